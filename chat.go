@@ -1,0 +1,122 @@
+package annals
+
+import (
+	"time"
+)
+
+// Attributes are a chat's immutable creation attributes: client-supplied string pairs such as
+// source=claude-code or repository=github.com/o/r. They are provenance hints, not trusted facts.
+type Attributes map[string]string
+
+// Chat is one conversation (a session), addressed by a string id. Tenant, user, agent and
+// attributes are fixed at creation; title, description, tags, pinned, archived and summary are
+// the mutable human layer; status and totals are derived by the store.
+type Chat struct {
+	ID         string     `json:"id"`
+	TenantID   string     `json:"tenant_id"`
+	UserID     string     `json:"user_id,omitempty"`
+	AgentID    string     `json:"agent_id,omitempty"`
+	Attributes Attributes `json:"attributes,omitempty"`
+
+	CreatedAt    time.Time `json:"created_at"`
+	LastActivity time.Time `json:"last_activity"`
+	// Status is derived from the chat's runs: running if any run is running, else the newest
+	// run's status; empty for a chat with no runs.
+	Status RunStatus `json:"status,omitempty"`
+
+	Title            string     `json:"title,omitempty"`
+	Description      string     `json:"description,omitempty"`
+	Tags             []string   `json:"tags,omitempty"`
+	Pinned           bool       `json:"pinned"`
+	ArchivedAt       *time.Time `json:"archived_at,omitempty"`
+	Summary          string     `json:"summary,omitempty"`
+	SummaryUpdatedAt *time.Time `json:"summary_updated_at,omitempty"`
+
+	Totals Totals `json:"totals"`
+}
+
+// Totals are a chat's counters, maintained by the store in the same transaction as the rows.
+type Totals struct {
+	Runs         int64   `json:"runs"`
+	Entries      int64   `json:"entries"`
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+}
+
+// SameImmutable reports whether other carries the same immutable data as c: tenant, user,
+// agent and attributes. Creating a chat again with the same immutable data is a no-op;
+// different immutable data is a conflict.
+func (c *Chat) SameImmutable(other *Chat) bool {
+	if c.TenantID != other.TenantID || c.UserID != other.UserID || c.AgentID != other.AgentID {
+		return false
+	}
+	if len(c.Attributes) != len(other.Attributes) {
+		return false
+	}
+	for k, v := range c.Attributes {
+		if ov, ok := other.Attributes[k]; !ok || ov != v {
+			return false
+		}
+	}
+	return true
+}
+
+// ChatFilter selects chats. Owner is mandatory and always applied in SQL; every other field
+// is optional. A nil pointer means "no constraint".
+type ChatFilter struct {
+	Owner Owner
+
+	ID            *string
+	Status        *RunStatus
+	From          *time.Time // last_activity >= From
+	To            *time.Time // last_activity <= To
+	Tag           *string    // exact tag match
+	TitleContains *string    // case-insensitive substring of the title
+	Agent         *string
+	// Attributes: each entry must match; an AttrMatch with Contains set matches a
+	// case-sensitive substring, otherwise the exact value.
+	Attributes      map[string]AttrMatch
+	PinnedOnly      bool
+	IncludeArchived bool
+
+	// Offset and Limit page the result; the store caps Limit at MaxListLimit.
+	Offset int
+	Limit  int
+}
+
+// AttrMatch matches one attribute value: exactly, or by substring when Contains is true.
+type AttrMatch struct {
+	Value    string
+	Contains bool
+}
+
+// ChatUpdate changes a chat's mutable metadata. A nil pointer leaves the field unchanged; an
+// empty string clears it; an empty Tags slice clears every tag.
+type ChatUpdate struct {
+	Title       *string
+	Description *string
+	Tags        *[]string
+	Pinned      *bool
+	// Archived true sets archived_at to now (if not already archived); false restores.
+	Archived *bool
+	// Summary sets the summary and stamps summary_updated_at.
+	Summary *string
+}
+
+// List limits.
+const (
+	DefaultListLimit = 50
+	MaxListLimit     = 500
+)
+
+// EffectiveLimit applies the default and the cap to a requested limit.
+func EffectiveLimit(requested, def, max int) int {
+	if requested <= 0 {
+		return def
+	}
+	if requested > max {
+		return max
+	}
+	return requested
+}

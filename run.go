@@ -1,0 +1,42 @@
+package annals
+
+import "time"
+
+// RunStatus is the status of one run, and (derived) of a chat.
+type RunStatus string
+
+// Run statuses.
+const (
+	StatusRunning       RunStatus = "running"
+	StatusAwaitingInput RunStatus = "awaiting_input"
+	StatusCompleted     RunStatus = "completed"
+	StatusFailed        RunStatus = "failed"
+	StatusCancelled     RunStatus = "cancelled"
+)
+
+// RunStatuses lists every valid run status.
+var RunStatuses = []RunStatus{StatusRunning, StatusAwaitingInput, StatusCompleted, StatusFailed, StatusCancelled}
+
+// ParseRunStatus validates s as a run status.
+func ParseRunStatus(s string) (RunStatus, error) {
+	for _, st := range RunStatuses {
+		if string(st) == s {
+			return st, nil
+		}
+	}
+	return "", Errorf(EINVALID, "unknown status %q (want one of: %s)", s, joinStrings(RunStatuses))
+}
+
+// Run is one model turn or agent run inside a chat. Recording a run again with the same id
+// updates it (an upsert): a run is typically recorded as running, then as completed.
+type Run struct {
+	ID           string     `json:"id"`
+	ChatID       string     `json:"chat_id"`
+	Status       RunStatus  `json:"status"`
+	Model        string     `json:"model,omitempty"`
+	StartedAt    time.Time  `json:"started_at"`
+	EndedAt      *time.Time `json:"ended_at,omitempty"`
+	InputTokens  int64      `json:"input_tokens,omitempty"`
+	OutputTokens int64      `json:"output_tokens,omitempty"`
+	CostUSD      float64    `json:"cost_usd,omitempty"`
+}

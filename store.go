@@ -1,0 +1,221 @@
+package annals
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// CaptureOp is one write of the capture path. Exactly one field is set.
+type CaptureOp struct {
+	// Chat creates a chat, idempotently: the same id with the same immutable data is a no-op
+	// (its mutable metadata is left alone); the same id with different tenant, user, agent or
+	// attributes is a conflict. Title, description and tags are set only at creation.
+	Chat *Chat `json:"chat,omitempty"`
+	// Append appends entries to an existing chat, idempotently by entry id.
+	Append *AppendOp `json:"append,omitempty"`
+	// Truncate rewinds a chat: removes the named entry and every entry after it.
+	Truncate *TruncateOp `json:"truncate,omitempty"`
+	// Run records (upserts) a run of an existing chat.
+	Run *Run `json:"run,omitempty"`
+}
+
+// AppendOp appends entries to one chat.
+type AppendOp struct {
+	ChatID  string   `json:"chat_id"`
+	Entries []*Entry `json:"entries"`
+}
+
+// TruncateOp rewinds one chat.
+type TruncateOp struct {
+	ChatID string        `json:"chat_id"`
+	Point  TruncatePoint `json:"point"`
+}
+
+// Validate checks the op's shape and values without touching a store.
+func (op *CaptureOp) Validate() error {
+	n := 0
+	for _, set := range []bool{op.Chat != nil, op.Append != nil, op.Truncate != nil, op.Run != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return Errorf(EINVALID, "a capture op needs exactly one of chat, append, truncate or run")
+	}
+	switch {
+	case op.Chat != nil:
+		return op.Chat.Validate()
+	case op.Append != nil:
+		if err := ValidateID("chat_id", op.Append.ChatID); err != nil {
+			return err
+		}
+		if len(op.Append.Entries) > MaxBatchEntries {
+			return Errorf(EINVALID, "an append carries %d entries (at most %d allowed)", len(op.Append.Entries), MaxBatchEntries)
+		}
+		seen := make(map[string]bool, len(op.Append.Entries))
+		for i, e := range op.Append.Entries {
+			if e == nil {
+				return Errorf(EINVALID, "entries[%d] is null", i)
+			}
+			if err := e.Validate(); err != nil {
+				return fmt.Errorf("entries[%d]: %w", i, err)
+			}
+			if seen[e.ID] {
+				continue // a repeated id inside one batch is idempotent like any other repeat
+			}
+			seen[e.ID] = true
+		}
+		return nil
+	case op.Truncate != nil:
+		if err := ValidateID("chat_id", op.Truncate.ChatID); err != nil {
+			return err
+		}
+		return op.Truncate.Point.Validate()
+	default:
+		return op.Run.Validate()
+	}
+}
+
+// CaptureResult counts what a capture batch did.
+type CaptureResult struct {
+	ChatsCreated    int `json:"chats_created"`
+	ChatsUnchanged  int `json:"chats_unchanged"`
+	EntriesAppended int `json:"entries_appended"`
+	EntriesSkipped  int `json:"entries_skipped"`
+	EntriesRemoved  int `json:"entries_removed"`
+	RunsRecorded    int `json:"runs_recorded"`
+}
+
+// Add adds other's counts to r.
+func (r *CaptureResult) Add(other CaptureResult) {
+	r.ChatsCreated += other.ChatsCreated
+	r.ChatsUnchanged += other.ChatsUnchanged
+	r.EntriesAppended += other.EntriesAppended
+	r.EntriesSkipped += other.EntriesSkipped
+	r.EntriesRemoved += other.EntriesRemoved
+	r.RunsRecorded += other.RunsRecorded
+}
+
+// BatchError says which op of a batch failed. The whole batch was rolled back.
+type BatchError struct {
+	Index int
+	Err   error
+}
+
+func (e *BatchError) Error() string { return fmt.Sprintf("op %d: %v", e.Index, e.Err) }
+
+// Unwrap returns the op's error, so ErrorCode and ErrorMessage see its code and message.
+func (e *BatchError) Unwrap() error { return e.Err }
+
+// BatchIndex returns the index of the failed op when err is (or wraps) a *BatchError.
+func BatchIndex(err error) (int, bool) {
+	var be *BatchError
+	if errors.As(err, &be) {
+		return be.Index, true
+	}
+	return 0, false
+}
+
+// CaptureStore is the write side of a store. Every method validates its input, applies it in one
+// transaction together with the derived state (seq numbers, chat counters and last activity,
+// chat status, full-text index rows), and either commits all of it or none of it.
+//
+// Errors: invalid (bad input: names the field and what is allowed), not_found (the chat of an
+// append, truncate or run does not exist; the truncation point does not exist), conflict (a chat
+// id reused with different immutable data), forbidden (the store was opened read-only),
+// unavailable (the database cannot be reached), internal.
+type CaptureStore interface {
+	// Capture applies ops in order in one transaction. On failure nothing is committed and the
+	// error is a *BatchError naming the failed op.
+	Capture(ctx context.Context, ops []CaptureOp) (*CaptureResult, error)
+
+	// CreateChat creates a chat, idempotently (see CaptureOp.Chat), and returns it as stored.
+	// Errors: invalid, conflict, forbidden, unavailable, internal.
+	CreateChat(ctx context.Context, chat *Chat) (*Chat, error)
+
+	// AppendEntries appends entries to a chat in order, assigning seq n+1, n+2, ... to the new
+	// ones. An entry whose id is already stored in the chat is skipped, so appending the same
+	// batch twice changes nothing. Entries are stored with ChatID set to chatID.
+	// Errors: invalid, not_found (no such chat), forbidden, unavailable, internal.
+	AppendEntries(ctx context.Context, chatID string, entries []*Entry) (*AppendResult, error)
+
+	// TruncateChat removes the entry at the point and every entry after it, with their index
+	// rows, and recomputes the chat's counters.
+	// Errors: invalid, not_found (no such chat, or no entry at the point), forbidden,
+	// unavailable, internal.
+	TruncateChat(ctx context.Context, chatID string, point TruncatePoint) (*TruncateResult, error)
+
+	// RecordRun inserts or updates a run by id and recomputes the chat's status and totals.
+	// Errors: invalid, not_found (no such chat), conflict (the run id belongs to another chat),
+	// forbidden, unavailable, internal.
+	RecordRun(ctx context.Context, run *Run) (*Run, error)
+}
+
+// ChatStore is the read and curate side of a store. Owner constraints are applied inside the
+// store's SQL; the history service decides them from the caller's principal.
+type ChatStore interface {
+	// FindChatByID returns one chat, whoever owns it: the caller checks the scope after the
+	// fetch and folds a mismatch into the same not-found.
+	// Errors: not_found, unavailable, internal.
+	FindChatByID(ctx context.Context, id string) (*Chat, error)
+
+	// FindChats returns the chats matching the filter inside filter.Owner, pinned first, then
+	// most recent activity first, then id; and the total number of matches ignoring paging.
+	// Errors: invalid (a bad filter value), unavailable, internal.
+	FindChats(ctx context.Context, filter ChatFilter) ([]*Chat, int, error)
+
+	// FindEntries returns entries of one chat in seq order.
+	// Errors: invalid, unavailable, internal. A chat with no entries (or no such chat) gives an
+	// empty slice: callers check the chat first.
+	FindEntries(ctx context.Context, filter EntryFilter) ([]*Entry, error)
+
+	// FindRuns returns a chat's runs, oldest first.
+	// Errors: unavailable, internal.
+	FindRuns(ctx context.Context, chatID string) ([]*Run, error)
+
+	// UpdateChat changes a chat's mutable metadata and its metadata index row, and returns the
+	// updated chat. Errors: invalid, not_found, forbidden, unavailable, internal.
+	UpdateChat(ctx context.Context, id string, upd ChatUpdate) (*Chat, error)
+
+	// DeleteChat removes a chat with its entries, runs and index rows.
+	// Errors: not_found, forbidden, unavailable, internal.
+	DeleteChat(ctx context.Context, id string) error
+}
+
+// TextMatch is a literal full-text lookup: every term must occur (AND), each term matched as a
+// token sequence, never interpreted as query syntax. It is the primitive the full-text index is
+// tested with; the search language compiles to the store's own richer queries.
+type TextMatch struct {
+	Owner Owner
+	Terms []string
+	Limit int
+}
+
+// EntryRef points at one entry.
+type EntryRef struct {
+	ChatID string `json:"chat_id"`
+	Seq    int64  `json:"seq"`
+}
+
+// TextIndex answers literal lookups against the full-text indexes.
+type TextIndex interface {
+	// MatchEntries returns the entries (in owner scope) whose text, reasoning, tool name,
+	// arguments or result contain every term, ordered by chat id then seq.
+	// Errors: invalid (no terms), unavailable, internal.
+	MatchEntries(ctx context.Context, m TextMatch) ([]EntryRef, error)
+
+	// MatchChats returns the ids of chats (in owner scope) whose title, description, summary
+	// or tags contain every term, ordered by id.
+	// Errors: invalid (no terms), unavailable, internal.
+	MatchChats(ctx context.Context, m TextMatch) ([]string, error)
+}
+
+// Store is everything a storage backend provides.
+type Store interface {
+	CaptureStore
+	ChatStore
+	TextIndex
+	// Close releases the store's connections.
+	Close() error
+}
