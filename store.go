@@ -53,18 +53,13 @@ func (op *CaptureOp) Validate() error {
 		if len(op.Append.Entries) > MaxBatchEntries {
 			return Errorf(EINVALID, "an append carries %d entries (at most %d allowed)", len(op.Append.Entries), MaxBatchEntries)
 		}
-		seen := make(map[string]bool, len(op.Append.Entries))
 		for i, e := range op.Append.Entries {
 			if e == nil {
 				return Errorf(EINVALID, "entries[%d] is null", i)
 			}
 			if err := e.Validate(); err != nil {
-				return fmt.Errorf("entries[%d]: %w", i, err)
+				return &Error{Code: ErrorCode(err), Message: fmt.Sprintf("entries[%d]: %s", i, ErrorMessage(err)), Err: err}
 			}
-			if seen[e.ID] {
-				continue // a repeated id inside one batch is idempotent like any other repeat
-			}
-			seen[e.ID] = true
 		}
 		return nil
 	case op.Truncate != nil:

@@ -1,0 +1,447 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/annals-dev/annals"
+)
+
+// Capture applies ops in order in one write transaction; see annals.CaptureStore.
+func (db *DB) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.CaptureResult, error) {
+	if db.readOnly {
+		return nil, errReadOnly()
+	}
+	for i := range ops {
+		if err := ops[i].Validate(); err != nil {
+			return nil, &annals.BatchError{Index: i, Err: err}
+		}
+	}
+	var res annals.CaptureResult
+	err := db.writeTx(ctx, func(tx *sql.Tx) error {
+		w := &writer{tx: tx, ctx: ctx, now: db.now().UTC()}
+		defer w.close()
+		for i := range ops {
+			if err := w.apply(&ops[i], &res); err != nil {
+				return &annals.BatchError{Index: i, Err: err}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// captureOne runs a single op and unwraps the batch error, since a one-op batch has no index
+// worth reporting.
+func (db *DB) captureOne(ctx context.Context, op annals.CaptureOp) (*annals.CaptureResult, error) {
+	res, err := db.Capture(ctx, []annals.CaptureOp{op})
+	var be *annals.BatchError
+	if errors.As(err, &be) {
+		return nil, be.Err
+	}
+	return res, err
+}
+
+// CreateChat creates a chat idempotently; see annals.CaptureStore.
+func (db *DB) CreateChat(ctx context.Context, chat *annals.Chat) (*annals.Chat, error) {
+	if chat == nil {
+		return nil, annals.Errorf(annals.EINVALID, "chat is required")
+	}
+	if _, err := db.captureOne(ctx, annals.CaptureOp{Chat: chat}); err != nil {
+		return nil, err
+	}
+	return db.FindChatByID(ctx, chat.ID)
+}
+
+// AppendEntries appends entries idempotently; see annals.CaptureStore.
+func (db *DB) AppendEntries(ctx context.Context, chatID string, entries []*annals.Entry) (*annals.AppendResult, error) {
+	res, err := db.captureOne(ctx, annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries}})
+	if err != nil {
+		return nil, err
+	}
+	last, err := db.lastSeq(ctx, chatID)
+	if err != nil {
+		return nil, err
+	}
+	return &annals.AppendResult{Appended: res.EntriesAppended, Skipped: res.EntriesSkipped, LastSeq: last}, nil
+}
+
+// TruncateChat rewinds a chat; see annals.CaptureStore.
+func (db *DB) TruncateChat(ctx context.Context, chatID string, point annals.TruncatePoint) (*annals.TruncateResult, error) {
+	res, err := db.captureOne(ctx, annals.CaptureOp{Truncate: &annals.TruncateOp{ChatID: chatID, Point: point}})
+	if err != nil {
+		return nil, err
+	}
+	last, err := db.lastSeq(ctx, chatID)
+	if err != nil {
+		return nil, err
+	}
+	return &annals.TruncateResult{Removed: res.EntriesRemoved, LastSeq: last}, nil
+}
+
+// RecordRun upserts a run; see annals.CaptureStore.
+func (db *DB) RecordRun(ctx context.Context, run *annals.Run) (*annals.Run, error) {
+	if run == nil {
+		return nil, annals.Errorf(annals.EINVALID, "run is required")
+	}
+	if _, err := db.captureOne(ctx, annals.CaptureOp{Run: run}); err != nil {
+		return nil, err
+	}
+	runs, err := db.FindRuns(ctx, run.ChatID)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range runs {
+		if r.ID == run.ID {
+			return r, nil
+		}
+	}
+	return nil, annals.Internal("record run", errors.New("run vanished after commit"))
+}
+
+func (db *DB) lastSeq(ctx context.Context, chatID string) (int64, error) {
+	var last int64
+	err := db.reader.QueryRowContext(ctx, `SELECT last_seq FROM chats WHERE id = ?`, chatID).Scan(&last)
+	if err != nil {
+		return 0, storeErr("read last seq", err)
+	}
+	return last, nil
+}
+
+// writer applies capture ops inside one transaction, caching prepared statements across the
+// ops of a batch because an ingest sends thousands of entries per transaction.
+type writer struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	now   time.Time
+	stmts map[string]*sql.Stmt
+}
+
+func (w *writer) stmt(query string) (*sql.Stmt, error) {
+	if s, ok := w.stmts[query]; ok {
+		return s, nil
+	}
+	s, err := w.tx.PrepareContext(w.ctx, query)
+	if err != nil {
+		return nil, storeErr("prepare", err)
+	}
+	if w.stmts == nil {
+		w.stmts = map[string]*sql.Stmt{}
+	}
+	w.stmts[query] = s
+	return s, nil
+}
+
+func (w *writer) exec(query string, args ...any) (sql.Result, error) {
+	s, err := w.stmt(query)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.ExecContext(w.ctx, args...)
+	if err != nil {
+		return nil, storeErr("exec", err)
+	}
+	return res, nil
+}
+
+func (w *writer) close() {
+	for _, s := range w.stmts {
+		s.Close()
+	}
+}
+
+func (w *writer) apply(op *annals.CaptureOp, res *annals.CaptureResult) error {
+	switch {
+	case op.Chat != nil:
+		return w.createChat(op.Chat, res)
+	case op.Append != nil:
+		return w.append(op.Append, res)
+	case op.Truncate != nil:
+		return w.truncate(op.Truncate, res)
+	default:
+		return w.recordRun(op.Run, res)
+	}
+}
+
+// chatRef is what the write path needs to know about an existing chat.
+type chatRef struct {
+	pk           int64
+	lastSeq      int64
+	lastActivity int64
+}
+
+func (w *writer) findChat(id string) (*chatRef, error) {
+	s, err := w.stmt(`SELECT pk, last_seq, last_activity FROM chats WHERE id = ?`)
+	if err != nil {
+		return nil, err
+	}
+	var c chatRef
+	err = s.QueryRowContext(w.ctx, id).Scan(&c.pk, &c.lastSeq, &c.lastActivity)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, annals.NotFound(id)
+	}
+	if err != nil {
+		return nil, storeErr("find chat", err)
+	}
+	return &c, nil
+}
+
+func (w *writer) createChat(c *annals.Chat, res *annals.CaptureResult) error {
+	existing, err := w.immutableOf(c.ID)
+	if err != nil {
+		return err
+	}
+	if existing != nil {
+		if !existing.SameImmutable(c) {
+			return annals.Errorf(annals.ECONFLICT, "chat %q already exists with different immutable data (tenant, user, agent or attributes cannot change after creation)", c.ID)
+		}
+		res.ChatsUnchanged++
+		return nil
+	}
+	created := c.CreatedAt
+	if created.IsZero() {
+		created = w.now
+	}
+	attrs, err := json.Marshal(nonNilAttrs(c.Attributes))
+	if err != nil {
+		return annals.Internal("encode attributes", err)
+	}
+	r, err := w.exec(`INSERT INTO chats (id, tenant_id, user_id, agent_id, attributes, created_at, last_activity, title, description, tags)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.TenantID, c.UserID, c.AgentID, string(attrs), unixNano(created), unixNano(created),
+		c.Title, c.Description, joinTags(dedupe(c.Tags)))
+	if err != nil {
+		return err
+	}
+	pk, err := r.LastInsertId()
+	if err != nil {
+		return storeErr("chat pk", err)
+	}
+	if err := w.replaceTags(pk, dedupe(c.Tags)); err != nil {
+		return err
+	}
+	for k, v := range c.Attributes {
+		if _, err := w.exec(`INSERT INTO chat_attributes (chat_pk, key, value) VALUES (?, ?, ?)`, pk, k, v); err != nil {
+			return err
+		}
+	}
+	res.ChatsCreated++
+	return nil
+}
+
+// immutableOf returns the immutable data of a stored chat, or nil when there is none.
+func (w *writer) immutableOf(id string) (*annals.Chat, error) {
+	s, err := w.stmt(`SELECT tenant_id, user_id, agent_id, attributes FROM chats WHERE id = ?`)
+	if err != nil {
+		return nil, err
+	}
+	var c annals.Chat
+	var attrs string
+	err = s.QueryRowContext(w.ctx, id).Scan(&c.TenantID, &c.UserID, &c.AgentID, &attrs)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, storeErr("find chat", err)
+	}
+	if err := json.Unmarshal([]byte(attrs), &c.Attributes); err != nil {
+		return nil, annals.Internal("decode attributes", err)
+	}
+	return &c, nil
+}
+
+func (w *writer) replaceTags(pk int64, tags []string) error {
+	if _, err := w.exec(`DELETE FROM chat_tags WHERE chat_pk = ?`, pk); err != nil {
+		return err
+	}
+	for _, t := range tags {
+		if _, err := w.exec(`INSERT OR IGNORE INTO chat_tags (chat_pk, tag) VALUES (?, ?)`, pk, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *writer) append(op *annals.AppendOp, res *annals.CaptureResult) error {
+	chat, err := w.findChat(op.ChatID)
+	if err != nil {
+		return err
+	}
+	seq := chat.lastSeq
+	lastActivity := chat.lastActivity
+	var appended, inTok, outTok int64
+	for _, e := range op.Entries {
+		t := e.Time
+		if t.IsZero() {
+			t = w.now
+		}
+		var tool annals.ToolCall
+		if e.Tool != nil {
+			tool = *e.Tool
+		}
+		r, err := w.exec(`INSERT INTO entries (chat_pk, id, seq, kind, run_id, source_ids, channel, correlation_id, time,
+				text, reasoning, tool_name, tool_call_id, tool_args, tool_result, tool_outcome, input_tokens, output_tokens, metadata)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (chat_pk, id) DO NOTHING`,
+			chat.pk, e.ID, seq+1, string(e.Kind), e.RunID, joinSources(e.SourceIDs), e.Channel, e.CorrelationID, unixNano(t),
+			e.Text, e.Reasoning, tool.Name, tool.CallID, string(tool.Arguments), tool.Result, string(tool.Outcome),
+			e.InputTokens, e.OutputTokens, string(e.Metadata))
+		if err != nil {
+			return err
+		}
+		if n, _ := r.RowsAffected(); n == 0 {
+			res.EntriesSkipped++
+			continue
+		}
+		seq++
+		appended++
+		inTok += e.InputTokens
+		outTok += e.OutputTokens
+		if tn := unixNano(t); tn > lastActivity {
+			lastActivity = tn
+		}
+		if len(e.SourceIDs) > 0 {
+			pk, err := r.LastInsertId()
+			if err != nil {
+				return storeErr("entry pk", err)
+			}
+			for _, src := range e.SourceIDs {
+				if _, err := w.exec(`INSERT OR IGNORE INTO entry_sources (chat_pk, source_id, entry_pk, seq) VALUES (?, ?, ?, ?)`, chat.pk, src, pk, seq); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if appended == 0 {
+		return nil
+	}
+	res.EntriesAppended += int(appended)
+	_, err = w.exec(`UPDATE chats SET last_seq = ?, entry_count = entry_count + ?,
+			entry_input_tokens = entry_input_tokens + ?, entry_output_tokens = entry_output_tokens + ?,
+			last_activity = ? WHERE pk = ?`,
+		seq, appended, inTok, outTok, lastActivity, chat.pk)
+	return err
+}
+
+func (w *writer) truncate(op *annals.TruncateOp, res *annals.CaptureResult) error {
+	chat, err := w.findChat(op.ChatID)
+	if err != nil {
+		return err
+	}
+	var from sql.NullInt64
+	var what string
+	p := op.Point
+	switch {
+	case p.EntryID != "":
+		what = "an entry with id " + quote(p.EntryID)
+		err = w.tx.QueryRowContext(w.ctx, `SELECT seq FROM entries WHERE chat_pk = ? AND id = ?`, chat.pk, p.EntryID).Scan(&from)
+	case p.SourceID != "":
+		what = "an entry with source id " + quote(p.SourceID)
+		err = w.tx.QueryRowContext(w.ctx, `SELECT min(seq) FROM entry_sources WHERE chat_pk = ? AND source_id = ?`, chat.pk, p.SourceID).Scan(&from)
+	default:
+		what = "an entry at seq " + itoa(p.Seq)
+		err = w.tx.QueryRowContext(w.ctx, `SELECT seq FROM entries WHERE chat_pk = ? AND seq = ?`, chat.pk, p.Seq).Scan(&from)
+	}
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return storeErr("find truncation point", err)
+	}
+	if !from.Valid {
+		return annals.Errorf(annals.ENOTFOUND, "chat %q has no %s to truncate from", op.ChatID, what)
+	}
+	r, err := w.exec(`DELETE FROM entries WHERE chat_pk = ? AND seq >= ?`, chat.pk, from.Int64)
+	if err != nil {
+		return err
+	}
+	n, _ := r.RowsAffected()
+	res.EntriesRemoved += int(n)
+	// Recount from the rows that remain rather than subtracting, so counters can never drift.
+	_, err = w.exec(`UPDATE chats SET
+			last_seq = ? - 1,
+			entry_count = (SELECT count(*) FROM entries WHERE chat_pk = chats.pk),
+			entry_input_tokens = (SELECT coalesce(sum(input_tokens), 0) FROM entries WHERE chat_pk = chats.pk),
+			entry_output_tokens = (SELECT coalesce(sum(output_tokens), 0) FROM entries WHERE chat_pk = chats.pk)
+		WHERE pk = ?`, from.Int64, chat.pk)
+	return err
+}
+
+func (w *writer) recordRun(run *annals.Run, res *annals.CaptureResult) error {
+	chat, err := w.findChat(run.ChatID)
+	if err != nil {
+		return err
+	}
+	var owner sql.NullInt64
+	if err := w.tx.QueryRowContext(w.ctx, `SELECT chat_pk FROM runs WHERE id = ?`, run.ID).Scan(&owner); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return storeErr("find run", err)
+	}
+	if owner.Valid && owner.Int64 != chat.pk {
+		return annals.Errorf(annals.ECONFLICT, "run %q already belongs to another chat", run.ID)
+	}
+	started := run.StartedAt
+	if started.IsZero() {
+		started = w.now
+	}
+	var ended *int64
+	activity := unixNano(started)
+	if run.EndedAt != nil {
+		e := unixNano(*run.EndedAt)
+		ended = &e
+		activity = max(activity, e)
+	}
+	// On update, a zero StartedAt keeps the stored start: a run recorded as running and later
+	// as completed often only knows its start the first time.
+	_, err = w.exec(`INSERT INTO runs (id, chat_pk, status, model, started_at, ended_at, input_tokens, output_tokens, cost_usd)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET status = excluded.status,
+			model = CASE WHEN excluded.model <> '' THEN excluded.model ELSE runs.model END,
+			started_at = CASE WHEN ? THEN excluded.started_at ELSE runs.started_at END,
+			ended_at = coalesce(excluded.ended_at, runs.ended_at),
+			input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, cost_usd = excluded.cost_usd`,
+		run.ID, chat.pk, string(run.Status), run.Model, unixNano(started), ended,
+		run.InputTokens, run.OutputTokens, run.CostUSD, !run.StartedAt.IsZero())
+	if err != nil {
+		return err
+	}
+	_, err = w.exec(`UPDATE chats SET
+			run_count = (SELECT count(*) FROM runs WHERE chat_pk = chats.pk),
+			run_input_tokens = (SELECT coalesce(sum(input_tokens), 0) FROM runs WHERE chat_pk = chats.pk),
+			run_output_tokens = (SELECT coalesce(sum(output_tokens), 0) FROM runs WHERE chat_pk = chats.pk),
+			cost_usd = (SELECT coalesce(sum(cost_usd), 0) FROM runs WHERE chat_pk = chats.pk),
+			status = CASE WHEN EXISTS (SELECT 1 FROM runs WHERE chat_pk = chats.pk AND status = 'running') THEN 'running'
+				ELSE (SELECT status FROM runs WHERE chat_pk = chats.pk ORDER BY started_at DESC, pk DESC LIMIT 1) END,
+			last_activity = max(last_activity, ?)
+		WHERE pk = ?`, activity, chat.pk)
+	if err != nil {
+		return err
+	}
+	res.RunsRecorded++
+	return nil
+}
+
+func nonNilAttrs(a annals.Attributes) annals.Attributes {
+	if a == nil {
+		return annals.Attributes{}
+	}
+	return a
+}
+
+// joinTags stores tags newline-separated: validation forbids control characters inside a tag,
+// so the separator can never be ambiguous, and the FTS tokenizer treats it as a word break.
+func joinTags(tags []string) string { return strings.Join(tags, "\n") }
+
+func splitTags(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+func joinSources(ids []string) string { return strings.Join(ids, "\n") }
+
+func splitSources(s string) []string { return splitTags(s) }

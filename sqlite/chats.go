@@ -1,0 +1,270 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/annals-dev/annals"
+)
+
+const chatColumns = `c.id, c.tenant_id, c.user_id, c.agent_id, c.attributes, c.created_at, c.last_activity, c.status,
+	c.title, c.description, c.tags, c.pinned, c.archived_at, c.summary, c.summary_updated_at,
+	c.run_count, c.entry_count, c.entry_input_tokens + c.run_input_tokens, c.entry_output_tokens + c.run_output_tokens, c.cost_usd`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanChat(row scanner) (*annals.Chat, error) {
+	var c annals.Chat
+	var attrs, tags, status string
+	var created, active int64
+	var archived, summarized sql.NullInt64
+	err := row.Scan(&c.ID, &c.TenantID, &c.UserID, &c.AgentID, &attrs, &created, &active, &status,
+		&c.Title, &c.Description, &tags, &c.Pinned, &archived, &c.Summary, &summarized,
+		&c.Totals.Runs, &c.Totals.Entries, &c.Totals.InputTokens, &c.Totals.OutputTokens, &c.Totals.CostUSD)
+	if err != nil {
+		return nil, err
+	}
+	if attrs != "" && attrs != "{}" {
+		if err := json.Unmarshal([]byte(attrs), &c.Attributes); err != nil {
+			return nil, err
+		}
+	}
+	c.Status = annals.RunStatus(status)
+	c.CreatedAt = fromNano(created)
+	c.LastActivity = fromNano(active)
+	c.Tags = splitTags(tags)
+	c.ArchivedAt = fromNullNano(archived)
+	c.SummaryUpdatedAt = fromNullNano(summarized)
+	return &c, nil
+}
+
+// FindChatByID returns one chat regardless of owner; see annals.ChatStore.
+func (db *DB) FindChatByID(ctx context.Context, id string) (*annals.Chat, error) {
+	return findChatByID(ctx, db.reader, id)
+}
+
+func findChatByID(ctx context.Context, q querier, id string) (*annals.Chat, error) {
+	c, err := scanChat(q.QueryRowContext(ctx, `SELECT `+chatColumns+` FROM chats c WHERE c.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, annals.NotFound(id)
+	}
+	if err != nil {
+		return nil, storeErr("find chat", err)
+	}
+	return c, nil
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// where accumulates fixed SQL fragments and their bound arguments. User input only ever
+// travels as an argument.
+type where struct {
+	conds []string
+	args  []any
+}
+
+func (w *where) add(cond string, args ...any) {
+	w.conds = append(w.conds, cond)
+	w.args = append(w.args, args...)
+}
+
+func (w *where) sql() string {
+	if len(w.conds) == 0 {
+		return "1"
+	}
+	return strings.Join(w.conds, " AND ")
+}
+
+// addOwner applies the owner constraint. A zero owner matches nothing, so a caller that forgot
+// to set it fails closed.
+func (w *where) addOwner(alias string, o annals.Owner) {
+	if o.AllTenants {
+		return
+	}
+	if o.TenantID == "" {
+		w.add("0")
+		return
+	}
+	w.add(alias+".tenant_id = ?", o.TenantID)
+	if o.UserID != "" {
+		w.add(alias+".user_id = ?", o.UserID)
+	}
+	if o.AgentID != "" {
+		w.add(alias+".agent_id = ?", o.AgentID)
+	}
+}
+
+func chatWhere(f annals.ChatFilter) (*where, error) {
+	w := &where{}
+	w.addOwner("c", f.Owner)
+	if f.ID != nil {
+		w.add("c.id = ?", *f.ID)
+	}
+	if f.Status != nil {
+		if _, err := annals.ParseRunStatus(string(*f.Status)); err != nil {
+			return nil, err
+		}
+		w.add("c.status = ?", string(*f.Status))
+	}
+	if f.From != nil {
+		w.add("c.last_activity >= ?", unixNano(*f.From))
+	}
+	if f.To != nil {
+		w.add("c.last_activity <= ?", unixNano(*f.To))
+	}
+	if f.Tag != nil {
+		w.add("EXISTS (SELECT 1 FROM chat_tags t WHERE t.chat_pk = c.pk AND t.tag = ?)", *f.Tag)
+	}
+	if f.TitleContains != nil && *f.TitleContains != "" {
+		// lower() folds ASCII only; the needle is folded the same way so both sides agree.
+		w.add("instr(lower(c.title), lower(?)) > 0", *f.TitleContains)
+	}
+	if f.Agent != nil {
+		w.add("c.agent_id = ?", *f.Agent)
+	}
+	for k, m := range f.Attributes {
+		if m.Contains {
+			w.add("EXISTS (SELECT 1 FROM chat_attributes a WHERE a.chat_pk = c.pk AND a.key = ? AND instr(a.value, ?) > 0)", k, m.Value)
+		} else {
+			w.add("EXISTS (SELECT 1 FROM chat_attributes a WHERE a.chat_pk = c.pk AND a.key = ? AND a.value = ?)", k, m.Value)
+		}
+	}
+	if f.PinnedOnly {
+		w.add("c.pinned = 1")
+	}
+	if !f.IncludeArchived {
+		w.add("c.archived_at IS NULL")
+	}
+	return w, nil
+}
+
+// FindChats lists chats in owner scope; see annals.ChatStore.
+func (db *DB) FindChats(ctx context.Context, f annals.ChatFilter) ([]*annals.Chat, int, error) {
+	w, err := chatWhere(f)
+	if err != nil {
+		return nil, 0, err
+	}
+	if f.Offset < 0 {
+		return nil, 0, annals.Errorf(annals.EINVALID, "offset must not be negative")
+	}
+	limit := annals.EffectiveLimit(f.Limit, annals.DefaultListLimit, annals.MaxListLimit)
+	var total int
+	if err := db.reader.QueryRowContext(ctx, `SELECT count(*) FROM chats c WHERE `+w.sql(), w.args...).Scan(&total); err != nil {
+		return nil, 0, storeErr("count chats", err)
+	}
+	rows, err := db.reader.QueryContext(ctx, `SELECT `+chatColumns+` FROM chats c WHERE `+w.sql()+`
+		ORDER BY c.pinned DESC, c.last_activity DESC, c.id LIMIT ? OFFSET ?`, append(w.args, limit, f.Offset)...)
+	if err != nil {
+		return nil, 0, storeErr("find chats", err)
+	}
+	defer rows.Close()
+	chats := []*annals.Chat{}
+	for rows.Next() {
+		c, err := scanChat(rows)
+		if err != nil {
+			return nil, 0, storeErr("scan chat", err)
+		}
+		chats = append(chats, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, storeErr("find chats", err)
+	}
+	return chats, total, nil
+}
+
+// UpdateChat changes mutable metadata; see annals.ChatStore.
+func (db *DB) UpdateChat(ctx context.Context, id string, upd annals.ChatUpdate) (*annals.Chat, error) {
+	if err := upd.Validate(); err != nil {
+		return nil, err
+	}
+	var out *annals.Chat
+	err := db.writeTx(ctx, func(tx *sql.Tx) error {
+		var pk int64
+		var archived sql.NullInt64
+		err := tx.QueryRowContext(ctx, `SELECT pk, archived_at FROM chats WHERE id = ?`, id).Scan(&pk, &archived)
+		if errors.Is(err, sql.ErrNoRows) {
+			return annals.NotFound(id)
+		}
+		if err != nil {
+			return storeErr("find chat", err)
+		}
+		now := unixNano(db.now())
+		set := &where{}
+		if upd.Title != nil {
+			set.add("title = ?", *upd.Title)
+		}
+		if upd.Description != nil {
+			set.add("description = ?", *upd.Description)
+		}
+		if upd.Summary != nil {
+			set.add("summary = ?, summary_updated_at = ?", *upd.Summary, now)
+		}
+		if upd.Pinned != nil {
+			set.add("pinned = ?", *upd.Pinned)
+		}
+		if upd.Archived != nil {
+			switch {
+			case *upd.Archived && !archived.Valid:
+				set.add("archived_at = ?", now)
+			case !*upd.Archived:
+				set.add("archived_at = NULL")
+			}
+		}
+		var tags []string
+		if upd.Tags != nil {
+			tags = dedupe(*upd.Tags)
+			set.add("tags = ?", joinTags(tags))
+		}
+		if len(set.conds) > 0 {
+			q := `UPDATE chats SET ` + strings.Join(set.conds, ", ") + ` WHERE pk = ?`
+			if _, err := tx.ExecContext(ctx, q, append(set.args, pk)...); err != nil {
+				return storeErr("update chat", err)
+			}
+		}
+		if upd.Tags != nil {
+			w := &writer{ctx: ctx, tx: tx}
+			defer w.close()
+			if err := w.replaceTags(pk, tags); err != nil {
+				return err
+			}
+		}
+		out, err = findChatByID(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeleteChat removes a chat and everything it owns; see annals.ChatStore.
+func (db *DB) DeleteChat(ctx context.Context, id string) error {
+	return db.writeTx(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `DELETE FROM chats WHERE id = ?`, id)
+		if err != nil {
+			return storeErr("delete chat", err)
+		}
+		if n, _ := r.RowsAffected(); n == 0 {
+			return annals.NotFound(id)
+		}
+		return nil
+	})
+}
+
+func dedupe(tags []string) []string {
+	seen := make(map[string]bool, len(tags))
+	out := make([]string, 0, len(tags))
+	for _, t := range tags {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}

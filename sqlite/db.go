@@ -1,0 +1,187 @@
+// Package sqlite is the annals Store on SQLite: the embedded default. It keeps one writer
+// connection (SQLite allows one writer at a time, so queueing in Go is cheaper than busy
+// retries) and a pool of reader connections that run concurrently under WAL.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/annals-dev/annals"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// Options configure Open.
+type Options struct {
+	// ReadOnly opens the file with mode=ro: no migration runs and every write is refused.
+	ReadOnly bool
+	// Readers is the size of the reader pool; 0 means 4.
+	Readers int
+	// BusyTimeout is how long a connection waits for a lock; 0 means 5s.
+	BusyTimeout time.Duration
+	// Now is the clock; nil means time.Now. Tests pin it.
+	Now func() time.Time
+}
+
+// DB is an annals.Store backed by one SQLite file.
+type DB struct {
+	path     string
+	readOnly bool
+	writer   *sql.DB // nil when read-only
+	reader   *sql.DB
+	now      func() time.Time
+}
+
+var _ annals.Store = (*DB)(nil)
+
+// Open opens (creating if needed) the database at path and applies pending migrations.
+// The parent directory is created 0700 and the file 0600, because transcripts are private data.
+// With opts.ReadOnly the file must already exist and carry a schema this binary understands.
+func Open(ctx context.Context, path string, opts Options) (*DB, error) {
+	if path == "" {
+		return nil, annals.Errorf(annals.EINVALID, "database path is empty")
+	}
+	db := &DB{path: path, readOnly: opts.ReadOnly, now: opts.Now}
+	if db.now == nil {
+		db.now = time.Now
+	}
+	if opts.Readers <= 0 {
+		opts.Readers = 4
+	}
+	if opts.BusyTimeout <= 0 {
+		opts.BusyTimeout = 5 * time.Second
+	}
+
+	if opts.ReadOnly {
+		if _, err := os.Stat(path); err != nil {
+			return nil, &annals.Error{Code: annals.ENOTFOUND, Message: fmt.Sprintf("database %s does not exist (a read-only open never creates one)", path), Err: err}
+		}
+	} else if err := createPrivateFile(path); err != nil {
+		return nil, err
+	}
+
+	var err error
+	if db.reader, err = sql.Open("sqlite", dsn(path, opts, true)); err != nil {
+		return nil, annals.Internal("open reader", err)
+	}
+	db.reader.SetMaxOpenConns(opts.Readers)
+	db.reader.SetMaxIdleConns(opts.Readers)
+
+	if !opts.ReadOnly {
+		if db.writer, err = sql.Open("sqlite", dsn(path, opts, false)); err != nil {
+			db.reader.Close()
+			return nil, annals.Internal("open writer", err)
+		}
+		db.writer.SetMaxOpenConns(1)
+		db.writer.SetMaxIdleConns(1)
+		db.writer.SetConnMaxLifetime(0)
+		if err := migrate(ctx, db.writer); err != nil {
+			db.Close()
+			return nil, err
+		}
+	} else if err := checkSchema(ctx, db.reader); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// createPrivateFile makes the parent directory (0700) and an empty file (0600) so SQLite never
+// creates the database with the process umask's wider default.
+func createPrivateFile(path string) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return &annals.Error{Code: annals.EUNAVAILABLE, Message: fmt.Sprintf("cannot create database directory %s: %v", dir, errors.Unwrap(err)), Err: err}
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return &annals.Error{Code: annals.EUNAVAILABLE, Message: fmt.Sprintf("cannot open database file %s: %v", path, errors.Unwrap(err)), Err: err}
+	}
+	return f.Close()
+}
+
+// dsn builds a modernc.org/sqlite connection string. Pragmas are set per connection through
+// _pragma so every pooled connection gets them, not just the first.
+func dsn(path string, opts Options, reader bool) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", opts.BusyTimeout.Milliseconds()))
+	q.Add("_pragma", "foreign_keys(1)")
+	if opts.ReadOnly {
+		q.Set("mode", "ro")
+	} else {
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+	}
+	if reader {
+		// Reader connections can never write, even by a bug in this package.
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		// Writers take the write lock at BEGIN, so a transaction never fails half-way on an
+		// upgrade from a read lock.
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// Path returns the database file path.
+func (db *DB) Path() string { return db.path }
+
+// ReadOnly reports whether the database was opened read-only.
+func (db *DB) ReadOnly() bool { return db.readOnly }
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	var errs []error
+	if db.writer != nil {
+		// Fold the WAL back into the main file so a closed database is one file again.
+		_, _ = db.writer.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+		errs = append(errs, db.writer.Close())
+	}
+	if db.reader != nil {
+		errs = append(errs, db.reader.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// errReadOnly is returned by every write on a read-only store.
+func errReadOnly() error {
+	return annals.Errorf(annals.EFORBIDDEN, "the database is open read-only; writes are refused (open it without read-only mode to change it)")
+}
+
+// writeTx runs fn in one write transaction, committing only if fn succeeds.
+func (db *DB) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if db.readOnly {
+		return errReadOnly()
+	}
+	tx, err := db.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return storeErr("begin", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return storeErr("commit", err)
+	}
+	return nil
+}
+
+// storeErr classifies a driver error: context ends and busy databases are unavailable,
+// anything else internal. An *annals.Error passes through unchanged.
+func storeErr(op string, err error) error {
+	var ae *annals.Error
+	if errors.As(err, &ae) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &annals.Error{Code: annals.EUNAVAILABLE, Message: "the request was cancelled or timed out", Err: fmt.Errorf("%s: %w", op, err)}
+	}
+	return annals.Internal(op, err)
+}

@@ -1,0 +1,131 @@
+package sqlite_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/sqlite"
+)
+
+// MustOpenDB opens a fresh database in a temporary directory and closes it when the test ends.
+func MustOpenDB(tb testing.TB) *sqlite.DB {
+	tb.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "annals.db"), sqlite.Options{})
+	if err != nil {
+		tb.Fatalf("open: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			tb.Errorf("close: %v", err)
+		}
+	})
+	return db
+}
+
+func TestOpenCreatesPrivateDirectoryAndFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nested", "annals")
+	path := filepath.Join(dir, "annals.db")
+	db, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for p, want := range map[string]os.FileMode{dir: 0o700, path: 0o600} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != want {
+			t.Errorf("%s mode = %o, want %o", p, got, want)
+		}
+	}
+}
+
+func TestOpenRecordsEveryMigrationOnceAndReopens(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "annals.db")
+	for i := 0; i < 2; i++ {
+		db, err := sqlite.Open(ctx, path, sqlite.Options{})
+		if err != nil {
+			t.Fatalf("open #%d: %v", i, err)
+		}
+		v, err := db.SchemaVersion(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v < 1 {
+			t.Errorf("schema version = %d, want >= 1", v)
+		}
+		db.Close()
+	}
+}
+
+func TestReadOnlyOpenRefusesEveryWrite(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "annals.db")
+	rw, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rw.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "t", Title: "kept"}); err != nil {
+		t.Fatal(err)
+	}
+	rw.Close()
+
+	ro, err := sqlite.Open(ctx, path, sqlite.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	title := "changed"
+	writes := map[string]error{}
+	_, writes["create"] = ro.CreateChat(ctx, &annals.Chat{ID: "c2", TenantID: "t"})
+	_, writes["append"] = ro.AppendEntries(ctx, "c1", []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "x"}})
+	_, writes["truncate"] = ro.TruncateChat(ctx, "c1", annals.TruncatePoint{Seq: 1})
+	_, writes["run"] = ro.RecordRun(ctx, &annals.Run{ID: "r", ChatID: "c1", Status: annals.StatusRunning})
+	_, writes["update"] = ro.UpdateChat(ctx, "c1", annals.ChatUpdate{Title: &title})
+	writes["delete"] = ro.DeleteChat(ctx, "c1")
+	for name, err := range writes {
+		if got := annals.ErrorCode(err); got != annals.EFORBIDDEN {
+			t.Errorf("%s on read-only store: code = %q (%v), want %q", name, got, err, annals.EFORBIDDEN)
+		}
+	}
+	c, err := ro.FindChatByID(ctx, "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Title != "kept" {
+		t.Errorf("title = %q, want %q", c.Title, "kept")
+	}
+}
+
+func TestReadOnlyOpenOfMissingFileFails(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "absent.db")
+	_, err := sqlite.Open(context.Background(), path, sqlite.Options{ReadOnly: true})
+	if annals.ErrorCode(err) != annals.ENOTFOUND {
+		t.Fatalf("err = %v, want not_found", err)
+	}
+	if _, statErr := os.Stat(path); !os.IsNotExist(statErr) {
+		t.Errorf("read-only open created %s", path)
+	}
+}
+
+func TestOpenRefusesSchemaNewerThanBinary(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "annals.db")
+	db, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ExecForTest(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, '9999_future.sql', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err = sqlite.Open(ctx, path, sqlite.Options{})
+	if annals.ErrorCode(err) != annals.EUNAVAILABLE {
+		t.Fatalf("err = %v, want unavailable", err)
+	}
+}

@@ -1,0 +1,109 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+
+	"github.com/annals-dev/annals"
+)
+
+const entryColumns = `c.id, e.id, e.seq, e.kind, e.run_id, e.source_ids, e.channel, e.correlation_id, e.time,
+	e.text, e.reasoning, e.tool_name, e.tool_call_id, e.tool_args, e.tool_result, e.tool_outcome,
+	e.input_tokens, e.output_tokens, e.metadata`
+
+func scanEntry(row scanner) (*annals.Entry, error) {
+	var e annals.Entry
+	var kind, sources, args, outcome, meta string
+	var t int64
+	var tool annals.ToolCall
+	err := row.Scan(&e.ChatID, &e.ID, &e.Seq, &kind, &e.RunID, &sources, &e.Channel, &e.CorrelationID, &t,
+		&e.Text, &e.Reasoning, &tool.Name, &tool.CallID, &args, &tool.Result, &outcome,
+		&e.InputTokens, &e.OutputTokens, &meta)
+	if err != nil {
+		return nil, err
+	}
+	e.Kind = annals.EntryKind(kind)
+	e.SourceIDs = splitSources(sources)
+	e.Time = fromNano(t)
+	if meta != "" {
+		e.Metadata = json.RawMessage(meta)
+	}
+	if e.Kind == annals.KindTool {
+		if args != "" {
+			tool.Arguments = json.RawMessage(args)
+		}
+		tool.Outcome = annals.Outcome(outcome)
+		e.Tool = &tool
+	}
+	return &e, nil
+}
+
+// FindEntries returns one chat's entries in seq order; see annals.ChatStore.
+func (db *DB) FindEntries(ctx context.Context, f annals.EntryFilter) ([]*annals.Entry, error) {
+	if f.Limit < 0 || f.AfterSeq < 0 || f.FromSeq < 0 || f.ToSeq < 0 {
+		return nil, annals.Errorf(annals.EINVALID, "entry paging values must not be negative")
+	}
+	w := &where{}
+	w.add("c.id = ?", f.ChatID)
+	if f.AfterSeq > 0 {
+		w.add("e.seq > ?", f.AfterSeq)
+	}
+	if f.FromSeq > 0 {
+		w.add("e.seq >= ?", f.FromSeq)
+	}
+	if f.ToSeq > 0 {
+		w.add("e.seq <= ?", f.ToSeq)
+	}
+	limit := f.Limit
+	if limit == 0 {
+		limit = -1 // SQLite: no limit
+	}
+	rows, err := db.reader.QueryContext(ctx, `SELECT `+entryColumns+` FROM entries e JOIN chats c ON c.pk = e.chat_pk
+		WHERE `+w.sql()+` ORDER BY e.seq LIMIT ?`, append(w.args, limit)...)
+	if err != nil {
+		return nil, storeErr("find entries", err)
+	}
+	defer rows.Close()
+	out := []*annals.Entry{}
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, storeErr("scan entry", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, storeErr("find entries", err)
+	}
+	return out, nil
+}
+
+// FindRuns returns a chat's runs, oldest first; see annals.ChatStore.
+func (db *DB) FindRuns(ctx context.Context, chatID string) ([]*annals.Run, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT r.id, c.id, r.status, r.model, r.started_at, r.ended_at,
+			r.input_tokens, r.output_tokens, r.cost_usd
+		FROM runs r JOIN chats c ON c.pk = r.chat_pk WHERE c.id = ? ORDER BY r.started_at, r.pk`, chatID)
+	if err != nil {
+		return nil, storeErr("find runs", err)
+	}
+	defer rows.Close()
+	out := []*annals.Run{}
+	for rows.Next() {
+		var r annals.Run
+		var status string
+		var started int64
+		var ended sql.NullInt64
+		if err := rows.Scan(&r.ID, &r.ChatID, &status, &r.Model, &started, &ended, &r.InputTokens, &r.OutputTokens, &r.CostUSD); err != nil {
+			return nil, storeErr("scan run", err)
+		}
+		r.Status = annals.RunStatus(status)
+		r.StartedAt = fromNano(started)
+		r.EndedAt = fromNullNano(ended)
+		out = append(out, &r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, storeErr("find runs", err)
+	}
+	return out, nil
+}

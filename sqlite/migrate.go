@@ -1,0 +1,126 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/annals-dev/annals"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations returns the embedded migrations in version order. File names are NNNN_name.sql.
+func migrations() ([]migration, error) {
+	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a number and an underscore", base)
+		}
+		body, err := migrationFiles.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: v, name: base, sql: string(body)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	return out, nil
+}
+
+// migrate applies every pending migration, each in its own transaction together with its
+// record in schema_migrations, so a crash leaves the schema at a whole version. The write lock
+// taken at BEGIN IMMEDIATE serialises several processes opening the same file at once.
+func migrate(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+		return storeErr("create schema_migrations", err)
+	}
+	ms, err := migrations()
+	if err != nil {
+		return annals.Internal("read migrations", err)
+	}
+	if err := checkSchema(ctx, db); err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if err := applyMigration(ctx, db, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return storeErr("begin migration", err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
+		return storeErr("read schema_migrations", err)
+	}
+	if n > 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return annals.Internal("apply migration "+m.name, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, strftime('%s','now'))`, m.version, m.name); err != nil {
+		return storeErr("record migration", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return storeErr("commit migration", err)
+	}
+	return nil
+}
+
+// checkSchema refuses a database whose schema is newer than this binary knows, instead of
+// writing to tables it does not understand.
+func checkSchema(ctx context.Context, db *sql.DB) error {
+	ms, err := migrations()
+	if err != nil {
+		return annals.Internal("read migrations", err)
+	}
+	known := ms[len(ms)-1].version
+	var have sql.NullInt64
+	err = db.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&have)
+	if err != nil {
+		if strings.Contains(err.Error(), "no such table") {
+			return annals.Errorf(annals.EUNAVAILABLE, "the database has no annals schema (open it once without read-only mode to create it)")
+		}
+		return storeErr("read schema version", err)
+	}
+	if have.Valid && int(have.Int64) > known {
+		return annals.Errorf(annals.EUNAVAILABLE, "the database schema is version %d, newer than this annals binary supports (%d); upgrade annals", have.Int64, known)
+	}
+	return nil
+}
+
+// SchemaVersion returns the highest applied migration.
+func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
+	var v sql.NullInt64
+	if err := db.reader.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&v); err != nil {
+		return 0, storeErr("read schema version", err)
+	}
+	return int(v.Int64), nil
+}

@@ -1,0 +1,109 @@
+package sqlite
+
+import (
+	"context"
+	"strings"
+
+	"github.com/annals-dev/annals"
+)
+
+// ftsLiteral turns a term into an FTS5 string: a quoted phrase with inner quotes doubled, so no
+// term can ever be read as FTS5 query syntax. FTS5 tokenizes the phrase with the same tokenizer
+// as the index, so "emag.ro" becomes the adjacent tokens emag, ro.
+func ftsLiteral(term string) string {
+	return `"` + strings.ReplaceAll(term, `"`, `""`) + `"`
+}
+
+func ftsAnd(terms []string) (string, error) {
+	if len(terms) == 0 {
+		return "", annals.Errorf(annals.EINVALID, "a text match needs at least one term")
+	}
+	parts := make([]string, len(terms))
+	for i, t := range terms {
+		parts[i] = ftsLiteral(t)
+	}
+	return strings.Join(parts, " AND "), nil
+}
+
+// MatchEntries finds entries containing every term; see annals.TextIndex.
+func (db *DB) MatchEntries(ctx context.Context, m annals.TextMatch) ([]annals.EntryRef, error) {
+	q, err := ftsAnd(m.Terms)
+	if err != nil {
+		return nil, err
+	}
+	w := &where{}
+	w.add("entries_fts MATCH ?", q)
+	w.addOwner("c", m.Owner)
+	limit := m.Limit
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := db.reader.QueryContext(ctx, `SELECT c.id, e.seq FROM entries_fts
+		JOIN entries e ON e.pk = entries_fts.rowid JOIN chats c ON c.pk = e.chat_pk
+		WHERE `+w.sql()+` ORDER BY c.id, e.seq LIMIT ?`, append(w.args, limit)...)
+	if err != nil {
+		return nil, storeErr("match entries", err)
+	}
+	defer rows.Close()
+	out := []annals.EntryRef{}
+	for rows.Next() {
+		var r annals.EntryRef
+		if err := rows.Scan(&r.ChatID, &r.Seq); err != nil {
+			return nil, storeErr("scan match", err)
+		}
+		out = append(out, r)
+	}
+	return out, storeErrOrNil("match entries", rows.Err())
+}
+
+// MatchChats finds chats whose metadata contains every term; see annals.TextIndex.
+func (db *DB) MatchChats(ctx context.Context, m annals.TextMatch) ([]string, error) {
+	q, err := ftsAnd(m.Terms)
+	if err != nil {
+		return nil, err
+	}
+	w := &where{}
+	w.add("chats_fts MATCH ?", q)
+	w.addOwner("c", m.Owner)
+	limit := m.Limit
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := db.reader.QueryContext(ctx, `SELECT c.id FROM chats_fts JOIN chats c ON c.pk = chats_fts.rowid
+		WHERE `+w.sql()+` ORDER BY c.id LIMIT ?`, append(w.args, limit)...)
+	if err != nil {
+		return nil, storeErr("match chats", err)
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, storeErr("scan match", err)
+		}
+		out = append(out, id)
+	}
+	return out, storeErrOrNil("match chats", rows.Err())
+}
+
+// CheckIndex runs FTS5's integrity check on both indexes: it fails if any index entry disagrees
+// with the rows it was built from. Tests call it after every kind of write.
+func (db *DB) CheckIndex(ctx context.Context) error {
+	for _, table := range []string{"entries_fts", "chats_fts"} {
+		q := `INSERT INTO ` + table + ` (` + table + `, rank) VALUES ('integrity-check', 1)`
+		if err := db.writeTx(ctx, func(tx *sqlTx) error {
+			_, err := tx.ExecContext(ctx, q)
+			return err
+		}); err != nil {
+			return annals.Internal("check "+table, err)
+		}
+	}
+	return nil
+}
+
+func storeErrOrNil(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return storeErr(op, err)
+}
