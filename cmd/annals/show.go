@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/annals-dev/annals"
+)
+
+func runShow(ctx context.Context, m *Main, args []string) error {
+	fs := m.flagSet("show", "[flags] CHAT_ID", "Print one chat's metadata and transcript: messages, tool calls with their\narguments, results and outcomes.")
+	db := dbFlag(fs)
+	asJSON := fs.Bool("json", false, "print JSON: {chat, runs, entries}")
+	if err := m.parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("show needs exactly one chat id")
+	}
+	id := fs.Arg(0)
+	store, err := m.openDB(ctx, *db, false)
+	if err != nil {
+		return err
+	}
+	chat, err := store.FindChatByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	runs, err := store.FindRuns(ctx, id)
+	if err != nil {
+		return err
+	}
+	entries, err := store.FindEntries(ctx, annals.EntryFilter{ChatID: id})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(m.Stdout).Encode(map[string]any{"chat": chat, "runs": runs, "entries": entries})
+	}
+	return writeTranscript(m.Stdout, chat, runs, entries)
+}
+
+// outcomeMark is how a tool outcome is marked in a transcript, readable without colour.
+var outcomeMark = map[annals.Outcome]string{
+	annals.OutcomeSucceeded: "✓ succeeded",
+	annals.OutcomeFailed:    "✗ FAILED",
+	annals.OutcomeBlocked:   "⊘ BLOCKED",
+	annals.OutcomeCancelled: "⊗ cancelled",
+}
+
+func writeTranscript(w io.Writer, c *annals.Chat, runs []*annals.Run, entries []*annals.Entry) error {
+	var b strings.Builder
+	title := c.Title
+	if title == "" {
+		title = "(untitled)"
+	}
+	fmt.Fprintf(&b, "%s\n", title)
+	fmt.Fprintf(&b, "  id %s · tenant %s", c.ID, c.TenantID)
+	if c.UserID != "" {
+		fmt.Fprintf(&b, " · user %s", c.UserID)
+	}
+	if c.AgentID != "" {
+		fmt.Fprintf(&b, " · agent %s", c.AgentID)
+	}
+	fmt.Fprintf(&b, "\n  created %s · last activity %s · status %s\n", humanTime(c.CreatedAt), humanTime(c.LastActivity), orDash(string(c.Status)))
+	fmt.Fprintf(&b, "  %d entries · %d runs · tokens %d in / %d out · cost $%.4f\n",
+		c.Totals.Entries, c.Totals.Runs, c.Totals.InputTokens, c.Totals.OutputTokens, c.Totals.CostUSD)
+	if c.Pinned {
+		b.WriteString("  pinned\n")
+	}
+	if c.ArchivedAt != nil {
+		fmt.Fprintf(&b, "  archived %s\n", humanTime(*c.ArchivedAt))
+	}
+	if len(c.Tags) > 0 {
+		fmt.Fprintf(&b, "  tags: %s\n", strings.Join(c.Tags, ", "))
+	}
+	if len(c.Attributes) > 0 {
+		keys := make([]string, 0, len(c.Attributes))
+		for k := range c.Attributes {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "  %s: %s\n", k, c.Attributes[k])
+		}
+	}
+	if c.Description != "" {
+		fmt.Fprintf(&b, "\n%s\n", indent(c.Description, "  "))
+	}
+	if c.Summary != "" {
+		fmt.Fprintf(&b, "\nSummary:\n%s\n", indent(c.Summary, "  "))
+	}
+	for _, r := range runs {
+		fmt.Fprintf(&b, "  run %s: %s", r.ID, r.Status)
+		if r.Model != "" {
+			fmt.Fprintf(&b, " · %s", r.Model)
+		}
+		fmt.Fprintf(&b, " · %d in / %d out · $%.4f\n", r.InputTokens, r.OutputTokens, r.CostUSD)
+	}
+	b.WriteString("\n")
+	for _, e := range entries {
+		writeEntry(&b, e)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeEntry(b *strings.Builder, e *annals.Entry) {
+	fmt.Fprintf(b, "── #%d %s", e.Seq, e.Kind)
+	if e.Tool != nil {
+		fmt.Fprintf(b, " %s", e.Tool.Name)
+		if mark, ok := outcomeMark[e.Tool.Outcome]; ok {
+			fmt.Fprintf(b, " %s", mark)
+		}
+	}
+	if e.Channel != "" {
+		fmt.Fprintf(b, " [%s]", e.Channel)
+	}
+	fmt.Fprintf(b, " · %s\n", e.Time.Local().Format("2006-01-02 15:04:05"))
+	if e.Reasoning != "" {
+		fmt.Fprintf(b, "  (reasoning)\n%s\n", indent(e.Reasoning, "  │ "))
+	}
+	if e.Text != "" {
+		fmt.Fprintf(b, "%s\n", indent(e.Text, "  "))
+	}
+	if e.Tool != nil {
+		if len(e.Tool.Arguments) > 0 {
+			fmt.Fprintf(b, "  arguments:\n%s\n", indent(prettyJSON(e.Tool.Arguments), "    "))
+		}
+		if e.Tool.Result != "" {
+			fmt.Fprintf(b, "  result:\n%s\n", indent(e.Tool.Result, "    "))
+		}
+	}
+	b.WriteString("\n")
+}
+
+func prettyJSON(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		return string(raw)
+	}
+	return buf.String()
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}
