@@ -1,0 +1,34 @@
+package annals
+
+import "context"
+
+// Redactor scrubs secrets from text before it is stored. Stores call it inside the capture path
+// and on metadata updates, so that no read path can ever return a secret that redaction would
+// have masked. Implementations replace each secret with "[redacted:<kind>]", drop text inside
+// <private>...</private>, and keep JSON valid where the field holds JSON.
+type Redactor interface {
+	// RedactText returns s with secrets replaced and the number of replacements made.
+	RedactText(s string) (string, int)
+	// RedactEntry scrubs every text field of e in place (text, reasoning, tool arguments and
+	// result, metadata) and returns the number of replacements made.
+	RedactEntry(e *Entry) int
+}
+
+// Summarizer writes the summary of a transcript that the recap operation stores on a chat.
+type Summarizer interface {
+	// Summarize returns a summary of the chat's transcript so far. It must only read.
+	// Errors: unavailable (a provider is down), internal.
+	Summarize(ctx context.Context, chat *Chat, entries []*Entry) (string, error)
+}
+
+// Embedder turns text into vectors for the related operation.
+type Embedder interface {
+	// Embed returns one L2-normalised vector per text, all of Dimension() length.
+	// Errors: unavailable (a provider is down), internal.
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	// Model names the embedding model, stored beside each vector so vectors from different
+	// models are never compared.
+	Model() string
+	// Dimension is the length of every vector.
+	Dimension() int
+}
