@@ -18,10 +18,16 @@ type Chat struct {
 	AgentID    string     `json:"agent_id,omitempty"`
 	Attributes Attributes `json:"attributes,omitempty"`
 
-	CreatedAt    time.Time `json:"created_at"`
+	// CreatedAt is given by the producer (an importer knows when a chat began) or stamped by the
+	// store at creation.
+	CreatedAt time.Time `json:"created_at"`
+	// LastActivity is the latest of CreatedAt, the times of the chat's entries and the start and
+	// end of its runs. It follows the conversation's own clock, not the time of capture, so
+	// importing an old transcript does not make it look recent. A truncation leaves it as is.
 	LastActivity time.Time `json:"last_activity"`
-	// Status is derived from the chat's runs: running if any run is running, else the newest
-	// run's status; empty for a chat with no runs.
+	// Status is derived from the chat's runs: running if any run is running, else the status of
+	// the newest run (latest started_at; among equal starts, the one recorded last); empty for a
+	// chat with no runs.
 	Status RunStatus `json:"status,omitempty"`
 
 	Title            string     `json:"title,omitempty"`
@@ -79,6 +85,11 @@ type ChatFilter struct {
 	Attributes      map[string]AttrMatch
 	PinnedOnly      bool
 	IncludeArchived bool
+	// MetaTerms, when set, keeps chats whose title, description, summary or tags contain every
+	// term (literal terms through the metadata full-text index, never query syntax).
+	MetaTerms []string
+	// MetaFields narrows MetaTerms to some of: title, description, summary, tags. Empty means all.
+	MetaFields []string
 
 	// Offset and Limit page the result; the store caps Limit at MaxListLimit.
 	Offset int

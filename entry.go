@@ -137,6 +137,8 @@ type EntryFilter struct {
 	// FromSeq/ToSeq bound seq inclusively when non-zero.
 	FromSeq int64
 	ToSeq   int64
+	// Kinds, when set, keeps only entries of these kinds.
+	Kinds []EntryKind
 	// Limit caps the page; 0 means all.
 	Limit int
 }

@@ -36,6 +36,9 @@ type Principal struct {
 	UserID   string `json:"user_id,omitempty"`
 	AgentID  string `json:"agent_id,omitempty"`
 	Role     Role   `json:"role"`
+	// Scopes are the history scopes this caller may use, from configuration (an agent's
+	// history_scope) or from its API key. Empty means history is denied (default deny).
+	Scopes []Scope `json:"scopes,omitempty"`
 }
 
 // IsAdmin reports whether p is an admin. A nil principal is never an admin: the gate fails closed.

@@ -32,3 +32,20 @@ type Embedder interface {
 	// Dimension is the length of every vector.
 	Dimension() int
 }
+
+// RescanReport counts what a redaction rescan looked at and changed.
+type RescanReport struct {
+	EntriesScanned int `json:"entries_scanned"`
+	EntriesChanged int `json:"entries_changed"`
+	ChatsScanned   int `json:"chats_scanned"`
+	ChatsChanged   int `json:"chats_changed"`
+	Replacements   int `json:"replacements"`
+}
+
+// Rescanner re-applies redaction to everything already stored, for when rules were added after
+// data was captured. Changed rows and their full-text index rows are rewritten together.
+type Rescanner interface {
+	// Rescan scrubs every stored entry and chat with r. progress, when non-nil, is called after
+	// each batch. Errors: forbidden (read-only), unavailable, internal.
+	Rescan(ctx context.Context, r Redactor, progress func(RescanReport)) (*RescanReport, error)
+}

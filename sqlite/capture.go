@@ -13,6 +13,12 @@ import (
 
 // Capture applies ops in order in one write transaction; see annals.CaptureStore.
 func (db *DB) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.CaptureResult, error) {
+	return db.capture(ctx, ops, nil)
+}
+
+// capture applies ops in one transaction and then, still inside it, runs after (when set), so
+// single-op methods can read derived state (the last seq) that no concurrent writer has moved.
+func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp, after func(w *writer) error) (*annals.CaptureResult, error) {
 	if db.readOnly {
 		return nil, errReadOnly()
 	}
@@ -30,6 +36,9 @@ func (db *DB) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.Capt
 				return &annals.BatchError{Index: i, Err: err}
 			}
 		}
+		if after != nil {
+			return after(w)
+		}
 		return nil
 	})
 	if err != nil {
@@ -40,8 +49,8 @@ func (db *DB) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.Capt
 
 // captureOne runs a single op and unwraps the batch error, since a one-op batch has no index
 // worth reporting.
-func (db *DB) captureOne(ctx context.Context, op annals.CaptureOp) (*annals.CaptureResult, error) {
-	res, err := db.Capture(ctx, []annals.CaptureOp{op})
+func (db *DB) captureOne(ctx context.Context, op annals.CaptureOp, after func(w *writer) error) (*annals.CaptureResult, error) {
+	res, err := db.capture(ctx, []annals.CaptureOp{op}, after)
 	var be *annals.BatchError
 	if errors.As(err, &be) {
 		return nil, be.Err
@@ -54,7 +63,7 @@ func (db *DB) CreateChat(ctx context.Context, chat *annals.Chat) (*annals.Chat, 
 	if chat == nil {
 		return nil, annals.Errorf(annals.EINVALID, "chat is required")
 	}
-	if _, err := db.captureOne(ctx, annals.CaptureOp{Chat: chat}); err != nil {
+	if _, err := db.captureOne(ctx, annals.CaptureOp{Chat: chat}, nil); err != nil {
 		return nil, err
 	}
 	return db.FindChatByID(ctx, chat.ID)
@@ -62,11 +71,8 @@ func (db *DB) CreateChat(ctx context.Context, chat *annals.Chat) (*annals.Chat, 
 
 // AppendEntries appends entries idempotently; see annals.CaptureStore.
 func (db *DB) AppendEntries(ctx context.Context, chatID string, entries []*annals.Entry) (*annals.AppendResult, error) {
-	res, err := db.captureOne(ctx, annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries}})
-	if err != nil {
-		return nil, err
-	}
-	last, err := db.lastSeq(ctx, chatID)
+	var last int64
+	res, err := db.captureOne(ctx, annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries}}, lastSeqInto(chatID, &last))
 	if err != nil {
 		return nil, err
 	}
@@ -75,11 +81,8 @@ func (db *DB) AppendEntries(ctx context.Context, chatID string, entries []*annal
 
 // TruncateChat rewinds a chat; see annals.CaptureStore.
 func (db *DB) TruncateChat(ctx context.Context, chatID string, point annals.TruncatePoint) (*annals.TruncateResult, error) {
-	res, err := db.captureOne(ctx, annals.CaptureOp{Truncate: &annals.TruncateOp{ChatID: chatID, Point: point}})
-	if err != nil {
-		return nil, err
-	}
-	last, err := db.lastSeq(ctx, chatID)
+	var last int64
+	res, err := db.captureOne(ctx, annals.CaptureOp{Truncate: &annals.TruncateOp{ChatID: chatID, Point: point}}, lastSeqInto(chatID, &last))
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +94,7 @@ func (db *DB) RecordRun(ctx context.Context, run *annals.Run) (*annals.Run, erro
 	if run == nil {
 		return nil, annals.Errorf(annals.EINVALID, "run is required")
 	}
-	if _, err := db.captureOne(ctx, annals.CaptureOp{Run: run}); err != nil {
+	if _, err := db.captureOne(ctx, annals.CaptureOp{Run: run}, nil); err != nil {
 		return nil, err
 	}
 	runs, err := db.FindRuns(ctx, run.ChatID)
@@ -106,13 +109,16 @@ func (db *DB) RecordRun(ctx context.Context, run *annals.Run) (*annals.Run, erro
 	return nil, annals.Internal("record run", errors.New("run vanished after commit"))
 }
 
-func (db *DB) lastSeq(ctx context.Context, chatID string) (int64, error) {
-	var last int64
-	err := db.reader.QueryRowContext(ctx, `SELECT last_seq FROM chats WHERE id = ?`, chatID).Scan(&last)
-	if err != nil {
-		return 0, storeErr("read last seq", err)
+// lastSeqInto reads a chat's last seq inside the write transaction that just changed it.
+func lastSeqInto(chatID string, last *int64) func(w *writer) error {
+	return func(w *writer) error {
+		c, err := w.findChat(chatID)
+		if err != nil {
+			return err
+		}
+		*last = c.lastSeq
+		return nil
 	}
-	return last, nil
 }
 
 // writer applies capture ops inside one transaction, caching prepared statements across the
@@ -213,10 +219,10 @@ func (w *writer) createChat(c *annals.Chat, res *annals.CaptureResult) error {
 	if err != nil {
 		return annals.Internal("encode attributes", err)
 	}
-	r, err := w.exec(`INSERT INTO chats (id, tenant_id, user_id, agent_id, attributes, created_at, last_activity, title, description, tags)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	r, err := w.exec(`INSERT INTO chats (id, tenant_id, user_id, agent_id, attributes, created_at, last_activity, title, title_fold, description, tags)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.ID, c.TenantID, c.UserID, c.AgentID, string(attrs), unixNano(created), unixNano(created),
-		c.Title, c.Description, joinTags(dedupe(c.Tags)))
+		c.Title, strings.ToLower(c.Title), c.Description, joinTags(dedupe(c.Tags)))
 	if err != nil {
 		return err
 	}
@@ -388,11 +394,9 @@ func (w *writer) recordRun(run *annals.Run, res *annals.CaptureResult) error {
 		started = w.now
 	}
 	var ended *int64
-	activity := unixNano(started)
 	if run.EndedAt != nil {
 		e := unixNano(*run.EndedAt)
 		ended = &e
-		activity = max(activity, e)
 	}
 	// On update, a zero StartedAt keeps the stored start: a run recorded as running and later
 	// as completed often only knows its start the first time.
@@ -415,8 +419,8 @@ func (w *writer) recordRun(run *annals.Run, res *annals.CaptureResult) error {
 			cost_usd = (SELECT coalesce(sum(cost_usd), 0) FROM runs WHERE chat_pk = chats.pk),
 			status = CASE WHEN EXISTS (SELECT 1 FROM runs WHERE chat_pk = chats.pk AND status = 'running') THEN 'running'
 				ELSE (SELECT status FROM runs WHERE chat_pk = chats.pk ORDER BY started_at DESC, pk DESC LIMIT 1) END,
-			last_activity = max(last_activity, ?)
-		WHERE pk = ?`, activity, chat.pk)
+			last_activity = max(last_activity, (SELECT max(started_at, coalesce(ended_at, 0)) FROM runs WHERE id = ?))
+		WHERE pk = ?`, run.ID, chat.pk)
 	if err != nil {
 		return err
 	}

@@ -122,8 +122,8 @@ func chatWhere(f annals.ChatFilter) (*where, error) {
 		w.add("EXISTS (SELECT 1 FROM chat_tags t WHERE t.chat_pk = c.pk AND t.tag = ?)", *f.Tag)
 	}
 	if f.TitleContains != nil && *f.TitleContains != "" {
-		// lower() folds ASCII only; the needle is folded the same way so both sides agree.
-		w.add("instr(lower(c.title), lower(?)) > 0", *f.TitleContains)
+		// Both sides are folded by Go's strings.ToLower, which knows all of Unicode.
+		w.add("instr(c.title_fold, ?) > 0", strings.ToLower(*f.TitleContains))
 	}
 	if f.Agent != nil {
 		w.add("c.agent_id = ?", *f.Agent)
@@ -134,6 +134,20 @@ func chatWhere(f annals.ChatFilter) (*where, error) {
 		} else {
 			w.add("EXISTS (SELECT 1 FROM chat_attributes a WHERE a.chat_pk = c.pk AND a.key = ? AND a.value = ?)", k, m.Value)
 		}
+	}
+	if len(f.MetaTerms) > 0 {
+		q, err := ftsAnd(f.MetaTerms)
+		if err != nil {
+			return nil, err
+		}
+		if len(f.MetaFields) > 0 {
+			cols, err := metaColumns(f.MetaFields)
+			if err != nil {
+				return nil, err
+			}
+			q = "{" + cols + "} : (" + q + ")"
+		}
+		w.add("c.pk IN (SELECT rowid FROM chats_fts WHERE chats_fts MATCH ?)", q)
 	}
 	if f.PinnedOnly {
 		w.add("c.pinned = 1")
@@ -197,7 +211,7 @@ func (db *DB) UpdateChat(ctx context.Context, id string, upd annals.ChatUpdate) 
 		now := unixNano(db.now())
 		set := &where{}
 		if upd.Title != nil {
-			set.add("title = ?", *upd.Title)
+			set.add("title = ?, title_fold = ?", *upd.Title, strings.ToLower(*upd.Title))
 		}
 		if upd.Description != nil {
 			set.add("description = ?", *upd.Description)
@@ -267,4 +281,19 @@ func dedupe(tags []string) []string {
 		}
 	}
 	return out
+}
+
+// metaColumns maps field names to chats_fts columns through a fixed table, so only known column
+// names ever reach the FTS5 column filter.
+func metaColumns(fields []string) (string, error) {
+	known := map[string]string{"title": "title", "description": "description", "summary": "summary", "tags": "tags"}
+	cols := make([]string, 0, len(fields))
+	for _, f := range fields {
+		col, ok := known[f]
+		if !ok {
+			return "", annals.Errorf(annals.EINVALID, "unknown metadata field %q (want any of: title, description, summary, tags)", f)
+		}
+		cols = append(cols, col)
+	}
+	return strings.Join(cols, " "), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strings"
 
 	"github.com/annals-dev/annals"
 )
@@ -54,6 +55,17 @@ func (db *DB) FindEntries(ctx context.Context, f annals.EntryFilter) ([]*annals.
 	}
 	if f.ToSeq > 0 {
 		w.add("e.seq <= ?", f.ToSeq)
+	}
+	if len(f.Kinds) > 0 {
+		marks := make([]string, len(f.Kinds))
+		for i, k := range f.Kinds {
+			if _, err := annals.ParseEntryKind(string(k)); err != nil {
+				return nil, err
+			}
+			marks[i] = "?"
+			w.args = append(w.args, string(k))
+		}
+		w.conds = append(w.conds, "e.kind IN ("+strings.Join(marks, ", ")+")")
 	}
 	limit := f.Limit
 	if limit == 0 {

@@ -14,6 +14,8 @@ CREATE TABLE chats (
 	last_activity      INTEGER NOT NULL,
 	status             TEXT    NOT NULL DEFAULT '',
 	title              TEXT    NOT NULL DEFAULT '',
+	-- title folded to lower case by Go (SQLite's lower() folds ASCII only), for title_contains.
+	title_fold         TEXT    NOT NULL DEFAULT '',
 	description        TEXT    NOT NULL DEFAULT '',
 	tags               TEXT    NOT NULL DEFAULT '',
 	pinned             INTEGER NOT NULL DEFAULT 0,

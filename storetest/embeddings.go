@@ -1,0 +1,212 @@
+package storetest
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	annals "github.com/annals-dev/annals"
+)
+
+func embeddingTests() []test {
+	return []test{
+		{"UpsertThenFindReturnsExactVector", testEmbedRoundTrip},
+		{"UpsertReplacesTheChatsVector", testEmbedReplace},
+		{"MissingChatOrEmptyInputIsRefused", testEmbedInvalid},
+		{"FindFoldsByOwner", testEmbedOwner},
+		{"FindFiltersModelExcludedChatAndArchived", testEmbedFilters},
+		{"FindKeepsNewestByActivity", testEmbedNewest},
+		{"DeleteChatRemovesItsVector", testEmbedDelete},
+		{"FindChatsWithoutEmbeddingListsChatsLackingTheModel", testEmbedMissingModel},
+	}
+}
+
+func mustUpsertEmbedding(t *testing.T, s annals.Store, chatID, model string, v []float32) {
+	t.Helper()
+	if err := s.UpsertEmbedding(t.Context(), chatID, model, v); err != nil {
+		t.Fatalf("UpsertEmbedding(%q, %q): %v", chatID, model, err)
+	}
+}
+
+func mustFindEmbeddings(t *testing.T, s annals.Store, f annals.EmbeddingFilter) []annals.ChatVector {
+	t.Helper()
+	vs, err := s.FindEmbeddings(t.Context(), f)
+	if err != nil {
+		t.Fatalf("FindEmbeddings(owner %s, model %q): %v", f.Owner, f.Model, err)
+	}
+	return vs
+}
+
+func vectorChatIDs(vs []annals.ChatVector) []string {
+	ids := make([]string, len(vs))
+	for i, v := range vs {
+		ids[i] = v.ChatID
+	}
+	return ids
+}
+
+// vec is a small distinct vector per seed.
+func vec(seed float32) []float32 { return []float32{seed, -seed / 3, 1} }
+
+func testEmbedRoundTrip(t *testing.T, s annals.Store) {
+	mustCreateChat(t, s, NewChat("c1", "A"))
+	// Values a lossy encoding (float64 text, rounding) would change.
+	want := []float32{0.1, -2.5, 3e-8, math.MaxFloat32, -math.SmallestNonzeroFloat32, 0}
+	mustUpsertEmbedding(t, s, "c1", "model-a", want)
+	got := mustFindEmbeddings(t, s, annals.EmbeddingFilter{Owner: tenant("A"), Model: "model-a"})
+	if len(got) != 1 {
+		t.Fatalf("FindEmbeddings = %q, want [c1]", vectorChatIDs(got))
+	}
+	if got[0].ChatID != "c1" || got[0].Model != "model-a" {
+		t.Errorf("vector of (chat %q, model %q), want (c1, model-a)", got[0].ChatID, got[0].Model)
+	}
+	if !slices.Equal(got[0].Vector, want) {
+		t.Errorf("Vector = %v, want exactly %v", got[0].Vector, want)
+	}
+	if la := mustChat(t, s, "c1").LastActivity; !got[0].LastActivity.Equal(la) {
+		t.Errorf("LastActivity = %v, want the chat's %v", got[0].LastActivity, la)
+	}
+}
+
+func testEmbedReplace(t *testing.T, s annals.Store) {
+	mustCreateChat(t, s, NewChat("c1", "A"))
+	mustUpsertEmbedding(t, s, "c1", "model-a", vec(1))
+	mustUpsertEmbedding(t, s, "c1", "model-a", []float32{9, 8, 7, 6})
+	got := mustFindEmbeddings(t, s, annals.EmbeddingFilter{Owner: tenant("A"), Model: "model-a"})
+	if len(got) != 1 {
+		t.Fatalf("FindEmbeddings after two upserts = %q, want one vector", vectorChatIDs(got))
+	}
+	if want := []float32{9, 8, 7, 6}; !slices.Equal(got[0].Vector, want) {
+		t.Errorf("Vector = %v, want the latest %v", got[0].Vector, want)
+	}
+}
+
+func testEmbedInvalid(t *testing.T, s annals.Store) {
+	mustCreateChat(t, s, NewChat("c1", "A"))
+	wantCode(t, "UpsertEmbedding(absent)", s.UpsertEmbedding(t.Context(), "absent", "model-a", vec(1)), annals.ENOTFOUND)
+	wantCode(t, "UpsertEmbedding with an empty vector", s.UpsertEmbedding(t.Context(), "c1", "model-a", nil), annals.EINVALID)
+	wantCode(t, "UpsertEmbedding without a model", s.UpsertEmbedding(t.Context(), "c1", "", vec(1)), annals.EINVALID)
+	if got := mustFindEmbeddings(t, s, annals.EmbeddingFilter{Owner: allTenants, IncludeArchived: true}); len(got) != 0 {
+		t.Errorf("FindEmbeddings after refused upserts = %q, want none", vectorChatIDs(got))
+	}
+}
+
+func testEmbedOwner(t *testing.T, s annals.Store) {
+	ownerChats(t, s) // a1..a4 in A, b1 in B
+	for i, id := range []string{"a1", "a2", "a3", "a4", "b1"} {
+		mustUpsertEmbedding(t, s, id, "m", vec(float32(i+1)))
+	}
+	cases := []struct {
+		owner annals.Owner
+		want  []string
+	}{
+		{annals.Owner{TenantID: "A"}, []string{"a1", "a2", "a3", "a4"}},
+		{annals.Owner{TenantID: "B"}, []string{"b1"}},
+		{annals.Owner{TenantID: "A", UserID: "u1"}, []string{"a1", "a3"}},
+		{annals.Owner{TenantID: "A", AgentID: "g1"}, []string{"a1", "a2"}},
+		{annals.Owner{UserID: "u1"}, nil},
+		{annals.Owner{}, nil},
+		{annals.Owner{AllTenants: true}, []string{"a1", "a2", "a3", "a4", "b1"}},
+	}
+	for _, tc := range cases {
+		got := vectorChatIDs(mustFindEmbeddings(t, s, annals.EmbeddingFilter{Owner: tc.owner, Model: "m"}))
+		if !sameSet(got, tc.want) {
+			t.Errorf("FindEmbeddings for %s = %q, want %q", tc.owner, got, tc.want)
+		}
+	}
+}
+
+func testEmbedFilters(t *testing.T, s annals.Store) {
+	for _, id := range []string{"v1", "v2", "v3", "v4"} {
+		mustCreateChat(t, s, NewChat(id, "A"))
+	}
+	mustUpsertEmbedding(t, s, "v1", "m1", vec(1))
+	mustUpsertEmbedding(t, s, "v2", "m2", vec(2))
+	mustUpsertEmbedding(t, s, "v3", "m1", vec(3))
+	mustUpsertEmbedding(t, s, "v4", "m1", vec(4))
+	mustUpdate(t, s, "v4", annals.ChatUpdate{Archived: ptr(true)})
+	cases := []struct {
+		name   string
+		filter annals.EmbeddingFilter
+		want   []string
+	}{
+		{"model m1", annals.EmbeddingFilter{Model: "m1"}, []string{"v1", "v3"}},
+		{"model m2", annals.EmbeddingFilter{Model: "m2"}, []string{"v2"}},
+		{"model m1 with archived", annals.EmbeddingFilter{Model: "m1", IncludeArchived: true}, []string{"v1", "v3", "v4"}},
+		{"model m1 without v1", annals.EmbeddingFilter{Model: "m1", ExcludeChatID: "v1"}, []string{"v3"}},
+	}
+	for _, tc := range cases {
+		tc.filter.Owner = tenant("A")
+		got := vectorChatIDs(mustFindEmbeddings(t, s, tc.filter))
+		if !sameSet(got, tc.want) {
+			t.Errorf("FindEmbeddings %s = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func testEmbedNewest(t *testing.T, s annals.Store) {
+	ids := []string{"n1", "n2", "n3", "n4"}
+	activityChats(t, s, "A", ids, []string{"n3", "n1", "n4", "n2"}) // activity: n3 < n1 < n4 < n2
+	for i, id := range ids {
+		mustUpsertEmbedding(t, s, id, "m", vec(float32(i+1)))
+	}
+	got := vectorChatIDs(mustFindEmbeddings(t, s, annals.EmbeddingFilter{Owner: tenant("A"), Model: "m"}))
+	wantIDs(t, "FindEmbeddings order", got, []string{"n2", "n4", "n1", "n3"})
+	// The candidate cap keeps the newest, not any two.
+	got = vectorChatIDs(mustFindEmbeddings(t, s, annals.EmbeddingFilter{Owner: tenant("A"), Model: "m", Limit: 2}))
+	wantIDs(t, "FindEmbeddings with limit 2", got, []string{"n2", "n4"})
+}
+
+func testEmbedDelete(t *testing.T, s annals.Store) {
+	mustCreateChat(t, s, NewChat("c1", "A"))
+	mustCreateChat(t, s, NewChat("c2", "A"))
+	mustUpsertEmbedding(t, s, "c1", "m", vec(1))
+	mustUpsertEmbedding(t, s, "c2", "m", vec(2))
+	if err := s.DeleteChat(t.Context(), "c1"); err != nil {
+		t.Fatalf("DeleteChat(c1): %v", err)
+	}
+	got := vectorChatIDs(mustFindEmbeddings(t, s, annals.EmbeddingFilter{Owner: allTenants, Model: "m", IncludeArchived: true}))
+	wantIDs(t, "FindEmbeddings after deleting c1", got, []string{"c2"})
+	// A recreated chat of the same id starts without the old vector.
+	mustCreateChat(t, s, NewChat("c1", "B"))
+	got = vectorChatIDs(mustFindEmbeddings(t, s, annals.EmbeddingFilter{Owner: tenant("B"), Model: "m"}))
+	wantIDs(t, "FindEmbeddings for the recreated c1", got, nil)
+}
+
+func testEmbedMissingModel(t *testing.T, s annals.Store) {
+	for _, c := range []*annals.Chat{NewChat("x1", "A"), NewChat("x2", "A"), NewChat("x3", "B"), NewChat("x4", "A")} {
+		mustCreateChat(t, s, c)
+	}
+	mustUpsertEmbedding(t, s, "x1", "m1", vec(1))
+	mustUpsertEmbedding(t, s, "x4", "m2", vec(4))
+	cs, err := s.FindChatsWithoutEmbedding(t.Context(), "m1", 10)
+	if err != nil {
+		t.Fatalf("FindChatsWithoutEmbedding(m1): %v", err)
+	}
+	// Any owner: backfills run for every tenant. x4 has a vector, but of another model.
+	if got, want := chatIDs(cs), []string{"x2", "x3", "x4"}; !sameSet(got, want) {
+		t.Errorf("FindChatsWithoutEmbedding(m1) = %q, want %q", got, want)
+	}
+	cs, err = s.FindChatsWithoutEmbedding(t.Context(), "m1", 2)
+	if err != nil {
+		t.Fatalf("FindChatsWithoutEmbedding(m1, 2): %v", err)
+	}
+	if len(cs) != 2 {
+		t.Errorf("FindChatsWithoutEmbedding(m1, limit 2) = %q, want 2 chats", chatIDs(cs))
+	}
+	for _, c := range cs {
+		if c.ID == "x1" {
+			t.Errorf("FindChatsWithoutEmbedding(m1, limit 2) returned x1, which has an m1 vector")
+		}
+	}
+	mustUpsertEmbedding(t, s, "x2", "m1", vec(2))
+	mustUpsertEmbedding(t, s, "x3", "m1", vec(3))
+	mustUpsertEmbedding(t, s, "x4", "m1", vec(4))
+	cs, err = s.FindChatsWithoutEmbedding(t.Context(), "m1", 10)
+	if err != nil {
+		t.Fatalf("FindChatsWithoutEmbedding(m1) after backfill: %v", err)
+	}
+	if len(cs) != 0 {
+		t.Errorf("FindChatsWithoutEmbedding(m1) after backfill = %q, want none", chatIDs(cs))
+	}
+}
