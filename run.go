@@ -27,8 +27,9 @@ func ParseRunStatus(s string) (RunStatus, error) {
 	return "", Errorf(EINVALID, "unknown status %q (want one of: %s)", s, joinStrings(RunStatuses))
 }
 
-// Run is one model turn or agent run inside a chat. Recording a run again with the same id
-// updates it (an upsert): a run is typically recorded as running, then as completed.
+// Run is one model turn or agent run inside a chat. Run ids are unique across the whole store,
+// not just within a chat. Recording a run again with the same id updates it (an upsert): a run
+// is typically recorded as running, then as completed.
 type Run struct {
 	ID           string     `json:"id"`
 	ChatID       string     `json:"chat_id"`

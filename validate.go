@@ -1,6 +1,7 @@
 package annals
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"unicode"
@@ -193,7 +194,7 @@ func (e *Entry) Validate() error {
 		return err
 	}
 	if e.InputTokens < 0 || e.OutputTokens < 0 {
-		return Errorf(EINVALID, "entry token counts must not be negative")
+		return Errorf(EINVALID, "entry.input_tokens and entry.output_tokens must not be negative")
 	}
 	if len(e.Metadata) > 0 && !isJSONObject(e.Metadata) {
 		return Errorf(EINVALID, "entry.metadata must be a JSON object")
@@ -248,7 +249,10 @@ func (r *Run) Validate() error {
 		return err
 	}
 	if r.InputTokens < 0 || r.OutputTokens < 0 || r.CostUSD < 0 {
-		return Errorf(EINVALID, "run tokens and cost must not be negative")
+		return Errorf(EINVALID, "run.input_tokens, run.output_tokens and run.cost_usd must not be negative")
+	}
+	if r.EndedAt != nil && !r.StartedAt.IsZero() && r.EndedAt.Before(r.StartedAt) {
+		return Errorf(EINVALID, "run.ended_at is before run.started_at")
 	}
 	return nil
 }
@@ -277,7 +281,9 @@ func (p TruncatePoint) Validate() error {
 	return nil
 }
 
+// isJSONObject checks validity with json.Valid (no allocation of a decoded map, since this runs
+// on every captured entry) and that the value is an object.
 func isJSONObject(raw json.RawMessage) bool {
-	var m map[string]json.RawMessage
-	return json.Unmarshal(raw, &m) == nil && m != nil
+	trimmed := bytes.TrimLeft(raw, " \t\r\n")
+	return len(trimmed) > 0 && trimmed[0] == '{' && json.Valid(raw)
 }
