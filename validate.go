@@ -248,8 +248,11 @@ func (r *Run) Validate() error {
 	if err := validateOptionalID("run.model", r.Model); err != nil {
 		return err
 	}
-	if r.InputTokens < 0 || r.OutputTokens < 0 || r.CostUSD < 0 {
-		return Errorf(EINVALID, "run.input_tokens, run.output_tokens and run.cost_usd must not be negative")
+	if r.InputTokens < 0 || r.OutputTokens < 0 {
+		return Errorf(EINVALID, "run.input_tokens and run.output_tokens must not be negative")
+	}
+	if r.CostUSD < 0 {
+		return Errorf(EINVALID, "run.cost_usd must not be negative")
 	}
 	if r.EndedAt != nil && !r.StartedAt.IsZero() && r.EndedAt.Before(r.StartedAt) {
 		return Errorf(EINVALID, "run.ended_at is before run.started_at")
