@@ -1,0 +1,292 @@
+package embed
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/annals-dev/annals"
+)
+
+// OpenAI client defaults.
+const (
+	DefaultOpenAIBaseURL = "https://api.openai.com/v1"
+	DefaultBatchSize     = 64
+	DefaultMaxInputChars = 16000
+	DefaultTimeout       = 60 * time.Second
+)
+
+// maxEmbeddingResponse bounds the bytes read from one response: 64 inputs of 3072 floats
+// written as JSON text are about 4 MiB, so 64 MiB leaves room without trusting the server.
+const maxEmbeddingResponse = 64 << 20
+
+// OpenAIConfig configures an OpenAI-compatible embeddings client.
+type OpenAIConfig struct {
+	// BaseURL is the API root, as in the OpenAI SDKs: "https://api.openai.com/v1" (the default),
+	// "http://localhost:11434/v1" (Ollama), "http://localhost:8000/v1" (vLLM). Requests go to
+	// BaseURL + "/embeddings"; a URL with no path at all gets "/v1" added.
+	BaseURL string
+	// APIKey is sent as "Authorization: Bearer <key>" when set; local servers need none. It never
+	// appears in an error message.
+	APIKey string
+	// Model is the embedding model, e.g. "text-embedding-3-small" or "nomic-embed-text". Required.
+	Model string
+	// Dimension is the expected vector length. 0 learns it from the first response; when set,
+	// a response of another length is an error rather than a silent mix of dimensions.
+	Dimension int
+	// SendDimensions asks the provider for Dimension-long vectors (the "dimensions" request
+	// field, which OpenAI's text-embedding-3 models honour). Servers that do not know the field
+	// may reject it, so it is opt-in.
+	SendDimensions bool
+	// BatchSize is how many texts go in one request; 0 means DefaultBatchSize.
+	BatchSize int
+	// MaxInputChars truncates each text (in bytes, at a rune boundary) before sending, so a long
+	// text is embedded by its head instead of failing the provider's token limit; 0 means
+	// DefaultMaxInputChars.
+	MaxInputChars int
+	// Timeout bounds each request when HTTPClient is nil; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// HTTPClient, when set, is used as is (its own timeout applies).
+	HTTPClient *http.Client
+}
+
+// OpenAI is an Embedder backed by an OpenAI-compatible POST /v1/embeddings endpoint. Vectors are
+// L2-normalised on arrival, whatever the server does. It is safe for concurrent use.
+type OpenAI struct {
+	cfg      OpenAIConfig
+	endpoint *url.URL
+	display  string
+	client   *http.Client
+
+	mu  sync.Mutex
+	dim int // configured, or learned from the first response; 0 until known
+}
+
+var _ annals.Embedder = (*OpenAI)(nil)
+
+// NewOpenAI returns an OpenAI-compatible embeddings client. It makes no request.
+// Errors: invalid (a missing model, a malformed base URL, a negative setting).
+func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
+	if strings.TrimSpace(cfg.Model) == "" {
+		return nil, annals.Errorf(annals.EINVALID, "the openai embedder needs a model (e.g. text-embedding-3-small, nomic-embed-text)")
+	}
+	if cfg.Dimension < 0 || cfg.BatchSize < 0 || cfg.MaxInputChars < 0 || cfg.Timeout < 0 {
+		return nil, annals.Errorf(annals.EINVALID, "the openai embedder's dimension, batch size, input limit and timeout must not be negative")
+	}
+	if cfg.SendDimensions && cfg.Dimension == 0 {
+		return nil, annals.Errorf(annals.EINVALID, "the openai embedder can only send dimensions when a dimension is configured")
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultOpenAIBaseURL
+	}
+	if cfg.BatchSize == 0 {
+		cfg.BatchSize = DefaultBatchSize
+	}
+	if cfg.MaxInputChars == 0 {
+		cfg.MaxInputChars = DefaultMaxInputChars
+	}
+	endpoint, err := endpointURL(cfg.BaseURL, "/embeddings")
+	if err != nil {
+		return nil, err
+	}
+	client := cfg.HTTPClient
+	if client == nil {
+		timeout := cfg.Timeout
+		if timeout == 0 {
+			timeout = DefaultTimeout
+		}
+		client = &http.Client{Timeout: timeout}
+	}
+	return &OpenAI{cfg: cfg, endpoint: endpoint, display: displayURL(endpoint), client: client, dim: cfg.Dimension}, nil
+}
+
+// endpointURL joins an OpenAI-style base URL and an endpoint path. A bare host gets "/v1", the
+// usual mistake of configuring "http://localhost:11434" for Ollama.
+func endpointURL(base, path string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(base))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, annals.Errorf(annals.EINVALID, "base URL %q is not an http(s) URL (e.g. https://api.openai.com/v1)", redactedInput(base))
+	}
+	p := strings.TrimRight(u.Path, "/")
+	if p == "" {
+		p = "/v1"
+	}
+	u.Path = p + path
+	u.RawPath = ""
+	return u, nil
+}
+
+// redactedInput keeps user info out of a message about a malformed URL.
+func redactedInput(s string) string {
+	if u, err := url.Parse(s); err == nil {
+		return u.Redacted()
+	}
+	return "(unparseable)"
+}
+
+// Model returns the configured model name.
+func (o *OpenAI) Model() string { return o.cfg.Model }
+
+// Dimension returns the vector length: the configured one, or the one learned from the first
+// response, or 0 before the first response when none is configured.
+func (o *OpenAI) Dimension() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.dim
+}
+
+// Embed returns one L2-normalised vector per text, sending the non-empty texts in batches of
+// BatchSize. An empty (or all-space) text is never sent, since providers reject it, and gets the
+// zero vector. Errors: unavailable (the provider is unreachable, rate-limits, fails, refuses the
+// configured key or model, or answers something unusable), invalid (the provider rejects the
+// input, or an empty text must be embedded before the dimension is known).
+func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	var idx []int
+	var inputs []string
+	for i, t := range texts {
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		idx = append(idx, i)
+		inputs = append(inputs, truncateUTF8(t, o.cfg.MaxInputChars))
+	}
+	for start := 0; start < len(inputs); start += o.cfg.BatchSize {
+		end := min(start+o.cfg.BatchSize, len(inputs))
+		vecs, err := o.request(ctx, inputs[start:end])
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range vecs {
+			out[idx[start+k]] = v
+		}
+	}
+	if len(idx) < len(texts) {
+		dim := o.Dimension()
+		if dim == 0 {
+			return nil, annals.Errorf(annals.EINVALID, "cannot embed an empty text before the dimension of model %q is known; set the embedder's dimension", o.cfg.Model)
+		}
+		for i := range out {
+			if out[i] == nil {
+				out[i] = make([]float32, dim)
+			}
+		}
+	}
+	return out, nil
+}
+
+type embeddingRequest struct {
+	Model      string   `json:"model"`
+	Input      []string `json:"input"`
+	Dimensions int      `json:"dimensions,omitempty"`
+}
+
+type embeddingResponse struct {
+	Data []struct {
+		Index     int       `json:"index"`
+		Embedding []float64 `json:"embedding"`
+	} `json:"data"`
+	Model string `json:"model"`
+}
+
+const embedWhat = "embedding provider"
+
+// request embeds one batch and returns its vectors in input order.
+func (o *OpenAI) request(ctx context.Context, inputs []string) ([][]float32, error) {
+	req := embeddingRequest{Model: o.cfg.Model, Input: inputs}
+	if o.cfg.SendDimensions {
+		req.Dimensions = o.cfg.Dimension
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, annals.Internal("encode embedding request", err)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, o.endpoint.String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, annals.Internal("build embedding request", err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/json")
+	if o.cfg.APIKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+o.cfg.APIKey)
+	}
+	resp, err := o.client.Do(hreq)
+	if err != nil {
+		return nil, transportError(ctx, embedWhat, o.display, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxEmbeddingResponse+1))
+	if err != nil {
+		return nil, transportError(ctx, embedWhat, o.display, err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, statusError(embedWhat, o.display, resp.StatusCode, raw, o.cfg.APIKey)
+	}
+	if len(raw) > maxEmbeddingResponse {
+		return nil, badResponse(embedWhat, o.display, fmt.Sprintf("larger than %d MiB", maxEmbeddingResponse>>20), nil)
+	}
+	var er embeddingResponse
+	if err := json.Unmarshal(raw, &er); err != nil {
+		return nil, badResponse(embedWhat, o.display, "not an embeddings JSON object", err)
+	}
+	if len(er.Data) != len(inputs) {
+		return nil, badResponse(embedWhat, o.display, fmt.Sprintf("%d embeddings for %d inputs", len(er.Data), len(inputs)), nil)
+	}
+	vecs := make([][]float32, len(inputs))
+	for _, d := range er.Data {
+		if d.Index < 0 || d.Index >= len(inputs) || vecs[d.Index] != nil {
+			return nil, badResponse(embedWhat, o.display, fmt.Sprintf("embedding index %d is out of range or repeated", d.Index), nil)
+		}
+		if len(d.Embedding) == 0 {
+			return nil, badResponse(embedWhat, o.display, fmt.Sprintf("embedding %d is empty", d.Index), nil)
+		}
+		if err := o.checkDimension(len(d.Embedding)); err != nil {
+			return nil, err
+		}
+		v := make([]float32, len(d.Embedding))
+		for i, f := range d.Embedding {
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, badResponse(embedWhat, o.display, fmt.Sprintf("embedding %d holds a non-finite value", d.Index), nil)
+			}
+			v[i] = float32(f)
+		}
+		normalize(v)
+		vecs[d.Index] = v
+	}
+	return vecs, nil
+}
+
+// checkDimension learns the dimension from the first vector and holds every later one to it, so
+// one Embedder never hands out vectors of two lengths (which Cosine could not compare).
+func (o *OpenAI) checkDimension(n int) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.dim == 0 {
+		o.dim = n
+		return nil
+	}
+	if n != o.dim {
+		return badResponse(embedWhat, o.display, fmt.Sprintf("a vector of dimension %d, want %d (model %q)", n, o.dim, o.cfg.Model), nil)
+	}
+	return nil
+}
+
+// truncateUTF8 cuts s to at most n bytes without splitting a rune.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

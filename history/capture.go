@@ -1,0 +1,96 @@
+package history
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/annals-dev/annals"
+)
+
+// RedactingCapture is the capture path with redaction in front of a store: every text field of
+// every chat and entry is scrubbed before it reaches the store, so transcripts are stored already
+// redacted and no read path can return what redaction would have masked. The caller's values are
+// never modified: each op is copied before it is scrubbed.
+type RedactingCapture struct {
+	Store    annals.CaptureStore
+	Redactor annals.Redactor
+}
+
+var _ annals.CaptureStore = (*RedactingCapture)(nil)
+
+// Capture redacts then applies ops in one transaction.
+func (c *RedactingCapture) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.CaptureResult, error) {
+	if c.Redactor == nil {
+		return c.Store.Capture(ctx, ops)
+	}
+	scrubbed := make([]annals.CaptureOp, len(ops))
+	for i, op := range ops {
+		scrubbed[i] = op
+		switch {
+		case op.Chat != nil:
+			scrubbed[i].Chat = c.chat(op.Chat)
+		case op.Append != nil:
+			a := &annals.AppendOp{ChatID: op.Append.ChatID, Entries: make([]*annals.Entry, len(op.Append.Entries))}
+			for j, e := range op.Append.Entries {
+				a.Entries[j] = c.entry(e)
+			}
+			scrubbed[i].Append = a
+		}
+	}
+	return c.Store.Capture(ctx, scrubbed)
+}
+
+// CreateChat redacts the chat's title and description, then creates it.
+func (c *RedactingCapture) CreateChat(ctx context.Context, chat *annals.Chat) (*annals.Chat, error) {
+	if c.Redactor == nil || chat == nil {
+		return c.Store.CreateChat(ctx, chat)
+	}
+	return c.Store.CreateChat(ctx, c.chat(chat))
+}
+
+// AppendEntries redacts every entry, then appends them.
+func (c *RedactingCapture) AppendEntries(ctx context.Context, chatID string, entries []*annals.Entry) (*annals.AppendResult, error) {
+	if c.Redactor == nil {
+		return c.Store.AppendEntries(ctx, chatID, entries)
+	}
+	scrubbed := make([]*annals.Entry, len(entries))
+	for i, e := range entries {
+		scrubbed[i] = c.entry(e)
+	}
+	return c.Store.AppendEntries(ctx, chatID, scrubbed)
+}
+
+// TruncateChat passes through: it carries no text.
+func (c *RedactingCapture) TruncateChat(ctx context.Context, chatID string, p annals.TruncatePoint) (*annals.TruncateResult, error) {
+	return c.Store.TruncateChat(ctx, chatID, p)
+}
+
+// RecordRun passes through: a run carries no free text.
+func (c *RedactingCapture) RecordRun(ctx context.Context, run *annals.Run) (*annals.Run, error) {
+	return c.Store.RecordRun(ctx, run)
+}
+
+func (c *RedactingCapture) chat(in *annals.Chat) *annals.Chat {
+	out := *in
+	out.Title, _ = c.Redactor.RedactText(in.Title)
+	out.Description, _ = c.Redactor.RedactText(in.Description)
+	out.Summary, _ = c.Redactor.RedactText(in.Summary)
+	return &out
+}
+
+func (c *RedactingCapture) entry(in *annals.Entry) *annals.Entry {
+	if in == nil {
+		return nil // validation reports it
+	}
+	out := *in
+	if in.Tool != nil {
+		t := *in.Tool
+		out.Tool = &t
+	}
+	out.Metadata = append(json.RawMessage(nil), in.Metadata...)
+	if out.Tool != nil {
+		out.Tool.Arguments = append(json.RawMessage(nil), in.Tool.Arguments...)
+	}
+	c.Redactor.RedactEntry(&out)
+	return &out
+}

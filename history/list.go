@@ -1,0 +1,177 @@
+package history
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/annals-dev/annals"
+)
+
+// ListResponse is the answer of list and search.
+type ListResponse struct {
+	Chats []*annals.Chat `json:"chats"`
+	// Total counts every match, ignoring paging.
+	Total int `json:"total"`
+	// Limit is the effective limit after the default and the cap were applied.
+	Limit  int `json:"limit"`
+	Offset int `json:"offset"`
+	// NextCursor, when set, fetches the next page.
+	NextCursor string `json:"next_cursor,omitempty"`
+	Scope      string `json:"scope"`
+}
+
+// List returns chats in scope, pinned first, then most recent activity.
+func (s *Service) List(ctx context.Context, req *Request) (*ListResponse, error) {
+	res, err := Resolve(ctx, req.Scope)
+	if err != nil {
+		return nil, err
+	}
+	f, err := listFilter(req, res.Owner)
+	if err != nil {
+		return nil, err
+	}
+	return s.page(ctx, f, res)
+}
+
+// searchFields are the fields search can narrow to today.
+var searchFields = []string{"title", "description", "summary", "tags"}
+
+// Search returns chats in scope whose title, description, summary or tags contain every word of
+// the query, with every list filter available. Words are matched literally through the metadata
+// full-text index, case- and accent-insensitively.
+func (s *Service) Search(ctx context.Context, req *Request) (*ListResponse, error) {
+	res, err := Resolve(ctx, req.Scope)
+	if err != nil {
+		return nil, err
+	}
+	for _, in := range req.In {
+		if !containsString(searchFields, in) {
+			return nil, annals.Errorf(annals.EINVALID, "unknown search field %q in \"in\" (want any of: %s)", in, strings.Join(searchFields, ", "))
+		}
+	}
+	terms := strings.Fields(req.Query)
+	if len(terms) == 0 {
+		return nil, annals.Errorf(annals.EINVALID, "search needs a non-empty query")
+	}
+	f, err := listFilter(req, res.Owner)
+	if err != nil {
+		return nil, err
+	}
+	f.MetaTerms = terms
+	f.MetaFields = req.In
+	return s.page(ctx, f, res)
+}
+
+func (s *Service) page(ctx context.Context, f annals.ChatFilter, res *Resolved) (*ListResponse, error) {
+	chats, total, err := s.store.FindChats(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := &ListResponse{Chats: chats, Total: total, Limit: f.Limit, Offset: f.Offset, Scope: string(res.Scope)}
+	if next := f.Offset + len(chats); next < total && len(chats) > 0 {
+		out.NextCursor = encodeCursor(cursor{Offset: next})
+	}
+	return out, nil
+}
+
+// listFilter turns the request's list filters into a store filter, refusing unknown values.
+func listFilter(req *Request, owner annals.Owner) (annals.ChatFilter, error) {
+	f := annals.ChatFilter{
+		Owner:           owner,
+		PinnedOnly:      req.PinnedOnly,
+		IncludeArchived: req.IncludeArchived,
+		Limit:           annals.EffectiveLimit(req.Limit, annals.DefaultListLimit, annals.MaxListLimit),
+		Offset:          req.Offset,
+	}
+	if req.Limit < 0 {
+		return f, annals.Errorf(annals.EINVALID, "limit must not be negative (default %d, at most %d)", annals.DefaultListLimit, annals.MaxListLimit)
+	}
+	if req.Offset < 0 {
+		return f, annals.Errorf(annals.EINVALID, "offset must not be negative")
+	}
+	if req.Cursor != "" {
+		if req.Offset != 0 {
+			return f, annals.Errorf(annals.EINVALID, "give either offset or cursor, not both")
+		}
+		c, err := decodeCursor(req.Cursor)
+		if err != nil {
+			return f, err
+		}
+		f.Offset = c.Offset
+	}
+	if req.Status != "" {
+		st, err := annals.ParseRunStatus(req.Status)
+		if err != nil {
+			return f, err
+		}
+		f.Status = &st
+	}
+	var err error
+	if f.From, err = parseTime("from", req.From); err != nil {
+		return f, err
+	}
+	if f.To, err = parseTime("to", req.To); err != nil {
+		return f, err
+	}
+	if req.Tag != "" {
+		f.Tag = &req.Tag
+	}
+	if req.TitleContains != "" {
+		f.TitleContains = &req.TitleContains
+	}
+	if req.Agent != "" {
+		f.Agent = &req.Agent
+	}
+	if len(req.Attributes) > 0 {
+		f.Attributes = make(map[string]annals.AttrMatch, len(req.Attributes))
+		for k, v := range req.Attributes {
+			f.Attributes[k] = annals.AttrMatch{Value: v.Value, Contains: v.Contains}
+		}
+	}
+	return f, nil
+}
+
+func parseTime(field, v string) (*time.Time, error) {
+	if v == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return nil, annals.Errorf(annals.EINVALID, "%s %q is not an RFC3339 time (for example 2026-01-02T15:04:05Z)", field, v)
+	}
+	return &t, nil
+}
+
+// cursor is the opaque paging token: today an offset, versioned so its shape can change.
+type cursor struct {
+	V      int   `json:"v"`
+	Offset int   `json:"o,omitempty"`
+	Seq    int64 `json:"s,omitempty"`
+}
+
+func encodeCursor(c cursor) string {
+	c.V = 1
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string) (cursor, error) {
+	var c cursor
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || json.Unmarshal(b, &c) != nil || c.V != 1 || c.Offset < 0 || c.Seq < 0 {
+		return cursor{}, annals.Errorf(annals.EINVALID, "cursor %.40q is not one this server issued (pass back next_cursor unchanged)", s)
+	}
+	return c, nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,79 @@
+package history
+
+import (
+	"context"
+
+	"github.com/annals-dev/annals"
+)
+
+// RecapResponse is the answer of recap: the chat with its new summary.
+type RecapResponse struct {
+	Chat    *annals.Chat `json:"chat"`
+	Summary string       `json:"summary"`
+}
+
+// Recap summarises the transcript so far and stores the summary on the chat, replacing any
+// earlier one. The scope fold runs first, so no summarizer is ever called for a chat outside
+// scope. It only reads the transcript, so it is safe on a chat that is still being written.
+func (s *Service) Recap(ctx context.Context, req *Request) (*RecapResponse, error) {
+	chat, _, err := s.fetch(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if s.summarizer == nil {
+		return nil, annals.Errorf(annals.EUNAVAILABLE, "recap needs a summarizer; configure one under summarizer: in the annals config (provider: extractive works offline)")
+	}
+	entries, err := s.store.FindEntries(ctx, annals.EntryFilter{ChatID: chat.ID, Limit: maxExportEntries})
+	if err != nil {
+		return nil, err
+	}
+	summary, err := s.summarizer.Summarize(ctx, chat, entries)
+	if err != nil {
+		return nil, err
+	}
+	summary = s.redactText(summary)
+	if len(summary) > annals.MaxSummaryBytes {
+		summary = summary[:annals.MaxSummaryBytes]
+		summary = validUTF8Prefix(summary)
+	}
+	updated, err := s.store.UpdateChat(ctx, chat.ID, annals.ChatUpdate{Summary: &summary})
+	if err != nil {
+		return nil, err
+	}
+	s.embedChat(ctx, updated)
+	return &RecapResponse{Chat: updated, Summary: summary}, nil
+}
+
+// validUTF8Prefix drops a partial rune left at the end by a byte cut.
+func validUTF8Prefix(s string) string {
+	for len(s) > 0 {
+		r := s[len(s)-1]
+		if r < 0x80 {
+			return s
+		}
+		// Walk back to the start byte of the last rune and keep it only if complete.
+		i := len(s) - 1
+		for i > 0 && s[i]&0xC0 == 0x80 {
+			i--
+		}
+		if isComplete(s[i:]) {
+			return s
+		}
+		s = s[:i]
+	}
+	return s
+}
+
+func isComplete(tail string) bool {
+	b := tail[0]
+	need := 1
+	switch {
+	case b&0xE0 == 0xC0:
+		need = 2
+	case b&0xF0 == 0xE0:
+		need = 3
+	case b&0xF8 == 0xF0:
+		need = 4
+	}
+	return len(tail) >= need
+}

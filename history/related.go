@@ -1,0 +1,240 @@
+package history
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/embed"
+)
+
+// Related limits.
+const (
+	DefaultRelatedLimit = 10
+	MaxRelatedLimit     = 50
+	// embedFallbackBytes is how much transcript text stands in for a chat that has no title,
+	// description, summary or tags yet (an imported chat, say).
+	embedFallbackBytes = 4000
+)
+
+// RelatedResult is one related chat with its cosine similarity to the source.
+type RelatedResult struct {
+	Chat  *annals.Chat `json:"chat"`
+	Score float32      `json:"score"`
+}
+
+// RelatedResponse is the answer of related.
+type RelatedResponse struct {
+	Results []RelatedResult `json:"results"`
+	// Candidates is how many in-scope vectors were ranked (at most CandidateCap).
+	Candidates   int    `json:"candidates"`
+	CandidateCap int    `json:"candidate_cap"`
+	Limit        int    `json:"limit"`
+	Model        string `json:"model"`
+}
+
+// Related ranks chats close in meaning to a chat (session_id, excluded from its own results) or
+// to a free-text query. Candidates are the newest CandidateCap in-scope vectors, folded by owner
+// inside SQL, so a chat outside scope can never appear however similar it is.
+func (s *Service) Related(ctx context.Context, req *Request) (*RelatedResponse, error) {
+	if s.embedder == nil {
+		return nil, annals.Errorf(annals.EUNAVAILABLE, "related requires an embedder; configure one under embedder: in the annals config (provider: hashing works offline)")
+	}
+	if (req.SessionID == "") == (strings.TrimSpace(req.Query) == "") {
+		return nil, annals.Errorf(annals.EINVALID, "related needs exactly one of session_id or query")
+	}
+	if req.Limit < 0 {
+		return nil, annals.Errorf(annals.EINVALID, "limit must not be negative (default %d, at most %d)", DefaultRelatedLimit, MaxRelatedLimit)
+	}
+	limit := annals.EffectiveLimit(req.Limit, DefaultRelatedLimit, MaxRelatedLimit)
+
+	var res *Resolved
+	var source []float32
+	var exclude string
+	if req.SessionID != "" {
+		chat, r, err := s.fetch(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		res, exclude = r, chat.ID
+		if source, err = s.vectorOf(ctx, chat); err != nil {
+			return nil, err
+		}
+	} else {
+		r, err := Resolve(ctx, req.Scope)
+		if err != nil {
+			return nil, err
+		}
+		res = r
+		vecs, err := s.embedder.Embed(ctx, []string{req.Query})
+		if err != nil {
+			return nil, err
+		}
+		source = vecs[0]
+	}
+
+	cands, err := s.store.FindEmbeddings(ctx, annals.EmbeddingFilter{
+		Owner:           res.Owner,
+		Model:           s.embedder.Model(),
+		ExcludeChatID:   exclude,
+		IncludeArchived: req.IncludeArchived,
+		Limit:           s.candidateCap,
+	})
+	if err != nil {
+		return nil, err
+	}
+	type scored struct {
+		id    string
+		score float32
+	}
+	ranked := make([]scored, 0, len(cands))
+	for _, c := range cands {
+		if sc := embed.Cosine(source, c.Vector); sc > 0 {
+			ranked = append(ranked, scored{c.ChatID, sc})
+		}
+	}
+	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].score > ranked[j].score })
+	out := &RelatedResponse{Results: []RelatedResult{}, Candidates: len(cands), CandidateCap: s.candidateCap, Limit: limit, Model: s.embedder.Model()}
+	for _, r := range ranked {
+		if len(out.Results) == limit {
+			break
+		}
+		chat, err := s.store.FindChatByID(ctx, r.id)
+		if annals.ErrorCode(err) == annals.ENOTFOUND {
+			continue // deleted between the two reads
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !res.Owner.Matches(chat) {
+			continue // belt and braces: the SQL fold already excluded it
+		}
+		out.Results = append(out.Results, RelatedResult{Chat: chat, Score: r.score})
+	}
+	return out, nil
+}
+
+// vectorOf returns a chat's stored vector, embedding it first when it has none.
+func (s *Service) vectorOf(ctx context.Context, chat *annals.Chat) ([]float32, error) {
+	vecs, err := s.store.FindEmbeddings(ctx, annals.EmbeddingFilter{
+		Owner: annals.Owner{TenantID: chat.TenantID, UserID: chat.UserID, AgentID: chat.AgentID},
+		Model: s.embedder.Model(), IncludeArchived: true, Limit: annals.DefaultCandidateCap,
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range vecs {
+		if v.ChatID == chat.ID {
+			return v.Vector, nil
+		}
+	}
+	text, err := s.embedText(ctx, chat)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.embedder.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.UpsertEmbedding(ctx, chat.ID, s.embedder.Model(), out[0]); err != nil && annals.ErrorCode(err) != annals.EFORBIDDEN {
+		s.log.Warn("store embedding", "chat", chat.ID, "err", err)
+	}
+	return out[0], nil
+}
+
+// embedText is the one source of a chat's embedded text, so a stored vector and a by-id lookup
+// are computed identically: title, description, summary and tags; for a chat without any of
+// those, the opening of its transcript.
+func (s *Service) embedText(ctx context.Context, chat *annals.Chat) (string, error) {
+	parts := []string{chat.Title, chat.Description, chat.Summary, strings.Join(chat.Tags, " ")}
+	text := strings.TrimSpace(strings.Join(parts, "\n"))
+	if text != "" {
+		return text, nil
+	}
+	entries, err := s.store.FindEntries(ctx, annals.EntryFilter{ChatID: chat.ID, Kinds: []annals.EntryKind{annals.KindUser, annals.KindAssistant}, Limit: 20})
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		if b.Len() >= embedFallbackBytes {
+			break
+		}
+		b.WriteString(e.Text)
+		b.WriteString("\n")
+	}
+	t := b.String()
+	if len(t) > embedFallbackBytes {
+		t = validUTF8Prefix(t[:embedFallbackBytes])
+	}
+	return t, nil
+}
+
+// embedChat refreshes a chat's embedding after its text changed. It is best effort: a failure is
+// logged and never fails the operation that triggered it.
+func (s *Service) embedChat(ctx context.Context, chat *annals.Chat) {
+	if s.embedder == nil {
+		return
+	}
+	if err := s.embedOne(ctx, chat); err != nil {
+		s.log.Warn("refresh chat embedding", "chat", chat.ID, "err", err)
+	}
+}
+
+func (s *Service) embedOne(ctx context.Context, chat *annals.Chat) error {
+	text, err := s.embedText(ctx, chat)
+	if err != nil {
+		return err
+	}
+	vecs, err := s.embedder.Embed(ctx, []string{text})
+	if err != nil {
+		return err
+	}
+	return s.store.UpsertEmbedding(ctx, chat.ID, s.embedder.Model(), vecs[0])
+}
+
+// BackfillProgress reports a running backfill.
+type BackfillProgress struct {
+	Embedded int `json:"embedded"`
+	Failed   int `json:"failed"`
+}
+
+// Backfill embeds every chat that has no vector of the configured model yet. It is maintenance
+// for the database owner, not an op: it ignores scopes. progress may be nil.
+func (s *Service) Backfill(ctx context.Context, progress func(BackfillProgress)) (BackfillProgress, error) {
+	var p BackfillProgress
+	if s.embedder == nil {
+		return p, annals.Errorf(annals.EUNAVAILABLE, "backfill requires an embedder; configure one under embedder: in the annals config")
+	}
+	failed := map[string]bool{}
+	for {
+		chats, err := s.store.FindChatsWithoutEmbedding(ctx, s.embedder.Model(), 100+len(failed))
+		if err != nil {
+			return p, err
+		}
+		progressed := false
+		for _, c := range chats {
+			if failed[c.ID] {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return p, err
+			}
+			if err := s.embedOne(ctx, c); err != nil {
+				failed[c.ID] = true
+				p.Failed++
+				s.log.Warn("backfill embedding", "chat", c.ID, "err", err)
+				continue
+			}
+			progressed = true
+			p.Embedded++
+		}
+		if progress != nil {
+			progress(p)
+		}
+		if !progressed {
+			return p, nil
+		}
+	}
+}

@@ -1,0 +1,162 @@
+package history
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/annals-dev/annals"
+)
+
+// Ops, in the order the operations reference documents them.
+const (
+	OpList     = "list"
+	OpSearch   = "search"
+	OpRelated  = "related"
+	OpGet      = "get"
+	OpRename   = "rename"
+	OpAnnotate = "annotate"
+	OpPin      = "pin"
+	OpArchive  = "archive"
+	OpRecap    = "recap"
+	OpResume   = "resume"
+	OpDelete   = "delete"
+)
+
+// Ops lists every op.
+var Ops = []string{OpList, OpSearch, OpRelated, OpGet, OpRename, OpAnnotate, OpPin, OpArchive, OpRecap, OpResume, OpDelete}
+
+// Formats of the get op.
+const (
+	FormatJSON         = "json"
+	FormatMarkdown     = "markdown"
+	FormatConversation = "conversation"
+)
+
+// Request is the one op-discriminated request shape every transport decodes into. Each op reads
+// the fields it documents and ignores the rest; the owner is never part of it.
+type Request struct {
+	Op    string `json:"op"`
+	Scope string `json:"scope,omitempty"`
+
+	// SessionID names the chat of a by-id op (get, rename, annotate, pin, archive, recap, resume,
+	// delete) and the source chat of related.
+	SessionID string `json:"session_id,omitempty"`
+
+	// List and search filters.
+	Status          string               `json:"status,omitempty"`
+	From            string               `json:"from,omitempty"`
+	To              string               `json:"to,omitempty"`
+	Tag             string               `json:"tag,omitempty"`
+	TitleContains   string               `json:"title_contains,omitempty"`
+	Attributes      map[string]AttrValue `json:"attributes,omitempty"`
+	Agent           string               `json:"agent,omitempty"`
+	PinnedOnly      bool                 `json:"pinned_only,omitempty"`
+	IncludeArchived bool                 `json:"include_archived,omitempty"`
+	Limit           int                  `json:"limit,omitempty"`
+	Offset          int                  `json:"offset,omitempty"`
+	Cursor          string               `json:"cursor,omitempty"`
+
+	// Query is the text of search and of a free-text related.
+	Query string `json:"query,omitempty"`
+	// In narrows search to fields: title, description, summary, tags (body and tools arrive
+	// with full-text body search).
+	In []string `json:"in,omitempty"`
+
+	// Get: format, paging by cursor or after_seq, or a window around_seq with context.
+	Format    string `json:"format,omitempty"`
+	AfterSeq  int64  `json:"after_seq,omitempty"`
+	AroundSeq int64  `json:"around_seq,omitempty"`
+	Context   int    `json:"context,omitempty"`
+
+	// Curate.
+	Title       *string   `json:"title,omitempty"`
+	Description *string   `json:"description,omitempty"`
+	Tags        *[]string `json:"tags,omitempty"`
+	Pinned      *bool     `json:"pinned,omitempty"`
+	Archived    *bool     `json:"archived,omitempty"`
+}
+
+// AttrValue matches one attribute: a JSON string matches exactly; {"contains": "x"} matches a
+// case-sensitive substring.
+type AttrValue struct {
+	Value    string
+	Contains bool
+}
+
+// UnmarshalJSON accepts "value" or {"contains": "value"}.
+func (a *AttrValue) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*a = AttrValue{Value: s}
+		return nil
+	}
+	var obj struct {
+		Contains *string `json:"contains"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&obj); err != nil || obj.Contains == nil {
+		return annals.Errorf(annals.EINVALID, `an attribute filter is a string (exact match) or {"contains": "text"}`)
+	}
+	*a = AttrValue{Value: *obj.Contains, Contains: true}
+	return nil
+}
+
+// MarshalJSON writes the form UnmarshalJSON reads.
+func (a AttrValue) MarshalJSON() ([]byte, error) {
+	if a.Contains {
+		return json.Marshal(map[string]string{"contains": a.Value})
+	}
+	return json.Marshal(a.Value)
+}
+
+// DecodeRequest decodes one JSON envelope strictly: unknown fields are refused by name, wrong
+// types say which field, trailing data is refused.
+func DecodeRequest(r io.Reader) (*Request, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var req Request
+	if err := dec.Decode(&req); err != nil {
+		return nil, jsonError(err)
+	}
+	if dec.More() {
+		return nil, annals.Errorf(annals.EINVALID, "the request body holds more than one JSON value")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, annals.Errorf(annals.EINVALID, "the request body holds more than one JSON value")
+	}
+	return &req, nil
+}
+
+// jsonError turns a decoding error into an invalid error that names the problem for the caller.
+func jsonError(err error) error {
+	var ae *annals.Error
+	if errors.As(err, &ae) {
+		return err
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return annals.Errorf(annals.EINVALID, "the request body is empty (want a JSON object with an op)")
+	case errors.As(err, &syn):
+		return annals.Errorf(annals.EINVALID, "malformed JSON at byte %d: %v", syn.Offset, syn)
+	case errors.As(err, &typ):
+		return annals.Errorf(annals.EINVALID, "field %q must be %s, not JSON %s", typ.Field, typ.Type, typ.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return annals.Errorf(annals.EINVALID, "unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return annals.Errorf(annals.EINVALID, "malformed JSON: the body ends in the middle of a value")
+	}
+	return annals.Errorf(annals.EINVALID, "malformed JSON: %v", err)
+}
+
+func unknownOp(op string) error {
+	if op == "" {
+		return annals.Errorf(annals.EINVALID, "op is required (want one of: %s)", strings.Join(Ops, ", "))
+	}
+	return annals.Errorf(annals.EINVALID, "unknown op %q (want one of: %s)", op, strings.Join(Ops, ", "))
+}

@@ -1,0 +1,119 @@
+// Package history is the op-discriminated history service: the scope policy and owner fold, and
+// the operations list, search, related, get, rename, annotate, pin, archive, recap, resume and
+// delete. Every transport (library, HTTP, MCP, CLI, web) calls it unchanged.
+package history
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/annals-dev/annals"
+)
+
+// Config wires a Service.
+type Config struct {
+	Store annals.Store
+	// Summarizer writes recaps; nil makes recap refuse with how to configure one.
+	Summarizer annals.Summarizer
+	// Embedder powers related; nil makes related refuse with how to configure one.
+	Embedder annals.Embedder
+	// Redactor scrubs titles, descriptions and summaries written through the service; nil
+	// stores them as given.
+	Redactor annals.Redactor
+	// CandidateCap bounds how many chats related ranks; 0 means annals.DefaultCandidateCap.
+	CandidateCap int
+	Logger       *slog.Logger
+	Now          func() time.Time
+}
+
+// Service runs history operations on behalf of the principal carried by each call's context.
+type Service struct {
+	store        annals.Store
+	summarizer   annals.Summarizer
+	embedder     annals.Embedder
+	redactor     annals.Redactor
+	candidateCap int
+	log          *slog.Logger
+	now          func() time.Time
+}
+
+// New returns a Service.
+func New(cfg Config) *Service {
+	s := &Service{
+		store:        cfg.Store,
+		summarizer:   cfg.Summarizer,
+		embedder:     cfg.Embedder,
+		redactor:     cfg.Redactor,
+		candidateCap: cfg.CandidateCap,
+		log:          cfg.Logger,
+		now:          cfg.Now,
+	}
+	if s.candidateCap <= 0 {
+		s.candidateCap = annals.DefaultCandidateCap
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s
+}
+
+// Do dispatches an envelope to its op. The result is one of the *Response types of this package.
+func (s *Service) Do(ctx context.Context, req *Request) (any, error) {
+	if req == nil {
+		return nil, annals.Errorf(annals.EINVALID, "the request is empty")
+	}
+	switch req.Op {
+	case OpList:
+		return s.List(ctx, req)
+	case OpSearch:
+		return s.Search(ctx, req)
+	case OpRelated:
+		return s.Related(ctx, req)
+	case OpGet:
+		return s.Get(ctx, req)
+	case OpRename:
+		return s.Rename(ctx, req)
+	case OpAnnotate:
+		return s.Annotate(ctx, req)
+	case OpPin:
+		return s.Pin(ctx, req)
+	case OpArchive:
+		return s.Archive(ctx, req)
+	case OpRecap:
+		return s.Recap(ctx, req)
+	case OpResume:
+		return s.Resume(ctx, req)
+	case OpDelete:
+		return s.Delete(ctx, req)
+	}
+	return nil, unknownOp(req.Op)
+}
+
+// fetch resolves the scope, fetches the chat and folds "outside scope" into the same opaque
+// not-found as "missing": one fetch either way, the same code and the same message.
+func (s *Service) fetch(ctx context.Context, req *Request) (*annals.Chat, *Resolved, error) {
+	res, err := Resolve(ctx, req.Scope)
+	if err != nil {
+		return nil, nil, err
+	}
+	if req.SessionID == "" {
+		return nil, nil, annals.Errorf(annals.EINVALID, "session_id is required for op %s", req.Op)
+	}
+	chat, err := s.store.FindChatByID(ctx, req.SessionID)
+	if annals.ErrorCode(err) == annals.ENOTFOUND || (err == nil && !res.Owner.Matches(chat)) {
+		return nil, nil, annals.NotFound(req.SessionID)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return chat, res, nil
+}
+
+// ChatResponse is the answer of rename, annotate, pin and archive: the updated chat.
+type ChatResponse struct {
+	Chat *annals.Chat `json:"chat"`
+}

@@ -1,0 +1,68 @@
+package historytest
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/redact"
+)
+
+// testRedaction proves invariant 7: what goes through the capture path is stored already
+// redacted, so neither get nor the full-text index can hand a secret back.
+func testRedaction(t *testing.T, open Opener) {
+	e := newEnv(t, open)
+	r, err := redact.New(redact.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	capture := &history.RedactingCapture{Store: e.store, Redactor: r}
+	bg := context.Background()
+	const key = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+	if _, err := capture.CreateChat(bg, &annals.Chat{ID: "x1", TenantID: "A", UserID: "ua1", Title: "token " + key}); err != nil {
+		t.Fatal(err)
+	}
+	entries := []*annals.Entry{
+		{ID: "u", Kind: annals.KindUser, Text: "use " + key + " please <private>my diary</private> thanks"},
+		{ID: "t", Kind: annals.KindTool, Tool: &annals.ToolCall{Name: "Bash", Arguments: []byte(`{"env":{"GITHUB_TOKEN":"` + key + `"},"cmd":"gh repo list"}`), Result: "authenticated with " + key, Outcome: annals.OutcomeSucceeded}},
+	}
+	if _, err := capture.AppendEntries(bg, "x1", entries); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(entries[0].Text, key) {
+		t.Error("the capture path modified the caller's entry in place")
+	}
+	ctx := as(member("A", "ua1", "", annals.ScopeUser))
+	got, err := e.svc.Get(ctx, &history.Request{SessionID: "x1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob, _ := json.Marshal(got)
+	if strings.Contains(string(blob), key) || strings.Contains(string(blob), "my diary") {
+		t.Errorf("get returned a secret or private text: %s", blob)
+	}
+	if !strings.Contains(string(blob), "[redacted:github_token]") {
+		t.Errorf("no redaction marker in %s", blob)
+	}
+	if !json.Valid(got.Entries[1].Tool.Arguments) {
+		t.Errorf("tool arguments are no longer valid JSON: %s", got.Entries[1].Tool.Arguments)
+	}
+	for _, term := range []string{key, "diary"} {
+		hits, err := e.store.MatchEntries(bg, annals.TextMatch{Owner: annals.Owner{AllTenants: true}, Terms: []string{term}})
+		if err != nil || len(hits) != 0 {
+			t.Errorf("index hits for %q: %v (%v)", term, hits, err)
+		}
+	}
+	// Titles set through the service are redacted too.
+	svc := history.New(history.Config{Store: e.store, Redactor: r})
+	rn, err := svc.Rename(ctx, &history.Request{SessionID: "x1", Title: ptr("now with " + key)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(rn.Chat.Title, key) {
+		t.Errorf("rename stored a secret: %q", rn.Chat.Title)
+	}
+}

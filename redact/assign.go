@@ -1,0 +1,304 @@
+package redact
+
+import (
+	"strings"
+)
+
+// secretSuffixes end a key name whose value is a secret: DB_PASSWORD, client_secret,
+// refresh_token, X-Auth, Authorization. A name only counts when the word ends it, so
+// max_tokens, token_count, author and passwordless are not secret names.
+var secretSuffixes = []string{"password", "passwd", "passphrase", "pwd", "secret", "token", "auth", "authorization"}
+
+// keyQualifiers are the words that make "<word>key" a secret name: api_key, apiKey, x-api-key,
+// access_key, secret_key, private_key. A bare "key" (a map key, ?key= of a URL) is not one.
+var keyQualifiers = []string{"api", "access", "secret", "private", "client", "encryption", "signing", "master", "session"}
+
+// isSecretKeyName reports whether a key (an identifier, a JSON object key, a flag) names a
+// secret. Case and the separators '_', '-', '.' and ' ' do not matter.
+func isSecretKeyName(name string) bool {
+	k := strings.TrimLeft(asciiLower(name), "-")
+	for _, w := range secretSuffixes {
+		if strings.HasSuffix(k, w) {
+			return true
+		}
+	}
+	if p, ok := strings.CutSuffix(k, "key"); ok {
+		p = strings.TrimRight(p, "_-. ")
+		for _, q := range keyQualifiers {
+			if strings.HasSuffix(p, q) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// identSet is what a key name in text is made of: DB_PASSWORD, config.api_key, --auth-token.
+var identSet = newByteSet("a-z", "A-Z", "0-9", "_.-")
+
+// unquotedSet is what an unquoted value is made of: it stops at white space, quotes and the
+// punctuation that ends a value in code, URLs, shell and structured text.
+var unquotedSet = func() *byteSet {
+	s := newByteSet("!-~") // printable ASCII
+	for _, c := range []byte("\"'`,;&|<>(){}\\") {
+		s[c] = false
+	}
+	for c := 0x80; c < 0x100; c++ {
+		s[c] = true // UTF-8 bytes: passwords need not be ASCII
+	}
+	return s
+}()
+
+// assignmentRule redacts the value of an assignment whose key names a secret, in every common
+// shape: KEY=value, key: value, "key": "value", key := "value", key => 'value', --key value,
+// --key=value, Authorization: Basic value. Only the value is replaced; quotes stay, so JSON and
+// code around it keep their structure.
+func assignmentRule() rule {
+	anchors := append(append([]string(nil), secretSuffixes...), "key")
+	return rule{anchors: anchors, fold: true, find: func(t *scrub) []span {
+		if !strings.ContainsAny(t.s, "=:-") { // no separator and no flag: nothing to assign
+			return nil
+		}
+		s, low := t.s, t.lowered()
+		var spans []span
+		for _, a := range anchors {
+			occurrences(low, a, func(i int) int {
+				end := i + len(a)
+				if end < len(s) && identSet[s[end]] {
+					return end // the name goes on: tokens, author, keyboard
+				}
+				start := i
+				for start > 0 && identSet[s[start-1]] {
+					start--
+				}
+				if !isSecretKeyName(s[start:end]) || strings.HasSuffix(s[:start], "://") {
+					return end // a URL's user name is the URL rule's business
+				}
+				sp, ok := parseAssignment(s, start, end)
+				if !ok {
+					return end
+				}
+				spans = append(spans, sp)
+				return sp.b
+			})
+		}
+		return normalize(spans)
+	}}
+}
+
+var (
+	assignmentMarker   = Marker(KindAssignment)
+	awsSecretKeyMarker = Marker(KindAWSSecretKey)
+)
+
+// parseAssignment reads the separator and value after the key name s[start:end] and returns the
+// span of the value to redact.
+func parseAssignment(s string, start, end int) (span, bool) {
+	ident := s[start:end]
+	j := end
+	switch { // the closing quote of a quoted key: "password": , 'token' => , \"secret\":
+	case strings.HasPrefix(s[j:], `\"`):
+		j += 2
+	case j < len(s) && (s[j] == '"' || s[j] == '\'' || s[j] == '`'):
+		j++
+	}
+	k := skipBlanks(s, j)
+	sep := separatorAt(s, k)
+	flag := false
+	if sep == "" {
+		// A flag takes its value after blanks: --password hunter2.
+		if ident[0] != '-' || j != end || k == j {
+			return span{}, false
+		}
+		flag = true
+	} else {
+		k = skipBlanks(s, k+len(sep))
+		k = skipScheme(s, k)
+	}
+	a, b, quoted := valueAt(s, k)
+	if b <= a {
+		return span{}, false
+	}
+	v := s[a:b]
+	if quoted {
+		p, rest := splitScheme(v)
+		a, v = a+len(p), rest
+	}
+	if flag && !quoted && v[0] == '-' {
+		return span{}, false // the next flag, not a value
+	}
+	var next byte
+	if b < len(s) {
+		next = s[b]
+	}
+	// Code references (token = self.token) only occur in code, never in a flag or a query string.
+	code := !flag && (start == 0 || s[start-1] != '?' && s[start-1] != '&')
+	if !plausibleValue(ident, v, quoted, code, sep, next) {
+		return span{}, false
+	}
+	if isAWSSecretKey(ident, v) {
+		return span{a, b, awsSecretKeyMarker}, true
+	}
+	return span{a, b, assignmentMarker}, true
+}
+
+// separatorAt returns the assignment operator at s[k:], or "".
+func separatorAt(s string, k int) string {
+	for _, op := range []string{"=>", ":=", "=="} {
+		if strings.HasPrefix(s[k:], op) {
+			return op
+		}
+	}
+	if k < len(s) && s[k] == '=' {
+		return "="
+	}
+	if k < len(s) && s[k] == ':' && (k+1 == len(s) || s[k+1] != ':') { // not Token::new
+		return ":"
+	}
+	return ""
+}
+
+// valueAt reads the value starting at s[k]: quoted ("..." '...' `...` or JSON-escaped \"...\"),
+// whose inside is returned, or unquoted. An unclosed quote runs to the end of the line, so a
+// truncated value is still redacted.
+func valueAt(s string, k int) (a, b int, quoted bool) {
+	if k >= len(s) {
+		return k, k, false
+	}
+	switch c := s[k]; {
+	case c == '\\' && strings.HasPrefix(s[k:], `\"`):
+		a = k + 2
+		b = a
+		for b < len(s) && s[b] != '"' && s[b] != '\n' {
+			if strings.HasPrefix(s[b:], `\"`) {
+				return a, b, true
+			}
+			b++
+		}
+		return a, b, true
+	case c == '"' || c == '\'':
+		a = k + 1
+		b = a
+		for b < len(s) && s[b] != c && s[b] != '\n' {
+			if s[b] == '\\' && b+1 < len(s) && s[b+1] != '\n' {
+				b++
+			}
+			b++
+		}
+		return a, min(b, len(s)), true
+	case c == '`':
+		a = k + 1
+		b = strings.IndexAny(s[a:], "`\n")
+		if b < 0 {
+			return a, len(s), true
+		}
+		return a, a + b, true
+	default:
+		return k, unquotedSet.scan(s, k), false
+	}
+}
+
+var authSchemes = []string{"bearer", "basic", "token", "digest"}
+
+// skipScheme steps over an HTTP auth scheme before an unquoted credential
+// (Authorization: Basic dXNlcjpwYXNz), so the scheme stays readable.
+func skipScheme(s string, k int) int {
+	for _, p := range authSchemes {
+		if len(s)-k > len(p) && strings.EqualFold(s[k:k+len(p)], p) && (s[k+len(p)] == ' ' || s[k+len(p)] == '\t') {
+			if v := skipBlanks(s, k+len(p)); v < len(s) && unquotedSet[s[v]] {
+				return v
+			}
+		}
+	}
+	return k
+}
+
+// splitScheme splits a leading HTTP auth scheme and its blanks off a quoted credential.
+func splitScheme(v string) (prefix, rest string) {
+	if k := skipScheme(v, 0); k > 0 {
+		return v[:k], v[k:]
+	}
+	return "", v
+}
+
+// placeholderWords are values that are never secrets: literals, types and null words that
+// follow a secret-named key in code and configuration.
+var placeholderWords = map[string]bool{
+	"null": true, "nil": true, "none": true, "true": true, "false": true, "undefined": true,
+	"yes": true, "no": true, "on": true, "off": true, "required": true, "optional": true,
+	"str": true, "string": true, "bool": true, "boolean": true, "int": true, "bytes": true,
+	"redacted": true,
+}
+
+// plausibleLiteral rejects values that are clearly not secrets: empty, already a marker, a
+// variable or template reference ($TOKEN, ${TOKEN}, %s, {{ .Token }}, <your-token>), a mask
+// (****, xxxx), punctuation only, or a placeholder word.
+func plausibleLiteral(v string) bool {
+	if v == "" || isMarker(v) {
+		return false
+	}
+	switch v[0] {
+	case '$', '%', '<':
+		return false
+	}
+	if strings.HasPrefix(v, "{{") || strings.Trim(v, "*xX.•_-") == "" {
+		return false
+	}
+	if !strings.ContainsFunc(v, func(r rune) bool {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r >= 0x80
+	}) {
+		return false
+	}
+	return !placeholderWords[asciiLower(v)]
+}
+
+// plausibleValue decides whether the value of a secret-named key is worth redacting. Beyond
+// plausibleLiteral, an unquoted value that may be code is skipped when it reads as a reference
+// rather than a literal (token = self.token, token := getToken(), if password == other), and a
+// pwd that is an absolute path (PWD=/home/me) is the shell's working directory, not a password.
+func plausibleValue(ident, v string, quoted, code bool, sep string, next byte) bool {
+	if !plausibleLiteral(v) {
+		return false
+	}
+	if !quoted && code && (next == '(' || sep == "==" || isCodeRef(v)) {
+		return false
+	}
+	if (v[0] == '/' || v[0] == '~') && strings.HasSuffix(asciiLower(ident), "pwd") {
+		return false
+	}
+	return true
+}
+
+// isCodeRef reports whether an unquoted value reads as a reference in code: a dotted name
+// (self.token, process.env.API_KEY) or a name followed by an index or type parameter
+// (os.environ[...], Optional[str]). Names with digits are taken for literals: generated secrets
+// nearly always have digits (hvs.CAESIJ9x, p4ss.w0rd), names in code rarely do.
+func isCodeRef(v string) bool {
+	head, _, indexed := strings.Cut(v, "[")
+	if head == "" || !indexed && !strings.Contains(head, ".") {
+		return false
+	}
+	for _, seg := range strings.Split(head, ".") {
+		if seg == "" {
+			return false
+		}
+		for i := 0; i < len(seg); i++ {
+			if c := seg[i]; !isWord(c) && c != '$' || '0' <= c && c <= '9' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+var awsSecretSet = newByteSet("a-z", "A-Z", "0-9", "+/=")
+
+// isAWSSecretKey reports whether an assignment is an AWS secret access key: 40 base64
+// characters under a name like aws_secret_access_key, SecretAccessKey or AWS_SECRET_KEY.
+func isAWSSecretKey(ident, v string) bool {
+	if len(v) != 40 || awsSecretSet.scan(v, 0) != 40 {
+		return false
+	}
+	k := strings.NewReplacer("_", "", "-", "", ".", "").Replace(asciiLower(ident))
+	return strings.HasSuffix(k, "secretaccesskey") || strings.Contains(k, "aws") && strings.HasSuffix(k, "secretkey")
+}

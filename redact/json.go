@@ -1,0 +1,224 @@
+package redact
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+)
+
+// redactJSON scrubs a JSON field (tool arguments, metadata). Every string value is redacted as
+// text, and the value of a key naming a secret ("password", "api_key", "Authorization") is
+// replaced whole. Only the string literals that change are rewritten, in place, so key order,
+// white space and number spelling are kept and an unchanged document keeps its exact bytes.
+//
+// A field that is not valid JSON is redacted as text; if that changes it and the result is not
+// valid JSON either, the result is stored as a JSON string, so the field is valid JSON from then
+// on. An invalid field that needs no redaction is returned untouched, for validation to report.
+func (r *Redactor) redactJSON(raw json.RawMessage) (json.RawMessage, int) {
+	if len(raw) == 0 {
+		return raw, 0
+	}
+	doc := string(raw)
+	if !r.mayMatchJSON(doc) {
+		return raw, 0
+	}
+	if !json.Valid(raw) {
+		out, n := r.RedactText(doc)
+		if n == 0 {
+			return raw, 0
+		}
+		if json.Valid([]byte(out)) {
+			return json.RawMessage(out), n
+		}
+		return appendJSONString(nil, out), n
+	}
+	return r.walkJSON(doc, raw)
+}
+
+// mayMatchJSON is the cheap test that lets most documents skip the walk: no rule's anchor occurs
+// in the raw bytes. Escapes can hide an anchor (\u003cprivate>, https:\/\/), so a document with
+// \u or \/ escapes is always walked.
+func (r *Redactor) mayMatchJSON(doc string) bool {
+	if strings.Contains(doc, `\u`) || strings.Contains(doc, `\/`) {
+		return true
+	}
+	var low string
+	lower := func() string {
+		if low == "" {
+			low = asciiLower(doc)
+		}
+		return low
+	}
+	for i := range r.rules {
+		if r.rules[i].mayMatch(doc, lower) {
+			return true
+		}
+	}
+	return false
+}
+
+// frame is one open object or array of the JSON walk.
+type frame struct {
+	object    bool
+	expectKey bool
+	// key is the object's current key, or for an array the key it is the value of, so the
+	// strings of "password": ["a", "b"] are treated as secret values too.
+	key string
+}
+
+// walkJSON rewrites the string values of a valid JSON document. It scans the bytes itself
+// rather than decoding into maps, which would lose the key order and the original formatting.
+func (r *Redactor) walkJSON(doc string, raw json.RawMessage) (json.RawMessage, int) {
+	var (
+		out   []byte // nil until the first change
+		last  int    // doc[:last] is already in out
+		n     int
+		stack []frame
+	)
+	for i := 0; i < len(doc); {
+		switch doc[i] {
+		case '{':
+			stack = append(stack, frame{object: true, expectKey: true})
+		case '[':
+			key := ""
+			if len(stack) > 0 {
+				key = stack[len(stack)-1].key
+			}
+			stack = append(stack, frame{key: key})
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+		case ',':
+			if top := &stack[len(stack)-1]; top.object {
+				top.expectKey = true
+			}
+		case ':':
+			stack[len(stack)-1].expectKey = false
+		case '"':
+			end := stringEnd(doc, i)
+			lit := doc[i:end]
+			if len(stack) > 0 && stack[len(stack)-1].expectKey {
+				stack[len(stack)-1].key = unquoteJSON(lit)
+			} else {
+				key := ""
+				if len(stack) > 0 {
+					key = stack[len(stack)-1].key
+				}
+				if v, k := r.redactValue(key, unquoteJSON(lit)); k > 0 {
+					if out == nil {
+						out = make([]byte, 0, len(doc)+64)
+					}
+					out = append(out, doc[last:i]...)
+					out = appendJSONString(out, v)
+					last = end
+					n += k
+				}
+			}
+			i = end
+			continue
+		}
+		i++
+	}
+	if n == 0 {
+		return raw, 0
+	}
+	return append(out, doc[last:]...), n
+}
+
+// redactValue redacts one JSON string value found under key (empty at the top level and for
+// values with no key). A value under a secret-named key is replaced whole unless the text rules
+// already turned it into exactly one marker (a GitHub token under "GITHUB_TOKEN" keeps the more
+// telling kind github_token) or it is a placeholder such as "" or "${TOKEN}".
+func (r *Redactor) redactValue(key, v string) (string, int) {
+	out, n := r.RedactText(v)
+	if !r.builtin || key == "" || !isSecretKeyName(key) {
+		return out, n
+	}
+	prefix, rest := splitScheme(out)
+	if !plausibleValue(key, rest, true, false, "", 0) {
+		return out, n
+	}
+	if isAWSSecretKey(key, rest) {
+		return prefix + awsSecretKeyMarker, 1
+	}
+	return prefix + assignmentMarker, 1
+}
+
+// stringEnd returns the index just after the string literal that starts at doc[i] == '"'. The
+// document is valid JSON, so the literal is closed.
+func stringEnd(doc string, i int) int {
+	for j := i + 1; j < len(doc); j++ {
+		switch doc[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(doc)
+}
+
+// unquoteJSON decodes a string literal of a valid document. Literals without escapes, the
+// common case, are sliced rather than decoded.
+func unquoteJSON(lit string) string {
+	if !strings.Contains(lit, `\`) {
+		return lit[1 : len(lit)-1]
+	}
+	var v string
+	if err := json.Unmarshal([]byte(lit), &v); err != nil {
+		return lit[1 : len(lit)-1] // unreachable for a valid document; never lose the text
+	}
+	return v
+}
+
+// appendJSONString appends s as a JSON string literal. Unlike encoding/json it does not escape
+// <, > and &, which keeps redacted text readable; invalid UTF-8 becomes U+FFFD as it does there.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		// U+2028 and U+2029 are valid JSON but end lines in JavaScript; escape them as
+		// encoding/json does.
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

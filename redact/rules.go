@@ -1,0 +1,494 @@
+package redact
+
+import (
+	"encoding/json"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// rule finds the spans to replace in the current text. anchors are the literals one of which
+// must occur for the rule to match at all (matched against the lower-cased text when fold is
+// set); the JSON walker uses them to skip documents that no rule can touch. opaque marks a rule
+// without anchors (a custom regular expression), which has to run on everything.
+type rule struct {
+	anchors []string
+	fold    bool
+	opaque  bool
+	find    func(t *scrub) []span
+}
+
+// mayMatch reports whether the rule could match s, judged by its anchors alone.
+func (r *rule) mayMatch(s string, lower func() string) bool {
+	if r.opaque {
+		return true
+	}
+	h := s
+	if r.fold {
+		h = lower()
+	}
+	for _, a := range r.anchors {
+		if strings.Contains(h, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// byteSet is a set of bytes, for scanning runs of token characters without regular expressions.
+type byteSet [256]bool
+
+func newByteSet(ranges ...string) *byteSet {
+	var s byteSet
+	for _, r := range ranges {
+		if len(r) == 3 && r[1] == '-' {
+			for c := int(r[0]); c <= int(r[2]); c++ {
+				s[c] = true
+			}
+			continue
+		}
+		for i := 0; i < len(r); i++ {
+			s[r[i]] = true
+		}
+	}
+	return &s
+}
+
+// scan returns the end of the run of bytes in set starting at i.
+func (set *byteSet) scan(s string, i int) int {
+	for i < len(s) && set[s[i]] {
+		i++
+	}
+	return i
+}
+
+// Character sets of the token shapes. Package-level but never written after initialisation.
+var (
+	wordSet       = newByteSet("a-z", "A-Z", "0-9", "_")
+	alnumSet      = newByteSet("a-z", "A-Z", "0-9")
+	upperDigitSet = newByteSet("A-Z", "0-9")
+	b64urlSet     = newByteSet("a-z", "A-Z", "0-9", "_-")
+	alnumDashSet  = newByteSet("a-z", "A-Z", "0-9", "-")
+	webhookSet    = newByteSet("a-z", "A-Z", "0-9", "/_-")
+	bearerSet     = newByteSet("a-z", "A-Z", "0-9", "-._~+/")
+	// pemBodySet is what a PEM body may contain: base64, line breaks (real or JSON-escaped),
+	// and the "Proc-Type: 4,ENCRYPTED" style headers of encrypted keys.
+	pemBodySet = newByteSet("a-z", "A-Z", "0-9", "+/=", "\r\n\t ", `\:,-`)
+	// urlStopSet is what ends a URL's authority, or the quoted string around it.
+	urlStopSet = newByteSet(" \t\r\n\v\f", `/?#"'<>\`+"`")
+)
+
+func isWord(c byte) bool { return wordSet[c] }
+
+// boundaryBefore reports whether position i of s starts a word (no word byte right before it),
+// so that a prefix found inside a longer word ("task-", "ASIAN") is not taken for a token.
+func boundaryBefore(s string, i int) bool { return i == 0 || !isWord(s[i-1]) }
+
+// occurrences calls fn with each index of lit in h, from left to right; fn returns where the
+// search continues (at least past the occurrence).
+func occurrences(h, lit string, fn func(i int) int) {
+	for from := 0; from <= len(h)-len(lit); {
+		i := strings.Index(h[from:], lit)
+		if i < 0 {
+			return
+		}
+		i += from
+		from = max(fn(i), i+1)
+	}
+}
+
+// builtinRules returns the built-in rules in the order they run: the most specific shapes
+// first, so a key gets its own kind before the generic bearer, URL and assignment rules see it
+// (those skip values that are already a marker).
+func builtinRules() []rule {
+	rules := []rule{pemRule(), jwtRule()}
+	for _, tr := range tokenRules {
+		rules = append(rules, tr.rule())
+	}
+	return append(rules, webhookRule(), bearerRule(), urlPasswordRule(), assignmentRule())
+}
+
+// tokenRule is a credential with a fixed literal prefix followed by a run of token characters.
+type tokenRule struct {
+	kind     string
+	prefixes []string
+	body     *byteSet
+	min      int // shortest body
+	// exact means the body is exactly min bytes and ends at a word boundary (AWS key ids).
+	exact bool
+	// check, when set, must accept the body: it rejects prose-like near misses.
+	check func(body string) bool
+}
+
+// tokenRules are the prefixed credentials. Anthropic comes before OpenAI: both start with "sk-".
+var tokenRules = []tokenRule{
+	{kind: KindAnthropicKey, prefixes: []string{"sk-ant-"}, body: b64urlSet, min: 20},
+	{kind: KindOpenAIKey, prefixes: []string{"sk-"}, body: b64urlSet, min: 20, check: hasDigitOrUpper},
+	{kind: KindGitHubToken, prefixes: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, body: alnumSet, min: 36},
+	{kind: KindGitHubToken, prefixes: []string{"github_pat_"}, body: wordSet, min: 22},
+	{kind: KindSlackToken, prefixes: []string{"xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-"}, body: alnumDashSet, min: 10, check: hasDigit},
+	{kind: KindStripeKey, prefixes: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"}, body: alnumSet, min: 16},
+	{kind: KindGoogleAPIKey, prefixes: []string{"AIza"}, body: b64urlSet, min: 35},
+	{kind: KindAWSAccessKey, prefixes: []string{"AKIA", "ASIA", "ABIA", "ACCA"}, body: upperDigitSet, min: 16, exact: true},
+}
+
+func (tr tokenRule) rule() rule {
+	marker := Marker(tr.kind)
+	return rule{anchors: tr.prefixes, find: func(t *scrub) []span {
+		s := t.s
+		var spans []span
+		for _, p := range tr.prefixes {
+			occurrences(s, p, func(i int) int {
+				if !boundaryBefore(s, i) {
+					return i + len(p)
+				}
+				start := i + len(p)
+				end := tr.body.scan(s, start)
+				body := s[start:end]
+				if len(body) < tr.min || tr.exact && (len(body) != tr.min || end < len(s) && isWord(s[end])) {
+					return start
+				}
+				if tr.check != nil && !tr.check(body) {
+					return start
+				}
+				spans = append(spans, span{i, end, marker})
+				return end
+			})
+		}
+		return normalize(spans)
+	}}
+}
+
+func hasDigit(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return '0' <= r && r <= '9' })
+}
+
+// hasDigitOrUpper tells a random key body from a kebab-case word ("sk-learn-compatible-...").
+func hasDigitOrUpper(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return '0' <= r && r <= '9' || 'A' <= r && r <= 'Z' })
+}
+
+// jwtRule finds JSON Web Tokens: a base64url header starting "eyJ" ({"), a payload and a
+// signature separated by dots; a JWE's two further segments are taken along.
+func jwtRule() rule {
+	marker := Marker(KindJWT)
+	return rule{anchors: []string{"eyJ"}, find: func(t *scrub) []span {
+		s := t.s
+		var spans []span
+		occurrences(s, "eyJ", func(i int) int {
+			if !boundaryBefore(s, i) {
+				return i + 3
+			}
+			e1 := b64urlSet.scan(s, i)
+			if e1-i < 10 || e1 >= len(s) || s[e1] != '.' {
+				return e1
+			}
+			e2 := b64urlSet.scan(s, e1+1)
+			if e2-e1-1 < 10 || e2 >= len(s) || s[e2] != '.' {
+				return e1
+			}
+			end := b64urlSet.scan(s, e2+1)
+			for k := 0; k < 2 && end+1 < len(s) && s[end] == '.' && b64urlSet[s[end+1]]; k++ {
+				end = b64urlSet.scan(s, end+1)
+			}
+			spans = append(spans, span{i, end, marker})
+			return end
+		})
+		return spans
+	}}
+}
+
+// pemRule finds PEM private-key blocks, BEGIN through END. A block without its END line (a
+// truncated file or tool output) is redacted through the end of its base64 body, so a partial
+// key is never stored; a lone header line with no body is left alone.
+func pemRule() rule {
+	marker := Marker(KindPrivateKey)
+	const begin = "-----BEGIN "
+	return rule{anchors: []string{begin}, find: func(t *scrub) []span {
+		s := t.s
+		var spans []span
+		occurrences(s, begin, func(i int) int {
+			labelStart := i + len(begin)
+			label, ok := pemPrivateLabel(s, labelStart)
+			if !ok {
+				return labelStart
+			}
+			bodyStart := labelStart + len(label) + 5
+			if end, ok := pemEnd(s, bodyStart); ok {
+				spans = append(spans, span{i, end, marker})
+				return end
+			}
+			end := pemBodySet.scan(s, bodyStart)
+			end = bodyStart + len(strings.TrimRight(s[bodyStart:end], " \t\r\n"))
+			if end-bodyStart < 32 {
+				return bodyStart
+			}
+			spans = append(spans, span{i, end, marker})
+			return end
+		})
+		return spans
+	}}
+}
+
+// pemPrivateLabel reads the label of a "-----BEGIN <label>-----" line starting at i and accepts
+// it when it names a private key ("RSA PRIVATE KEY", "PGP PRIVATE KEY BLOCK", ...).
+func pemPrivateLabel(s string, i int) (string, bool) {
+	j := strings.Index(s[i:min(len(s), i+64)], "-----")
+	if j < 0 {
+		return "", false
+	}
+	label := s[i : i+j]
+	if !strings.HasSuffix(label, "PRIVATE KEY") && !strings.HasSuffix(label, "PRIVATE KEY BLOCK") {
+		return "", false
+	}
+	for k := 0; k < len(label); k++ {
+		if c := label[k]; !isUpper(c) && !('0' <= c && c <= '9') && c != ' ' {
+			return "", false
+		}
+	}
+	return label, true
+}
+
+// pemEnd finds the end of the first "-----END <private key label>-----" line at or after i.
+func pemEnd(s string, i int) (int, bool) {
+	const end = "-----END "
+	for {
+		k := strings.Index(s[i:], end)
+		if k < 0 {
+			return 0, false
+		}
+		labelStart := i + k + len(end)
+		if label, ok := pemPrivateLabel(s, labelStart); ok {
+			return labelStart + len(label) + 5, true
+		}
+		i = labelStart
+	}
+}
+
+// webhookRule finds Slack webhook URLs and redacts their path, keeping the host visible.
+func webhookRule() rule {
+	marker := Marker(KindSlackWebhook)
+	const host = "hooks.slack.com/"
+	return rule{anchors: []string{host}, find: func(t *scrub) []span {
+		s := t.s
+		var spans []span
+		occurrences(s, host, func(i int) int {
+			j := i + len(host)
+			for _, p := range []string{"services/", "workflows/", "triggers/"} {
+				if strings.HasPrefix(s[j:], p) {
+					start := j + len(p)
+					end := webhookSet.scan(s, start)
+					if end-start >= 8 {
+						spans = append(spans, span{start, end, marker})
+						return end
+					}
+				}
+			}
+			return j
+		})
+		return spans
+	}}
+}
+
+// bearerRule redacts the token after the word Bearer, keeping the word. Right after an
+// Authorization header name any token counts; in other text the token must look like one (16 or
+// more characters, not a plain lower-case word), so prose about "bearer tokens" is left alone.
+func bearerRule() rule {
+	marker := Marker(KindBearerToken)
+	return rule{anchors: []string{"bearer"}, fold: true, find: func(t *scrub) []span {
+		s, low := t.s, t.lowered()
+		var spans []span
+		occurrences(low, "bearer", func(i int) int {
+			j := i + len("bearer")
+			if !boundaryBefore(s, i) || j >= len(s) || (s[j] != ' ' && s[j] != '\t') {
+				return j
+			}
+			start := skipBlanks(s, j)
+			end := bearerSet.scan(s, start)
+			for end < len(s) && s[end] == '=' {
+				end++
+			}
+			tok := s[start:end]
+			if tok == "" {
+				return start
+			}
+			if !authHeaderBefore(low, i) && (len(tok) < 16 || !hasDigitOrUpper(tok) && !strings.ContainsAny(tok, "-._~+/")) {
+				return end
+			}
+			spans = append(spans, span{start, end, marker})
+			return end
+		})
+		return spans
+	}}
+}
+
+// authHeaderBefore reports whether the text before position i ends with an Authorization header
+// name and its separator (`Authorization: `, `"Authorization": "`, `authorization=`).
+func authHeaderBefore(low string, i int) bool {
+	j := strings.TrimRight(low[:i], " \t\"'")
+	if j == "" || (j[len(j)-1] != ':' && j[len(j)-1] != '=') {
+		return false
+	}
+	j = strings.TrimRight(j[:len(j)-1], " \t\"'")
+	return strings.HasSuffix(j, "authorization")
+}
+
+func skipBlanks(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// urlPasswordRule redacts the password of a URL's user information, scheme://user:PASSWORD@host,
+// keeping the user and the host. The password runs to the last '@' of the authority, so a raw
+// '@' inside it is covered too.
+func urlPasswordRule() rule {
+	marker := Marker(KindURLPassword)
+	return rule{anchors: []string{"://"}, find: func(t *scrub) []span {
+		s := t.s
+		var spans []span
+		occurrences(s, "://", func(i int) int {
+			u := i + 3
+			for u < len(s) && !urlStopSet[s[u]] && s[u] != ':' && s[u] != '@' && s[u] != '[' {
+				u++
+			}
+			if u >= len(s) || s[u] != ':' {
+				return u
+			}
+			p := u + 1
+			end := p
+			for end < len(s) && !urlStopSet[s[end]] {
+				end++
+			}
+			at := strings.LastIndexByte(s[p:end], '@')
+			if at < 1 {
+				return u
+			}
+			pass := s[p : p+at]
+			if !plausibleLiteral(pass) {
+				return p + at
+			}
+			spans = append(spans, span{p, p + at, marker})
+			return p + at
+		})
+		return spans
+	}}
+}
+
+// privateRule removes <private>...</private> spans (tags in any case, content over any number
+// of lines) and replaces each with PrivateMarker. An unclosed <private> removes everything to the
+// end of the text: when the writer's intent is unclear, dropping too much is the safe failure.
+func privateRule() rule {
+	return rule{anchors: []string{"<private"}, fold: true, find: func(t *scrub) []span {
+		if !strings.Contains(t.s, "<") {
+			return nil
+		}
+		s, low := t.s, t.lowered()
+		var spans []span
+		occurrences(low, "<private", func(i int) int {
+			open := tagEnd(low, i+len("<private"))
+			if open < 0 {
+				return i + len("<private")
+			}
+			for from := open; ; {
+				k := strings.Index(low[from:], "</private")
+				if k < 0 {
+					spans = append(spans, span{i, len(s), PrivateMarker})
+					return len(s)
+				}
+				k += from
+				if end := tagEnd(low, k+len("</private")); end >= 0 {
+					spans = append(spans, span{i, end, PrivateMarker})
+					return end
+				}
+				from = k + 1
+			}
+		})
+		return spans
+	}}
+}
+
+// tagEnd returns the index after the '>' that closes a tag name ending at i (blanks allowed
+// before it), or -1 when the name continues (<privateKey>) or the tag is not closed.
+func tagEnd(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n') {
+		i++
+	}
+	if i < len(s) && s[i] == '>' {
+		return i + 1
+	}
+	return -1
+}
+
+// envRule matches the exact values of secret environment variables, and the forms the same
+// value takes inside JSON text and URLs. Longer values are matched first, so a value that
+// contains another is redacted whole.
+func envRule(values []string) *rule {
+	seen := make(map[string]bool)
+	var lits []string
+	add := func(v string) {
+		if !seen[v] {
+			seen[v] = true
+			lits = append(lits, v)
+		}
+	}
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		if len(v) < MinEnvValueLen {
+			continue
+		}
+		add(v)
+		if b, err := json.Marshal(v); err == nil {
+			if q := string(b[1 : len(b)-1]); q != v {
+				add(q)
+			}
+		}
+		if q := url.QueryEscape(v); q != v {
+			add(q)
+		}
+		if q := url.PathEscape(v); q != v {
+			add(q)
+		}
+	}
+	if len(lits) == 0 {
+		return nil
+	}
+	sort.SliceStable(lits, func(i, j int) bool { return len(lits[i]) > len(lits[j]) })
+	marker := Marker(KindSecretEnv)
+	return &rule{anchors: lits, find: func(t *scrub) []span {
+		s := t.s
+		var spans []span
+		for _, v := range lits {
+			occurrences(s, v, func(i int) int {
+				spans = append(spans, span{i, i + len(v), marker})
+				return i + len(v)
+			})
+		}
+		return normalize(spans)
+	}}
+}
+
+// regexRule is a custom rule: each non-empty match (or its "secret" group) is replaced.
+func regexRule(name string, re *regexp.Regexp) rule {
+	marker := Marker(name)
+	group := re.SubexpIndex("secret")
+	return rule{opaque: true, find: func(t *scrub) []span {
+		ms := re.FindAllStringSubmatchIndex(t.s, -1)
+		if ms == nil {
+			return nil
+		}
+		spans := make([]span, 0, len(ms))
+		for _, m := range ms {
+			a, b := m[0], m[1]
+			if group > 0 {
+				a, b = m[2*group], m[2*group+1]
+			}
+			if a >= 0 && b > a {
+				spans = append(spans, span{a, b, marker})
+			}
+		}
+		return spans
+	}}
+}

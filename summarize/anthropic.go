@@ -1,0 +1,135 @@
+package summarize
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/annals-dev/annals"
+)
+
+// AnthropicConfig configures an Anthropic Messages API summarizer.
+type AnthropicConfig struct {
+	// BaseURL is the API root, as in Anthropic's SDKs: "https://api.anthropic.com" (the
+	// default). Requests go to BaseURL + "/v1/messages" (a base URL ending in "/v1" is accepted
+	// too).
+	BaseURL string
+	// APIKey is sent as the x-api-key header. It never appears in an error.
+	APIKey string
+	// Model is the model, e.g. "claude-3-5-haiku-latest". Required.
+	Model string
+	// MaxTokens is the answer budget the API requires; 0 means DefaultAnthropicMaxTokens.
+	MaxTokens int
+	// Version is the anthropic-version header; "" means DefaultAnthropicVersion.
+	Version string
+	// ChunkChars is the transcript budget of one call; 0 means DefaultChunkChars.
+	ChunkChars int
+	// MaxChunks bounds the chunk calls of one recap; 0 means DefaultMaxChunks.
+	MaxChunks int
+	// Timeout bounds each request when HTTPClient is nil; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// HTTPClient, when set, is used as is.
+	HTTPClient *http.Client
+}
+
+// Anthropic is a Summarizer backed by the Anthropic Messages API (POST /v1/messages). Long
+// transcripts are chunked and combined exactly as by OpenAI. It is safe for concurrent use.
+type Anthropic struct {
+	cfg      AnthropicConfig
+	chunking chunking
+	endpoint string
+	display  string
+	client   *http.Client
+}
+
+var _ annals.Summarizer = (*Anthropic)(nil)
+
+// NewAnthropic returns an Anthropic Messages summarizer. It makes no request.
+// Errors: invalid (a missing model, a malformed base URL, a setting out of range).
+func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
+	if strings.TrimSpace(cfg.Model) == "" {
+		return nil, annals.Errorf(annals.EINVALID, "the anthropic summarizer needs a model (e.g. claude-3-5-haiku-latest)")
+	}
+	if cfg.MaxTokens < 0 || cfg.Timeout < 0 {
+		return nil, annals.Errorf(annals.EINVALID, "the anthropic summarizer's max tokens and timeout must not be negative")
+	}
+	ch, err := newChunking(cfg.ChunkChars, cfg.MaxChunks)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultAnthropicBaseURL
+	}
+	if cfg.MaxTokens == 0 {
+		cfg.MaxTokens = DefaultAnthropicMaxTokens
+	}
+	if cfg.Version == "" {
+		cfg.Version = DefaultAnthropicVersion
+	}
+	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
+	path := "/v1/messages"
+	if strings.HasSuffix(base, "/v1") {
+		path = "/messages"
+	}
+	// Unlike OpenAI's, Anthropic's base URL has no version path, so nothing is added to a bare host.
+	u, err := joinEndpoint(base, "", path)
+	if err != nil {
+		return nil, err
+	}
+	return &Anthropic{cfg: cfg, chunking: ch, endpoint: u.String(), display: displayURL(u), client: httpClient(cfg.HTTPClient, cfg.Timeout)}, nil
+}
+
+// Summarize returns the model's recap of the transcript. Errors: unavailable (the provider is
+// unreachable, rate-limits, is overloaded, fails, refuses the configured key or model, or answers
+// nothing usable), invalid (the provider rejects the request as too large or malformed).
+func (a *Anthropic) Summarize(ctx context.Context, chat *annals.Chat, entries []*annals.Entry) (string, error) {
+	return summarizeWith(ctx, a, a.chunking, chat, entries)
+}
+
+type messagesRequest struct {
+	Model     string        `json:"model"`
+	MaxTokens int           `json:"max_tokens"`
+	System    string        `json:"system"`
+	Messages  []chatMessage `json:"messages"`
+}
+
+type messagesResponse struct {
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+	StopReason string `json:"stop_reason"`
+}
+
+func (a *Anthropic) complete(ctx context.Context, system, user string) (string, error) {
+	req := messagesRequest{
+		Model:     a.cfg.Model,
+		MaxTokens: a.cfg.MaxTokens,
+		System:    system,
+		Messages:  []chatMessage{{Role: "user", Content: user}},
+	}
+	headers := http.Header{}
+	headers.Set("anthropic-version", a.cfg.Version)
+	if a.cfg.APIKey != "" {
+		headers.Set("x-api-key", a.cfg.APIKey)
+	}
+	raw, err := post(ctx, a.client, a.endpoint, a.display, headers, req, a.cfg.APIKey)
+	if err != nil {
+		return "", err
+	}
+	var mr messagesResponse
+	if err := json.Unmarshal(raw, &mr); err != nil {
+		return "", badResponse(summaryWhat, a.display, "not a Messages API JSON object", err)
+	}
+	// The answer is the concatenation of its text blocks; other block types (thinking, tool
+	// use) are not part of the recap.
+	var b strings.Builder
+	for _, c := range mr.Content {
+		if c.Type == "text" {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String(), nil
+}
