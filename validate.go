@@ -288,5 +288,5 @@ func (p TruncatePoint) Validate() error {
 // on every captured entry) and that the value is an object.
 func isJSONObject(raw json.RawMessage) bool {
 	trimmed := bytes.TrimLeft(raw, " \t\r\n")
-	return len(trimmed) > 0 && trimmed[0] == '{' && json.Valid(raw)
+	return len(trimmed) > 0 && trimmed[0] == '{' && utf8.Valid(raw) && json.Valid(raw)
 }

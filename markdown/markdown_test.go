@@ -496,7 +496,9 @@ func TestParseWrapsReadErrors(t *testing.T) {
 	}
 }
 
-func BenchmarkRender10kEntries(b *testing.B) {
+// benchChat is a chat of 10,000 entries shaped like a coding session: user prompts, assistant
+// answers with code and reasoning, tool calls with JSON arguments and multi-line results, events.
+func benchChat() (*annals.Chat, []*annals.Entry) {
 	chat := &annals.Chat{ID: "bench", TenantID: "t", Title: "Benchmark", CreatedAt: t0, LastActivity: t0}
 	entries := make([]*annals.Entry, 10000)
 	for i := range entries {
@@ -517,6 +519,11 @@ func BenchmarkRender10kEntries(b *testing.B) {
 		}
 		entries[i] = e
 	}
+	return chat, entries
+}
+
+func BenchmarkRender10kEntries(b *testing.B) {
+	chat, entries := benchChat()
 	var buf bytes.Buffer
 	if err := markdown.Render(&buf, chat, nil, entries); err != nil {
 		b.Fatal(err)
@@ -525,6 +532,22 @@ func BenchmarkRender10kEntries(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := markdown.Render(io.Discard, chat, nil, entries); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkParse10kEntries(b *testing.B) {
+	chat, entries := benchChat()
+	var buf bytes.Buffer
+	if err := markdown.Render(&buf, chat, nil, entries); err != nil {
+		b.Fatal(err)
+	}
+	doc := buf.Bytes()
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := markdown.Parse(bytes.NewReader(doc)); err != nil {
 			b.Fatal(err)
 		}
 	}

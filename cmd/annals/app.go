@@ -63,7 +63,17 @@ func (m *Main) commands() []command {
 	return []command{
 		{"ingest", "read chats, entries, runs and truncations in the capture format (JSON Lines)", runIngest},
 		{"list", "list chats, pinned first, then most recent activity", runList},
+		{"search", "find chats by title, description, summary and tags", runSearch},
 		{"show", "print one chat's transcript", runShow},
+		{"export", "export one chat as Markdown or JSON", runExport},
+		{"rename", "set a chat's title", runRename},
+		{"tag", "replace a chat's tags or set its description", runTag},
+		{"pin", "pin or unpin a chat", runPin},
+		{"archive", "archive or restore a chat", runArchive},
+		{"recap", "summarise a chat and store the summary", runRecap},
+		{"related", "find chats close in meaning to a chat or text", runRelated},
+		{"delete", "delete a chat and everything it holds", runDelete},
+		{"redact", "re-apply redaction rules to stored data", runRedact},
 		{"version", "print the version", runVersion},
 	}
 }
@@ -109,11 +119,13 @@ func (m *Main) usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")
 	for _, c := range m.commands() {
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Every command takes --db PATH (or $ANNALS_DB); the default database is")
 	fmt.Fprintln(w, "$XDG_DATA_HOME/annals/annals.db, else ~/.local/share/annals/annals.db.")
+	fmt.Fprintln(w, "Configuration (YAML) is read from --config, $ANNALS_CONFIG, else")
+	fmt.Fprintln(w, "$XDG_CONFIG_HOME/annals/config.yaml or ~/.config/annals/config.yaml (docs/CONFIG.md).")
 	fmt.Fprintln(w, "Run 'annals <command> --help' for a command's flags.")
 }
 
@@ -214,3 +226,6 @@ func isTerminal(w io.Writer) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
+
+// flagT shortens flag.Flag in Visit callbacks.
+type flagT = flag.Flag

@@ -14,7 +14,7 @@ import (
 
 func runIngest(ctx context.Context, m *Main, args []string) error {
 	fs := m.flagSet("ingest", "[flags] [FILE|-]", "Read the annals capture format (JSON Lines: chat, entry, run and truncate\nrecords; see docs/FORMAT.md) from FILE, or standard input when FILE is - or absent.\nThe whole input is validated before anything is written; it is then applied in\nbatches, each one transaction. Ingesting the same input again changes nothing.")
-	db := dbFlag(fs)
+	c := commonFlags(fs)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	batch := fs.Int("batch", ingest.DefaultBatchSize, "records per transaction")
 	quiet := fs.Bool("quiet", false, "no progress display")
@@ -34,7 +34,7 @@ func runIngest(ctx context.Context, m *Main, args []string) error {
 		defer f.Close()
 		in, name = f, fs.Arg(0)
 	}
-	store, err := m.openDB(ctx, *db, false)
+	a, err := m.open(ctx, c, false)
 	if err != nil {
 		return err
 	}
@@ -42,7 +42,8 @@ func runIngest(ctx context.Context, m *Main, args []string) error {
 	if !*quiet && m.IsTerminal(m.Stderr) {
 		bar = &progressLine{w: m.Stderr}
 	}
-	report, err := ingest.Ingest(ctx, store, in, ingest.Options{
+	// Through the redacting capture path: what is stored is already scrubbed.
+	report, err := ingest.Ingest(ctx, a.capture, in, ingest.Options{
 		BatchSize: *batch,
 		Progress: func(p ingest.Progress) {
 			if bar != nil {

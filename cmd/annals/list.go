@@ -3,94 +3,147 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
 )
+
+// filterFlags are the list filters shared by list and search.
+type filterFlags struct {
+	scope, status, from, to, tag, agent, title, cursor *string
+	attrs                                              *multiFlag
+	limit, offset                                      *int
+	pinned, archived                                   *bool
+}
+
+func addFilterFlags(fs *flag.FlagSet) *filterFlags {
+	f := &filterFlags{
+		scope:    fs.String("scope", "", "whose chats: self, user, tenant or global (default: the widest this caller may use)"),
+		status:   fs.String("status", "", "only chats with this status (running, awaiting_input, completed, failed, cancelled)"),
+		from:     fs.String("from", "", "only chats active at or after this RFC3339 time"),
+		to:       fs.String("to", "", "only chats active at or before this RFC3339 time"),
+		tag:      fs.String("tag", "", "only chats with this exact tag"),
+		agent:    fs.String("agent", "", "only chats of this agent"),
+		title:    fs.String("title", "", "only chats whose title contains this text (case-insensitive)"),
+		cursor:   fs.String("cursor", "", "continue from a previous page's next_cursor"),
+		attrs:    &multiFlag{},
+		limit:    fs.Int("limit", annals.DefaultListLimit, fmt.Sprintf("rows to show (at most %d)", annals.MaxListLimit)),
+		offset:   fs.Int("offset", 0, "rows to skip"),
+		pinned:   fs.Bool("pinned", false, "only pinned chats"),
+		archived: fs.Bool("archived", false, "include archived chats"),
+	}
+	fs.Var(f.attrs, "attr", "attribute filter, repeatable: key=value (exact) or key~=text (contains)")
+	return f
+}
+
+func (f *filterFlags) apply(req *history.Request) error {
+	req.Scope, req.Status, req.From, req.To = *f.scope, *f.status, *f.from, *f.to
+	req.Tag, req.Agent, req.TitleContains, req.Cursor = *f.tag, *f.agent, *f.title, *f.cursor
+	req.Limit, req.Offset, req.PinnedOnly, req.IncludeArchived = *f.limit, *f.offset, *f.pinned, *f.archived
+	for _, a := range *f.attrs {
+		if k, v, ok := strings.Cut(a, "~="); ok && k != "" {
+			setAttr(req, k, history.AttrValue{Value: v, Contains: true})
+			continue
+		}
+		k, v, ok := strings.Cut(a, "=")
+		if !ok || k == "" {
+			return usagef("--attr %q: want key=value (exact) or key~=text (contains)", a)
+		}
+		setAttr(req, k, history.AttrValue{Value: v})
+	}
+	return nil
+}
+
+func setAttr(req *history.Request, k string, v history.AttrValue) {
+	if req.Attributes == nil {
+		req.Attributes = map[string]history.AttrValue{}
+	}
+	req.Attributes[k] = v
+}
+
+// multiFlag collects a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func runList(ctx context.Context, m *Main, args []string) error {
 	fs := m.flagSet("list", "[flags]", "List chats, pinned first, then by most recent activity.")
-	db := dbFlag(fs)
-	asJSON := fs.Bool("json", false, "print JSON: {chats, total, limit, offset}")
-	limit := fs.Int("limit", annals.DefaultListLimit, fmt.Sprintf("rows to show (at most %d)", annals.MaxListLimit))
-	offset := fs.Int("offset", 0, "rows to skip")
-	tag := fs.String("tag", "", "only chats with this exact tag")
-	agent := fs.String("agent", "", "only chats of this agent")
-	status := fs.String("status", "", "only chats with this status (running, awaiting_input, completed, failed, cancelled)")
-	title := fs.String("title", "", "only chats whose title contains this text (case-insensitive)")
-	pinned := fs.Bool("pinned", false, "only pinned chats")
-	archived := fs.Bool("archived", false, "include archived chats")
+	c := commonFlags(fs)
+	asJSON := fs.Bool("json", false, "print JSON: {chats, total, limit, offset, next_cursor, scope}")
+	ff := addFilterFlags(fs)
 	if err := m.parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("list takes no arguments, got %q", fs.Arg(0))
 	}
-	f := annals.ChatFilter{
-		Owner:           localOwner(),
-		Limit:           *limit,
-		Offset:          *offset,
-		PinnedOnly:      *pinned,
-		IncludeArchived: *archived,
+	req := &history.Request{Op: history.OpList}
+	if err := ff.apply(req); err != nil {
+		return err
 	}
-	if *tag != "" {
-		f.Tag = tag
-	}
-	if *agent != "" {
-		f.Agent = agent
-	}
-	if *title != "" {
-		f.TitleContains = title
-	}
-	if *status != "" {
-		st, err := annals.ParseRunStatus(*status)
-		if err != nil {
-			return err
-		}
-		f.Status = &st
-	}
-	store, err := m.openDB(ctx, *db, false)
+	a, err := m.open(ctx, c, false)
 	if err != nil {
 		return err
 	}
-	chats, total, err := store.FindChats(ctx, f)
+	res, err := a.svc.List(a.ctx, req)
 	if err != nil {
 		return err
 	}
-	effective := annals.EffectiveLimit(*limit, annals.DefaultListLimit, annals.MaxListLimit)
 	if *asJSON {
-		return json.NewEncoder(m.Stdout).Encode(map[string]any{"chats": chats, "total": total, "limit": effective, "offset": *offset})
+		return json.NewEncoder(m.Stdout).Encode(res)
 	}
-	if len(chats) == 0 {
-		fmt.Fprintln(m.Stdout, "No chats.")
+	return writeChatPage(m.Stdout, res, "No chats.")
+}
+
+func writeChatPage(w io.Writer, res *history.ListResponse, empty string) error {
+	if len(res.Chats) == 0 {
+		fmt.Fprintln(w, empty)
 		return nil
 	}
-	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tTITLE\tSTATUS\tENTRIES\tTOKENS\tLAST ACTIVITY\tTAGS")
-	for _, c := range chats {
+	if err := writeChatTable(w, res.Chats, nil); err != nil {
+		return err
+	}
+	if shown := res.Offset + len(res.Chats); shown < res.Total {
+		fmt.Fprintf(w, "%d of %d chats shown (--offset %d or --cursor %s for more)\n", len(res.Chats), res.Total, shown, res.NextCursor)
+	}
+	return nil
+}
+
+// writeChatTable prints chats as a table; extra, when set, adds a leading column per row.
+func writeChatTable(w io.Writer, chats []*annals.Chat, extra func(i int) string) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	head := "ID\tTITLE\tSTATUS\tENTRIES\tTOKENS\tLAST ACTIVITY\tTAGS"
+	if extra != nil {
+		head = "SCORE\t" + head
+	}
+	fmt.Fprintln(tw, head)
+	for i, c := range chats {
 		title := c.Title
+		if title == "" {
+			title = "(untitled)"
+		}
 		if c.Pinned {
 			title = "* " + title
+		}
+		if c.ArchivedAt != nil {
+			title += " [archived]"
+		}
+		if extra != nil {
+			fmt.Fprintf(tw, "%s\t", extra(i))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n",
 			c.ID, clip(oneLine(title), 48), orDash(string(c.Status)), c.Totals.Entries,
 			humanCount(c.Totals.InputTokens+c.Totals.OutputTokens), humanTime(c.LastActivity), clip(strings.Join(c.Tags, ","), 32))
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if shown := *offset + len(chats); shown < total {
-		fmt.Fprintf(m.Stdout, "%d of %d chats shown (--offset %d for more)\n", len(chats), total, shown)
-	}
-	return nil
+	return tw.Flush()
 }
-
-// localOwner is the owner constraint of the local owner of a database file: whoever can read
-// the file already has every chat in it, so the CLI acting on a local file sees all tenants.
-func localOwner() annals.Owner { return annals.Owner{AllTenants: true} }
 
 func humanTime(t time.Time) string {
 	if t.IsZero() {

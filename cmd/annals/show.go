@@ -10,32 +10,57 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
 )
 
 func runShow(ctx context.Context, m *Main, args []string) error {
 	fs := m.flagSet("show", "[flags] CHAT_ID", "Print one chat's metadata and transcript: messages, tool calls with their\narguments, results and outcomes.")
-	db := dbFlag(fs)
+	c := commonFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON: {chat, runs, entries}")
+	scope := fs.String("scope", "", "scope to read the chat in (default: the widest this caller may use)")
+	around := fs.Int64("around", 0, "show only a window of entries around this seq")
+	window := fs.Int("context", history.DefaultContext, fmt.Sprintf("entries before and after --around (at most %d)", history.MaxContext))
+	conversation := fs.Bool("conversation", false, "only user and assistant messages")
 	if err := m.parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return usagef("show needs exactly one chat id")
 	}
-	id := fs.Arg(0)
-	store, err := m.openDB(ctx, *db, false)
+	a, err := m.open(ctx, c, false)
 	if err != nil {
 		return err
 	}
-	chat, err := store.FindChatByID(ctx, id)
-	if err != nil {
-		return err
+	req := &history.Request{Op: history.OpGet, SessionID: fs.Arg(0), Scope: *scope}
+	if *conversation {
+		req.Format = history.FormatConversation
 	}
-	runs, err := store.FindRuns(ctx, id)
-	if err != nil {
-		return err
+	var chat *annals.Chat
+	var entries []*annals.Entry
+	if *around > 0 {
+		req.AroundSeq, req.Context = *around, *window
+		res, err := a.svc.Get(a.ctx, req)
+		if err != nil {
+			return err
+		}
+		chat, entries = res.Chat, res.Entries
+	} else {
+		req.Limit = history.MaxGetLimit
+		for {
+			res, err := a.svc.Get(a.ctx, req)
+			if err != nil {
+				return err
+			}
+			chat = res.Chat
+			entries = append(entries, res.Entries...)
+			if !res.HasMore {
+				break
+			}
+			req.Cursor = res.NextCursor
+		}
 	}
-	entries, err := store.FindEntries(ctx, annals.EntryFilter{ChatID: id})
+	// The chat passed the scope check above; its runs are part of what that scope may read.
+	runs, err := a.store.FindRuns(ctx, chat.ID)
 	if err != nil {
 		return err
 	}

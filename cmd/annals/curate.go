@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/annals-dev/annals/history"
+)
+
+// byID runs a one-chat op and prints the updated chat (or JSON).
+func (m *Main) byID(ctx context.Context, c *common, asJSON bool, req *history.Request, say func(out any) string) error {
+	a, err := m.open(ctx, c, false)
+	if err != nil {
+		return err
+	}
+	out, err := a.svc.Do(a.ctx, req)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(m.Stdout).Encode(out)
+	}
+	_, err = fmt.Fprintln(m.Stdout, say(out))
+	return err
+}
+
+func chatOf(out any) string {
+	cr := out.(*history.ChatResponse)
+	title := cr.Chat.Title
+	if title == "" {
+		title = "(untitled)"
+	}
+	return fmt.Sprintf("%s  %s", cr.Chat.ID, title)
+}
+
+func runRename(ctx context.Context, m *Main, args []string) error {
+	fs := m.flagSet("rename", "[flags] CHAT_ID TITLE...", "Set a chat's title. An empty TITLE (\"\") clears it.")
+	c := commonFlags(fs)
+	asJSON := fs.Bool("json", false, "print the updated chat as JSON")
+	scope := fs.String("scope", "", "scope to find the chat in")
+	if err := m.parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() < 2 {
+		return usagef("rename needs a chat id and a title")
+	}
+	title := strings.Join(fs.Args()[1:], " ")
+	return m.byID(ctx, c, *asJSON, &history.Request{Op: history.OpRename, Scope: *scope, SessionID: fs.Arg(0), Title: &title},
+		func(out any) string { return "renamed " + chatOf(out) })
+}
+
+func runTag(ctx context.Context, m *Main, args []string) error {
+	fs := m.flagSet("tag", "[flags] CHAT_ID [TAG...]", "Replace a chat's tags with TAG... (--clear removes them all), and/or set its\ndescription with --description.")
+	c := commonFlags(fs)
+	asJSON := fs.Bool("json", false, "print the updated chat as JSON")
+	scope := fs.String("scope", "", "scope to find the chat in")
+	clear := fs.Bool("clear", false, "remove every tag")
+	desc := fs.String("description", "", "set the description")
+	if err := m.parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() < 1 {
+		return usagef("tag needs a chat id")
+	}
+	req := &history.Request{Op: history.OpAnnotate, Scope: *scope, SessionID: fs.Arg(0)}
+	if tags := fs.Args()[1:]; len(tags) > 0 || *clear {
+		if len(tags) > 0 && *clear {
+			return usagef("give tags or --clear, not both")
+		}
+		t := append([]string{}, tags...)
+		req.Tags = &t
+	}
+	fs.Visit(func(f *flagT) {
+		if f.Name == "description" {
+			req.Description = desc
+		}
+	})
+	if req.Tags == nil && req.Description == nil {
+		return usagef("tag needs tags, --clear or --description")
+	}
+	return m.byID(ctx, c, *asJSON, req, func(out any) string {
+		cr := out.(*history.ChatResponse)
+		return fmt.Sprintf("%s tags: %s", cr.Chat.ID, orDash(strings.Join(cr.Chat.Tags, ", ")))
+	})
+}
+
+func runPin(ctx context.Context, m *Main, args []string) error {
+	fs := m.flagSet("pin", "[flags] CHAT_ID", "Pin a chat so it lists first; --off unpins it.")
+	c := commonFlags(fs)
+	asJSON := fs.Bool("json", false, "print the updated chat as JSON")
+	scope := fs.String("scope", "", "scope to find the chat in")
+	off := fs.Bool("off", false, "unpin")
+	if err := m.parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("pin needs exactly one chat id")
+	}
+	pinned := !*off
+	return m.byID(ctx, c, *asJSON, &history.Request{Op: history.OpPin, Scope: *scope, SessionID: fs.Arg(0), Pinned: &pinned},
+		func(out any) string {
+			if pinned {
+				return "pinned " + chatOf(out)
+			}
+			return "unpinned " + chatOf(out)
+		})
+}
+
+func runArchive(ctx context.Context, m *Main, args []string) error {
+	fs := m.flagSet("archive", "[flags] CHAT_ID", "Archive a chat (hidden from list unless --archived); --restore brings it back.")
+	c := commonFlags(fs)
+	asJSON := fs.Bool("json", false, "print the updated chat as JSON")
+	scope := fs.String("scope", "", "scope to find the chat in")
+	restore := fs.Bool("restore", false, "restore an archived chat")
+	if err := m.parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("archive needs exactly one chat id")
+	}
+	archived := !*restore
+	return m.byID(ctx, c, *asJSON, &history.Request{Op: history.OpArchive, Scope: *scope, SessionID: fs.Arg(0), Archived: &archived},
+		func(out any) string {
+			if archived {
+				return "archived " + chatOf(out)
+			}
+			return "restored " + chatOf(out)
+		})
+}
+
+func runDelete(ctx context.Context, m *Main, args []string) error {
+	fs := m.flagSet("delete", "[flags] CHAT_ID", "Delete a chat with its transcript, runs, index rows and embedding. Irreversible,\nso it needs --yes.")
+	c := commonFlags(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	scope := fs.String("scope", "", "scope to find the chat in")
+	yes := fs.Bool("yes", false, "confirm the deletion")
+	if err := m.parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("delete needs exactly one chat id")
+	}
+	if !*yes {
+		return usagef("delete is irreversible; run it again with --yes to delete %s", fs.Arg(0))
+	}
+	return m.byID(ctx, c, *asJSON, &history.Request{Op: history.OpDelete, Scope: *scope, SessionID: fs.Arg(0)},
+		func(out any) string { return "deleted " + out.(*history.DeleteResponse).Deleted })
+}
+
+func runRecap(ctx context.Context, m *Main, args []string) error {
+	fs := m.flagSet("recap", "[flags] CHAT_ID", "Summarise a chat's transcript so far and store the summary on the chat\n(replacing an earlier one). Uses the configured summarizer; the default is offline.")
+	c := commonFlags(fs)
+	asJSON := fs.Bool("json", false, "print JSON: {chat, summary}")
+	scope := fs.String("scope", "", "scope to find the chat in")
+	if err := m.parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("recap needs exactly one chat id")
+	}
+	return m.byID(ctx, c, *asJSON, &history.Request{Op: history.OpRecap, Scope: *scope, SessionID: fs.Arg(0)},
+		func(out any) string { return out.(*history.RecapResponse).Summary })
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/annals-dev/annals/history"
+)
+
+func runExport(ctx context.Context, m *Main, args []string) error {
+	fs := m.flagSet("export", "[flags] CHAT_ID", "Export one chat as portable Markdown (default) or JSON, to standard output or --out.")
+	c := commonFlags(fs)
+	format := fs.String("format", "markdown", "markdown or json")
+	out := fs.String("out", "", "write to this file (0600) instead of standard output")
+	scope := fs.String("scope", "", "scope to find the chat in")
+	if err := m.parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("export needs exactly one chat id")
+	}
+	if *format != "markdown" && *format != "json" {
+		return usagef("--format %q: want markdown or json", *format)
+	}
+	a, err := m.open(ctx, c, false)
+	if err != nil {
+		return err
+	}
+	var w io.Writer = m.Stdout
+	if *out != "" {
+		f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return fmt.Errorf("cannot write %s: %w", *out, err)
+		}
+		defer f.Close()
+		w = f
+	}
+	if *format == "markdown" {
+		res, err := a.svc.Get(a.ctx, &history.Request{Op: history.OpGet, Scope: *scope, SessionID: fs.Arg(0), Format: history.FormatMarkdown})
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(w, res.Markdown)
+		return err
+	}
+	req := &history.Request{Op: history.OpGet, Scope: *scope, SessionID: fs.Arg(0), Limit: history.MaxGetLimit}
+	var all *history.GetResponse
+	for {
+		res, err := a.svc.Get(a.ctx, req)
+		if err != nil {
+			return err
+		}
+		if all == nil {
+			all = res
+		} else {
+			all.Entries = append(all.Entries, res.Entries...)
+		}
+		if !res.HasMore {
+			break
+		}
+		req.Cursor = res.NextCursor
+	}
+	all.HasMore, all.NextCursor, all.Limit = false, "", 0
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(all)
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
+)
+
+func runRelated(ctx context.Context, m *Main, args []string) error {
+	fs := m.flagSet("related", "[flags] (CHAT_ID | --query TEXT | --backfill)", "Find chats close in meaning to a chat or to free text, using the configured\nembedder (offline hashing by default). --backfill embeds every chat that has no\nvector yet (chats are also embedded when renamed, annotated or recapped).")
+	c := commonFlags(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	scope := fs.String("scope", "", "whose chats to search")
+	query := fs.String("query", "", "free text to find related chats for")
+	limit := fs.Int("limit", history.DefaultRelatedLimit, fmt.Sprintf("results (at most %d)", history.MaxRelatedLimit))
+	archived := fs.Bool("archived", false, "include archived chats")
+	backfill := fs.Bool("backfill", false, "embed every chat without a vector, then exit")
+	if err := m.parse(fs, args); err != nil {
+		return err
+	}
+	a, err := m.open(ctx, c, false)
+	if err != nil {
+		return err
+	}
+	if *backfill {
+		if fs.NArg() > 0 || *query != "" {
+			return usagef("--backfill takes no chat id or query")
+		}
+		bar := m.IsTerminal(m.Stderr)
+		p, err := a.svc.Backfill(a.ctx, func(p history.BackfillProgress) {
+			if bar {
+				fmt.Fprintf(m.Stderr, "\r\033[Kembedding: %d done, %d failed", p.Embedded, p.Failed)
+			}
+		})
+		if bar {
+			fmt.Fprint(m.Stderr, "\r\033[K")
+		}
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(m.Stdout).Encode(p)
+		}
+		_, err = fmt.Fprintf(m.Stdout, "embedded %d chats (%d failed)\n", p.Embedded, p.Failed)
+		return err
+	}
+	req := &history.Request{Op: history.OpRelated, Scope: *scope, Query: *query, Limit: *limit, IncludeArchived: *archived}
+	switch {
+	case fs.NArg() == 1 && *query == "":
+		req.SessionID = fs.Arg(0)
+	case fs.NArg() == 0 && *query != "":
+	default:
+		return usagef("related needs one chat id or --query TEXT")
+	}
+	res, err := a.svc.Related(a.ctx, req)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(m.Stdout).Encode(res)
+	}
+	if len(res.Results) == 0 {
+		_, err := fmt.Fprintf(m.Stdout, "No related chats among %d embedded candidates (run 'annals related --backfill' to embed older chats).\n", res.Candidates)
+		return err
+	}
+	chats := make([]*annals.Chat, len(res.Results))
+	for i, r := range res.Results {
+		chats[i] = r.Chat
+	}
+	if err := writeChatTable(m.Stdout, chats, func(i int) string { return fmt.Sprintf("%.3f", res.Results[i].Score) }); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(m.Stdout, "%d candidates ranked (cap %d) with %s\n", res.Candidates, res.CandidateCap, strings.TrimSpace(res.Model))
+	return err
+}

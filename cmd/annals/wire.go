@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/embed"
+	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/redact"
+	"github.com/annals-dev/annals/sqlite"
+	"github.com/annals-dev/annals/summarize"
+)
+
+// common are the flags every command that touches the database shares.
+type common struct {
+	db     *string
+	config *string
+}
+
+func commonFlags(fs *flag.FlagSet) *common {
+	return &common{
+		db:     dbFlag(fs),
+		config: fs.String("config", "", "config file (default $ANNALS_CONFIG, else $XDG_CONFIG_HOME/annals/config.yaml or ~/.config/annals/config.yaml)"),
+	}
+}
+
+// app is everything a command needs, built from flags, environment and config.
+type app struct {
+	cfg      *Config
+	store    *sqlite.DB
+	capture  annals.CaptureStore
+	redactor *redact.Redactor
+	svc      *history.Service
+	// ctx carries the CLI's principal.
+	ctx context.Context
+}
+
+// open loads the config, opens the database and wires the history service.
+func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error) {
+	cfg, err := m.loadConfig(*c.config)
+	if err != nil {
+		return nil, err
+	}
+	dbPath := *c.db
+	if dbPath == "" && m.Getenv("ANNALS_DB") == "" && cfg.Database != "" {
+		dbPath = cfg.Database
+	}
+	store, err := m.openDB(ctx, dbPath, readOnly)
+	if err != nil {
+		return nil, err
+	}
+	red, err := m.redactor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	emb, err := m.embedder(cfg)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := m.summarizer(cfg)
+	if err != nil {
+		return nil, err
+	}
+	svc := history.New(history.Config{
+		Store:        store,
+		Summarizer:   sum,
+		Embedder:     emb,
+		Redactor:     red,
+		CandidateCap: cfg.Related.CandidateCap,
+		Logger:       slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	return &app{
+		cfg:      cfg,
+		store:    store,
+		capture:  &history.RedactingCapture{Store: store, Redactor: red},
+		redactor: red,
+		svc:      svc,
+		ctx:      annals.NewContextWithPrincipal(ctx, cfg.cliPrincipal()),
+	}, nil
+}
+
+func (m *Main) redactor(cfg *Config) (*redact.Redactor, error) {
+	rc := redact.Config{DisableBuiltin: cfg.Redact.DisableBuiltin}
+	for _, name := range cfg.Redact.Env {
+		if v := m.Getenv(name); v != "" {
+			rc.SecretEnvValues = append(rc.SecretEnvValues, v)
+		}
+	}
+	for _, r := range cfg.Redact.Rules {
+		rc.Custom = append(rc.Custom, redact.CustomRule{Name: r.Name, Pattern: r.Pattern})
+	}
+	r, err := redact.New(rc)
+	if err != nil {
+		return nil, fmt.Errorf("config redact: %w", err)
+	}
+	return r, nil
+}
+
+// embedder builds the configured embedder; the offline hashing embedder is the default, so
+// related works out of the box. provider: none turns related off.
+func (m *Main) embedder(cfg *Config) (annals.Embedder, error) {
+	p := cfg.Embedder
+	switch p.Provider {
+	case "", "hashing":
+		return embed.NewHashing(p.Dimension)
+	case "openai":
+		key, err := m.apiKey("embedder", p)
+		if err != nil {
+			return nil, err
+		}
+		return embed.NewOpenAI(embed.OpenAIConfig{BaseURL: p.BaseURL, APIKey: key, Model: p.Model, Dimension: p.Dimension})
+	}
+	return nil, nil
+}
+
+// summarizer builds the configured summarizer; the offline extractive one is the default.
+func (m *Main) summarizer(cfg *Config) (annals.Summarizer, error) {
+	p := cfg.Summarizer
+	switch p.Provider {
+	case "", "extractive":
+		return summarize.Extractive{}, nil
+	case "openai":
+		key, err := m.apiKey("summarizer", p)
+		if err != nil {
+			return nil, err
+		}
+		return summarize.NewOpenAI(summarize.OpenAIConfig{BaseURL: p.BaseURL, APIKey: key, Model: p.Model})
+	case "anthropic":
+		key, err := m.apiKey("summarizer", p)
+		if err != nil {
+			return nil, err
+		}
+		return summarize.NewAnthropic(summarize.AnthropicConfig{BaseURL: p.BaseURL, APIKey: key, Model: p.Model})
+	}
+	return nil, nil
+}
+
+// apiKey reads a provider's key from the environment variable the config names. Keys never live
+// in the config file itself.
+func (m *Main) apiKey(section string, p ProviderConfig) (string, error) {
+	if p.APIKeyEnv == "" {
+		return "", nil // a local server (Ollama, llama.cpp) often needs none
+	}
+	v := m.Getenv(p.APIKeyEnv)
+	if v == "" {
+		return "", annals.Errorf(annals.EINVALID, "%s.api_key_env names %s, which is not set", section, p.APIKeyEnv)
+	}
+	return v, nil
+}
