@@ -10,7 +10,9 @@ type Redactor interface {
 	// RedactText returns s with secrets replaced and the number of replacements made.
 	RedactText(s string) (string, int)
 	// RedactEntry scrubs every text field of e in place (text, reasoning, tool arguments and
-	// result, metadata) and returns the number of replacements made.
+	// result, metadata) and returns the number of replacements made. It assigns new values to
+	// the fields and never writes into the bytes of the old ones, so a shallow copy of an entry
+	// can be redacted without touching the original.
 	RedactEntry(e *Entry) int
 }
 

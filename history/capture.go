@@ -2,7 +2,6 @@ package history
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/annals-dev/annals"
 )
@@ -75,6 +74,15 @@ func (c *RedactingCapture) chat(in *annals.Chat) *annals.Chat {
 	out.Title, _ = c.Redactor.RedactText(in.Title)
 	out.Description, _ = c.Redactor.RedactText(in.Description)
 	out.Summary, _ = c.Redactor.RedactText(in.Summary)
+	// Attribute values can carry credentials (a clone URL with a token in it). Redaction is
+	// deterministic, so the same input always stores the same value and the idempotent-create
+	// comparison of immutable data still holds.
+	if len(in.Attributes) > 0 {
+		out.Attributes = make(annals.Attributes, len(in.Attributes))
+		for k, v := range in.Attributes {
+			out.Attributes[k], _ = c.Redactor.RedactText(v)
+		}
+	}
 	return &out
 }
 
@@ -87,10 +95,8 @@ func (c *RedactingCapture) entry(in *annals.Entry) *annals.Entry {
 		t := *in.Tool
 		out.Tool = &t
 	}
-	out.Metadata = append(json.RawMessage(nil), in.Metadata...)
-	if out.Tool != nil {
-		out.Tool.Arguments = append(json.RawMessage(nil), in.Tool.Arguments...)
-	}
+	// The Redactor contract replaces fields rather than writing into their bytes, so copying the
+	// struct (and its tool) is enough to leave the caller's entry untouched.
 	c.Redactor.RedactEntry(&out)
 	return &out
 }

@@ -22,8 +22,14 @@ func testRedaction(t *testing.T, open Opener) {
 	capture := &history.RedactingCapture{Store: e.store, Redactor: r}
 	bg := context.Background()
 	const key = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
-	if _, err := capture.CreateChat(bg, &annals.Chat{ID: "x1", TenantID: "A", UserID: "ua1", Title: "token " + key}); err != nil {
+	chat := &annals.Chat{ID: "x1", TenantID: "A", UserID: "ua1", Title: "token " + key,
+		Attributes: annals.Attributes{"remote": "https://x-access-token:" + key + "@github.com/o/r"}}
+	if _, err := capture.CreateChat(bg, chat); err != nil {
 		t.Fatal(err)
+	}
+	// Creating it again with the same input is still idempotent: redaction is deterministic.
+	if _, err := capture.CreateChat(bg, chat); err != nil {
+		t.Fatalf("re-creating the same chat through the redacting path: %v", err)
 	}
 	entries := []*annals.Entry{
 		{ID: "u", Kind: annals.KindUser, Text: "use " + key + " please <private>my diary</private> thanks"},

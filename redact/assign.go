@@ -14,24 +14,29 @@ var secretSuffixes = []string{"password", "passwd", "passphrase", "pwd", "secret
 var keyQualifiers = []string{"api", "access", "secret", "private", "client", "encryption", "signing", "master", "session"}
 
 // isSecretKeyName reports whether a key (an identifier, a JSON object key, a flag) names a
-// secret. Case and the separators '_', '-', '.' and ' ' do not matter.
+// secret. Case and the separators '_', '-', '.' and ' ' do not matter. It does not allocate: the
+// JSON walker asks it about every key.
 func isSecretKeyName(name string) bool {
-	k := strings.TrimLeft(asciiLower(name), "-")
 	for _, w := range secretSuffixes {
-		if strings.HasSuffix(k, w) {
+		if hasSuffixFold(name, w) {
 			return true
 		}
 	}
-	if p, ok := strings.CutSuffix(k, "key"); ok {
-		p = strings.TrimRight(p, "_-. ")
-		for _, q := range keyQualifiers {
-			if strings.HasSuffix(p, q) {
-				return true
-			}
+	if !hasSuffixFold(name, "key") {
+		return false
+	}
+	p := strings.TrimRight(name[:len(name)-3], "_-. ")
+	for _, q := range keyQualifiers {
+		if hasSuffixFold(p, q) {
+			return true
 		}
 	}
 	return false
 }
+
+// keywordAnchors find the words a secret key name ends with; "auth" covers "authorization".
+// Like the byte sets, it is never written after initialisation.
+var keywordAnchors = newAnchorSet(true, "password", "passwd", "passphrase", "pwd", "secret", "token", "auth", "key")
 
 // identSet is what a key name in text is made of: DB_PASSWORD, config.api_key, --auth-token.
 var identSet = newByteSet("a-z", "A-Z", "0-9", "_.-")
@@ -53,35 +58,54 @@ var unquotedSet = func() *byteSet {
 // shape: KEY=value, key: value, "key": "value", key := "value", key => 'value', --key value,
 // --key=value, Authorization: Basic value. Only the value is replaced; quotes stay, so JSON and
 // code around it keep their structure.
+//
+// It searches for the operators ('=' and ':') and the flag dashes rather than for the key words:
+// one vectorised pass per byte, then a short look back at the name before each operator.
 func assignmentRule() rule {
-	anchors := append(append([]string(nil), secretSuffixes...), "key")
-	return rule{anchors: anchors, fold: true, find: func(t *scrub) []span {
-		if !strings.ContainsAny(t.s, "=:-") { // no separator and no flag: nothing to assign
-			return nil
-		}
-		s, low := t.s, t.lowered()
+	return rule{may: keywordAnchors.contains, find: func(t *scrub) []span {
+		s := t.s
 		var spans []span
-		for _, a := range anchors {
-			occurrences(low, a, func(i int) int {
-				end := i + len(a)
-				if end < len(s) && identSet[s[end]] {
-					return end // the name goes on: tokens, author, keyboard
+		try := func(start, end int) int {
+			if start == end || !isSecretKeyName(s[start:end]) || strings.HasSuffix(s[:start], "://") {
+				return end // a URL's user name is the URL rule's business
+			}
+			sp, ok := parseAssignment(s, start, end)
+			if !ok {
+				return end
+			}
+			spans = append(spans, sp)
+			return sp.b
+		}
+		for _, op := range []byte{'=', ':'} {
+			byteOccurrences(s, op, func(k int) int {
+				// Walk back over blanks and the closing quote of a quoted name to the name.
+				j := k
+				for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+					j--
 				}
-				start := i
+				if j > 0 && (s[j-1] == '"' || s[j-1] == '\'' || s[j-1] == '`') {
+					j--
+					if s[j] == '"' && j > 0 && s[j-1] == '\\' {
+						j--
+					}
+				}
+				start := j
 				for start > 0 && identSet[s[start-1]] {
 					start--
 				}
-				if !isSecretKeyName(s[start:end]) || strings.HasSuffix(s[:start], "://") {
-					return end // a URL's user name is the URL rule's business
+				if next := try(start, j); next > k {
+					return next
 				}
-				sp, ok := parseAssignment(s, start, end)
-				if !ok {
-					return end
-				}
-				spans = append(spans, sp)
-				return sp.b
+				return k + 1
 			})
 		}
+		// --password value: a flag and its value after blanks.
+		occurrences(s, "--", func(i int) int {
+			if i > 0 && identSet[s[i-1]] {
+				return i + 2
+			}
+			return try(i, identSet.scan(s, i))
+		})
 		return normalize(spans)
 	}}
 }
@@ -221,13 +245,15 @@ func splitScheme(v string) (prefix, rest string) {
 	return "", v
 }
 
-// placeholderWords are values that are never secrets: literals, types and null words that
+// isPlaceholderWord reports values that are never secrets: literals, types and null words that
 // follow a secret-named key in code and configuration.
-var placeholderWords = map[string]bool{
-	"null": true, "nil": true, "none": true, "true": true, "false": true, "undefined": true,
-	"yes": true, "no": true, "on": true, "off": true, "required": true, "optional": true,
-	"str": true, "string": true, "bool": true, "boolean": true, "int": true, "bytes": true,
-	"redacted": true,
+func isPlaceholderWord(v string) bool {
+	switch asciiLower(v) {
+	case "null", "nil", "none", "true", "false", "undefined", "yes", "no", "on", "off",
+		"required", "optional", "str", "string", "bool", "boolean", "int", "bytes", "redacted":
+		return true
+	}
+	return false
 }
 
 // plausibleLiteral rejects values that are clearly not secrets: empty, already a marker, a
@@ -249,7 +275,7 @@ func plausibleLiteral(v string) bool {
 	}) {
 		return false
 	}
-	return !placeholderWords[asciiLower(v)]
+	return !isPlaceholderWord(v)
 }
 
 // plausibleValue decides whether the value of a secret-named key is worth redacting. Beyond

@@ -42,15 +42,8 @@ func (r *Redactor) mayMatchJSON(doc string) bool {
 	if strings.Contains(doc, `\u`) || strings.Contains(doc, `\/`) {
 		return true
 	}
-	var low string
-	lower := func() string {
-		if low == "" {
-			low = asciiLower(doc)
-		}
-		return low
-	}
 	for i := range r.rules {
-		if r.rules[i].mayMatch(doc, lower) {
+		if r.rules[i].may(doc) {
 			return true
 		}
 	}

@@ -13,6 +13,7 @@
 package redact
 
 import (
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -137,7 +138,7 @@ func customRule(i int, c CustomRule, seen map[string]bool) (rule, error) {
 	if err != nil {
 		return rule{}, &annals.Error{
 			Code:    annals.EINVALID,
-			Message: "redact rule " + quote(c.Name) + ": invalid pattern " + quote(c.Pattern) + ": " + err.Error(),
+			Message: fmt.Sprintf("redact rule %q: invalid pattern %q: %v", c.Name, c.Pattern, err),
 			Err:     err,
 		}
 	}
@@ -149,8 +150,6 @@ func customRule(i int, c CustomRule, seen map[string]bool) (rule, error) {
 	}
 	return regexRule(c.Name, re), nil
 }
-
-func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }
 
 // RedactText returns s with every secret replaced and the number of replacements made. When
 // nothing matches, s itself is returned.
@@ -208,68 +207,35 @@ func (r *Redactor) RedactChat(c *annals.Chat) int {
 	return n
 }
 
-// RedactUpdate scrubs the text fields a metadata update sets (title, description, summary) in
-// place and returns the number of replacements. The pointed-to strings are not modified: a
-// changed field gets a new pointer.
-func (r *Redactor) RedactUpdate(u *annals.ChatUpdate) int {
-	if u == nil {
-		return 0
-	}
-	n := 0
-	for _, f := range []**string{&u.Title, &u.Description, &u.Summary} {
-		if *f == nil {
-			continue
-		}
-		if out, k := r.RedactText(**f); k > 0 {
-			*f = &out
-			n += k
-		}
-	}
-	return n
-}
-
 // span is one replacement: s[a:b] becomes repl.
 type span struct {
 	a, b int
 	repl string
 }
 
-// normalize sorts spans by start and drops any that overlap an earlier one, so rules that scan
-// for several prefixes can report their matches in any order.
+// normalize sorts spans by start and merges overlapping ones into one span covering both, so
+// rules that scan for several literals can report matches in any order, and two overlapping
+// secrets are redacted whole rather than one of them in part.
 func normalize(spans []span) []span {
 	if len(spans) < 2 {
 		return spans
 	}
-	sort.SliceStable(spans, func(i, j int) bool {
-		if spans[i].a != spans[j].a {
-			return spans[i].a < spans[j].a
-		}
-		return spans[i].b > spans[j].b // the longer of two spans at one start wins
-	})
+	sort.SliceStable(spans, func(i, j int) bool { return spans[i].a < spans[j].a })
 	out := spans[:1]
 	for _, sp := range spans[1:] {
-		if sp.a >= out[len(out)-1].b {
-			out = append(out, sp)
+		if last := &out[len(out)-1]; sp.a < last.b {
+			last.b = max(last.b, sp.b)
+			continue
 		}
+		out = append(out, sp)
 	}
 	return out
 }
 
-// scrub carries one text through the rules.
+// scrub carries one text through the rules: the text so far and the replacements made.
 type scrub struct {
 	s string
-	// lower is s with ASCII letters folded to lower case (same length, so offsets agree);
-	// computed on first use and dropped whenever s changes.
-	lower   string
-	lowerOK bool
-	n       int
-}
-
-func (t *scrub) lowered() string {
-	if !t.lowerOK {
-		t.lower, t.lowerOK = asciiLower(t.s), true
-	}
-	return t.lower
+	n int
 }
 
 // apply replaces spans (sorted, non-overlapping). A span that lies inside a marker written
@@ -294,12 +260,10 @@ func (t *scrub) apply(spans []span) {
 	}
 	b.WriteString(t.s[last:])
 	t.s = b.String()
-	t.lowerOK = false
 	t.n += applied
 }
 
-// asciiLower folds ASCII upper-case letters only, so the result has the length of s and every
-// offset into it is an offset into s. It allocates only when s has an upper-case letter.
+// asciiLower folds ASCII upper-case letters only. It allocates only when s has one.
 func asciiLower(s string) string {
 	i := 0
 	for i < len(s) && !isUpper(s[i]) {

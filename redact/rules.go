@@ -4,37 +4,18 @@ import (
 	"encoding/json"
 	"net/url"
 	"regexp"
-	"sort"
 	"strings"
 )
 
-// rule finds the spans to replace in the current text. anchors are the literals one of which
-// must occur for the rule to match at all (matched against the lower-cased text when fold is
-// set); the JSON walker uses them to skip documents that no rule can touch. opaque marks a rule
-// without anchors (a custom regular expression), which has to run on everything.
+// rule finds the spans to replace in the current text. may is a cheap test that is true
+// whenever the rule could match (an anchor occurs); the JSON walker uses it to skip documents no
+// rule can touch.
 type rule struct {
-	anchors []string
-	fold    bool
-	opaque  bool
-	find    func(t *scrub) []span
+	may  func(s string) bool
+	find func(t *scrub) []span
 }
 
-// mayMatch reports whether the rule could match s, judged by its anchors alone.
-func (r *rule) mayMatch(s string, lower func() string) bool {
-	if r.opaque {
-		return true
-	}
-	h := s
-	if r.fold {
-		h = lower()
-	}
-	for _, a := range r.anchors {
-		if strings.Contains(h, a) {
-			return true
-		}
-	}
-	return false
-}
+func always(string) bool { return true }
 
 // byteSet is a set of bytes, for scanning runs of token characters without regular expressions.
 type byteSet [256]bool
@@ -63,7 +44,8 @@ func (set *byteSet) scan(s string, i int) int {
 	return i
 }
 
-// Character sets of the token shapes. Package-level but never written after initialisation.
+// Character sets of the token shapes. Like compiled regular expressions, they are package-level
+// but never written after initialisation.
 var (
 	wordSet       = newByteSet("a-z", "A-Z", "0-9", "_")
 	alnumSet      = newByteSet("a-z", "A-Z", "0-9")
@@ -81,9 +63,20 @@ var (
 
 func isWord(c byte) bool { return wordSet[c] }
 
-// boundaryBefore reports whether position i of s starts a word (no word byte right before it),
-// so that a prefix found inside a longer word ("task-", "ASIAN") is not taken for a token.
-func boundaryBefore(s string, i int) bool { return i == 0 || !isWord(s[i-1]) }
+// boundaryBefore reports whether position i of s starts a word, so that a prefix found inside a
+// longer word ("task-", "ASIAN") is not taken for a token. An escape sequence right before (the
+// \n of JSON-escaped text, \u0022) ends the previous word even though its last byte is a letter.
+func boundaryBefore(s string, i int) bool {
+	switch {
+	case i == 0 || !isWord(s[i-1]):
+		return true
+	case i >= 2 && s[i-2] == '\\':
+		return true
+	case i >= 6 && s[i-6] == '\\' && s[i-5] == 'u':
+		return true
+	}
+	return false
+}
 
 // occurrences calls fn with each index of lit in h, from left to right; fn returns where the
 // search continues (at least past the occurrence).
@@ -98,12 +91,24 @@ func occurrences(h, lit string, fn func(i int) int) {
 	}
 }
 
+// byteOccurrences is occurrences for a single byte.
+func byteOccurrences(h string, c byte, fn func(i int) int) {
+	for from := 0; from < len(h); {
+		i := strings.IndexByte(h[from:], c)
+		if i < 0 {
+			return
+		}
+		i += from
+		from = max(fn(i), i+1)
+	}
+}
+
 // builtinRules returns the built-in rules in the order they run: the most specific shapes
 // first, so a key gets its own kind before the generic bearer, URL and assignment rules see it
 // (those skip values that are already a marker).
 func builtinRules() []rule {
 	rules := []rule{pemRule(), jwtRule()}
-	for _, tr := range tokenRules {
+	for _, tr := range tokenRules() {
 		rules = append(rules, tr.rule())
 	}
 	return append(rules, webhookRule(), bearerRule(), urlPasswordRule(), assignmentRule())
@@ -115,6 +120,9 @@ type tokenRule struct {
 	prefixes []string
 	body     *byteSet
 	min      int // shortest body
+	// inWord lets a prefix distinctive enough (ghp_, sk-ant-, xoxb-) match even right after a
+	// word byte; the others must start a word.
+	inWord bool
 	// exact means the body is exactly min bytes and ends at a word boundary (AWS key ids).
 	exact bool
 	// check, when set, must accept the body: it rejects prose-like near misses.
@@ -122,40 +130,41 @@ type tokenRule struct {
 }
 
 // tokenRules are the prefixed credentials. Anthropic comes before OpenAI: both start with "sk-".
-var tokenRules = []tokenRule{
-	{kind: KindAnthropicKey, prefixes: []string{"sk-ant-"}, body: b64urlSet, min: 20},
-	{kind: KindOpenAIKey, prefixes: []string{"sk-"}, body: b64urlSet, min: 20, check: hasDigitOrUpper},
-	{kind: KindGitHubToken, prefixes: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, body: alnumSet, min: 36},
-	{kind: KindGitHubToken, prefixes: []string{"github_pat_"}, body: wordSet, min: 22},
-	{kind: KindSlackToken, prefixes: []string{"xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-"}, body: alnumDashSet, min: 10, check: hasDigit},
-	{kind: KindStripeKey, prefixes: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"}, body: alnumSet, min: 16},
-	{kind: KindGoogleAPIKey, prefixes: []string{"AIza"}, body: b64urlSet, min: 35},
-	{kind: KindAWSAccessKey, prefixes: []string{"AKIA", "ASIA", "ABIA", "ACCA"}, body: upperDigitSet, min: 16, exact: true},
+func tokenRules() []tokenRule {
+	return []tokenRule{
+		{kind: KindAnthropicKey, prefixes: []string{"sk-ant-"}, body: b64urlSet, min: 20, inWord: true},
+		{kind: KindOpenAIKey, prefixes: []string{"sk-"}, body: b64urlSet, min: 20, check: hasDigitOrUpper},
+		{kind: KindGitHubToken, prefixes: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, body: alnumSet, min: 36, inWord: true},
+		{kind: KindGitHubToken, prefixes: []string{"github_pat_"}, body: wordSet, min: 22, inWord: true},
+		{kind: KindSlackToken, prefixes: []string{"xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-"}, body: alnumDashSet, min: 10, check: hasDigit, inWord: true},
+		{kind: KindStripeKey, prefixes: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"}, body: alnumSet, min: 16},
+		{kind: KindGoogleAPIKey, prefixes: []string{"AIza"}, body: b64urlSet, min: 35},
+		{kind: KindAWSAccessKey, prefixes: []string{"AKIA", "ASIA", "ABIA", "ACCA"}, body: upperDigitSet, min: 16, exact: true},
+	}
 }
 
 func (tr tokenRule) rule() rule {
 	marker := Marker(tr.kind)
-	return rule{anchors: tr.prefixes, find: func(t *scrub) []span {
+	anchors := newAnchorSet(false, tr.prefixes...)
+	return rule{may: anchors.contains, find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
-		for _, p := range tr.prefixes {
-			occurrences(s, p, func(i int) int {
-				if !boundaryBefore(s, i) {
-					return i + len(p)
-				}
-				start := i + len(p)
-				end := tr.body.scan(s, start)
-				body := s[start:end]
-				if len(body) < tr.min || tr.exact && (len(body) != tr.min || end < len(s) && isWord(s[end])) {
-					return start
-				}
-				if tr.check != nil && !tr.check(body) {
-					return start
-				}
-				spans = append(spans, span{i, end, marker})
-				return end
-			})
-		}
+		anchors.each(s, func(i int, p string) int {
+			start := i + len(p)
+			if !tr.inWord && !boundaryBefore(s, i) {
+				return start
+			}
+			end := tr.body.scan(s, start)
+			body := s[start:end]
+			if len(body) < tr.min || tr.exact && (len(body) != tr.min || end < len(s) && isWord(s[end])) {
+				return start
+			}
+			if tr.check != nil && !tr.check(body) {
+				return start
+			}
+			spans = append(spans, span{i, end, marker})
+			return end
+		})
 		return normalize(spans)
 	}}
 }
@@ -173,10 +182,11 @@ func hasDigitOrUpper(s string) bool {
 // signature separated by dots; a JWE's two further segments are taken along.
 func jwtRule() rule {
 	marker := Marker(KindJWT)
-	return rule{anchors: []string{"eyJ"}, find: func(t *scrub) []span {
+	anchors := newAnchorSet(false, "eyJ")
+	return rule{may: anchors.contains, find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
-		occurrences(s, "eyJ", func(i int) int {
+		anchors.each(s, func(i int, _ string) int {
 			if !boundaryBefore(s, i) {
 				return i + 3
 			}
@@ -205,10 +215,11 @@ func jwtRule() rule {
 func pemRule() rule {
 	marker := Marker(KindPrivateKey)
 	const begin = "-----BEGIN "
-	return rule{anchors: []string{begin}, find: func(t *scrub) []span {
+	anchors := newAnchorSet(false, begin)
+	return rule{may: anchors.contains, find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
-		occurrences(s, begin, func(i int) int {
+		anchors.each(s, func(i int, _ string) int {
 			labelStart := i + len(begin)
 			label, ok := pemPrivateLabel(s, labelStart)
 			if !ok {
@@ -270,10 +281,11 @@ func pemEnd(s string, i int) (int, bool) {
 func webhookRule() rule {
 	marker := Marker(KindSlackWebhook)
 	const host = "hooks.slack.com/"
-	return rule{anchors: []string{host}, find: func(t *scrub) []span {
+	anchors := newAnchorSet(false, host)
+	return rule{may: anchors.contains, find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
-		occurrences(s, host, func(i int) int {
+		anchors.each(s, func(i int, _ string) int {
 			j := i + len(host)
 			for _, p := range []string{"services/", "workflows/", "triggers/"} {
 				if strings.HasPrefix(s[j:], p) {
@@ -296,10 +308,11 @@ func webhookRule() rule {
 // more characters, not a plain lower-case word), so prose about "bearer tokens" is left alone.
 func bearerRule() rule {
 	marker := Marker(KindBearerToken)
-	return rule{anchors: []string{"bearer"}, fold: true, find: func(t *scrub) []span {
-		s, low := t.s, t.lowered()
+	anchors := newAnchorSet(true, "bearer")
+	return rule{may: anchors.contains, find: func(t *scrub) []span {
+		s := t.s
 		var spans []span
-		occurrences(low, "bearer", func(i int) int {
+		anchors.each(s, func(i int, _ string) int {
 			j := i + len("bearer")
 			if !boundaryBefore(s, i) || j >= len(s) || (s[j] != ' ' && s[j] != '\t') {
 				return j
@@ -313,7 +326,7 @@ func bearerRule() rule {
 			if tok == "" {
 				return start
 			}
-			if !authHeaderBefore(low, i) && (len(tok) < 16 || !hasDigitOrUpper(tok) && !strings.ContainsAny(tok, "-._~+/")) {
+			if !authHeaderBefore(s, i) && (len(tok) < 16 || !hasDigitOrUpper(tok) && !strings.ContainsAny(tok, "-._~+/")) {
 				return end
 			}
 			spans = append(spans, span{start, end, marker})
@@ -325,13 +338,13 @@ func bearerRule() rule {
 
 // authHeaderBefore reports whether the text before position i ends with an Authorization header
 // name and its separator (`Authorization: `, `"Authorization": "`, `authorization=`).
-func authHeaderBefore(low string, i int) bool {
-	j := strings.TrimRight(low[:i], " \t\"'")
+func authHeaderBefore(s string, i int) bool {
+	j := strings.TrimRight(s[:i], " \t\"'")
 	if j == "" || (j[len(j)-1] != ':' && j[len(j)-1] != '=') {
 		return false
 	}
 	j = strings.TrimRight(j[:len(j)-1], " \t\"'")
-	return strings.HasSuffix(j, "authorization")
+	return hasSuffixFold(j, "authorization")
 }
 
 func skipBlanks(s string, i int) int {
@@ -346,10 +359,11 @@ func skipBlanks(s string, i int) int {
 // '@' inside it is covered too.
 func urlPasswordRule() rule {
 	marker := Marker(KindURLPassword)
-	return rule{anchors: []string{"://"}, find: func(t *scrub) []span {
+	anchors := newAnchorSet(false, "://")
+	return rule{may: anchors.contains, find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
-		occurrences(s, "://", func(i int) int {
+		anchors.each(s, func(i int, _ string) int {
 			u := i + 3
 			for u < len(s) && !urlStopSet[s[u]] && s[u] != ':' && s[u] != '@' && s[u] != '[' {
 				u++
@@ -381,30 +395,25 @@ func urlPasswordRule() rule {
 // of lines) and replaces each with PrivateMarker. An unclosed <private> removes everything to the
 // end of the text: when the writer's intent is unclear, dropping too much is the safe failure.
 func privateRule() rule {
-	return rule{anchors: []string{"<private"}, fold: true, find: func(t *scrub) []span {
-		if !strings.Contains(t.s, "<") {
-			return nil
-		}
-		s, low := t.s, t.lowered()
+	open, closing := newAnchorSet(true, "<private"), newAnchorSet(true, "</private")
+	return rule{may: open.contains, find: func(t *scrub) []span {
+		s := t.s
 		var spans []span
-		occurrences(low, "<private", func(i int) int {
-			open := tagEnd(low, i+len("<private"))
-			if open < 0 {
+		open.each(s, func(i int, _ string) int {
+			body := tagEnd(s, i+len("<private"))
+			if body < 0 {
 				return i + len("<private")
 			}
-			for from := open; ; {
-				k := strings.Index(low[from:], "</private")
-				if k < 0 {
-					spans = append(spans, span{i, len(s), PrivateMarker})
-					return len(s)
+			end := len(s) // unclosed: fail safe
+			closing.each(s[body:], func(k int, _ string) int {
+				if e := tagEnd(s, body+k+len("</private")); e >= 0 {
+					end = e
+					return len(s) // stop at the first close tag
 				}
-				k += from
-				if end := tagEnd(low, k+len("</private")); end >= 0 {
-					spans = append(spans, span{i, end, PrivateMarker})
-					return end
-				}
-				from = k + 1
-			}
+				return k + 1
+			})
+			spans = append(spans, span{i, end, PrivateMarker})
+			return end
 		})
 		return spans
 	}}
@@ -423,8 +432,8 @@ func tagEnd(s string, i int) int {
 }
 
 // envRule matches the exact values of secret environment variables, and the forms the same
-// value takes inside JSON text and URLs. Longer values are matched first, so a value that
-// contains another is redacted whole.
+// value takes inside JSON text (escaped with and without HTML escaping) and URLs. Overlapping
+// matches are merged, so a value that contains another, or overlaps it, is redacted whole.
 func envRule(values []string) *rule {
 	seen := make(map[string]bool)
 	var lits []string
@@ -440,6 +449,9 @@ func envRule(values []string) *rule {
 			continue
 		}
 		add(v)
+		if q := string(appendJSONString(nil, v)); q[1:len(q)-1] != v {
+			add(q[1 : len(q)-1])
+		}
 		if b, err := json.Marshal(v); err == nil {
 			if q := string(b[1 : len(b)-1]); q != v {
 				add(q)
@@ -455,17 +467,15 @@ func envRule(values []string) *rule {
 	if len(lits) == 0 {
 		return nil
 	}
-	sort.SliceStable(lits, func(i, j int) bool { return len(lits[i]) > len(lits[j]) })
 	marker := Marker(KindSecretEnv)
-	return &rule{anchors: lits, find: func(t *scrub) []span {
+	anchors := newAnchorSet(false, lits...)
+	return &rule{may: anchors.contains, find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
-		for _, v := range lits {
-			occurrences(s, v, func(i int) int {
-				spans = append(spans, span{i, i + len(v), marker})
-				return i + len(v)
-			})
-		}
+		anchors.each(s, func(i int, v string) int {
+			spans = append(spans, span{i, i + len(v), marker})
+			return i + len(v)
+		})
 		return normalize(spans)
 	}}
 }
@@ -474,7 +484,7 @@ func envRule(values []string) *rule {
 func regexRule(name string, re *regexp.Regexp) rule {
 	marker := Marker(name)
 	group := re.SubexpIndex("secret")
-	return rule{opaque: true, find: func(t *scrub) []span {
+	return rule{may: always, find: func(t *scrub) []span {
 		ms := re.FindAllStringSubmatchIndex(t.s, -1)
 		if ms == nil {
 			return nil
