@@ -211,6 +211,7 @@ type Store interface {
 	CaptureStore
 	ChatStore
 	TextIndex
+	SearchStore
 	EmbeddingStore
 	// Close releases the store's connections.
 	Close() error
