@@ -80,6 +80,10 @@ type ChatFilter struct {
 	Tag           *string    // exact tag match
 	TitleContains *string    // case-insensitive substring of the title
 	Agent         *string
+	// Agents keeps chats of any of these agents; Tags keeps chats carrying every one of these
+	// tags (the search language's agent: and tag: filters).
+	Agents []string
+	Tags   []string
 	// Attributes: each entry must match; an AttrMatch with Contains set matches a
 	// case-sensitive substring, otherwise the exact value.
 	Attributes      map[string]AttrMatch

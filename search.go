@@ -58,7 +58,7 @@ type SearchFilter struct {
 	// Fields narrows where Text matches; empty means everywhere.
 	Fields []string
 	// Entry-level filters: an entry must have one of these kinds, one of these tool names (case
-	// insensitive), and a time inside [After, Before].
+	// insensitive), and a time at or after After and strictly before Before.
 	Roles  []EntryKind
 	Tools  []string
 	After  *time.Time

@@ -61,16 +61,16 @@ func (s *Service) Get(ctx context.Context, req *Request) (*GetResponse, error) {
 	if format == FormatConversation {
 		f.Kinds = []annals.EntryKind{annals.KindUser, annals.KindAssistant}
 	}
-	if req.Limit < 0 || req.Context < 0 || req.AfterSeq < 0 || req.AroundSeq < 0 {
+	if req.Limit < 0 || (req.Context != nil && *req.Context < 0) || req.AfterSeq < 0 || req.AroundSeq < 0 {
 		return nil, annals.Errorf(annals.EINVALID, "limit, context, after_seq and around_seq must not be negative")
 	}
 	if req.AroundSeq > 0 {
 		if req.Cursor != "" || req.AfterSeq != 0 {
 			return nil, annals.Errorf(annals.EINVALID, "around_seq cannot be combined with cursor or after_seq")
 		}
-		ctxN := annals.EffectiveLimit(req.Context, DefaultContext, MaxContext)
-		if req.Context == 0 {
-			ctxN = DefaultContext
+		ctxN := DefaultContext
+		if req.Context != nil {
+			ctxN = min(*req.Context, MaxContext)
 		}
 		f.FromSeq = max(1, req.AroundSeq-int64(ctxN))
 		f.ToSeq = req.AroundSeq + int64(ctxN)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/annals-dev/annals"
@@ -33,35 +32,6 @@ func (s *Service) List(ctx context.Context, req *Request) (*ListResponse, error)
 	if err != nil {
 		return nil, err
 	}
-	return s.page(ctx, f, res)
-}
-
-// searchFields are the fields search can narrow to today.
-var searchFields = []string{"title", "description", "summary", "tags"}
-
-// Search returns chats in scope whose title, description, summary or tags contain every word of
-// the query, with every list filter available. Words are matched literally through the metadata
-// full-text index, case- and accent-insensitively.
-func (s *Service) Search(ctx context.Context, req *Request) (*ListResponse, error) {
-	res, err := Resolve(ctx, req.Scope)
-	if err != nil {
-		return nil, err
-	}
-	for _, in := range req.In {
-		if !containsString(searchFields, in) {
-			return nil, annals.Errorf(annals.EINVALID, "unknown search field %q in \"in\" (want any of: %s)", in, strings.Join(searchFields, ", "))
-		}
-	}
-	terms := strings.Fields(req.Query)
-	if len(terms) == 0 {
-		return nil, annals.Errorf(annals.EINVALID, "search needs a non-empty query")
-	}
-	f, err := listFilter(req, res.Owner)
-	if err != nil {
-		return nil, err
-	}
-	f.MetaTerms = terms
-	f.MetaFields = req.In
 	return s.page(ctx, f, res)
 }
 

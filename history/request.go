@@ -59,17 +59,27 @@ type Request struct {
 	Offset          int                  `json:"offset,omitempty"`
 	Cursor          string               `json:"cursor,omitempty"`
 
-	// Query is the text of search and of a free-text related.
+	// Query is the text of search (in the search language, docs/QUERY.md) and of a free-text
+	// related.
 	Query string `json:"query,omitempty"`
-	// In narrows search to fields: title, description, summary, tags (body and tools arrive
-	// with full-text body search).
+	// In narrows search to fields: title, description, summary, tags, body, tools.
 	In []string `json:"in,omitempty"`
+	// Sort orders search results: relevance (default) or recent.
+	Sort string `json:"sort,omitempty"`
+	// Mode is chats (default: ranked chats with snippets) or entries (matching entries, for
+	// jumping to the message).
+	Mode string `json:"mode,omitempty"`
+	// MarkOpen and MarkClose surround matched terms in snippets (default "[" and "]").
+	MarkOpen  string `json:"mark_open,omitempty"`
+	MarkClose string `json:"mark_close,omitempty"`
 
 	// Get: format, paging by cursor or after_seq, or a window around_seq with context.
 	Format    string `json:"format,omitempty"`
 	AfterSeq  int64  `json:"after_seq,omitempty"`
 	AroundSeq int64  `json:"around_seq,omitempty"`
-	Context   int    `json:"context,omitempty"`
+	// Context is how many entries around_seq shows on each side (default 5, at most 100; 0 is
+	// just the entry itself).
+	Context *int `json:"context,omitempty"`
 
 	// Curate.
 	Title       *string   `json:"title,omitempty"`

@@ -188,7 +188,7 @@ func testSearch(t *testing.T, open Opener) {
 		if err != nil {
 			t.Fatalf("search %+v: %v", req, err)
 		}
-		return ids(res.Chats)
+		return hitIDs(res.Chats)
 	}
 	if got := search(&history.Request{Query: "emag.ro"}); !slices.Equal(got, []string{"s1"}) {
 		t.Errorf("emag.ro = %v", got)
@@ -245,7 +245,7 @@ func testGet(t *testing.T, open Opener) {
 		}
 	})
 	t.Run("WindowAroundSeq", func(t *testing.T) {
-		res, err := e.svc.Get(ctx, &history.Request{SessionID: "g1", AroundSeq: 6, Context: 2})
+		res, err := e.svc.Get(ctx, &history.Request{SessionID: "g1", AroundSeq: 6, Context: ptr(2)})
 		if err != nil {
 			t.Fatal(err)
 		}

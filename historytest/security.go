@@ -158,7 +158,7 @@ func testSecurityInvariants(t *testing.T, open Opener) {
 			t.Fatal(err)
 		}
 		if s.Total != 0 || len(s.Chats) != 0 {
-			t.Errorf("search for a term only in tenant B: total %d, chats %v; want 0", s.Total, ids(s.Chats))
+			t.Errorf("search for a term only in tenant B: total %d, chats %v; want 0", s.Total, hitIDs(s.Chats))
 		}
 		rel, err := e.svc.Related(ctx, &history.Request{SessionID: "a1"})
 		if err != nil {
@@ -184,8 +184,8 @@ func testSecurityInvariants(t *testing.T, open Opener) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(ids(res.Chats), []string{"a1"}) {
-			t.Errorf("literal search for a quoted word found %v", ids(res.Chats))
+		if !slices.Equal(hitIDs(res.Chats), []string{"a1"}) {
+			t.Errorf("literal search for a quoted word found %v", hitIDs(res.Chats))
 		}
 	})
 

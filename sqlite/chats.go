@@ -128,6 +128,17 @@ func chatWhere(f annals.ChatFilter) (*where, error) {
 	if f.Agent != nil {
 		w.add("c.agent_id = ?", *f.Agent)
 	}
+	if len(f.Agents) > 0 {
+		marks := make([]string, len(f.Agents))
+		for i, a := range f.Agents {
+			marks[i] = "?"
+			w.args = append(w.args, a)
+		}
+		w.conds = append(w.conds, "c.agent_id IN ("+strings.Join(marks, ", ")+")")
+	}
+	for _, t := range f.Tags {
+		w.add("EXISTS (SELECT 1 FROM chat_tags t WHERE t.chat_pk = c.pk AND t.tag = ?)", t)
+	}
 	for k, m := range f.Attributes {
 		if m.Contains {
 			w.add("EXISTS (SELECT 1 FROM chat_attributes a WHERE a.chat_pk = c.pk AND a.key = ? AND instr(a.value, ?) > 0)", k, m.Value)

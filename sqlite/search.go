@@ -84,7 +84,7 @@ func planSearch(f annals.SearchFilter) (*searchPlan, error) {
 		p.entryWhere.add("e.time >= ?", unixNano(*f.After))
 	}
 	if f.Before != nil {
-		p.entryWhere.add("e.time <= ?", unixNano(*f.Before))
+		p.entryWhere.add("e.time < ?", unixNano(*f.Before))
 	}
 	// Entry-level filters describe entries; a metadata match cannot satisfy them.
 	if len(p.entryWhere.conds) > 0 {

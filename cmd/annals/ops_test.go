@@ -48,7 +48,7 @@ func TestSearchCommand(t *testing.T) {
 	if out := tm.mustRun("", "search", "emag.ro"); !strings.Contains(out, "Deploy the emag.ro shop") || strings.Contains(out, "Second chat") {
 		t.Errorf("search emag.ro:\n%s", out)
 	}
-	if out := tm.mustRun("", "search", "nothing-like-this"); !strings.Contains(out, "No chats match.") {
+	if out := tm.mustRun("", "search", "nothing-like-this"); !strings.Contains(out, "No matches for") {
 		t.Errorf("search for nothing:\n%s", out)
 	}
 	_, _, err := tm.run("", "search", "--in", "bogus", "x")
@@ -142,8 +142,8 @@ func TestIngestIsRedactedAndRescanAppliesNewRules(t *testing.T) {
 	if show := tm.mustRun("", "show", "s1"); strings.Contains(show, "TICKET-123456") || !strings.Contains(show, "[redacted:ticket]") {
 		t.Errorf("rescan did not apply the new rule:\n%s", show)
 	}
-	if out := tm.mustRun("", "search", "TICKET"); !strings.Contains(out, "No chats match.") {
-		t.Errorf("search still finds the old ticket")
+	if out := tm.mustRun("", "search", "123456"); !strings.Contains(out, "No matches for") {
+		t.Errorf("the index still finds the redacted ticket number:\n%s", out)
 	}
 }
 
@@ -198,5 +198,41 @@ func TestConfiguredMemberPrincipalIsScoped(t *testing.T) {
 	}
 	if _, _, err := tm.run("", "list", "--scope", "global"); err == nil || !strings.Contains(describe(err), "admin") {
 		t.Errorf("member global list: %v", err)
+	}
+}
+
+func TestSearchFindsBodiesWithSnippetsAndEntries(t *testing.T) {
+	tm := newTestMain(t)
+	tm.mustRun(twoChats, "ingest")
+	out := tm.mustRun("", "search", "permission", "denied")
+	if !strings.Contains(out, "c1  Deploy the emag.ro shop") || !strings.Contains(out, "#2 tool Bash: [permission] [denied]") {
+		t.Errorf("body search output:\n%s", out)
+	}
+	out = tm.mustRun("", "search", "--entries", "tool:bash", "denied")
+	if !strings.Contains(out, "c1 #2 tool Bash") || strings.Contains(out, "#3") {
+		t.Errorf("entry search with tool filter:\n%s", out)
+	}
+	var res struct {
+		Chats []struct {
+			Chat     struct{ ID string }
+			Snippets []struct {
+				Seq  int64
+				Text string
+			}
+		}
+		Total int
+	}
+	if err := json.Unmarshal([]byte(tm.mustRun("", "search", "--json", "deploy")), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Total != 1 || res.Chats[0].Chat.ID != "c1" || len(res.Chats[0].Snippets) == 0 {
+		t.Errorf("search --json deploy = %+v", res)
+	}
+	around := tm.mustRun("", "show", "--around", "2", "--context", "0", "c1")
+	if !strings.Contains(around, "#2 tool Bash") || strings.Contains(around, "#1 user") || strings.Contains(around, "#3 assistant") {
+		t.Errorf("show --around 2 --context 0:\n%s", around)
+	}
+	if _, _, err := tm.run("", "search", "!!!"); err == nil || !strings.Contains(describe(err), "no searchable words") {
+		t.Errorf("all-punctuation query: %v", err)
 	}
 }

@@ -3,16 +3,33 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"strings"
 
+	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/history"
 )
 
+// Terminal highlighting: bold yellow on, reset off.
+const (
+	ansiMarkOpen  = "\x1b[1;33m"
+	ansiMarkClose = "\x1b[0m"
+)
+
 func runSearch(ctx context.Context, m *Main, args []string) error {
-	fs := m.flagSet("search", "[flags] QUERY...", "Find chats whose title, description, summary or tags contain every word of QUERY\n(case- and accent-insensitive), with every list filter available.")
+	fs := m.flagSet("search", "[flags] QUERY...", `Find chats by what was said in them: titles, descriptions, summaries, tags and
+transcript bodies (messages, reasoning, tool names, arguments and results). QUERY is
+in the search language (docs/QUERY.md): words (all must match), "phrases", prefix*,
+-exclusions, OR, parentheses, and filters such as role:user tool:Bash tag:x
+attr.repository:github.com/o/r after:2026-01-01 before:2026-02-01 in:title.
+Results are ranked by relevance blended with recency, with highlighted snippets.
+--entries lists matching messages instead, to jump to one with 'annals show ID --around SEQ'.`)
 	c := commonFlags(fs)
-	asJSON := fs.Bool("json", false, "print JSON: {chats, total, limit, offset, next_cursor, scope}")
-	in := fs.String("in", "", "comma-separated fields to search: title, description, summary, tags (default all)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	in := fs.String("in", "", "comma-separated fields to search: title, description, summary, tags, body, tools (default all)")
+	sort := fs.String("sort", "relevance", "relevance or recent")
+	entries := fs.Bool("entries", false, "list matching entries instead of chats")
 	ff := addFilterFlags(fs)
 	if err := m.parse(fs, args); err != nil {
 		return err
@@ -20,12 +37,18 @@ func runSearch(ctx context.Context, m *Main, args []string) error {
 	if fs.NArg() == 0 {
 		return usagef("search needs a query")
 	}
-	req := &history.Request{Op: history.OpSearch, Query: strings.Join(fs.Args(), " ")}
+	req := &history.Request{Op: history.OpSearch, Query: strings.Join(fs.Args(), " "), Sort: *sort}
+	if *entries {
+		req.Mode = history.ModeEntries
+	}
 	if *in != "" {
 		req.In = strings.Split(*in, ",")
 	}
 	if err := ff.apply(req); err != nil {
 		return err
+	}
+	if !*asJSON && m.IsTerminal(m.Stdout) {
+		req.MarkOpen, req.MarkClose = ansiMarkOpen, ansiMarkClose
 	}
 	a, err := m.open(ctx, c, false)
 	if err != nil {
@@ -38,5 +61,46 @@ func runSearch(ctx context.Context, m *Main, args []string) error {
 	if *asJSON {
 		return json.NewEncoder(m.Stdout).Encode(res)
 	}
-	return writeChatPage(m.Stdout, res, "No chats match.")
+	if res.Total == 0 {
+		_, err := fmt.Fprintf(m.Stdout, "No matches for %s.\n", res.Query)
+		return err
+	}
+	if *entries {
+		writeEntryHits(m.Stdout, res.Entries)
+	} else {
+		writeChatHits(m.Stdout, res.Chats)
+	}
+	if shown := res.Offset + max(len(res.Chats), len(res.Entries)); shown < res.Total {
+		fmt.Fprintf(m.Stdout, "%d of %d shown (--offset %d or --cursor %s for more)\n", shown-res.Offset, res.Total, shown, res.NextCursor)
+	}
+	return nil
+}
+
+func writeChatHits(w io.Writer, hits []annals.ChatHit) {
+	for _, h := range hits {
+		c := h.Chat
+		title := c.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		fmt.Fprintf(w, "%s  %s  · %s · %d matching entries\n", c.ID, oneLine(title), humanTime(c.LastActivity), h.Matches)
+		for _, s := range h.Snippets {
+			who := string(s.Kind)
+			if s.Tool != "" {
+				who += " " + s.Tool
+			}
+			fmt.Fprintf(w, "    #%d %s: %s\n", s.Seq, who, oneLine(s.Text))
+		}
+	}
+}
+
+func writeEntryHits(w io.Writer, hits []annals.EntryHit) {
+	for _, h := range hits {
+		e := h.Entry
+		who := string(e.Kind)
+		if e.Tool != nil {
+			who += " " + e.Tool.Name
+		}
+		fmt.Fprintf(w, "%s #%d %s · %s\n    %s\n", e.ChatID, e.Seq, who, e.Time.Local().Format("2006-01-02 15:04"), oneLine(h.Snippet))
+	}
 }

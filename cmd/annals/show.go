@@ -38,7 +38,7 @@ func runShow(ctx context.Context, m *Main, args []string) error {
 	var chat *annals.Chat
 	var entries []*annals.Entry
 	if *around > 0 {
-		req.AroundSeq, req.Context = *around, *window
+		req.AroundSeq, req.Context = *around, window
 		res, err := a.svc.Get(a.ctx, req)
 		if err != nil {
 			return err
