@@ -102,7 +102,7 @@ func (p *searchPlan) chatSet(e *annals.TextExpr) (string, []any, error) {
 		var parts []string
 		var args []any
 		if p.useEntries {
-			q := `SELECT e.chat_pk AS pk FROM entries_fts JOIN entries e ON e.pk = entries_fts.rowid WHERE entries_fts MATCH ?`
+			q := `SELECT DISTINCT e.chat_pk AS pk FROM entries_fts JOIN entries e ON e.pk = entries_fts.rowid WHERE entries_fts MATCH ?`
 			args = append(args, withColumns(p.entryCols, term))
 			if len(p.entryWhere.conds) > 0 {
 				q += " AND " + p.entryWhere.sql()
