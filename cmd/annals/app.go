@@ -74,6 +74,7 @@ func (m *Main) commands() []command {
 		{"related", "find chats close in meaning to a chat or text", runRelated},
 		{"delete", "delete a chat and everything it holds", runDelete},
 		{"redact", "re-apply redaction rules to stored data", runRedact},
+		{"bench", "generate corpora and run benchmarks", runBench},
 		{"version", "print the version", runVersion},
 	}
 }
