@@ -151,6 +151,11 @@ func parseAssignment(s string, start, end int) (span, bool) {
 	if flag && !quoted && v[0] == '-' {
 		return span{}, false // the next flag, not a value
 	}
+	if flag && !quoted && allLetters(v) {
+		// Prose about a flag ("add a --token flag") names a word, not a secret. A real flag
+		// value with only letters gets through; documented in docs/REDACTION.md.
+		return span{}, false
+	}
 	var next byte
 	if b < len(s) {
 		next = s[b]
@@ -327,4 +332,15 @@ func isAWSSecretKey(ident, v string) bool {
 	}
 	k := strings.NewReplacer("_", "", "-", "", ".", "").Replace(asciiLower(ident))
 	return strings.HasSuffix(k, "secretaccesskey") || strings.Contains(k, "aws") && strings.HasSuffix(k, "secretkey")
+}
+
+// allLetters reports whether v is made of ASCII letters only.
+func allLetters(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i] | 0x20
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return v != ""
 }

@@ -368,3 +368,18 @@ func TestDocsDescribeEveryKind(t *testing.T) {
 		}
 	}
 }
+
+func TestFlagNamedInProseIsNotASecret(t *testing.T) {
+	r, err := redact.New(redact.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"Add a --token flag to queue", "use --password prompt instead"} {
+		if got, n := r.RedactText(s); n != 0 || got != s {
+			t.Errorf("RedactText(%q) = %q (%d replacements), want it unchanged", s, got, n)
+		}
+	}
+	if got, _ := r.RedactText("run it with --token s3cr3t-value"); strings.Contains(got, "s3cr3t") {
+		t.Errorf("a real flag value got through: %q", got)
+	}
+}
