@@ -213,6 +213,7 @@ type Store interface {
 	TextIndex
 	SearchStore
 	EmbeddingStore
+	ViewStore
 	// Close releases the store's connections.
 	Close() error
 }

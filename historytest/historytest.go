@@ -27,6 +27,11 @@ func Run(t *testing.T, open Opener) {
 		{"ReviewFixes", testReviewFixes},
 		{"List", testList},
 		{"Search", testSearch},
+		{"SearchLanguage", testSearchLanguage},
+		{"SearchRanking", testSearchRanking},
+		{"SearchSnippets", testSearchSnippets},
+		{"SearchFollowsWrites", testSearchFollowsWrites},
+		{"SearchPaging", testSearchPaging},
 		{"Get", testGet},
 		{"Curate", testCurate},
 		{"Recap", testRecap},
@@ -35,6 +40,7 @@ func Run(t *testing.T, open Opener) {
 		{"Delete", testDelete},
 		{"Redaction", testRedaction},
 		{"Envelope", testEnvelope},
+		{"QueryView", testQueryView},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
@@ -137,6 +143,14 @@ func ids(chats []*annals.Chat) []string {
 	out := make([]string, len(chats))
 	for i, c := range chats {
 		out[i] = c.ID
+	}
+	return out
+}
+
+func hitIDs(hits []annals.ChatHit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.Chat.ID
 	}
 	return out
 }

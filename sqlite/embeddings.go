@@ -114,4 +114,3 @@ func decodeVector(b []byte) ([]float32, error) {
 	}
 	return v, nil
 }
-

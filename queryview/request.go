@@ -1,0 +1,383 @@
+package queryview
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/annals-dev/annals"
+)
+
+// Kinds of query, in the order the reference documents them.
+const (
+	KindAgents       = "agents"
+	KindSessions     = "sessions"
+	KindTranscript   = "transcript"
+	KindConversation = "conversation"
+	KindSearch       = "search"
+)
+
+// Kinds lists every query kind, for GET /healthz ({"ok": true, "kinds": [...]}). It returns a
+// new slice on every call, so a caller may change it freely.
+func Kinds() []string {
+	return []string{KindAgents, KindSessions, KindTranscript, KindConversation, KindSearch}
+}
+
+// MaxBodyBytes bounds a query body. The largest legitimate body (64 channel prefixes of 1 KiB) is
+// far below it.
+const MaxBodyBytes = 1 << 20
+
+// AgentsRequest asks for the agent nouns in scope with their sessions.
+type AgentsRequest struct {
+	Kind  string `json:"kind,omitempty"`
+	Scope string `json:"scope,omitempty"`
+}
+
+// SessionsRequest asks for sessions in scope, most recent activity first.
+type SessionsRequest struct {
+	Kind  string `json:"kind,omitempty"`
+	Scope string `json:"scope,omitempty"`
+	// Agent keeps the sessions linked to that agent noun; empty means every session.
+	Agent string `json:"agent,omitempty"`
+	// Limit: 0 means 100; capped at 1000.
+	Limit int `json:"limit,omitempty"`
+}
+
+// TranscriptRequest asks for a page of one session, paging backwards.
+type TranscriptRequest struct {
+	Kind    string `json:"kind,omitempty"`
+	Scope   string `json:"scope,omitempty"`
+	Session string `json:"session"`
+	// Limit: 0 means 80; capped at 200.
+	Limit int `json:"limit,omitempty"`
+	// BeforeID is a message id (an entry seq within the session): the page ends just before it.
+	// 0 starts at the newest message.
+	BeforeID int64   `json:"before_id,omitempty"`
+	Select   *Select `json:"select,omitempty"`
+}
+
+// ConversationRequest asks for the messages sharing a correlation id, in every session in scope.
+type ConversationRequest struct {
+	Kind        string `json:"kind,omitempty"`
+	Scope       string `json:"scope,omitempty"`
+	Correlation string `json:"correlation"`
+	// Limit: 0 means 200; capped at 1000.
+	Limit int `json:"limit,omitempty"`
+	// Cursor is the cursor of the previous answer.
+	Cursor string  `json:"cursor,omitempty"`
+	Select *Select `json:"select,omitempty"`
+}
+
+// SearchRequest is the query DSL: filter x projection x pagination.
+type SearchRequest struct {
+	Kind   string  `json:"kind,omitempty"`
+	Scope  string  `json:"scope,omitempty"`
+	Filter *Filter `json:"filter,omitempty"`
+	Select *Select `json:"select,omitempty"`
+	Page   *Page   `json:"page,omitempty"`
+}
+
+// Involvement values of a search filter.
+const (
+	InvolvementAll   = "all"
+	InvolvementAgent = "agent"
+)
+
+// Filter narrows a search. Every set field must hold.
+type Filter struct {
+	// Channels are channel prefixes matched on whole segments; values are literal.
+	Channels []string `json:"channels,omitempty"`
+	// Involvement is "all" (default) or "agent": only sessions linked to an agent.
+	Involvement string `json:"involvement,omitempty"`
+	// Roles are entry kinds: user, assistant, tool, system, event.
+	Roles []string `json:"roles,omitempty"`
+	// Text holds literal words that must all occur, matched through the full-text index.
+	Text string `json:"text,omitempty"`
+	// Since and Until are RFC3339 times bounding the message time, inclusively.
+	Since string `json:"since,omitempty"`
+	Until string `json:"until,omitempty"`
+}
+
+// Select is the projection. Absent fields keep everything.
+type Select struct {
+	// ToolCalls false drops the call half of tool messages: tool name and arguments.
+	ToolCalls *bool `json:"tool_calls,omitempty"`
+	// Reasoning false strips recorded reasoning.
+	Reasoning *bool `json:"reasoning,omitempty"`
+	// ToolResults is true (keep), false (drop tool messages) or {"truncate": N}.
+	ToolResults *ToolResults `json:"tool_results,omitempty"`
+}
+
+// ToolResults is the tool_results projection. Its zero value keeps results whole (up to the
+// content cap).
+type ToolResults struct {
+	// Drop leaves tool messages out entirely (JSON false).
+	Drop bool
+	// Truncate cuts results to at most that many characters (JSON {"truncate": N}).
+	Truncate *int
+}
+
+// MarshalJSON writes true, false or {"truncate": N}.
+func (t ToolResults) MarshalJSON() ([]byte, error) {
+	switch {
+	case t.Drop:
+		return []byte("false"), nil
+	case t.Truncate != nil:
+		return json.Marshal(map[string]int{"truncate": *t.Truncate})
+	}
+	return []byte("true"), nil
+}
+
+// UnmarshalJSON reads true, false or {"truncate": N}.
+func (t *ToolResults) UnmarshalJSON(b []byte) error {
+	var keep bool
+	if err := json.Unmarshal(b, &keep); err == nil {
+		*t = ToolResults{Drop: !keep}
+		return nil
+	}
+	var obj struct {
+		Truncate *int `json:"truncate"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&obj); err != nil || obj.Truncate == nil {
+		return annals.Errorf(annals.EINVALID, `select.tool_results must be true, false or {"truncate": N}`)
+	}
+	*t = ToolResults{Truncate: obj.Truncate}
+	return nil
+}
+
+// Page is the pagination of a search.
+type Page struct {
+	// Limit: 0 means 100; capped at 500.
+	Limit int `json:"limit,omitempty"`
+	// Cursor is the cursor of the previous answer.
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// The nested objects decode strictly on their own, so an unknown field is named with its path
+// and the fields that object takes.
+
+// UnmarshalJSON decodes a filter strictly.
+func (f *Filter) UnmarshalJSON(b []byte) error {
+	type plain Filter
+	return strictObject(b, (*plain)(f), "filter.", "filter")
+}
+
+// UnmarshalJSON decodes a projection strictly.
+func (s *Select) UnmarshalJSON(b []byte) error {
+	type plain Select
+	return strictObject(b, (*plain)(s), "select.", "select")
+}
+
+// UnmarshalJSON decodes pagination strictly.
+func (p *Page) UnmarshalJSON(b []byte) error {
+	type plain Page
+	return strictObject(b, (*plain)(p), "page.", "page")
+}
+
+// decode reads one JSON object from body and decodes it into the request type of its kind.
+func decode(body io.Reader) (any, error) {
+	b, err := io.ReadAll(io.LimitReader(body, MaxBodyBytes+1))
+	if err != nil {
+		return nil, annals.Errorf(annals.EINVALID, "cannot read the request body")
+	}
+	if len(b) > MaxBodyBytes {
+		return nil, annals.Errorf(annals.EINVALID, "the request body is larger than %d bytes", MaxBodyBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return nil, jsonError(err, "", "the request", nil)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, annals.Errorf(annals.EINVALID, "the request body holds more than one JSON value")
+	}
+	if !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {
+		return nil, annals.Errorf(annals.EINVALID, "the request body must be a JSON object with a kind (want one of: %s)", strings.Join(Kinds(), ", "))
+	}
+	var head struct {
+		Kind json.RawMessage `json:"kind"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return nil, jsonError(err, "", "the request", nil)
+	}
+	var kind string
+	if len(head.Kind) > 0 {
+		if err := json.Unmarshal(head.Kind, &kind); err != nil {
+			return nil, annals.Errorf(annals.EINVALID, "field \"kind\" must be a string (want one of: %s)", strings.Join(Kinds(), ", "))
+		}
+	}
+	var req any
+	switch kind {
+	case KindAgents:
+		req = &AgentsRequest{}
+	case KindSessions:
+		req = &SessionsRequest{}
+	case KindTranscript:
+		req = &TranscriptRequest{}
+	case KindConversation:
+		req = &ConversationRequest{}
+	case KindSearch:
+		req = &SearchRequest{}
+	case "":
+		return nil, annals.Errorf(annals.EINVALID, "kind is required (want one of: %s)", strings.Join(Kinds(), ", "))
+	default:
+		return nil, annals.Errorf(annals.EINVALID, "unknown kind %q (want one of: %s)", kind, strings.Join(Kinds(), ", "))
+	}
+	// Fields of another kind are unknown here too: the message names the kind asked for.
+	if err := strictObject(raw, req, "", "kind "+kind); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// strictObject decodes b into v refusing unknown fields; prefix is v's path in field names and
+// what names v in the message about an unknown field.
+func strictObject(b []byte, v any, prefix, what string) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err, prefix, what, v)
+	}
+	return nil
+}
+
+// jsonError turns a decoding error into an invalid error naming the field and, for an unknown
+// field, the fields the object takes.
+func jsonError(err error, prefix, what string, v any) error {
+	var ae *annals.Error
+	if errors.As(err, &ae) {
+		return err
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return annals.Errorf(annals.EINVALID, "the request body is empty (want a JSON object with a kind: %s)", strings.Join(Kinds(), ", "))
+	case errors.As(err, &syn):
+		return annals.Errorf(annals.EINVALID, "malformed JSON at byte %d: %v", syn.Offset, syn)
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return annals.Errorf(annals.EINVALID, "%s must be %s, not JSON %s", strings.TrimSuffix(prefixOr(prefix, "the request"), "."), describe(typ.Type), typ.Value)
+		}
+		return annals.Errorf(annals.EINVALID, "field %q must be %s, not JSON %s", prefix+typ.Field, describe(typ.Type), typ.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
+		return annals.Errorf(annals.EINVALID, "unknown field %q (%s takes: %s)", prefix+name, what, strings.Join(jsonFields(v), ", "))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return annals.Errorf(annals.EINVALID, "malformed JSON: the body ends in the middle of a value")
+	}
+	return annals.Errorf(annals.EINVALID, "malformed JSON: %v", err)
+}
+
+func prefixOr(prefix, def string) string {
+	if prefix == "" {
+		return def
+	}
+	return prefix
+}
+
+// describe names a Go type the way a JSON client thinks of it.
+func describe(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "an integer"
+	case reflect.Slice:
+		return "a list of " + strings.TrimPrefix(strings.TrimPrefix(describe(t.Elem()), "a "), "an ") + "s"
+	case reflect.Struct:
+		return "an object"
+	}
+	return t.String()
+}
+
+// jsonFields lists the JSON names of a struct's fields, so messages never drift from the types.
+func jsonFields(v any) []string {
+	t := reflect.TypeOf(v)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	out := make([]string, 0, t.NumField())
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// words splits text into literal words: runs of letters, digits and combining marks, the
+// characters the full-text tokenizer keeps. Everything else separates words and is never syntax.
+func words(text string) []string {
+	return strings.FieldsFunc(text, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.IsMark(r)
+	})
+}
+
+func parseTime(field, s string) (*time.Time, error) {
+	if s == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return nil, annals.Errorf(annals.EINVALID, "%s %q is not an RFC3339 time (e.g. 2026-06-12T00:00:00Z)", field, s)
+	}
+	return &t, nil
+}
+
+// Cursors are opaque to clients: base64url of "<kind letter><version>|<unix nanos>|<seq>|<chat
+// id>". The kind letter keeps a search cursor from being replayed as a conversation cursor (it
+// would position a different order). A cursor is only a position: the owner constraint is
+// applied again on every page, so a forged cursor reaches nothing new.
+const (
+	cursorSearch       = "s1"
+	cursorConversation = "c1"
+)
+
+func encodeCursor(tag string, p *annals.ViewPosition) *string {
+	if p == nil {
+		return nil
+	}
+	s := base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "%s|%d|%d|%s", tag, p.Time.UnixNano(), p.Seq, p.ChatID))
+	return &s
+}
+
+func decodeCursor(field, tag, s string) (*annals.ViewPosition, error) {
+	if s == "" {
+		return nil, nil
+	}
+	bad := annals.Errorf(annals.EINVALID, "%s is not a cursor of this kind of query (pass back the cursor of the previous answer unchanged)", field)
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, bad
+	}
+	parts := strings.SplitN(string(b), "|", 4)
+	if len(parts) != 4 || parts[0] != tag || parts[3] == "" {
+		return nil, bad
+	}
+	nanos, err1 := strconv.ParseInt(parts[1], 10, 64)
+	seq, err2 := strconv.ParseInt(parts[2], 10, 64)
+	if err1 != nil || err2 != nil || seq < 1 {
+		return nil, bad
+	}
+	return &annals.ViewPosition{Time: time.Unix(0, nanos).UTC(), ChatID: parts[3], Seq: seq}, nil
+}

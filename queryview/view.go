@@ -1,0 +1,356 @@
+// Package queryview is the lanius-style read-only history view: one JSON query object,
+// dispatched on its kind (agents, sessions, transcript, conversation, search), answered from the
+// store with the caller's scope folded into every SQL statement. The HTTP server mounts it at
+// POST /query and lists Kinds at GET /healthz; see docs/QUERYVIEW.md.
+package queryview
+
+import (
+	"context"
+	"io"
+	"strings"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
+)
+
+// View answers view queries from a store. It holds no state besides the store, so one View
+// serves any number of concurrent callers.
+type View struct {
+	store annals.Store
+}
+
+// New returns a View over store.
+func New(store annals.Store) *View {
+	return &View{store: store}
+}
+
+// AgentsAnswer lists the agent nouns in scope.
+type AgentsAnswer struct {
+	Agents            []annals.ViewAgent `json:"agents"`
+	AgentsTruncated   bool               `json:"agents_truncated"`
+	Unlinked          []string           `json:"unlinked"`
+	UnlinkedTruncated bool               `json:"unlinked_truncated"`
+	// AgentsLimit and SessionsLimit are the bounds in force (sessions per agent, and unlinked).
+	AgentsLimit   int          `json:"agents_limit"`
+	SessionsLimit int          `json:"sessions_limit"`
+	Scope         annals.Scope `json:"scope"`
+}
+
+// SessionsAnswer lists sessions in scope.
+type SessionsAnswer struct {
+	Sessions []annals.ViewSession `json:"sessions"`
+	HasMore  bool                 `json:"has_more"`
+	Agent    string               `json:"agent,omitempty"`
+	Limit    int                  `json:"limit"`
+	Scope    annals.Scope         `json:"scope"`
+}
+
+// Caps reports the content bounds in force on the messages of an answer.
+type Caps struct {
+	// ContentChars caps text, reasoning and tool arguments; ResultChars caps tool results.
+	ContentChars int `json:"content_chars"`
+	ResultChars  int `json:"result_chars"`
+}
+
+// TranscriptAnswer is one page of a session, oldest first.
+type TranscriptAnswer struct {
+	Session  string               `json:"session"`
+	Messages []annals.ViewMessage `json:"messages"`
+	HasMore  bool                 `json:"has_more"`
+	// BeforeIDNext is the before_id of the next (older) page, set when HasMore.
+	BeforeIDNext *int64 `json:"before_id_next,omitempty"`
+	Limit        int    `json:"limit"`
+	Caps
+	Scope annals.Scope `json:"scope"`
+}
+
+// ConversationAnswer lists messages sharing a correlation id, oldest first.
+type ConversationAnswer struct {
+	Correlation string               `json:"correlation"`
+	Messages    []annals.ViewMessage `json:"messages"`
+	HasMore     bool                 `json:"has_more"`
+	// Cursor continues after this page; null when there is nothing more.
+	Cursor *string `json:"cursor"`
+	Limit  int     `json:"limit"`
+	Caps
+	Scope annals.Scope `json:"scope"`
+}
+
+// SearchAnswer is one page of a search, newest first.
+type SearchAnswer struct {
+	Messages []annals.ViewMessage `json:"messages"`
+	HasMore  bool                 `json:"has_more"`
+	// Cursor continues after this page; null when there is nothing more.
+	Cursor *string `json:"cursor"`
+	Limit  int     `json:"limit"`
+	Caps
+	Scope annals.Scope `json:"scope"`
+}
+
+// Query decodes one JSON query object from body strictly (unknown fields are refused by name,
+// wrong types name the field, trailing data is refused) and answers it. The answer is one of
+// *AgentsAnswer, *SessionsAnswer, *TranscriptAnswer, *ConversationAnswer or *SearchAnswer.
+// Errors: invalid, forbidden (the caller's principal allows no such scope), not_found (a
+// transcript of a missing or out-of-scope session), unavailable, internal.
+func (v *View) Query(ctx context.Context, body io.Reader) (any, error) {
+	req, err := decode(body)
+	if err != nil {
+		return nil, err
+	}
+	switch r := req.(type) {
+	case *AgentsRequest:
+		return v.Agents(ctx, r)
+	case *SessionsRequest:
+		return v.Sessions(ctx, r)
+	case *TranscriptRequest:
+		return v.Transcript(ctx, r)
+	case *ConversationRequest:
+		return v.Conversation(ctx, r)
+	default:
+		return v.Search(ctx, req.(*SearchRequest))
+	}
+}
+
+// Agents answers the agents kind. Errors: forbidden, invalid (scope), unavailable, internal.
+func (v *View) Agents(ctx context.Context, req *AgentsRequest) (*AgentsAnswer, error) {
+	if req == nil {
+		req = &AgentsRequest{}
+	}
+	res, err := history.Resolve(ctx, req.Scope)
+	if err != nil {
+		return nil, err
+	}
+	got, err := v.store.ViewAgents(ctx, annals.ViewAgentsFilter{Owner: res.Owner, MaxAgents: annals.ViewMaxAgents, MaxSessions: annals.ViewMaxAgentSessions})
+	if err != nil {
+		return nil, err
+	}
+	return &AgentsAnswer{
+		Agents: got.Agents, AgentsTruncated: got.AgentsTruncated,
+		Unlinked: got.Unlinked, UnlinkedTruncated: got.UnlinkedTruncated,
+		AgentsLimit: annals.ViewMaxAgents, SessionsLimit: annals.ViewMaxAgentSessions,
+		Scope: res.Scope,
+	}, nil
+}
+
+// Sessions answers the sessions kind. Errors: forbidden, invalid, unavailable, internal.
+func (v *View) Sessions(ctx context.Context, req *SessionsRequest) (*SessionsAnswer, error) {
+	if req == nil {
+		req = &SessionsRequest{}
+	}
+	res, err := history.Resolve(ctx, req.Scope)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := limitOf("limit", req.Limit, annals.ViewDefaultSessions, annals.ViewMaxSessions)
+	if err != nil {
+		return nil, err
+	}
+	f := annals.ViewSessionsFilter{Owner: res.Owner, Limit: limit}
+	if req.Agent != "" {
+		f.Agent = &req.Agent
+	}
+	got, err := v.store.ViewSessions(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return &SessionsAnswer{Sessions: got.Sessions, HasMore: got.HasMore, Agent: req.Agent, Limit: limit, Scope: res.Scope}, nil
+}
+
+// Transcript answers the transcript kind. A missing session and one outside the caller's scope
+// are the same not_found: chat "<id>" not found.
+// Errors: forbidden, invalid, not_found, unavailable, internal.
+func (v *View) Transcript(ctx context.Context, req *TranscriptRequest) (*TranscriptAnswer, error) {
+	if req == nil {
+		req = &TranscriptRequest{}
+	}
+	res, err := history.Resolve(ctx, req.Scope)
+	if err != nil {
+		return nil, err
+	}
+	if err := annals.ValidateID("session", req.Session); err != nil {
+		return nil, err
+	}
+	limit, err := limitOf("limit", req.Limit, annals.ViewDefaultTranscript, annals.ViewMaxTranscript)
+	if err != nil {
+		return nil, err
+	}
+	if req.BeforeID < 0 {
+		return nil, annals.Errorf(annals.EINVALID, "before_id must not be negative (it is a message id; omit it to start at the newest message)")
+	}
+	sel, caps, err := selectOf(req.Select)
+	if err != nil {
+		return nil, err
+	}
+	page, err := v.store.ViewTranscript(ctx, annals.ViewTranscriptFilter{Owner: res.Owner, ChatID: req.Session, BeforeSeq: req.BeforeID, Select: sel, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	out := &TranscriptAnswer{Session: req.Session, Messages: page.Messages, HasMore: page.HasMore, Limit: limit, Caps: caps, Scope: res.Scope}
+	if page.HasMore && len(page.Messages) > 0 {
+		next := page.Messages[0].ID
+		out.BeforeIDNext = &next
+	}
+	return out, nil
+}
+
+// Conversation answers the conversation kind. Errors: forbidden, invalid, unavailable, internal.
+func (v *View) Conversation(ctx context.Context, req *ConversationRequest) (*ConversationAnswer, error) {
+	if req == nil {
+		req = &ConversationRequest{}
+	}
+	res, err := history.Resolve(ctx, req.Scope)
+	if err != nil {
+		return nil, err
+	}
+	if err := annals.ValidateID("correlation", req.Correlation); err != nil {
+		return nil, err
+	}
+	limit, err := limitOf("limit", req.Limit, annals.ViewDefaultConversation, annals.ViewMaxConversation)
+	if err != nil {
+		return nil, err
+	}
+	after, err := decodeCursor("cursor", cursorConversation, req.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	sel, caps, err := selectOf(req.Select)
+	if err != nil {
+		return nil, err
+	}
+	page, err := v.store.ViewConversation(ctx, annals.ViewConversationFilter{Owner: res.Owner, CorrelationID: req.Correlation, After: after, Select: sel, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	return &ConversationAnswer{Correlation: req.Correlation, Messages: page.Messages, HasMore: page.HasMore,
+		Cursor: encodeCursor(cursorConversation, page.Next), Limit: limit, Caps: caps, Scope: res.Scope}, nil
+}
+
+// Search answers the search kind. Errors: forbidden, invalid, unavailable, internal.
+func (v *View) Search(ctx context.Context, req *SearchRequest) (*SearchAnswer, error) {
+	if req == nil {
+		req = &SearchRequest{}
+	}
+	res, err := history.Resolve(ctx, req.Scope)
+	if err != nil {
+		return nil, err
+	}
+	f := annals.ViewFilter{Owner: res.Owner}
+	if err := filterOf(req.Filter, &f); err != nil {
+		return nil, err
+	}
+	var page Page
+	if req.Page != nil {
+		page = *req.Page
+	}
+	if f.Limit, err = limitOf("page.limit", page.Limit, annals.ViewDefaultSearch, annals.ViewMaxSearch); err != nil {
+		return nil, err
+	}
+	if f.After, err = decodeCursor("page.cursor", cursorSearch, page.Cursor); err != nil {
+		return nil, err
+	}
+	var caps Caps
+	if f.Select, caps, err = selectOf(req.Select); err != nil {
+		return nil, err
+	}
+	got, err := v.store.ViewSearch(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return &SearchAnswer{Messages: got.Messages, HasMore: got.HasMore, Cursor: encodeCursor(cursorSearch, got.Next),
+		Limit: f.Limit, Caps: caps, Scope: res.Scope}, nil
+}
+
+func limitOf(field string, n, def, max int) (int, error) {
+	if n < 0 {
+		return 0, annals.Errorf(annals.EINVALID, "%s must not be negative (default %d, at most %d)", field, def, max)
+	}
+	return annals.EffectiveLimit(n, def, max), nil
+}
+
+// selectOf turns the projection into the store's, with the caps it implies.
+func selectOf(s *Select) (annals.ViewSelect, Caps, error) {
+	caps := Caps{ContentChars: annals.ViewMaxContentChars, ResultChars: annals.ViewMaxContentChars}
+	var sel annals.ViewSelect
+	if s == nil {
+		return sel, caps, nil
+	}
+	sel.OmitToolCalls = s.ToolCalls != nil && !*s.ToolCalls
+	sel.OmitReasoning = s.Reasoning != nil && !*s.Reasoning
+	if tr := s.ToolResults; tr != nil {
+		sel.DropToolRows = tr.Drop
+		if tr.Truncate != nil {
+			n := *tr.Truncate
+			if n < 0 {
+				return sel, caps, annals.Errorf(annals.EINVALID, "select.tool_results.truncate must not be negative (0 keeps only the length of each result)")
+			}
+			n = min(n, annals.ViewMaxContentChars)
+			sel.ResultChars = &n
+			caps.ResultChars = n
+		}
+	}
+	return sel, caps, nil
+}
+
+// roleNames lists the valid roles for messages.
+func roleNames() string {
+	names := make([]string, len(annals.EntryKinds))
+	for i, k := range annals.EntryKinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}
+
+// filterOf validates a search filter into the store's.
+func filterOf(in *Filter, f *annals.ViewFilter) error {
+	if in == nil {
+		return nil
+	}
+	if len(in.Channels) > annals.ViewMaxChannels {
+		return annals.Errorf(annals.EINVALID, "filter.channels has %d prefixes (at most %d allowed)", len(in.Channels), annals.ViewMaxChannels)
+	}
+	for i, c := range in.Channels {
+		p := strings.TrimRight(c, "/")
+		if p == "" {
+			return annals.Errorf(annals.EINVALID, "filter.channels[%d] is empty (want a channel prefix such as in/agent/main)", i)
+		}
+		if len(p) > annals.MaxChannelBytes {
+			return annals.Errorf(annals.EINVALID, "filter.channels[%d] is %d bytes long (at most %d allowed)", i, len(p), annals.MaxChannelBytes)
+		}
+		f.Channels = append(f.Channels, p)
+	}
+	switch in.Involvement {
+	case "", InvolvementAll:
+	case InvolvementAgent:
+		f.AgentsOnly = true
+	default:
+		return annals.Errorf(annals.EINVALID, "unknown filter.involvement %q (want agent or all)", in.Involvement)
+	}
+	for _, r := range in.Roles {
+		k, err := annals.ParseEntryKind(r)
+		if err != nil {
+			return annals.Errorf(annals.EINVALID, "unknown role %q in filter.roles (want any of: %s)", r, roleNames())
+		}
+		f.Roles = append(f.Roles, k)
+	}
+	if strings.TrimSpace(in.Text) != "" {
+		ws := words(in.Text)
+		if len(ws) == 0 {
+			return annals.Errorf(annals.EINVALID, "filter.text %q has no words to search for (letters or digits)", in.Text)
+		}
+		if len(ws) > annals.ViewMaxWords {
+			return annals.Errorf(annals.EINVALID, "filter.text has %d words (at most %d allowed)", len(ws), annals.ViewMaxWords)
+		}
+		f.Words = ws
+	}
+	var err error
+	if f.Since, err = parseTime("filter.since", in.Since); err != nil {
+		return err
+	}
+	if f.Until, err = parseTime("filter.until", in.Until); err != nil {
+		return err
+	}
+	if f.Since != nil && f.Until != nil && f.Since.After(*f.Until) {
+		return annals.Errorf(annals.EINVALID, "filter.since %s is after filter.until %s", in.Since, in.Until)
+	}
+	return nil
+}

@@ -1,0 +1,327 @@
+package annals
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// The read-only history view (the lanius-style POST /query) asks the store for five things:
+// agents, sessions, a transcript page, a conversation and a filtered search. Every request
+// carries the Owner, applied inside the store's SQL WHERE, so nothing outside the caller's
+// scope is read, counted or used to fill a page.
+
+// View limits. Each is a hard bound a store enforces even for a caller that skipped the
+// queryview package, and the queryview answers report the effective value.
+const (
+	// ViewMaxAgents bounds the agents answer; ViewMaxAgentSessions the sessions listed per agent
+	// and the unlinked sessions.
+	ViewMaxAgents        = 1000
+	ViewMaxAgentSessions = 200
+
+	ViewDefaultSessions     = 100
+	ViewMaxSessions         = 1000
+	ViewDefaultTranscript   = 80
+	ViewMaxTranscript       = 200
+	ViewDefaultConversation = 200
+	ViewMaxConversation     = 1000
+	ViewDefaultSearch       = 100
+	ViewMaxSearch           = 500
+
+	// ViewMaxContentChars is the most characters of one content field (text, reasoning, tool
+	// arguments, tool result) an answer carries; a longer field is replaced by a truncation
+	// marker with its first ViewMaxContentChars characters as preview.
+	ViewMaxContentChars = 16 << 10
+	// ViewMaxToolNameChars bounds tool names and call ids: they are identifiers, so a longer one
+	// is cut rather than marked.
+	ViewMaxToolNameChars = 1024
+
+	// ViewMaxChannels and ViewMaxWords bound a search filter so one request cannot build an
+	// arbitrarily large statement.
+	ViewMaxChannels = 64
+	ViewMaxWords    = 32
+)
+
+// ViewAgentChannelPrefix is the channel prefix that links an entry, and so its chat, to an agent
+// noun: the segment after it (in/agent/<noun>/...).
+const ViewAgentChannelPrefix = "in/agent/"
+
+// ViewAgentsFilter asks for the agent nouns in scope.
+type ViewAgentsFilter struct {
+	Owner Owner
+	// MaxAgents and MaxSessions bound the answer; 0 or more than ViewMaxAgents /
+	// ViewMaxAgentSessions means that maximum.
+	MaxAgents   int
+	MaxSessions int
+}
+
+// ViewAgent is one agent noun and its sessions, most recent activity first.
+type ViewAgent struct {
+	Agent             string   `json:"agent"`
+	Sessions          []string `json:"sessions"`
+	SessionsTruncated bool     `json:"sessions_truncated"`
+}
+
+// ViewAgents is the agents answer of a store. Agents are ordered by their most recent session
+// activity, newest first, then by noun.
+type ViewAgents struct {
+	Agents          []ViewAgent
+	AgentsTruncated bool
+	// Unlinked are the chats with no agent id and no entry on an in/agent/<noun> channel, most
+	// recent activity first, at most MaxSessions of them.
+	Unlinked          []string
+	UnlinkedTruncated bool
+}
+
+// ViewSessionsFilter asks for chats in scope, most recent activity first.
+type ViewSessionsFilter struct {
+	Owner Owner
+	// Agent, when set, keeps the chats linked to that agent noun: the chat's agent id is the noun,
+	// or one of its entries is on the channel in/agent/<noun> or below it.
+	Agent *string
+	// Limit: 0 means ViewDefaultSessions, more than ViewMaxSessions means ViewMaxSessions.
+	Limit int
+}
+
+// ViewSession is one chat with its entry-derived timestamps and counters.
+type ViewSession struct {
+	ID           string    `json:"session"`
+	AgentID      string    `json:"agent,omitempty"`
+	Title        string    `json:"title,omitempty"`
+	CreatedAt    time.Time `json:"created_at"`
+	LastActivity time.Time `json:"last_activity"`
+	// FirstAt and LastAt are the times of the chat's first and last entries; nil for a chat
+	// without entries.
+	FirstAt *time.Time `json:"first_at"`
+	LastAt  *time.Time `json:"last_at"`
+	// Messages counts user, assistant and tool entries; Events counts system and event entries.
+	Messages int64 `json:"messages"`
+	Events   int64 `json:"events"`
+}
+
+// ViewSessionList is one bounded page of sessions.
+type ViewSessionList struct {
+	Sessions []ViewSession
+	// HasMore reports that more chats matched than the limit.
+	HasMore bool
+}
+
+// ViewSelect is the projection applied to every message of a page. The zero value keeps
+// everything, each content field capped at ViewMaxContentChars.
+type ViewSelect struct {
+	// OmitToolCalls drops the call half of tool entries: the tool name and arguments. The call
+	// id, result and outcome stay.
+	OmitToolCalls bool
+	// OmitReasoning strips recorded reasoning.
+	OmitReasoning bool
+	// DropToolRows leaves tool entries out of the page entirely, in SQL, so the page still fills
+	// to its limit from the rows that remain.
+	DropToolRows bool
+	// ResultChars, when set, caps tool results at that many characters (0 keeps only the
+	// truncation marker with the length); it never raises the ViewMaxContentChars cap.
+	ResultChars *int
+}
+
+// ViewPosition is a place in the total order of entries (time, chat id, seq): the keyset that
+// search and conversation pages continue from.
+type ViewPosition struct {
+	Time   time.Time
+	ChatID string
+	Seq    int64
+}
+
+// ViewTranscriptFilter asks for a page of one chat's entries, paging backwards.
+type ViewTranscriptFilter struct {
+	Owner  Owner
+	ChatID string
+	// BeforeSeq, when positive, keeps entries with a smaller seq; 0 starts at the newest entry.
+	BeforeSeq int64
+	Select    ViewSelect
+	// Limit: 0 means ViewDefaultTranscript, more than ViewMaxTranscript means ViewMaxTranscript.
+	Limit int
+}
+
+// ViewConversationFilter asks for the entries sharing a correlation id, in every chat in scope,
+// ordered by time, then chat id, then seq.
+type ViewConversationFilter struct {
+	Owner         Owner
+	CorrelationID string
+	// After, when set, continues after that position.
+	After  *ViewPosition
+	Select ViewSelect
+	// Limit: 0 means ViewDefaultConversation, more than ViewMaxConversation means
+	// ViewMaxConversation.
+	Limit int
+}
+
+// ViewFilter is a search of the view: entries in scope, newest first (time, then chat id, then
+// seq, all descending). Every set field narrows the result; all of it is applied in SQL.
+type ViewFilter struct {
+	Owner Owner
+	// Channels are channel prefixes matched on whole segments: "in/agent/main" matches that
+	// channel and "in/agent/main/x", never "in/agent/mainframe". Values are literal; a trailing
+	// "/" is ignored.
+	Channels []string
+	// AgentsOnly keeps entries of chats linked to an agent: the chat has an agent id, or one of
+	// its entries is on a channel in/agent/<noun>/... (the chats the agents answer lists under
+	// some agent, as opposed to its unlinked ones).
+	AgentsOnly bool
+	// Roles keeps entries of these kinds.
+	Roles []EntryKind
+	// Words are literal words that must all occur (in text, reasoning, tool name, arguments or
+	// result), matched through the full-text index, never read as query syntax.
+	Words []string
+	// Since and Until bound the entry time, inclusively.
+	Since *time.Time
+	Until *time.Time
+	// After, when set, continues after that position (older entries).
+	After  *ViewPosition
+	Select ViewSelect
+	// Limit: 0 means ViewDefaultSearch, more than ViewMaxSearch means ViewMaxSearch.
+	Limit int
+}
+
+// ViewPage is one page of messages.
+type ViewPage struct {
+	Messages []ViewMessage
+	// HasMore reports that more rows follow the page in its order.
+	HasMore bool
+	// Next is where the following page continues when HasMore is set, nil otherwise: the last
+	// message in the page's order (for a transcript, read backwards, its oldest message).
+	Next *ViewPosition
+}
+
+// ViewMessage is one entry as the view shows it.
+type ViewMessage struct {
+	// ID is the entry's seq: unique within its session, so (session, id) names a message.
+	ID          int64       `json:"id"`
+	Session     string      `json:"session"`
+	Role        EntryKind   `json:"role"`
+	Channel     string      `json:"channel"`
+	Correlation string      `json:"correlation"`
+	CreatedAt   time.Time   `json:"created_at"`
+	Content     ViewContent `json:"content"`
+}
+
+// ViewContent is a message's content after projection and size capping.
+type ViewContent struct {
+	Text      ViewText  `json:"text"`
+	Reasoning *ViewText `json:"reasoning,omitempty"`
+	Tool      *ViewTool `json:"tool,omitempty"`
+}
+
+// ViewTool is the tool part of a tool message.
+type ViewTool struct {
+	// Name and Arguments are absent when the projection omits tool calls.
+	Name      string    `json:"name,omitempty"`
+	CallID    string    `json:"call_id,omitempty"`
+	Arguments *ViewJSON `json:"arguments,omitempty"`
+	Result    ViewText  `json:"result"`
+	Outcome   Outcome   `json:"outcome,omitempty"`
+}
+
+// ViewText is a content string that may have been cut. On the wire it is the plain string, or,
+// when cut, {"truncated": true, "chars": <full length>, "preview": <first characters>}.
+type ViewText struct {
+	// Value is the whole string, or its preview when Truncated.
+	Value     string
+	Truncated bool
+	// Chars is the full length in characters (Unicode code points) when Truncated. For a value
+	// holding a NUL character SQLite cannot count characters, and Chars is its length in bytes.
+	Chars int64
+}
+
+type viewTruncated struct {
+	Truncated bool   `json:"truncated"`
+	Chars     int64  `json:"chars"`
+	Preview   string `json:"preview"`
+}
+
+// MarshalJSON writes the string, or the truncation marker.
+func (t ViewText) MarshalJSON() ([]byte, error) {
+	if t.Truncated {
+		return json.Marshal(viewTruncated{Truncated: true, Chars: t.Chars, Preview: t.Value})
+	}
+	return json.Marshal(t.Value)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (t *ViewText) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		*t = ViewText{}
+		return json.Unmarshal(b, &t.Value)
+	}
+	var m viewTruncated
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*t = ViewText{Value: m.Preview, Truncated: m.Truncated, Chars: m.Chars}
+	return nil
+}
+
+// ViewJSON is a JSON content value (tool arguments) that may have been cut. On the wire it is
+// the JSON value itself, or, when cut, the same truncation marker as ViewText with the first
+// characters of its JSON text as preview.
+type ViewJSON struct {
+	// Raw is the whole value, or nil when Truncated.
+	Raw       json.RawMessage
+	Truncated bool
+	Chars     int64
+	Preview   string
+}
+
+// MarshalJSON writes the value, or the truncation marker.
+func (j ViewJSON) MarshalJSON() ([]byte, error) {
+	if j.Truncated {
+		return json.Marshal(viewTruncated{Truncated: true, Chars: j.Chars, Preview: j.Preview})
+	}
+	if len(j.Raw) == 0 {
+		return []byte("null"), nil
+	}
+	return j.Raw, nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes. A JSON object that is exactly a truncation
+// marker is read as one.
+func (j *ViewJSON) UnmarshalJSON(b []byte) error {
+	var m viewTruncated
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) && dec.Decode(&m) == nil && m.Truncated {
+		*j = ViewJSON{Truncated: true, Chars: m.Chars, Preview: m.Preview}
+		return nil
+	}
+	*j = ViewJSON{Raw: append(json.RawMessage(nil), b...)}
+	return nil
+}
+
+// ViewStore answers the read-only history view. Every method applies its filter's Owner inside
+// SQL WHERE: rows outside it are never read, counted or used to fill a page.
+type ViewStore interface {
+	// ViewAgents returns the agent nouns in scope — chat agent ids and the <noun> of entry
+	// channels in/agent/<noun>/... — each with its sessions, and the unlinked sessions.
+	// Errors: unavailable, internal.
+	ViewAgents(ctx context.Context, f ViewAgentsFilter) (*ViewAgents, error)
+
+	// ViewSessions returns chats in scope, most recent activity first, then id.
+	// Errors: invalid (negative limit, empty agent), unavailable, internal.
+	ViewSessions(ctx context.Context, f ViewSessionsFilter) (*ViewSessionList, error)
+
+	// ViewTranscript returns a page of one chat's entries, oldest first within the page, the
+	// page being the newest entries before BeforeSeq. Next carries the page's oldest entry.
+	// Errors: invalid (negative limit or seq), not_found (no such chat, or outside Owner: the
+	// same opaque NotFound), unavailable, internal.
+	ViewTranscript(ctx context.Context, f ViewTranscriptFilter) (*ViewPage, error)
+
+	// ViewConversation returns the entries in scope sharing a correlation id, ordered by time,
+	// then chat id, then seq.
+	// Errors: invalid (empty correlation id, negative limit), unavailable, internal.
+	ViewConversation(ctx context.Context, f ViewConversationFilter) (*ViewPage, error)
+
+	// ViewSearch returns the entries in scope matching the filter, newest first (time, chat id,
+	// seq, descending).
+	// Errors: invalid (an empty channel or word, an unknown role, too many channels or words,
+	// Since after Until, a negative limit), unavailable, internal.
+	ViewSearch(ctx context.Context, f ViewFilter) (*ViewPage, error)
+}
