@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/sqlite"
 )
 
 // Main is the annals program with its inputs and outputs made explicit, so tests run the whole
@@ -27,7 +26,8 @@ type Main struct {
 	// IsTerminal reports whether w is an interactive terminal (progress bars, colours).
 	IsTerminal func(w io.Writer) bool
 
-	db *sqlite.DB
+	// store is what Run opened, closed by Close.
+	store annals.Store
 }
 
 // NewMain returns a Main wired to the real process.
@@ -44,9 +44,9 @@ func NewMain() *Main {
 
 // Close releases whatever Run opened.
 func (m *Main) Close() error {
-	if m.db != nil {
-		err := m.db.Close()
-		m.db = nil
+	if m.store != nil {
+		err := m.store.Close()
+		m.store = nil
 		return err
 	}
 	return nil
@@ -182,23 +182,6 @@ func (m *Main) dbPath(flagValue string) (string, error) {
 		return "", annals.Errorf(annals.EINVALID, "cannot find a home directory for the default database; pass --db PATH or set ANNALS_DB")
 	}
 	return filepath.Join(home, ".local", "share", "annals", "annals.db"), nil
-}
-
-// openDB opens the store once per Run.
-func (m *Main) openDB(ctx context.Context, flagValue string, readOnly bool) (*sqlite.DB, error) {
-	path, err := m.dbPath(flagValue)
-	if err != nil {
-		return nil, err
-	}
-	if strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://") {
-		return nil, annals.Errorf(annals.EINVALID, "PostgreSQL databases are not supported by this build yet; pass a SQLite file path")
-	}
-	db, err := sqlite.Open(ctx, path, sqlite.Options{ReadOnly: readOnly})
-	if err != nil {
-		return nil, err
-	}
-	m.db = db
-	return db, nil
 }
 
 // describe renders an error for a person: the caller-facing message of an annals error, the

@@ -24,8 +24,12 @@ func runRedact(ctx context.Context, m *Main, args []string) error {
 	if err != nil {
 		return err
 	}
+	rescanner, ok := a.store.(annals.Rescanner)
+	if !ok {
+		return annals.Errorf(annals.EINVALID, "this database backend cannot rescan stored data")
+	}
 	bar := m.IsTerminal(m.Stderr)
-	rep, err := a.store.Rescan(ctx, a.redactor, func(p annals.RescanReport) {
+	rep, err := rescanner.Rescan(ctx, a.redactor, func(p annals.RescanReport) {
 		if bar {
 			fmt.Fprintf(m.Stderr, "\r\033[Krescanning: %d entries scanned, %d changed", p.EntriesScanned, p.EntriesChanged)
 		}

@@ -10,7 +10,6 @@ import (
 	"github.com/annals-dev/annals/embed"
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/redact"
-	"github.com/annals-dev/annals/sqlite"
 	"github.com/annals-dev/annals/summarize"
 )
 
@@ -30,7 +29,7 @@ func commonFlags(fs *flag.FlagSet) *common {
 // app is everything a command needs, built from flags, environment and config.
 type app struct {
 	cfg      *Config
-	store    *sqlite.DB
+	store    annals.Store
 	capture  annals.CaptureStore
 	redactor *redact.Redactor
 	svc      *history.Service
