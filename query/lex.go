@@ -24,8 +24,6 @@ const (
 // item is one lexical item.
 type item struct {
 	kind itemKind
-	// pos is the item's byte offset in the query, for messages.
-	pos int
 	// neg is set when a '-' started the term: an exclusion.
 	neg bool
 	// text is a word or phrase without its '-', quotes and trailing '*'.
@@ -81,14 +79,14 @@ func lex(s string) ([]item, error) {
 				prefix = true
 				i++
 			}
-			items = append(items, item{kind: itemPhrase, pos: start, neg: neg, text: text, prefix: prefix, raw: s[start:i]})
+			items = append(items, item{kind: itemPhrase, neg: neg, text: text, prefix: prefix, raw: s[start:i]})
 		case '(':
 			i += size
 			depth++
 			if depth > MaxDepth {
 				return nil, annals.Errorf(annals.EINVALID, "the query nests parentheses more than %d deep (at position %d)", MaxDepth, start+1)
 			}
-			items = append(items, item{kind: itemOpen, pos: start, neg: neg, raw: s[start:i]})
+			items = append(items, item{kind: itemOpen, neg: neg, raw: s[start:i]})
 		case ')':
 			// Never negated: a '-' before ')' is not taken as an exclusion above.
 			i += size
@@ -96,7 +94,7 @@ func lex(s string) ([]item, error) {
 				continue // a stray ')' closes nothing; forgiving beats refusing a pasted text
 			}
 			depth--
-			items = append(items, item{kind: itemClose, pos: start, raw: ")"})
+			items = append(items, item{kind: itemClose, raw: ")"})
 		default:
 			var it item
 			it, i = lexWord(s, i)
@@ -104,7 +102,7 @@ func lex(s string) ([]item, error) {
 				// -OR excludes the word "or": only a bare OR or AND is an operator.
 				it = item{kind: itemWord, text: s[start+1 : i]}
 			}
-			it.pos, it.neg, it.raw = start, neg, s[start:i]
+			it.neg, it.raw = neg, s[start:i]
 			items = append(items, it)
 		}
 	}

@@ -33,6 +33,9 @@ func Parse(s string) (*Query, error) {
 	if p.terms > MaxTerms {
 		return nil, annals.Errorf(annals.EINVALID, "the query has %d words, phrases and filters (at most %d allowed); to search for a pasted message, put it in quotes so it counts as one phrase", p.terms, MaxTerms)
 	}
+	if p.tokens > MaxTokens {
+		return nil, annals.Errorf(annals.EINVALID, "the query has %d words in all, counting each word of a phrase (at most %d allowed); search for a shorter part of the text", p.tokens, MaxTokens)
+	}
 	q := &Query{}
 	text, err = q.takeFilters(text)
 	if err != nil {
@@ -67,8 +70,9 @@ func (*filterExpr) expr()            {}
 type parser struct {
 	items []item
 	i     int
-	// terms counts words and phrases with at least one token, and filters, for MaxTerms.
-	terms int
+	// terms counts words and phrases with at least one token, and filters, for MaxTerms;
+	// tokens counts their tokens, for MaxTokens.
+	terms, tokens int
 }
 
 func (p *parser) peek() (item, bool) {
@@ -144,6 +148,7 @@ func (p *parser) parseUnary() Expr {
 		t := &Term{Tokens: Tokenize(it.text), Prefix: it.prefix, Phrase: it.kind == itemPhrase, Raw: it.text}
 		if len(t.Tokens) > 0 {
 			p.terms++
+			p.tokens += len(t.Tokens)
 		}
 		e = t
 	}

@@ -26,6 +26,9 @@ const (
 	MaxQueryBytes = 4096
 	// MaxTerms is the most words, phrases and filters one query may hold.
 	MaxTerms = 64
+	// MaxTokens is the most word tokens all terms together may hold: a quoted phrase is one term
+	// but costs the engine one index lookup per token.
+	MaxTokens = 256
 	// MaxDepth is the deepest nesting of parentheses.
 	MaxDepth = 16
 )
