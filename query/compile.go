@@ -231,3 +231,32 @@ func toTextExprs(items []Expr) []*annals.TextExpr {
 	}
 	return out
 }
+
+// FromTextExpr converts the backend-neutral tree back to an Expr, so a store can compile what a
+// SearchFilter carries with the same compilers the parser was proven against; nil stays nil.
+func FromTextExpr(e *annals.TextExpr) Expr {
+	if e == nil {
+		return nil
+	}
+	switch e.Op {
+	case annals.TextTerm:
+		return &Term{Tokens: append([]string(nil), e.Tokens...), Prefix: e.Prefix, Phrase: len(e.Tokens) > 1}
+	case annals.TextAnd:
+		return &And{Items: fromTextExprs(e.Items)}
+	case annals.TextOr:
+		return &Or{Items: fromTextExprs(e.Items)}
+	case annals.TextNot:
+		if len(e.Items) == 1 {
+			return &Not{Item: FromTextExpr(e.Items[0])}
+		}
+	}
+	return nil
+}
+
+func fromTextExprs(items []*annals.TextExpr) []Expr {
+	out := make([]Expr, len(items))
+	for i, it := range items {
+		out[i] = FromTextExpr(it)
+	}
+	return out
+}

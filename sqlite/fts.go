@@ -1,74 +1,20 @@
 package sqlite
 
 import (
-	"strings"
-
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/query"
 )
 
-// FTS5 compilation of a parsed query. Every token is emitted as a double-quoted FTS5 string,
-// so nothing a person typed can be read as FTS5 syntax; operators come only from the tree.
+// FTS5 compilation goes through the query package's compiler, the one its fuzz test proves never
+// yields an FTS5 syntax error: every token quoted, operators only from the tree.
 
-// ftsTerm compiles one term: its tokens as a phrase, the last one optionally a prefix.
-func ftsTerm(t *annals.TextExpr) string {
-	quoted := make([]string, len(t.Tokens))
-	for i, tok := range t.Tokens {
-		quoted[i] = strings.ReplaceAll(tok, `"`, `""`)
+// ftsCompile compiles a tree (optionally restricted to columns) to a MATCH string.
+func ftsCompile(e *annals.TextExpr, cols []string) (string, error) {
+	x := query.FromTextExpr(e)
+	if x == nil {
+		return "", annals.Errorf(annals.EINVALID, "the query has no searchable words")
 	}
-	s := `"` + strings.Join(quoted, " ") + `"`
-	if t.Prefix {
-		s += "*"
-	}
-	return s
-}
-
-// ftsExpr compiles a boolean tree for matching within one row. FTS5's NOT is binary, so a
-// negation must sit in an AND beside at least one positive operand.
-func ftsExpr(e *annals.TextExpr) (string, error) {
-	switch e.Op {
-	case annals.TextTerm:
-		if len(e.Tokens) == 0 {
-			return "", annals.Errorf(annals.EINVALID, "the query has an empty term")
-		}
-		return ftsTerm(e), nil
-	case annals.TextOr:
-		parts := make([]string, 0, len(e.Items))
-		for _, it := range e.Items {
-			if it.Op == annals.TextNot {
-				return "", annals.Errorf(annals.EINVALID, "an exclusion (-word) cannot be one side of OR; combine it with words instead")
-			}
-			s, err := ftsExpr(it)
-			if err != nil {
-				return "", err
-			}
-			parts = append(parts, "("+s+")")
-		}
-		return strings.Join(parts, " OR "), nil
-	case annals.TextAnd:
-		var pos, neg []string
-		for _, it := range e.Items {
-			target := &pos
-			if it.Op == annals.TextNot {
-				target, it = &neg, it.Items[0]
-			}
-			s, err := ftsExpr(it)
-			if err != nil {
-				return "", err
-			}
-			*target = append(*target, "("+s+")")
-		}
-		if len(pos) == 0 {
-			return "", errOnlyExclusions()
-		}
-		out := strings.Join(pos, " AND ")
-		if len(neg) > 0 {
-			out = "(" + out + ") NOT " + strings.Join(neg, " NOT ")
-		}
-		return out, nil
-	case annals.TextNot:
-		return "", errOnlyExclusions()
-	}
-	return "", annals.Errorf(annals.EINVALID, "unknown query node")
+	return query.CompileFTS5(x, cols)
 }
 
 func errOnlyExclusions() error {
@@ -93,19 +39,10 @@ func positiveTerms(e *annals.TextExpr, out []*annals.TextExpr) []*annals.TextExp
 	return out
 }
 
-// ftsAny compiles "any of these terms" for ranking and snippets.
-func ftsAny(terms []*annals.TextExpr) string {
-	parts := make([]string, len(terms))
-	for i, t := range terms {
-		parts[i] = ftsTerm(t)
+// anyOf is the tree "any of these terms", for ranking and snippets.
+func anyOf(terms []*annals.TextExpr) *annals.TextExpr {
+	if len(terms) == 1 {
+		return terms[0]
 	}
-	return strings.Join(parts, " OR ")
-}
-
-// withColumns restricts an FTS5 expression to some columns.
-func withColumns(cols []string, expr string) string {
-	if len(cols) == 0 {
-		return expr
-	}
-	return "{" + strings.Join(cols, " ") + "} : (" + expr + ")"
+	return &annals.TextExpr{Op: annals.TextOr, Items: terms}
 }

@@ -98,12 +98,15 @@ func planSearch(f annals.SearchFilter) (*searchPlan, error) {
 func (p *searchPlan) chatSet(e *annals.TextExpr) (string, []any, error) {
 	switch e.Op {
 	case annals.TextTerm:
-		term := ftsTerm(e)
 		var parts []string
 		var args []any
 		if p.useEntries {
+			m, err := ftsCompile(e, p.entryCols)
+			if err != nil {
+				return "", nil, err
+			}
 			q := `SELECT DISTINCT e.chat_pk AS pk FROM entries_fts JOIN entries e ON e.pk = entries_fts.rowid WHERE entries_fts MATCH ?`
-			args = append(args, withColumns(p.entryCols, term))
+			args = append(args, m)
 			if len(p.entryWhere.conds) > 0 {
 				q += " AND " + p.entryWhere.sql()
 				args = append(args, p.entryWhere.args...)
@@ -111,8 +114,12 @@ func (p *searchPlan) chatSet(e *annals.TextExpr) (string, []any, error) {
 			parts = append(parts, q)
 		}
 		if p.useMeta {
+			m, err := ftsCompile(e, p.metaCols)
+			if err != nil {
+				return "", nil, err
+			}
 			parts = append(parts, `SELECT rowid AS pk FROM chats_fts WHERE chats_fts MATCH ?`)
-			args = append(args, withColumns(p.metaCols, term))
+			args = append(args, m)
 		}
 		if len(parts) == 0 {
 			return `SELECT NULL AS pk WHERE 0`, nil, nil
@@ -193,13 +200,24 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 
 	pos := positiveTerms(f.Text, nil)
 	rankBody, rankMeta := p.useEntries && len(pos) > 0, p.useMeta && len(pos) > 0
+	var bodyAny, metaAny string
+	if rankBody {
+		if bodyAny, err = ftsCompile(anyOf(pos), p.entryCols); err != nil {
+			return nil, 0, err
+		}
+	}
+	if rankMeta {
+		if metaAny, err = ftsCompile(anyOf(pos), p.metaCols); err != nil {
+			return nil, 0, err
+		}
+	}
 	if rankBody {
 		// bm25() cannot be called inside an aggregate, so rows are scored in a subquery that
 		// LIMIT -1 keeps from being flattened into the GROUP BY.
 		q := `body(pk, best, n) AS (SELECT pk, min(r), count(*) FROM (SELECT e.chat_pk AS pk, bm25(entries_fts, ` + entryWeights + `) AS r
 			FROM entries_fts JOIN entries e ON e.pk = entries_fts.rowid
 			WHERE entries_fts MATCH ? AND e.chat_pk IN (SELECT pk FROM matched)`
-		args = append(args, withColumns(p.entryCols, ftsAny(pos)))
+		args = append(args, bodyAny)
 		if len(p.entryWhere.conds) > 0 {
 			q += " AND " + p.entryWhere.sql()
 			args = append(args, p.entryWhere.args...)
@@ -211,7 +229,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	if rankMeta {
 		with = append(with, `meta(pk, best) AS (SELECT rowid, bm25(chats_fts, `+metaWeights+`) FROM chats_fts
 			WHERE chats_fts MATCH ? AND rowid IN (SELECT pk FROM matched))`)
-		args = append(args, withColumns(p.metaCols, ftsAny(pos)))
+		args = append(args, metaAny)
 	} else {
 		with = append(with, "meta(pk, best) AS (SELECT NULL, NULL WHERE 0)")
 	}
@@ -262,7 +280,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	}
 	rows.Close()
 	if f.Snippets > 0 && rankBody && len(hits) > 0 {
-		if err := db.snippets(ctx, p, pos, pks, hits); err != nil {
+		if err := db.snippets(ctx, p, bodyAny, pks, hits); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -271,10 +289,10 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 
 // snippets fills up to f.Snippets excerpts per hit from the chat's best-matching entries, in
 // one query for the whole page.
-func (db *DB) snippets(ctx context.Context, p *searchPlan, pos []*annals.TextExpr, pks []int64, hits []annals.ChatHit) error {
+func (db *DB) snippets(ctx context.Context, p *searchPlan, match string, pks []int64, hits []annals.ChatHit) error {
 	n := min(p.f.Snippets, maxSnippets)
 	marks := make([]string, len(pks))
-	args := []any{p.open, p.shut, withColumns(p.entryCols, ftsAny(pos))}
+	args := []any{p.open, p.shut, match}
 	for i, pk := range pks {
 		marks[i] = "?"
 		args = append(args, pk)
@@ -337,12 +355,12 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	var rank, snip string
 	var pre []any
 	if f.Text != nil {
-		expr, err := ftsExpr(f.Text)
+		expr, err := ftsCompile(f.Text, p.entryCols)
 		if err != nil {
 			return nil, 0, err
 		}
 		from = `entries_fts JOIN entries e ON e.pk = entries_fts.rowid JOIN chats c ON c.pk = e.chat_pk`
-		w.add("entries_fts MATCH ?", withColumns(p.entryCols, expr))
+		w.add("entries_fts MATCH ?", expr)
 		rank = `bm25(entries_fts, ` + entryWeights + `)`
 		snip = `snippet(entries_fts, -1, ?, ?, '…', 16)`
 		pre = []any{p.open, p.shut}
