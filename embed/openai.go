@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/annals-dev/annals/internal/providerhttp"
 	"io"
 	"math"
 	"net/http"
@@ -106,7 +107,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		}
 		client = &http.Client{Timeout: timeout}
 	}
-	return &OpenAI{cfg: cfg, endpoint: endpoint, display: displayURL(endpoint), client: client, dim: cfg.Dimension}, nil
+	return &OpenAI{cfg: cfg, endpoint: endpoint, display: providerhttp.DisplayURL(endpoint), client: client, dim: cfg.Dimension}, nil
 }
 
 // endpointURL joins an OpenAI-style base URL and an endpoint path. A bare host gets "/v1", the
@@ -221,33 +222,33 @@ func (o *OpenAI) request(ctx context.Context, inputs []string) ([][]float32, err
 	}
 	resp, err := o.client.Do(hreq)
 	if err != nil {
-		return nil, transportError(ctx, embedWhat, o.display, err)
+		return nil, providerhttp.TransportError(ctx, embedWhat, o.display, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxEmbeddingResponse+1))
 	if err != nil {
-		return nil, transportError(ctx, embedWhat, o.display, err)
+		return nil, providerhttp.TransportError(ctx, embedWhat, o.display, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, statusError(embedWhat, o.display, resp.StatusCode, raw, o.cfg.APIKey)
+		return nil, providerhttp.StatusError(embedWhat, o.display, resp.StatusCode, raw, o.cfg.APIKey)
 	}
 	if len(raw) > maxEmbeddingResponse {
-		return nil, badResponse(embedWhat, o.display, fmt.Sprintf("larger than %d MiB", maxEmbeddingResponse>>20), nil)
+		return nil, providerhttp.BadResponse(embedWhat, o.display, fmt.Sprintf("larger than %d MiB", maxEmbeddingResponse>>20), nil)
 	}
 	var er embeddingResponse
 	if err := json.Unmarshal(raw, &er); err != nil {
-		return nil, badResponse(embedWhat, o.display, "not an embeddings JSON object", err)
+		return nil, providerhttp.BadResponse(embedWhat, o.display, "not an embeddings JSON object", err)
 	}
 	if len(er.Data) != len(inputs) {
-		return nil, badResponse(embedWhat, o.display, fmt.Sprintf("%d embeddings for %d inputs", len(er.Data), len(inputs)), nil)
+		return nil, providerhttp.BadResponse(embedWhat, o.display, fmt.Sprintf("%d embeddings for %d inputs", len(er.Data), len(inputs)), nil)
 	}
 	vecs := make([][]float32, len(inputs))
 	for _, d := range er.Data {
 		if d.Index < 0 || d.Index >= len(inputs) || vecs[d.Index] != nil {
-			return nil, badResponse(embedWhat, o.display, fmt.Sprintf("embedding index %d is out of range or repeated", d.Index), nil)
+			return nil, providerhttp.BadResponse(embedWhat, o.display, fmt.Sprintf("embedding index %d is out of range or repeated", d.Index), nil)
 		}
 		if len(d.Embedding) == 0 {
-			return nil, badResponse(embedWhat, o.display, fmt.Sprintf("embedding %d is empty", d.Index), nil)
+			return nil, providerhttp.BadResponse(embedWhat, o.display, fmt.Sprintf("embedding %d is empty", d.Index), nil)
 		}
 		if err := o.checkDimension(len(d.Embedding)); err != nil {
 			return nil, err
@@ -255,7 +256,7 @@ func (o *OpenAI) request(ctx context.Context, inputs []string) ([][]float32, err
 		v := make([]float32, len(d.Embedding))
 		for i, f := range d.Embedding {
 			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, badResponse(embedWhat, o.display, fmt.Sprintf("embedding %d holds a non-finite value", d.Index), nil)
+				return nil, providerhttp.BadResponse(embedWhat, o.display, fmt.Sprintf("embedding %d holds a non-finite value", d.Index), nil)
 			}
 			v[i] = float32(f)
 		}
@@ -275,7 +276,7 @@ func (o *OpenAI) checkDimension(n int) error {
 		return nil
 	}
 	if n != o.dim {
-		return badResponse(embedWhat, o.display, fmt.Sprintf("a vector of dimension %d, want %d (model %q)", n, o.dim, o.cfg.Model), nil)
+		return providerhttp.BadResponse(embedWhat, o.display, fmt.Sprintf("a vector of dimension %d, want %d (model %q)", n, o.dim, o.cfg.Model), nil)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package summarize
 import (
 	"context"
 	"encoding/json"
+	"github.com/annals-dev/annals/internal/providerhttp"
 	"net/http"
 	"strings"
 	"time"
@@ -78,7 +79,7 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Anthropic{cfg: cfg, chunking: ch, endpoint: u.String(), display: displayURL(u), client: httpClient(cfg.HTTPClient, cfg.Timeout)}, nil
+	return &Anthropic{cfg: cfg, chunking: ch, endpoint: u.String(), display: providerhttp.DisplayURL(u), client: httpClient(cfg.HTTPClient, cfg.Timeout)}, nil
 }
 
 // Summarize returns the model's recap of the transcript. Errors: unavailable (the provider is
@@ -121,7 +122,7 @@ func (a *Anthropic) complete(ctx context.Context, system, user string) (string, 
 	}
 	var mr messagesResponse
 	if err := json.Unmarshal(raw, &mr); err != nil {
-		return "", badResponse(summaryWhat, a.display, "not a Messages API JSON object", err)
+		return "", providerhttp.BadResponse(summaryWhat, a.display, "not a Messages API JSON object", err)
 	}
 	// The answer is the concatenation of its text blocks; other block types (thinking, tool
 	// use) are not part of the recap.

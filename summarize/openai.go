@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/annals-dev/annals/internal/providerhttp"
 	"io"
 	"net/http"
 	"net/url"
@@ -85,7 +86,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &OpenAI{cfg: cfg, chunking: ch, endpoint: u.String(), display: displayURL(u), client: httpClient(cfg.HTTPClient, cfg.Timeout)}, nil
+	return &OpenAI{cfg: cfg, chunking: ch, endpoint: u.String(), display: providerhttp.DisplayURL(u), client: httpClient(cfg.HTTPClient, cfg.Timeout)}, nil
 }
 
 // Summarize returns the model's recap of the transcript. Errors: unavailable (the provider is
@@ -132,10 +133,10 @@ func (o *OpenAI) complete(ctx context.Context, system, user string) (string, err
 	}
 	var cr chatResponse
 	if err := json.Unmarshal(raw, &cr); err != nil {
-		return "", badResponse(summaryWhat, o.display, "not a chat completion JSON object", err)
+		return "", providerhttp.BadResponse(summaryWhat, o.display, "not a chat completion JSON object", err)
 	}
 	if len(cr.Choices) == 0 || cr.Choices[0].Message.Content == nil {
-		return "", badResponse(summaryWhat, o.display, "no message content in choices", nil)
+		return "", providerhttp.BadResponse(summaryWhat, o.display, "no message content in choices", nil)
 	}
 	return *cr.Choices[0].Message.Content, nil
 }
@@ -193,18 +194,18 @@ func post(ctx context.Context, client *http.Client, endpoint, display string, he
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, transportError(ctx, summaryWhat, display, err)
+		return nil, providerhttp.TransportError(ctx, summaryWhat, display, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxCompletionResponse+1))
 	if err != nil {
-		return nil, transportError(ctx, summaryWhat, display, err)
+		return nil, providerhttp.TransportError(ctx, summaryWhat, display, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, statusError(summaryWhat, display, resp.StatusCode, raw, apiKey)
+		return nil, providerhttp.StatusError(summaryWhat, display, resp.StatusCode, raw, apiKey)
 	}
 	if len(raw) > maxCompletionResponse {
-		return nil, badResponse(summaryWhat, display, fmt.Sprintf("larger than %d MiB", maxCompletionResponse>>20), nil)
+		return nil, providerhttp.BadResponse(summaryWhat, display, fmt.Sprintf("larger than %d MiB", maxCompletionResponse>>20), nil)
 	}
 	return raw, nil
 }

@@ -1,4 +1,7 @@
-package embed
+// Package providerhttp maps the failures of model-provider HTTP APIs (embeddings, chat
+// completions, messages) to annals errors, shared by the embed and summarize clients so both
+// name endpoints and hide keys the same way.
+package providerhttp
 
 import (
 	"context"
@@ -16,9 +19,9 @@ import (
 // maxErrorMessage bounds how much of a provider's error message reaches a caller.
 const maxErrorMessage = 300
 
-// displayURL is the endpoint as it may appear in an error message: without user info and
+// DisplayURL is the endpoint as it may appear in an error message: without user info and
 // without the query, either of which can carry a credential (Azure-style "?api-key=").
-func displayURL(u *url.URL) string {
+func DisplayURL(u *url.URL) string {
 	c := *u
 	c.User = nil
 	c.RawQuery = ""
@@ -27,10 +30,10 @@ func displayURL(u *url.URL) string {
 	return c.String()
 }
 
-// transportError maps a failure to reach the provider (or a cancelled request) to unavailable.
+// TransportError maps a failure to reach the provider (or a cancelled request) to unavailable.
 // The message names the endpoint and the kind of failure; the raw error, which may quote
 // addresses or TLS details, stays wrapped for logs.
-func transportError(ctx context.Context, what, endpoint string, err error) error {
+func TransportError(ctx context.Context, what, endpoint string, err error) error {
 	cause := "could not connect"
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled):
@@ -50,12 +53,12 @@ func isTimeout(err error) bool {
 	return errors.As(err, &t) && t.Timeout()
 }
 
-// statusError maps a non-2xx answer. Rate limits, server errors and the provider refusing our own
+// StatusError maps a non-2xx answer. Rate limits, server errors and the provider refusing our own
 // credentials or model name are the provider being unavailable to this server (the caller can do
 // nothing about them); a 400, 413 or 422 rejects the input itself, so it is invalid. The
 // provider's own error message is kept (bounded, with the key scrubbed) because it is usually
 // the one line that says what to fix.
-func statusError(what, endpoint string, status int, body []byte, apiKey string) error {
+func StatusError(what, endpoint string, status int, body []byte, apiKey string) error {
 	code := annals.EUNAVAILABLE
 	switch status {
 	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
@@ -107,9 +110,9 @@ func providerMessage(body []byte, apiKey string) string {
 	return msg
 }
 
-// badResponse reports a 2xx answer we cannot use (malformed JSON, wrong count, wrong dimension):
+// BadResponse reports a 2xx answer we cannot use (malformed JSON, wrong count, wrong dimension):
 // the provider is not speaking the protocol, so to our caller it is unavailable.
-func badResponse(what, endpoint, problem string, err error) error {
+func BadResponse(what, endpoint, problem string, err error) error {
 	e := &annals.Error{
 		Code:    annals.EUNAVAILABLE,
 		Message: fmt.Sprintf("%s at %s sent an unusable response: %s", what, endpoint, problem),
