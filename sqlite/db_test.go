@@ -129,3 +129,24 @@ func TestOpenRefusesSchemaNewerThanBinary(t *testing.T) {
 		t.Fatalf("err = %v, want unavailable", err)
 	}
 }
+
+func TestCheckIndexDetectsAnIndexOutOfStep(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "c", TenantID: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AppendEntries(ctx, "c", []*annals.Entry{{ID: "e", Kind: annals.KindUser, Text: "hello world"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CheckIndex(ctx); err != nil {
+		t.Fatalf("fresh index: %v", err)
+	}
+	// Change a row behind the trigger's back: the index still holds the old words.
+	if err := db.ExecForTest(ctx, `DROP TRIGGER entries_fts_update; UPDATE entries SET text = 'other words'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CheckIndex(ctx); err == nil {
+		t.Error("CheckIndex passed on an index that no longer matches its rows")
+	}
+}

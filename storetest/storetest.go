@@ -21,6 +21,8 @@
 package storetest
 
 import (
+	"context"
+	"errors"
 	"testing"
 
 	annals "github.com/annals-dev/annals"
@@ -65,8 +67,25 @@ func Run(t *testing.T, open func(tb testing.TB) annals.Store) {
 						t.Fatal("open returned a nil store")
 					}
 					tc.fn(t, s)
+					checkIndex(t, s)
 				})
 			}
 		})
+	}
+}
+
+// IndexChecker is implemented by stores that can verify their full-text index against the rows
+// it was built from (SQLite's FTS5 integrity check). The suite runs it after every subtest, so
+// every kind of write is proven to leave the index exactly in step with the rows.
+type IndexChecker interface {
+	CheckIndex(ctx context.Context) error
+}
+
+func checkIndex(t *testing.T, s annals.Store) {
+	t.Helper()
+	if c, ok := s.(IndexChecker); ok && !t.Failed() {
+		if err := c.CheckIndex(context.Background()); err != nil {
+			t.Errorf("full-text index out of step with its rows after this test: %v", errors.Unwrap(err))
+		}
 	}
 }
