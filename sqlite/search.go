@@ -238,7 +238,9 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	prefix := "WITH " + strings.Join(with, ", ")
 
 	var total int
-	if err := db.reader.QueryRowContext(ctx, prefix+" SELECT count(*)"+from, append(args, cw.args...)...).Scan(&total); err != nil {
+	countQ, countArgs := prefix+" SELECT count(*)"+from, append(args, cw.args...)
+	annals.TraceStatement(ctx, countQ, countArgs)
+	if err := db.reader.QueryRowContext(ctx, countQ, countArgs...).Scan(&total); err != nil {
 		return nil, 0, ftsErr("count search", err)
 	}
 
@@ -257,6 +259,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 		` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
 	qargs := append(append(append([]any{}, args...), now), cw.args...)
 	qargs = append(qargs, limit, f.Offset)
+	annals.TraceStatement(ctx, q, qargs)
 	rows, err := db.reader.QueryContext(ctx, q, qargs...)
 	if err != nil {
 		return nil, 0, ftsErr("search chats", err)
@@ -306,6 +309,7 @@ func (db *DB) snippets(ctx context.Context, p *searchPlan, match string, pks []i
 		args = append(args, p.entryWhere.args...)
 	}
 	q += ` ORDER BY e.chat_pk, r, e.seq`
+	annals.TraceStatement(ctx, q, args)
 	rows, err := db.reader.QueryContext(ctx, q, args...)
 	if err != nil {
 		return ftsErr("snippets", err)
@@ -374,7 +378,9 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	w.args = append(w.args, p.entryWhere.args...)
 
 	var total int
-	if err := db.reader.QueryRowContext(ctx, `SELECT count(*) FROM `+from+` WHERE `+w.sql(), w.args...).Scan(&total); err != nil {
+	countQ := `SELECT count(*) FROM ` + from + ` WHERE ` + w.sql()
+	annals.TraceStatement(ctx, countQ, w.args)
+	if err := db.reader.QueryRowContext(ctx, countQ, w.args...).Scan(&total); err != nil {
 		return nil, 0, ftsErr("count entry search", err)
 	}
 	order := "r, e.time DESC, e.pk DESC"
@@ -383,6 +389,7 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	}
 	q := `SELECT ` + entryColumns + `, ` + rank + ` AS r, ` + snip + ` FROM ` + from + ` WHERE ` + w.sql() + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
 	args := append(append(pre, w.args...), limit, f.Offset)
+	annals.TraceStatement(ctx, q, args)
 	rows, err := db.reader.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, 0, ftsErr("search entries", err)

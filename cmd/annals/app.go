@@ -61,6 +61,7 @@ type command struct {
 func (m *Main) commands() []command {
 	return []command{
 		{"ingest", "read chats, entries, runs and truncations in the capture format (JSON Lines)", runIngest},
+		{"import", "import the histories agent tools keep (Claude Code, Codex, Gemini CLI, Aider, ...)", runImport},
 		{"list", "list chats, pinned first, then most recent activity", runList},
 		{"search", "find chats by title, description, summary and tags", runSearch},
 		{"show", "print one chat's transcript", runShow},
@@ -74,6 +75,10 @@ func (m *Main) commands() []command {
 		{"delete", "delete a chat and everything it holds", runDelete},
 		{"redact", "re-apply redaction rules to stored data", runRedact},
 		{"bench", "generate corpora and run benchmarks", runBench},
+		{"migrate", "create or upgrade the database schema and print its version", runMigrate},
+		{"copy", "copy a whole history between databases (SQLite, PostgreSQL)", runCopy},
+		{"serve", "serve the history API over HTTP (docs/HTTP.md)", runServe},
+		{"keys", "create, list and revoke the server's API keys", runKeys},
 		{"version", "print the version", runVersion},
 	}
 }
@@ -87,6 +92,10 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 
 // Run runs the command line args (without the program name).
 func (m *Main) Run(ctx context.Context, args []string) error {
+	args, err := m.takeGlobalFlags(args) // --server URL --key KEY: client mode (remote.go)
+	if err != nil {
+		return err
+	}
 	if len(args) == 0 {
 		m.usage(m.Stderr)
 		return usagef("no command given")

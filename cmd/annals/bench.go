@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -18,8 +17,8 @@ import (
 // benchSubcommand is one subcommand of annals bench.
 type benchSubcommand struct{ name, summary string }
 
-// benchSubcommands lists the subcommands of annals bench. Benchmark scenarios (ingest, search,
-// list, ...) join gen here as they are written.
+// benchSubcommands lists the subcommands of annals bench. Without one, annals bench runs the
+// benchmark scenarios (bench_run.go).
 func benchSubcommands() []benchSubcommand {
 	return []benchSubcommand{
 		{"gen", "write a deterministic synthetic corpus in the capture format (JSON Lines)"},
@@ -27,19 +26,15 @@ func benchSubcommands() []benchSubcommand {
 }
 
 func runBench(ctx context.Context, m *Main, args []string) error {
-	if len(args) == 0 {
-		benchUsage(m.Stderr)
-		return usagef("bench needs a subcommand (want one of: %s)", benchNames())
+	if len(args) > 0 {
+		switch args[0] {
+		case "-h", "--help", "-help", "help":
+			return runBenchScenarios(ctx, m, []string{"--help"})
+		case "gen":
+			return runBenchGen(ctx, m, args[1:])
+		}
 	}
-	switch args[0] {
-	case "-h", "--help", "-help", "help":
-		benchUsage(m.Stdout)
-		return flag.ErrHelp
-	case "gen":
-		return runBenchGen(ctx, m, args[1:])
-	}
-	benchUsage(m.Stderr)
-	return usagef("unknown bench subcommand %q (want one of: %s)", args[0], benchNames())
+	return runBenchScenarios(ctx, m, args)
 }
 
 func benchNames() string {
@@ -49,21 +44,6 @@ func benchNames() string {
 		names[i] = s.name
 	}
 	return strings.Join(names, ", ")
-}
-
-func benchUsage(w io.Writer) {
-	fmt.Fprintln(w, "Usage: annals bench <subcommand> [flags]")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Generate corpora for benchmarks and, later, run benchmark scenarios on them.")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Subcommands:")
-	for _, s := range benchSubcommands() {
-		fmt.Fprintf(w, "  %-5s %s\n", s.name, s.summary)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Benchmark scenarios (ingest, search, list) arrive in later releases; until then, time")
-	fmt.Fprintln(w, "'annals ingest' on a generated corpus. docs/BENCHMARKS.md has the measured numbers.")
-	fmt.Fprintln(w, "Run 'annals bench gen --help' for the generator's flags.")
 }
 
 // benchGenReport is what bench gen prints with --json.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // bench runs 'annals bench args...'. It goes through the command table once bench is
@@ -116,21 +117,26 @@ func TestBenchGenJSONReport(t *testing.T) {
 	}
 }
 
-func TestBenchWithoutASubcommandListsGen(t *testing.T) {
+func TestBenchRefusesUnknownSubcommandsAndScenarios(t *testing.T) {
 	tm := newTestMain(t)
-	for _, args := range [][]string{{}, {"nope"}} {
+	for _, args := range [][]string{{"nope"}, {"--scenarios", "ingest,nope"}, {"--scenarios", ","}, {"--size", "50"}, {"--iterations", "0"}} {
 		_, errOut, err := tm.bench(args...)
 		var ue *usageError
 		if !errors.As(err, &ue) {
 			t.Errorf("bench %v: got error %v, want a usage error", args, err)
 		}
-		if !strings.Contains(errOut, "gen ") || !strings.Contains(errOut, "later") {
-			t.Errorf("bench %v: got usage %q, want it to list gen and say scenarios come later", args, errOut)
+		if args[0] == "nope" && !strings.Contains(err.Error(), "gen") {
+			t.Errorf("bench nope: got %v (stderr %q), want the error to name the gen subcommand", err, errOut)
 		}
 	}
 	out, _, err := tm.bench("--help")
-	if err != nil || !strings.Contains(out, "Subcommands:") {
-		t.Errorf("bench --help: got %v and %q, want the usage on standard output", err, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Subcommands:", "gen", "-scenarios", "-size", "search", "concurrency", "apt-get install sqlite3"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bench --help does not mention %q:\n%s", want, out)
+		}
 	}
 }
 
@@ -164,6 +170,153 @@ func TestParseCount(t *testing.T) {
 		got, err := parseCount(tc.in)
 		if (err == nil) != tc.ok || got != tc.want {
 			t.Errorf("parseCount(%q) = %d, %v; want %d (ok %v)", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+// benchJSON is the part of the bench report the tests read.
+type benchJSON struct {
+	Corpus struct {
+		Entries        int    `json:"entries"`
+		Chats          int    `json:"chats"`
+		BigChatEntries int    `json:"big_chat_entries"`
+		CachedDatabase bool   `json:"cached_database"`
+		Embedded       int    `json:"embedded"`
+		Database       string `json:"database"`
+	} `json:"corpus"`
+	Rows []struct {
+		Scenario string  `json:"scenario"`
+		Case     string  `json:"case"`
+		Hits     *int    `json:"hits"`
+		N        int     `json:"n"`
+		P50      float64 `json:"p50_ms"`
+		Rate     float64 `json:"rate"`
+		Ratio    float64 `json:"ratio"`
+		Baseline *struct {
+			Name string  `json:"name"`
+			P50  float64 `json:"p50_ms"`
+			Rate float64 `json:"rate"`
+		} `json:"baseline"`
+		Note string `json:"note"`
+	} `json:"results"`
+	Gaps []struct {
+		What string `json:"what"`
+	} `json:"gaps"`
+}
+
+func TestBenchRunsEveryScenarioAtASmokeSizeAndCachesItsDatabase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ingests a small corpus three times")
+	}
+	tm := newTestMain(t)
+	dir := t.TempDir()
+	args := []string{"--size", "600", "--db-dir", dir, "--iterations", "2", "--budget", "1ms", "--duration", "30ms", "--quiet", "--json"}
+	out, errOut, err := tm.bench(args...)
+	if err != nil {
+		t.Fatalf("bench: %v\nstderr: %s", err, errOut)
+	}
+	var rep benchJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("report is not JSON: %v\n%s", err, out)
+	}
+	if rep.Corpus.Entries != 600 || rep.Corpus.Chats != 120 || rep.Corpus.BigChatEntries != 600 || rep.Corpus.CachedDatabase {
+		t.Errorf("got corpus %+v, want 600 entries in 120 chats, a 600-entry big chat, a database built by this run", rep.Corpus)
+	}
+	if rep.Corpus.Embedded != 121 {
+		t.Errorf("embedded %d chats, want all 121 (related ranks every chat)", rep.Corpus.Embedded)
+	}
+	seen := map[string]int{}
+	for _, r := range rep.Rows {
+		seen[r.Scenario]++
+		switch {
+		case r.Scenario == "ingest" && r.Case == "library (ingest.Ingest)":
+			if r.Rate <= 0 || r.Baseline == nil || r.Baseline.Rate <= 0 || r.Ratio <= 0 {
+				t.Errorf("library ingest row %+v lacks its rate, the raw baseline or the ratio", r)
+			}
+			if strings.Contains(r.Note, "differ") {
+				t.Errorf("the raw baseline wrote different rows than the library: %s", r.Note)
+			}
+		case r.Scenario == "search" && r.Case == "rare term (1 in 100k)":
+			// One planted in the corpus, one in the big chat.
+			if r.Hits == nil || *r.Hits != 2 || r.N != 2 || r.P50 <= 0 {
+				t.Errorf("rare-term row %+v: want 2 hits and 2 timed runs", r)
+			}
+		}
+	}
+	for _, s := range []string{"ingest", "search", "list", "get", "related", "export", "concurrency"} {
+		if seen[s] == 0 {
+			t.Errorf("no %s rows in the report", s)
+		}
+	}
+	gaps := map[string]bool{}
+	for _, g := range rep.Gaps {
+		gaps[g.What] = true
+	}
+	if !gaps["ingest: annals ingest"] {
+		t.Errorf("got gaps %v, want the annals ingest row reported as skipped under go test", rep.Gaps)
+	}
+
+	// The second run finds the corpus and the prepared database in the cache.
+	out, errOut, err = tm.bench("--size", "600", "--db-dir", dir, "--scenarios", "list", "--iterations", "1", "--quiet", "--json")
+	if err != nil {
+		t.Fatalf("second bench: %v\nstderr: %s", err, errOut)
+	}
+	rep = benchJSON{}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Corpus.CachedDatabase || len(rep.Rows) == 0 {
+		t.Errorf("second run: cached_database %v with %d rows, want the cached database reused", rep.Corpus.CachedDatabase, len(rep.Rows))
+	}
+}
+
+func TestInlineSQLRendersArgumentsAsLiterals(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		args []any
+		want string
+		ok   bool
+	}{
+		{"SELECT ? , ?", []any{"it's", int64(3)}, "SELECT 'it''s' , 3", true},
+		{"SELECT '?', ?", []any{1.5}, "SELECT '?', 1.5", true},
+		{"SELECT ?", []any{1e18}, "SELECT 1e+18", true},
+		{"SELECT ?", []any{2.0}, "SELECT 2.0", true},
+		{"SELECT ?", []any{nil}, "SELECT NULL", true},
+		{"SELECT $2, $1", []any{"a", 7}, "SELECT 7, 'a'", true},
+		{"SELECT ?", nil, "", false},
+		{"SELECT 1", []any{1}, "", false},
+		{"SELECT ?", []any{struct{}{}}, "", false},
+	} {
+		got, err := inlineSQL(tc.sql, tc.args)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("inlineSQL(%q, %v) = %q, %v; want %q (ok %v)", tc.sql, tc.args, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestParseToolTimings(t *testing.T) {
+	out := "Run Time: real 0.012 user 0.010000 sys 0.001000\nnoise\nRun Time: real 0.001 user 0.000500 sys 0.000000\n"
+	got, err := parseSQLiteTimer(out)
+	if err != nil || len(got) != 2 || got[0].wall != 12*time.Millisecond || got[0].cpu != 11*time.Millisecond || got[1].cpu != 500*time.Microsecond {
+		t.Errorf("parseSQLiteTimer = %v, %v", got, err)
+	}
+	groups, err := groupTimes(append(got, got...), 2, 1)
+	if err != nil || len(groups) != 1 || groups[0].wall != 13*time.Millisecond {
+		t.Errorf("groupTimes = %v, %v; want one group of 13ms (the first group is the warm-up)", groups, err)
+	}
+	if _, err := groupTimes(got, 2, 1); err == nil {
+		t.Error("groupTimes accepted too few timings")
+	}
+	ps := parsePsqlTiming("Timing is on.\nTime: 1.250 ms\nTime: 1234.500 ms (00:01.235)\n")
+	if len(ps) != 2 || ps[0].wall != 1250*time.Microsecond || ps[1].wall != 1234500*time.Microsecond {
+		t.Errorf("parsePsqlTiming = %v", ps)
+	}
+}
+
+func TestDefaultBenchChats(t *testing.T) {
+	for _, tc := range []struct{ size, want int }{{600, 120}, {10000, 2000}, {100000, 2000}, {1000000, 10000}, {10000000, 100000}} {
+		if got := defaultBenchChats(tc.size); got != tc.want {
+			t.Errorf("defaultBenchChats(%d) = %d, want %d", tc.size, got, tc.want)
 		}
 	}
 }

@@ -30,6 +30,9 @@ type Config struct {
 	Embedder   ProviderConfig `yaml:"embedder"`
 	Summarizer ProviderConfig `yaml:"summarizer"`
 	Related    RelatedConfig  `yaml:"related"`
+	// Import configures `annals import` defaults and the watch that `annals serve` runs
+	// (docs/IMPORT.md).
+	Import ImportConfig `yaml:"import"`
 }
 
 // PrincipalConfig is the identity the CLI uses.
@@ -130,6 +133,9 @@ func decodeConfig(r io.Reader, cfg *Config) error {
 }
 
 func (c *Config) validate() error {
+	if err := c.Import.validate(); err != nil {
+		return err
+	}
 	if c.Principal != nil {
 		if _, err := c.Principal.principal(); err != nil {
 			return err

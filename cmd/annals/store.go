@@ -2,26 +2,75 @@ package main
 
 import (
 	"context"
+	"net/url"
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/postgres"
 	"github.com/annals-dev/annals/sqlite"
 )
 
-// openDB opens the store named by --db, $ANNALS_DB or the default, once per Run. This is the one
-// place that chooses a backend from the database location.
+// openDB opens the store named by --db, $ANNALS_DB or the default, once per Run, and keeps it
+// for Close.
 func (m *Main) openDB(ctx context.Context, flagValue string, readOnly bool) (annals.Store, error) {
 	path, err := m.dbPath(flagValue)
 	if err != nil {
 		return nil, err
 	}
-	if strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://") {
-		return nil, annals.Errorf(annals.EINVALID, "PostgreSQL databases are not supported by this build yet; pass a SQLite file path")
-	}
-	db, err := sqlite.Open(ctx, path, sqlite.Options{ReadOnly: readOnly})
+	db, err := openStore(ctx, path, readOnly)
 	if err != nil {
 		return nil, err
 	}
 	m.store = db
 	return db, nil
+}
+
+// isPostgres reports whether a database location is a PostgreSQL connection URL.
+func isPostgres(location string) bool {
+	return strings.HasPrefix(location, "postgres://") || strings.HasPrefix(location, "postgresql://")
+}
+
+// openStore opens the store at a database location. This is the one place that chooses a
+// backend: a postgres:// or postgresql:// URL is PostgreSQL (pool size, statement timeout and
+// connect timeout come from its pool_max_conns, statement_timeout and connect_timeout
+// parameters; docs/POSTGRES.md), "sqlite:PATH" or any other value is a SQLite file.
+func openStore(ctx context.Context, location string, readOnly bool) (annals.Store, error) {
+	if isPostgres(location) {
+		return postgres.Open(ctx, location, postgres.Options{ReadOnly: readOnly})
+	}
+	path := strings.TrimPrefix(location, "sqlite:")
+	if path == "" {
+		return nil, annals.Errorf(annals.EINVALID, "database location %q names no file (want sqlite:PATH, a file path or postgres://...)", location)
+	}
+	return sqlite.Open(ctx, path, sqlite.Options{ReadOnly: readOnly})
+}
+
+// backendName names the backend of a location for reports.
+func backendName(location string) string {
+	if isPostgres(location) {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+// displayLocation is a location fit for printing: a URL loses its password.
+func displayLocation(location string) string {
+	if !isPostgres(location) {
+		return strings.TrimPrefix(location, "sqlite:")
+	}
+	u, err := url.Parse(location)
+	if err != nil {
+		return "postgres://(unparsable URL)"
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }

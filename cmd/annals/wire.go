@@ -17,6 +17,8 @@ import (
 type common struct {
 	db     *string
 	config *string
+	// local commands (serve, keys) always open the local database, even in client mode.
+	local bool
 }
 
 func commonFlags(fs *flag.FlagSet) *common {
@@ -32,13 +34,16 @@ type app struct {
 	store    annals.Store
 	capture  annals.CaptureStore
 	redactor *redact.Redactor
-	svc      *history.Service
+	svc      historyAPI // *history.Service, or the HTTP client in client mode (remote.go)
 	// ctx carries the CLI's principal.
 	ctx context.Context
 }
 
 // open loads the config, opens the database and wires the history service.
 func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error) {
+	if a, ok, err := m.openRemote(ctx, c); ok {
+		return a, err
+	}
 	cfg, err := m.loadConfig(*c.config)
 	if err != nil {
 		return nil, err

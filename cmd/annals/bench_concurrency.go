@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/corpus"
+	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/ingest"
+)
+
+// writerSeedMask derives the concurrency writer's corpus seed from the main one.
+const writerSeedMask = 0x5717e
+
+// concurrencyScenario measures search throughput with 1, 2, 4 and 8 reader goroutines while one
+// writer captures batches of a second corpus as fast as it can. On SQLite it works on a copy of
+// the bench database, so the cached one stays as it was.
+func (b *bench) concurrencyScenario(ctx context.Context, t *benchTarget, scratch string) error {
+	ct := t
+	if t.backend == "sqlite" {
+		path := filepath.Join(scratch, "concurrency.db")
+		b.logf("concurrency: copying the database to %s", path)
+		// The target's store holds the file open but a copy of a WAL database whose WAL was
+		// checkpointed at its last close, and which nobody writes to, is consistent.
+		if err := copyFile(path, t.dbPath); err != nil {
+			return err
+		}
+		defer removeDB(path)
+		open := sqliteTarget(b, path)
+		var err error
+		if ct, err = open(ctx); err != nil {
+			return err
+		}
+		defer ct.close()
+	}
+	batches, err := writerBatches(b.cfg.seed^writerSeedMask, min(20000, max(1000, b.cfg.size/10)))
+	if err != nil {
+		return err
+	}
+	queries := []string{corpus.ScarceTerm, corpus.MediumTerm, "tool:Bash " + corpus.ScarceTerm, "invoic*"}
+
+	levels := []struct {
+		readers int
+		writer  bool
+	}{{1, false}, {1, true}, {2, true}, {4, true}, {8, true}}
+	var written []string
+	for li, lv := range levels {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		res, err := b.concurrencyLevel(ctx, ct, queries, batches, li, lv.readers, lv.writer)
+		if err != nil {
+			return err
+		}
+		written = append(written, res.chats...)
+		name := fmt.Sprintf("%d reader(s) + 1 writer", lv.readers)
+		if !lv.writer {
+			name = "1 reader, no writer"
+		}
+		walls := append([]time.Duration(nil), res.latencies...)
+		slices.Sort(walls)
+		note := fmt.Sprintf("p50 %s ms, p99 %s ms", fmtMS(ms(percentile(walls, 50))), fmtMS(ms(percentile(walls, 99))))
+		if lv.writer {
+			note += fmt.Sprintf("; writer %s entries/s", groupThousands(rate(res.entries, res.elapsed)))
+		}
+		b.add(benchRow{Scenario: "concurrency", Case: name, Backend: t.backend, Rate: rate(len(res.latencies), res.elapsed), Unit: "searches/s", N: len(res.latencies), Note: note})
+	}
+	if t.backend != "sqlite" {
+		// No copy to throw away: remove what the writer added.
+		for _, id := range written {
+			if err := ct.store.DeleteChat(t.ctx, id); err != nil && annals.ErrorCode(err) != annals.ENOTFOUND {
+				return fmt.Errorf("remove the writer's chat %s: %w", id, err)
+			}
+		}
+	}
+	return nil
+}
+
+type levelResult struct {
+	latencies []time.Duration
+	entries   int
+	elapsed   time.Duration
+	chats     []string
+}
+
+// concurrencyLevel runs readers (and the writer) for --duration.
+func (b *bench) concurrencyLevel(ctx context.Context, t *benchTarget, queries []string, batches [][]annals.CaptureOp, level, readers int, writer bool) (*levelResult, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		res      = &levelResult{}
+		firstErr error
+		stop     atomic.Bool
+		entries  atomic.Int64
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil && !errors.Is(err, context.Canceled) {
+			firstErr = err
+		}
+		mu.Unlock()
+		stop.Store(true)
+	}
+	start := time.Now()
+	if writer {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for round := 0; !stop.Load(); round++ {
+				suffix := fmt.Sprintf("-w%d-%d", level, round)
+				for _, batch := range batches {
+					if stop.Load() {
+						return
+					}
+					ops, ids := renameOps(batch, suffix)
+					r, err := t.store.Capture(ctx, ops)
+					if err != nil {
+						if !stop.Load() {
+							fail(fmt.Errorf("writer: %w", err))
+						}
+						return
+					}
+					entries.Add(int64(r.EntriesAppended))
+					mu.Lock()
+					res.chats = append(res.chats, ids...)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			for k := i; !stop.Load(); k++ {
+				req := &history.Request{Op: history.OpSearch, Scope: string(annals.ScopeGlobal), Query: queries[k%len(queries)]}
+				t0 := time.Now()
+				if _, err := t.svc.Search(t.ctx, req); err != nil {
+					fail(fmt.Errorf("reader: %w", err))
+					return
+				}
+				mine = append(mine, time.Since(t0))
+			}
+			mu.Lock()
+			res.latencies = append(res.latencies, mine...)
+			mu.Unlock()
+		}()
+	}
+	select {
+	case <-time.After(b.cfg.duration):
+	case <-ctx.Done():
+	}
+	stop.Store(true)
+	res.elapsed = time.Since(start)
+	wg.Wait()
+	res.entries = int(entries.Load())
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return res, ctx.Err()
+}
+
+// writerBatches generates the writer's corpus in memory and cuts it into capture batches the way
+// ingest does: at most DefaultBatchSize records each, consecutive entries of a chat in one append.
+func writerBatches(seed uint64, entries int) ([][]annals.CaptureOp, error) {
+	var buf bytes.Buffer
+	if _, err := corpus.Write(&buf, corpus.Options{Seed: seed, Entries: entries}, nil); err != nil {
+		return nil, err
+	}
+	dec := ingest.NewDecoder(&buf)
+	var out [][]annals.CaptureOp
+	var cur []annals.CaptureOp
+	records := 0
+	for {
+		line, err := dec.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		op := line.Op
+		if n := len(cur); op.Append != nil && n > 0 && cur[n-1].Append != nil && cur[n-1].Append.ChatID == op.Append.ChatID {
+			cur[n-1].Append.Entries = append(cur[n-1].Append.Entries, op.Append.Entries...)
+		} else {
+			cur = append(cur, op)
+		}
+		if records++; records == ingest.DefaultBatchSize {
+			out, cur, records = append(out, cur), nil, 0
+		}
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out, nil
+}
+
+// renameOps copies a batch with every chat and run id suffixed, so each round of the writer
+// adds new chats instead of being skipped as a repeat. It returns the chats it creates.
+func renameOps(batch []annals.CaptureOp, suffix string) ([]annals.CaptureOp, []string) {
+	out := make([]annals.CaptureOp, len(batch))
+	var created []string
+	for i, op := range batch {
+		switch {
+		case op.Chat != nil:
+			c := *op.Chat
+			c.ID += suffix
+			out[i].Chat = &c
+			created = append(created, c.ID)
+		case op.Append != nil:
+			out[i].Append = &annals.AppendOp{ChatID: op.Append.ChatID + suffix, Entries: op.Append.Entries}
+		case op.Run != nil:
+			r := *op.Run
+			r.ID += suffix
+			r.ChatID += suffix
+			out[i].Run = &r
+		case op.Truncate != nil:
+			tr := *op.Truncate
+			tr.ChatID += suffix
+			out[i].Truncate = &tr
+		}
+	}
+	return out, created
+}

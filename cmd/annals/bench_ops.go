@@ -1,0 +1,146 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
+)
+
+// The list, get, related and export scenarios: each times one history.Service call end to end.
+
+// timeOp warms fn once, times it, and adds the row.
+func (b *bench) timeOp(t *benchTarget, row benchRow, fn func() error) (benchRow, error) {
+	if err := fn(); err != nil {
+		return row, fmt.Errorf("%s %s: %w", row.Scenario, row.Case, err)
+	}
+	s, err := b.measure(fn)
+	if err != nil {
+		return row, fmt.Errorf("%s %s: %w", row.Scenario, row.Case, err)
+	}
+	row.Backend = t.backend
+	return latencyRow(row, s), nil
+}
+
+func (b *bench) listScenario(t *benchTarget) error {
+	first := &history.Request{Op: history.OpList, Scope: string(annals.ScopeGlobal)}
+	var res *history.ListResponse
+	row, err := b.timeOp(t, benchRow{Scenario: "list", Case: "first page (50), all tenants"}, func() (err error) {
+		res, err = t.svc.List(t.ctx, first)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	row.Hits = intp(res.Total)
+	row.Target, row.Met = fmt.Sprintf("<%d ms", targetListFirstPage.Milliseconds()), boolp(row.P50 < ms(targetListFirstPage))
+	b.add(row)
+
+	deep := &history.Request{Op: history.OpList, Scope: string(annals.ScopeGlobal), Offset: max(0, res.Total-res.Limit)}
+	row, err = b.timeOp(t, benchRow{Scenario: "list", Case: fmt.Sprintf("deep page (offset %d)", deep.Offset), Hits: intp(res.Total)}, func() error {
+		_, err := t.svc.List(t.ctx, deep)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	b.add(row)
+
+	// A member's view: the tenant of the most recent chat, as an API key of that tenant sees it.
+	if len(res.Chats) == 0 {
+		return nil
+	}
+	tenant := res.Chats[0].TenantID
+	member := annals.NewContextWithPrincipal(t.ctx, &annals.Principal{TenantID: tenant, Role: annals.RoleMember, Scopes: []annals.Scope{annals.ScopeTenant}})
+	own := &history.Request{Op: history.OpList, Scope: string(annals.ScopeTenant)}
+	var mine *history.ListResponse
+	row, err = b.timeOp(t, benchRow{Scenario: "list", Case: "first page (50), one tenant"}, func() (err error) {
+		mine, err = t.svc.List(member, own)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	row.Hits = intp(mine.Total)
+	row.Target, row.Met = fmt.Sprintf("<%d ms", targetListFirstPage.Milliseconds()), boolp(row.P50 < ms(targetListFirstPage))
+	b.add(row)
+	return nil
+}
+
+func (b *bench) getScenario(t *benchTarget) error {
+	big := b.data.bigChat
+	n := b.data.bigStats.Entries
+	for _, c := range []struct {
+		name  string
+		after int64
+	}{
+		{fmt.Sprintf("first page (100) of a %s-entry chat", countLabel(n)), 0},
+		{fmt.Sprintf("last page (100) of a %s-entry chat", countLabel(n)), int64(max(0, n-history.DefaultGetLimit))},
+	} {
+		req := &history.Request{Op: history.OpGet, Scope: string(annals.ScopeGlobal), SessionID: big, AfterSeq: c.after}
+		var res *history.GetResponse
+		row, err := b.timeOp(t, benchRow{Scenario: "get", Case: c.name}, func() (err error) {
+			res, err = t.svc.Get(t.ctx, req)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		row.Hits = intp(len(res.Entries))
+		b.add(row)
+	}
+	return nil
+}
+
+func (b *bench) relatedScenario(t *benchTarget) error {
+	for _, c := range []struct {
+		name string
+		req  *history.Request
+	}{
+		{"by chat, at the candidate cap", &history.Request{Op: history.OpRelated, Scope: string(annals.ScopeGlobal), SessionID: b.data.bigChat}},
+		{"by free text, at the candidate cap", &history.Request{Op: history.OpRelated, Scope: string(annals.ScopeGlobal), Query: "fix the failing invoice total test"}},
+	} {
+		var res *history.RelatedResponse
+		row, err := b.timeOp(t, benchRow{Scenario: "related", Case: c.name}, func() (err error) {
+			res, err = t.svc.Related(t.ctx, c.req)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		row.Hits = intp(len(res.Results))
+		row.Note = fmt.Sprintf("%d candidates ranked (cap %d), model %s", res.Candidates, res.CandidateCap, res.Model)
+		b.add(row)
+	}
+	return nil
+}
+
+func (b *bench) exportScenario(t *benchTarget) error {
+	req := &history.Request{Op: history.OpGet, Scope: string(annals.ScopeGlobal), SessionID: b.data.bigChat, Format: history.FormatMarkdown}
+	var res *history.GetResponse
+	row, err := b.timeOp(t, benchRow{Scenario: "export", Case: fmt.Sprintf("Markdown of a %s-entry chat", countLabel(b.data.bigStats.Entries))}, func() (err error) {
+		res, err = t.svc.Get(t.ctx, req)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	size := len(res.Markdown)
+	row.Note = fmt.Sprintf("%s of Markdown", humanBytes(int64(size)))
+	if row.P50 > 0 {
+		row.Note += fmt.Sprintf(", %.0f MB/s", float64(size)/1e6/(row.P50/1000))
+	}
+	b.add(row)
+	return nil
+}
+
+// memoryScenario would read the peak RSS (VmHWM) of an 'annals serve' process while it answers
+// the search scenario's queries. It needs the HTTP server.
+func (b *bench) memoryScenario(t *benchTarget) error {
+	if !b.hasCommand("serve") {
+		b.gap("memory", "this build has no 'annals serve' (the HTTP server), whose peak RSS the scenario measures")
+		return nil
+	}
+	b.gap("memory", "'annals serve' exists but the harness does not drive it yet")
+	return nil
+}

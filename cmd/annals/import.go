@@ -1,0 +1,446 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer"
+	"github.com/annals-dev/annals/redact"
+)
+
+func runImport(ctx context.Context, m *Main, args []string) error {
+	fs := m.flagSet("import", "[flags] [FORMAT] [PATH...]", `Import the histories that agent tools keep on this machine (docs/IMPORT.md).
+
+With no PATH, every supported tool's default location is searched (Claude Code's
+~/.claude/projects, Codex's ~/.codex/sessions, Gemini CLI's ~/.gemini/tmp, ...) and
+everything found is imported. FORMAT limits the import to one format; PATH names files or
+directories (each file's format is detected unless FORMAT is given).
+
+Importing again reads only what changed: a file whose size and time are the same is skipped,
+and lines appended to a JSON Lines transcript are read from where the last import stopped.
+Everything imported passes through redaction. Formats: `+strings.Join(importer.Names(importer.Formats()), ", "))
+	c := commonFlags(fs)
+	c.local = true // the import state lives in the local database; replication carries chats on
+	asJSON := fs.Bool("json", false, "print the report (or --status) as JSON")
+	dryRun := fs.Bool("dry-run", false, "read and count, write nothing")
+	watch := fs.Bool("watch", false, "after importing, keep watching the locations and import changes as they happen")
+	status := fs.Bool("status", false, "list the imported sources and whether they still exist, then exit")
+	quiet := fs.Bool("quiet", false, "no progress display")
+	batch := fs.Int("batch", importer.DefaultBatchSize, "entries per transaction")
+	if err := m.parse(fs, args); err != nil {
+		return err
+	}
+	formats := importer.Formats()
+	var format importer.Format
+	paths := fs.Args()
+	if len(paths) > 0 {
+		if f, ok := importer.Lookup(formats, paths[0]); ok {
+			if _, err := os.Stat(paths[0]); err != nil { // a path named like a format is a path
+				format, paths = f, paths[1:]
+			}
+		} else if _, err := os.Stat(paths[0]); err != nil && !strings.ContainsAny(paths[0], `/\.`) {
+			return usagef("unknown format %q (want one of: %s), and no such file", paths[0], strings.Join(importer.Names(formats), ", "))
+		}
+	}
+	if format != nil {
+		formats = []importer.Format{format}
+	}
+	if *watch && *dryRun {
+		return usagef("--watch and --dry-run do not go together: a watch writes what it finds")
+	}
+
+	a, err := m.open(ctx, c, *dryRun || *status)
+	if err != nil && *status && annals.ErrorCode(err) == annals.ENOTFOUND {
+		fmt.Fprintln(m.Stdout, "Nothing imported yet.")
+		return nil
+	}
+	if err != nil && *dryRun && annals.ErrorCode(err) == annals.ENOTFOUND {
+		// A dry run before the first import: there is no database, so nothing was imported
+		// yet and nothing will be written.
+		a, err = &app{ctx: annals.NewContextWithPrincipal(ctx, nil)}, nil
+	}
+	if err != nil {
+		return err
+	}
+	var store importer.Store = noImportState{}
+	if a.store != nil {
+		state, ok := a.store.(annals.ImportStateStore)
+		if !ok {
+			return annals.Errorf(annals.EINVALID, "import needs a database that keeps import state (a SQLite database); this one does not")
+		}
+		// Writes go through the redacting capture path; the import state through the store.
+		store = importStore{CaptureStore: a.capture, ImportStateStore: state}
+	}
+	principal := annals.PrincipalFromContext(a.ctx)
+	opts := importer.Options{
+		Formats:   formats,
+		DryRun:    *dryRun,
+		BatchSize: *batch,
+		Logger:    slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	if a.store != nil {
+		opts.Titles = &titleSetter{store: a.store, redactor: a.redactor}
+	}
+	if principal != nil {
+		opts.TenantID, opts.UserID = principal.TenantID, principal.UserID
+	}
+	var bar *importProgress
+	if !*quiet && !*asJSON && m.IsTerminal(m.Stderr) {
+		bar = &importProgress{w: m.Stderr}
+		opts.Progress = bar.update
+	}
+	im := importer.New(store, opts)
+
+	if *status {
+		srcs, err := im.Status(a.ctx)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(m.Stdout).Encode(map[string]any{"sources": srcs})
+		}
+		return writeImportStatus(m.Stdout, srcs)
+	}
+
+	home, _ := m.HomeDir()
+	if *watch {
+		if len(paths) == 0 && home == "" {
+			return annals.Errorf(annals.EINVALID, "no home directory to find default locations in; name the paths to watch")
+		}
+		wopts := importer.WatchOptions{Paths: paths, OnReport: func(r *importer.Report) {
+			if bar != nil {
+				bar.done()
+			}
+			if *asJSON {
+				_ = json.NewEncoder(m.Stdout).Encode(r)
+				return
+			}
+			writeWatchLine(m.Stdout, r)
+		}}
+		if len(paths) == 0 {
+			wopts.Home = home
+		}
+		fmt.Fprintln(m.Stderr, "annals: watching for new and changed transcripts; press Ctrl-C to stop")
+		return importer.Watch(a.ctx, im, wopts)
+	}
+
+	var cands []importer.Candidate
+	if len(paths) == 0 {
+		if home == "" {
+			return annals.Errorf(annals.EINVALID, "no home directory to find default locations in; name the paths to import")
+		}
+		cands, _ = im.Discover(home)
+	} else {
+		var unknown []string
+		cands, unknown, err = im.Resolve(paths, format)
+		if err != nil {
+			return err
+		}
+		for _, u := range unknown {
+			fmt.Fprintf(m.Stderr, "annals: %s: not a format annals imports; skipped\n", u)
+		}
+	}
+	report, err := im.Import(a.ctx, cands)
+	if bar != nil {
+		bar.done()
+	}
+	if report != nil {
+		if *asJSON {
+			if jerr := json.NewEncoder(m.Stdout).Encode(report); jerr != nil {
+				return jerr
+			}
+		} else {
+			writeImportReport(m.Stdout, m.Stderr, report, len(paths) == 0)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if len(report.Errors) > 0 {
+		return annals.Errorf(annals.EUNAVAILABLE, "%d of %d sources could not be imported (listed above); the others were", len(report.Errors), report.Sources)
+	}
+	return nil
+}
+
+// ImportConfig is the import section of the config file.
+type ImportConfig struct {
+	// Watch makes `annals serve` import the default locations (and Paths) when it starts and
+	// keep watching them, as `annals import --watch` does.
+	Watch bool `yaml:"watch"`
+	// Formats limits the watch to these formats; empty means all.
+	Formats []string `yaml:"formats"`
+	// Paths are more files or directories to watch besides the default locations.
+	Paths []string `yaml:"paths"`
+}
+
+func (c *ImportConfig) validate() error {
+	all := importer.Formats()
+	for i, name := range c.Formats {
+		if _, ok := importer.Lookup(all, name); !ok {
+			return annals.Errorf(annals.EINVALID, "import.formats[%d]: unknown format %q (want one of: %s)", i, name, strings.Join(importer.Names(all), ", "))
+		}
+	}
+	for i, p := range c.Paths {
+		if p == "" {
+			return annals.Errorf(annals.EINVALID, "import.paths[%d] is empty", i)
+		}
+	}
+	return nil
+}
+
+// startImportWatch runs the watch configured by import.watch until ctx ends, logging what it
+// imports; `annals serve` calls it in a goroutine when the config asks for it. It returns at
+// once when the config does not ask for a watch.
+func (m *Main) startImportWatch(ctx context.Context, a *app, logger *slog.Logger) error {
+	cfg := a.cfg.Import
+	if !cfg.Watch {
+		return nil
+	}
+	state, ok := a.store.(annals.ImportStateStore)
+	if !ok {
+		return annals.Errorf(annals.EINVALID, "import.watch needs a database that keeps import state (a SQLite database)")
+	}
+	formats := importer.Formats()
+	if len(cfg.Formats) > 0 {
+		var some []importer.Format
+		for _, name := range cfg.Formats {
+			f, _ := importer.Lookup(formats, name) // validated at load
+			some = append(some, f)
+		}
+		formats = some
+	}
+	opts := importer.Options{Formats: formats, Logger: logger, Titles: &titleSetter{store: a.store, redactor: a.redactor}}
+	if p := annals.PrincipalFromContext(a.ctx); p != nil {
+		opts.TenantID, opts.UserID = p.TenantID, p.UserID
+	}
+	im := importer.New(importStore{CaptureStore: a.capture, ImportStateStore: state}, opts)
+	home, _ := m.HomeDir()
+	return importer.Watch(ctx, im, importer.WatchOptions{Home: home, Paths: cfg.Paths, OnReport: func(r *importer.Report) {
+		if r.Entries > 0 || r.Chats > 0 || r.Gone > 0 || len(r.Errors) > 0 {
+			logger.Info("import", "sources", r.Done, "chats", r.Chats, "entries", r.Entries, "gone", r.Gone, "errors", len(r.Errors))
+		}
+	}})
+}
+
+// importStore joins the redacting capture path and the store's import state.
+type importStore struct {
+	annals.CaptureStore
+	annals.ImportStateStore
+}
+
+// noImportState is the store of a dry run without a database: nothing was imported before,
+// and a dry run writes nothing.
+type noImportState struct{}
+
+var errNoDatabase = annals.Errorf(annals.EINVALID, "no database (a dry run writes nothing)")
+
+func (noImportState) Capture(context.Context, []annals.CaptureOp) (*annals.CaptureResult, error) {
+	return nil, errNoDatabase
+}
+func (noImportState) CreateChat(context.Context, *annals.Chat) (*annals.Chat, error) {
+	return nil, errNoDatabase
+}
+func (noImportState) AppendEntries(context.Context, string, []*annals.Entry) (*annals.AppendResult, error) {
+	return nil, errNoDatabase
+}
+func (noImportState) TruncateChat(context.Context, string, annals.TruncatePoint) (*annals.TruncateResult, error) {
+	return nil, errNoDatabase
+}
+func (noImportState) RecordRun(context.Context, *annals.Run) (*annals.Run, error) {
+	return nil, errNoDatabase
+}
+func (noImportState) FindImportSource(_ context.Context, path string) (*annals.ImportSource, error) {
+	return nil, annals.Errorf(annals.ENOTFOUND, "no import state for %s", path)
+}
+func (noImportState) FindImportSources(context.Context, annals.ImportSourceFilter) ([]*annals.ImportSource, error) {
+	return nil, nil
+}
+func (noImportState) SaveImportSource(context.Context, *annals.ImportSource) error {
+	return errNoDatabase
+}
+func (noImportState) MarkImportSourceGone(context.Context, string, time.Time) error {
+	return errNoDatabase
+}
+func (noImportState) SavePendingTitle(context.Context, annals.PendingTitle) error {
+	return errNoDatabase
+}
+func (noImportState) FindPendingTitles(context.Context) ([]annals.PendingTitle, error) {
+	return nil, nil
+}
+func (noImportState) DeletePendingTitle(context.Context, string) error { return errNoDatabase }
+func (noImportState) ChatIDBySourceID(_ context.Context, id string) (string, error) {
+	return "", annals.Errorf(annals.ENOTFOUND, "no chat holds source id %s", id)
+}
+
+// titleSetter gives an imported chat the title its source named, unless it has one: a title
+// a person gave is never replaced. The title is redacted like every other imported text.
+type titleSetter struct {
+	store    annals.ChatStore
+	redactor *redact.Redactor
+}
+
+func (t *titleSetter) SetTitleIfEmpty(ctx context.Context, chatID, title string) (bool, error) {
+	chat, err := t.store.FindChatByID(ctx, chatID)
+	if err != nil {
+		return false, err
+	}
+	if chat.Title != "" {
+		return false, nil
+	}
+	title = strings.TrimSpace(title)
+	if t.redactor != nil {
+		title, _ = t.redactor.RedactText(title)
+	}
+	title = importer.Truncated(title, annals.MaxTitleBytes)
+	if title == "" {
+		return false, nil
+	}
+	if _, err := t.store.UpdateChat(ctx, chatID, annals.ChatUpdate{Title: &title}); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func writeImportReport(w, errw io.Writer, r *importer.Report, defaults bool) {
+	verb := "Imported"
+	if r.DryRun {
+		verb = "Dry run (nothing written):"
+	}
+	if r.Sources == 0 {
+		if defaults {
+			fmt.Fprintln(w, "No transcripts found at the default locations (annals import --help lists them by format; name a PATH to import from elsewhere).")
+		} else {
+			fmt.Fprintln(w, "Nothing to import.")
+		}
+		return
+	}
+	rate := 0.0
+	if s := r.Duration.Seconds(); s > 0 {
+		rate = float64(r.Entries) / s
+	}
+	fmt.Fprintf(w, "%s %d sources in %s (%.0f entries/s)\n", verb, r.Sources, r.Duration.Round(time.Millisecond), rate)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "format\tfiles\tunchanged\tchats\tentries\tskipped\twarnings\terrors\t\n")
+	var tot importer.FormatReport
+	for _, f := range r.Formats {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", f.Format, f.Files, f.Unchanged, f.Chats, f.Entries, f.Skipped, f.Warnings, f.Errors)
+		tot.Files += f.Files
+		tot.Unchanged += f.Unchanged
+		tot.Chats += f.Chats
+		tot.Entries += f.Entries
+		tot.Skipped += f.Skipped
+		tot.Warnings += f.Warnings
+		tot.Errors += f.Errors
+	}
+	if len(r.Formats) > 1 {
+		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", tot.Files, tot.Unchanged, tot.Chats, tot.Entries, tot.Skipped, tot.Warnings, tot.Errors)
+	}
+	_ = tw.Flush()
+	if r.Titled > 0 {
+		fmt.Fprintf(w, "%d chats got the title their source gave them.\n", r.Titled)
+	}
+	if r.Gone > 0 {
+		fmt.Fprintf(w, "%d imported sources no longer exist; their chats are kept (annals import --status lists them).\n", r.Gone)
+	}
+	const show = 10
+	for i, wn := range r.WarningList {
+		if i == show {
+			fmt.Fprintf(errw, "annals: ... and %d more skipped lines (--json lists up to %d)\n", r.Warnings-show, len(r.WarningList))
+			break
+		}
+		if wn.Line > 0 {
+			fmt.Fprintf(errw, "annals: %s:%d: %s (skipped)\n", wn.Path, wn.Line, wn.Message)
+		} else {
+			fmt.Fprintf(errw, "annals: %s: %s (skipped)\n", wn.Path, wn.Message)
+		}
+	}
+	for _, e := range r.Errors {
+		fmt.Fprintf(errw, "annals: %s (%s): %s\n", e.Path, e.Format, e.Message)
+	}
+}
+
+func writeWatchLine(w io.Writer, r *importer.Report) {
+	if r.Entries == 0 && r.Chats == 0 && r.Gone == 0 && len(r.Errors) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s  %d sources  %d chats  %d entries", time.Now().Format("15:04:05"), r.Done, r.Chats, r.Entries)
+	if r.Gone > 0 {
+		fmt.Fprintf(w, "  %d gone", r.Gone)
+	}
+	if len(r.Errors) > 0 {
+		fmt.Fprintf(w, "  %d errors (first: %s: %s)", len(r.Errors), r.Errors[0].Path, r.Errors[0].Message)
+	}
+	fmt.Fprintln(w)
+}
+
+func writeImportStatus(w io.Writer, srcs []*annals.ImportSource) error {
+	if len(srcs) == 0 {
+		fmt.Fprintln(w, "Nothing imported yet.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "FORMAT\tSTATE\tCHATS\tENTRIES\tIMPORTED\tPATH\n")
+	gone := 0
+	for _, s := range srcs {
+		st := "ok"
+		switch {
+		case s.GoneAt != nil:
+			st = "gone since " + s.GoneAt.Local().Format("2006-01-02")
+			gone++
+		case s.LastError != "":
+			st = "error: " + s.LastError
+			if len(st) > 60 {
+				st = st[:60] + "..."
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.Format, st, len(s.ChatIDs), s.Entries, s.ImportedAt.Local().Format("2006-01-02 15:04"), s.Path)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if gone > 0 {
+		fmt.Fprintf(w, "\n%d sources are gone from disk; annals keeps their chats.\n", gone)
+	}
+	return nil
+}
+
+// importProgress redraws one status line on a terminal.
+type importProgress struct {
+	w     io.Writer
+	last  time.Time
+	drawn bool
+}
+
+func (p *importProgress) update(pr importer.Progress) {
+	if time.Since(p.last) < 100*time.Millisecond && pr.Done < pr.Sources {
+		return
+	}
+	p.last = time.Now()
+	rate := 0.0
+	if s := pr.Elapsed.Seconds(); s > 0 {
+		rate = float64(pr.Entries) / s
+	}
+	width := 24
+	filled := 0
+	if pr.Sources > 0 {
+		filled = width * pr.Done / pr.Sources
+	}
+	bar := strings.Repeat("#", filled) + strings.Repeat(".", width-filled)
+	fmt.Fprintf(p.w, "\r\033[K[%s] %d/%d files  %d chats  %d entries  %.0f entries/s", bar, pr.Done, pr.Sources, pr.Chats, pr.Entries, rate)
+	p.drawn = true
+}
+
+func (p *importProgress) done() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.drawn = false
+	}
+}

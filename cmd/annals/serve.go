@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/httpapi"
+)
+
+func runServe(ctx context.Context, m *Main, args []string) error {
+	fs := m.flagSet("serve", "[flags]", "Serve the history API over HTTP (docs/HTTP.md): the op envelope, capture routes,\n"+
+		"the query view, exports and metrics. Callers authenticate with API keys ('annals keys');\n"+
+		"with no keys the server runs in local mode, on loopback only, as the local owner.\n"+
+		"It stops cleanly on SIGINT or SIGTERM, finishing requests in flight.\n"+
+		"Clients: curl (see README), or the CLI itself: annals --server URL --key KEY <command>.")
+	c := commonFlags(fs)
+	c.local = true
+	addr := fs.String("addr", httpapi.DefaultAddr, "address to listen on (host:port; port 0 picks a free port)")
+	portFile := fs.String("port-file", "", "once listening, write {\"port\", \"bind\", \"pid\"} to this file (0600)")
+	readOnly := fs.Bool("read-only", false, "open the database read-only and refuse every write with 403")
+	maxBody := fs.Int64("max-body", httpapi.DefaultMaxBodyBytes, "largest request body in bytes")
+	timeout := fs.Duration("request-timeout", httpapi.DefaultRequestTimeout, "longest time one request may work")
+	shutdown := fs.Duration("shutdown-timeout", httpapi.DefaultShutdownTimeout, "how long a stop waits for requests in flight")
+	logFormat := fs.String("log-format", "text", "access log format on standard error: text or json")
+	if err := m.parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("serve takes no arguments, got %q", fs.Arg(0))
+	}
+	if *maxBody <= 0 || *timeout <= 0 || *shutdown <= 0 {
+		return usagef("--max-body, --request-timeout and --shutdown-timeout must be positive")
+	}
+	var handler slog.Handler
+	switch *logFormat {
+	case "text":
+		handler = slog.NewTextHandler(m.Stderr, nil)
+	case "json":
+		handler = slog.NewJSONHandler(m.Stderr, nil)
+	default:
+		return usagef("--log-format %q: want text or json", *logFormat)
+	}
+	logger := slog.New(handler)
+
+	a, err := m.open(ctx, c, *readOnly)
+	if err != nil {
+		return err
+	}
+	svc, ok := a.svc.(*history.Service)
+	if !ok {
+		return annals.Errorf(annals.EINTERNAL, "serve needs the local history service")
+	}
+	keys, _ := a.store.(annals.KeyStore)
+	srv := httpapi.New(httpapi.Config{
+		Addr:            *addr,
+		Store:           a.store,
+		Service:         svc,
+		Capture:         a.capture,
+		Keys:            keys,
+		ReadOnly:        *readOnly,
+		MaxBodyBytes:    *maxBody,
+		RequestTimeout:  *timeout,
+		ShutdownTimeout: *shutdown,
+		Logger:          logger,
+	})
+	if err := srv.Open(ctx); err != nil {
+		return err
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			srv.Close()
+		}
+	}()
+	if *portFile != "" {
+		if err := writePortFile(*portFile, srv.Addr()); err != nil {
+			return err
+		}
+		defer removePortFile(*portFile)
+	}
+	mode := "API keys required"
+	if srv.LocalMode() {
+		mode = "local mode: no API keys, every request acts as the local owner (create one with 'annals keys create')"
+	}
+	if *readOnly {
+		mode += "; read-only"
+	}
+	fmt.Fprintf(m.Stdout, "annals serving %s (%s)\n", srv.URL(), mode)
+
+	select {
+	case <-ctx.Done():
+		logger.Info("stopping: finishing requests in flight", "timeout", shutdown.String())
+	case err := <-srv.Done():
+		if err != nil {
+			return annals.Errorf(annals.EUNAVAILABLE, "the server stopped: %v", err)
+		}
+	}
+	closed = true
+	start := time.Now()
+	if err := srv.Close(); err != nil {
+		return fmt.Errorf("stopping the server: %w", err)
+	}
+	logger.Info("stopped", "after", time.Since(start).Round(time.Millisecond).String())
+	return nil
+}
+
+// portFile is the lanius discovery file: where a running server listens.
+type portFile struct {
+	Port int    `json:"port"`
+	Bind string `json:"bind"`
+	PID  int    `json:"pid"`
+}
+
+// writePortFile writes the port file atomically (a reader never sees half a file), mode 0600.
+func writePortFile(path string, addr net.Addr) error {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return annals.Internal("port file", err)
+	}
+	n, _ := strconv.Atoi(port)
+	b, _ := json.Marshal(portFile{Port: n, Bind: host, PID: os.Getpid()})
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".annals-port-*")
+	if err != nil {
+		return fmt.Errorf("cannot write the port file %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err == nil {
+		_, err = tmp.Write(append(b, '\n'))
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp.Name(), path)
+		}
+		if err == nil {
+			return nil
+		}
+	}
+	tmp.Close()
+	return fmt.Errorf("cannot write the port file %s: %w", path, err)
+}
+
+// removePortFile removes the port file on a clean stop, unless another process has rewritten it.
+func removePortFile(path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	var pf portFile
+	if json.Unmarshal(b, &pf) == nil && pf.PID == os.Getpid() {
+		os.Remove(path)
+	}
+}

@@ -1,0 +1,507 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/ingest"
+	"github.com/annals-dev/annals/queryview"
+)
+
+// Client calls an annals server. It implements the history ops with the same typed answers as
+// history.Service (Do, List, Search, ...), annals.CaptureStore, and the query view, so code
+// written against the library runs unchanged against a server. Errors are *annals.Error with the
+// server's code and message; a server that cannot be reached is unavailable.
+type Client struct {
+	base string
+	key  string
+	// HTTP is the client used for requests; NewClient sets one without a global timeout (each
+	// call is bounded by its context and the server's request timeout).
+	HTTP *http.Client
+	// MaxBatchBytes bounds the body of one POST /v1/capture; Capture splits a larger batch into
+	// several requests (each one transaction). It must stay below the server's --max-body.
+	MaxBatchBytes int
+}
+
+var _ annals.CaptureStore = (*Client)(nil)
+
+// DefaultClientBatchBytes is MaxBatchBytes by default: half the server's default body limit.
+const DefaultClientBatchBytes = DefaultMaxBodyBytes / 2
+
+// NewClient returns a client for the server at baseURL (http://host:port), authenticating with
+// key (empty for a server in local mode).
+func NewClient(baseURL, key string) (*Client, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, annals.Errorf(annals.EINVALID, "server URL %q must be http://host:port or https://host:port", baseURL)
+	}
+	if key != "" && !annals.WellFormedKeySecret(key) {
+		return nil, annals.Errorf(annals.EINVALID, "the API key is not one 'annals keys create' made (it starts with %s)", annals.KeySecretPrefix)
+	}
+	return &Client{
+		base:          strings.TrimRight(u.String(), "/"),
+		key:           key,
+		HTTP:          &http.Client{Transport: http.DefaultTransport},
+		MaxBatchBytes: DefaultClientBatchBytes,
+	}, nil
+}
+
+// URL returns the server's base URL.
+func (c *Client) URL() string { return c.base }
+
+// call sends one request and decodes a 2xx JSON answer into out (when non-nil).
+func (c *Client) call(ctx context.Context, method, path string, body []byte, contentType string, out any) error {
+	resp, err := c.send(ctx, method, path, body, contentType)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if out == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return &annals.Error{Code: annals.EUNAVAILABLE, Message: fmt.Sprintf("the server's answer to %s %s is not valid JSON", method, path), Err: err}
+	}
+	return nil
+}
+
+// send sends one request; a non-2xx answer becomes its *annals.Error.
+func (c *Client) send(ctx context.Context, method, path string, body []byte, contentType string) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return nil, annals.Internal("build request", err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	req.Header.Set("Accept", "application/json")
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &annals.Error{Code: annals.EUNAVAILABLE, Message: "the request was cancelled or timed out", Err: err}
+		}
+		return nil, &annals.Error{Code: annals.EUNAVAILABLE, Message: fmt.Sprintf("cannot reach the annals server at %s: %v", c.base, unwrapAll(err)), Err: err}
+	}
+	if resp.StatusCode/100 == 2 {
+		return resp, nil
+	}
+	defer resp.Body.Close()
+	return nil, responseError(method, path, resp)
+}
+
+// responseError turns an error answer into the *annals.Error it carries.
+func responseError(method, path string, resp *http.Response) error {
+	cause := fmt.Errorf("%s %s: HTTP %d", method, path, resp.StatusCode)
+	var eb ErrorBody
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if json.Unmarshal(b, &eb) != nil || eb.Error.Code == "" {
+		return &annals.Error{Code: codeOfStatus(resp.StatusCode), Message: fmt.Sprintf("the server answered %s to %s %s", resp.Status, method, path), Err: cause}
+	}
+	err := &annals.Error{Code: eb.Error.Code, Message: eb.Error.Message, Err: cause}
+	if eb.Error.Index != nil {
+		return &annals.BatchError{Index: *eb.Error.Index, Err: err}
+	}
+	return err
+}
+
+func codeOfStatus(status int) string {
+	for _, code := range []string{annals.EINVALID, CodeUnauthorized, annals.EFORBIDDEN, annals.ENOTFOUND, CodeMethodNotAllowed, annals.ECONFLICT, CodeTooLarge, annals.EUNAVAILABLE} {
+		if StatusOf(code) == status {
+			return code
+		}
+	}
+	return annals.EINTERNAL
+}
+
+func (c *Client) postJSON(ctx context.Context, path string, in, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return annals.Errorf(annals.EINVALID, "cannot encode the request: %v", err)
+	}
+	return c.call(ctx, http.MethodPost, path, b, "application/json", out)
+}
+
+// op sends an envelope with its op set, without changing the caller's request.
+func (c *Client) op(ctx context.Context, op string, req *history.Request, out any) error {
+	if req == nil {
+		return annals.Errorf(annals.EINVALID, "the request is empty")
+	}
+	r := *req
+	r.Op = op
+	return c.postJSON(ctx, "/v1/history", &r, out)
+}
+
+// Do sends an op envelope to POST /v1/history and returns the op's typed answer, as
+// history.Service.Do does.
+func (c *Client) Do(ctx context.Context, req *history.Request) (any, error) {
+	if req == nil {
+		return nil, annals.Errorf(annals.EINVALID, "the request is empty")
+	}
+	switch req.Op {
+	case history.OpList:
+		return c.List(ctx, req)
+	case history.OpSearch:
+		return c.Search(ctx, req)
+	case history.OpRelated:
+		return c.Related(ctx, req)
+	case history.OpGet:
+		return c.Get(ctx, req)
+	case history.OpRename:
+		return c.Rename(ctx, req)
+	case history.OpAnnotate:
+		return c.Annotate(ctx, req)
+	case history.OpPin:
+		return c.Pin(ctx, req)
+	case history.OpArchive:
+		return c.Archive(ctx, req)
+	case history.OpRecap:
+		return c.Recap(ctx, req)
+	case history.OpResume:
+		return c.Resume(ctx, req)
+	case history.OpDelete:
+		return c.Delete(ctx, req)
+	}
+	// The server words the refusal of an unknown op.
+	var out json.RawMessage
+	if err := c.postJSON(ctx, "/v1/history", req, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// List runs the list op.
+func (c *Client) List(ctx context.Context, req *history.Request) (*history.ListResponse, error) {
+	var out history.ListResponse
+	return &out, c.op(ctx, history.OpList, req, &out)
+}
+
+// Search runs the search op.
+func (c *Client) Search(ctx context.Context, req *history.Request) (*history.SearchResponse, error) {
+	var out history.SearchResponse
+	return &out, c.op(ctx, history.OpSearch, req, &out)
+}
+
+// Related runs the related op.
+func (c *Client) Related(ctx context.Context, req *history.Request) (*history.RelatedResponse, error) {
+	var out history.RelatedResponse
+	return &out, c.op(ctx, history.OpRelated, req, &out)
+}
+
+// Get runs the get op.
+func (c *Client) Get(ctx context.Context, req *history.Request) (*history.GetResponse, error) {
+	var out history.GetResponse
+	return &out, c.op(ctx, history.OpGet, req, &out)
+}
+
+// Rename runs the rename op.
+func (c *Client) Rename(ctx context.Context, req *history.Request) (*history.ChatResponse, error) {
+	var out history.ChatResponse
+	return &out, c.op(ctx, history.OpRename, req, &out)
+}
+
+// Annotate runs the annotate op.
+func (c *Client) Annotate(ctx context.Context, req *history.Request) (*history.ChatResponse, error) {
+	var out history.ChatResponse
+	return &out, c.op(ctx, history.OpAnnotate, req, &out)
+}
+
+// Pin runs the pin op.
+func (c *Client) Pin(ctx context.Context, req *history.Request) (*history.ChatResponse, error) {
+	var out history.ChatResponse
+	return &out, c.op(ctx, history.OpPin, req, &out)
+}
+
+// Archive runs the archive op.
+func (c *Client) Archive(ctx context.Context, req *history.Request) (*history.ChatResponse, error) {
+	var out history.ChatResponse
+	return &out, c.op(ctx, history.OpArchive, req, &out)
+}
+
+// Recap runs the recap op.
+func (c *Client) Recap(ctx context.Context, req *history.Request) (*history.RecapResponse, error) {
+	var out history.RecapResponse
+	return &out, c.op(ctx, history.OpRecap, req, &out)
+}
+
+// Resume runs the resume op.
+func (c *Client) Resume(ctx context.Context, req *history.Request) (*history.ResumeResponse, error) {
+	var out history.ResumeResponse
+	return &out, c.op(ctx, history.OpResume, req, &out)
+}
+
+// Delete runs the delete op.
+func (c *Client) Delete(ctx context.Context, req *history.Request) (*history.DeleteResponse, error) {
+	var out history.DeleteResponse
+	return &out, c.op(ctx, history.OpDelete, req, &out)
+}
+
+// Runs returns a chat's runs, oldest first (GET /v1/sessions/{id}/runs). scope may be empty.
+func (c *Client) Runs(ctx context.Context, chatID, scope string) ([]*annals.Run, error) {
+	q := url.Values{}
+	if scope != "" {
+		q.Set("scope", scope)
+	}
+	var out RunsAnswer
+	if err := c.call(ctx, http.MethodGet, "/v1/sessions/"+url.PathEscape(chatID)+"/runs"+encodeQuery(q), nil, "", &out); err != nil {
+		return nil, err
+	}
+	return out.Runs, nil
+}
+
+// Export downloads a chat (GET /v1/sessions/{id}/export) as Markdown (format "markdown") or as
+// an ExportDocument in JSON (format "json").
+func (c *Client) Export(ctx context.Context, chatID, format, scope string) ([]byte, error) {
+	q := url.Values{}
+	if format != "" {
+		q.Set("format", format)
+	}
+	if scope != "" {
+		q.Set("scope", scope)
+	}
+	path := "/v1/sessions/" + url.PathEscape(chatID) + "/export" + encodeQuery(q)
+	resp, err := c.send(ctx, http.MethodGet, path, nil, "")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, &annals.Error{Code: annals.EUNAVAILABLE, Message: "the export was cut short", Err: err}
+	}
+	return b, nil
+}
+
+// Health calls GET /healthz.
+func (c *Client) Health(ctx context.Context) (*HealthAnswer, error) {
+	var out HealthAnswer
+	return &out, c.call(ctx, http.MethodGet, "/healthz", nil, "", &out)
+}
+
+// Query sends a query view request (*queryview.AgentsRequest, *SessionsRequest,
+// *TranscriptRequest, *ConversationRequest or *SearchRequest; its kind is set for you) to
+// POST /query and returns the matching *queryview.*Answer.
+func (c *Client) Query(ctx context.Context, req any) (any, error) {
+	var (
+		out  any
+		kind string
+	)
+	switch r := req.(type) {
+	case *queryview.AgentsRequest:
+		kind, out = queryview.KindAgents, &queryview.AgentsAnswer{}
+		cp := *r
+		cp.Kind, req = kind, &cp
+	case *queryview.SessionsRequest:
+		kind, out = queryview.KindSessions, &queryview.SessionsAnswer{}
+		cp := *r
+		cp.Kind, req = kind, &cp
+	case *queryview.TranscriptRequest:
+		kind, out = queryview.KindTranscript, &queryview.TranscriptAnswer{}
+		cp := *r
+		cp.Kind, req = kind, &cp
+	case *queryview.ConversationRequest:
+		kind, out = queryview.KindConversation, &queryview.ConversationAnswer{}
+		cp := *r
+		cp.Kind, req = kind, &cp
+	case *queryview.SearchRequest:
+		kind, out = queryview.KindSearch, &queryview.SearchAnswer{}
+		cp := *r
+		cp.Kind, req = kind, &cp
+	default:
+		return nil, annals.Errorf(annals.EINVALID, "Query takes a *queryview.AgentsRequest, SessionsRequest, TranscriptRequest, ConversationRequest or SearchRequest, not %T", req)
+	}
+	if err := c.postJSON(ctx, "/query", req, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Ingest posts input in the capture format (JSON Lines) to POST /v1/ingest, where it is
+// validated whole and then applied like `annals ingest`. The whole input must fit the server's
+// body limit; Capture (used by ingest.Ingest with a Client as its store) has no such limit.
+func (c *Client) Ingest(ctx context.Context, input io.Reader) (*ingest.Report, error) {
+	b, err := io.ReadAll(input)
+	if err != nil {
+		return nil, fmt.Errorf("read input: %w", err)
+	}
+	var out ingest.Report
+	return &out, c.call(ctx, http.MethodPost, "/v1/ingest", b, "application/x-ndjson", &out)
+}
+
+// Capture applies ops through POST /v1/capture. A batch whose JSON exceeds MaxBatchBytes is
+// split into several requests, each one transaction on the server: when a later part fails, the
+// parts before it stay committed. The error of a failed op is an *annals.BatchError whose Index
+// is the op's position in ops.
+func (c *Client) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.CaptureResult, error) {
+	total := &annals.CaptureResult{}
+	limit := c.MaxBatchBytes
+	if limit <= 0 {
+		limit = DefaultClientBatchBytes
+	}
+	var (
+		parts [][]byte
+		start int
+	)
+	flush := func(end int) error {
+		if len(parts) == 0 {
+			return nil
+		}
+		body := append([]byte(`{"ops":[`), bytes.Join(parts, []byte(","))...)
+		body = append(body, "]}"...)
+		var res annals.CaptureResult
+		err := c.call(ctx, http.MethodPost, "/v1/capture", body, "application/json", &res)
+		if err != nil {
+			var be *annals.BatchError
+			if errors.As(err, &be) {
+				return &annals.BatchError{Index: start + be.Index, Err: be.Err}
+			}
+			return err
+		}
+		total.Add(res)
+		parts, start = nil, end
+		return nil
+	}
+	size := 0
+	for i := range ops {
+		b, err := json.Marshal(&ops[i])
+		if err != nil {
+			return nil, &annals.BatchError{Index: i, Err: annals.Errorf(annals.EINVALID, "cannot encode op: %v", err)}
+		}
+		if len(parts) > 0 && size+len(b)+16 > limit {
+			if err := flush(i); err != nil {
+				return total, err
+			}
+			size = 0
+		}
+		parts = append(parts, b)
+		size += len(b) + 1
+	}
+	if err := flush(len(ops)); err != nil {
+		return total, err
+	}
+	return total, nil
+}
+
+// CreateChat creates a chat through POST /v1/sessions and returns it as stored.
+func (c *Client) CreateChat(ctx context.Context, chat *annals.Chat) (*annals.Chat, error) {
+	if chat == nil {
+		return nil, annals.Errorf(annals.EINVALID, "chat is required")
+	}
+	rec := chatRecord{ID: chat.ID, TenantID: chat.TenantID, UserID: chat.UserID, AgentID: chat.AgentID,
+		Attributes: chat.Attributes, Title: chat.Title, Description: chat.Description, Tags: chat.Tags}
+	if !chat.CreatedAt.IsZero() {
+		rec.CreatedAt = &chat.CreatedAt
+	}
+	var out ChatAnswer
+	if err := c.postJSON(ctx, "/v1/sessions", rec, &out); err != nil {
+		return nil, err
+	}
+	return out.Chat, nil
+}
+
+// AppendEntries appends entries through POST /v1/sessions/{id}/entries.
+func (c *Client) AppendEntries(ctx context.Context, chatID string, entries []*annals.Entry) (*annals.AppendResult, error) {
+	recs := make([]entryRecord, len(entries))
+	for i, e := range entries {
+		if e == nil {
+			return nil, annals.Errorf(annals.EINVALID, "entries[%d] is null", i)
+		}
+		recs[i] = entryRecord{ID: e.ID, Kind: string(e.Kind), RunID: e.RunID, SourceIDs: e.SourceIDs, Channel: e.Channel,
+			CorrelationID: e.CorrelationID, Text: e.Text, Reasoning: e.Reasoning, Tool: e.Tool,
+			InputTokens: e.InputTokens, OutputTokens: e.OutputTokens, Metadata: e.Metadata}
+		if !e.Time.IsZero() {
+			t := e.Time
+			recs[i].Time = &t
+		}
+	}
+	var out annals.AppendResult
+	return &out, c.postJSON(ctx, "/v1/sessions/"+url.PathEscape(chatID)+"/entries", map[string]any{"entries": recs}, &out)
+}
+
+// TruncateChat rewinds a chat through POST /v1/sessions/{id}/truncate.
+func (c *Client) TruncateChat(ctx context.Context, chatID string, p annals.TruncatePoint) (*annals.TruncateResult, error) {
+	var out annals.TruncateResult
+	return &out, c.postJSON(ctx, "/v1/sessions/"+url.PathEscape(chatID)+"/truncate", p, &out)
+}
+
+// RecordRun records a run through POST /v1/runs.
+func (c *Client) RecordRun(ctx context.Context, run *annals.Run) (*annals.Run, error) {
+	if run == nil {
+		return nil, annals.Errorf(annals.EINVALID, "run is required")
+	}
+	rec := runRecord{ID: run.ID, ChatID: run.ChatID, Status: string(run.Status), Model: run.Model, EndedAt: run.EndedAt,
+		InputTokens: run.InputTokens, OutputTokens: run.OutputTokens, CostUSD: run.CostUSD}
+	if !run.StartedAt.IsZero() {
+		rec.StartedAt = &run.StartedAt
+	}
+	var out RunAnswer
+	if err := c.postJSON(ctx, "/v1/runs", rec, &out); err != nil {
+		return nil, err
+	}
+	return out.Run, nil
+}
+
+// The capture-format records (docs/FORMAT.md) the single-op routes take.
+type chatRecord struct {
+	ID          string            `json:"id"`
+	TenantID    string            `json:"tenant_id,omitempty"`
+	UserID      string            `json:"user_id,omitempty"`
+	AgentID     string            `json:"agent_id,omitempty"`
+	Attributes  map[string]string `json:"attributes,omitempty"`
+	CreatedAt   *time.Time        `json:"created_at,omitempty"`
+	Title       string            `json:"title,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Tags        []string          `json:"tags,omitempty"`
+}
+
+type entryRecord struct {
+	ID            string           `json:"id"`
+	Kind          string           `json:"kind"`
+	RunID         string           `json:"run_id,omitempty"`
+	SourceIDs     []string         `json:"source_ids,omitempty"`
+	Channel       string           `json:"channel,omitempty"`
+	CorrelationID string           `json:"correlation_id,omitempty"`
+	Time          *time.Time       `json:"time,omitempty"`
+	Text          string           `json:"text,omitempty"`
+	Reasoning     string           `json:"reasoning,omitempty"`
+	Tool          *annals.ToolCall `json:"tool,omitempty"`
+	InputTokens   int64            `json:"input_tokens,omitempty"`
+	OutputTokens  int64            `json:"output_tokens,omitempty"`
+	Metadata      json.RawMessage  `json:"metadata,omitempty"`
+}
+
+type runRecord struct {
+	ID           string     `json:"id"`
+	ChatID       string     `json:"chat_id"`
+	Status       string     `json:"status"`
+	Model        string     `json:"model,omitempty"`
+	StartedAt    *time.Time `json:"started_at,omitempty"`
+	EndedAt      *time.Time `json:"ended_at,omitempty"`
+	InputTokens  int64      `json:"input_tokens,omitempty"`
+	OutputTokens int64      `json:"output_tokens,omitempty"`
+	CostUSD      float64    `json:"cost_usd,omitempty"`
+}
+
+func encodeQuery(q url.Values) string {
+	if len(q) == 0 {
+		return ""
+	}
+	return "?" + q.Encode()
+}

@@ -1,0 +1,258 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/httpapi"
+	"github.com/annals-dev/annals/ingest"
+	"github.com/annals-dev/annals/queryview"
+)
+
+// sameJSON fails unless got and want encode to the same JSON.
+func sameJSON(t *testing.T, what string, got, want any) {
+	t.Helper()
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(want)
+	if string(g) != string(w) {
+		t.Errorf("%s over HTTP differs from the library:\n got %s\nwant %s", what, g, w)
+	}
+}
+
+// The client answers every read op exactly like history.Service called as the same principal.
+func TestClientReadOpsMatchTheLibrary(t *testing.T) {
+	f := newTwoTenants(t)
+	c := f.client(f.keyA)
+	ctx := context.Background()
+	as := annals.NewContextWithPrincipal(ctx, &annals.Principal{TenantID: "A", UserID: "ua1", Role: annals.RoleMember, Scopes: []annals.Scope{annals.ScopeUser, annals.ScopeTenant}})
+	ctxN := 1
+	for _, req := range []*history.Request{
+		{Op: history.OpList, Scope: "tenant"},
+		{Op: history.OpList, Limit: 1, Tag: "ops"},
+		{Op: history.OpSearch, Query: "reactor pressure"},
+		{Op: history.OpSearch, Query: "pressure", Mode: history.ModeEntries},
+		{Op: history.OpGet, SessionID: "a1"},
+		{Op: history.OpGet, SessionID: "a1", AroundSeq: 2, Context: &ctxN},
+		{Op: history.OpGet, SessionID: "a1", Format: history.FormatMarkdown},
+		{Op: history.OpGet, SessionID: "a1", Format: history.FormatConversation},
+		{Op: history.OpResume, SessionID: "a1"},
+		{Op: history.OpRelated, Query: "reactor"},
+	} {
+		got, err := c.Do(ctx, req)
+		if err != nil {
+			t.Fatalf("%s: %v", req.Op, err)
+		}
+		want, err := f.svc.Do(as, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Search scores blend in recency, which moves between the two calls.
+		for _, a := range []any{got, want} {
+			if sr, ok := a.(*history.SearchResponse); ok {
+				for i := range sr.Chats {
+					sr.Chats[i].Score = 0
+				}
+				for i := range sr.Entries {
+					sr.Entries[i].Score = 0
+				}
+			}
+		}
+		if reflect.TypeOf(got) != reflect.TypeOf(want) {
+			t.Errorf("%s: client answered %T, library %T", req.Op, got, want)
+		}
+		sameJSON(t, req.Op, got, want)
+	}
+	// Errors keep their code and message.
+	_, err := c.Get(ctx, &history.Request{SessionID: "b1"})
+	if annals.ErrorCode(err) != annals.ENOTFOUND || annals.ErrorMessage(err) != `chat "b1" not found` {
+		t.Errorf("get b1: %v (%s)", err, annals.ErrorCode(err))
+	}
+	_, err = c.List(ctx, &history.Request{Scope: "global"})
+	if annals.ErrorCode(err) != annals.EFORBIDDEN {
+		t.Errorf("global as member: %v", err)
+	}
+	_, err = c.Do(ctx, &history.Request{Op: "nope"})
+	if annals.ErrorCode(err) != annals.EINVALID {
+		t.Errorf("unknown op: %v", err)
+	}
+}
+
+func TestClientWriteOpsRoundTrip(t *testing.T) {
+	f := newTwoTenants(t)
+	c := f.client(f.keyA)
+	ctx := context.Background()
+	title := "Valve check"
+	if r, err := c.Rename(ctx, &history.Request{SessionID: "a1", Title: &title}); err != nil || r.Chat.Title != title {
+		t.Fatalf("rename: %+v, %v", r, err)
+	}
+	tags := []string{"x"}
+	desc := "about valves"
+	if r, err := c.Annotate(ctx, &history.Request{SessionID: "a1", Tags: &tags, Description: &desc}); err != nil || r.Chat.Description != desc {
+		t.Fatalf("annotate: %+v, %v", r, err)
+	}
+	if r, err := c.Pin(ctx, &history.Request{SessionID: "a1"}); err != nil || !r.Chat.Pinned {
+		t.Fatalf("pin: %+v, %v", r, err)
+	}
+	if r, err := c.Archive(ctx, &history.Request{SessionID: "a1"}); err != nil || r.Chat.ArchivedAt == nil {
+		t.Fatalf("archive: %+v, %v", r, err)
+	}
+	if r, err := c.Recap(ctx, &history.Request{SessionID: "a1"}); err != nil || r.Summary == "" {
+		t.Fatalf("recap: %+v, %v", r, err)
+	}
+	if r, err := c.Related(ctx, &history.Request{SessionID: "a1", IncludeArchived: true}); err != nil || r.Model == "" {
+		t.Fatalf("related: %+v, %v", r, err)
+	}
+	stored, _ := f.db.FindChatByID(ctx, "a1")
+	if stored.Title != title || !stored.Pinned || stored.ArchivedAt == nil || stored.Summary == "" || stored.Description != desc {
+		t.Errorf("stored chat %+v", stored)
+	}
+	if r, err := c.Delete(ctx, &history.Request{SessionID: "a1"}); err != nil || r.Deleted != "a1" {
+		t.Fatalf("delete: %+v, %v", r, err)
+	}
+	if _, err := f.db.FindChatByID(ctx, "a1"); annals.ErrorCode(err) != annals.ENOTFOUND {
+		t.Errorf("deleted chat still there: %v", err)
+	}
+}
+
+// The client is an annals.CaptureStore: the single-op methods, and Capture split to fit the
+// server's body limit, with batch error indexes mapped back to the caller's ops.
+func TestClientIsACaptureStore(t *testing.T) {
+	f := newTwoTenants(t)
+	c := f.client(f.keyA)
+	ctx := context.Background()
+	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	chat, err := c.CreateChat(ctx, &annals.Chat{ID: "k1", TenantID: "ignored", Title: "client chat", Tags: []string{"t"}, CreatedAt: created, Attributes: annals.Attributes{"source": "go"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chat.TenantID != "A" || chat.UserID != "ua1" || !chat.CreatedAt.Equal(created) || chat.Attributes["source"] != "go" {
+		t.Errorf("created %+v", chat)
+	}
+	at := created.Add(time.Minute)
+	ar, err := c.AppendEntries(ctx, "k1", []*annals.Entry{
+		{ID: "e1", Kind: annals.KindUser, Text: "hello", Time: at, SourceIDs: []string{"s1"}, Metadata: json.RawMessage(`{"a":1}`)},
+		{ID: "e2", Kind: annals.KindTool, Time: at, Tool: &annals.ToolCall{Name: "Bash", Arguments: json.RawMessage(`{"cmd":"ls"}`), Result: "ok", Outcome: annals.OutcomeSucceeded}},
+	})
+	if err != nil || ar.Appended != 2 || ar.LastSeq != 2 {
+		t.Fatalf("append: %+v, %v", ar, err)
+	}
+	entries, _ := f.db.FindEntries(ctx, annals.EntryFilter{ChatID: "k1"})
+	if len(entries) != 2 || !entries[0].Time.Equal(at) || string(entries[0].Metadata) != `{"a":1}` || entries[1].Tool.Outcome != annals.OutcomeSucceeded {
+		t.Errorf("stored entries %+v", entries)
+	}
+	run, err := c.RecordRun(ctx, &annals.Run{ID: "k1/r1", ChatID: "k1", Status: annals.StatusRunning})
+	if err != nil || run.StartedAt.IsZero() {
+		t.Fatalf("run: %+v, %v", run, err)
+	}
+	if runs, err := c.Runs(ctx, "k1", ""); err != nil || len(runs) != 1 {
+		t.Fatalf("runs: %+v, %v", runs, err)
+	}
+	tr, err := c.TruncateChat(ctx, "k1", annals.TruncatePoint{SourceID: "s1"})
+	if err != nil || tr.Removed != 2 {
+		t.Fatalf("truncate: %+v, %v", tr, err)
+	}
+	if _, err := c.AppendEntries(ctx, "b1", []*annals.Entry{{ID: "x", Kind: annals.KindUser}}); annals.ErrorCode(err) != annals.ENOTFOUND {
+		t.Errorf("append to another tenant: %v", err)
+	}
+
+	// Capture: a batch split into several requests by a tiny MaxBatchBytes.
+	c.MaxBatchBytes = 600
+	ops := []annals.CaptureOp{{Chat: &annals.Chat{ID: "k2", TenantID: "A"}}}
+	for i := range 8 {
+		ops = append(ops, annals.CaptureOp{Append: &annals.AppendOp{ChatID: "k2", Entries: []*annals.Entry{{ID: "e" + string(rune('a'+i)), Kind: annals.KindUser, Text: strings.Repeat("w ", 60), Time: at}}}})
+	}
+	res, err := c.Capture(ctx, ops)
+	if err != nil || res.ChatsCreated != 1 || res.EntriesAppended != 8 {
+		t.Fatalf("capture: %+v, %v", res, err)
+	}
+	ops = append(ops, annals.CaptureOp{Run: &annals.Run{ID: "r", ChatID: "missing", Status: annals.StatusRunning}})
+	_, err = c.Capture(ctx, ops)
+	var be *annals.BatchError
+	if !errors.As(err, &be) || be.Index != len(ops)-1 || annals.ErrorCode(err) != annals.ENOTFOUND {
+		t.Errorf("capture error: %v (index %v)", err, be)
+	}
+
+	// ingest.Ingest runs unchanged over the client.
+	rep, err := ingest.Ingest(ctx, c, strings.NewReader("{\"type\":\"chat\",\"id\":\"k3\"}\n{\"type\":\"entry\",\"chat_id\":\"k3\",\"id\":\"e1\",\"kind\":\"user\",\"text\":\"via ingest\"}\n"), ingest.Options{})
+	if err != nil || rep.ChatsCreated != 1 || rep.EntriesAppended != 1 {
+		t.Fatalf("ingest over the client: %+v, %v", rep, err)
+	}
+	if rep, err := c.Ingest(ctx, strings.NewReader(`{"type":"chat","id":"k4"}`)); err != nil || rep.ChatsCreated != 1 {
+		t.Fatalf("client Ingest: %+v, %v", rep, err)
+	}
+}
+
+func TestClientQueryViewExportAndHealth(t *testing.T) {
+	f := newTwoTenants(t)
+	c := f.client(f.keyA)
+	ctx := context.Background()
+	as := annals.NewContextWithPrincipal(ctx, &annals.Principal{TenantID: "A", UserID: "ua1", Role: annals.RoleMember, Scopes: []annals.Scope{annals.ScopeUser, annals.ScopeTenant}})
+	view := queryview.New(f.db)
+	for _, req := range []any{
+		&queryview.AgentsRequest{},
+		&queryview.SessionsRequest{Limit: 5},
+		&queryview.TranscriptRequest{Session: "a1", Limit: 2},
+		&queryview.ConversationRequest{Correlation: "corr-1"},
+		&queryview.SearchRequest{Filter: &queryview.Filter{Text: "reactor"}},
+	} {
+		got, err := c.Query(ctx, req)
+		if err != nil {
+			t.Fatalf("%T: %v", req, err)
+		}
+		var m map[string]any
+		b, _ := json.Marshal(req)
+		json.Unmarshal(b, &m)
+		m["kind"] = kindOf(got)
+		b, _ = json.Marshal(m)
+		want, err := view.Query(as, strings.NewReader(string(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameJSON(t, kindOf(got), got, want)
+	}
+	if _, err := c.Query(ctx, &queryview.TranscriptRequest{Session: "b1"}); annals.ErrorCode(err) != annals.ENOTFOUND {
+		t.Errorf("transcript of b1: %v", err)
+	}
+	md, err := c.Export(ctx, "a1", "markdown", "")
+	if err != nil || !strings.Contains(string(md), "# Reactor pressure review") {
+		t.Fatalf("export: %v %s", err, md)
+	}
+	h, err := c.Health(ctx)
+	if err != nil || !h.OK {
+		t.Fatalf("health: %+v %v", h, err)
+	}
+}
+
+// kindOf returns the kind of an answer type, to build the same request for the library.
+func kindOf(answer any) string {
+	k := map[string]string{
+		"*queryview.AgentsAnswer": "agents", "*queryview.SessionsAnswer": "sessions", "*queryview.TranscriptAnswer": "transcript",
+		"*queryview.ConversationAnswer": "conversation", "*queryview.SearchAnswer": "search",
+	}[reflect.TypeOf(answer).String()]
+	return k
+}
+
+func TestClientErrors(t *testing.T) {
+	if _, err := httpapi.NewClient("localhost:7457", ""); annals.ErrorCode(err) != annals.EINVALID {
+		t.Errorf("a URL without a scheme: %v", err)
+	}
+	if _, err := httpapi.NewClient("http://127.0.0.1:1", "sk-123"); annals.ErrorCode(err) != annals.EINVALID {
+		t.Errorf("a malformed key: %v", err)
+	}
+	c, _ := httpapi.NewClient("http://127.0.0.1:1", "")
+	if _, err := c.List(context.Background(), &history.Request{}); annals.ErrorCode(err) != annals.EUNAVAILABLE || !strings.Contains(annals.ErrorMessage(err), "cannot reach") {
+		t.Errorf("unreachable server: %v", err)
+	}
+	f := newTwoTenants(t)
+	unknown, _ := annals.NewKeySecret()
+	if _, err := f.client(unknown).List(context.Background(), &history.Request{}); annals.ErrorCode(err) != httpapi.CodeUnauthorized {
+		t.Errorf("unknown key: %v", err)
+	}
+}

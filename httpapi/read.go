@@ -1,0 +1,227 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/queryview"
+)
+
+// writeOps are the ops that change stored data; a read-only server refuses them up front (recap
+// would otherwise spend a summarizer call before the store refuses to save it).
+var writeOps = map[string]bool{
+	history.OpRename: true, history.OpAnnotate: true, history.OpPin: true,
+	history.OpArchive: true, history.OpRecap: true, history.OpDelete: true,
+}
+
+// handleHistory serves POST /v1/history and its loomcycle alias POST /v1/_history: one op
+// envelope, decoded strictly, run by the history service as the caller's principal.
+func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) error {
+	req, err := history.DecodeRequest(r.Body)
+	if err != nil {
+		return err
+	}
+	if s.cfg.ReadOnly && writeOps[req.Op] {
+		return annals.Errorf(annals.EFORBIDDEN, "this server is read-only (started with --read-only): op %s writes and is refused; list, search, get, related and resume still work", req.Op)
+	}
+	out, err := s.svc.Do(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// handleQuery serves POST /query, the lanius-style read-only view.
+func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) error {
+	out, err := s.view.Query(r.Context(), r.Body)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// HealthAnswer is the answer of GET /healthz (the lanius discovery shape).
+type HealthAnswer struct {
+	OK    bool     `json:"ok"`
+	Kinds []string `json:"kinds"`
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
+	return writeJSON(w, http.StatusOK, HealthAnswer{OK: true, Kinds: queryview.Kinds()})
+}
+
+// query reads the URL query, refusing parameters the route does not take.
+func query(r *http.Request, allowed ...string) (url.Values, error) {
+	q := r.URL.Query()
+	for k := range q {
+		if !containsString(allowed, k) {
+			return nil, annals.Errorf(annals.EINVALID, "unknown query parameter %q (want: %s)", k, strings.Join(allowed, ", "))
+		}
+		if len(q[k]) > 1 {
+			return nil, annals.Errorf(annals.EINVALID, "query parameter %q is given %d times (give it once)", k, len(q[k]))
+		}
+	}
+	return q, nil
+}
+
+// ExportDocument is the JSON export of one chat: its metadata, runs and whole transcript.
+type ExportDocument struct {
+	Chat    *annals.Chat    `json:"chat"`
+	Runs    []*annals.Run   `json:"runs"`
+	Entries []*annals.Entry `json:"entries"`
+}
+
+// handleExport serves GET /v1/sessions/{id}/export?format=markdown|json[&scope=S] as a download.
+func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) error {
+	q, err := query(r, "format", "scope")
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	format := q.Get("format")
+	if format == "" {
+		format = history.FormatMarkdown
+	}
+	ctx := r.Context()
+	switch format {
+	case history.FormatMarkdown:
+		res, err := s.svc.Get(ctx, &history.Request{Op: history.OpGet, SessionID: id, Scope: q.Get("scope"), Format: history.FormatMarkdown})
+		if err != nil {
+			return err
+		}
+		h := w.Header()
+		h.Set("Content-Type", "text/markdown; charset=utf-8")
+		h.Set("Content-Disposition", attachment(id, ".md"))
+		h.Set("Content-Length", fmt.Sprint(len(res.Markdown)))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(res.Markdown))
+		return nil
+	case history.FormatJSON:
+		req := &history.Request{Op: history.OpGet, SessionID: id, Scope: q.Get("scope"), Limit: history.MaxGetLimit}
+		// The first page is read before anything is written, so a chat outside scope is the
+		// usual 404, not a broken download.
+		res, err := s.svc.Get(ctx, req)
+		if err != nil {
+			return err
+		}
+		runs, err := s.store.FindRuns(ctx, res.Chat.ID)
+		if err != nil {
+			return err
+		}
+		h := w.Header()
+		h.Set("Content-Type", "application/json")
+		h.Set("Content-Disposition", attachment(id, ".json"))
+		w.WriteHeader(http.StatusOK)
+		chat, _ := json.Marshal(res.Chat)
+		if runs == nil {
+			runs = []*annals.Run{}
+		}
+		rb, _ := json.Marshal(runs)
+		fmt.Fprintf(w, `{"chat":%s,"runs":%s,"entries":[`, chat, rb)
+		first := true
+		for {
+			for _, e := range res.Entries {
+				b, err := json.Marshal(e)
+				if err != nil {
+					return annals.Internal("encode entry", err)
+				}
+				if !first {
+					_, _ = w.Write([]byte(","))
+				}
+				first = false
+				_, _ = w.Write(b)
+			}
+			if !res.HasMore {
+				break
+			}
+			if f, ok := w.(http.Flusher); ok {
+				f.Flush()
+			}
+			req.Cursor = res.NextCursor
+			if res, err = s.svc.Get(ctx, req); err != nil {
+				return err // logged: the download is cut short
+			}
+		}
+		_, _ = w.Write([]byte("]}\n"))
+		return nil
+	}
+	return annals.Errorf(annals.EINVALID, "unknown format %q (want markdown or json)", format)
+}
+
+// attachment builds a Content-Disposition header naming the file after the chat id, keeping
+// only characters that are safe in a file name and a header.
+func attachment(id, ext string) string {
+	var b strings.Builder
+	for _, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	name := strings.Trim(b.String(), ".")
+	if name == "" {
+		name = "chat"
+	}
+	if len(name) > 100 {
+		name = name[:100]
+	}
+	return fmt.Sprintf(`attachment; filename="%s%s"`, name, ext)
+}
+
+// RunsAnswer is the answer of GET /v1/sessions/{id}/runs.
+type RunsAnswer struct {
+	Runs []*annals.Run `json:"runs"`
+}
+
+// handleRuns serves GET /v1/sessions/{id}/runs[?scope=S]: a chat's runs, oldest first.
+func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) error {
+	q, err := query(r, "scope")
+	if err != nil {
+		return err
+	}
+	chat, err := s.chatInScope(r, r.PathValue("id"), q.Get("scope"))
+	if err != nil {
+		return err
+	}
+	runs, err := s.store.FindRuns(r.Context(), chat.ID)
+	if err != nil {
+		return err
+	}
+	if runs == nil {
+		runs = []*annals.Run{}
+	}
+	return writeJSON(w, http.StatusOK, RunsAnswer{Runs: runs})
+}
+
+// chatInScope fetches a chat and checks it against the caller's scope (the requested one, or
+// the widest allowed). Missing and outside scope are the same opaque not-found.
+func (s *Server) chatInScope(r *http.Request, id, scope string) (*annals.Chat, error) {
+	res, err := history.Resolve(r.Context(), scope)
+	if err != nil {
+		return nil, err
+	}
+	if err := annals.ValidateID("session id", id); err != nil {
+		return nil, err
+	}
+	chat, err := s.store.FindChatByID(r.Context(), id)
+	if annals.ErrorCode(err) == annals.ENOTFOUND || (err == nil && !res.Owner.Matches(chat)) {
+		return nil, annals.NotFound(id)
+	}
+	return chat, err
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,267 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/queryview"
+)
+
+// access says who may call a route.
+type access int
+
+const (
+	// public routes need no credentials (GET /healthz).
+	public access = iota
+	// reader routes need a principal and never write.
+	reader
+	// writer routes need a principal and are refused by a read-only server.
+	writer
+	// operator routes need an operator or admin key (local mode counts as admin).
+	operator
+)
+
+// route options.
+type route struct {
+	access access
+	// maxBody overrides the server's body limit (0: the server's).
+	maxBody int64
+	h       func(w http.ResponseWriter, r *http.Request) error
+}
+
+func (s *Server) routes() {
+	s.mux = http.NewServeMux()
+	s.handle("POST /v1/history", route{access: reader, h: s.handleHistory})
+	s.handle("POST /v1/_history", route{access: reader, h: s.handleHistory})
+
+	s.handle("POST /v1/sessions", route{access: writer, h: s.handleCreateChat})
+	s.handle("POST /v1/sessions/{id}/entries", route{access: writer, h: s.handleAppend})
+	s.handle("POST /v1/sessions/{id}/truncate", route{access: writer, h: s.handleTruncate})
+	s.handle("POST /v1/runs", route{access: writer, h: s.handleRun})
+	s.handle("POST /v1/capture", route{access: writer, h: s.handleCapture})
+	s.handle("POST /v1/ingest", route{access: writer, h: s.handleIngest})
+
+	s.handle("GET /v1/sessions/{id}/export", route{access: reader, h: s.handleExport})
+	s.handle("GET /v1/sessions/{id}/runs", route{access: reader, h: s.handleRuns})
+
+	s.handle("POST /query", route{access: reader, maxBody: min(queryview.MaxBodyBytes, s.cfg.MaxBodyBytes), h: s.handleQuery})
+	s.handle("GET /healthz", route{access: public, h: s.handleHealth})
+	s.handle("GET /metrics", route{access: operator, h: s.handleMetrics})
+}
+
+// handle registers a route with the stdlib mux's method pattern, wrapped in authentication,
+// the read-only gate, the body limit, the request timeout and the one error mapping.
+func (s *Server) handle(pattern string, rt route) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		if err := s.serve(w, r, rt); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
+	if rt.access != public {
+		p, err := s.authenticate(r)
+		if err != nil {
+			return err
+		}
+		if rt.access == operator && p.Role != annals.RoleOperator && p.Role != annals.RoleAdmin {
+			return annals.Errorf(annals.EFORBIDDEN, "%s needs an operator or admin key", r.Pattern)
+		}
+		r = r.WithContext(annals.NewContextWithPrincipal(r.Context(), p))
+		if rw, ok := w.(*responseWriter); ok {
+			rw.principal = p
+		}
+	}
+	if rt.access == writer && s.cfg.ReadOnly {
+		return s.readOnlyError(r.Pattern)
+	}
+	limit := s.cfg.MaxBodyBytes
+	if rt.maxBody > 0 {
+		limit = rt.maxBody
+	}
+	if r.ContentLength > limit {
+		return tooLarge(limit)
+	}
+	body := &limitedBody{r: r.Body, left: limit, limit: limit}
+	r.Body = body
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	err := rt.h(w, r.WithContext(ctx))
+	if err != nil && body.exceeded {
+		return tooLarge(limit)
+	}
+	return err
+}
+
+func (s *Server) readOnlyError(pattern string) error {
+	return annals.Errorf(annals.EFORBIDDEN, "this server is read-only (started with --read-only): %s writes and is refused; reads (list, search, get, resume, related, /query, export) still work", pattern)
+}
+
+// authenticate returns the caller's principal: the API key's, or in local mode, for a request
+// without credentials, the local owner. Missing, malformed, unknown and revoked keys all get the
+// same 401 with no detail, so the answer says nothing about which keys exist.
+func (s *Server) authenticate(r *http.Request) (*annals.Principal, error) {
+	auth := r.Header.Get("Authorization")
+	if auth == "" {
+		if s.local && !s.keysActive(r.Context()) {
+			return history.LocalOwner(), nil
+		}
+		return nil, errUnauthorized
+	}
+	scheme, secret, ok := strings.Cut(auth, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || s.keys == nil {
+		return nil, errUnauthorized
+	}
+	secret = strings.TrimSpace(secret)
+	if !annals.WellFormedKeySecret(secret) {
+		return nil, errUnauthorized
+	}
+	hash := annals.HashKeySecret(secret)
+	key, err := s.keys.FindKeyByHash(r.Context(), hash)
+	if err != nil {
+		if annals.ErrorCode(err) != annals.ENOTFOUND {
+			// The store is down: say so rather than blame the key.
+			return nil, err
+		}
+		return nil, errUnauthorized
+	}
+	if subtle.ConstantTimeCompare(key.Hash, hash) != 1 || key.Revoked() {
+		return nil, errUnauthorized
+	}
+	p := key.Principal
+	p.Scopes = append([]annals.Scope(nil), key.Principal.Scopes...)
+	if rw, ok := r.Context().Value(keyIDKey{}).(*string); ok {
+		*rw = key.ID
+	}
+	return &p, nil
+}
+
+var errUnauthorized = httpError(CodeUnauthorized, "a valid API key is required (Authorization: Bearer <key>)")
+
+type keyIDKey struct{}
+
+// writeError writes err as the JSON error body, logging the cause of an internal error.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	d := errorDetail(err)
+	if d.Code == annals.EINTERNAL {
+		s.log.Error("internal error", "method", r.Method, "route", r.Pattern, "err", err)
+	}
+	if rw, ok := w.(*responseWriter); ok && rw.wroteHeader {
+		// A streamed answer already started; all that is left is to cut it short.
+		s.log.Warn("error after the response started", "route", r.Pattern, "code", d.Code, "err", err)
+		return
+	}
+	writeErrorBody(w, d)
+}
+
+// ServeHTTP serves a request: the mux, with panics recovered, unmatched paths and methods
+// answered in JSON, and every request counted and logged (never its body or credentials).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	var keyID string
+	r = r.WithContext(context.WithValue(r.Context(), keyIDKey{}, &keyID))
+	rw := &responseWriter{ResponseWriter: w, req: r}
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("panic serving request", "method", r.Method, "route", r.Pattern, "panic", fmt.Sprint(v))
+			if !rw.wroteHeader {
+				writeErrorBody(rw, ErrorDetail{Code: annals.EINTERNAL, Message: "internal error"})
+			}
+		}
+		s.finish(rw, r, start, keyID)
+	}()
+	s.mux.ServeHTTP(rw, r)
+}
+
+func (s *Server) finish(rw *responseWriter, r *http.Request, start time.Time, keyID string) {
+	elapsed := time.Since(start)
+	status := rw.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	route := r.Pattern
+	if route == "" {
+		route = "unmatched"
+	}
+	s.metrics.observe(route, status, elapsed)
+	attrs := []any{"method", r.Method, "route", route, "status", status,
+		"duration_ms", float64(elapsed.Microseconds()) / 1000, "bytes", rw.bytes}
+	if rw.principal != nil {
+		attrs = append(attrs, "tenant", rw.principal.TenantID, "role", string(rw.principal.Role))
+	}
+	if keyID != "" {
+		attrs = append(attrs, "key_id", keyID)
+	}
+	s.log.Info("http request", attrs...)
+}
+
+// responseWriter records the status and size of a response, and turns the mux's own plain-text
+// 404 and 405 answers into the JSON error body.
+type responseWriter struct {
+	http.ResponseWriter
+	req         *http.Request
+	status      int
+	bytes       int64
+	wroteHeader bool
+	// swallow drops the mux's plain-text body after a rewritten error.
+	swallow   bool
+	principal *annals.Principal
+}
+
+func (w *responseWriter) WriteHeader(code int) {
+	if w.wroteHeader {
+		return
+	}
+	w.wroteHeader = true
+	w.status = code
+	if w.req.Pattern == "" && (code == http.StatusNotFound || code == http.StatusMethodNotAllowed) {
+		// The mux matched no route (404) or matched the path but not the method (405).
+		w.swallow = true
+		d := ErrorDetail{Code: annals.ENOTFOUND, Message: fmt.Sprintf("no route %s %s (see docs/HTTP.md)", w.req.Method, w.req.URL.Path)}
+		if code == http.StatusMethodNotAllowed {
+			d = ErrorDetail{Code: CodeMethodNotAllowed, Message: fmt.Sprintf("%s is not allowed on %s (allowed: %s)", w.req.Method, w.req.URL.Path, w.Header().Get("Allow"))}
+		}
+		h := w.Header()
+		h.Del("X-Content-Type-Options")
+		body, _ := jsonBytes(ErrorBody{Error: d})
+		h.Set("Content-Type", "application/json")
+		h.Set("Content-Length", fmt.Sprint(len(body)))
+		w.ResponseWriter.WriteHeader(code)
+		n, _ := w.ResponseWriter.Write(body)
+		w.bytes += int64(n)
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *responseWriter) Write(p []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.swallow {
+		return len(p), nil
+	}
+	n, err := w.ResponseWriter.Write(p)
+	w.bytes += int64(n)
+	return n, err
+}
+
+// Flush lets streamed answers (exports) reach the client as they are written.
+func (w *responseWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController access to the underlying writer.
+func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,314 @@
+// Package httpapi is the annals HTTP server and its Go client.
+//
+// The server serves the history op envelope (POST /v1/history and the loomcycle alias
+// POST /v1/_history), the capture routes under /v1/sessions, /v1/runs, /v1/capture and
+// /v1/ingest, the lanius-style read-only view (POST /query, GET /healthz), exports and
+// Prometheus metrics. Callers authenticate with bearer API keys (annals.KeyStore), each bound to a
+// principal; with no keys at all it runs in local mode, on loopback only, as the local owner.
+// docs/HTTP.md is the reference.
+//
+// The Client implements the same operations over HTTP: history.Service's op methods,
+// annals.CaptureStore and the query view.
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/queryview"
+)
+
+// Defaults of Config.
+const (
+	DefaultAddr            = "127.0.0.1:7457"
+	DefaultMaxBodyBytes    = 8 << 20
+	DefaultRequestTimeout  = 60 * time.Second
+	DefaultShutdownTimeout = 10 * time.Second
+	// ReadHeaderTimeout bounds how long a client may take to send its request headers.
+	ReadHeaderTimeout = 10 * time.Second
+)
+
+// Config wires a Server.
+type Config struct {
+	// Addr is the address to listen on, host:port; port 0 picks a free port. Empty means
+	// DefaultAddr.
+	Addr string
+	// Store is the database: the query view and by-id checks read it, capture writes to it.
+	Store annals.Store
+	// Service runs the history ops; it must be built over Store.
+	Service *history.Service
+	// Capture is the write path for the capture routes, normally a history.RedactingCapture
+	// over Store. Nil means Store itself (no redaction).
+	Capture annals.CaptureStore
+	// Keys authenticates API keys. Nil means there are none: the server can only run in local
+	// mode.
+	Keys annals.KeyStore
+	// ReadOnly refuses every route that writes with 403, before it touches the store.
+	ReadOnly bool
+	// MaxBodyBytes bounds request bodies; 0 means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// RequestTimeout bounds each request's work; 0 means DefaultRequestTimeout.
+	RequestTimeout time.Duration
+	// ShutdownTimeout bounds how long Close waits for requests in flight; 0 means
+	// DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
+	// Logger receives access logs and internal errors; nil discards them.
+	Logger *slog.Logger
+	// Now is the clock for capture defaults; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server is the annals HTTP server.
+type Server struct {
+	cfg     Config
+	store   annals.Store
+	svc     *history.Service
+	capture annals.CaptureStore
+	keys    annals.KeyStore
+	view    *queryview.View
+	log     *slog.Logger
+	now     func() time.Time
+	mux     *http.ServeMux
+	metrics *metrics
+
+	// local is set by Open when there were no active keys and the address is loopback: a
+	// request without credentials then acts as the local owner, until a key appears.
+	local bool
+	// keysSeen becomes true, for good, once an active key exists; it ends local mode.
+	keysSeen    atomic.Bool
+	keysChecked atomic.Int64 // unix nanos of the last check while in local mode
+	keysMu      sync.Mutex
+
+	ln   net.Listener
+	srv  *http.Server
+	done chan error
+}
+
+// New returns a Server. It does not listen until Open.
+func New(cfg Config) *Server {
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	s := &Server{
+		cfg:     cfg,
+		store:   cfg.Store,
+		svc:     cfg.Service,
+		capture: cfg.Capture,
+		keys:    cfg.Keys,
+		view:    queryview.New(cfg.Store),
+		log:     cfg.Logger,
+		now:     cfg.Now,
+		metrics: newMetrics(),
+	}
+	if s.capture == nil {
+		s.capture = cfg.Store
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.routes()
+	return s
+}
+
+// Open checks that the server may run as configured and starts listening. It returns once the
+// listener is bound (so Addr is known, also for port 0) and serves in the background.
+//
+// Without active API keys the server runs in local mode, where a request without credentials
+// acts as the local owner; that is only allowed on a loopback address, and Open refuses any
+// other address with a message saying why. Errors: invalid (a bad or refused address),
+// unavailable (the address is taken), internal.
+func (s *Server) Open(ctx context.Context) error {
+	host, _, err := net.SplitHostPort(s.cfg.Addr)
+	if err != nil {
+		return annals.Errorf(annals.EINVALID, "--addr %q is not host:port (for example %s or 127.0.0.1:0)", s.cfg.Addr, DefaultAddr)
+	}
+	active, err := s.activeKeys(ctx)
+	if err != nil {
+		return err
+	}
+	loopback := isLoopbackHost(ctx, host)
+	if active == 0 && !loopback {
+		return annals.Errorf(annals.EINVALID, "refusing to listen on %s without API keys: with no keys every request acts as the local owner of the database, which is only safe on a loopback address; "+
+			"create a key first ('annals keys create --tenant T') or listen on 127.0.0.1", s.cfg.Addr)
+	}
+	s.local = active == 0
+	s.keysSeen.Store(active > 0)
+
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return &annals.Error{Code: annals.EUNAVAILABLE, Message: fmt.Sprintf("cannot listen on %s: %v", s.cfg.Addr, unwrapAll(err)), Err: err}
+	}
+	if s.local {
+		// "localhost" could resolve differently at bind time; the bound address is what counts.
+		if tcp, ok := ln.Addr().(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
+			ln.Close()
+			return annals.Errorf(annals.EINVALID, "refusing to serve on %s without API keys: it is not a loopback address", ln.Addr())
+		}
+	}
+	s.ln = ln
+	s.srv = &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	s.done = make(chan error, 1)
+	go func() {
+		err := s.srv.Serve(ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		s.done <- err
+	}()
+	mode := "keys"
+	if s.local {
+		mode = "local"
+	}
+	s.log.Info("annals server listening", "addr", ln.Addr().String(), "auth", mode, "read_only", s.cfg.ReadOnly)
+	return nil
+}
+
+// Addr returns the bound address (after Open).
+func (s *Server) Addr() net.Addr {
+	if s.ln == nil {
+		return nil
+	}
+	return s.ln.Addr()
+}
+
+// URL returns the base URL of the server, http://host:port (after Open).
+func (s *Server) URL() string {
+	if s.ln == nil {
+		return ""
+	}
+	return "http://" + s.ln.Addr().String()
+}
+
+// LocalMode reports whether requests without credentials act as the local owner.
+func (s *Server) LocalMode() bool { return s.local && !s.keysSeen.Load() }
+
+// Done is closed with the serve loop's error (nil after Close) when the server stops.
+func (s *Server) Done() <-chan error { return s.done }
+
+// Close stops accepting connections and waits up to the shutdown timeout for requests in
+// flight; then it closes what is left.
+func (s *Server) Close() error {
+	if s.srv == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer cancel()
+	err := s.srv.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		s.log.Warn("requests still running at the shutdown timeout were cut off", "timeout", s.cfg.ShutdownTimeout)
+		err = s.srv.Close()
+	}
+	return err
+}
+
+// activeKeys counts unrevoked keys.
+func (s *Server) activeKeys(ctx context.Context) (int, error) {
+	if s.keys == nil {
+		return 0, nil
+	}
+	keys, err := s.keys.ListKeys(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, k := range keys {
+		if !k.Revoked() {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// keysActive reports whether an active key exists, checking the store at most once a second
+// while in local mode. Once a key has been seen, local mode is over until a restart: revoking
+// every key later never silently reopens the server to requests without credentials.
+func (s *Server) keysActive(ctx context.Context) bool {
+	if s.keysSeen.Load() {
+		return true
+	}
+	now := time.Now().UnixNano()
+	if now-s.keysChecked.Load() < int64(time.Second) {
+		return false
+	}
+	s.keysMu.Lock()
+	defer s.keysMu.Unlock()
+	if s.keysSeen.Load() {
+		return true
+	}
+	if now-s.keysChecked.Load() < int64(time.Second) {
+		return false
+	}
+	n, err := s.activeKeys(ctx)
+	if err != nil {
+		// Fail closed: a store we cannot ask might hold keys.
+		s.log.Error("cannot check for API keys", "err", err)
+		return true
+	}
+	s.keysChecked.Store(now)
+	if n > 0 {
+		s.keysSeen.Store(true)
+		s.log.Info("an API key exists now: local mode is over, every request needs a key")
+	}
+	return n > 0
+}
+
+// isLoopbackHost reports whether every address host names is a loopback address. The empty
+// host (all interfaces) is not.
+func isLoopbackHost(ctx context.Context, host string) bool {
+	if host == "" {
+		return false
+	}
+	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil {
+		return ip.IsLoopback()
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil || len(addrs) == 0 {
+		return false
+	}
+	for _, a := range addrs {
+		if !a.IP.IsLoopback() {
+			return false
+		}
+	}
+	return true
+}
+
+func unwrapAll(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
+}

@@ -1,0 +1,443 @@
+package importer
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/annals-dev/annals"
+)
+
+// chatGPT reads a ChatGPT data export's conversations.json: an array of conversation objects
+// (a single object is accepted too). A conversation is a tree of message nodes ("mapping");
+// current_node is the leaf the person last saw.
+//
+// The path from the root to current_node is the chat "chatgpt:<conversation id>". Every other
+// branch (an edited prompt, a regenerated answer) is kept as a chat of its own,
+// "chatgpt:<conversation id>/branch-<leaf node>", holding the messages after the fork, with the
+// attributes parent=<the main chat> and branch_from=<the node it forks from>.
+type chatGPT struct{}
+
+func (chatGPT) Name() string { return "chatgpt" }
+
+func (chatGPT) DefaultPaths(home string) []string {
+	// An export is a zip the person unpacks, usually in Downloads.
+	return []string{
+		filepath.Join(home, "Downloads", "conversations.json"),
+		filepath.Join(home, "Downloads", "*", "conversations.json"),
+	}
+}
+
+func (chatGPT) Detect(path string, head []byte) bool {
+	if !strings.EqualFold(filepath.Ext(path), ".json") {
+		return false
+	}
+	return bytes.Contains(head, []byte(`"mapping"`)) && (bytes.Contains(head, []byte(`"current_node"`)) || bytes.Contains(head, []byte(`"create_time"`)))
+}
+
+type cgConversation struct {
+	ID             string             `json:"id"`
+	ConversationID string             `json:"conversation_id"`
+	Title          string             `json:"title"`
+	CreateTime     any                `json:"create_time"`
+	CurrentNode    string             `json:"current_node"`
+	Mapping        map[string]*cgNode `json:"mapping"`
+	DefaultModel   string             `json:"default_model_slug"`
+	GizmoID        string             `json:"gizmo_id"`
+	IsArchived     bool               `json:"is_archived"`
+}
+
+type cgNode struct {
+	ID       string     `json:"id"`
+	Message  *cgMessage `json:"message"`
+	Parent   string     `json:"parent"`
+	Children []string   `json:"children"`
+}
+
+type cgMessage struct {
+	ID     string `json:"id"`
+	Author struct {
+		Role string `json:"role"`
+		Name string `json:"name"`
+	} `json:"author"`
+	CreateTime any             `json:"create_time"`
+	Content    json.RawMessage `json:"content"`
+	Status     string          `json:"status"`
+	Recipient  string          `json:"recipient"`
+	Channel    string          `json:"channel"`
+	Metadata   struct {
+		ModelSlug string `json:"model_slug"`
+		Hidden    bool   `json:"is_visually_hidden_from_conversation"`
+	} `json:"metadata"`
+}
+
+type cgContent struct {
+	ContentType string            `json:"content_type"`
+	Parts       []json.RawMessage `json:"parts"`
+	Text        string            `json:"text"`
+	Language    string            `json:"language"`
+	Content     string            `json:"content"`
+	Result      string            `json:"result"`
+	Thoughts    []struct {
+		Summary string `json:"summary"`
+		Content string `json:"content"`
+	} `json:"thoughts"`
+}
+
+func (chatGPT) ParseFile(ctx context.Context, src *Source, out Output) error {
+	r, err := src.Open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	br := bufio.NewReaderSize(r, 256<<10)
+	dec := json.NewDecoder(br)
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("not a ChatGPT export: %w", err)
+	}
+	switch tok {
+	case json.Delim('['):
+		// An export: conversations one at a time, so a large file is never held whole.
+		for i := 1; dec.More(); i++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			var c cgConversation
+			if err := dec.Decode(&c); err != nil {
+				return fmt.Errorf("conversation %d: %w", i, err)
+			}
+			if err := cgEmit(&c, out); err != nil {
+				return err
+			}
+		}
+		return nil
+	case json.Delim('{'):
+		// One conversation object: decode the rest of it by reading it again whole.
+		rc, err := src.Open()
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		var c cgConversation
+		if err := json.NewDecoder(rc).Decode(&c); err != nil {
+			return fmt.Errorf("not a ChatGPT conversation: %w", err)
+		}
+		return cgEmit(&c, out)
+	}
+	return fmt.Errorf("not a ChatGPT export: want an array of conversations or one conversation object")
+}
+
+func cgEmit(c *cgConversation, out Output) error {
+	convID := c.ID
+	if convID == "" {
+		convID = c.ConversationID
+	}
+	if convID == "" || len(c.Mapping) == 0 {
+		out.Warnf(0, "a conversation without an id or messages was skipped")
+		return nil
+	}
+	chatID := ChatID("chatgpt", convID)
+	for id, n := range c.Mapping {
+		if n.ID == "" {
+			n.ID = id
+		}
+	}
+	// The main path: from current_node up to the root. Without a current node, the newest leaf.
+	leaf := c.CurrentNode
+	if c.Mapping[leaf] == nil {
+		leaf = cgNewestLeaf(c)
+	}
+	main := cgPath(c, leaf)
+	onMain := map[string]bool{}
+	for _, n := range main {
+		onMain[n.ID] = true
+	}
+	model := c.DefaultModel
+	for _, n := range main {
+		if model == "" && n.Message != nil && n.Message.Metadata.ModelSlug != "" {
+			model = n.Message.Metadata.ModelSlug
+		}
+	}
+	attrs := annals.Attributes{"source": "chatgpt"}
+	if model != "" {
+		attrs["model"] = model
+	}
+	if c.GizmoID != "" {
+		attrs["gizmo_id"] = c.GizmoID
+	}
+	created := ParseTime(c.CreateTime)
+	chat := &annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created, Title: Truncated(ValidText(c.Title), annals.MaxTitleBytes)}
+	if err := out.Emit(annals.CaptureOp{Chat: chat}); err != nil {
+		return err
+	}
+	if err := cgEntries(chatID, main, created, out); err != nil {
+		return err
+	}
+
+	// Other branches: every leaf off the main path, from the first node not on it.
+	var leaves []string
+	for id, n := range c.Mapping {
+		if len(n.Children) == 0 && !onMain[id] {
+			leaves = append(leaves, id)
+		}
+	}
+	sort.Strings(leaves)
+	for _, l := range leaves {
+		path := cgPath(c, l)
+		fork := 0
+		for fork < len(path) && onMain[path[fork].ID] {
+			fork++
+		}
+		branch := path[fork:]
+		if !cgHasMessage(branch) {
+			continue
+		}
+		forkFrom := ""
+		if fork > 0 {
+			forkFrom = path[fork-1].ID
+		}
+		bid := SafeID(chatID+"/branch-"+l, annals.MaxIDBytes)
+		battrs := annals.Attributes{"source": "chatgpt", "parent": chatID}
+		if forkFrom != "" {
+			battrs["branch_from"] = forkFrom
+		}
+		if model != "" {
+			battrs["model"] = model
+		}
+		// A branch is kept only if it holds something (a regenerated answer that came back
+		// empty does not make a chat).
+		var buf opBuffer
+		if err := cgEntries(bid, branch, created, &buf); err != nil {
+			return err
+		}
+		if len(buf.ops) == 0 {
+			continue
+		}
+		if err := out.Emit(annals.CaptureOp{Chat: &annals.Chat{ID: bid, Attributes: battrs, CreatedAt: cgFirstTime(branch, created)}}); err != nil {
+			return err
+		}
+		for _, op := range buf.ops {
+			if err := out.Emit(op); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func cgHasMessage(path []*cgNode) bool {
+	for _, n := range path {
+		if n.Message != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func cgFirstTime(path []*cgNode, def time.Time) time.Time {
+	for _, n := range path {
+		if n.Message != nil {
+			if t := ParseTime(n.Message.CreateTime); !t.IsZero() {
+				return t
+			}
+		}
+	}
+	return def
+}
+
+// cgPath returns the nodes from the root to leaf. A cycle in a damaged file ends the walk.
+func cgPath(c *cgConversation, leaf string) []*cgNode {
+	var rev []*cgNode
+	seen := map[string]bool{}
+	for id := leaf; id != "" && !seen[id]; {
+		n := c.Mapping[id]
+		if n == nil {
+			break
+		}
+		seen[id] = true
+		rev = append(rev, n)
+		id = n.Parent
+	}
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	return rev
+}
+
+func cgNewestLeaf(c *cgConversation) string {
+	best, bestT := "", time.Time{}
+	for id, n := range c.Mapping {
+		if len(n.Children) > 0 {
+			continue
+		}
+		t := time.Time{}
+		if n.Message != nil {
+			t = ParseTime(n.Message.CreateTime)
+		}
+		if best == "" || t.After(bestT) || (t.Equal(bestT) && id > best) {
+			best, bestT = id, t
+		}
+	}
+	return best
+}
+
+// cgEntries maps a path of nodes to entries. An assistant message addressed to a tool
+// (recipient other than "all") is a tool call; the tool's next message is its result.
+func cgEntries(chatID string, path []*cgNode, start time.Time, out Output) error {
+	var q opQueue
+	last := start
+	for _, n := range path {
+		m := n.Message
+		if m == nil {
+			continue
+		}
+		ts := ParseTime(m.CreateTime)
+		if ts.IsZero() {
+			ts = last
+		} else {
+			last = ts
+		}
+		var ct cgContent
+		_ = json.Unmarshal(m.Content, &ct)
+		text, attachments := cgText(&ct)
+		id := EntryID(n.ID, -1)
+		src := []string{SafeID(n.ID, annals.MaxIDBytes)}
+		meta := map[string]any{}
+		if m.Metadata.ModelSlug != "" {
+			meta["model"] = m.Metadata.ModelSlug
+		}
+		if attachments > 0 {
+			meta["attachments"] = attachments
+		}
+		if ct.ContentType != "" && ct.ContentType != "text" && ct.ContentType != "multimodal_text" {
+			meta["content_type"] = ct.ContentType
+		}
+		if m.Channel != "" {
+			meta["channel"] = m.Channel
+		}
+		role := m.Author.Role
+		switch {
+		case role == "assistant" && m.Recipient != "" && m.Recipient != "all":
+			args := cgArgs(&ct, text)
+			q.pushCall(chatID, "to:"+m.Recipient, &annals.Entry{ID: id, Kind: annals.KindTool, Time: ts, SourceIDs: src,
+				Tool: &annals.ToolCall{Name: SafeID(m.Recipient, annals.MaxIDBytes), Arguments: args}, Metadata: Metadata(meta)})
+		case role == "tool":
+			name := m.Author.Name
+			outcome := annals.OutcomeSucceeded
+			if ct.ContentType == "system_error" || m.Status == "failed" {
+				outcome = annals.OutcomeFailed
+			}
+			if q.resolve("to:"+name, func(e *annals.Entry) {
+				e.Tool.Result = Truncated(ValidText(text), annals.MaxEntryBytes/2)
+				e.Tool.Outcome = outcome
+				e.SourceIDs = addSourceIDs(e.SourceIDs, src...)
+				if attachments > 0 {
+					e.Metadata = joinMeta(e.Metadata, Metadata(map[string]any{"result_attachments": attachments}))
+				}
+			}) {
+				break
+			}
+			if name == "" {
+				name = "tool"
+			}
+			meta["orphan_result"] = true
+			q.pushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindTool, Time: ts, SourceIDs: src,
+				Tool: &annals.ToolCall{Name: SafeID(name, annals.MaxIDBytes), Result: ValidText(text), Outcome: outcome}, Metadata: Metadata(meta)})
+		case role == "assistant" && ct.ContentType == "thoughts":
+			var thoughts []string
+			for _, t := range ct.Thoughts {
+				thoughts = append(thoughts, strings.TrimSpace(t.Summary+"\n"+t.Content))
+			}
+			if r := strings.Join(dropBlank(thoughts), "\n\n"); r != "" {
+				q.pushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, SourceIDs: src, Reasoning: ValidText(r), Metadata: Metadata(meta)})
+			}
+		case role == "assistant" && ct.ContentType == "reasoning_recap":
+			// "Thought for 47s": a label for the reasoning above, kept as an event.
+			q.pushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindEvent, Channel: "chatgpt/reasoning_recap", Time: ts, SourceIDs: src, Text: ValidText(text), Metadata: Metadata(meta)})
+		case role == "assistant":
+			if strings.TrimSpace(text) == "" && attachments == 0 {
+				continue
+			}
+			q.pushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, SourceIDs: src, Text: ValidText(text), Metadata: Metadata(meta)})
+		case role == "user":
+			if strings.TrimSpace(text) == "" && attachments == 0 {
+				continue
+			}
+			q.releaseAll()
+			kind := annals.KindUser
+			if m.Metadata.Hidden {
+				kind = annals.KindSystem
+				meta["hidden"] = true
+			}
+			q.pushEntry(chatID, &annals.Entry{ID: id, Kind: kind, Time: ts, SourceIDs: src, Text: ValidText(text), Metadata: Metadata(meta)})
+		default: // system and anything else
+			if strings.TrimSpace(text) == "" {
+				continue
+			}
+			meta["role"] = role
+			q.pushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindSystem, Time: ts, SourceIDs: src, Text: ValidText(text), Metadata: Metadata(meta)})
+		}
+		if err := q.flush(out); err != nil {
+			return err
+		}
+	}
+	return q.flushAll(out)
+}
+
+// cgText reads a message's text: its string parts, or text/result/content fields, counting
+// non-text parts (images, files) as attachments.
+func cgText(ct *cgContent) (string, int) {
+	var texts []string
+	attachments := 0
+	for _, p := range ct.Parts {
+		p = bytes.TrimSpace(p)
+		if len(p) == 0 {
+			continue
+		}
+		if p[0] == '"' {
+			var s string
+			_ = json.Unmarshal(p, &s)
+			texts = append(texts, s)
+			continue
+		}
+		var obj struct {
+			ContentType string `json:"content_type"`
+			Text        string `json:"text"`
+		}
+		if json.Unmarshal(p, &obj) == nil && obj.Text != "" {
+			texts = append(texts, obj.Text)
+			continue
+		}
+		attachments++
+		texts = append(texts, "[attachment]")
+	}
+	for _, s := range []string{ct.Text, ct.Result, ct.Content} {
+		if s != "" {
+			texts = append(texts, s)
+		}
+	}
+	return strings.Join(dropBlank(texts), "\n"), attachments
+}
+
+func cgArgs(ct *cgContent, text string) json.RawMessage {
+	if t := strings.TrimSpace(text); t != "" && (t[0] == '{' || t[0] == '[') && json.Valid([]byte(t)) {
+		return json.RawMessage(t)
+	}
+	if ct.Language != "" {
+		b, err := json.Marshal(map[string]string{"language": ct.Language, "code": text})
+		if err == nil {
+			return b
+		}
+	}
+	if text == "" {
+		return nil
+	}
+	return jsonString(text)
+}

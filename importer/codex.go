@@ -1,0 +1,734 @@
+package importer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/annals-dev/annals"
+)
+
+// codex reads OpenAI Codex CLI rollouts: ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl (and the
+// archived_sessions folder). Each line is {timestamp, type, payload}. One file is one chat,
+// "codex:<session id>"; a sub-agent's rollout names its parent thread, which becomes the
+// attribute parent.
+//
+// Codex writes most things twice: the model's items (response_item) and UI events (event_msg)
+// carrying the same user and agent text, reasoning summary and tool outcome. The items are the
+// record; an event whose text was just seen as an item (or the other way round) is dropped, and
+// the tool events only refine the outcome of the call they name.
+type codex struct{}
+
+func (codex) Name() string { return "codex" }
+
+func (codex) DefaultPaths(home string) []string {
+	return []string{
+		filepath.Join(home, ".codex", "sessions", "**", "rollout-*.jsonl"),
+		filepath.Join(home, ".codex", "archived_sessions", "**", "rollout-*.jsonl"),
+	}
+}
+
+func (codex) Detect(path string, head []byte) bool {
+	if !strings.EqualFold(filepath.Ext(path), ".jsonl") {
+		return false
+	}
+	first := firstLines(head, 4)
+	if bytes.Contains(first, []byte(`"payload"`)) &&
+		(bytes.Contains(first, []byte(`"session_meta"`)) || bytes.Contains(first, []byte(`"response_item"`)) || bytes.Contains(first, []byte(`"turn_context"`))) {
+		return true
+	}
+	// The envelope-less rollouts of early versions, recognised by their name.
+	return strings.HasPrefix(filepath.Base(path), "rollout-") && bytes.HasPrefix(bytes.TrimSpace(first), []byte("{")) &&
+		bytes.Contains(first, []byte(`"timestamp"`)) && bytes.Contains(first, []byte(`"id"`))
+}
+
+// cxState is what a rollout needs to resume after a settled line.
+type cxState struct {
+	Chat    string            `json:"chat,omitempty"`
+	Created bool              `json:"created,omitempty"`
+	Attrs   annals.Attributes `json:"attrs,omitempty"`
+	Model   string            `json:"model,omitempty"`
+	Time    time.Time         `json:"time,omitempty"`
+	// Recent holds keys of recently emitted texts, so the second copy of a text is dropped.
+	Recent []string `json:"recent,omitempty"`
+	// Turn is the current turn: its run id, start, tokens so far and turn count.
+	Turn      string    `json:"turn,omitempty"`
+	TurnStart time.Time `json:"turn_start,omitempty"`
+	TurnIn    int64     `json:"turn_in,omitempty"`
+	TurnOut   int64     `json:"turn_out,omitempty"`
+	Turns     int       `json:"turns,omitempty"`
+	Titled    string    `json:"titled,omitempty"`
+}
+
+const cxRecent = 64
+
+// cxQuiet is how long a rollout must be unchanged before its open turn counts as over.
+const cxQuiet = 10 * time.Minute
+
+type cxSession struct {
+	src *Source
+	st  cxState
+	q   opQueue
+	// title is a name the thread was given (thread_name_updated).
+	title string
+}
+
+func (codex) NewSession(src *Source, state json.RawMessage) (LineSession, error) {
+	s := &cxSession{src: src}
+	if state != nil {
+		if err := json.Unmarshal(state, &s.st); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+type cxLine struct {
+	Timestamp any             `json:"timestamp"`
+	Type      string          `json:"type"`
+	Payload   json.RawMessage `json:"payload"`
+}
+
+type cxPayload struct {
+	Type      string          `json:"type"`
+	ID        string          `json:"id"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	Message   string          `json:"message"`
+	Text      string          `json:"text"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Input     json.RawMessage `json:"input"`
+	Action    json.RawMessage `json:"action"`
+	CallID    string          `json:"call_id"`
+	CallID2   string          `json:"callId"`
+	Output    json.RawMessage `json:"output"`
+	Status    json.RawMessage `json:"status"`
+	Summary   json.RawMessage `json:"summary"`
+	Encrypted string          `json:"encrypted_content"`
+	// session_meta
+	Cwd        string          `json:"cwd"`
+	Git        *cxGit          `json:"git"`
+	Source     json.RawMessage `json:"source"`
+	Originator string          `json:"originator"`
+	CLIVersion string          `json:"cli_version"`
+	ForkedFrom string          `json:"forked_from_id"`
+	Instr      string          `json:"instructions"`
+	// turn_context / task events
+	Model  string `json:"model"`
+	TurnID string `json:"turn_id"`
+	Reason string `json:"reason"`
+	// token_count
+	Info *struct {
+		Last *cxUsage `json:"last_token_usage"`
+	} `json:"info"`
+	// tool events
+	ExitCode *int            `json:"exit_code"`
+	Success  *bool           `json:"success"`
+	Result   json.RawMessage `json:"result"`
+	// compacted
+	Replacement json.RawMessage `json:"replacement_history"`
+	ThreadName  string          `json:"thread_name"`
+	Tools       json.RawMessage `json:"tools"`
+}
+
+type cxGit struct {
+	Branch     string `json:"branch"`
+	Commit     string `json:"commit_hash"`
+	Repository string `json:"repository_url"`
+}
+
+type cxUsage struct {
+	Input  int64 `json:"input_tokens"`
+	Output int64 `json:"output_tokens"`
+}
+
+func (s *cxSession) Line(ctx context.Context, n int, raw []byte, out Output) error {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil
+	}
+	var l cxLine
+	if err := json.Unmarshal(raw, &l); err != nil {
+		out.Warnf(n, "not a JSON object: %s", shortJSONErr(err))
+		return nil
+	}
+	ts := ParseTime(l.Timestamp)
+	if ts.IsZero() {
+		ts = s.st.Time
+	} else {
+		s.st.Time = ts
+	}
+	id := "h-" + shortHash(string(raw))
+	var p cxPayload
+	if len(l.Payload) > 0 && l.Payload[0] == '{' {
+		if err := json.Unmarshal(l.Payload, &p); err != nil {
+			// Valid JSON whose fields have shapes this parser does not know: kept whole.
+			var typ struct {
+				Type string `json:"type"`
+			}
+			_ = json.Unmarshal(l.Payload, &typ)
+			s.unknown(l.Type, typ.Type, ts, id, l.Payload)
+			return s.flush(out)
+		}
+	}
+
+	// Rollouts before mid-2025 have no envelope: a first line {id, timestamp, instructions}
+	// and then the items themselves, one per line.
+	if len(l.Payload) == 0 {
+		var legacy struct {
+			ID         string `json:"id"`
+			RecordType string `json:"record_type"`
+		}
+		_ = json.Unmarshal(raw, &legacy)
+		switch {
+		case l.Type == "" && legacy.RecordType != "":
+			return nil // {"record_type":"state"} markers
+		case l.Type == "" && legacy.ID != "" && s.st.Chat == "":
+			_ = json.Unmarshal(raw, &p)
+			s.meta(&p, ts, id, raw)
+			return s.flush(out)
+		case l.Type != "" && l.Type != "session_meta" && l.Type != "turn_context" && l.Type != "compacted" && l.Type != "event_msg" && l.Type != "response_item":
+			_ = json.Unmarshal(raw, &p)
+			s.item(n, &p, ts, id, raw, out)
+			return s.flush(out)
+		}
+	}
+
+	switch l.Type {
+	case "session_meta":
+		s.meta(&p, ts, id, l.Payload)
+	case "turn_context":
+		if p.Model != "" && !placeholder(p.Model) {
+			s.st.Model = p.Model
+		}
+		if p.Cwd != "" && s.st.Attrs != nil && s.st.Attrs["cwd"] == "" && !placeholder(p.Cwd) {
+			s.st.Attrs["cwd"] = p.Cwd
+		}
+		s.create()
+		s.startTurn(p.TurnID, ts)
+	case "response_item":
+		s.item(n, &p, ts, id, raw, out)
+	case "event_msg":
+		s.event(&p, ts, id, l.Payload)
+	case "compacted":
+		m := map[string]any{"compaction": true}
+		var hist []json.RawMessage
+		if json.Unmarshal(p.Replacement, &hist) == nil && len(hist) > 0 {
+			// The replacement history repeats messages already in the transcript.
+			m["replaced_items"] = len(hist)
+		}
+		text := p.Message
+		if text == "" {
+			text = "Conversation compacted"
+		}
+		s.push(&annals.Entry{ID: id, Kind: annals.KindSystem, Time: ts, Text: ValidText(text), Metadata: Metadata(m)})
+	default:
+		s.unknown(l.Type, "", ts, id, l.Payload)
+	}
+	return s.flush(out)
+}
+
+func (s *cxSession) meta(p *cxPayload, ts time.Time, id string, payload json.RawMessage) {
+	if s.st.Chat != "" {
+		// A second session_meta (a resumed or forked rollout repeats it): kept as an event.
+		s.unknown("session_meta", "", ts, id, payload)
+		return
+	}
+	sid := p.ID
+	if sid == "" || placeholder(sid) {
+		sid = strings.TrimSuffix(filepath.Base(s.src.Path), filepath.Ext(s.src.Path))
+	}
+	s.st.Chat = ChatID("codex", sid)
+	a := annals.Attributes{"source": "codex"}
+	set := func(k, v string) {
+		if v != "" && !placeholder(v) {
+			a[k] = v
+		}
+	}
+	set("cwd", p.Cwd)
+	if p.Git != nil {
+		set("git_branch", p.Git.Branch)
+		set("repository", p.Git.Repository)
+		set("git_commit", p.Git.Commit)
+	}
+	set("forked_from", p.ForkedFrom)
+	var src struct {
+		Subagent *struct {
+			ThreadSpawn *struct {
+				Parent   string `json:"parent_thread_id"`
+				Nickname string `json:"agent_nickname"`
+			} `json:"thread_spawn"`
+		} `json:"subagent"`
+	}
+	if json.Unmarshal(p.Source, &src) == nil && src.Subagent != nil {
+		a["subagent"] = "true"
+		if ts := src.Subagent.ThreadSpawn; ts != nil && ts.Parent != "" && !placeholder(ts.Parent) {
+			a["parent"] = ChatID("codex", ts.Parent)
+		}
+	}
+	s.st.Attrs = a
+	if !ts.IsZero() {
+		s.st.TurnStart = ts // the chat's start, until the first turn
+	}
+}
+
+// create emits the chat once its model is known (from the first turn_context), ahead of what
+// waited for it.
+func (s *cxSession) create() {
+	if s.st.Created || s.st.Chat == "" {
+		return
+	}
+	s.st.Created = true
+	a := annals.Attributes{}
+	for k, v := range s.st.Attrs {
+		a[k] = v
+	}
+	if a["source"] == "" {
+		a["source"] = "codex"
+	}
+	if s.st.Model != "" {
+		a["model"] = s.st.Model
+	}
+	created := s.st.TurnStart
+	for _, it := range s.q.items {
+		if a := it.op.Append; a != nil && !a.Entries[0].Time.IsZero() {
+			created = a.Entries[0].Time
+			break
+		}
+	}
+	s.q.items = append([]*queued{{op: annals.CaptureOp{Chat: &annals.Chat{ID: s.st.Chat, Attributes: a, CreatedAt: created}}}}, s.q.items...)
+	s.st.TurnStart = time.Time{}
+}
+
+func (s *cxSession) startTurn(turnID string, ts time.Time) {
+	s.endTurn(annals.StatusCompleted, ts)
+	s.st.Turns++
+	if turnID == "" || placeholder(turnID) {
+		turnID = fmt.Sprintf("turn-%d", s.st.Turns)
+	}
+	s.st.Turn = SafeID(s.st.Chat+"/"+turnID, annals.MaxIDBytes)
+	s.st.TurnStart, s.st.TurnIn, s.st.TurnOut = ts, 0, 0
+	s.recordTurn(annals.StatusRunning, nil)
+}
+
+func (s *cxSession) recordTurn(status annals.RunStatus, end *time.Time) {
+	if s.st.Turn == "" || s.st.Chat == "" {
+		return
+	}
+	run := &annals.Run{ID: s.st.Turn, ChatID: s.st.Chat, Status: status, StartedAt: s.st.TurnStart,
+		EndedAt: end, InputTokens: s.st.TurnIn, OutputTokens: s.st.TurnOut}
+	if s.st.Model != "" {
+		run.Model = SafeID(s.st.Model, annals.MaxIDBytes)
+	}
+	if end != nil && run.StartedAt.After(*end) {
+		run.EndedAt = nil
+	}
+	s.q.push(annals.CaptureOp{Run: run})
+}
+
+func (s *cxSession) endTurn(status annals.RunStatus, ts time.Time) {
+	if s.st.Turn == "" {
+		return
+	}
+	end := ts
+	s.recordTurn(status, &end)
+	s.st.Turn = ""
+}
+
+// seen reports whether key was emitted recently, and remembers it.
+func (s *cxSession) seen(key string) bool {
+	h := shortHash(key)
+	for _, r := range s.st.Recent {
+		if r == h {
+			return true
+		}
+	}
+	s.st.Recent = append(s.st.Recent, h)
+	if len(s.st.Recent) > cxRecent {
+		s.st.Recent = append([]string(nil), s.st.Recent[len(s.st.Recent)-cxRecent:]...)
+	}
+	return false
+}
+
+func (s *cxSession) push(e *annals.Entry) { s.q.pushEntry(s.st.Chat, e) }
+
+func (s *cxSession) item(n int, p *cxPayload, ts time.Time, id string, raw []byte, out Output) {
+	switch p.Type {
+	case "message":
+		text, other := cxText(p.Content)
+		kind := annals.KindUser
+		m := map[string]any{}
+		switch p.Role {
+		case "assistant":
+			kind = annals.KindAssistant
+		case "user":
+			if cxInjected(text) {
+				kind = annals.KindSystem
+				m["context"] = true
+			}
+		default: // developer, system
+			kind = annals.KindSystem
+			m["role"] = p.Role
+		}
+		if other > 0 {
+			m["attachments"] = other
+		}
+		if strings.TrimSpace(text) == "" && other == 0 {
+			return
+		}
+		if (kind == annals.KindUser || kind == annals.KindAssistant) && s.seen(string(kind)+"\x00"+strings.TrimSpace(text)) {
+			return
+		}
+		if kind == annals.KindUser {
+			// A new prompt: calls still waiting will not get an output.
+			s.q.releaseAll()
+		}
+		s.push(&annals.Entry{ID: id, Kind: kind, Time: ts, Text: ValidText(text), RunID: s.st.Turn, Metadata: Metadata(m)})
+	case "reasoning":
+		var parts []struct {
+			Text string `json:"text"`
+		}
+		_ = json.Unmarshal(p.Summary, &parts)
+		var texts []string
+		for _, t := range parts {
+			texts = append(texts, t.Text)
+		}
+		// Reasoning content other than the summary, when a version writes it in clear.
+		if t, _ := cxText(p.Content); t != "" {
+			texts = append(texts, t)
+		}
+		reasoning := strings.Join(dropBlank(texts), "\n\n")
+		m := map[string]any{}
+		if p.Encrypted != "" {
+			m["encrypted_reasoning"] = true // an opaque blob for the API: dropped, never shown
+		}
+		if reasoning == "" && len(m) == 0 {
+			return
+		}
+		if reasoning != "" && s.seen("r\x00"+strings.TrimSpace(reasoning)) {
+			return
+		}
+		s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Reasoning: ValidText(reasoning), RunID: s.st.Turn, Metadata: Metadata(m)})
+	case "function_call", "custom_tool_call", "local_shell_call", "tool_search_call", "web_search_call", "image_generation_call", "mcp_tool_call":
+		name := p.Name
+		if name == "" {
+			name = strings.TrimSuffix(p.Type, "_call")
+		}
+		args := cxArgs(p)
+		e := &annals.Entry{ID: id, Kind: annals.KindTool, Time: ts, RunID: s.st.Turn,
+			Tool: &annals.ToolCall{Name: SafeID(name, annals.MaxIDBytes), CallID: SafeID(p.CallID, annals.MaxIDBytes), Arguments: args}}
+		if p.Type == "web_search_call" || p.Type == "image_generation_call" || p.CallID == "" {
+			// Searches and image generations carry their own status and no separate output.
+			e.Tool.Outcome = cxStatus(cxString(p.Status))
+			if len(p.Result) > 0 && p.Result[0] == '"' {
+				var r string
+				_ = json.Unmarshal(p.Result, &r)
+				e.Tool.Result = ValidText(r)
+			}
+			s.push(e)
+			return
+		}
+		s.q.pushCall(s.st.Chat, p.CallID, e)
+	case "function_call_output", "custom_tool_call_output", "local_shell_call_output", "tool_search_output", "mcp_tool_call_output":
+		result, outcome, meta := cxOutput(p)
+		if s.q.resolve(p.CallID, func(e *annals.Entry) {
+			e.Tool.Result = result
+			if e.Tool.Outcome == "" || outcome == annals.OutcomeFailed {
+				e.Tool.Outcome = outcome
+			}
+			if meta != nil {
+				e.Metadata = joinMeta(e.Metadata, meta)
+			}
+		}) {
+			return
+		}
+		s.push(&annals.Entry{ID: id, Kind: annals.KindTool, Time: ts, RunID: s.st.Turn,
+			Tool:     &annals.ToolCall{Name: "unknown", CallID: SafeID(p.CallID, annals.MaxIDBytes), Result: result, Outcome: outcome},
+			Metadata: joinMeta(Metadata(map[string]any{"orphan_result": true}), meta)})
+	case "ghost_snapshot":
+		// An undo checkpoint (a git commit id): bookkeeping, dropped.
+	default:
+		s.unknown("response_item", p.Type, ts, id, cxPayloadOf(raw))
+	}
+}
+
+func cxPayloadOf(raw []byte) json.RawMessage {
+	var l cxLine
+	if json.Unmarshal(raw, &l) == nil {
+		return l.Payload
+	}
+	return nil
+}
+
+func (s *cxSession) event(p *cxPayload, ts time.Time, id string, payload json.RawMessage) {
+	switch p.Type {
+	case "user_message":
+		text := strings.TrimSpace(p.Message)
+		if text == "" || s.seen(string(annals.KindUser)+"\x00"+text) {
+			return
+		}
+		s.q.releaseAll()
+		s.push(&annals.Entry{ID: id, Kind: annals.KindUser, Time: ts, Text: ValidText(p.Message), RunID: s.st.Turn})
+	case "agent_message":
+		text := strings.TrimSpace(p.Message)
+		if text == "" || s.seen(string(annals.KindAssistant)+"\x00"+text) {
+			return
+		}
+		s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Text: ValidText(p.Message), RunID: s.st.Turn})
+	case "agent_reasoning", "agent_reasoning_raw_content":
+		text := strings.TrimSpace(p.Text)
+		if text == "" || s.seen("r\x00"+text) {
+			return
+		}
+		s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Reasoning: ValidText(p.Text), RunID: s.st.Turn})
+	case "token_count":
+		if p.Info != nil && p.Info.Last != nil && s.st.Turn != "" {
+			s.st.TurnIn += clampTokens(p.Info.Last.Input)
+			s.st.TurnOut += clampTokens(p.Info.Last.Output)
+			s.recordTurn(annals.StatusRunning, nil)
+		}
+	case "task_started":
+		if s.st.Turn == "" {
+			s.startTurn(p.TurnID, ts)
+		}
+	case "task_complete":
+		s.endTurn(annals.StatusCompleted, ts)
+	case "turn_aborted":
+		s.endTurn(annals.StatusCancelled, ts)
+	case "exec_command_end", "patch_apply_end", "mcp_tool_call_end", "dynamic_tool_call_response":
+		// The UI's copy of a tool outcome: it only refines the outcome of its call.
+		callID := p.CallID
+		if callID == "" {
+			callID = p.CallID2
+		}
+		failed := (p.ExitCode != nil && *p.ExitCode != 0) || (p.Success != nil && !*p.Success) || bytes.HasPrefix(bytes.TrimSpace(p.Result), []byte(`{"Err"`))
+		if s.q.pending(callID) {
+			if failed {
+				s.q.update(callID, func(e *annals.Entry) { e.Tool.Outcome = annals.OutcomeFailed })
+			}
+			return
+		}
+		if callID != "" && !placeholder(callID) {
+			return // the call was answered already: a duplicate
+		}
+		s.unknown("event_msg", p.Type, ts, id, payload)
+	case "context_compacted", "exec_command_begin", "patch_apply_begin", "mcp_tool_call_begin", "web_search_begin", "web_search_end",
+		"image_generation_end", "view_image_tool_call", "dynamic_tool_call_request", "task_status":
+		// Copies or announcements of what the items already hold.
+	case "thread_name_updated":
+		if p.ThreadName != "" && !placeholder(p.ThreadName) {
+			s.title = p.ThreadName
+		}
+	case "error":
+		s.push(&annals.Entry{ID: id, Kind: annals.KindSystem, Time: ts, Text: ValidText(p.Message), RunID: s.st.Turn, Metadata: Metadata(map[string]any{"error": true})})
+	default:
+		s.unknown("event_msg", p.Type, ts, id, payload)
+	}
+}
+
+// unknown keeps a line annals has no mapping for as an event holding its payload.
+func (s *cxSession) unknown(typ, sub string, ts time.Time, id string, payload json.RawMessage) {
+	switch typ {
+	case "world_state":
+		// The environment snapshot (AGENTS.md text, sandbox and tools) repeated per turn.
+		return
+	}
+	channel := "codex/" + channelPart(typ)
+	if sub != "" {
+		channel += "/" + channelPart(sub)
+	}
+	m := map[string]any{}
+	if len(payload) > 0 {
+		m["payload"] = sizedJSON(payload)
+	}
+	s.push(&annals.Entry{ID: id, Kind: annals.KindEvent, Channel: channel, Time: ts, RunID: s.st.Turn, Metadata: Metadata(m)})
+}
+
+func (s *cxSession) flush(out Output) error {
+	if !s.st.Created {
+		return nil
+	}
+	return s.q.flush(out)
+}
+
+func (s *cxSession) Settled() bool { return s.st.Created && s.q.empty() }
+
+func (s *cxSession) State() (json.RawMessage, error) { return json.Marshal(s.st) }
+
+func (s *cxSession) Finish(ctx context.Context, out Output) error {
+	if s.st.Chat == "" {
+		if s.q.empty() {
+			return nil
+		}
+		s.meta(&cxPayload{}, time.Time{}, "", nil)
+		// Ops queued before the chat id was known carry an empty chat id.
+		for _, it := range s.q.items {
+			if it.op.Append != nil {
+				it.op.Append.ChatID = s.st.Chat
+			}
+		}
+	}
+	s.create()
+	if s.st.Turn != "" && !s.src.ModTime.IsZero() && time.Since(s.src.ModTime) > cxQuiet {
+		// Early rollouts never mark a turn's end: a file that has been quiet this long is not
+		// in a turn any more. The run is an upsert, so a later line can still change it.
+		s.recordTurn(annals.StatusCompleted, &s.st.Time)
+	}
+	if err := s.q.flushAll(out); err != nil {
+		return err
+	}
+	if s.title != "" {
+		out.TitleForChat(s.st.Chat, s.title)
+	}
+	return nil
+}
+
+// cxText joins the text parts of a message's content and counts the other parts (images).
+func cxText(raw json.RawMessage) (string, int) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "", 0
+	}
+	if raw[0] == '"' {
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		return s, 0
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return "", 0
+	}
+	var texts []string
+	other := 0
+	for _, p := range parts {
+		switch p.Type {
+		case "input_text", "output_text", "text", "summary_text", "reasoning_text", "inputText":
+			texts = append(texts, p.Text)
+		case "encrypted_content":
+			// opaque: dropped
+		default:
+			other++
+		}
+	}
+	return strings.Join(texts, "\n"), other
+}
+
+// cxInjected spots the context Codex sends as user messages (environment, AGENTS.md
+// instructions), which are not something the person typed.
+func cxInjected(text string) bool {
+	t := strings.TrimSpace(text)
+	for _, prefix := range []string{"<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions instructions>", "<user_shell_command>", "<turn_aborted>"} {
+		if strings.HasPrefix(t, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// cxArgs returns a call's arguments as JSON: a JSON-encoded string argument is decoded when it
+// holds JSON, and free text (a patch) is kept as a JSON string.
+func cxArgs(p *cxPayload) json.RawMessage {
+	for _, raw := range []json.RawMessage{p.Arguments, p.Input, p.Action} {
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+			continue
+		}
+		if raw[0] == '"' {
+			var s string
+			if json.Unmarshal(raw, &s) == nil {
+				if t := strings.TrimSpace(s); json.Valid([]byte(t)) && t != "" && (t[0] == '{' || t[0] == '[') {
+					return json.RawMessage(t)
+				}
+				return jsonString(s)
+			}
+		}
+		return raw
+	}
+	return nil
+}
+
+// cxOutput reads a call output: a string, a content item or list, or (older versions) a JSON
+// string {"output": ..., "metadata": {"exit_code": n}}.
+func cxOutput(p *cxPayload) (string, annals.Outcome, json.RawMessage) {
+	raw := bytes.TrimSpace(p.Output)
+	outcome := annals.OutcomeSucceeded
+	if p.Success != nil && !*p.Success {
+		outcome = annals.OutcomeFailed
+	}
+	var text string
+	switch {
+	case len(raw) == 0:
+	case raw[0] == '"':
+		_ = json.Unmarshal(raw, &text)
+	case raw[0] == '[':
+		text, _ = cxText(raw)
+	case raw[0] == '{':
+		var o struct {
+			Text    string `json:"text"`
+			Content string `json:"content"`
+			Success *bool  `json:"success"`
+		}
+		if json.Unmarshal(raw, &o) == nil && (o.Text != "" || o.Content != "") {
+			text = o.Text + o.Content
+			if o.Success != nil && !*o.Success {
+				outcome = annals.OutcomeFailed
+			}
+		} else {
+			text = string(raw)
+		}
+	default:
+		text = string(raw)
+	}
+	var meta json.RawMessage
+	var wrapped struct {
+		Output   *string `json:"output"`
+		Metadata *struct {
+			ExitCode *int     `json:"exit_code"`
+			Duration *float64 `json:"duration_seconds"`
+		} `json:"metadata"`
+	}
+	if t := strings.TrimSpace(text); strings.HasPrefix(t, "{") && json.Unmarshal([]byte(t), &wrapped) == nil && wrapped.Output != nil {
+		text = *wrapped.Output
+		if wrapped.Metadata != nil && wrapped.Metadata.ExitCode != nil {
+			if *wrapped.Metadata.ExitCode != 0 {
+				outcome = annals.OutcomeFailed
+			}
+			meta = Metadata(map[string]any{"exit_code": *wrapped.Metadata.ExitCode})
+		}
+	}
+	if text == "" && len(p.Tools) > 0 {
+		text = string(p.Tools) // tool_search_output lists the tools it found
+	}
+	if cxStatus(cxString(p.Status)) == annals.OutcomeFailed {
+		outcome = annals.OutcomeFailed
+	}
+	return ValidText(text), outcome, meta
+}
+
+// cxString reads a JSON string, or "" for any other value.
+func cxString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+func cxStatus(status string) annals.Outcome {
+	switch status {
+	case "failed", "error", "incomplete":
+		return annals.OutcomeFailed
+	case "cancelled", "canceled":
+		return annals.OutcomeCancelled
+	case "completed", "success", "succeeded":
+		return annals.OutcomeSucceeded
+	}
+	return ""
+}

@@ -1,0 +1,756 @@
+package importer
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/annals-dev/annals"
+)
+
+// messages reads plain model-API transcripts, the generic format of programs that call a model
+// directly and save what they sent:
+//
+//   - a JSON array of OpenAI Chat Completions or Anthropic Messages messages ({role, content});
+//   - a request body: an object with "messages" (and "system", "model"), or with "input" (the
+//     OpenAI Responses API);
+//   - a list of recorded exchanges, [{request, response}], as HTTP recorders (VCR cassettes) keep
+//     them: the last request holds the whole history, and its response (JSON, or a server-sent
+//     event stream) the final reply; each exchange's usage becomes a run;
+//   - JSON Lines of any of those: lines that are messages form one chat, lines that are requests
+//     or exchanges are one chat each.
+//
+// A file has no session id, so a chat is named after the file: "messages:<file name>-<hash of
+// its path>" (with "/<line>" for one chat per line), and entries after their position.
+type messages struct{}
+
+func (messages) Name() string { return "messages" }
+
+// DefaultPaths is empty: message arrays are wherever a program saved them, so they are only
+// imported from paths given on the command line.
+func (messages) DefaultPaths(home string) []string { return nil }
+
+func (messages) Detect(path string, head []byte) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext != ".json" && ext != ".jsonl" {
+		return false
+	}
+	h := bytes.TrimSpace(head)
+	if len(h) == 0 || (h[0] != '[' && h[0] != '{') {
+		return false
+	}
+	return bytes.Contains(h, []byte(`"role"`)) && (bytes.Contains(h, []byte(`"content"`)) || bytes.Contains(h, []byte(`"tool_calls"`)))
+}
+
+func (messages) ParseFile(ctx context.Context, src *Source, out Output) error {
+	r, err := src.Open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	data, err := io.ReadAll(io.LimitReader(r, 1<<30))
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", src.Path, err)
+	}
+	stem := strings.TrimSuffix(filepath.Base(src.Path), filepath.Ext(src.Path))
+	base := SafeID(stem, 160) + "-" + shortHash(src.Path)[:8]
+	chatID := ChatID("messages", base)
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) > 0 && (trimmed[0] == '[' || trimmed[0] == '{') && json.Valid(trimmed) {
+		t := &msgTranscript{chatID: chatID}
+		if err := t.document(trimmed); err != nil {
+			return err
+		}
+		return t.emit(src, out)
+	}
+	// JSON Lines.
+	lines := &msgTranscript{chatID: chatID}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 1<<20), MaxLineBytes)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(line, &obj); err != nil {
+			out.Warnf(n, "not a JSON object: %s", shortJSONErr(err))
+			continue
+		}
+		if obj["role"] != nil {
+			if err := lines.message(line); err != nil {
+				out.Warnf(n, "message: %s", shortJSONErr(err))
+			}
+			continue
+		}
+		one := &msgTranscript{chatID: SafeID(fmt.Sprintf("%s/%d", chatID, n), annals.MaxIDBytes)}
+		if err := one.document(line); err != nil {
+			out.Warnf(n, "%s", shortJSONErr(err))
+			continue
+		}
+		if err := one.emit(src, out); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			out.Warnf(n+1, "line is longer than %d bytes; the rest of the file was skipped", MaxLineBytes)
+		} else {
+			return fmt.Errorf("reading %s: %w", src.Path, err)
+		}
+	}
+	if len(lines.msgs) > 0 {
+		return lines.emit(src, out)
+	}
+	return nil
+}
+
+// msgTranscript collects one chat's messages in a normal form.
+type msgTranscript struct {
+	chatID string
+	model  string
+	msgs   []msgItem
+	runs   []*annals.Run
+	start  time.Time
+}
+
+// msgItem is one message or Responses API item, normalised.
+type msgItem struct {
+	role      string // system, user, assistant, tool
+	text      string
+	reasoning string
+	encrypted bool
+	images    int
+	calls     []msgCall
+	results   []msgResult // tool results (role tool, or Anthropic tool_result blocks)
+	name      string
+}
+
+type msgCall struct {
+	id, name string
+	args     json.RawMessage
+}
+
+type msgResult struct {
+	callID  string
+	text    string
+	isError bool
+}
+
+// document reads a JSON value: a message array, a request, a response or an exchange list.
+func (t *msgTranscript) document(raw []byte) error {
+	raw = bytes.TrimSpace(raw)
+	if raw[0] == '[' {
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return err
+		}
+		if len(items) > 0 && msgIsExchange(items[0]) {
+			return t.exchanges(items)
+		}
+		for _, it := range items {
+			if err := t.message(it); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if msgIsExchange(raw) {
+		return t.exchanges([]json.RawMessage{raw})
+	}
+	return t.request(raw)
+}
+
+func msgIsExchange(raw json.RawMessage) bool {
+	var o map[string]json.RawMessage
+	return json.Unmarshal(raw, &o) == nil && o["request"] != nil && o["response"] != nil
+}
+
+// exchanges reads recorded request/response pairs: the history of the last request, then its
+// reply; every response's usage is a run.
+func (t *msgTranscript) exchanges(items []json.RawMessage) error {
+	var last struct {
+		Request  json.RawMessage `json:"request"`
+		Response json.RawMessage `json:"response"`
+	}
+	for i, it := range items {
+		var ex struct {
+			Request  json.RawMessage `json:"request"`
+			Response json.RawMessage `json:"response"`
+		}
+		if err := json.Unmarshal(it, &ex); err != nil {
+			return fmt.Errorf("exchange %d: %w", i+1, err)
+		}
+		ex.Request = msgBody(ex.Request)
+		ex.Response = msgBody(ex.Response)
+		reply := msgResponse(ex.Response)
+		if reply.model != "" && t.model == "" {
+			t.model = reply.model
+		}
+		if reply.usage != nil {
+			run := &annals.Run{ID: SafeID(fmt.Sprintf("%s/%d", t.chatID, i+1), annals.MaxIDBytes), ChatID: t.chatID,
+				Status: annals.StatusCompleted, Model: SafeID(reply.model, annals.MaxIDBytes),
+				InputTokens: reply.usage.in, OutputTokens: reply.usage.out, StartedAt: reply.created}
+			t.runs = append(t.runs, run)
+		}
+		last.Request, last.Response = ex.Request, ex.Response
+	}
+	if len(last.Request) > 0 {
+		if err := t.request(last.Request); err != nil {
+			return err
+		}
+	}
+	reply := msgResponse(last.Response)
+	if reply.item != nil {
+		t.msgs = append(t.msgs, *reply.item)
+	}
+	t.msgs = append(t.msgs, reply.extra...)
+	if t.start.IsZero() {
+		t.start = reply.created
+	}
+	return nil
+}
+
+// msgBody unwraps a recorded body: a JSON string holding JSON, or an object with a "body" field.
+func msgBody(raw json.RawMessage) json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return raw
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			if t := strings.TrimSpace(s); json.Valid([]byte(t)) {
+				return json.RawMessage(t)
+			}
+			return jsonString(s) // a server-sent event stream, kept as text
+		}
+	}
+	var o struct {
+		Body json.RawMessage `json:"body"`
+	}
+	if raw[0] == '{' && json.Unmarshal(raw, &o) == nil && len(o.Body) > 0 {
+		return msgBody(o.Body)
+	}
+	return raw
+}
+
+// request reads a request body (or a bare object with messages).
+func (t *msgTranscript) request(raw json.RawMessage) error {
+	var req struct {
+		Model    string            `json:"model"`
+		System   json.RawMessage   `json:"system"`
+		Messages []json.RawMessage `json:"messages"`
+		Input    json.RawMessage   `json:"input"`
+		Instr    string            `json:"instructions"`
+	}
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return err
+	}
+	if req.Model != "" && t.model == "" {
+		t.model = req.Model
+	}
+	t.msgs = t.msgs[:0]
+	if text := msgContentText(req.System); text != "" {
+		t.msgs = append(t.msgs, msgItem{role: "system", text: text})
+	}
+	if req.Instr != "" {
+		t.msgs = append(t.msgs, msgItem{role: "system", text: req.Instr})
+	}
+	for _, m := range req.Messages {
+		if err := t.message(m); err != nil {
+			return err
+		}
+	}
+	in := bytes.TrimSpace(req.Input)
+	switch {
+	case len(in) == 0:
+	case in[0] == '"':
+		var s string
+		_ = json.Unmarshal(in, &s)
+		t.msgs = append(t.msgs, msgItem{role: "user", text: s})
+	case in[0] == '[':
+		var items []json.RawMessage
+		if err := json.Unmarshal(in, &items); err != nil {
+			return err
+		}
+		for _, it := range items {
+			if err := t.message(it); err != nil {
+				return err
+			}
+		}
+	}
+	if len(req.Messages) == 0 && len(in) == 0 && len(t.msgs) == 0 {
+		return fmt.Errorf("no messages: want an array of {role, content} messages, or an object with messages or input")
+	}
+	return nil
+}
+
+// message reads one message (Chat Completions or Anthropic) or one Responses API item.
+func (t *msgTranscript) message(raw json.RawMessage) error {
+	var m struct {
+		Type       string          `json:"type"`
+		Role       string          `json:"role"`
+		Content    json.RawMessage `json:"content"`
+		Name       string          `json:"name"`
+		ToolCalls  []msgOpenAICall `json:"tool_calls"`
+		ToolCallID string          `json:"tool_call_id"`
+		// Responses API items
+		CallID    string          `json:"call_id"`
+		Arguments json.RawMessage `json:"arguments"`
+		Output    json.RawMessage `json:"output"`
+		Summary   []struct {
+			Text string `json:"text"`
+		} `json:"summary"`
+		Encrypted string `json:"encrypted_content"`
+		// older OpenAI function calling
+		FunctionCall *struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function_call"`
+		Reasoning string `json:"reasoning_content"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return err
+	}
+	switch m.Type {
+	case "function_call", "custom_tool_call":
+		t.msgs = append(t.msgs, msgItem{role: "assistant", calls: []msgCall{{id: m.CallID, name: m.Name, args: msgArgs(m.Arguments)}}})
+		return nil
+	case "function_call_output", "custom_tool_call_output":
+		t.msgs = append(t.msgs, msgItem{role: "tool", results: []msgResult{{callID: m.CallID, text: msgContentText(m.Output)}}})
+		return nil
+	case "reasoning":
+		var texts []string
+		for _, s := range m.Summary {
+			texts = append(texts, s.Text)
+		}
+		t.msgs = append(t.msgs, msgItem{role: "assistant", reasoning: strings.Join(dropBlank(texts), "\n\n"), encrypted: m.Encrypted != ""})
+		return nil
+	}
+	it := msgItem{role: m.Role, name: m.Name, reasoning: m.Reasoning}
+	if it.role == "developer" {
+		it.role = "system"
+	}
+	if it.role == "function" {
+		it.role = "tool"
+	}
+	msgBlocks(m.Content, &it)
+	for _, c := range m.ToolCalls {
+		it.calls = append(it.calls, msgCall{id: c.ID, name: c.Function.Name, args: msgArgs(c.Function.Arguments)})
+	}
+	if m.FunctionCall != nil {
+		it.calls = append(it.calls, msgCall{name: m.FunctionCall.Name, args: msgArgs(jsonString(m.FunctionCall.Arguments))})
+	}
+	if it.role == "tool" {
+		callID := m.ToolCallID
+		if callID == "" {
+			callID = "name:" + m.Name
+		}
+		it.results = append(it.results, msgResult{callID: callID, text: it.text})
+		it.text = ""
+	}
+	t.msgs = append(t.msgs, it)
+	return nil
+}
+
+type msgOpenAICall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// msgBlocks reads content: a string, or blocks (text, image, thinking, tool_use, tool_result).
+func msgBlocks(raw json.RawMessage, it *msgItem) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return
+	}
+	if raw[0] == '"' {
+		_ = json.Unmarshal(raw, &it.text)
+		return
+	}
+	var blocks []struct {
+		Type      string          `json:"type"`
+		Text      string          `json:"text"`
+		Thinking  string          `json:"thinking"`
+		ID        string          `json:"id"`
+		Name      string          `json:"name"`
+		Input     json.RawMessage `json:"input"`
+		ToolUseID string          `json:"tool_use_id"`
+		Content   json.RawMessage `json:"content"`
+		IsError   bool            `json:"is_error"`
+	}
+	if json.Unmarshal(raw, &blocks) != nil {
+		return
+	}
+	var texts, thoughts []string
+	for _, b := range blocks {
+		switch b.Type {
+		case "text", "input_text", "output_text":
+			texts = append(texts, b.Text)
+		case "thinking":
+			thoughts = append(thoughts, b.Thinking) // its signature is dropped
+		case "redacted_thinking":
+			it.encrypted = true
+		case "image", "image_url", "input_image", "document", "file", "input_file":
+			it.images++
+		case "tool_use", "server_tool_use":
+			it.calls = append(it.calls, msgCall{id: b.ID, name: b.Name, args: b.Input})
+		case "tool_result":
+			it.results = append(it.results, msgResult{callID: b.ToolUseID, text: msgContentText(b.Content), isError: b.IsError})
+		}
+	}
+	it.text = strings.Join(dropBlank(texts), "\n\n")
+	if r := strings.Join(dropBlank(thoughts), "\n\n"); r != "" {
+		it.reasoning = r
+	}
+}
+
+// msgContentText flattens content (a string or blocks) to text.
+func msgContentText(raw json.RawMessage) string {
+	var it msgItem
+	msgBlocks(raw, &it)
+	if it.images > 0 {
+		return strings.TrimSpace(it.text + "\n[image]")
+	}
+	return it.text
+}
+
+// msgArgs returns arguments as JSON: a JSON-encoded string holding JSON is decoded.
+func msgArgs(raw json.RawMessage) json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			if t := strings.TrimSpace(s); t == "" {
+				return nil
+			} else if json.Valid([]byte(t)) {
+				return json.RawMessage(t)
+			}
+			return jsonString(s)
+		}
+	}
+	return raw
+}
+
+type msgUsage struct{ in, out int64 }
+
+type msgReply struct {
+	model   string
+	created time.Time
+	usage   *msgUsage
+	item    *msgItem
+	extra   []msgItem
+}
+
+// msgResponse reads a response body: Chat Completions, Anthropic Messages or Responses API
+// JSON, or a server-sent event stream of either's chunks.
+func msgResponse(raw json.RawMessage) msgReply {
+	var reply msgReply
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return reply
+	}
+	if raw[0] == '"' {
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		return msgStream(s)
+	}
+	var r struct {
+		Model   string          `json:"model"`
+		Created any             `json:"created"`
+		At      any             `json:"created_at"`
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+		Choices []struct {
+			Message json.RawMessage `json:"message"`
+		} `json:"choices"`
+		Output []json.RawMessage `json:"output"`
+		Usage  *struct {
+			Prompt     int64 `json:"prompt_tokens"`
+			Completion int64 `json:"completion_tokens"`
+			Input      int64 `json:"input_tokens"`
+			Output     int64 `json:"output_tokens"`
+			CacheRead  int64 `json:"cache_read_input_tokens"`
+			CacheMake  int64 `json:"cache_creation_input_tokens"`
+		} `json:"usage"`
+	}
+	if json.Unmarshal(raw, &r) != nil {
+		return reply
+	}
+	reply.model = r.Model
+	reply.created = ParseTime(r.Created)
+	if reply.created.IsZero() {
+		reply.created = ParseTime(r.At)
+	}
+	if u := r.Usage; u != nil {
+		reply.usage = &msgUsage{in: u.Prompt + u.Input + u.CacheRead + u.CacheMake, out: u.Completion + u.Output}
+	}
+	tmp := &msgTranscript{}
+	switch {
+	case len(r.Choices) > 0:
+		_ = tmp.message(r.Choices[0].Message)
+	case r.Role != "":
+		_ = tmp.message(raw)
+	case len(r.Output) > 0:
+		for _, o := range r.Output {
+			_ = tmp.message(o)
+		}
+	}
+	if len(tmp.msgs) > 0 {
+		reply.item = &tmp.msgs[0]
+		reply.extra = tmp.msgs[1:]
+	}
+	return reply
+}
+
+// msgStream assembles a server-sent event stream of Chat Completions chunks or Anthropic
+// Messages events into one reply.
+func msgStream(s string) msgReply {
+	var reply msgReply
+	it := &msgItem{role: "assistant"}
+	var text, thinking strings.Builder
+	type partial struct {
+		id, name string
+		args     strings.Builder
+	}
+	var calls []*partial
+	byIndex := map[int]*partial{}
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "data:") {
+			continue
+		}
+		data := strings.TrimSpace(strings.TrimPrefix(line, "data:"))
+		if data == "" || data == "[DONE]" {
+			continue
+		}
+		var ev struct {
+			Type    string `json:"type"`
+			Model   string `json:"model"`
+			Created any    `json:"created"`
+			Index   int    `json:"index"`
+			Message *struct {
+				Model string `json:"model"`
+				Usage *struct {
+					Input     int64 `json:"input_tokens"`
+					CacheRead int64 `json:"cache_read_input_tokens"`
+					CacheMake int64 `json:"cache_creation_input_tokens"`
+				} `json:"usage"`
+			} `json:"message"`
+			ContentBlock *struct {
+				Type string `json:"type"`
+				ID   string `json:"id"`
+				Name string `json:"name"`
+				Text string `json:"text"`
+			} `json:"content_block"`
+			Delta *struct {
+				Type        string `json:"type"`
+				Text        string `json:"text"`
+				Thinking    string `json:"thinking"`
+				PartialJSON string `json:"partial_json"`
+			} `json:"delta"`
+			Usage *struct {
+				Output     int64 `json:"output_tokens"`
+				Prompt     int64 `json:"prompt_tokens"`
+				Completion int64 `json:"completion_tokens"`
+			} `json:"usage"`
+			Choices []struct {
+				Delta struct {
+					Content   *string `json:"content"`
+					ToolCalls []struct {
+						Index    int    `json:"index"`
+						ID       string `json:"id"`
+						Function struct {
+							Name      string `json:"name"`
+							Arguments string `json:"arguments"`
+						} `json:"function"`
+					} `json:"tool_calls"`
+				} `json:"delta"`
+			} `json:"choices"`
+		}
+		if json.Unmarshal([]byte(data), &ev) != nil {
+			continue
+		}
+		if ev.Model != "" {
+			reply.model = ev.Model
+		}
+		if t := ParseTime(ev.Created); !t.IsZero() && reply.created.IsZero() {
+			reply.created = t
+		}
+		switch ev.Type {
+		case "message_start":
+			if m := ev.Message; m != nil {
+				reply.model = m.Model
+				if u := m.Usage; u != nil {
+					reply.usage = &msgUsage{in: u.Input + u.CacheRead + u.CacheMake}
+				}
+			}
+		case "content_block_start":
+			if b := ev.ContentBlock; b != nil {
+				switch b.Type {
+				case "tool_use", "server_tool_use":
+					p := &partial{id: b.ID, name: b.Name}
+					calls = append(calls, p)
+					byIndex[ev.Index] = p
+				case "text":
+					text.WriteString(b.Text)
+				case "redacted_thinking":
+					it.encrypted = true
+				}
+			}
+		case "content_block_delta":
+			if d := ev.Delta; d != nil {
+				switch d.Type {
+				case "text_delta":
+					text.WriteString(d.Text)
+				case "thinking_delta":
+					thinking.WriteString(d.Thinking)
+				case "input_json_delta":
+					if p := byIndex[ev.Index]; p != nil {
+						p.args.WriteString(d.PartialJSON)
+					}
+				}
+			}
+		case "message_delta":
+			if ev.Usage != nil {
+				if reply.usage == nil {
+					reply.usage = &msgUsage{}
+				}
+				reply.usage.out = ev.Usage.Output
+			}
+		}
+		for _, ch := range ev.Choices {
+			if ch.Delta.Content != nil {
+				text.WriteString(*ch.Delta.Content)
+			}
+			for _, tc := range ch.Delta.ToolCalls {
+				p := byIndex[tc.Index]
+				if p == nil {
+					p = &partial{}
+					byIndex[tc.Index] = p
+					calls = append(calls, p)
+				}
+				if tc.ID != "" {
+					p.id = tc.ID
+				}
+				if tc.Function.Name != "" {
+					p.name = tc.Function.Name
+				}
+				p.args.WriteString(tc.Function.Arguments)
+			}
+		}
+		if ev.Type == "" && ev.Usage != nil && (ev.Usage.Prompt > 0 || ev.Usage.Completion > 0) {
+			reply.usage = &msgUsage{in: ev.Usage.Prompt, out: ev.Usage.Completion}
+		}
+	}
+	it.text = text.String()
+	it.reasoning = thinking.String()
+	for _, p := range calls {
+		it.calls = append(it.calls, msgCall{id: p.id, name: p.name, args: msgArgs(jsonString(p.args.String()))})
+	}
+	if it.text != "" || it.reasoning != "" || len(it.calls) > 0 || it.encrypted {
+		reply.item = it
+	}
+	return reply
+}
+
+// emit turns the transcript into a chat and its entries. A tool call and its result (matched
+// by call id, or by tool name for old function calls) are one entry at the call's place.
+func (t *msgTranscript) emit(src *Source, out Output) error {
+	if len(t.msgs) == 0 {
+		return nil
+	}
+	attrs := annals.Attributes{"source": "messages", "file": src.Path}
+	if t.model != "" {
+		attrs["model"] = t.model
+	}
+	start := t.start
+	if start.IsZero() {
+		start = src.ModTime
+	}
+	if err := out.Emit(annals.CaptureOp{Chat: &annals.Chat{ID: t.chatID, Attributes: attrs, CreatedAt: start}}); err != nil {
+		return err
+	}
+	for _, r := range t.runs {
+		if r.StartedAt.IsZero() {
+			r.StartedAt = start
+		}
+		if err := out.Emit(annals.CaptureOp{Run: r}); err != nil {
+			return err
+		}
+	}
+	var q opQueue
+	for i, m := range t.msgs {
+		id := fmt.Sprintf("m%d", i+1)
+		meta := map[string]any{}
+		if m.images > 0 {
+			meta["attachments"] = m.images
+		}
+		if m.encrypted {
+			meta["encrypted_reasoning"] = true
+		}
+		for _, r := range m.results {
+			outcome := annals.OutcomeSucceeded
+			if r.isError {
+				outcome = annals.OutcomeFailed
+			}
+			res := r
+			if q.resolve(r.callID, func(e *annals.Entry) { e.Tool.Result, e.Tool.Outcome = ValidText(res.text), outcome }) {
+				continue
+			}
+			name := strings.TrimPrefix(r.callID, "name:")
+			if name == "" || r.callID == name {
+				name = "unknown"
+			}
+			q.pushEntry(t.chatID, &annals.Entry{ID: fmt.Sprintf("%s#r%d", id, len(q.items)), Kind: annals.KindTool, Time: start,
+				Tool: &annals.ToolCall{Name: SafeID(name, annals.MaxIDBytes), CallID: SafeID(strings.TrimPrefix(r.callID, "name:"), annals.MaxIDBytes), Result: ValidText(r.text), Outcome: outcome}})
+		}
+		kind := annals.KindUser
+		switch m.role {
+		case "assistant", "model":
+			kind = annals.KindAssistant
+		case "system":
+			kind = annals.KindSystem
+		case "tool":
+			kind = ""
+		}
+		if kind != "" && (strings.TrimSpace(m.text) != "" || m.reasoning != "" || len(meta) > 0) {
+			if kind == annals.KindUser && len(m.results) == 0 {
+				q.releaseAll()
+			}
+			q.pushEntry(t.chatID, &annals.Entry{ID: id, Kind: kind, Time: start, Text: ValidText(m.text), Reasoning: ValidText(m.reasoning), Metadata: Metadata(meta)})
+		}
+		for k, c := range m.calls {
+			name := c.name
+			if name == "" {
+				name = "unknown"
+			}
+			key := c.id
+			if key == "" {
+				key = "name:" + c.name
+			}
+			q.pushCall(t.chatID, key, &annals.Entry{ID: fmt.Sprintf("%s#%d", id, k+1), Kind: annals.KindTool, Time: start,
+				Tool: &annals.ToolCall{Name: SafeID(name, annals.MaxIDBytes), CallID: SafeID(c.id, annals.MaxIDBytes), Arguments: c.args}})
+		}
+		if err := q.flush(out); err != nil {
+			return err
+		}
+	}
+	return q.flushAll(out)
+}

@@ -1,0 +1,672 @@
+package importer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/annals-dev/annals"
+)
+
+// openCode imports OpenCode's history. OpenCode keeps one JSON file per session, per message
+// and per message part:
+//
+//	storage/session/<projectID>/<sessionID>.json
+//	storage/message/<sessionID>/<messageID>.json
+//	storage/part/<messageID>/<partID>.json
+//
+// (versions before 0.4 nested message and part under storage/session/; both layouts are read),
+// and `opencode export` writes one session as {"info": session, "messages": [{"info", "parts"}]}.
+// A message is a user prompt or one assistant turn; its parts are the text, reasoning, tool
+// calls (each part holds the call and its result), files, patches and step markers. The source
+// is a directory tree, so it is a FileParser: the framework re-reads it when any file changes,
+// and entry ids (the part ids) make that re-read append only what is new.
+type openCode struct{}
+
+func (openCode) Name() string { return "opencode" }
+
+// Detect claims an OpenCode storage directory (or the data directory holding storage/), and an
+// `opencode export` JSON document.
+func (openCode) Detect(path string, head []byte) bool {
+	if head == nil {
+		_, ok := openCodeStorageRoot(path)
+		return ok
+	}
+	h := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
+	return bytes.HasPrefix(h, []byte("{")) && bytes.Contains(h, []byte(`"info"`)) && bytes.Contains(h, []byte(`"messages"`)) &&
+		(bytes.Contains(h, []byte(`"sessionID"`)) || bytes.Contains(h, []byte(`"projectID"`)))
+}
+
+func (openCode) DefaultPaths(home string) []string {
+	return []string{filepath.Join(home, ".local", "share", "opencode", "storage")}
+}
+
+// openCodeStorageRoot returns the storage directory at or under path: path itself when it
+// holds session/ and message/ (or the older session/message/), or path/storage.
+func openCodeStorageRoot(path string) (string, bool) {
+	for _, dir := range []string{path, filepath.Join(path, "storage")} {
+		if !isDir(filepath.Join(dir, "session")) {
+			continue
+		}
+		if isDir(filepath.Join(dir, "message")) || isDir(filepath.Join(dir, "session", "message")) {
+			return dir, true
+		}
+	}
+	return "", false
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// ocMessage is one message with its parts, as read from either layout.
+type ocMessage struct {
+	info  jsonObject
+	parts []ocPart
+	where string // file the message came from, for warnings
+}
+
+type ocPart struct {
+	obj   jsonObject
+	name  string // file name stem, the fallback id
+	where string
+}
+
+// ocSession is one session with its messages.
+type ocSession struct {
+	info     jsonObject
+	where    string
+	messages []ocMessage
+}
+
+func (f openCode) ParseFile(ctx context.Context, src *Source, out Output) error {
+	fi, err := os.Stat(src.Path)
+	if err != nil {
+		return fmt.Errorf("opencode: %w", err)
+	}
+	var sessions []*ocSession
+	if fi.IsDir() {
+		root, ok := openCodeStorageRoot(src.Path)
+		if !ok {
+			return fmt.Errorf("opencode: %s holds no OpenCode storage (want session/ and message/ directories)", src.Path)
+		}
+		sessions, err = readOpenCodeStorage(ctx, root, out)
+		if err != nil {
+			return err
+		}
+	} else {
+		s, err := readOpenCodeExport(src.Path)
+		if err != nil {
+			return err
+		}
+		sessions = []*ocSession{s}
+	}
+	for _, s := range sessions {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := f.emitSession(s, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readOpenCodeExport reads an `opencode export` document.
+func readOpenCodeExport(path string) (*ocSession, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("opencode: %w", err)
+	}
+	doc, err := decodeObject(b)
+	if err != nil {
+		return nil, fmt.Errorf("opencode: %s is not an OpenCode export: %w", path, err)
+	}
+	info := doc.obj("info")
+	if info == nil || info.str("id") == "" {
+		return nil, fmt.Errorf("opencode: %s is not an OpenCode export (no info.id)", path)
+	}
+	s := &ocSession{info: info, where: path}
+	for i, raw := range doc.arr("messages") {
+		m, err := decodeObject(raw)
+		if err != nil {
+			continue
+		}
+		mi := m.obj("info")
+		if mi == nil {
+			continue
+		}
+		msg := ocMessage{info: mi, where: fmt.Sprintf("%s messages[%d]", path, i)}
+		for j, praw := range m.arr("parts") {
+			p, err := decodeObject(praw)
+			if err != nil {
+				continue
+			}
+			msg.parts = append(msg.parts, ocPart{obj: p, name: fmt.Sprintf("%s#%d", mi.str("id"), j), where: msg.where})
+		}
+		s.messages = append(s.messages, msg)
+	}
+	sortOpenCodeMessages(s.messages)
+	return s, nil
+}
+
+// readOpenCodeStorage reads every session under root with its messages and parts. A file that
+// is not valid JSON is reported and skipped.
+func readOpenCodeStorage(ctx context.Context, root string, out Output) ([]*ocSession, error) {
+	readObj := func(path string) (jsonObject, bool) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			out.Warnf(0, "%s: %v", path, err)
+			return nil, false
+		}
+		o, err := decodeObject(b)
+		if err != nil {
+			out.Warnf(0, "%s: not a JSON object: %v", path, err)
+			return nil, false
+		}
+		return o, true
+	}
+	sessionDir := filepath.Join(root, "session")
+	var files []string
+	err := filepath.WalkDir(sessionDir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil // an unreadable subdirectory is skipped, not fatal
+		}
+		if d.IsDir() {
+			// The pre-0.4 layout nests messages and parts under session/.
+			if p != sessionDir && (d.Name() == "message" || d.Name() == "part") && filepath.Dir(p) == sessionDir {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(p, ".json") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("opencode: reading %s: %w", sessionDir, err)
+	}
+	sort.Strings(files)
+	var sessions []*ocSession
+	for _, p := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		info, ok := readObj(p)
+		if !ok {
+			continue
+		}
+		id := info.str("id")
+		if id == "" {
+			out.Warnf(0, "%s: session without an id, skipped", p)
+			continue
+		}
+		s := &ocSession{info: info, where: p}
+		msgDir := firstDir(filepath.Join(root, "message", id), filepath.Join(root, "session", "message", id))
+		for _, mp := range jsonFiles(msgDir) {
+			mi, ok := readObj(mp)
+			if !ok {
+				continue
+			}
+			msg := ocMessage{info: mi, where: mp}
+			mid := mi.str("id")
+			if mid == "" {
+				mid = strings.TrimSuffix(filepath.Base(mp), ".json")
+				mi["id"], _ = json.Marshal(mid)
+			}
+			partDir := firstDir(filepath.Join(root, "part", mid), filepath.Join(root, "session", "part", id, mid))
+			for _, pp := range jsonFiles(partDir) {
+				po, ok := readObj(pp)
+				if !ok {
+					continue
+				}
+				msg.parts = append(msg.parts, ocPart{obj: po, name: mid + "/" + strings.TrimSuffix(filepath.Base(pp), ".json"), where: pp})
+			}
+			s.messages = append(s.messages, msg)
+		}
+		sortOpenCodeMessages(s.messages)
+		sessions = append(sessions, s)
+	}
+	// Parents first, so a sub-agent's chat is created after the chat it points to; then by
+	// creation time, so the import reads in the order the user worked.
+	sort.SliceStable(sessions, func(i, j int) bool {
+		pi, pj := sessions[i].info.str("parentID") != "", sessions[j].info.str("parentID") != ""
+		if pi != pj {
+			return !pi
+		}
+		ti, tj := sessions[i].info.obj("time").num("created"), sessions[j].info.obj("time").num("created")
+		if ti != tj {
+			return ti < tj
+		}
+		return sessions[i].info.str("id") < sessions[j].info.str("id")
+	})
+	return sessions, nil
+}
+
+func firstDir(dirs ...string) string {
+	for _, d := range dirs {
+		if isDir(d) {
+			return d
+		}
+	}
+	return ""
+}
+
+// jsonFiles lists the *.json files of dir in name order. OpenCode names messages and parts by
+// ids that sort in creation order, so name order is transcript order.
+func jsonFiles(dir string) []string {
+	if dir == "" {
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sortOpenCodeMessages orders messages by creation time, keeping file order among equal times.
+func sortOpenCodeMessages(ms []ocMessage) {
+	sort.SliceStable(ms, func(i, j int) bool {
+		return ms[i].info.obj("time").num("created") < ms[j].info.obj("time").num("created")
+	})
+}
+
+// ocTime reads an OpenCode time (milliseconds since the epoch).
+func ocTime(o jsonObject, key string) time.Time {
+	if o == nil || !o.isNum(key) {
+		return time.Time{}
+	}
+	return ParseTime(o.num(key))
+}
+
+func (f openCode) emitSession(s *ocSession, out Output) error {
+	sid := s.info.str("id")
+	chatID := ChatID(f.Name(), sid)
+	attrs := annals.Attributes{"source": f.Name()}
+	if d := s.info.str("directory"); d != "" {
+		attrs["cwd"] = d
+	}
+	if p := s.info.str("projectID"); p != "" && p != "global" {
+		attrs["project"] = p
+	}
+	if p := s.info.str("parentID"); p != "" {
+		attrs["parent"] = ChatID(f.Name(), p)
+	}
+	if m := openCodeModel(s.messages); m != "" {
+		attrs["model"] = m
+	}
+	if u := s.info.obj("share").str("url"); u != "" {
+		attrs["share_url"] = u
+	}
+	created := ocTime(s.info.obj("time"), "created")
+	chat := &annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created}
+	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
+		return err
+	}
+	// OpenCode names a session "New session - <time>" and replaces that with a generated
+	// title after the first reply. The title is therefore asked for, not set at creation: it
+	// lands once the real one exists, and never over a title the user gave in annals.
+	if t := ValidText(s.info.str("title")); t != "" && !openCodePlaceholderTitle(t) {
+		out.TitleForChat(chatID, t)
+	}
+
+	last := created
+	for _, m := range s.messages {
+		run, entries := f.message(chatID, m, &last)
+		if len(entries) > 0 {
+			if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries}}); err != nil {
+				return err
+			}
+		}
+		if run != nil {
+			if err := out.Emit(annals.CaptureOp{Run: run}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// openCodeModel is the model the session's first message names. Only the first message is
+// looked at: attributes are immutable, so they must not depend on messages that a later import
+// sees and an earlier one did not.
+func openCodeModel(ms []ocMessage) string {
+	if len(ms) == 0 {
+		return ""
+	}
+	first := ms[0].info
+	return firstNonEmpty(first.obj("model").str("modelID"), first.str("modelID"))
+}
+
+// openCodePlaceholderTitle reports whether t is the title OpenCode gives a session before it
+// has generated one ("New session - 2025-06-15T15:06:40.000Z", "Child session - ...").
+func openCodePlaceholderTitle(t string) bool {
+	for _, p := range []string{"New session - ", "Child session - "} {
+		if rest, ok := strings.CutPrefix(t, p); ok && len(rest) >= 4 && rest[0] >= '0' && rest[0] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// message maps one message to its entries and, for an assistant message, its run. last carries
+// the latest known time forward, for parts that have none.
+func (f openCode) message(chatID string, m ocMessage, last *time.Time) (*annals.Run, []*annals.Entry) {
+	info := m.info
+	mid := info.str("id")
+	role := info.str("role")
+	mtime := ocTime(info.obj("time"), "created")
+	if mtime.IsZero() {
+		mtime = *last
+	} else {
+		*last = mtime
+	}
+	kind := annals.KindUser
+	if role == "assistant" {
+		kind = annals.KindAssistant
+	}
+	// An assistant message with summary:true is the compaction summary OpenCode writes when it
+	// compacts the context (user messages use "summary" for an object with a title instead).
+	compactionSummary := role == "assistant" && info.boolean("summary")
+
+	var run *annals.Run
+	runID := ""
+	var errName, errMsg string
+	if e := info.obj("error"); e != nil {
+		errName = e.str("name")
+		errMsg = e.obj("data").str("message")
+		if errMsg == "" {
+			errMsg = e.str("message")
+		}
+	}
+	if role == "assistant" {
+		runID = SafeID(chatID+"/"+mid, annals.MaxIDBytes)
+		run = &annals.Run{ID: runID, ChatID: chatID, StartedAt: mtime, Model: info.str("modelID")}
+		if run.Model == "" {
+			run.Model = info.obj("model").str("modelID")
+		}
+		run.Model = SafeID(run.Model, annals.MaxIDBytes)
+		if end := ocTime(info.obj("time"), "completed"); !end.IsZero() && !end.Before(mtime) {
+			run.EndedAt = &end
+		}
+		// A message without an end time is not taken for a running turn: in a history that
+		// is far more often a turn cut short than one still streaming, and a run left
+		// "running" would mark the chat running for good.
+		switch {
+		case errName == "MessageAbortedError":
+			run.Status = annals.StatusCancelled
+		case errName != "":
+			run.Status = annals.StatusFailed
+		default:
+			run.Status = annals.StatusCompleted
+		}
+		if tk := info.obj("tokens"); tk != nil {
+			run.InputTokens = int64(tk.num("input"))
+			run.OutputTokens = int64(tk.num("output") + tk.num("reasoning"))
+		}
+		if info.isNum("cost") {
+			run.CostUSD = info.num("cost")
+		}
+	}
+
+	// Fields of the message that annals has no place for ride on its first entry.
+	msgExtra := extraMap(info, "id", "sessionID", "role", "time", "modelID", "providerID", "tokens", "cost", "error", "parentID")
+	if p := info.str("providerID"); p != "" {
+		if msgExtra == nil {
+			msgExtra = map[string]json.RawMessage{}
+		}
+		msgExtra["providerID"], _ = json.Marshal(p)
+	}
+	if tk := info.raw("tokens"); tk != nil {
+		if msgExtra == nil {
+			msgExtra = map[string]json.RawMessage{}
+		}
+		msgExtra["tokens"] = tk
+	}
+
+	var entries []*annals.Entry
+	var stepIn, stepOut float64
+	var stepCost float64
+	for _, p := range m.parts {
+		e := f.part(chatID, mid, kind, p, mtime, last)
+		if p.obj.str("type") == "step-finish" {
+			if tk := p.obj.obj("tokens"); tk != nil {
+				stepIn += tk.num("input")
+				stepOut += tk.num("output") + tk.num("reasoning")
+			}
+			if c := p.obj.obj("cost"); c != nil {
+				stepCost += c.num("usd")
+			} else if p.obj.isNum("cost") {
+				stepCost += p.obj.num("cost")
+			}
+		}
+		if e == nil {
+			continue
+		}
+		if compactionSummary && e.Kind == annals.KindAssistant && e.Text != "" {
+			e.Kind = annals.KindSystem
+			e.Metadata = mergeMeta(e.Metadata, map[string]any{"compaction": true})
+		}
+		if runID != "" && e.RunID == "" {
+			e.RunID = runID
+		}
+		if len(entries) == 0 && msgExtra != nil {
+			e.Metadata = mergeMeta(e.Metadata, map[string]any{"message": msgExtra})
+		}
+		entries = append(entries, e)
+	}
+	if run != nil && run.InputTokens == 0 && run.OutputTokens == 0 {
+		// Older messages carry their usage only on the step-finish parts.
+		run.InputTokens, run.OutputTokens = int64(stepIn), int64(stepOut)
+	}
+	if run != nil && run.CostUSD == 0 && stepCost > 0 {
+		run.CostUSD = stepCost
+	}
+	if errName != "" {
+		text := errName
+		if errMsg != "" {
+			text += ": " + errMsg
+		}
+		entries = append(entries, &annals.Entry{
+			ID: EntryID(mid, -1) + "#error", Kind: annals.KindSystem, RunID: runID, SourceIDs: []string{SafeID(mid, annals.MaxIDBytes)},
+			Time: mtime, Text: ValidText(text), Metadata: safeMeta(map[string]any{"error": info.raw("error")}),
+		})
+		// A call still pending when the turn was aborted was cancelled, not left hanging.
+		for _, e := range entries {
+			if e.Tool != nil && e.Tool.Outcome == "" {
+				if errName == "MessageAbortedError" {
+					e.Tool.Outcome = annals.OutcomeCancelled
+				} else {
+					e.Tool.Outcome = annals.OutcomeFailed
+				}
+			}
+		}
+	}
+	if len(entries) == 0 && msgExtra != nil && role == "user" {
+		// A user message whose parts are gone still happened; keep what is known of it.
+		entries = append(entries, &annals.Entry{ID: EntryID(mid, -1), Kind: annals.KindEvent, Channel: "opencode/message",
+			SourceIDs: []string{SafeID(mid, annals.MaxIDBytes)}, Time: mtime, Metadata: safeMeta(map[string]any{"message": msgExtra, "empty": true})})
+	}
+	return run, entries
+}
+
+// part maps one message part to an entry, or nil for a part that only carries bookkeeping
+// (step markers: their usage is summed into the run by the caller).
+func (f openCode) part(chatID, mid string, kind annals.EntryKind, p ocPart, mtime time.Time, last *time.Time) *annals.Entry {
+	o := p.obj
+	pid := o.str("id")
+	if pid == "" {
+		pid = p.name
+	}
+	t := ocTime(o.obj("time"), "start")
+	if t.IsZero() {
+		t = mtime
+	} else if t.After(*last) {
+		*last = t
+	}
+	e := &annals.Entry{ID: EntryID(pid, -1), Time: t, SourceIDs: []string{SafeID(mid, annals.MaxIDBytes)}}
+	ptype := o.str("type")
+	switch ptype {
+	case "text":
+		e.Kind = kind
+		e.Text = ValidText(o.str("text"))
+		e.Metadata = safeMeta(map[string]any{
+			"synthetic": boolOrNil(o.boolean("synthetic")),
+			"ignored":   boolOrNil(o.boolean("ignored")),
+			"extra":     extras(o, "id", "sessionID", "messageID", "type", "text", "time", "synthetic", "ignored"),
+		})
+	case "reasoning":
+		e.Kind = annals.KindAssistant
+		e.Reasoning = ValidText(o.str("text"))
+		ex := extras(o, "id", "sessionID", "messageID", "type", "text", "time")
+		_, dropped := scrubOpaque(o.raw("metadata"))
+		e.Metadata = safeMeta(map[string]any{"extra": ex, "opaque_reasoning_dropped": boolOrNil(dropped)})
+	case "tool":
+		e.Kind = annals.KindTool
+		st := o.obj("state")
+		tc := &annals.ToolCall{Name: SafeID(o.str("tool"), annals.MaxIDBytes), CallID: SafeID(o.str("callID"), annals.MaxIDBytes)}
+		if tc.Name == "" {
+			tc.Name = "unknown"
+		}
+		tc.Arguments = copilotArgs(st.raw("input"))
+		if st2 := st.obj("time"); st2 != nil {
+			if ts := ocTime(st2, "start"); !ts.IsZero() {
+				e.Time = ts
+			}
+		}
+		status := st.str("status")
+		switch status {
+		case "completed":
+			tc.Result = ValidText(st.str("output"))
+			tc.Outcome = annals.OutcomeSucceeded
+			if md := st.obj("metadata"); md != nil && md.isNum("exit") && md.num("exit") != 0 {
+				tc.Outcome = annals.OutcomeFailed
+			}
+		case "error":
+			tc.Result = ValidText(st.str("error"))
+			tc.Outcome = annals.OutcomeFailed
+			if strings.Contains(strings.ToLower(tc.Result), "abort") || strings.Contains(strings.ToLower(tc.Result), "interrupt") {
+				tc.Outcome = annals.OutcomeCancelled
+			}
+		}
+		tc.Result = Truncated(tc.Result, annals.MaxEntryBytes/2)
+		e.Tool = tc
+		e.Metadata = safeMeta(map[string]any{
+			"status": status,
+			"title":  st.str("title"),
+			"state":  extras(st, "status", "input", "output", "error", "time", "title"),
+			"extra":  extras(o, "id", "sessionID", "messageID", "type", "tool", "callID", "state"),
+		})
+	case "step-start", "step-finish":
+		return nil
+	case "compaction":
+		e.Kind = annals.KindSystem
+		mode := "manual"
+		if o.boolean("auto") {
+			mode = "auto"
+		}
+		e.Text = "Context compacted (" + mode + ")"
+		e.Metadata = safeMeta(map[string]any{"compaction": true, "boundary": true, "extra": extras(o, "id", "sessionID", "messageID", "type", "time")})
+	case "file":
+		e.Kind = annals.KindEvent
+		e.Channel = "opencode/file"
+		name := o.str("filename")
+		url := o.str("url")
+		if strings.HasPrefix(url, "data:") {
+			// Inline file bodies (base64 images) are not transcript text; their size is kept.
+			url = fmt.Sprintf("data: (%d bytes, not kept)", len(url))
+		}
+		e.Text = ValidText(strings.TrimSpace("file " + name + " " + url))
+		e.Metadata = safeMeta(map[string]any{"mime": o.str("mime"), "url": url, "extra": extras(o, "id", "sessionID", "messageID", "type", "filename", "mime", "url", "time")})
+	case "patch":
+		e.Kind = annals.KindEvent
+		e.Channel = "opencode/patch"
+		var files []string
+		_ = json.Unmarshal(o.raw("files"), &files)
+		e.Text = ValidText("patch " + strings.Join(files, ", "))
+		e.Metadata = safeMeta(map[string]any{"extra": extras(o, "id", "sessionID", "messageID", "type", "time")})
+	default:
+		// snapshot, agent, subtask, retry and types newer than this importer: an event that
+		// keeps the whole part, so nothing is lost.
+		e.Kind = annals.KindEvent
+		if ptype == "" {
+			ptype = "unknown"
+		}
+		e.Channel = "opencode/" + sanitizeChannel(ptype)
+		e.Text = ValidText(firstNonEmpty(o.str("text"), o.str("prompt"), o.str("description"), o.str("name")))
+		e.Metadata = safeMeta(map[string]any{"part": extras(o, "id", "sessionID", "messageID", "time")})
+	}
+	return e
+}
+
+// mergeMeta adds fields to an entry's metadata object.
+func mergeMeta(meta json.RawMessage, add map[string]any) json.RawMessage {
+	m := map[string]any{}
+	if len(meta) > 0 {
+		var cur map[string]json.RawMessage
+		if json.Unmarshal(meta, &cur) == nil {
+			for k, v := range cur {
+				m[k] = v
+			}
+		}
+	}
+	for k, v := range add {
+		m[k] = v
+	}
+	return safeMeta(m)
+}
+
+// boolOrNil keeps a true flag and drops a false one, so metadata stays small.
+func boolOrNil(b bool) any {
+	if b {
+		return true
+	}
+	return nil
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// sanitizeChannel turns a source's record type into channel segments: dots and whitespace become
+// slashes, so "session.model_change" is filterable as session/model_change.
+func sanitizeChannel(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '.' || r == ' ' || r == '\t' || r == ':':
+			return '/'
+		case r < 0x20 || r == 0x7f:
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.Trim(s, "/")
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	if s == "" {
+		return "unknown"
+	}
+	return ValidText(s)
+}

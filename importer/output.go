@@ -1,0 +1,303 @@
+package importer
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/annals-dev/annals"
+)
+
+// output is the Output of one source during a run: it validates what a parser emits, batches
+// entries into transactions, applies chats and truncations on their own so that one conflict
+// or missing rewind point does not fail a batch, and tracks the entries emitted since the last
+// checkpoint.
+type output struct {
+	ctx    context.Context
+	im     *Importer
+	run    *runState
+	src    *Source
+	format string
+	counts *Counts
+
+	line  int  // the line being parsed, for warnings without one
+	quiet bool // drop warnings (a half-written last line)
+
+	ops     []annals.CaptureOp
+	pending int // entries in ops
+
+	chats     map[string]bool
+	chatOrder []string
+	badChats  map[string]bool
+
+	sinceCP    map[string]string
+	sinceOrder []string
+
+	err error
+}
+
+func newOutput(ctx context.Context, im *Importer, run *runState, src *Source, format string, counts *Counts) *output {
+	return &output{
+		ctx: ctx, im: im, run: run, src: src, format: format, counts: counts,
+		chats: map[string]bool{}, badChats: map[string]bool{}, sinceCP: map[string]string{},
+	}
+}
+
+// Emit validates op and queues it.
+func (o *output) Emit(op annals.CaptureOp) error {
+	if o.err != nil {
+		return o.err
+	}
+	switch {
+	case op.Chat != nil:
+		c := *op.Chat
+		if c.TenantID == "" {
+			c.TenantID = o.im.opts.TenantID
+		}
+		if c.TenantID == "" {
+			c.TenantID = "local"
+		}
+		if c.UserID == "" {
+			c.UserID = o.im.opts.UserID
+		}
+		if err := c.Validate(); err != nil {
+			o.Warnf(o.line, "chat %s not imported: %s", c.ID, annals.ErrorMessage(err))
+			o.badChats[c.ID] = true
+			return nil
+		}
+		if !o.chats[c.ID] {
+			o.chats[c.ID] = true
+			o.chatOrder = append(o.chatOrder, c.ID)
+			if o.im.opts.DryRun {
+				o.counts.Chats++
+			}
+		}
+		o.ops = append(o.ops, annals.CaptureOp{Chat: &c})
+	case op.Append != nil:
+		chatID := op.Append.ChatID
+		if o.badChats[chatID] {
+			return nil
+		}
+		for _, e := range op.Append.Entries {
+			if e == nil {
+				continue
+			}
+			fitEntry(e)
+			e.ChatID = chatID
+			if err := e.Validate(); err != nil {
+				o.Warnf(o.line, "entry %s not imported: %s", e.ID, annals.ErrorMessage(err))
+				continue
+			}
+			if _, ok := o.sinceCP[chatID]; !ok {
+				o.sinceCP[chatID] = e.ID
+				o.sinceOrder = append(o.sinceOrder, chatID)
+			}
+			if o.im.opts.DryRun {
+				o.counts.Entries++
+				continue
+			}
+			o.addEntry(chatID, e)
+		}
+	case op.Run != nil:
+		if o.badChats[op.Run.ChatID] {
+			return nil
+		}
+		if err := op.Run.Validate(); err != nil {
+			o.Warnf(o.line, "run %s not imported: %s", op.Run.ID, annals.ErrorMessage(err))
+			return nil
+		}
+		o.ops = append(o.ops, op)
+	case op.Truncate != nil:
+		if o.badChats[op.Truncate.ChatID] {
+			return nil
+		}
+		if err := op.Validate(); err != nil {
+			o.Warnf(o.line, "rewind not applied: %s", annals.ErrorMessage(err))
+			return nil
+		}
+		o.ops = append(o.ops, op)
+	default:
+		return fmt.Errorf("importer: an empty capture op")
+	}
+	if o.pending >= o.im.opts.BatchSize || len(o.ops) >= 4*o.im.opts.BatchSize {
+		if err := o.flush(); err != nil {
+			return err
+		}
+	}
+	return o.err
+}
+
+// addEntry queues an entry, merging it into the previous append of the same chat.
+func (o *output) addEntry(chatID string, e *annals.Entry) {
+	o.pending++
+	if n := len(o.ops); n > 0 {
+		if a := o.ops[n-1].Append; a != nil && a.ChatID == chatID && len(a.Entries) < annals.MaxBatchEntries {
+			a.Entries = append(a.Entries, e)
+			return
+		}
+	}
+	o.ops = append(o.ops, annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: []*annals.Entry{e}}})
+}
+
+// fitEntry bounds an entry's content to annals.MaxEntryBytes by cutting the largest text
+// field, so one huge tool output is kept (cut, and marked so) instead of lost.
+func fitEntry(e *annals.Entry) {
+	sanitizeEntry(e)
+	for i := 0; i < 4 && e.Size() > annals.MaxEntryBytes; i++ {
+		over := e.Size() - annals.MaxEntryBytes + 1024
+		switch {
+		case e.Tool != nil && len(e.Tool.Result) >= len(e.Text) && len(e.Tool.Result) >= len(e.Reasoning) && len(e.Tool.Result) > over:
+			e.Tool.Result = Truncated(e.Tool.Result, len(e.Tool.Result)-over)
+		case len(e.Text) >= len(e.Reasoning) && len(e.Text) > over:
+			e.Text = Truncated(e.Text, len(e.Text)-over)
+		case len(e.Reasoning) > over:
+			e.Reasoning = Truncated(e.Reasoning, len(e.Reasoning)-over)
+		case len(e.Metadata) > 0:
+			e.Metadata = nil
+		case e.Tool != nil && len(e.Tool.Arguments) > over:
+			// Arguments are JSON: cutting them would make them invalid, so keep them as a
+			// string holding their cut text.
+			e.Tool.Arguments = jsonString(Truncated(string(e.Tool.Arguments), len(e.Tool.Arguments)-over))
+		default:
+			return
+		}
+	}
+}
+
+// TitleBySourceID records a title for the run to apply.
+func (o *output) TitleBySourceID(sourceID, title string) {
+	if sourceID == "" || title == "" || o.im.opts.DryRun {
+		return
+	}
+	if annals.ValidateID("source_id", sourceID) != nil {
+		return
+	}
+	o.run.titles = append(o.run.titles, annals.PendingTitle{SourceID: sourceID, Title: ValidText(title), CreatedAt: o.im.opts.Now()})
+}
+
+// TitleForChat records a title for the run to apply to chatID.
+func (o *output) TitleForChat(chatID, title string) {
+	if chatID == "" || title == "" || o.im.opts.DryRun {
+		return
+	}
+	if _, ok := o.run.chatTitles[chatID]; !ok {
+		o.run.chatTitles[chatID] = ValidText(title)
+		o.run.chatTitleOrder = append(o.run.chatTitleOrder, chatID)
+	}
+}
+
+// Warnf counts a skipped line or record and keeps the first few.
+func (o *output) Warnf(line int, format string, args ...any) {
+	if o.quiet {
+		return
+	}
+	o.counts.Warnings++
+	if len(o.run.report.WarningList) < o.im.opts.MaxWarnings {
+		o.run.report.WarningList = append(o.run.report.WarningList, Warning{Path: o.src.Path, Line: line, Message: fmt.Sprintf(format, args...)})
+	}
+}
+
+// settle marks a checkpoint: what was emitted so far is final.
+func (o *output) settle() {
+	if len(o.sinceOrder) > 0 {
+		clear(o.sinceCP)
+		o.sinceOrder = o.sinceOrder[:0]
+	}
+}
+
+// provisional lists the first entry emitted since the last checkpoint, per chat.
+func (o *output) provisional() []annals.ProvisionalEntry {
+	var out []annals.ProvisionalEntry
+	for _, chatID := range o.sinceOrder {
+		out = append(out, annals.ProvisionalEntry{ChatID: chatID, EntryID: o.sinceCP[chatID]})
+	}
+	return out
+}
+
+// truncateProvisional removes an entry stored in a preliminary form, and what follows it.
+func (o *output) truncateProvisional(p annals.ProvisionalEntry) {
+	if o.im.opts.DryRun || o.err != nil {
+		return
+	}
+	res, err := o.im.store.TruncateChat(o.ctx, p.ChatID, annals.TruncatePoint{EntryID: p.EntryID})
+	switch {
+	case err == nil:
+		o.counts.Removed += res.Removed
+	case annals.ErrorCode(err) == annals.ENOTFOUND:
+		// Already gone (the chat was deleted, or a previous run truncated it and failed).
+	default:
+		o.err = fmt.Errorf("removing provisional entries of %s: %w", p.ChatID, err)
+	}
+}
+
+// flush applies the queued ops: chats and truncations one by one, runs of appends and runs as
+// one transaction each.
+func (o *output) flush() error {
+	if o.err != nil {
+		return o.err
+	}
+	ops := o.ops
+	o.ops, o.pending = nil, 0
+	if o.im.opts.DryRun || len(ops) == 0 {
+		return nil
+	}
+	st := o.im.store
+	var seg []annals.CaptureOp
+	capture := func() error {
+		if len(seg) == 0 {
+			return nil
+		}
+		res, err := st.Capture(o.ctx, seg)
+		seg = nil
+		if err != nil {
+			return fmt.Errorf("writing entries of %s: %w", o.src.Path, err)
+		}
+		o.counts.Entries += res.EntriesAppended
+		o.counts.Skipped += res.EntriesSkipped
+		o.counts.Removed += res.EntriesRemoved
+		return nil
+	}
+	for _, op := range ops {
+		switch {
+		case op.Chat != nil:
+			if err := capture(); err != nil {
+				o.err = err
+				return err
+			}
+			res, err := st.Capture(o.ctx, []annals.CaptureOp{op})
+			switch {
+			case err == nil:
+				o.counts.Chats += res.ChatsCreated
+			case annals.ErrorCode(err) == annals.ECONFLICT:
+				// The chat exists with other immutable data: a chat first imported from a
+				// partial file (before its model was known), or by an older parser. The
+				// stored chat stands; its transcript is still completed.
+			default:
+				o.err = fmt.Errorf("creating chat %s: %w", op.Chat.ID, err)
+				return o.err
+			}
+		case op.Truncate != nil:
+			if err := capture(); err != nil {
+				o.err = err
+				return err
+			}
+			res, err := st.TruncateChat(o.ctx, op.Truncate.ChatID, op.Truncate.Point)
+			switch {
+			case err == nil:
+				o.counts.Removed += res.Removed
+			case annals.ErrorCode(err) == annals.ENOTFOUND:
+				o.Warnf(o.line, "rewind of chat %s: %s", op.Truncate.ChatID, annals.ErrorMessage(err))
+			default:
+				o.err = fmt.Errorf("rewinding chat %s: %w", op.Truncate.ChatID, err)
+				return o.err
+			}
+		default:
+			seg = append(seg, op)
+		}
+	}
+	if err := capture(); err != nil {
+		o.err = err
+		return err
+	}
+	o.run.progressWith(o.src.Path, o.counts)
+	return nil
+}

@@ -1,0 +1,361 @@
+package importer
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/annals-dev/annals"
+)
+
+// MaxLineBytes bounds one line of a line format. A longer line is skipped with a warning and
+// read past without being kept in memory.
+const MaxLineBytes = 64 << 20
+
+// importSource imports one candidate: it compares the source with its import state, reads what
+// changed, applies it, and saves the new state.
+func (im *Importer) importSource(ctx context.Context, c Candidate, run *runState) (*Counts, error) {
+	counts := &Counts{}
+	path, err := filepath.Abs(c.Path)
+	if err != nil {
+		return counts, fmt.Errorf("resolving %s: %w", c.Path, err)
+	}
+	src, fi, err := statSource(path)
+	if err != nil {
+		return counts, fmt.Errorf("reading %s: %w", path, err)
+	}
+	prev, err := im.store.FindImportSource(ctx, path)
+	if annals.ErrorCode(err) == annals.ENOTFOUND {
+		prev, err = nil, nil
+	}
+	if err != nil {
+		return counts, fmt.Errorf("reading import state of %s: %w", path, err)
+	}
+	if prev != nil && prev.Format != c.Format.Name() {
+		// Another format read this path before (a file that changed shape, or a forced
+		// format): start over, keeping the chat list so the bookkeeping stays complete.
+		prev = &annals.ImportSource{Path: path, ChatIDs: prev.ChatIDs, Entries: prev.Entries}
+	}
+	if prev != nil && prev.Format != "" && prev.GoneAt == nil && prev.LastError == "" &&
+		prev.Size == src.Size && prev.ModTime.Equal(src.ModTime) {
+		counts.Unchanged++
+		return counts, nil
+	}
+
+	out := newOutput(ctx, im, run, src, c.Format.Name(), counts)
+	next := &annals.ImportSource{Path: path, Format: c.Format.Name(), Size: src.Size, ModTime: src.ModTime, ImportedAt: im.opts.Now()}
+	if prev != nil {
+		next.ChatIDs, next.Entries = prev.ChatIDs, prev.Entries
+		// Entries stored in a preliminary form (a tool call without its result) are read
+		// again from the checkpoint before them, so they are removed first.
+		for _, p := range prev.Provisional {
+			out.truncateProvisional(p)
+		}
+	}
+
+	switch p := c.Format.(type) {
+	case LineParser:
+		err = im.readLines(ctx, p, src, prev, next, out)
+	case FileParser:
+		err = im.readWhole(ctx, p, src, fi, prev, next, out, counts)
+	default:
+		err = fmt.Errorf("format %s implements neither LineParser nor FileParser", c.Format.Name())
+	}
+	if err == nil {
+		err = out.flush()
+	}
+	if err == nil {
+		err = out.err
+	}
+	if errors.Is(err, errUnchanged) {
+		counts.Unchanged++
+		err = nil
+	}
+	if im.opts.DryRun {
+		return counts, err
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return counts, err
+		}
+		// Keep the old checkpoint, so the next run reads the same bytes again; the error
+		// makes the next run retry even if the source does not change.
+		failed := next
+		if prev != nil {
+			cp := *prev
+			failed = &cp
+			failed.Format = c.Format.Name()
+		}
+		failed.Path, failed.LastError = path, describeErr(err)
+		failed.ChatIDs = mergeIDs(failed.ChatIDs, out.chatOrder)
+		if serr := im.store.SaveImportSource(ctx, failed); serr != nil {
+			return counts, errors.Join(err, serr)
+		}
+		return counts, err
+	}
+	next.ChatIDs = mergeIDs(next.ChatIDs, out.chatOrder)
+	next.Entries += int64(counts.Entries - counts.Removed)
+	if next.Entries < 0 {
+		next.Entries = 0
+	}
+	if err := im.store.SaveImportSource(ctx, next); err != nil {
+		return counts, fmt.Errorf("saving import state of %s: %w", path, err)
+	}
+	return counts, nil
+}
+
+// errUnchanged reports a source whose content is what was imported last time.
+var errUnchanged = errors.New("unchanged")
+
+// readWhole reads a FileParser source when its content hash differs from the last import.
+func (im *Importer) readWhole(ctx context.Context, p FileParser, src *Source, fi fs.FileInfo, prev, next *annals.ImportSource, out *output, counts *Counts) error {
+	sum, err := fingerprint(src.Path, fi)
+	if err != nil {
+		return err
+	}
+	next.Hash = sum
+	if prev != nil && prev.Hash == sum && prev.LastError == "" && prev.GoneAt == nil {
+		// Touched but not changed: remember the new size and time, read nothing.
+		return errUnchanged
+	}
+	if err := p.ParseFile(ctx, src, out); err != nil {
+		return fmt.Errorf("%s: %w", src.Path, err)
+	}
+	return nil
+}
+
+// fingerprint is the hex SHA-256 of a file's content, or of a directory's listing (relative
+// path, size and modification time of every file beneath it).
+func fingerprint(path string, fi fs.FileInfo) (string, error) {
+	h := sha256.New()
+	if !fi.IsDir() {
+		r, err := openReadOnly(path)
+		if err != nil {
+			return "", err
+		}
+		defer r.Close()
+		if _, err := io.Copy(h, r); err != nil {
+			return "", fmt.Errorf("reading %s: %w", path, err)
+		}
+		return hex.EncodeToString(h.Sum(nil)), nil
+	}
+	var lines []string
+	_ = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(path, p)
+		lines = append(lines, fmt.Sprintf("%s\x00%d\x00%d", rel, info.Size(), info.ModTime().UnixNano()))
+		return nil
+	})
+	sort.Strings(lines)
+	for _, l := range lines {
+		h.Write([]byte(l))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// checkpoint is a settled point of a line file: where the next import resumes.
+type checkpoint struct {
+	offset int64
+	line   int
+	state  json.RawMessage
+	hash   []byte // the marshalled SHA-256 state over the bytes before offset
+}
+
+// readLines reads a LineParser source from its last checkpoint (when the bytes before it are
+// unchanged) or from the start.
+func (im *Importer) readLines(ctx context.Context, p LineParser, src *Source, prev, next *annals.ImportSource, out *output) error {
+	f, err := os.Open(src.Path)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", src.Path, err)
+	}
+	defer f.Close()
+
+	h := sha256.New()
+	cp := checkpoint{}
+	if prev != nil && prev.Offset > 0 && prev.Offset <= src.Size && prev.Hash != "" {
+		n, err := io.CopyN(h, f, prev.Offset)
+		if err == nil && n == prev.Offset && hex.EncodeToString(h.Sum(nil)) == prev.Hash {
+			cp = checkpoint{offset: prev.Offset, line: prev.Line, state: prev.State}
+		} else {
+			// The file was rewritten, not appended to: read it all again. Entries already
+			// stored are skipped by id.
+			h.Reset()
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return fmt.Errorf("rewinding %s: %w", src.Path, err)
+			}
+		}
+	}
+	sess, err := p.NewSession(src, cp.state)
+	if err != nil && cp.state != nil {
+		// A state written by another version of the parser: start over.
+		h.Reset()
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("rewinding %s: %w", src.Path, err)
+		}
+		cp = checkpoint{}
+		sess, err = p.NewSession(src, nil)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", src.Path, err)
+	}
+	if cp.hash, err = marshalHash(h); err != nil {
+		return err
+	}
+
+	r := bufio.NewReaderSize(f, 256<<10)
+	offset, line := cp.offset, cp.line
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b, complete, tooLong, rerr := readLine(r, MaxLineBytes)
+		if rerr != nil && !errors.Is(rerr, io.EOF) {
+			return fmt.Errorf("reading %s: %w", src.Path, rerr)
+		}
+		if len(b) == 0 && !tooLong && errors.Is(rerr, io.EOF) {
+			break
+		}
+		if !complete {
+			// The last line has no line ending yet: the tool may be writing it. It is parsed
+			// provisionally (its entries are read again with the rest of the line next time)
+			// and a parse failure is not reported, since the line may be half written.
+			if !tooLong {
+				out.line, out.quiet = line+1, true
+				err := sess.Line(ctx, line+1, trimEOL(b), out)
+				out.quiet = false
+				if err != nil {
+					return err
+				}
+			}
+			break
+		}
+		line++
+		offset += int64(len(b))
+		h.Write(b)
+		out.line = line
+		if tooLong {
+			out.Warnf(line, "line is longer than %d bytes; skipped", MaxLineBytes)
+		} else if err := sess.Line(ctx, line, trimEOL(b), out); err != nil {
+			return err
+		}
+		if out.err != nil {
+			return out.err
+		}
+		if sess.Settled() {
+			st, err := sess.State()
+			if err != nil {
+				return fmt.Errorf("%s line %d: saving parser state: %w", src.Path, line, err)
+			}
+			hs, err := marshalHash(h)
+			if err != nil {
+				return err
+			}
+			cp = checkpoint{offset: offset, line: line, state: st, hash: hs}
+			out.settle()
+		}
+		if errors.Is(rerr, io.EOF) {
+			break
+		}
+	}
+	if err := sess.Finish(ctx, out); err != nil {
+		return err
+	}
+	sum, err := sumMarshalled(cp.hash)
+	if err != nil {
+		return err
+	}
+	next.Offset, next.Line, next.State, next.Hash = cp.offset, cp.line, cp.state, sum
+	next.Provisional = out.provisional()
+	return nil
+}
+
+// readLine returns the next line with its line ending. complete is false for a last line
+// without '\n'. A line longer than max is read to its end but not kept (tooLong).
+func readLine(r *bufio.Reader, max int) (line []byte, complete, tooLong bool, err error) {
+	var buf []byte
+	n := 0
+	for {
+		frag, err := r.ReadSlice('\n')
+		n += len(frag)
+		if !tooLong {
+			if n > max+2 {
+				tooLong, buf = true, nil
+			} else {
+				buf = append(buf, frag...)
+			}
+		}
+		switch {
+		case err == nil:
+			if tooLong {
+				return nil, true, true, nil
+			}
+			return buf, true, false, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			if tooLong {
+				return nil, false, true, err
+			}
+			return buf, false, false, err
+		}
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte{'\n'})
+	return bytes.TrimSuffix(b, []byte{'\r'})
+}
+
+func marshalHash(h hash.Hash) ([]byte, error) {
+	m, ok := h.(encoding.BinaryMarshaler)
+	if !ok {
+		return nil, errors.New("sha256 state cannot be saved")
+	}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return nil, fmt.Errorf("saving sha256 state: %w", err)
+	}
+	return b, nil
+}
+
+func sumMarshalled(state []byte) (string, error) {
+	h := sha256.New()
+	if len(state) > 0 {
+		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(state); err != nil {
+			return "", fmt.Errorf("restoring sha256 state: %w", err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func mergeIDs(a, b []string) []string {
+	seen := make(map[string]bool, len(a)+len(b))
+	out := make([]string, 0, len(a)+len(b))
+	for _, s := range append(append([]string{}, a...), b...) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,278 @@
+package importer
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver the database sources are read with
+)
+
+// sqliteMagic starts every SQLite 3 database file.
+var sqliteMagic = []byte("SQLite format 3\x00")
+
+// isSQLite reports whether head is the start of a SQLite database file.
+func isSQLite(head []byte) bool { return bytes.HasPrefix(head, sqliteMagic) }
+
+// openSourceDB opens a SQLite source strictly read-only: mode=ro makes the engine refuse every
+// write, so a bug here can never damage the history the user is importing from. The URI is
+// built with net/url so that a path holding '?' or '#' cannot smuggle in other parameters.
+func openSourceDB(ctx context.Context, path string) (*sql.DB, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s read-only: %w", path, err)
+	}
+	// An absolute path makes the URI file:///..., never file://host/... .
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: "mode=ro&_pragma=busy_timeout(5000)"}
+	db, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return nil, fmt.Errorf("opening %s read-only: %w", path, err)
+	}
+	// One connection: the parsers read sequentially, and a source database is someone else's
+	// file, so we hold as few locks on it as we can.
+	db.SetMaxOpenConns(1)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening %s read-only: %w", path, err)
+	}
+	return db, nil
+}
+
+// sqliteTables returns the names of the tables (and views) of db, lowercased.
+func sqliteTables(ctx context.Context, db *sql.DB) (map[string]bool, error) {
+	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type IN ('table', 'view')`)
+	if err != nil {
+		return nil, fmt.Errorf("listing tables: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, fmt.Errorf("listing tables: %w", err)
+		}
+		out[strings.ToLower(name)] = true
+	}
+	return out, rows.Err()
+}
+
+// detectSQLiteTables reports whether the file at path is a SQLite database holding every one of
+// the tables. Detect uses it: the head only says "SQLite", the tables say whose database it is.
+func detectSQLiteTables(path string, head []byte, tables ...string) bool {
+	if !isSQLite(head) {
+		return false
+	}
+	ctx := context.Background()
+	db, err := openSourceDB(ctx, path)
+	if err != nil {
+		return false
+	}
+	defer db.Close()
+	have, err := sqliteTables(ctx, db)
+	if err != nil {
+		return false
+	}
+	for _, t := range tables {
+		if !have[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// tableColumns returns the lowercased column names of table. The name comes from our own
+// constants, never from the source, so quoting it into the PRAGMA is safe.
+func tableColumns(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
+	rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
+	if err != nil {
+		return nil, fmt.Errorf("reading the columns of %s: %w", table, err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, fmt.Errorf("reading the columns of %s: %w", table, err)
+		}
+		out[strings.ToLower(name)] = true
+	}
+	return out, rows.Err()
+}
+
+// pickColumn returns the first of the candidate names that cols holds, or "". The schemas of the
+// reference systems are inferred from their documentation, so each field accepts the few names a
+// reasonable schema would give it (session_id or session, type or event_type, ...).
+func pickColumn(cols map[string]bool, candidates ...string) string {
+	for _, c := range candidates {
+		if cols[c] {
+			return c
+		}
+	}
+	return ""
+}
+
+// rowMap reads the current row of rows into a map from lowercased column name to value, with
+// []byte turned into string, so the parsers can look fields up by name whatever the column
+// order or the set of optional columns is.
+func rowMap(rows *sql.Rows, cols []string) (map[string]any, error) {
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, err
+	}
+	m := make(map[string]any, len(cols))
+	for i, c := range cols {
+		v := vals[i]
+		if b, ok := v.([]byte); ok {
+			v = string(b)
+		}
+		m[strings.ToLower(c)] = v
+	}
+	return m, nil
+}
+
+// queryMaps runs query and returns every row as a map (see rowMap). A row that cannot be
+// scanned is reported through warn with its 1-based position and skipped.
+func queryMaps(ctx context.Context, db *sql.DB, query string, args ...any) ([]map[string]any, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	var out []map[string]any
+	for rows.Next() {
+		m, err := rowMap(rows, cols)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// colString returns the value of a column as a string ("" for NULL or absent).
+func colString(m map[string]any, col string) string {
+	if col == "" {
+		return ""
+	}
+	switch v := m[col].(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case int64:
+		return fmt.Sprint(v)
+	case float64:
+		return fmt.Sprint(v)
+	case bool:
+		if v {
+			return "1"
+		}
+		return "0"
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// colInt returns the value of a column as an integer (0 for NULL, absent or not a number).
+func colInt(m map[string]any, col string) int64 {
+	if col == "" {
+		return 0
+	}
+	switch v := m[col].(type) {
+	case int64:
+		return v
+	case float64:
+		return int64(v)
+	case string:
+		var n int64
+		if _, err := fmt.Sscan(v, &n); err == nil {
+			return n
+		}
+	case bool:
+		if v {
+			return 1
+		}
+	}
+	return 0
+}
+
+// colFloat returns the value of a column as a float (0 for NULL, absent or not a number).
+func colFloat(m map[string]any, col string) float64 {
+	if col == "" {
+		return 0
+	}
+	switch v := m[col].(type) {
+	case int64:
+		return float64(v)
+	case float64:
+		return v
+	case string:
+		var f float64
+		if _, err := fmt.Sscan(v, &f); err == nil {
+			return f
+		}
+	}
+	return 0
+}
+
+// colBool reads a boolean column: SQLite keeps booleans as 0/1 integers, some schemas as text.
+func colBool(m map[string]any, col string) bool {
+	switch strings.ToLower(colString(m, col)) {
+	case "1", "true", "yes", "t":
+		return true
+	}
+	return false
+}
+
+// colTime reads a time column: RFC 3339 text, SQLite's "YYYY-MM-DD HH:MM:SS" text, or a Unix
+// epoch in seconds, milliseconds, microseconds or nanoseconds.
+func colTime(m map[string]any, col string) time.Time {
+	if col == "" {
+		return time.Time{}
+	}
+	switch v := m[col].(type) {
+	case int64:
+		return ParseTime(float64(v))
+	case float64:
+		return ParseTime(v)
+	case time.Time:
+		return v.UTC()
+	case string:
+		if t := ParseTime(v); !t.IsZero() {
+			return t
+		}
+		var f float64
+		if _, err := fmt.Sscan(v, &f); err == nil && !strings.ContainsAny(v, "-:T ") {
+			return ParseTime(f)
+		}
+	}
+	return time.Time{}
+}
+
+// rawJSON returns s as JSON when it is a valid JSON document, and else s as a JSON string, so a
+// column that should hold JSON but holds plain text still ends up as valid metadata/arguments.
+func rawJSON(s string) json.RawMessage {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	if json.Valid([]byte(s)) {
+		return validJSON(json.RawMessage(s))
+	}
+	b, _ := json.Marshal(ValidText(s))
+	return b
+}

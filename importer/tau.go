@@ -1,0 +1,290 @@
+package importer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/annals-dev/annals"
+)
+
+// tau imports Tau's local history, ~/.config/tau/history.sqlite (reference 002): each session
+// with its immutable creation attributes and its active flat transcript (user content,
+// assistant text segments, completed tool calls with name, arguments, result and outcome).
+// Tau's schema is not published; the importer reads the one docs/IMPORT.md describes, inferred
+// from the documentation, and accepts the usual alternative column names:
+//
+//	history_sessions(id, created_at, attributes?)
+//	history_attributes(session_id, key, value)   -- when attributes are not a JSON column
+//	history_entries(session_id, seq, id, source_id, kind, text, tool_name, arguments, result,
+//	                outcome, created_at)
+//
+// Tau's history is already what annals's capture model is (annals grew out of it), so the
+// mapping is one to one: a session is a chat, an entry an entry with the same id, source id and
+// order. Tau's own source attribute (tui, telegram, ...) is kept as tau_source, since annals's
+// source names the importer.
+type tau struct{}
+
+func (tau) Name() string { return "tau" }
+
+func (tau) Detect(path string, head []byte) bool {
+	return detectSQLiteTables(path, head, "history_sessions", "history_entries")
+}
+
+func (tau) DefaultPaths(home string) []string {
+	return []string{filepath.Join(home, ".config", "tau", "history.sqlite")}
+}
+
+func (f tau) ParseFile(ctx context.Context, src *Source, out Output) error {
+	db, err := openSourceDB(ctx, src.Path)
+	if err != nil {
+		return fmt.Errorf("tau: %w", err)
+	}
+	defer db.Close()
+	tables, err := sqliteTables(ctx, db)
+	if err != nil {
+		return fmt.Errorf("tau: %w", err)
+	}
+	sc, err := tableColumns(ctx, db, "history_sessions")
+	if err != nil {
+		return fmt.Errorf("tau: %w", err)
+	}
+	ec, err := tableColumns(ctx, db, "history_entries")
+	if err != nil {
+		return fmt.Errorf("tau: %w", err)
+	}
+	sID := pickColumn(sc, "id", "session_id")
+	sCreated := pickColumn(sc, "created_at", "started_at", "created")
+	sAttrs := pickColumn(sc, "attributes", "attributes_json", "attrs")
+	eSession := pickColumn(ec, "session_id", "session")
+	eSeq := pickColumn(ec, "seq", "position", "ordinal")
+	eID := pickColumn(ec, "id", "entry_id")
+	eSource := pickColumn(ec, "source_id", "source_message_id", "message_id")
+	eKind := pickColumn(ec, "kind", "role", "type")
+	eText := pickColumn(ec, "text", "content", "body")
+	eTool := pickColumn(ec, "tool_name", "tool", "name")
+	eArgs := pickColumn(ec, "arguments", "tool_arguments", "args", "input")
+	eResult := pickColumn(ec, "result", "tool_result", "output")
+	eOutcome := pickColumn(ec, "outcome", "status")
+	eCallID := pickColumn(ec, "call_id", "tool_call_id")
+	eTime := pickColumn(ec, "created_at", "time", "ts", "timestamp")
+	eReasoning := pickColumn(ec, "reasoning")
+	eMeta := pickColumn(ec, "metadata", "meta")
+	if sID == "" || eSession == "" || eKind == "" {
+		return fmt.Errorf("tau: %s: history_sessions(id) and history_entries(session_id, kind) are required (see docs/IMPORT.md)", src.Path)
+	}
+
+	// Attributes: a JSON column, and/or a key-value table.
+	attrTable := ""
+	for _, t := range []string{"history_attributes", "history_session_attributes", "attributes"} {
+		if tables[t] {
+			attrTable = t
+			break
+		}
+	}
+	kv := map[string]map[string]string{}
+	if attrTable != "" {
+		ac, err := tableColumns(ctx, db, attrTable)
+		if err == nil {
+			aSession, aKey, aValue := pickColumn(ac, "session_id", "session"), pickColumn(ac, "key", "name"), pickColumn(ac, "value")
+			if aSession != "" && aKey != "" && aValue != "" {
+				rows, err := queryMaps(ctx, db, `SELECT * FROM "`+attrTable+`" ORDER BY rowid`)
+				if err != nil {
+					return fmt.Errorf("tau: reading %s: %w", attrTable, err)
+				}
+				for _, m := range rows {
+					sid := colString(m, aSession)
+					if kv[sid] == nil {
+						kv[sid] = map[string]string{}
+					}
+					kv[sid][colString(m, aKey)] = colString(m, aValue)
+				}
+			}
+		}
+	}
+
+	order := "rowid"
+	if sCreated != "" {
+		order = `"` + sCreated + `", rowid`
+	}
+	sessions, err := queryMaps(ctx, db, `SELECT * FROM history_sessions ORDER BY `+order)
+	if err != nil {
+		return fmt.Errorf("tau: reading history_sessions: %w", err)
+	}
+	eorder := `"` + eSession + `", rowid`
+	if eSeq != "" {
+		eorder = `"` + eSession + `", "` + eSeq + `", rowid`
+	}
+	entryRows, err := queryMaps(ctx, db, `SELECT rowid AS annals_rowid, * FROM history_entries ORDER BY `+eorder)
+	if err != nil {
+		return fmt.Errorf("tau: reading history_entries: %w", err)
+	}
+	bySession := map[string][]map[string]any{}
+	for _, m := range entryRows {
+		bySession[colString(m, eSession)] = append(bySession[colString(m, eSession)], m)
+	}
+
+	known := map[string]bool{}
+	for _, sm := range sessions {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		sid := colString(sm, sID)
+		if sid == "" {
+			continue
+		}
+		known[sid] = true
+		attrs := annals.Attributes{}
+		if raw := colString(sm, sAttrs); raw != "" {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(raw), &m); err != nil {
+				out.Warnf(0, "history_sessions %s: attributes are not a JSON object; dropped", sid)
+			}
+			for k, v := range m {
+				if s, ok := v.(string); ok {
+					attrs[k] = s
+				} else if b, err := json.Marshal(v); err == nil {
+					attrs[k] = string(b)
+				}
+			}
+		}
+		for k, v := range kv[sid] {
+			attrs[k] = v
+		}
+		chat := &annals.Chat{ID: ChatID(f.Name(), sid), Attributes: tauAttributes(attrs, f.Name(), func(msg string) { out.Warnf(0, "history_sessions %s: %s", sid, msg) }), CreatedAt: colTime(sm, sCreated)}
+		if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
+			return err
+		}
+		ents := f.entries(bySession[sid], tauCols{eID, eSource, eKind, eText, eTool, eArgs, eResult, eOutcome, eCallID, eTime, eReasoning, eMeta, eSeq}, chat, out)
+		for len(ents) > 0 {
+			n := min(len(ents), annals.MaxBatchEntries)
+			if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chat.ID, Entries: ents[:n]}}); err != nil {
+				return err
+			}
+			ents = ents[n:]
+		}
+	}
+	// Entries of a session with no session row are still history: their chat is made from
+	// what the entries say.
+	var orphans []string
+	for sid := range bySession {
+		if !known[sid] && sid != "" {
+			orphans = append(orphans, sid)
+		}
+	}
+	sort.Strings(orphans)
+	for _, sid := range orphans {
+		out.Warnf(0, "history_entries: session %s has no history_sessions row; imported without attributes", sid)
+		chat := &annals.Chat{ID: ChatID(f.Name(), sid), Attributes: annals.Attributes{"source": f.Name()}}
+		if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
+			return err
+		}
+		ents := f.entries(bySession[sid], tauCols{eID, eSource, eKind, eText, eTool, eArgs, eResult, eOutcome, eCallID, eTime, eReasoning, eMeta, eSeq}, chat, out)
+		if len(ents) > 0 {
+			if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chat.ID, Entries: ents}}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// tauAttributes keeps Tau's attributes, renaming its own source to tau_source and bounding the
+// set to what a chat can hold.
+func tauAttributes(in annals.Attributes, source string, warn func(string)) annals.Attributes {
+	out := annals.Attributes{"source": source}
+	keys := make([]string, 0, len(in))
+	for k := range in {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := in[k]
+		name := k
+		if k == "source" {
+			name = "tau_source"
+		}
+		if name == "" || len(name) > annals.MaxAttrKeyBytes || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			warn(fmt.Sprintf("attribute %.40q has an unusable name; dropped", k))
+			continue
+		}
+		if len(out) >= annals.MaxAttributes {
+			warn(fmt.Sprintf("more than %d attributes; %q and later ones dropped", annals.MaxAttributes, k))
+			break
+		}
+		out[name] = Truncated(ValidText(v), annals.MaxAttrValueBytes)
+	}
+	return out
+}
+
+type tauCols struct{ id, source, kind, text, tool, args, result, outcome, callID, when, reasoning, meta, seq string }
+
+func (f tau) entries(rows []map[string]any, c tauCols, chat *annals.Chat, out Output) []*annals.Entry {
+	var ents []*annals.Entry
+	last := chat.CreatedAt
+	for _, m := range rows {
+		id := colString(m, c.id)
+		if id == "" {
+			id = "seq-" + firstNonEmpty(colString(m, c.seq), colString(m, "annals_rowid"))
+		}
+		when := colTime(m, c.when)
+		if when.IsZero() {
+			when = last
+		}
+		last = when
+		e := &annals.Entry{ID: SafeID(id, annals.MaxIDBytes), Time: when, Text: ValidText(colString(m, c.text)), Reasoning: ValidText(colString(m, c.reasoning))}
+		if s := colString(m, c.source); s != "" {
+			e.SourceIDs = []string{SafeID(s, annals.MaxIDBytes)}
+		}
+		kind := strings.ToLower(colString(m, c.kind))
+		meta := map[string]any{}
+		if raw := colString(m, c.meta); raw != "" {
+			scrubbed, _ := scrubOpaque(rawJSON(raw))
+			meta["tau"] = scrubbed
+		}
+		switch kind {
+		case "user", "human":
+			e.Kind = annals.KindUser
+		case "assistant", "model":
+			e.Kind = annals.KindAssistant
+		case "system", "warning", "note":
+			e.Kind = annals.KindSystem
+			if kind != "system" {
+				meta["tau_kind"] = kind
+			}
+		case "tool", "tool_call":
+			e.Kind = annals.KindTool
+			e.Tool = &annals.ToolCall{Name: copilotToolName(colString(m, c.tool)), CallID: SafeID(colString(m, c.callID), annals.MaxIDBytes),
+				Arguments: rawJSON(colString(m, c.args)), Result: Truncated(ValidText(colString(m, c.result)), annals.MaxEntryBytes/4),
+				Outcome: tauOutcome(colString(m, c.outcome))}
+			if o := colString(m, c.outcome); o != "" && string(e.Tool.Outcome) != strings.ToLower(o) {
+				meta["tau_outcome"] = o
+			}
+		default:
+			e.Kind = annals.KindEvent
+			e.Channel = "tau/" + sanitizeChannel(firstNonEmpty(kind, "unknown"))
+		}
+		e.Metadata = Metadata(meta)
+		ents = append(ents, e)
+	}
+	return ents
+}
+
+// tauOutcome maps a terminal outcome onto annals's four; Tau records only completed calls, so
+// an unknown value is kept in metadata and the outcome left empty.
+func tauOutcome(s string) annals.Outcome {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "succeeded", "success", "ok", "completed", "done":
+		return annals.OutcomeSucceeded
+	case "failed", "failure", "error", "errored":
+		return annals.OutcomeFailed
+	case "blocked", "denied", "rejected", "refused":
+		return annals.OutcomeBlocked
+	case "cancelled", "canceled", "aborted", "interrupted":
+		return annals.OutcomeCancelled
+	}
+	return ""
+}

@@ -1,0 +1,507 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/annals-dev/annals"
+)
+
+// Capture applies ops in order in one transaction; see annals.CaptureStore.
+func (db *DB) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.CaptureResult, error) {
+	return db.capture(ctx, ops, nil)
+}
+
+// capture applies ops in one transaction and then, still inside it, runs after (when set), so
+// single-op methods can read derived state (the last seq) that no concurrent writer has moved.
+func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp, after func(w *writer) error) (*annals.CaptureResult, error) {
+	if db.readOnly {
+		return nil, errReadOnly()
+	}
+	for i := range ops {
+		if err := ops[i].Validate(); err != nil {
+			return nil, &annals.BatchError{Index: i, Err: err}
+		}
+	}
+	var res annals.CaptureResult
+	err := db.writeTx(ctx, func(tx pgx.Tx) error {
+		res = annals.CaptureResult{} // a retried transaction starts counting again
+		w := &writer{db: db, tx: tx, ctx: ctx, now: db.now().UTC()}
+		if err := w.lockChats(ops); err != nil {
+			return err
+		}
+		for i := range ops {
+			if err := w.apply(&ops[i], &res); err != nil {
+				return &annals.BatchError{Index: i, Err: err}
+			}
+		}
+		if after != nil {
+			return after(w)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// captureOne runs a single op and unwraps the batch error, since a one-op batch has no index
+// worth reporting.
+func (db *DB) captureOne(ctx context.Context, op annals.CaptureOp, after func(w *writer) error) (*annals.CaptureResult, error) {
+	res, err := db.capture(ctx, []annals.CaptureOp{op}, after)
+	var be *annals.BatchError
+	if errors.As(err, &be) {
+		return nil, be.Err
+	}
+	return res, err
+}
+
+// CreateChat creates a chat idempotently; see annals.CaptureStore.
+func (db *DB) CreateChat(ctx context.Context, chat *annals.Chat) (*annals.Chat, error) {
+	if chat == nil {
+		return nil, annals.Errorf(annals.EINVALID, "chat is required")
+	}
+	if _, err := db.captureOne(ctx, annals.CaptureOp{Chat: chat}, nil); err != nil {
+		return nil, err
+	}
+	return db.FindChatByID(ctx, chat.ID)
+}
+
+// AppendEntries appends entries idempotently; see annals.CaptureStore.
+func (db *DB) AppendEntries(ctx context.Context, chatID string, entries []*annals.Entry) (*annals.AppendResult, error) {
+	var last int64
+	res, err := db.captureOne(ctx, annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries}}, lastSeqInto(chatID, &last))
+	if err != nil {
+		return nil, err
+	}
+	return &annals.AppendResult{Appended: res.EntriesAppended, Skipped: res.EntriesSkipped, LastSeq: last}, nil
+}
+
+// TruncateChat rewinds a chat; see annals.CaptureStore.
+func (db *DB) TruncateChat(ctx context.Context, chatID string, point annals.TruncatePoint) (*annals.TruncateResult, error) {
+	var last int64
+	res, err := db.captureOne(ctx, annals.CaptureOp{Truncate: &annals.TruncateOp{ChatID: chatID, Point: point}}, lastSeqInto(chatID, &last))
+	if err != nil {
+		return nil, err
+	}
+	return &annals.TruncateResult{Removed: res.EntriesRemoved, LastSeq: last}, nil
+}
+
+// RecordRun upserts a run; see annals.CaptureStore.
+func (db *DB) RecordRun(ctx context.Context, run *annals.Run) (*annals.Run, error) {
+	if run == nil {
+		return nil, annals.Errorf(annals.EINVALID, "run is required")
+	}
+	if _, err := db.captureOne(ctx, annals.CaptureOp{Run: run}, nil); err != nil {
+		return nil, err
+	}
+	runs, err := db.FindRuns(ctx, run.ChatID)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range runs {
+		if r.ID == run.ID {
+			return r, nil
+		}
+	}
+	return nil, annals.Internal("record run", errors.New("run vanished after commit"))
+}
+
+// lastSeqInto reads a chat's last seq inside the write transaction that just changed it.
+func lastSeqInto(chatID string, last *int64) func(w *writer) error {
+	return func(w *writer) error {
+		c, err := w.findChat(chatID)
+		if err != nil {
+			return err
+		}
+		*last = c.lastSeq
+		return nil
+	}
+}
+
+// writer applies capture ops inside one transaction.
+type writer struct {
+	db  *DB
+	ctx context.Context
+	tx  pgx.Tx
+	now time.Time
+}
+
+func (w *writer) exec(query string, args ...any) (int64, error) {
+	tag, err := w.tx.Exec(w.ctx, rebind(query), args...)
+	if err != nil {
+		return 0, w.db.storeErr("exec", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+func (w *writer) apply(op *annals.CaptureOp, res *annals.CaptureResult) error {
+	switch {
+	case op.Chat != nil:
+		return w.createChat(op.Chat, res)
+	case op.Append != nil:
+		return w.append(op.Append, res)
+	case op.Truncate != nil:
+		return w.truncate(op.Truncate, res)
+	default:
+		return w.recordRun(op.Run, res)
+	}
+}
+
+// lockChats locks, in id order, every existing chat that ops write to, before any op runs. Two
+// batches that touch the same chats in different orders would otherwise deadlock (each holding
+// one chat the other needs); taking the locks in one global order makes them queue instead.
+func (w *writer) lockChats(ops []annals.CaptureOp) error {
+	seen := map[string]bool{}
+	var ids []string
+	for _, op := range ops {
+		var id string
+		switch {
+		case op.Append != nil:
+			id = op.Append.ChatID
+		case op.Truncate != nil:
+			id = op.Truncate.ChatID
+		case op.Run != nil:
+			id = op.Run.ChatID
+		}
+		if id != "" && !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) < 2 {
+		return nil // one chat: findChat takes its lock, and there is no order to get wrong
+	}
+	if _, err := w.tx.Exec(w.ctx, `SELECT 1 FROM (SELECT id FROM chats WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE) l`, ids); err != nil {
+		return w.db.storeErr("lock chats", err)
+	}
+	return nil
+}
+
+// chatRef is what the write path needs to know about an existing chat.
+type chatRef struct {
+	pk           int64
+	tenantID     string
+	lastSeq      int64
+	lastActivity int64
+}
+
+// findChat reads a chat and locks its row until the transaction ends: every write to a chat's
+// entries, runs or counters goes through here first, so concurrent writers to one chat (from
+// any number of servers) queue on this lock and each sees the rows the previous one committed.
+func (w *writer) findChat(id string) (*chatRef, error) {
+	var c chatRef
+	err := w.tx.QueryRow(w.ctx, `SELECT pk, tenant_id, last_seq, last_activity FROM chats WHERE id = $1 FOR UPDATE`, id).
+		Scan(&c.pk, &c.tenantID, &c.lastSeq, &c.lastActivity)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, annals.NotFound(id)
+	}
+	if err != nil {
+		return nil, w.db.storeErr("find chat", err)
+	}
+	return &c, nil
+}
+
+func (w *writer) createChat(c *annals.Chat, res *annals.CaptureResult) error {
+	created := c.CreatedAt
+	if created.IsZero() {
+		created = w.now
+	}
+	attrs, err := json.Marshal(nonNilAttrs(c.Attributes))
+	if err != nil {
+		return annals.Internal("encode attributes", err)
+	}
+	tags := dedupe(c.Tags)
+	// ON CONFLICT DO NOTHING waits for a concurrent creator of the same id to finish, then skips:
+	// two servers creating one chat at once both succeed, one of them as "unchanged".
+	var pk int64
+	err = w.tx.QueryRow(w.ctx, rebind(`INSERT INTO chats (id, tenant_id, user_id, agent_id, attributes, created_at, last_activity,
+			title, title_fold, description, tags, meta_tsv)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO NOTHING RETURNING pk`),
+		c.ID, c.TenantID, c.UserID, c.AgentID, string(attrs), unixNano(created), unixNano(created),
+		[]byte(c.Title), []byte(strings.ToLower(c.Title)), []byte(c.Description), tags,
+		metaTSV(c.Title, c.Description, "", tags)).Scan(&pk)
+	if errors.Is(err, pgx.ErrNoRows) {
+		existing, err := w.immutableOf(c.ID)
+		if err != nil {
+			return err
+		}
+		if existing == nil || !existing.SameImmutable(c) {
+			return annals.Errorf(annals.ECONFLICT, "chat %q already exists with different immutable data (tenant, user, agent or attributes cannot change after creation)", c.ID)
+		}
+		res.ChatsUnchanged++
+		return nil
+	}
+	if err != nil {
+		return w.db.storeErr("create chat", err)
+	}
+	if len(c.Attributes) > 0 {
+		keys := make([]string, 0, len(c.Attributes))
+		values := make([][]byte, 0, len(c.Attributes))
+		for k, v := range c.Attributes {
+			keys = append(keys, k)
+			values = append(values, []byte(v))
+		}
+		if _, err := w.exec(`INSERT INTO chat_attributes (tenant_id, chat_pk, key, value)
+			SELECT ?, ?, k, v FROM unnest(?::text[], ?::bytea[]) AS a(k, v)`, c.TenantID, pk, keys, values); err != nil {
+			return err
+		}
+	}
+	res.ChatsCreated++
+	return nil
+}
+
+// immutableOf returns the immutable data of a stored chat, or nil when there is none.
+func (w *writer) immutableOf(id string) (*annals.Chat, error) {
+	var c annals.Chat
+	var attrs string
+	err := w.tx.QueryRow(w.ctx, `SELECT tenant_id, user_id, agent_id, attributes FROM chats WHERE id = $1`, id).
+		Scan(&c.TenantID, &c.UserID, &c.AgentID, &attrs)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, w.db.storeErr("find chat", err)
+	}
+	if err := json.Unmarshal([]byte(attrs), &c.Attributes); err != nil {
+		return nil, annals.Internal("decode attributes", err)
+	}
+	return &c, nil
+}
+
+// entryRows holds a batch of new entries column by column, for one INSERT ... SELECT FROM
+// unnest(...): a whole append is one round trip however many entries it carries.
+type entryRows struct {
+	ids, kinds, runIDs, sources, channels, correlations []string
+	seqs, times, inTok, outTok                          []int64
+	texts, reasonings, results                          [][]byte
+	toolNames, callIDs, args, outcomes, metadata        []string
+	tsv                                                 []pgtype.TSVector
+	// sourceIDs and sourceSeqs are the entry_sources rows.
+	sourceIDs  []string
+	sourceSeqs []int64
+}
+
+func (w *writer) append(op *annals.AppendOp, res *annals.CaptureResult) error {
+	chat, err := w.findChat(op.ChatID)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(op.Entries))
+	for i, e := range op.Entries {
+		ids[i] = e.ID
+	}
+	rows, err := w.tx.Query(w.ctx, `SELECT id FROM entries WHERE chat_pk = $1 AND id = ANY($2::text[])`, chat.pk, ids)
+	if err != nil {
+		return w.db.storeErr("find stored entries", err)
+	}
+	stored := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return w.db.storeErr("scan stored entry", err)
+		}
+		stored[id] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return w.db.storeErr("find stored entries", err)
+	}
+
+	seq := chat.lastSeq
+	lastActivity := chat.lastActivity
+	var r entryRows
+	var inTok, outTok int64
+	for _, e := range op.Entries {
+		if stored[e.ID] {
+			res.EntriesSkipped++
+			continue
+		}
+		stored[e.ID] = true // a repeat inside the batch is skipped too
+		seq++
+		t := e.Time
+		if t.IsZero() {
+			t = w.now
+		}
+		var tool annals.ToolCall
+		if e.Tool != nil {
+			tool = *e.Tool
+		}
+		r.ids = append(r.ids, e.ID)
+		r.seqs = append(r.seqs, seq)
+		r.kinds = append(r.kinds, string(e.Kind))
+		r.runIDs = append(r.runIDs, e.RunID)
+		r.sources = append(r.sources, strings.Join(e.SourceIDs, "\n"))
+		r.channels = append(r.channels, e.Channel)
+		r.correlations = append(r.correlations, e.CorrelationID)
+		r.times = append(r.times, unixNano(t))
+		r.texts = append(r.texts, []byte(e.Text))
+		r.reasonings = append(r.reasonings, []byte(e.Reasoning))
+		r.toolNames = append(r.toolNames, tool.Name)
+		r.callIDs = append(r.callIDs, tool.CallID)
+		r.args = append(r.args, string(tool.Arguments))
+		r.results = append(r.results, []byte(tool.Result))
+		r.outcomes = append(r.outcomes, string(tool.Outcome))
+		r.inTok = append(r.inTok, e.InputTokens)
+		r.outTok = append(r.outTok, e.OutputTokens)
+		r.metadata = append(r.metadata, string(e.Metadata))
+		r.tsv = append(r.tsv, entryTSV(e))
+		for _, src := range e.SourceIDs {
+			r.sourceIDs = append(r.sourceIDs, src)
+			r.sourceSeqs = append(r.sourceSeqs, seq)
+		}
+		inTok += e.InputTokens
+		outTok += e.OutputTokens
+		if tn := unixNano(t); tn > lastActivity {
+			lastActivity = tn
+		}
+	}
+	if len(r.ids) == 0 {
+		return nil
+	}
+	// Source ids cannot hold a newline (ids are single-line), so it separates them safely.
+	if _, err := w.exec(`INSERT INTO entries (tenant_id, chat_pk, id, seq, kind, run_id, source_ids, channel, correlation_id, time,
+			text, reasoning, tool_name, tool_call_id, tool_args, tool_result, tool_outcome, input_tokens, output_tokens, metadata, tsv)
+		SELECT ?, ?, id, seq, kind, run_id, CASE WHEN src = '' THEN '{}'::text[] ELSE string_to_array(src, chr(10)) END,
+			channel, corr, t, txt, rsn, tname, tcall, targs, tres, tout, itok, otok, meta, tsv
+		FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[],
+			?::bytea[], ?::bytea[], ?::text[], ?::text[], ?::text[], ?::bytea[], ?::text[], ?::bigint[], ?::bigint[], ?::text[], ?::tsvector[])
+			AS x(id, seq, kind, run_id, src, channel, corr, t, txt, rsn, tname, tcall, targs, tres, tout, itok, otok, meta, tsv)`,
+		chat.tenantID, chat.pk, r.ids, r.seqs, r.kinds, r.runIDs, r.sources, r.channels, r.correlations, r.times,
+		r.texts, r.reasonings, r.toolNames, r.callIDs, r.args, r.results, r.outcomes, r.inTok, r.outTok, r.metadata, r.tsv); err != nil {
+		return err
+	}
+	if len(r.sourceIDs) > 0 {
+		if _, err := w.exec(`INSERT INTO entry_sources (tenant_id, chat_pk, source_id, entry_pk, seq)
+			SELECT ?, ?, s.src, e.pk, s.seq FROM unnest(?::text[], ?::bigint[]) AS s(src, seq)
+			JOIN entries e ON e.chat_pk = ? AND e.seq = s.seq
+			ON CONFLICT DO NOTHING`, chat.tenantID, chat.pk, r.sourceIDs, r.sourceSeqs, chat.pk); err != nil {
+			return err
+		}
+	}
+	res.EntriesAppended += len(r.ids)
+	_, err = w.exec(`UPDATE chats SET last_seq = ?, entry_count = entry_count + ?,
+			entry_input_tokens = entry_input_tokens + ?, entry_output_tokens = entry_output_tokens + ?,
+			last_activity = ? WHERE pk = ?`,
+		seq, int64(len(r.ids)), inTok, outTok, lastActivity, chat.pk)
+	return err
+}
+
+func (w *writer) truncate(op *annals.TruncateOp, res *annals.CaptureResult) error {
+	chat, err := w.findChat(op.ChatID)
+	if err != nil {
+		return err
+	}
+	var from *int64
+	var what string
+	p := op.Point
+	switch {
+	case p.EntryID != "":
+		what = "an entry with id " + quote(p.EntryID)
+		err = w.tx.QueryRow(w.ctx, `SELECT seq FROM entries WHERE chat_pk = $1 AND id = $2`, chat.pk, p.EntryID).Scan(&from)
+	case p.SourceID != "":
+		what = "an entry with source id " + quote(p.SourceID)
+		err = w.tx.QueryRow(w.ctx, `SELECT min(seq) FROM entry_sources WHERE chat_pk = $1 AND source_id = $2`, chat.pk, p.SourceID).Scan(&from)
+	default:
+		what = "an entry at seq " + itoa(p.Seq)
+		err = w.tx.QueryRow(w.ctx, `SELECT seq FROM entries WHERE chat_pk = $1 AND seq = $2`, chat.pk, p.Seq).Scan(&from)
+	}
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return w.db.storeErr("find truncation point", err)
+	}
+	if from == nil {
+		return annals.Errorf(annals.ENOTFOUND, "chat %q has no %s to truncate from", op.ChatID, what)
+	}
+	n, err := w.exec(`DELETE FROM entries WHERE chat_pk = ? AND seq >= ?`, chat.pk, *from)
+	if err != nil {
+		return err
+	}
+	res.EntriesRemoved += int(n)
+	// Recount from the rows that remain rather than subtracting, so counters can never drift.
+	_, err = w.exec(`UPDATE chats SET
+			last_seq = ? - 1,
+			entry_count = (SELECT count(*) FROM entries WHERE chat_pk = chats.pk),
+			entry_input_tokens = (SELECT coalesce(sum(input_tokens), 0) FROM entries WHERE chat_pk = chats.pk),
+			entry_output_tokens = (SELECT coalesce(sum(output_tokens), 0) FROM entries WHERE chat_pk = chats.pk)
+		WHERE pk = ?`, *from, chat.pk)
+	return err
+}
+
+func (w *writer) recordRun(run *annals.Run, res *annals.CaptureResult) error {
+	chat, err := w.findChat(run.ChatID)
+	if err != nil {
+		return err
+	}
+	started := run.StartedAt
+	if started.IsZero() {
+		started = w.now
+	}
+	var ended *int64
+	if run.EndedAt != nil {
+		e := unixNano(*run.EndedAt)
+		ended = &e
+	}
+	// On update, a zero StartedAt keeps the stored start: a run recorded as running and later as
+	// completed often only knows its start the first time. The WHERE keeps a run id that belongs
+	// to another chat untouched, and then no row comes back.
+	var pk int64
+	err = w.tx.QueryRow(w.ctx, rebind(`INSERT INTO runs (id, tenant_id, chat_pk, status, model, started_at, ended_at, input_tokens, output_tokens, cost_usd)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET status = excluded.status,
+			model = CASE WHEN excluded.model <> '' THEN excluded.model ELSE runs.model END,
+			started_at = CASE WHEN ?::boolean THEN excluded.started_at ELSE runs.started_at END,
+			ended_at = coalesce(excluded.ended_at, runs.ended_at),
+			input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, cost_usd = excluded.cost_usd
+		WHERE runs.chat_pk = excluded.chat_pk
+		RETURNING pk`),
+		run.ID, chat.tenantID, chat.pk, string(run.Status), run.Model, unixNano(started), ended,
+		run.InputTokens, run.OutputTokens, run.CostUSD, !run.StartedAt.IsZero()).Scan(&pk)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return annals.Errorf(annals.ECONFLICT, "run %q already belongs to another chat", run.ID)
+	}
+	if err != nil {
+		return w.db.storeErr("record run", err)
+	}
+	_, err = w.exec(`UPDATE chats SET
+			run_count = (SELECT count(*) FROM runs WHERE chat_pk = chats.pk),
+			run_input_tokens = (SELECT coalesce(sum(input_tokens), 0) FROM runs WHERE chat_pk = chats.pk),
+			run_output_tokens = (SELECT coalesce(sum(output_tokens), 0) FROM runs WHERE chat_pk = chats.pk),
+			cost_usd = (SELECT coalesce(sum(cost_usd), 0) FROM runs WHERE chat_pk = chats.pk),
+			status = CASE WHEN EXISTS (SELECT 1 FROM runs WHERE chat_pk = chats.pk AND status = 'running') THEN 'running'
+				ELSE coalesce((SELECT status FROM runs WHERE chat_pk = chats.pk ORDER BY started_at DESC, pk DESC LIMIT 1), '') END,
+			last_activity = greatest(last_activity, (SELECT greatest(started_at, coalesce(ended_at, 0)) FROM runs WHERE pk = ?))
+		WHERE pk = ?`, pk, chat.pk)
+	if err != nil {
+		return err
+	}
+	res.RunsRecorded++
+	return nil
+}
+
+func nonNilAttrs(a annals.Attributes) annals.Attributes {
+	if a == nil {
+		return annals.Attributes{}
+	}
+	return a
+}
+
+func dedupe(tags []string) []string {
+	seen := make(map[string]bool, len(tags))
+	out := make([]string, 0, len(tags))
+	for _, t := range tags {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}

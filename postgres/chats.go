@@ -1,0 +1,280 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/annals-dev/annals"
+)
+
+const chatColumns = `c.id, c.tenant_id, c.user_id, c.agent_id, c.attributes, c.created_at, c.last_activity, c.status,
+	c.title, c.description, c.tags, c.pinned, c.archived_at, c.summary, c.summary_updated_at,
+	c.run_count, c.entry_count, c.entry_input_tokens + c.run_input_tokens, c.entry_output_tokens + c.run_output_tokens, c.cost_usd`
+
+// chatScan holds the scan targets of chatColumns.
+type chatScan struct {
+	c                    annals.Chat
+	attrs, status        string
+	title, desc, summary []byte
+	created, active      int64
+	archived, summarized *int64
+	tags                 []string
+}
+
+func (s *chatScan) targets() []any {
+	return []any{&s.c.ID, &s.c.TenantID, &s.c.UserID, &s.c.AgentID, &s.attrs, &s.created, &s.active, &s.status,
+		&s.title, &s.desc, &s.tags, &s.c.Pinned, &s.archived, &s.summary, &s.summarized,
+		&s.c.Totals.Runs, &s.c.Totals.Entries, &s.c.Totals.InputTokens, &s.c.Totals.OutputTokens, &s.c.Totals.CostUSD}
+}
+
+func (s *chatScan) chat() (*annals.Chat, error) {
+	c := s.c
+	if s.attrs != "" && s.attrs != "{}" {
+		if err := json.Unmarshal([]byte(s.attrs), &c.Attributes); err != nil {
+			return nil, err
+		}
+	}
+	c.Status = annals.RunStatus(s.status)
+	c.CreatedAt = fromNano(s.created)
+	c.LastActivity = fromNano(s.active)
+	c.Title, c.Description, c.Summary = string(s.title), string(s.desc), string(s.summary)
+	if len(s.tags) > 0 {
+		c.Tags = s.tags
+	}
+	c.ArchivedAt = fromNullNano(s.archived)
+	c.SummaryUpdatedAt = fromNullNano(s.summarized)
+	return &c, nil
+}
+
+// scanChat reads one row of chatColumns followed by extra targets.
+func scanChat(row pgx.Row, extra ...any) (*annals.Chat, error) {
+	var s chatScan
+	if err := row.Scan(append(s.targets(), extra...)...); err != nil {
+		return nil, err
+	}
+	return s.chat()
+}
+
+// FindChatByID returns one chat regardless of owner; see annals.ChatStore.
+func (db *DB) FindChatByID(ctx context.Context, id string) (*annals.Chat, error) {
+	return db.findChatByID(ctx, db.pool, id)
+}
+
+func (db *DB) findChatByID(ctx context.Context, q querier, id string) (*annals.Chat, error) {
+	c, err := scanChat(q.QueryRow(ctx, `SELECT `+chatColumns+` FROM chats c WHERE c.id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, annals.NotFound(id)
+	}
+	if err != nil {
+		return nil, db.storeErr("find chat", err)
+	}
+	return c, nil
+}
+
+// metaWeights maps metadata field names to their tsvector weights through a fixed table.
+func metaWeights(fields []string) (string, error) {
+	known := map[string]byte{annals.FieldTitle: wTitle, annals.FieldDescription: wDescription, annals.FieldSummary: wSummary, annals.FieldTags: wTags}
+	var b []byte
+	for _, f := range fields {
+		wt, ok := known[f]
+		if !ok {
+			return "", annals.Errorf(annals.EINVALID, "unknown metadata field %q (want any of: title, description, summary, tags)", f)
+		}
+		b = append(b, wt)
+	}
+	return string(b), nil
+}
+
+func chatWhere(f annals.ChatFilter) (*where, error) {
+	w := &where{}
+	w.addOwner("c", f.Owner)
+	if f.ID != nil {
+		w.add("c.id = ?", *f.ID)
+	}
+	if f.Status != nil {
+		if _, err := annals.ParseRunStatus(string(*f.Status)); err != nil {
+			return nil, err
+		}
+		w.add("c.status = ?", string(*f.Status))
+	}
+	if f.From != nil {
+		w.add("c.last_activity >= ?", unixNano(*f.From))
+	}
+	if f.To != nil {
+		w.add("c.last_activity <= ?", unixNano(*f.To))
+	}
+	if f.Tag != nil {
+		// Array containment compares whole elements: q3 never matches q3-plan, and quotes,
+		// backslashes, % and _ are ordinary characters.
+		w.add("c.tags @> ARRAY[?::text]", *f.Tag)
+	}
+	if f.TitleContains != nil && *f.TitleContains != "" {
+		// Both sides are folded by Go's strings.ToLower, which knows all of Unicode; the byte
+		// search is exact and reads no pattern syntax.
+		w.add("position(?::bytea IN c.title_fold) > 0", []byte(strings.ToLower(*f.TitleContains)))
+	}
+	if f.Agent != nil {
+		w.add("c.agent_id = ?", *f.Agent)
+	}
+	if len(f.Agents) > 0 {
+		w.in("c.agent_id", f.Agents)
+	}
+	if len(f.Tags) > 0 {
+		w.add("c.tags @> ?::text[]", f.Tags)
+	}
+	for k, m := range f.Attributes {
+		if m.Contains {
+			w.add("EXISTS (SELECT 1 FROM chat_attributes a WHERE a.chat_pk = c.pk AND a.key = ? AND position(?::bytea IN a.value) > 0)", k, []byte(m.Value))
+		} else {
+			w.add("EXISTS (SELECT 1 FROM chat_attributes a WHERE a.chat_pk = c.pk AND a.key = ? AND a.value = ?::bytea)", k, []byte(m.Value))
+		}
+	}
+	if len(f.MetaTerms) > 0 {
+		weights := ""
+		if len(f.MetaFields) > 0 {
+			var err error
+			if weights, err = metaWeights(f.MetaFields); err != nil {
+				return nil, err
+			}
+		}
+		q, ok, err := tsAndLiteral(f.MetaTerms, weights)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			w.add("c.meta_tsv @@ ?::tsquery", q)
+		} else {
+			w.add("false")
+		}
+	}
+	if f.PinnedOnly {
+		w.add("c.pinned")
+	}
+	if !f.IncludeArchived {
+		w.add("c.archived_at IS NULL")
+	}
+	return w, nil
+}
+
+// FindChats lists chats in owner scope; see annals.ChatStore.
+func (db *DB) FindChats(ctx context.Context, f annals.ChatFilter) ([]*annals.Chat, int, error) {
+	w, err := chatWhere(f)
+	if err != nil {
+		return nil, 0, err
+	}
+	if f.Offset < 0 {
+		return nil, 0, annals.Errorf(annals.EINVALID, "offset must not be negative")
+	}
+	limit := annals.EffectiveLimit(f.Limit, annals.DefaultListLimit, annals.MaxListLimit)
+	var total int
+	if err := db.pool.QueryRow(ctx, rebind(`SELECT count(*) FROM chats c WHERE `+w.sql()), w.args...).Scan(&total); err != nil {
+		return nil, 0, db.storeErr("count chats", err)
+	}
+	rows, err := db.pool.Query(ctx, rebind(`SELECT `+chatColumns+` FROM chats c WHERE `+w.sql()+`
+		ORDER BY c.pinned DESC, c.last_activity DESC, c.id LIMIT ? OFFSET ?`), append(w.args, limit, f.Offset)...)
+	if err != nil {
+		return nil, 0, db.storeErr("find chats", err)
+	}
+	defer rows.Close()
+	chats := []*annals.Chat{}
+	for rows.Next() {
+		c, err := scanChat(rows)
+		if err != nil {
+			return nil, 0, db.storeErr("scan chat", err)
+		}
+		chats = append(chats, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, db.storeErr("find chats", err)
+	}
+	return chats, total, nil
+}
+
+// UpdateChat changes mutable metadata; see annals.ChatStore.
+func (db *DB) UpdateChat(ctx context.Context, id string, upd annals.ChatUpdate) (*annals.Chat, error) {
+	if err := upd.Validate(); err != nil {
+		return nil, err
+	}
+	var out *annals.Chat
+	err := db.writeTx(ctx, func(tx pgx.Tx) error {
+		cur, err := db.lockChat(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		now := unixNano(db.now())
+		set := &where{}
+		next := *cur
+		if upd.Title != nil {
+			next.Title = *upd.Title
+			set.add("title = ?, title_fold = ?", []byte(*upd.Title), []byte(strings.ToLower(*upd.Title)))
+		}
+		if upd.Description != nil {
+			next.Description = *upd.Description
+			set.add("description = ?", []byte(*upd.Description))
+		}
+		if upd.Summary != nil {
+			next.Summary = *upd.Summary
+			set.add("summary = ?, summary_updated_at = ?", []byte(*upd.Summary), now)
+		}
+		if upd.Pinned != nil {
+			set.add("pinned = ?", *upd.Pinned)
+		}
+		if upd.Archived != nil {
+			switch {
+			case *upd.Archived && cur.ArchivedAt == nil:
+				set.add("archived_at = ?", now)
+			case !*upd.Archived:
+				set.add("archived_at = NULL")
+			}
+		}
+		if upd.Tags != nil {
+			next.Tags = dedupe(*upd.Tags)
+			set.add("tags = ?", next.Tags)
+		}
+		if upd.Title != nil || upd.Description != nil || upd.Summary != nil || upd.Tags != nil {
+			set.add("meta_tsv = ?", metaTSV(next.Title, next.Description, next.Summary, next.Tags))
+		}
+		if len(set.conds) > 0 {
+			q := `UPDATE chats SET ` + strings.Join(set.conds, ", ") + ` WHERE id = ?`
+			if _, err := tx.Exec(ctx, rebind(q), append(set.args, id)...); err != nil {
+				return db.storeErr("update chat", err)
+			}
+		}
+		out, err = db.findChatByID(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// lockChat reads a chat and locks its row for the rest of the transaction.
+func (db *DB) lockChat(ctx context.Context, tx pgx.Tx, id string) (*annals.Chat, error) {
+	c, err := scanChat(tx.QueryRow(ctx, `SELECT `+chatColumns+` FROM chats c WHERE c.id = $1 FOR UPDATE`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, annals.NotFound(id)
+	}
+	if err != nil {
+		return nil, db.storeErr("find chat", err)
+	}
+	return c, nil
+}
+
+// DeleteChat removes a chat and everything it owns; see annals.ChatStore.
+func (db *DB) DeleteChat(ctx context.Context, id string) error {
+	return db.writeTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM chats WHERE id = $1`, id)
+		if err != nil {
+			return db.storeErr("delete chat", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return annals.NotFound(id)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,128 @@
+package postgres
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/annals-dev/annals"
+)
+
+// Vectors are float32 little-endian bytes (the SQLite store's encoding), so a copy between the
+// backends moves them unchanged and a round trip is exact. Similarity is computed by the history
+// service in Go over the candidates FindEmbeddings returns (newest DefaultCandidateCap in scope):
+// the core needs no extension. A pgvector index is not used even where the extension exists; see
+// docs/POSTGRES.md.
+
+// UpsertEmbedding stores a chat's vector; see annals.EmbeddingStore.
+func (db *DB) UpsertEmbedding(ctx context.Context, chatID, model string, vector []float32) error {
+	if len(vector) == 0 || model == "" {
+		return annals.Errorf(annals.EINVALID, "an embedding needs a model name and a non-empty vector")
+	}
+	return db.writeTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `INSERT INTO chat_embeddings (chat_pk, tenant_id, user_id, agent_id, model, dimension, vector, updated_at)
+			SELECT pk, tenant_id, user_id, agent_id, $1, $2, $3, $4 FROM chats WHERE id = $5
+			ON CONFLICT (chat_pk) DO UPDATE SET model = excluded.model, dimension = excluded.dimension,
+				vector = excluded.vector, updated_at = excluded.updated_at`,
+			model, len(vector), encodeVector(vector), unixNano(db.now()), chatID)
+		if err != nil {
+			return db.storeErr("upsert embedding", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return annals.NotFound(chatID)
+		}
+		return nil
+	})
+}
+
+// FindEmbeddings returns candidate vectors in owner scope; see annals.EmbeddingStore.
+func (db *DB) FindEmbeddings(ctx context.Context, f annals.EmbeddingFilter) ([]annals.ChatVector, error) {
+	w := &where{}
+	w.addOwner("v", f.Owner)
+	if f.Model != "" {
+		w.add("v.model = ?", f.Model)
+	}
+	if f.ExcludeChatID != "" {
+		w.add("c.id <> ?", f.ExcludeChatID)
+	}
+	if !f.IncludeArchived {
+		w.add("c.archived_at IS NULL")
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = annals.DefaultCandidateCap
+	}
+	rows, err := db.pool.Query(ctx, rebind(`SELECT c.id, v.model, v.vector, c.last_activity
+		FROM chat_embeddings v JOIN chats c ON c.pk = v.chat_pk
+		WHERE `+w.sql()+` ORDER BY c.last_activity DESC, c.id LIMIT ?`), append(w.args, limit)...)
+	if err != nil {
+		return nil, db.storeErr("find embeddings", err)
+	}
+	defer rows.Close()
+	out := []annals.ChatVector{}
+	for rows.Next() {
+		var cv annals.ChatVector
+		var blob []byte
+		var active int64
+		if err := rows.Scan(&cv.ChatID, &cv.Model, &blob, &active); err != nil {
+			return nil, db.storeErr("scan embedding", err)
+		}
+		if cv.Vector, err = decodeVector(blob); err != nil {
+			return nil, annals.Internal("decode embedding", err)
+		}
+		cv.LastActivity = fromNano(active)
+		out = append(out, cv)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.storeErr("find embeddings", err)
+	}
+	return out, nil
+}
+
+// FindChatsWithoutEmbedding lists chats lacking a vector of model; see annals.EmbeddingStore.
+func (db *DB) FindChatsWithoutEmbedding(ctx context.Context, model string, limit int) ([]*annals.Chat, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := db.pool.Query(ctx, `SELECT `+chatColumns+` FROM chats c
+		WHERE NOT EXISTS (SELECT 1 FROM chat_embeddings v WHERE v.chat_pk = c.pk AND v.model = $1)
+		ORDER BY c.pk LIMIT $2`, model, limit)
+	if err != nil {
+		return nil, db.storeErr("find chats without embedding", err)
+	}
+	defer rows.Close()
+	out := []*annals.Chat{}
+	for rows.Next() {
+		c, err := scanChat(rows)
+		if err != nil {
+			return nil, db.storeErr("scan chat", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.storeErr("find chats without embedding", err)
+	}
+	return out, nil
+}
+
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+func decodeVector(b []byte) ([]float32, error) {
+	if len(b)%4 != 0 {
+		return nil, fmt.Errorf("vector blob of %d bytes is not a whole number of float32s", len(b))
+	}
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v, nil
+}

@@ -1,0 +1,127 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/annals-dev/annals"
+)
+
+const entryColumns = `c.id, e.id, e.seq, e.kind, e.run_id, e.source_ids, e.channel, e.correlation_id, e.time,
+	e.text, e.reasoning, e.tool_name, e.tool_call_id, e.tool_args, e.tool_result, e.tool_outcome,
+	e.input_tokens, e.output_tokens, e.metadata`
+
+// scanEntry reads one row of entryColumns followed by extra targets.
+func scanEntry(row pgx.Row, extra ...any) (*annals.Entry, error) {
+	var e annals.Entry
+	var kind, args, outcome, meta string
+	var text, reasoning, result []byte
+	var sources []string
+	var t int64
+	var tool annals.ToolCall
+	targets := []any{&e.ChatID, &e.ID, &e.Seq, &kind, &e.RunID, &sources, &e.Channel, &e.CorrelationID, &t,
+		&text, &reasoning, &tool.Name, &tool.CallID, &args, &result, &outcome,
+		&e.InputTokens, &e.OutputTokens, &meta}
+	if err := row.Scan(append(targets, extra...)...); err != nil {
+		return nil, err
+	}
+	e.Kind = annals.EntryKind(kind)
+	if len(sources) > 0 {
+		e.SourceIDs = sources
+	}
+	e.Time = fromNano(t)
+	e.Text, e.Reasoning = string(text), string(reasoning)
+	if meta != "" {
+		e.Metadata = json.RawMessage(meta)
+	}
+	if e.Kind == annals.KindTool {
+		if args != "" {
+			tool.Arguments = json.RawMessage(args)
+		}
+		tool.Result = string(result)
+		tool.Outcome = annals.Outcome(outcome)
+		e.Tool = &tool
+	}
+	return &e, nil
+}
+
+// FindEntries returns one chat's entries in seq order; see annals.ChatStore.
+func (db *DB) FindEntries(ctx context.Context, f annals.EntryFilter) ([]*annals.Entry, error) {
+	if f.Limit < 0 || f.AfterSeq < 0 || f.FromSeq < 0 || f.ToSeq < 0 {
+		return nil, annals.Errorf(annals.EINVALID, "entry paging values must not be negative")
+	}
+	w := &where{}
+	w.add("c.id = ?", f.ChatID)
+	if f.AfterSeq > 0 {
+		w.add("e.seq > ?", f.AfterSeq)
+	}
+	if f.FromSeq > 0 {
+		w.add("e.seq >= ?", f.FromSeq)
+	}
+	if f.ToSeq > 0 {
+		w.add("e.seq <= ?", f.ToSeq)
+	}
+	if len(f.Kinds) > 0 {
+		kinds := make([]string, len(f.Kinds))
+		for i, k := range f.Kinds {
+			if _, err := annals.ParseEntryKind(string(k)); err != nil {
+				return nil, err
+			}
+			kinds[i] = string(k)
+		}
+		w.in("e.kind", kinds)
+	}
+	q := `SELECT ` + entryColumns + ` FROM entries e JOIN chats c ON c.pk = e.chat_pk WHERE ` + w.sql() + ` ORDER BY e.seq`
+	if f.Limit > 0 {
+		q += ` LIMIT ?`
+		w.args = append(w.args, f.Limit)
+	}
+	rows, err := db.pool.Query(ctx, rebind(q), w.args...)
+	if err != nil {
+		return nil, db.storeErr("find entries", err)
+	}
+	defer rows.Close()
+	out := []*annals.Entry{}
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, db.storeErr("scan entry", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.storeErr("find entries", err)
+	}
+	return out, nil
+}
+
+// FindRuns returns a chat's runs, oldest first; see annals.ChatStore.
+func (db *DB) FindRuns(ctx context.Context, chatID string) ([]*annals.Run, error) {
+	rows, err := db.pool.Query(ctx, `SELECT r.id, c.id, r.status, r.model, r.started_at, r.ended_at,
+			r.input_tokens, r.output_tokens, r.cost_usd
+		FROM runs r JOIN chats c ON c.pk = r.chat_pk WHERE c.id = $1 ORDER BY r.started_at, r.pk`, chatID)
+	if err != nil {
+		return nil, db.storeErr("find runs", err)
+	}
+	defer rows.Close()
+	out := []*annals.Run{}
+	for rows.Next() {
+		var r annals.Run
+		var status string
+		var started int64
+		var ended *int64
+		if err := rows.Scan(&r.ID, &r.ChatID, &status, &r.Model, &started, &ended, &r.InputTokens, &r.OutputTokens, &r.CostUSD); err != nil {
+			return nil, db.storeErr("scan run", err)
+		}
+		r.Status = annals.RunStatus(status)
+		r.StartedAt = fromNano(started)
+		r.EndedAt = fromNullNano(ended)
+		out = append(out, &r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.storeErr("find runs", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,526 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/annals-dev/annals"
+)
+
+// The read-only history view, with the semantics of the SQLite store's (sqlite/view.go): every
+// statement is built from fixed fragments plus bound arguments and carries the owner constraint.
+// Channel comparisons are byte-wise because the channel column is COLLATE "C".
+
+// agentChannel is true for an entry on a channel in/agent/<noun>/... with a non-empty noun.
+// "in/agent0" is the first string after every "in/agent/..." ('0' follows '/'), so the pair of
+// comparisons is an index range, never a LIKE pattern.
+func agentChannel(alias string) string {
+	return alias + `.channel <> '' AND ` + alias + `.channel > 'in/agent/' AND ` + alias + `.channel < 'in/agent0' AND substr(` + alias + `.channel, 10, 1) <> '/'`
+}
+
+// agentNoun extracts <noun> from the channel col, in/agent/<noun>[/...] (the prefix is 9
+// characters long).
+func agentNoun(col string) string {
+	return `substr(` + col + `, 10, CASE WHEN strpos(substr(` + col + `, 10), '/') > 0
+		THEN strpos(substr(` + col + `, 10), '/') - 1 ELSE length(` + col + `) END)`
+}
+
+// agentWalk is a recursive CTE yielding (pk, ch) for every chat in scope and one channel per
+// agent noun the chat's entries use, by skip-scan over entries_by_chat_channel: from a channel
+// in/agent/<noun>/... it jumps to in/agent/<noun>0, the first string past every channel below
+// that noun, so a chat with a million entries on in/agent/main/... costs a few index seeks. The
+// noun's own channel in/agent/<noun> steps to the next channel instead, since a sibling noun such
+// as <noun>-x sorts between it and in/agent/<noun>/. A final row per chat has ch NULL.
+func agentWalk(owner string) string {
+	const next = `SELECT min(x.channel) FROM entries x WHERE x.chat_pk = %s AND x.channel <> '' AND x.channel > %s
+		AND x.channel < 'in/agent0'`
+	first := fmt.Sprintf(next, "c.pk", "'in/agent/'")
+	step := fmt.Sprintf(next, "w.pk", "w.ch") + ` AND x.channel >= CASE WHEN strpos(substr(w.ch, 10), '/') > 0
+		THEN substr(w.ch, 1, 8 + strpos(substr(w.ch, 10), '/')) || '0' ELSE w.ch END`
+	return `walk(pk, ch) AS (SELECT c.pk, (` + first + `) FROM chats c WHERE ` + owner + `
+		UNION ALL SELECT w.pk, (` + step + `) FROM walk w WHERE w.ch IS NOT NULL)`
+}
+
+// agentLinked is true for a chat linked to some agent: its own agent id, or an entry on an agent
+// channel.
+func agentLinked() string {
+	return `(c.agent_id <> '' OR EXISTS (SELECT 1 FROM entries x WHERE x.chat_pk = c.pk AND ` + agentChannel("x") + `))`
+}
+
+// addChannelPrefixes matches a channel prefix on whole segments: the channel itself, or anything
+// below it. Comparisons only: %, _ and * in p are ordinary characters.
+func (w *where) addChannelPrefixes(prefixes []string) error {
+	if len(prefixes) > annals.ViewMaxChannels {
+		return annals.Errorf(annals.EINVALID, "%d channel prefixes given (at most %d allowed)", len(prefixes), annals.ViewMaxChannels)
+	}
+	parts := make([]string, 0, len(prefixes))
+	for i, p := range prefixes {
+		p = strings.TrimRight(p, "/")
+		if p == "" {
+			return annals.Errorf(annals.EINVALID, "channels[%d] is empty (want a channel prefix such as in/agent/main)", i)
+		}
+		parts = append(parts, "e.channel = ? OR (e.channel >= ? AND e.channel < ?)")
+		w.args = append(w.args, p, p+"/", p+"0")
+	}
+	if len(parts) > 0 {
+		w.conds = append(w.conds, "e.channel <> '' AND ("+strings.Join(parts, " OR ")+")")
+	}
+	return nil
+}
+
+// viewLimit applies default and cap, refusing a negative limit.
+func viewLimit(n, def, max int) (int, error) {
+	if n < 0 {
+		return 0, annals.Errorf(annals.EINVALID, "limit must not be negative")
+	}
+	return annals.EffectiveLimit(n, def, max), nil
+}
+
+// clipBytes selects a bytea content column cut to at most 4*capChars bytes (a UTF-8 character is
+// at most 4 bytes), so a page of megabyte entries never travels whole, and its full length in
+// characters, or -1 when the first column holds the whole value. A value holding a NUL reports
+// its byte length, as the SQLite store does (convert_from refuses NUL).
+func clipBytes(col string, capChars int) string {
+	b := itoa(int64(capChars) * 4)
+	return "substring(" + col + " FROM 1 FOR " + b + "), CASE WHEN octet_length(" + col + ") <= " + b + " THEN -1" +
+		" WHEN position('\\x00'::bytea IN " + col + ") > 0 THEN octet_length(" + col + ")" +
+		" ELSE length(convert_from(" + col + ", 'UTF8')) END"
+}
+
+// clipText is clipBytes for a text column (tool arguments), which cannot hold a NUL.
+func clipText(col string, capChars int) string {
+	c := itoa(int64(capChars))
+	return "left(" + col + ", " + c + "), CASE WHEN length(" + col + ") <= " + c + " THEN -1 ELSE length(" + col + ") END"
+}
+
+const entriesJoin = `entries e JOIN chats c ON c.pk = e.chat_pk`
+
+// messageColumns selects a ViewMessage under a projection; scanMessage reads them back.
+func messageColumns(sel annals.ViewSelect) string {
+	cols := []string{"c.id, e.seq, e.kind, e.channel, e.correlation_id, e.time", clipBytes("e.text", annals.ViewMaxContentChars)}
+	if sel.OmitReasoning {
+		cols = append(cols, "''::bytea, -1")
+	} else {
+		cols = append(cols, clipBytes("e.reasoning", annals.ViewMaxContentChars))
+	}
+	if sel.OmitToolCalls {
+		cols = append(cols, "''", "'', -1")
+	} else {
+		cols = append(cols, "substr(e.tool_name, 1, "+itoa(annals.ViewMaxToolNameChars)+")", clipText("e.tool_args", annals.ViewMaxContentChars))
+	}
+	cols = append(cols, "substr(e.tool_call_id, 1, "+itoa(annals.ViewMaxToolNameChars)+")", clipBytes("e.tool_result", resultCap(sel)), "e.tool_outcome")
+	return strings.Join(cols, ", ")
+}
+
+func resultCap(sel annals.ViewSelect) int {
+	if sel.ResultChars != nil && *sel.ResultChars >= 0 && *sel.ResultChars < annals.ViewMaxContentChars {
+		return *sel.ResultChars
+	}
+	return annals.ViewMaxContentChars
+}
+
+func validateSelect(sel annals.ViewSelect) error {
+	if sel.ResultChars != nil && *sel.ResultChars < 0 {
+		return annals.Errorf(annals.EINVALID, "the tool result truncation must not be negative")
+	}
+	return nil
+}
+
+func scanMessage(row pgx.Row, sel annals.ViewSelect) (annals.ViewMessage, error) {
+	var m annals.ViewMessage
+	var kind, name, callID, outcome string
+	var t, textN, reasonN, argsN, resultN int64
+	var text, reason, args, result []byte
+	err := row.Scan(&m.Session, &m.ID, &kind, &m.Channel, &m.Correlation, &t, &text, &textN, &reason, &reasonN,
+		&name, &args, &argsN, &callID, &result, &resultN, &outcome)
+	if err != nil {
+		return m, err
+	}
+	m.Role = annals.EntryKind(kind)
+	m.CreatedAt = fromNano(t)
+	m.Content.Text = clipped(text, textN, annals.ViewMaxContentChars)
+	if len(reason) > 0 {
+		r := clipped(reason, reasonN, annals.ViewMaxContentChars)
+		m.Content.Reasoning = &r
+	}
+	if m.Role == annals.KindTool {
+		tool := &annals.ViewTool{Name: name, CallID: callID, Result: clipped(result, resultN, resultCap(sel)), Outcome: annals.Outcome(outcome)}
+		if len(args) > 0 {
+			a := clipped(args, argsN, annals.ViewMaxContentChars)
+			if a.Truncated {
+				tool.Arguments = &annals.ViewJSON{Truncated: true, Chars: a.Chars, Preview: a.Value}
+			} else {
+				tool.Arguments = &annals.ViewJSON{Raw: json.RawMessage(a.Value)}
+			}
+		}
+		m.Content.Tool = tool
+	}
+	return m, nil
+}
+
+// clipped finishes the clip in Go: n < 0 means v is the whole value, which may still hold more
+// than capChars characters (it was bounded in bytes); otherwise v is a prefix and n the full
+// length.
+func clipped(v []byte, n int64, capChars int) annals.ViewText {
+	s := string(v)
+	if n < 0 {
+		c := utf8.RuneCountInString(s)
+		if c <= capChars {
+			return annals.ViewText{Value: s}
+		}
+		n = int64(c)
+	}
+	return annals.ViewText{Value: firstRunes(s, capChars), Truncated: true, Chars: n}
+}
+
+func firstRunes(s string, n int) string {
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k]
+		}
+		i++
+	}
+	return s
+}
+
+// keysFirst builds a page query that orders and limits row keys only, then reads the (clipped)
+// content of the page's rows.
+func keysFirst(sel annals.ViewSelect, from string, w *where, order string) string {
+	return `SELECT ` + messageColumns(sel) + ` FROM (SELECT e.pk AS pk FROM ` + from + `
+		WHERE ` + w.sql() + ` ORDER BY ` + order + ` LIMIT ?) page
+		JOIN entries e ON e.pk = page.pk JOIN chats c ON c.pk = e.chat_pk ORDER BY ` + order
+}
+
+// readMessages reads up to limit+1 rows: the extra one only tells that more follow.
+func (db *DB) readMessages(rows pgx.Rows, sel annals.ViewSelect, limit int) (*annals.ViewPage, error) {
+	defer rows.Close()
+	page := &annals.ViewPage{Messages: []annals.ViewMessage{}}
+	for rows.Next() {
+		m, err := scanMessage(rows, sel)
+		if err != nil {
+			return nil, db.storeErr("scan view message", err)
+		}
+		if len(page.Messages) == limit {
+			page.HasMore = true
+			break
+		}
+		page.Messages = append(page.Messages, m)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, db.storeErr("read view messages", err)
+	}
+	if page.HasMore && len(page.Messages) > 0 {
+		last := page.Messages[len(page.Messages)-1]
+		page.Next = &annals.ViewPosition{Time: last.CreatedAt, ChatID: last.Session, Seq: last.ID}
+	}
+	return page, nil
+}
+
+// ViewAgents lists agent nouns and their sessions in scope; see annals.ViewStore.
+func (db *DB) ViewAgents(ctx context.Context, f annals.ViewAgentsFilter) (*annals.ViewAgents, error) {
+	maxAgents := annals.EffectiveLimit(f.MaxAgents, annals.ViewMaxAgents, annals.ViewMaxAgents)
+	maxSessions := annals.EffectiveLimit(f.MaxSessions, annals.ViewMaxAgentSessions, annals.ViewMaxAgentSessions)
+	ow := &where{}
+	ow.addOwner("c", f.Owner)
+
+	// links pairs every agent noun with a chat it appears in; ranked numbers each agent's chats
+	// newest first; top keeps the most recently active agents. One extra agent and one extra
+	// session per agent are read only to set the truncated flags.
+	q := `WITH RECURSIVE ` + agentWalk(ow.sql()) + `,
+		links(agent, pk) AS (
+			SELECT c.agent_id, c.pk FROM chats c WHERE ` + ow.sql() + ` AND c.agent_id <> ''
+			UNION
+			SELECT ` + agentNoun("ch") + `, pk FROM walk WHERE ch IS NOT NULL AND substr(ch, 10, 1) <> '/'),
+		ranked AS (
+			SELECT l.agent AS agent, c.id AS id, c.last_activity AS active,
+				row_number() OVER (PARTITION BY l.agent ORDER BY c.last_activity DESC, c.id) AS rn
+			FROM links l JOIN chats c ON c.pk = l.pk),
+		top AS (SELECT agent, active FROM ranked WHERE rn = 1 ORDER BY active DESC, agent LIMIT ?)
+		SELECT r.agent, r.id FROM ranked r JOIN top t ON t.agent = r.agent
+		WHERE r.rn <= ? ORDER BY t.active DESC, r.agent, r.rn`
+	args := append(append(append([]any{}, ow.args...), ow.args...), maxAgents+1, maxSessions+1)
+	rows, err := db.pool.Query(ctx, rebind(q), args...)
+	if err != nil {
+		return nil, db.storeErr("view agents", err)
+	}
+	defer rows.Close()
+	out := &annals.ViewAgents{Agents: []annals.ViewAgent{}, Unlinked: []string{}}
+	for rows.Next() {
+		var agent, id string
+		if err := rows.Scan(&agent, &id); err != nil {
+			return nil, db.storeErr("scan view agent", err)
+		}
+		n := len(out.Agents)
+		if n == 0 || out.Agents[n-1].Agent != agent {
+			if n == maxAgents {
+				out.AgentsTruncated = true
+				break
+			}
+			out.Agents = append(out.Agents, annals.ViewAgent{Agent: agent, Sessions: []string{}})
+			n++
+		}
+		a := &out.Agents[n-1]
+		if len(a.Sessions) == maxSessions {
+			a.SessionsTruncated = true
+			continue
+		}
+		a.Sessions = append(a.Sessions, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, db.storeErr("view agents", err)
+	}
+
+	uq := `SELECT c.id FROM chats c WHERE ` + ow.sql() + ` AND NOT ` + agentLinked() + `
+		ORDER BY c.last_activity DESC, c.id LIMIT ?`
+	urows, err := db.pool.Query(ctx, rebind(uq), append(append([]any{}, ow.args...), maxSessions+1)...)
+	if err != nil {
+		return nil, db.storeErr("view unlinked sessions", err)
+	}
+	defer urows.Close()
+	for urows.Next() {
+		var id string
+		if err := urows.Scan(&id); err != nil {
+			return nil, db.storeErr("scan unlinked session", err)
+		}
+		if len(out.Unlinked) == maxSessions {
+			out.UnlinkedTruncated = true
+			break
+		}
+		out.Unlinked = append(out.Unlinked, id)
+	}
+	urows.Close()
+	if err := urows.Err(); err != nil {
+		return nil, db.storeErr("view unlinked sessions", err)
+	}
+	return out, nil
+}
+
+// ViewSessions lists chats in scope with entry timestamps and counters; see annals.ViewStore.
+func (db *DB) ViewSessions(ctx context.Context, f annals.ViewSessionsFilter) (*annals.ViewSessionList, error) {
+	limit, err := viewLimit(f.Limit, annals.ViewDefaultSessions, annals.ViewMaxSessions)
+	if err != nil {
+		return nil, err
+	}
+	w := &where{}
+	w.addOwner("c", f.Owner)
+	if f.Agent != nil {
+		a := *f.Agent
+		if a == "" {
+			return nil, annals.Errorf(annals.EINVALID, "agent is empty (omit it to list every session)")
+		}
+		if strings.Contains(a, "/") {
+			// A noun is one channel segment; an agent id holding a slash can only be a chat's own.
+			w.add("c.agent_id = ?", a)
+		} else {
+			ch := annals.ViewAgentChannelPrefix + a
+			w.add(`(c.agent_id = ? OR EXISTS (SELECT 1 FROM entries x WHERE x.chat_pk = c.pk AND x.channel <> ''
+				AND (x.channel = ? OR (x.channel >= ? AND x.channel < ?))))`, a, ch, ch+"/", ch+"0")
+		}
+	}
+	q := `WITH page AS (SELECT c.pk, c.id, c.agent_id, c.title, c.created_at, c.last_activity FROM chats c
+			WHERE ` + w.sql() + ` ORDER BY c.last_activity DESC, c.id LIMIT ?)
+		SELECT p.id, p.agent_id, p.title, p.created_at, p.last_activity, min(e.time), max(e.time),
+			count(CASE WHEN e.kind IN ('user', 'assistant', 'tool') THEN 1 END),
+			count(CASE WHEN e.kind IN ('system', 'event') THEN 1 END)
+		FROM page p LEFT JOIN entries e ON e.chat_pk = p.pk
+		GROUP BY p.pk, p.id, p.agent_id, p.title, p.created_at, p.last_activity ORDER BY p.last_activity DESC, p.id`
+	rows, err := db.pool.Query(ctx, rebind(q), append(w.args, limit+1)...)
+	if err != nil {
+		return nil, db.storeErr("view sessions", err)
+	}
+	defer rows.Close()
+	out := &annals.ViewSessionList{Sessions: []annals.ViewSession{}}
+	for rows.Next() {
+		var s annals.ViewSession
+		var title []byte
+		var created, active int64
+		var first, last *int64
+		if err := rows.Scan(&s.ID, &s.AgentID, &title, &created, &active, &first, &last, &s.Messages, &s.Events); err != nil {
+			return nil, db.storeErr("scan view session", err)
+		}
+		if len(out.Sessions) == limit {
+			out.HasMore = true
+			break
+		}
+		s.Title = string(title)
+		s.CreatedAt, s.LastActivity = fromNano(created), fromNano(active)
+		s.FirstAt, s.LastAt = fromNullNano(first), fromNullNano(last)
+		out.Sessions = append(out.Sessions, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, db.storeErr("view sessions", err)
+	}
+	return out, nil
+}
+
+// ViewTranscript pages one chat backwards; see annals.ViewStore.
+func (db *DB) ViewTranscript(ctx context.Context, f annals.ViewTranscriptFilter) (*annals.ViewPage, error) {
+	limit, err := viewLimit(f.Limit, annals.ViewDefaultTranscript, annals.ViewMaxTranscript)
+	if err != nil {
+		return nil, err
+	}
+	if f.BeforeSeq < 0 {
+		return nil, annals.Errorf(annals.EINVALID, "before_id must not be negative")
+	}
+	if err := validateSelect(f.Select); err != nil {
+		return nil, err
+	}
+	// The owner is part of the lookup, so a chat outside scope and a missing chat take the same
+	// path to the same error.
+	cw := &where{}
+	cw.add("c.id = ?", f.ChatID)
+	cw.addOwner("c", f.Owner)
+	var pk int64
+	err = db.pool.QueryRow(ctx, rebind(`SELECT c.pk FROM chats c WHERE `+cw.sql()), cw.args...).Scan(&pk)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, annals.NotFound(f.ChatID)
+	}
+	if err != nil {
+		return nil, db.storeErr("view transcript chat", err)
+	}
+	w := &where{}
+	w.add("e.chat_pk = ?", pk)
+	// Repeated on the entry query: the scope is enforced by the statement that reads the rows.
+	w.addOwner("c", f.Owner)
+	if f.BeforeSeq > 0 {
+		w.add("e.seq < ?", f.BeforeSeq)
+	}
+	if f.Select.DropToolRows {
+		w.add("e.kind <> 'tool'")
+	}
+	rows, err := db.pool.Query(ctx, rebind(`SELECT `+messageColumns(f.Select)+` FROM entries e JOIN chats c ON c.pk = e.chat_pk
+		WHERE `+w.sql()+` ORDER BY e.seq DESC LIMIT ?`), append(w.args, limit+1)...)
+	if err != nil {
+		return nil, db.storeErr("view transcript", err)
+	}
+	page, err := db.readMessages(rows, f.Select, limit)
+	if err != nil {
+		return nil, err
+	}
+	// Read newest first to take the newest page; shown oldest first. Next is the oldest message,
+	// the one a following page continues before.
+	for i, j := 0, len(page.Messages)-1; i < j; i, j = i+1, j-1 {
+		page.Messages[i], page.Messages[j] = page.Messages[j], page.Messages[i]
+	}
+	if page.HasMore {
+		m := page.Messages[0]
+		page.Next = &annals.ViewPosition{Time: m.CreatedAt, ChatID: m.Session, Seq: m.ID}
+	}
+	return page, nil
+}
+
+// ViewConversation returns the entries sharing a correlation id; see annals.ViewStore.
+func (db *DB) ViewConversation(ctx context.Context, f annals.ViewConversationFilter) (*annals.ViewPage, error) {
+	limit, err := viewLimit(f.Limit, annals.ViewDefaultConversation, annals.ViewMaxConversation)
+	if err != nil {
+		return nil, err
+	}
+	if f.CorrelationID == "" {
+		return nil, annals.Errorf(annals.EINVALID, "correlation is required")
+	}
+	if err := validateSelect(f.Select); err != nil {
+		return nil, err
+	}
+	w := &where{}
+	w.addOwner("c", f.Owner)
+	w.addTenant("e", f.Owner)
+	// correlation_id <> '' repeats the partial index's condition so the planner may use it.
+	w.add("e.correlation_id = ? AND e.correlation_id <> ''", f.CorrelationID)
+	if f.Select.DropToolRows {
+		w.add("e.kind <> 'tool'")
+	}
+	if f.After != nil {
+		t := unixNano(f.After.Time)
+		w.add("e.time >= ? AND (e.time, c.id, e.seq) > (?::bigint, ?::text, ?::bigint)", t, t, f.After.ChatID, f.After.Seq)
+	}
+	rows, err := db.pool.Query(ctx, rebind(keysFirst(f.Select, entriesJoin, w, "e.time, c.id, e.seq")), append(w.args, limit+1)...)
+	if err != nil {
+		return nil, db.storeErr("view conversation", err)
+	}
+	return db.readMessages(rows, f.Select, limit)
+}
+
+// ViewSearch filters entries in scope, newest first; see annals.ViewStore.
+func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.ViewPage, error) {
+	limit, err := viewLimit(f.Limit, annals.ViewDefaultSearch, annals.ViewMaxSearch)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateSelect(f.Select); err != nil {
+		return nil, err
+	}
+	w := &where{}
+	w.addOwner("c", f.Owner)
+	w.addTenant("e", f.Owner)
+	if err := w.addChannelPrefixes(f.Channels); err != nil {
+		return nil, err
+	}
+	if f.AgentsOnly {
+		w.add(agentLinked())
+	}
+	if len(f.Roles) > 0 {
+		kinds := make([]string, len(f.Roles))
+		for i, r := range f.Roles {
+			if _, err := annals.ParseEntryKind(string(r)); err != nil {
+				return nil, err
+			}
+			kinds[i] = string(r)
+		}
+		w.in("e.kind", kinds)
+	}
+	if len(f.Words) > 0 {
+		if len(f.Words) > annals.ViewMaxWords {
+			return nil, annals.Errorf(annals.EINVALID, "the text has %d words (at most %d allowed)", len(f.Words), annals.ViewMaxWords)
+		}
+		for i, word := range f.Words {
+			if word == "" {
+				return nil, annals.Errorf(annals.EINVALID, "words[%d] is empty", i)
+			}
+		}
+		// Every word is tokenized and quoted as tsquery lexemes: never query syntax.
+		q, ok, err := tsAndLiteral(f.Words, "")
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			w.add("e.tsv @@ ?::tsquery", q)
+		} else {
+			w.add("false")
+		}
+	}
+	if f.Since != nil && f.Until != nil && f.Since.After(*f.Until) {
+		return nil, annals.Errorf(annals.EINVALID, "since %s is after until %s", f.Since.Format(time.RFC3339Nano), f.Until.Format(time.RFC3339Nano))
+	}
+	if f.Since != nil {
+		w.add("e.time >= ?", unixNano(*f.Since))
+	}
+	if f.Until != nil {
+		w.add("e.time <= ?", unixNano(*f.Until))
+	}
+	if f.Select.DropToolRows {
+		w.add("e.kind <> 'tool'")
+	}
+	if f.After != nil {
+		// The plain time bound lets the planner walk entries_by_time; the row value makes the
+		// order total, so a page boundary inside one instant neither repeats nor skips a row.
+		t := unixNano(f.After.Time)
+		w.add("e.time <= ? AND (e.time, c.id, e.seq) < (?::bigint, ?::text, ?::bigint)", t, t, f.After.ChatID, f.After.Seq)
+	}
+	order := "e.time DESC, c.id DESC, e.seq DESC"
+	rows, err := db.pool.Query(ctx, rebind(keysFirst(f.Select, entriesJoin, w, order)), append(w.args, limit+1)...)
+	if err != nil {
+		return nil, db.storeErr("view search", err)
+	}
+	return db.readMessages(rows, f.Select, limit)
+}
