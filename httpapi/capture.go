@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/annals-dev/annals"
@@ -306,7 +307,7 @@ func unbatch(err error) error {
 // hasMember reports whether a JSON object body has a top-level member name.
 func hasMember(body []byte, name string) bool {
 	var m map[string]any
-	if jsonUnmarshal(body, &m) != nil {
+	if json.Unmarshal(body, &m) != nil {
 		return false
 	}
 	_, ok := m[name]

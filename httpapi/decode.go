@@ -280,5 +280,3 @@ func position(wrapped bool, i int) string {
 	}
 	return fmt.Sprintf("line %d: ", i+1)
 }
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

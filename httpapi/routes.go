@@ -137,14 +137,16 @@ func (s *Server) authenticate(r *http.Request) (*annals.Principal, error) {
 	}
 	p := key.Principal
 	p.Scopes = append([]annals.Scope(nil), key.Principal.Scopes...)
-	if rw, ok := r.Context().Value(keyIDKey{}).(*string); ok {
-		*rw = key.ID
+	// The access log names the key by its id (never its secret).
+	if id, ok := r.Context().Value(keyIDKey{}).(*string); ok {
+		*id = key.ID
 	}
 	return &p, nil
 }
 
 var errUnauthorized = httpError(CodeUnauthorized, "a valid API key is required (Authorization: Bearer <key>)")
 
+// keyIDKey carries a *string in the request context that authenticate fills with the key's id.
 type keyIDKey struct{}
 
 // writeError writes err as the JSON error body, logging the cause of an internal error.

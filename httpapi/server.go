@@ -171,9 +171,14 @@ func (s *Server) Open(ctx context.Context) error {
 	s.srv = &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: ReadHeaderTimeout,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		// Reading a body is not bounded by the request's context, so the connection deadlines
+		// bound a client that sends or reads slowly: the body within the request timeout, the
+		// answer within the request timeout plus a margin for streaming it out.
+		ReadTimeout:  s.cfg.RequestTimeout,
+		WriteTimeout: s.cfg.RequestTimeout + 30*time.Second,
+		IdleTimeout:  2 * time.Minute,
+		ErrorLog:     slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext:  func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	s.done = make(chan error, 1)
 	go func() {
