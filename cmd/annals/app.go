@@ -135,6 +135,9 @@ func (m *Main) usage(w io.Writer) {
 	fmt.Fprintln(w, "$XDG_DATA_HOME/annals/annals.db, else ~/.local/share/annals/annals.db.")
 	fmt.Fprintln(w, "Configuration (YAML) is read from --config, $ANNALS_CONFIG, else")
 	fmt.Fprintln(w, "$XDG_CONFIG_HOME/annals/config.yaml or ~/.config/annals/config.yaml (docs/CONFIG.md).")
+	fmt.Fprintln(w, "annals --server URL --key KEY <command> (or $ANNALS_SERVER, $ANNALS_KEY) runs list,")
+	fmt.Fprintln(w, "search, show, export, rename, tag, pin, archive, recap, related, delete and ingest")
+	fmt.Fprintln(w, "against an annals server instead of a local database (docs/HTTP.md).")
 	fmt.Fprintln(w, "Run 'annals <command> --help' for a command's flags.")
 }
 
