@@ -10,7 +10,8 @@ import (
 type CaptureOp struct {
 	// Chat creates a chat, idempotently: the same id with the same immutable data is a no-op
 	// (its mutable metadata is left alone); the same id with different tenant, user, agent or
-	// attributes is a conflict. Title, description and tags are set only at creation.
+	// attributes is a conflict. The human layer given with it (title, description, tags,
+	// pinned, archived_at, summary and summary_updated_at) is taken only when the chat is new.
 	Chat *Chat `json:"chat,omitempty"`
 	// Append appends entries to an existing chat, idempotently by entry id.
 	Append *AppendOp `json:"append,omitempty"`

@@ -181,21 +181,8 @@ func (f loomcycle) ParseFile(ctx context.Context, src *Source, out Output) error
 		if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
 			return err
 		}
-		// annals sets pinned, archived and summary through its curate ops, never at capture:
-		// say exactly what this import could not carry, so the user can restore it.
-		var lost []string
-		if chat.Pinned {
-			lost = append(lost, "pinned")
-		}
-		if chat.ArchivedAt != nil {
-			lost = append(lost, "archived at "+chat.ArchivedAt.Format(time.RFC3339))
-		}
-		if chat.Summary != "" {
-			lost = append(lost, fmt.Sprintf("summary (%d bytes)", len(chat.Summary)))
-		}
-		if len(lost) > 0 {
-			out.Warnf(0, "session %s: %s not imported (annals sets these with pin, archive and recap; chat %s)", sid, strings.Join(lost, ", "), chatID)
-		}
+		// pinned, archived_at and summary travel with the chat: the store takes the human layer
+		// of a new chat at creation, so a curated loomcycle history arrives curated.
 
 		evs := eventsOf[sid]
 		sort.SliceStable(evs, func(i, j int) bool {
@@ -361,7 +348,7 @@ func (f loomcycle) event(ev *lcEvent, payload string, when time.Time, open map[s
 		e.Kind = annals.KindAssistant
 		e.Reasoning = ValidText(firstNonEmpty(text, p.str("reasoning"), p.str("thinking")))
 		_, opaque := scrubOpaque(json.RawMessage(payload))
-		e.Metadata = safeMeta(map[string]any{"opaque_reasoning_dropped": boolOrNil(opaque), "payload": extras(p, append(known, "reasoning", "thinking")...)})
+		e.Metadata = safeMeta(map[string]any{"encrypted_reasoning": boolOrNil(opaque), "payload": extras(p, append(known, "reasoning", "thinking")...)})
 		return e
 	case strings.Contains(typ, "compact") || typ == "summary":
 		e.Kind = annals.KindSystem

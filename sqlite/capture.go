@@ -219,10 +219,26 @@ func (w *writer) createChat(c *annals.Chat, res *annals.CaptureResult) error {
 	if err != nil {
 		return annals.Internal("encode attributes", err)
 	}
-	r, err := w.exec(`INSERT INTO chats (id, tenant_id, user_id, agent_id, attributes, created_at, last_activity, title, title_fold, description, tags)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	// The human layer a producer already knows (an importer moving a curated history over) is
+	// taken at creation: title, description, tags, pinned, archived_at and summary.
+	var archived, summarized *int64
+	if c.ArchivedAt != nil {
+		v := unixNano(*c.ArchivedAt)
+		archived = &v
+	}
+	if c.Summary != "" {
+		v := unixNano(created)
+		if c.SummaryUpdatedAt != nil {
+			v = unixNano(*c.SummaryUpdatedAt)
+		}
+		summarized = &v
+	}
+	r, err := w.exec(`INSERT INTO chats (id, tenant_id, user_id, agent_id, attributes, created_at, last_activity, title, title_fold, description, tags,
+			pinned, archived_at, summary, summary_updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.ID, c.TenantID, c.UserID, c.AgentID, string(attrs), unixNano(created), unixNano(created),
-		c.Title, strings.ToLower(c.Title), c.Description, joinTags(dedupe(c.Tags)))
+		c.Title, strings.ToLower(c.Title), c.Description, joinTags(dedupe(c.Tags)),
+		c.Pinned, archived, c.Summary, summarized)
 	if err != nil {
 		return err
 	}

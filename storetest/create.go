@@ -16,6 +16,33 @@ func createChatTests() []test {
 		{"DifferentImmutableDataConflicts", testCreateConflict},
 		{"InvalidChatIsRejectedAndNothingStored", testCreateInvalid},
 		{"FindChatByIDOfMissingChatIsNotFound", testFindChatByIDMissing},
+		{"HumanLayerIsTakenAtCreationOnly", testCreateHumanLayer},
+	}
+}
+
+// testCreateHumanLayer: an importer moving a curated history over gives pinned, archived and
+// summary with the chat; they are stored when the chat is new and never overwritten by a repeat.
+func testCreateHumanLayer(t *testing.T, s annals.Store) {
+	archived := BaseTime.Add(time.Hour)
+	summarized := BaseTime.Add(2 * time.Hour)
+	c := fullChat("h1")
+	c.CreatedAt = BaseTime
+	c.Pinned, c.ArchivedAt, c.Summary, c.SummaryUpdatedAt = true, &archived, "the gist", &summarized
+	got := mustCreateChat(t, s, c)
+	if !got.Pinned || got.ArchivedAt == nil || !got.ArchivedAt.Equal(archived) || got.Summary != "the gist" ||
+		got.SummaryUpdatedAt == nil || !got.SummaryUpdatedAt.Equal(summarized) {
+		t.Fatalf("created chat = pinned %v archived %v summary %q at %v; want true, %v, \"the gist\", %v",
+			got.Pinned, got.ArchivedAt, got.Summary, got.SummaryUpdatedAt, archived, summarized)
+	}
+	ids, err := s.MatchChats(t.Context(), annals.TextMatch{Owner: annals.Owner{AllTenants: true}, Terms: []string{"gist"}})
+	if err != nil || len(ids) != 1 {
+		t.Errorf("summary given at creation is not in the metadata index: %v, %v", ids, err)
+	}
+	again := fullChat("h1")
+	again.CreatedAt = BaseTime
+	got = mustCreateChat(t, s, again)
+	if !got.Pinned || got.Summary != "the gist" || got.ArchivedAt == nil {
+		t.Errorf("re-creating the chat without its human layer changed it: %+v", got)
 	}
 }
 
