@@ -30,6 +30,11 @@ func (claudeCode) Detect(path string, head []byte) bool {
 	if !strings.EqualFold(filepath.Ext(path), ".jsonl") {
 		return false
 	}
+	// A .jsonl file in Claude Code's own folder is a session, whatever its first lines (a long
+	// file-history-snapshot line can fill the whole head).
+	if strings.Contains(filepath.ToSlash(path), "/.claude/projects/") {
+		return true
+	}
 	first := firstLines(head, 8)
 	return bytes.Contains(first, []byte(`"parentUuid"`)) || bytes.Contains(first, []byte(`"leafUuid"`)) ||
 		(bytes.Contains(first, []byte(`"sessionId"`)) && (bytes.Contains(first, []byte(`"isSidechain"`)) || bytes.Contains(first, []byte(`"permissionMode"`)) || bytes.Contains(first, []byte(`"file-history-snapshot"`))))
@@ -61,13 +66,11 @@ type ccState struct {
 	Last map[string]string `json:"last,omitempty"`
 	// Side maps recent side-chain uuids to their chat (bounded: side chains run for a while
 	// and then end).
-	Side     [][2]string `json:"side,omitempty"`
-	SideChat []string    `json:"side_chats,omitempty"`
-	Time     time.Time   `json:"time,omitempty"`
-	Titled   bool        `json:"titled,omitempty"`
+	Side [][2]string `json:"side,omitempty"`
+	Time time.Time   `json:"time,omitempty"`
 }
 
-const ccSideMemory = 512
+const ccSideMemory = 64
 
 type ccSession struct {
 	src     *Source
@@ -75,8 +78,7 @@ type ccSession struct {
 	st      ccState
 	queues  map[string]*opQueue
 	order   []string // chats in the order their queue was made
-	pre     []annals.CaptureOp
-	title   string // custom-title (preferred) or ai-title seen in this file
+	title   string   // custom-title (preferred) or ai-title seen in this file
 	titleAI string
 }
 
@@ -294,7 +296,6 @@ func (s *ccSession) chatFor(l *ccLine, out Output) string {
 	// A side chain's root: a chat of its own, linked to the main chat.
 	side := SafeID(main+"/sidechain-"+l.UUID, annals.MaxIDBytes)
 	s.rememberSide(l.UUID, side)
-	s.st.SideChat = append(s.st.SideChat, side)
 	attrs := s.attrs("")
 	attrs["parent"] = main
 	attrs["sidechain"] = "true"

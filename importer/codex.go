@@ -36,6 +36,9 @@ func (codex) Detect(path string, head []byte) bool {
 	if !strings.EqualFold(filepath.Ext(path), ".jsonl") {
 		return false
 	}
+	if strings.Contains(filepath.ToSlash(path), "/.codex/") && strings.HasPrefix(filepath.Base(path), "rollout-") {
+		return true
+	}
 	first := firstLines(head, 4)
 	if bytes.Contains(first, []byte(`"payload"`)) &&
 		(bytes.Contains(first, []byte(`"session_meta"`)) || bytes.Contains(first, []byte(`"response_item"`)) || bytes.Contains(first, []byte(`"turn_context"`))) {
@@ -61,7 +64,6 @@ type cxState struct {
 	TurnIn    int64     `json:"turn_in,omitempty"`
 	TurnOut   int64     `json:"turn_out,omitempty"`
 	Turns     int       `json:"turns,omitempty"`
-	Titled    string    `json:"titled,omitempty"`
 }
 
 const cxRecent = 64

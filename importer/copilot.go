@@ -57,6 +57,9 @@ type copilotState struct {
 	RunID    string    `json:"run_id,omitempty"`
 	RunModel string    `json:"run_model,omitempty"`
 	RunStart time.Time `json:"run_start,omitempty"`
+	// RunOut sums the output tokens of the open turn's messages: usage is recorded on the
+	// run, so chat totals count it once.
+	RunOut int64 `json:"run_out,omitempty"`
 }
 
 func (f copilotCLI) NewSession(src *Source, state json.RawMessage) (LineSession, error) {
@@ -235,6 +238,7 @@ func (s *copilotSession) line(n int, line []byte, out Output) error {
 		runKey := firstNonEmpty(data.str("interactionId"), id) + "/" + data.str("turnId")
 		s.st.RunID = SafeID(s.st.ChatID+"/turn/"+runKey, annals.MaxIDBytes)
 		s.st.RunStart = t
+		s.st.RunOut = 0
 		s.st.RunModel = SafeID(data.str("model"), annals.MaxIDBytes)
 		return out.Emit(annals.CaptureOp{Run: &annals.Run{ID: s.st.RunID, ChatID: s.st.ChatID, Status: annals.StatusRunning, Model: s.st.RunModel, StartedAt: t}})
 
@@ -300,7 +304,7 @@ func (s *copilotSession) line(n int, line []byte, out Output) error {
 			delete(s.open, k)
 		}
 		e := base(annals.KindEvent, -1)
-		e.Channel = "copilot/" + sanitizeChannel(typ)
+		e.Channel = "copilot-cli/" + sanitizeChannel(typ)
 		e.Metadata = safeMeta(map[string]any{"data": extras(data)})
 		if typ == "session.shutdown" {
 			e.Text = ValidText(strings.TrimSpace("session ended " + data.str("shutdownType")))
@@ -319,7 +323,7 @@ func (s *copilotSession) line(n int, line []byte, out Output) error {
 
 	case "session.model_change":
 		e := base(annals.KindEvent, -1)
-		e.Channel = "copilot/session/model_change"
+		e.Channel = "copilot-cli/session/model_change"
 		e.Text = ValidText(fmt.Sprintf("model changed from %s to %s", firstNonEmpty(data.str("previousModel"), "(none)"), data.str("newModel")))
 		e.Metadata = safeMeta(map[string]any{"data": extras(data)})
 		return s.add(out, e)
@@ -343,7 +347,7 @@ func (s *copilotSession) line(n int, line []byte, out Output) error {
 	}
 	e := base(annals.KindEvent, -1)
 	if e.Channel == "" {
-		e.Channel = "copilot/" + sanitizeChannel(typ)
+		e.Channel = "copilot-cli/" + sanitizeChannel(typ)
 	}
 	e.Text = ValidText(firstNonEmpty(data.str("message"), data.str("content"), data.str("agentDisplayName")))
 	if tc := data.str("toolCallId"); tc != "" && e.CorrelationID == "" {
@@ -365,12 +369,12 @@ func (s *copilotSession) endRun(out Output, status annals.RunStatus, t time.Time
 	if s.st.RunID == "" {
 		return nil
 	}
-	r := &annals.Run{ID: s.st.RunID, ChatID: s.st.ChatID, Status: status, Model: s.st.RunModel, StartedAt: s.st.RunStart}
+	r := &annals.Run{ID: s.st.RunID, ChatID: s.st.ChatID, Status: status, Model: s.st.RunModel, StartedAt: s.st.RunStart, OutputTokens: s.st.RunOut}
 	if !t.IsZero() && !t.Before(r.StartedAt) {
 		end := t
 		r.EndedAt = &end
 	}
-	s.st.RunID, s.st.RunModel, s.st.RunStart = "", "", time.Time{}
+	s.st.RunID, s.st.RunModel, s.st.RunStart, s.st.RunOut = "", "", time.Time{}, 0
 	return out.Emit(annals.CaptureOp{Run: r})
 }
 
@@ -417,11 +421,17 @@ func (s *copilotSession) assistant(n int, id string, data jsonObject, base func(
 	reasoning := ValidText(data.str("reasoningText"))
 	opaque := data.str("reasoningOpaque") != "" || data.str("encryptedContent") != ""
 	meta := map[string]any{
-		"opaque_reasoning_dropped": boolOrNil(opaque),
+		"encrypted_reasoning": boolOrNil(opaque),
 		"extra": extras(data, "content", "reasoningText", "reasoningOpaque", "encryptedContent", "toolRequests",
 			"outputTokens", "parentToolCallId"),
 	}
 	tokens := int64(data.num("outputTokens"))
+	if s.st.RunID != "" && tokens > 0 {
+		// Inside a turn the usage goes to the turn's run; only a message outside any turn
+		// keeps it on its entry.
+		s.st.RunOut += tokens
+		tokens = 0
+	}
 	reqs := data.arr("toolRequests")
 	if text != "" || reasoning != "" || len(reqs) == 0 {
 		e := base(annals.KindAssistant, -1)

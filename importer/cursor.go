@@ -241,12 +241,12 @@ func anthropicBlocks(blocks []json.RawMessage, role, msgID string, t time.Time, 
 			e.Kind = annals.KindAssistant
 			e.Reasoning = ValidText(firstNonEmpty(b.str("thinking"), b.str("text")))
 			_, dropped := scrubOpaque(raw)
-			e.Metadata = safeMeta(map[string]any{"opaque_reasoning_dropped": boolOrNil(dropped || b.str("signature") != ""),
+			e.Metadata = safeMeta(map[string]any{"encrypted_reasoning": boolOrNil(dropped || b.str("signature") != ""),
 				"extra": extras(b, "type", "thinking", "text", "signature", "providerOptions", "providerMetadata")})
 		case "redacted_thinking", "redacted-reasoning":
 			// Encrypted reasoning: never rendered, only its presence is recorded.
 			e.Kind = annals.KindAssistant
-			e.Metadata = safeMeta(map[string]any{"redacted_reasoning": true})
+			e.Metadata = safeMeta(map[string]any{"redacted_thinking": true})
 		case "tool_use", "tool-call":
 			e.Kind = annals.KindTool
 			args := b.raw("input")

@@ -31,7 +31,7 @@ func TestCursorTranscriptMapsBlocks(t *testing.T) {
 	if e := srcEntry(t, es, "L1#0"); e.Text != "Why is the build slow?" || srcMeta(t, e)["wrapped_in"] != "user_query" {
 		t.Errorf("user query: want the text unwrapped, got %q %s", e.Text, e.Metadata)
 	}
-	if e := srcEntry(t, es, "L2#0"); e.Reasoning != "Probably the Docker layer cache." || srcMeta(t, e)["opaque_reasoning_dropped"] != true {
+	if e := srcEntry(t, es, "L2#0"); e.Reasoning != "Probably the Docker layer cache." || srcMeta(t, e)["encrypted_reasoning"] != true {
 		t.Errorf("thinking block: got %q %s", e.Reasoning, e.Metadata)
 	}
 	read := srcEntry(t, es, "L2#2")
@@ -47,7 +47,7 @@ func TestCursorTranscriptMapsBlocks(t *testing.T) {
 	if e := srcEntry(t, es, "L6#0"); e.Tool.Outcome != annals.OutcomeFailed || e.Tool.Result != "exit status 1" {
 		t.Errorf("is_error result: got %+v", e.Tool)
 	}
-	if e := srcEntry(t, es, "L8#0"); srcMeta(t, e)["redacted_reasoning"] != true {
+	if e := srcEntry(t, es, "L8#0"); srcMeta(t, e)["redacted_thinking"] != true {
 		t.Errorf("redacted_thinking: got %s", e.Metadata)
 	}
 	if e := srcEntry(t, es, "L8#2"); e.Kind != annals.KindEvent || strings.Contains(string(e.Metadata)+e.Text, "iVBOR") {

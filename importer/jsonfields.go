@@ -150,24 +150,17 @@ func textOf(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// opaqueKeys name the fields that carry encrypted or signed reasoning (and similar opaque
-// provider blobs). They are never rendered: dropped from metadata and arguments, with a flag
-// saying something was dropped. Keys are compared lowercased.
-var opaqueKeys = map[string]bool{
-	"encrypted_content":           true,
-	"encryptedcontent":            true,
-	"reasoningencryptedcontent":   true,
-	"reasoning_encrypted_content": true,
-	"reasoningopaque":             true,
-	"reasoning_opaque":            true,
-	"signature":                   true,
-	"thoughtsignature":            true,
-	"thought_signature":           true,
-	"redacted_data":               true,
+// isOpaqueKey reports whether a field name carries encrypted or signed reasoning (or a similar
+// opaque provider blob). Such values are never rendered: they are dropped from metadata, with a
+// flag saying something was dropped. Names are compared lowercased.
+func isOpaqueKey(k string) bool {
+	switch strings.ToLower(k) {
+	case "encrypted_content", "encryptedcontent", "reasoningencryptedcontent", "reasoning_encrypted_content",
+		"reasoningopaque", "reasoning_opaque", "signature", "thoughtsignature", "thought_signature", "redacted_data":
+		return true
+	}
+	return false
 }
-
-// isOpaqueKey reports whether a field name carries an opaque reasoning blob.
-func isOpaqueKey(k string) bool { return opaqueKeys[strings.ToLower(k)] }
 
 // scrubOpaque returns raw with every opaque-blob field removed at any depth, and whether one was
 // removed. A value that is not valid JSON is returned unchanged.
@@ -175,16 +168,10 @@ func scrubOpaque(raw json.RawMessage) (json.RawMessage, bool) {
 	if len(raw) == 0 {
 		return raw, false
 	}
-	// Cheap test first: most values hold none of the keys.
+	// Cheap test first: most values hold none of the keys, and every key holds one of these.
 	lower := bytes.ToLower(raw)
-	hit := false
-	for k := range opaqueKeys {
-		if bytes.Contains(lower, []byte(`"`+k+`"`)) {
-			hit = true
-			break
-		}
-	}
-	if !hit {
+	if !bytes.Contains(lower, []byte("encrypted")) && !bytes.Contains(lower, []byte("signature")) &&
+		!bytes.Contains(lower, []byte("opaque")) && !bytes.Contains(lower, []byte("redacted_data")) {
 		return raw, false
 	}
 	var v any

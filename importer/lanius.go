@@ -370,7 +370,7 @@ func (f lanius) message(m map[string]any, when time.Time, cols laniusCols, open 
 	reasoning, opaque := laniusReasoning(content.raw("reasoning"))
 	e := mk(base, kind)
 	e.Text, e.Reasoning = text, reasoning
-	meta := map[string]any{"opaque_reasoning_dropped": boolOrNil(opaque),
+	meta := map[string]any{"encrypted_reasoning": boolOrNil(opaque),
 		"content": extras(content, "text", "content", "output", "result", "reasoning", "tool_calls")}
 	if kind == annals.KindEvent {
 		meta["role"] = role

@@ -68,7 +68,7 @@ func TestLaniusSessionsBecomeChats(t *testing.T) {
 	if e := srcEntry(t, es, "m1"); e.Text != "What is the reactor pressure?" || e.Channel != "in/agent/main" || e.CorrelationID != "corr-1" {
 		t.Errorf("user message: got %+v", e)
 	}
-	if e := srcEntry(t, es, "m2"); e.Reasoning != "Need the sensor value." || e.Channel != "out/agent/main" || srcMeta(t, e)["opaque_reasoning_dropped"] != true {
+	if e := srcEntry(t, es, "m2"); e.Reasoning != "Need the sensor value." || e.Channel != "out/agent/main" || srcMeta(t, e)["encrypted_reasoning"] != true {
 		t.Errorf("assistant message: got %+v %s", e, e.Metadata)
 	}
 	if e := srcEntry(t, es, "m2#1"); e.Tool.Name != "read_sensor" || e.Tool.Result != "pressure=4.2bar" || e.Tool.Outcome != annals.OutcomeSucceeded {

@@ -268,6 +268,7 @@ func (r *llmReader) threads(ctx context.Context, threadIDs, turnIDs map[string]b
 			ownSet[t] = true
 		}
 		open := map[string]*annals.Entry{}
+		extraDone := map[*llmTurn]bool{}
 		var entries []*annals.Entry
 		last := created
 		for _, m := range chain {
@@ -292,6 +293,11 @@ func (r *llmReader) threads(ctx context.Context, threadIDs, turnIDs map[string]b
 					continue
 				}
 				e.RunID = runID
+				if runID != "" && !extraDone[t] && len(t.extra) > 0 {
+					// What the call was asked with rides on the first entry of its turn.
+					extraDone[t] = true
+					e.Metadata = mergeMeta(e.Metadata, map[string]any{"turn": t.extra})
+				}
 				entries = append(entries, e)
 			}
 			if m.meta != "" && len(entries) > 0 {
@@ -339,7 +345,7 @@ func (r *llmReader) part(role, hash string, p map[string]any, when time.Time, op
 		e.Reasoning = Truncated(ValidText(text), annals.MaxEntryBytes/2)
 		ex, dropped := scrubOpaque(rawJSON(colString(p, "payload")))
 		redacted := payload.boolean("redacted")
-		meta := map[string]any{"redacted_reasoning": boolOrNil(redacted), "opaque_reasoning_dropped": boolOrNil(dropped)}
+		meta := map[string]any{"redacted_thinking": boolOrNil(redacted), "encrypted_reasoning": boolOrNil(dropped)}
 		if exo, err := decodeObject(ex); err == nil {
 			meta["payload"] = extras(exo, "redacted")
 		}

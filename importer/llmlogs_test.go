@@ -158,7 +158,7 @@ func TestLLMThreadsFollowTheMessageChain(t *testing.T) {
 	if e := srcEntry(t, es, "b2:m1#0"); e.Text != "func main() {}\nReview main.go" || e.RunID != "llm:T1" {
 		t.Errorf("text_ref resolved with its fragment: got %q run %q", e.Text, e.RunID)
 	}
-	if e := srcEntry(t, es, "b2:m2#0"); e.Reasoning != "Looking for bugs." || srcMeta(t, e)["opaque_reasoning_dropped"] != true {
+	if e := srcEntry(t, es, "b2:m2#0"); e.Reasoning != "Looking for bugs." || srcMeta(t, e)["encrypted_reasoning"] != true {
 		t.Errorf("reasoning: got %q %s", e.Reasoning, e.Metadata)
 	}
 	if e := srcEntry(t, es, "b2:m2#1"); e.Tool.Name != "run_vet" || e.Tool.Outcome != annals.OutcomeFailed || e.Tool.Result != "vet crashed" {

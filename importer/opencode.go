@@ -417,8 +417,7 @@ func (f openCode) message(chatID string, m ocMessage, last *time.Time) (*annals.
 			run.Status = annals.StatusCompleted
 		}
 		if tk := info.obj("tokens"); tk != nil {
-			run.InputTokens = int64(tk.num("input"))
-			run.OutputTokens = int64(tk.num("output") + tk.num("reasoning"))
+			run.InputTokens, run.OutputTokens = openCodeTokens(tk)
 		}
 		if info.isNum("cost") {
 			run.CostUSD = info.num("cost")
@@ -447,8 +446,9 @@ func (f openCode) message(chatID string, m ocMessage, last *time.Time) (*annals.
 		e := f.part(chatID, mid, kind, p, mtime, last)
 		if p.obj.str("type") == "step-finish" {
 			if tk := p.obj.obj("tokens"); tk != nil {
-				stepIn += tk.num("input")
-				stepOut += tk.num("output") + tk.num("reasoning")
+				in, out := openCodeTokens(tk)
+				stepIn += float64(in)
+				stepOut += float64(out)
 			}
 			if c := p.obj.obj("cost"); c != nil {
 				stepCost += c.num("usd")
@@ -506,6 +506,14 @@ func (f openCode) message(chatID string, m ocMessage, last *time.Time) (*annals.
 	return run, entries
 }
 
+// openCodeTokens reads OpenCode's token counts the way annals counts them: input is the whole
+// prompt, cache reads and writes included; output includes the reasoning tokens, which are
+// billed as output.
+func openCodeTokens(tk jsonObject) (in, out int64) {
+	c := tk.obj("cache")
+	return int64(tk.num("input") + c.num("read") + c.num("write")), int64(tk.num("output") + tk.num("reasoning"))
+}
+
 // part maps one message part to an entry, or nil for a part that only carries bookkeeping
 // (step markers: their usage is summed into the run by the caller).
 func (f openCode) part(chatID, mid string, kind annals.EntryKind, p ocPart, mtime time.Time, last *time.Time) *annals.Entry {
@@ -536,7 +544,7 @@ func (f openCode) part(chatID, mid string, kind annals.EntryKind, p ocPart, mtim
 		e.Reasoning = ValidText(o.str("text"))
 		ex := extras(o, "id", "sessionID", "messageID", "type", "text", "time")
 		_, dropped := scrubOpaque(o.raw("metadata"))
-		e.Metadata = safeMeta(map[string]any{"extra": ex, "opaque_reasoning_dropped": boolOrNil(dropped)})
+		e.Metadata = safeMeta(map[string]any{"extra": ex, "encrypted_reasoning": boolOrNil(dropped)})
 	case "tool":
 		e.Kind = annals.KindTool
 		st := o.obj("state")

@@ -43,7 +43,7 @@ func TestOpenCodeStorageMapsEveryPartKind(t *testing.T) {
 	if r.Reasoning != "The port is probably reused between parallel tests." || r.Text != "" {
 		t.Errorf("reasoning part: text %q reasoning %q", r.Text, r.Reasoning)
 	}
-	if srcMeta(t, r)["opaque_reasoning_dropped"] != true {
+	if srcMeta(t, r)["encrypted_reasoning"] != true {
 		t.Errorf("reasoning part: the dropped signature is not flagged: %s", r.Metadata)
 	}
 	srcNoSecret(t, p, "secretsignatureblob")
@@ -88,7 +88,7 @@ func TestOpenCodeStorageMapsEveryPartKind(t *testing.T) {
 	}
 
 	runs := srcRuns(p)
-	if run := runs["opencode:ses_main/msg_002"]; run == nil || run.Status != annals.StatusCompleted || run.InputTokens != 1500 || run.OutputTokens != 250 || run.CostUSD != 0.0123 || run.EndedAt == nil {
+	if run := runs["opencode:ses_main/msg_002"]; run == nil || run.Status != annals.StatusCompleted || run.InputTokens != 2400 || run.OutputTokens != 250 || run.CostUSD != 0.0123 || run.EndedAt == nil {
 		t.Errorf("assistant turn run: got %+v", run)
 	}
 	if run := runs["opencode:ses_main/msg_003"]; run == nil || run.Status != annals.StatusCancelled {
@@ -107,7 +107,7 @@ func TestOpenCodeExportDropsEncryptedReasoning(t *testing.T) {
 	}
 	es := p.Entries[c.ID]
 	srcWantKinds(t, es, map[annals.EntryKind]int{annals.KindUser: 1, annals.KindAssistant: 2})
-	if r := srcEntry(t, es, "prt_e2"); r.Reasoning != "Reading it." || srcMeta(t, r)["opaque_reasoning_dropped"] != true {
+	if r := srcEntry(t, es, "prt_e2"); r.Reasoning != "Reading it." || srcMeta(t, r)["encrypted_reasoning"] != true {
 		t.Errorf("reasoning: got %q %s", r.Reasoning, r.Metadata)
 	}
 	srcNoSecret(t, p, "gAAAAABencrypted")
@@ -179,7 +179,7 @@ func TestOpenCodeCorpus(t *testing.T) {
 		if len(runs) != 6 {
 			t.Errorf("got %d runs, want one per assistant message (6)", len(runs))
 		}
-		if r := runs["opencode:ses_test123abc/msg_assistant001"]; r == nil || r.InputTokens != 100 || r.OutputTokens != 250 || r.Model != "claude-opus-4-5" {
+		if r := runs["opencode:ses_test123abc/msg_assistant001"]; r == nil || r.InputTokens != 1600 || r.OutputTokens != 250 || r.Model != "claude-opus-4-5" {
 			t.Errorf("first run: got %+v", r)
 		}
 	})

@@ -246,7 +246,7 @@ func (o *output) flush() error {
 		if len(seg) == 0 {
 			return nil
 		}
-		res, err := st.Capture(o.ctx, seg)
+		res, err := st.Capture(o.ctx, compact(seg))
 		seg = nil
 		if err != nil {
 			return fmt.Errorf("writing entries of %s: %w", o.src.Path, err)
@@ -300,4 +300,38 @@ func (o *output) flush() error {
 	}
 	o.run.progressWith(o.src.Path, o.counts)
 	return nil
+}
+
+// compact reorders one transaction's appends and runs so the store does less work: the
+// entries of a chat become one append even when run records came between them, and a run
+// recorded several times (a split reply re-records its usage on every line) is recorded once,
+// with its last values, after the entries. Runs and entries are independent rows, so only
+// the order among each chat's entries, which is kept, matters.
+func compact(seg []annals.CaptureOp) []annals.CaptureOp {
+	out := make([]annals.CaptureOp, 0, len(seg))
+	lastRun := map[string]int{}
+	for i, op := range seg {
+		if op.Run != nil {
+			lastRun[op.Run.ID] = i
+		}
+	}
+	for _, op := range seg {
+		a := op.Append
+		if a == nil {
+			continue
+		}
+		if n := len(out); n > 0 {
+			if prev := out[n-1].Append; prev.ChatID == a.ChatID && len(prev.Entries)+len(a.Entries) <= annals.MaxBatchEntries {
+				prev.Entries = append(prev.Entries, a.Entries...)
+				continue
+			}
+		}
+		out = append(out, annals.CaptureOp{Append: &annals.AppendOp{ChatID: a.ChatID, Entries: append([]*annals.Entry(nil), a.Entries...)}})
+	}
+	for i, op := range seg {
+		if op.Run != nil && lastRun[op.Run.ID] == i {
+			out = append(out, op)
+		}
+	}
+	return out
 }

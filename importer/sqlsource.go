@@ -86,8 +86,8 @@ func detectSQLiteTables(path string, head []byte, tables ...string) bool {
 	return true
 }
 
-// tableColumns returns the lowercased column names of table. The name comes from our own
-// constants, never from the source, so quoting it into the PRAGMA is safe.
+// tableColumns returns the lowercased column names of table (bound as a parameter of
+// pragma_table_info, never spliced into SQL).
 func tableColumns(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
 	rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
 	if err != nil {
@@ -107,7 +107,9 @@ func tableColumns(ctx context.Context, db *sql.DB, table string) (map[string]boo
 
 // pickColumn returns the first of the candidate names that cols holds, or "". The schemas of the
 // reference systems are inferred from their documentation, so each field accepts the few names a
-// reasonable schema would give it (session_id or session, type or event_type, ...).
+// reasonable schema would give it (session_id or session, type or event_type, ...). The result
+// is always one of the candidates, constants of this package, so the parsers may quote it into
+// an ORDER BY: no name read from a source database ever reaches SQL text.
 func pickColumn(cols map[string]bool, candidates ...string) string {
 	for _, c := range candidates {
 		if cols[c] {
@@ -140,8 +142,9 @@ func rowMap(rows *sql.Rows, cols []string) (map[string]any, error) {
 	return m, nil
 }
 
-// queryMaps runs query and returns every row as a map (see rowMap). A row that cannot be
-// scanned is reported through warn with its 1-based position and skipped.
+// queryMaps runs query and returns every row as a map (see rowMap). The source tables are
+// small next to what the importer writes (one user's history), so reading a table whole keeps
+// the parsers simple: they join in memory instead of issuing a query per row.
 func queryMaps(ctx context.Context, db *sql.DB, query string, args ...any) ([]map[string]any, error) {
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {

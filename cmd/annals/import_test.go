@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // placeImport puts the importer's test fixtures where Claude Code and Codex keep their files.
@@ -120,5 +123,71 @@ func TestImportOneFormatAndPathAndDryRun(t *testing.T) {
 	}
 	if _, _, err := tm.run("", "import", "not-a-format"); err == nil || exitCode(err) != 2 {
 		t.Errorf("unknown format: %v, want a usage error", err)
+	}
+}
+
+func TestImportConfigRefusesUnknownFormats(t *testing.T) {
+	cfg := &Config{}
+	err := decodeConfig(strings.NewReader("import:\n  watch: true\n  formats: [claude-code, clippy]\n"), cfg)
+	if err == nil || !strings.Contains(err.Error(), `unknown format "clippy"`) || !strings.Contains(err.Error(), "claude-code") {
+		t.Errorf("err = %v, want the unknown format named with the allowed set", err)
+	}
+	cfg = &Config{}
+	if err := decodeConfig(strings.NewReader("import:\n  watch: true\n  formats: [codex]\n"), cfg); err != nil || !cfg.Import.Watch {
+		t.Errorf("valid import config: %v %+v", err, cfg.Import)
+	}
+}
+
+func TestServeImportWatchImportsTheDefaultLocations(t *testing.T) {
+	tm := newTestMain(t)
+	placeImport(t, tm.home)
+	cfgPath := filepath.Join(tm.home, "config.yaml")
+	if err := os.WriteFile(cfgPath, []byte("import:\n  watch: true\n  formats: [codex]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := NewMain()
+	m.Getenv = func(k string) string { return tm.env[k] }
+	m.HomeDir = func() (string, error) { return tm.home, nil }
+	defer m.Close()
+	db := ""
+	a, err := m.open(context.Background(), &common{db: &db, config: &cfgPath}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	if err := m.startImportWatch(ctx, a, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.store.FindChatByID(context.Background(), "codex:0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000"); err != nil {
+		t.Errorf("codex chat after the serve watch: %v", err)
+	}
+	if _, err := a.store.FindChatByID(context.Background(), "claude-code:sess-main"); err == nil {
+		t.Error("claude-code was imported, but the config limits the watch to codex")
+	}
+}
+
+func TestServeWithImportWatchImportsWhileServing(t *testing.T) {
+	tm := newTestMain(t)
+	placeImport(t, tm.home)
+	cfgPath := filepath.Join(tm.home, "config.yaml")
+	if err := os.WriteFile(cfgPath, []byte("import:\n  watch: true\n  formats: [codex]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tm.env["ANNALS_CONFIG"] = cfgPath
+	s := startServe(t, tm)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, body := httpDo(t, "POST", s.url+"/v1/history", "", `{"op":"get","session_id":"codex:0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000","limit":1}`)
+		if code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the watched codex session never arrived through serve: %d %s", code, body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := s.stop(); err != nil {
+		t.Fatalf("serve stopped with %v", err)
 	}
 }

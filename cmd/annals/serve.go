@@ -81,6 +81,23 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 			srv.Close()
 		}
 	}()
+	// import.watch in the config keeps importing agent histories while the server runs. The
+	// watch stops before the store closes, so it never writes to a closed database.
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		if *readOnly {
+			return
+		}
+		if err := m.startImportWatch(watchCtx, a, logger); err != nil && watchCtx.Err() == nil {
+			logger.Error("import watch stopped", "err", err)
+		}
+	}()
+	defer func() {
+		stopWatch()
+		<-watchDone
+	}()
 	if *portFile != "" {
 		if err := writePortFile(*portFile, srv.Addr()); err != nil {
 			return err
