@@ -46,8 +46,10 @@ type APIKey struct {
 func (k *APIKey) Revoked() bool { return k.RevokedAt != nil }
 
 // Validate checks a key before it is stored: an id, a 32-byte hash, a tenant, a known role and
-// scopes, and global only for an admin.
+// scopes, and global only for an admin. It rewrites scope aliases to their canonical names
+// ("any" becomes global) on a copy of the scope list.
 func (k *APIKey) Validate() error {
+	k.Principal.Scopes = append([]Scope(nil), k.Principal.Scopes...)
 	if err := ValidateID("key.id", k.ID); err != nil {
 		return err
 	}
@@ -73,10 +75,13 @@ func (k *APIKey) Validate() error {
 	if _, err := ParseRole(string(p.Role)); err != nil {
 		return err
 	}
-	for _, s := range p.Scopes {
-		if _, err := ParseScope(string(s)); err != nil {
+	for i, raw := range p.Scopes {
+		s, err := ParseScope(string(raw))
+		if err != nil {
 			return err
 		}
+		// Store the canonical name ("any" becomes global), so every later check sees it.
+		k.Principal.Scopes[i] = s
 		if s == ScopeGlobal && p.Role != RoleAdmin {
 			return Errorf(EINVALID, "scope global reaches every tenant and is only allowed on an admin key (role %s given)", p.Role)
 		}

@@ -84,8 +84,10 @@ type Snippet struct {
 // ChatHit is one chat found by a search.
 type ChatHit struct {
 	Chat *Chat `json:"chat"`
-	// Score is the blended relevance (higher is better); comparable within one result only.
-	Score float64 `json:"score"`
+	// Score is the blended relevance (higher is better); comparable within one result only. The
+	// history service reports it to global (admin) searches only: it derives from statistics
+	// over every tenant's rows.
+	Score float64 `json:"score,omitempty"`
 	// Matches counts the chat's matching entries (metadata matches are not counted).
 	Matches  int       `json:"matches"`
 	Snippets []Snippet `json:"snippets,omitempty"`
@@ -94,7 +96,7 @@ type ChatHit struct {
 // EntryHit is one entry found by an entry-level search.
 type EntryHit struct {
 	Entry   *Entry  `json:"entry"`
-	Score   float64 `json:"score"`
+	Score   float64 `json:"score,omitempty"`
 	Snippet string  `json:"snippet,omitempty"`
 }
 

@@ -82,15 +82,35 @@ func (s *Service) Delete(ctx context.Context, req *Request) (*DeleteResponse, er
 	if err != nil {
 		return nil, err
 	}
-	p := res.Principal
-	owner := (p.UserID != "" && p.UserID == chat.UserID) || (p.AgentID != "" && p.AgentID == chat.AgentID)
-	if p.Role != annals.RoleOperator && p.Role != annals.RoleAdmin && !owner {
+	if !CanModify(res.Principal, chat) {
 		return nil, annals.Errorf(annals.EFORBIDDEN, "delete needs an operator or admin, or the chat's own user or agent")
 	}
 	if err := s.store.DeleteChat(ctx, chat.ID); err != nil {
 		return nil, err
 	}
 	return &DeleteResponse{Deleted: chat.ID}, nil
+}
+
+// CanModify reports whether a principal may change a chat's transcript or remove it (delete,
+// and the capture writes append, truncate and record run), beyond reading it: an operator or
+// admin may; a member only when the chat is its own, by user or by agent. A member key with
+// neither identity (a tenant-level service key) owns the chats that have neither. Being in
+// scope is checked before this: CanModify never widens what a caller can see.
+func CanModify(p *annals.Principal, chat *annals.Chat) bool {
+	if p == nil || chat == nil {
+		return false
+	}
+	switch {
+	case p.Role == annals.RoleOperator || p.Role == annals.RoleAdmin:
+		return true
+	case p.UserID != "" && p.UserID == chat.UserID:
+		return true
+	case p.AgentID != "" && p.AgentID == chat.AgentID:
+		return true
+	case p.UserID == "" && p.AgentID == "" && chat.UserID == "" && chat.AgentID == "":
+		return true
+	}
+	return false
 }
 
 // ResumeResponse is a continuation handle: the coordinates to continue a chat with the agent

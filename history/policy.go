@@ -48,8 +48,11 @@ func allowedScopes(p *annals.Principal) []annals.Scope {
 		return nil
 	}
 	out := make([]annals.Scope, 0, len(p.Scopes))
-	for _, s := range p.Scopes {
-		if s == annals.ScopeGlobal && !p.IsAdmin() {
+	for _, raw := range p.Scopes {
+		// Normalise here too ("any" is global), and drop what is not a scope at all: a principal
+		// built by hand or from an old key must never reach a scope the switch below lacks.
+		s, err := annals.ParseScope(string(raw))
+		if err != nil || (s == annals.ScopeGlobal && !p.IsAdmin()) || contains(out, s) {
 			continue
 		}
 		out = append(out, s)
@@ -104,6 +107,8 @@ func Resolve(ctx context.Context, requested string) (*Resolved, error) {
 		r.Owner = annals.Owner{TenantID: p.TenantID, UserID: p.UserID}
 	case annals.ScopeSelf:
 		r.Owner = annals.Owner{TenantID: p.TenantID, AgentID: p.AgentID}
+	default:
+		return nil, annals.Errorf(annals.EFORBIDDEN, "scope %q is not one this caller may use", sc)
 	}
 	return r, nil
 }

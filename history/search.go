@@ -109,6 +109,17 @@ func (s *Service) Search(ctx context.Context, req *Request) (*SearchResponse, er
 	if err != nil {
 		return nil, err
 	}
+	// Relevance scores come from full-text statistics over the whole index, every tenant's rows
+	// included, so an absolute score would tell a member how common a word is in other tenants'
+	// chats. Only a global (admin) search sees scores; everyone else gets the order alone.
+	if res.Scope != annals.ScopeGlobal {
+		for i := range out.Chats {
+			out.Chats[i].Score = 0
+		}
+		for i := range out.Entries {
+			out.Entries[i].Score = 0
+		}
+	}
 	if next := f.Offset + n; next < out.Total && n > 0 {
 		out.NextCursor = encodeCursor(cursor{Offset: next})
 	}

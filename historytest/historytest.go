@@ -24,6 +24,7 @@ func Run(t *testing.T, open Opener) {
 		fn   func(t *testing.T, open Opener)
 	}{
 		{"SecurityInvariants", testSecurityInvariants},
+		{"ScopeAliasesNeverBypassTheGate", testScopeAliasesNeverBypassTheGate},
 		{"ReviewFixes", testReviewFixes},
 		{"List", testList},
 		{"Search", testSearch},
@@ -32,6 +33,7 @@ func Run(t *testing.T, open Opener) {
 		{"SearchSnippets", testSearchSnippets},
 		{"SearchFollowsWrites", testSearchFollowsWrites},
 		{"SearchPaging", testSearchPaging},
+		{"SearchScoresNeverLeakOtherTenants", testSearchScoresNeverLeakOtherTenants},
 		{"Get", testGet},
 		{"Curate", testCurate},
 		{"Recap", testRecap},

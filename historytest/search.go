@@ -277,3 +277,37 @@ func testSearchPaging(t *testing.T, open Opener) {
 		t.Errorf("cursor walk visited %v", seen)
 	}
 }
+
+// testSearchScoresNeverLeakOtherTenants: bm25 statistics span the whole index, so a member's
+// scores would move with other tenants' words. Members get order only; admins get scores.
+func testSearchScoresNeverLeakOtherTenants(t *testing.T, open Opener) {
+	e := searchCorpus(t, open)
+	res, err := e.svc.Search(as(member("A", "u", "coder", annals.ScopeTenant)), &history.Request{Query: "emag.ro"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ent, err := e.svc.Search(as(member("A", "u", "coder", annals.ScopeTenant)), &history.Request{Query: "emag.ro", Mode: "entries"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Chats) == 0 || len(ent.Entries) == 0 {
+		t.Fatal("no hits")
+	}
+	for _, h := range res.Chats {
+		if h.Score != 0 {
+			t.Errorf("member search exposes score %v", h.Score)
+		}
+	}
+	for _, h := range ent.Entries {
+		if h.Score != 0 {
+			t.Errorf("member entry search exposes score %v", h.Score)
+		}
+	}
+	adm, err := e.svc.Search(as(admin(allScopes...)), &history.Request{Scope: "global", Query: "emag.ro"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(adm.Chats) == 0 || adm.Chats[0].Score == 0 {
+		t.Errorf("admin global search lacks scores: %+v", adm.Chats)
+	}
+}

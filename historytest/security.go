@@ -249,3 +249,31 @@ func testSecurityInvariants(t *testing.T, open Opener) {
 		wantCode(t, "negative limit", err, annals.EINVALID)
 	})
 }
+
+// testScopeAliasesNeverBypassTheGate: a principal whose configured scopes use the "any" alias
+// or an unknown word (a hand-built principal, an old key) is normalised, never crashes and never
+// gains global without being admin.
+func testScopeAliasesNeverBypassTheGate(t *testing.T, open Opener) {
+	e := newEnv(t, open)
+	e.chat("a1", "A", "ua1", "aa1", 1, "alpha")
+	e.chat("b1", "B", "ub1", "ab1", 2, "bravo")
+	for _, scopes := range [][]annals.Scope{{"any"}, {"bogus"}, {"any", "bogus"}} {
+		_, err := e.svc.List(as(member("A", "ua1", "aa1", scopes...)), &history.Request{})
+		wantCode(t, "member with scopes "+joinScopeNames(scopes), err, annals.EFORBIDDEN)
+	}
+	res, err := e.svc.List(as(admin("any")), &history.Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Scope != "global" || res.Total != 2 {
+		t.Errorf("admin with the any alias: scope %s total %d, want global 2", res.Scope, res.Total)
+	}
+}
+
+func joinScopeNames(s []annals.Scope) string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = string(v)
+	}
+	return strings.Join(out, ",")
+}

@@ -22,7 +22,9 @@ import (
 // The created chat must fall inside the caller's widest allowed scope, so a caller can always
 // read back what it wrote. Every append, truncation and run targets a chat that must already be
 // in that scope, or be created earlier in the same request; otherwise it is the same opaque
-// not-found as a chat that does not exist. Then the ops go through the redacting capture path.
+// not-found as a chat that does not exist. A chat in scope must also be the caller's to change
+// (history.CanModify: operator, admin, or the chat's own user or agent), else 403. Then the ops
+// go through the redacting capture path.
 
 // guard checks and rewrites ops for the caller in ctx. The returned slice is a copy; the
 // caller's ops are not modified. An error names the failing op as an *annals.BatchError.
@@ -65,6 +67,11 @@ func (s *Server) guard(ctx context.Context, ops []annals.CaptureOp) ([]annals.Ca
 		}
 		if err != nil {
 			return nil, &annals.BatchError{Index: i, Err: err}
+		}
+		// Seeing a colleague's chat is not owning it: appending to it, rewinding it or
+		// recording runs on it needs the same right as deleting it.
+		if !history.CanModify(p, chat) {
+			return nil, &annals.BatchError{Index: i, Err: annals.Errorf(annals.EFORBIDDEN, "writing to chat %q needs an operator or admin, or the chat's own user or agent", chatID)}
 		}
 		inScope[chatID] = true
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/subtle"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -111,6 +113,9 @@ func (s *Server) authenticate(r *http.Request) (*annals.Principal, error) {
 	auth := r.Header.Get("Authorization")
 	if auth == "" {
 		if s.local && !s.keysActive(r.Context()) {
+			if err := localRequestAllowed(r); err != nil {
+				return nil, err
+			}
 			return history.LocalOwner(), nil
 		}
 		return nil, errUnauthorized
@@ -142,6 +147,42 @@ func (s *Server) authenticate(r *http.Request) (*annals.Principal, error) {
 		*id = key.ID
 	}
 	return &p, nil
+}
+
+// localRequestAllowed guards local mode against the browser. Binding to loopback keeps other
+// machines out, but a web page the user visits can still reach 127.0.0.1: with a cross-site
+// "simple" POST (no preflight), or, after DNS rebinding, under its own host name. Local mode
+// therefore answers only requests addressed to a loopback host and carrying no sign of a
+// cross-site browser request (an Origin that is not loopback, or Sec-Fetch-Site: cross-site).
+func localRequestAllowed(r *http.Request) error {
+	refuse := annals.Errorf(annals.EFORBIDDEN, "local mode answers only same-machine requests to a loopback host (localhost, 127.0.0.1, [::1]) and never cross-site browser requests; create an API key to serve anything else")
+	if !isLoopbackRequestHost(r.Host) {
+		return refuse
+	}
+	if origin := r.Header.Get("Origin"); origin != "" {
+		u, err := url.Parse(origin)
+		if err != nil || !isLoopbackRequestHost(u.Host) {
+			return refuse
+		}
+	}
+	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" {
+		return refuse
+	}
+	return nil
+}
+
+// isLoopbackHost reports whether a Host value (with or without a port) names this machine.
+func isLoopbackRequestHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 var errUnauthorized = httpError(CodeUnauthorized, "a valid API key is required (Authorization: Bearer <key>)")

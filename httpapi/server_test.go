@@ -566,3 +566,80 @@ func TestARequestPastItsTimeoutIsUnavailable(t *testing.T) {
 		t.Errorf("got %+v", got)
 	}
 }
+
+// TestLocalModeRefusesBrowserAndRebindingRequests: loopback binding keeps other machines out,
+// but a web page can still reach 127.0.0.1 with a cross-site simple POST or, after DNS
+// rebinding, under its own host name. Local mode must answer neither.
+func TestLocalModeRefusesBrowserAndRebindingRequests(t *testing.T) {
+	db, _ := mustOpenDB(t)
+	e := startEnv(t, db, "", false)
+	send := func(host string, headers map[string]string) int {
+		t.Helper()
+		req, err := http.NewRequest("POST", e.url+"/v1/history", strings.NewReader(`{"op":"list"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if host != "" {
+			req.Host = host
+		}
+		for k, v := range headers {
+			req.Header.Set(k, v)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	port := e.url[strings.LastIndex(e.url, ":")+1:]
+	for name, tc := range map[string]struct {
+		host    string
+		headers map[string]string
+		want    int
+	}{
+		"plain loopback":      {"", nil, http.StatusOK},
+		"localhost name":      {"localhost:" + port, nil, http.StatusOK},
+		"same-origin browser": {"", map[string]string{"Origin": "http://127.0.0.1:" + port, "Sec-Fetch-Site": "same-origin"}, http.StatusOK},
+		"rebound host name":   {"rebind.evil.example:" + port, nil, http.StatusForbidden},
+		"cross-site origin":   {"", map[string]string{"Origin": "http://evil.example", "Content-Type": "text/plain"}, http.StatusForbidden},
+		"cross-site fetch":    {"", map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		"null origin":         {"", map[string]string{"Origin": "null"}, http.StatusForbidden},
+	} {
+		if got := send(tc.host, tc.headers); got != tc.want {
+			t.Errorf("%s: status %d, want %d", name, got, tc.want)
+		}
+	}
+}
+
+// TestAMemberCannotRewriteAColleaguesChat: a member whose scope reaches a colleague's chat may
+// read it, but appending to it, rewinding it or recording runs on it needs the right that delete
+// needs (operator, admin, or the chat's own user or agent).
+func TestAMemberCannotRewriteAColleaguesChat(t *testing.T) {
+	db, _ := mustOpenDB(t)
+	ctx := context.Background()
+	for _, c := range []*annals.Chat{{ID: "mine", TenantID: "A", UserID: "ua1"}, {ID: "theirs", TenantID: "A", UserID: "ua2"}} {
+		if _, err := db.CreateChat(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.AppendEntries(ctx, c.ID, []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "hello"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := mustKey(t, db, member("A", "ua1", "", annals.ScopeUser, annals.ScopeTenant))
+	e := startEnv(t, db, "", false)
+	e.must(http.StatusOK, "POST", "/v1/history", key, `{"op":"get","scope":"tenant","session_id":"theirs"}`)
+	for _, w := range []struct{ path, body string }{
+		{"/v1/sessions/theirs/truncate", `{"seq":1}`},
+		{"/v1/sessions/theirs/entries", `{"entries":[{"id":"x","kind":"user","text":"planted"}]}`},
+		{"/v1/runs", `{"id":"r-x","chat_id":"theirs","status":"completed"}`},
+	} {
+		e.must(http.StatusForbidden, "POST", w.path, key, w.body)
+	}
+	got, err := db.FindEntries(ctx, annals.EntryFilter{ChatID: "theirs"})
+	if err != nil || len(got) != 1 || got[0].Text != "hello" {
+		t.Errorf("the colleague's transcript changed: %+v %v", got, err)
+	}
+	e.must(http.StatusOK, "POST", "/v1/sessions/mine/entries", key, `{"entries":[{"id":"e2","kind":"assistant","text":"mine to write"}]}`)
+	e.must(http.StatusOK, "POST", "/v1/sessions/mine/truncate", key, `{"seq":2}`)
+}
