@@ -209,6 +209,12 @@ func readOpenCodeStorage(ctx context.Context, root string, out Output) ([]*ocSes
 			out.Warnf(0, "%s: session without an id, skipped", p)
 			continue
 		}
+		if !ocSafeName(id) {
+			// Ids become directory names below; one like "../x" must never lead out of the
+			// storage root.
+			out.Warnf(0, "%s: session id %q is not a plain name, skipped", p, id)
+			continue
+		}
 		s := &ocSession{info: info, where: p}
 		msgDir := firstDir(filepath.Join(root, "message", id), filepath.Join(root, "session", "message", id))
 		for _, mp := range jsonFiles(msgDir) {
@@ -221,6 +227,10 @@ func readOpenCodeStorage(ctx context.Context, root string, out Output) ([]*ocSes
 			if mid == "" {
 				mid = strings.TrimSuffix(filepath.Base(mp), ".json")
 				mi["id"], _ = json.Marshal(mid)
+			}
+			if !ocSafeName(mid) {
+				out.Warnf(0, "%s: message id %q is not a plain name, skipped", mp, mid)
+				continue
 			}
 			partDir := firstDir(filepath.Join(root, "part", mid), filepath.Join(root, "session", "part", id, mid))
 			for _, pp := range jsonFiles(partDir) {
@@ -677,4 +687,9 @@ func sanitizeChannel(s string) string {
 		return "unknown"
 	}
 	return ValidText(s)
+}
+
+// ocSafeName reports whether an id from the storage files can serve as one path element.
+func ocSafeName(id string) bool {
+	return id != "." && id != ".." && !strings.ContainsAny(id, `/\`) && !strings.ContainsRune(id, 0)
 }

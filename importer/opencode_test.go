@@ -231,3 +231,36 @@ func FuzzOpenCodePart(f *testing.F) {
 		}
 	})
 }
+
+// TestOpenCodeIDsNeverLeadOutOfTheStorageRoot: ids in the storage files become directory names;
+// one that is a path must be skipped, never followed.
+func TestOpenCodeIDsNeverLeadOutOfTheStorageRoot(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "storage")
+	outside := filepath.Join(filepath.Dir(root), "secret")
+	for path, body := range map[string]string{
+		filepath.Join(root, "session", "p", "ses_evil.json"):      `{"id":"../../secret","title":"evil"}`,
+		filepath.Join(outside, "msg_x.json"):                      `{"id":"msg_x","role":"user","sessionID":"../../secret"}`,
+		filepath.Join(root, "session", "p", "ses_plain.json"):     `{"id":"ses_plain","title":"plain"}`,
+		filepath.Join(root, "message", "ses_plain", "msg_1.json"): `{"id":"msg_1","role":"user","sessionID":"ses_plain"}`,
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := srcParse(t, "opencode", root)
+	for _, c := range p.Chats {
+		if strings.Contains(c.ID, "secret") {
+			t.Errorf("a session whose id is a path was imported: %s", c.ID)
+		}
+	}
+	var warned bool
+	for _, w := range p.Warnings {
+		warned = warned || strings.Contains(w.Message, "not a plain name")
+	}
+	if !warned {
+		t.Errorf("no warning about the path-like id: %+v", p.Warnings)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/annals-dev/annals"
@@ -182,6 +183,9 @@ func storeErr(op string, err error) error {
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return &annals.Error{Code: annals.EUNAVAILABLE, Message: "the request was cancelled or timed out", Err: fmt.Errorf("%s: %w", op, err)}
+	}
+	if msg := err.Error(); strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked") {
+		return &annals.Error{Code: annals.EUNAVAILABLE, Message: "the database is busy (another process holds its write lock); try again", Err: fmt.Errorf("%s: %w", op, err)}
 	}
 	return annals.Internal(op, err)
 }
