@@ -37,9 +37,13 @@ func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp, after func(w 
 			return err
 		}
 		for i := range ops {
+			w.op = i
 			if err := w.apply(&ops[i], &res); err != nil {
-				return &annals.BatchError{Index: i, Err: err}
+				return w.batchError(i, err)
 			}
+		}
+		if err := w.flush(); err != nil {
+			return err
 		}
 		if after != nil {
 			return after(w)
@@ -117,21 +121,95 @@ func (db *DB) RecordRun(ctx context.Context, run *annals.Run) (*annals.Run, erro
 // lastSeqInto reads a chat's last seq inside the write transaction that just changed it.
 func lastSeqInto(chatID string, last *int64) func(w *writer) error {
 	return func(w *writer) error {
-		c, err := w.findChat(chatID)
-		if err != nil {
-			return err
+		err := w.tx.QueryRow(w.ctx, `SELECT last_seq FROM chats WHERE id = $1`, chatID).Scan(last)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return annals.NotFound(chatID)
 		}
-		*last = c.lastSeq
+		if err != nil {
+			return w.db.storeErr("read last seq", err)
+		}
 		return nil
 	}
 }
 
-// writer applies capture ops inside one transaction.
+// writer applies capture ops inside one transaction. Statements whose results no later op
+// needs in Go (entry inserts, run upserts, counter updates) are queued and sent together in one
+// round trip (flush): in order, inside the transaction, so they see each other's writes exactly
+// as if run one by one, and a failure still rolls back the whole batch. Each queued statement
+// remembers its op, so the error names the op that failed.
 type writer struct {
 	db  *DB
 	ctx context.Context
 	tx  pgx.Tx
 	now time.Time
+	// op is the index of the op being applied.
+	op int
+	// chats caches the chats this transaction has locked (or created). The row lock is held until
+	// the transaction ends, so a batch of many ops on one chat locks and reads it once.
+	chats map[string]*chatRef
+	// pending are the queued statements, readers their result checks, in order.
+	pending *pgx.Batch
+	readers []pendingResult
+}
+
+// pendingResult reads one queued statement's result; op is the index of the op that queued it.
+type pendingResult struct {
+	op   int
+	read func(br pgx.BatchResults) error
+}
+
+// maxPending bounds the queue: a capture batch of thousands of ops is sent in a few round trips,
+// not held whole in memory twice.
+const maxPending = 256
+
+// queue adds a statement (with ? placeholders) and the function that checks its result.
+func (w *writer) queue(read func(br pgx.BatchResults) error, query string, args ...any) error {
+	if w.pending == nil {
+		w.pending = &pgx.Batch{}
+	}
+	w.pending.Queue(rebind(query), args...)
+	w.readers = append(w.readers, pendingResult{op: w.op, read: read})
+	if w.pending.Len() >= maxPending {
+		return w.flush()
+	}
+	return nil
+}
+
+// execResult is the reader of a statement whose only result is success.
+func execResult(br pgx.BatchResults) error {
+	_, err := br.Exec()
+	return err
+}
+
+// flush sends the queued statements and checks their results in order. The first failure is
+// returned as a *annals.BatchError naming the op that queued the statement.
+func (w *writer) flush() error {
+	if w.pending == nil || w.pending.Len() == 0 {
+		return nil
+	}
+	b, readers := w.pending, w.readers
+	w.pending, w.readers = nil, nil
+	br := w.tx.SendBatch(w.ctx, b)
+	var first error
+	for _, r := range readers {
+		if err := r.read(br); err != nil {
+			first = w.batchError(r.op, err)
+			break
+		}
+	}
+	if err := br.Close(); err != nil && first == nil {
+		first = w.db.storeErr("flush", err)
+	}
+	return first
+}
+
+// batchError wraps an op's failure, classifying driver errors.
+func (w *writer) batchError(op int, err error) error {
+	var be *annals.BatchError
+	if errors.As(err, &be) {
+		return err
+	}
+	return &annals.BatchError{Index: op, Err: w.db.storeErr("capture", err)}
 }
 
 func (w *writer) exec(query string, args ...any) (int64, error) {
@@ -187,25 +265,29 @@ func (w *writer) lockChats(ops []annals.CaptureOp) error {
 
 // chatRef is what the write path needs to know about an existing chat.
 type chatRef struct {
-	pk           int64
-	tenantID     string
-	lastSeq      int64
-	lastActivity int64
+	pk       int64
+	tenantID string
 }
 
 // findChat reads a chat and locks its row until the transaction ends: every write to a chat's
 // entries, runs or counters goes through here first, so concurrent writers to one chat (from
 // any number of servers) queue on this lock and each sees the rows the previous one committed.
 func (w *writer) findChat(id string) (*chatRef, error) {
+	if c, ok := w.chats[id]; ok {
+		return c, nil
+	}
 	var c chatRef
-	err := w.tx.QueryRow(w.ctx, `SELECT pk, tenant_id, last_seq, last_activity FROM chats WHERE id = $1 FOR UPDATE`, id).
-		Scan(&c.pk, &c.tenantID, &c.lastSeq, &c.lastActivity)
+	err := w.tx.QueryRow(w.ctx, `SELECT pk, tenant_id FROM chats WHERE id = $1 FOR UPDATE`, id).Scan(&c.pk, &c.tenantID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, annals.NotFound(id)
 	}
 	if err != nil {
 		return nil, w.db.storeErr("find chat", err)
 	}
+	if w.chats == nil {
+		w.chats = map[string]*chatRef{}
+	}
+	w.chats[id] = &c
 	return &c, nil
 }
 
@@ -219,16 +301,30 @@ func (w *writer) createChat(c *annals.Chat, res *annals.CaptureResult) error {
 		return annals.Internal("encode attributes", err)
 	}
 	tags := dedupe(c.Tags)
+	// The human layer a producer already knows (an importer moving a curated history over) is
+	// taken at creation: title, description, tags, pinned, archived_at and summary.
+	var archived, summarized *int64
+	if c.ArchivedAt != nil {
+		v := unixNano(*c.ArchivedAt)
+		archived = &v
+	}
+	if c.Summary != "" {
+		v := unixNano(created)
+		if c.SummaryUpdatedAt != nil {
+			v = unixNano(*c.SummaryUpdatedAt)
+		}
+		summarized = &v
+	}
 	// ON CONFLICT DO NOTHING waits for a concurrent creator of the same id to finish, then skips:
 	// two servers creating one chat at once both succeed, one of them as "unchanged".
 	var pk int64
 	err = w.tx.QueryRow(w.ctx, rebind(`INSERT INTO chats (id, tenant_id, user_id, agent_id, attributes, created_at, last_activity,
-			title, title_fold, description, tags, meta_tsv)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			title, title_fold, description, tags, pinned, archived_at, summary, summary_updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO NOTHING RETURNING pk`),
 		c.ID, c.TenantID, c.UserID, c.AgentID, string(attrs), unixNano(created), unixNano(created),
 		[]byte(c.Title), []byte(strings.ToLower(c.Title)), []byte(c.Description), tags,
-		metaTSV(c.Title, c.Description, "", tags)).Scan(&pk)
+		c.Pinned, archived, []byte(c.Summary), summarized).Scan(&pk)
 	if errors.Is(err, pgx.ErrNoRows) {
 		existing, err := w.immutableOf(c.ID)
 		if err != nil {
@@ -243,6 +339,16 @@ func (w *writer) createChat(c *annals.Chat, res *annals.CaptureResult) error {
 	if err != nil {
 		return w.db.storeErr("create chat", err)
 	}
+	if w.chats == nil {
+		w.chats = map[string]*chatRef{}
+	}
+	// The new row is this transaction's until it commits: as good as locked.
+	w.chats[c.ID] = &chatRef{pk: pk, tenantID: c.TenantID}
+	res.ChatsCreated++
+	if err := w.queue(execResult, `INSERT INTO chat_meta (chat_pk, tenant_id, tags, meta_tsv) VALUES (?, ?, ?, ?)`,
+		pk, c.TenantID, tags, metaTSV(c.Title, c.Description, c.Summary, tags)); err != nil {
+		return err
+	}
 	if len(c.Attributes) > 0 {
 		keys := make([]string, 0, len(c.Attributes))
 		values := make([][]byte, 0, len(c.Attributes))
@@ -250,12 +356,9 @@ func (w *writer) createChat(c *annals.Chat, res *annals.CaptureResult) error {
 			keys = append(keys, k)
 			values = append(values, []byte(v))
 		}
-		if _, err := w.exec(`INSERT INTO chat_attributes (tenant_id, chat_pk, key, value)
-			SELECT ?, ?, k, v FROM unnest(?::text[], ?::bytea[]) AS a(k, v)`, c.TenantID, pk, keys, values); err != nil {
-			return err
-		}
+		return w.queue(execResult, `INSERT INTO chat_attributes (tenant_id, chat_pk, key, value)
+			SELECT ?, ?, k, v FROM unnest(?::text[], ?::bytea[]) AS a(k, v)`, c.TenantID, pk, keys, values)
 	}
-	res.ChatsCreated++
 	return nil
 }
 
@@ -277,57 +380,56 @@ func (w *writer) immutableOf(id string) (*annals.Chat, error) {
 	return &c, nil
 }
 
-// entryRows holds a batch of new entries column by column, for one INSERT ... SELECT FROM
-// unnest(...): a whole append is one round trip however many entries it carries.
+// entryRows holds a batch of entries column by column, for one statement over unnest(...): a
+// whole append is one statement however many entries it carries.
 type entryRows struct {
 	ids, kinds, runIDs, sources, channels, correlations []string
-	seqs, times, inTok, outTok                          []int64
+	times, inTok, outTok                                []int64
 	texts, reasonings, results                          [][]byte
 	toolNames, callIDs, args, outcomes, metadata        []string
 	tsv                                                 []pgtype.TSVector
-	// sourceIDs and sourceSeqs are the entry_sources rows.
-	sourceIDs  []string
-	sourceSeqs []int64
 }
+
+// appendSQL appends entries in one statement: it keeps the first of each id in the batch, drops
+// the ids the chat already holds, numbers the rest from the chat's last seq in batch order,
+// inserts them with their source ids, moves the chat's counters, and returns how many it
+// appended. It runs under the chat row lock, so last_seq cannot move meanwhile.
+const appendSQL = `WITH x AS (
+		SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[],
+			?::bytea[], ?::bytea[], ?::text[], ?::text[], ?::text[], ?::bytea[], ?::text[], ?::bigint[], ?::bigint[], ?::text[], ?::tsvector[])
+			WITH ORDINALITY AS x(id, kind, run_id, src, channel, corr, t, txt, rsn, tname, tcall, targs, tres, tout, itok, otok, meta, tsv, ord)),
+	firsts AS (SELECT DISTINCT ON (id) * FROM x ORDER BY id, ord),
+	fresh AS (SELECT f.*, row_number() OVER (ORDER BY f.ord) AS rn FROM firsts f
+		WHERE NOT EXISTS (SELECT 1 FROM entries e WHERE e.chat_pk = ? AND e.id = f.id)),
+	base AS (SELECT last_seq FROM chats WHERE pk = ?),
+	ins AS (INSERT INTO entries (tenant_id, chat_pk, id, seq, kind, run_id, source_ids, channel, correlation_id, time,
+			text, reasoning, tool_name, tool_call_id, tool_args, tool_result, tool_outcome, input_tokens, output_tokens, metadata, tsv)
+		SELECT ?, ?, f.id, b.last_seq + f.rn, f.kind, f.run_id,
+			CASE WHEN f.src = '' THEN '{}'::text[] ELSE string_to_array(f.src, chr(10)) END,
+			f.channel, f.corr, f.t, f.txt, f.rsn, f.tname, f.tcall, f.targs, f.tres, f.tout, f.itok, f.otok, f.meta, f.tsv
+		FROM fresh f CROSS JOIN base b
+		RETURNING pk, seq, source_ids, input_tokens, output_tokens, time),
+	srcs AS (INSERT INTO entry_sources (tenant_id, chat_pk, source_id, entry_pk, seq)
+		SELECT ?, ?, s.src, i.pk, i.seq FROM ins i CROSS JOIN LATERAL unnest(i.source_ids) AS s(src)
+		ON CONFLICT DO NOTHING),
+	upd AS (UPDATE chats SET last_seq = last_seq + (SELECT count(*) FROM ins),
+			entry_count = entry_count + (SELECT count(*) FROM ins),
+			entry_input_tokens = entry_input_tokens + (SELECT coalesce(sum(input_tokens), 0) FROM ins),
+			entry_output_tokens = entry_output_tokens + (SELECT coalesce(sum(output_tokens), 0) FROM ins),
+			last_activity = greatest(last_activity, (SELECT max(time) FROM ins))
+		WHERE pk = ? AND EXISTS (SELECT 1 FROM ins))
+	SELECT count(*) FROM ins`
 
 func (w *writer) append(op *annals.AppendOp, res *annals.CaptureResult) error {
 	chat, err := w.findChat(op.ChatID)
 	if err != nil {
 		return err
 	}
-	ids := make([]string, len(op.Entries))
-	for i, e := range op.Entries {
-		ids[i] = e.ID
+	if len(op.Entries) == 0 {
+		return nil
 	}
-	rows, err := w.tx.Query(w.ctx, `SELECT id FROM entries WHERE chat_pk = $1 AND id = ANY($2::text[])`, chat.pk, ids)
-	if err != nil {
-		return w.db.storeErr("find stored entries", err)
-	}
-	stored := map[string]bool{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return w.db.storeErr("scan stored entry", err)
-		}
-		stored[id] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return w.db.storeErr("find stored entries", err)
-	}
-
-	seq := chat.lastSeq
-	lastActivity := chat.lastActivity
 	var r entryRows
-	var inTok, outTok int64
 	for _, e := range op.Entries {
-		if stored[e.ID] {
-			res.EntriesSkipped++
-			continue
-		}
-		stored[e.ID] = true // a repeat inside the batch is skipped too
-		seq++
 		t := e.Time
 		if t.IsZero() {
 			t = w.now
@@ -337,9 +439,9 @@ func (w *writer) append(op *annals.AppendOp, res *annals.CaptureResult) error {
 			tool = *e.Tool
 		}
 		r.ids = append(r.ids, e.ID)
-		r.seqs = append(r.seqs, seq)
 		r.kinds = append(r.kinds, string(e.Kind))
 		r.runIDs = append(r.runIDs, e.RunID)
+		// Source ids cannot hold a newline (ids are single-line), so it separates them safely.
 		r.sources = append(r.sources, strings.Join(e.SourceIDs, "\n"))
 		r.channels = append(r.channels, e.Channel)
 		r.correlations = append(r.correlations, e.CorrelationID)
@@ -355,50 +457,30 @@ func (w *writer) append(op *annals.AppendOp, res *annals.CaptureResult) error {
 		r.outTok = append(r.outTok, e.OutputTokens)
 		r.metadata = append(r.metadata, string(e.Metadata))
 		r.tsv = append(r.tsv, entryTSV(e))
-		for _, src := range e.SourceIDs {
-			r.sourceIDs = append(r.sourceIDs, src)
-			r.sourceSeqs = append(r.sourceSeqs, seq)
-		}
-		inTok += e.InputTokens
-		outTok += e.OutputTokens
-		if tn := unixNano(t); tn > lastActivity {
-			lastActivity = tn
-		}
 	}
-	if len(r.ids) == 0 {
-		return nil
-	}
-	// Source ids cannot hold a newline (ids are single-line), so it separates them safely.
-	if _, err := w.exec(`INSERT INTO entries (tenant_id, chat_pk, id, seq, kind, run_id, source_ids, channel, correlation_id, time,
-			text, reasoning, tool_name, tool_call_id, tool_args, tool_result, tool_outcome, input_tokens, output_tokens, metadata, tsv)
-		SELECT ?, ?, id, seq, kind, run_id, CASE WHEN src = '' THEN '{}'::text[] ELSE string_to_array(src, chr(10)) END,
-			channel, corr, t, txt, rsn, tname, tcall, targs, tres, tout, itok, otok, meta, tsv
-		FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[],
-			?::bytea[], ?::bytea[], ?::text[], ?::text[], ?::text[], ?::bytea[], ?::text[], ?::bigint[], ?::bigint[], ?::text[], ?::tsvector[])
-			AS x(id, seq, kind, run_id, src, channel, corr, t, txt, rsn, tname, tcall, targs, tres, tout, itok, otok, meta, tsv)`,
-		chat.tenantID, chat.pk, r.ids, r.seqs, r.kinds, r.runIDs, r.sources, r.channels, r.correlations, r.times,
-		r.texts, r.reasonings, r.toolNames, r.callIDs, r.args, r.results, r.outcomes, r.inTok, r.outTok, r.metadata, r.tsv); err != nil {
-		return err
-	}
-	if len(r.sourceIDs) > 0 {
-		if _, err := w.exec(`INSERT INTO entry_sources (tenant_id, chat_pk, source_id, entry_pk, seq)
-			SELECT ?, ?, s.src, e.pk, s.seq FROM unnest(?::text[], ?::bigint[]) AS s(src, seq)
-			JOIN entries e ON e.chat_pk = ? AND e.seq = s.seq
-			ON CONFLICT DO NOTHING`, chat.tenantID, chat.pk, r.sourceIDs, r.sourceSeqs, chat.pk); err != nil {
+	total := len(op.Entries)
+	read := func(br pgx.BatchResults) error {
+		var n int64
+		if err := br.QueryRow().Scan(&n); err != nil {
 			return err
 		}
+		res.EntriesAppended += int(n)
+		res.EntriesSkipped += total - int(n)
+		return nil
 	}
-	res.EntriesAppended += len(r.ids)
-	_, err = w.exec(`UPDATE chats SET last_seq = ?, entry_count = entry_count + ?,
-			entry_input_tokens = entry_input_tokens + ?, entry_output_tokens = entry_output_tokens + ?,
-			last_activity = ? WHERE pk = ?`,
-		seq, int64(len(r.ids)), inTok, outTok, lastActivity, chat.pk)
-	return err
+	return w.queue(read, appendSQL,
+		r.ids, r.kinds, r.runIDs, r.sources, r.channels, r.correlations, r.times,
+		r.texts, r.reasonings, r.toolNames, r.callIDs, r.args, r.results, r.outcomes, r.inTok, r.outTok, r.metadata, r.tsv,
+		chat.pk, chat.pk, chat.tenantID, chat.pk, chat.tenantID, chat.pk, chat.pk)
 }
 
 func (w *writer) truncate(op *annals.TruncateOp, res *annals.CaptureResult) error {
 	chat, err := w.findChat(op.ChatID)
 	if err != nil {
+		return err
+	}
+	// The truncation point is looked up in Go, among the rows queued appends write.
+	if err := w.flush(); err != nil {
 		return err
 	}
 	var from *int64
@@ -453,8 +535,18 @@ func (w *writer) recordRun(run *annals.Run, res *annals.CaptureResult) error {
 	// On update, a zero StartedAt keeps the stored start: a run recorded as running and later as
 	// completed often only knows its start the first time. The WHERE keeps a run id that belongs
 	// to another chat untouched, and then no row comes back.
-	var pk int64
-	err = w.tx.QueryRow(w.ctx, rebind(`INSERT INTO runs (id, tenant_id, chat_pk, status, model, started_at, ended_at, input_tokens, output_tokens, cost_usd)
+	// The upsert and the recount of the chat's totals and status are queued. The upsert's WHERE
+	// keeps a run id that belongs to another chat untouched, and then no row comes back: the
+	// op fails as a conflict and the whole batch rolls back.
+	conflict := func(br pgx.BatchResults) error {
+		var pk int64
+		err := br.QueryRow().Scan(&pk)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return annals.Errorf(annals.ECONFLICT, "run %q already belongs to another chat", run.ID)
+		}
+		return err
+	}
+	if err := w.queue(conflict, `INSERT INTO runs (id, tenant_id, chat_pk, status, model, started_at, ended_at, input_tokens, output_tokens, cost_usd)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET status = excluded.status,
 			model = CASE WHEN excluded.model <> '' THEN excluded.model ELSE runs.model END,
@@ -462,29 +554,21 @@ func (w *writer) recordRun(run *annals.Run, res *annals.CaptureResult) error {
 			ended_at = coalesce(excluded.ended_at, runs.ended_at),
 			input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, cost_usd = excluded.cost_usd
 		WHERE runs.chat_pk = excluded.chat_pk
-		RETURNING pk`),
+		RETURNING pk`,
 		run.ID, chat.tenantID, chat.pk, string(run.Status), run.Model, unixNano(started), ended,
-		run.InputTokens, run.OutputTokens, run.CostUSD, !run.StartedAt.IsZero()).Scan(&pk)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return annals.Errorf(annals.ECONFLICT, "run %q already belongs to another chat", run.ID)
+		run.InputTokens, run.OutputTokens, run.CostUSD, !run.StartedAt.IsZero()); err != nil {
+		return err
 	}
-	if err != nil {
-		return w.db.storeErr("record run", err)
-	}
-	_, err = w.exec(`UPDATE chats SET
+	res.RunsRecorded++
+	return w.queue(execResult, `UPDATE chats SET
 			run_count = (SELECT count(*) FROM runs WHERE chat_pk = chats.pk),
 			run_input_tokens = (SELECT coalesce(sum(input_tokens), 0) FROM runs WHERE chat_pk = chats.pk),
 			run_output_tokens = (SELECT coalesce(sum(output_tokens), 0) FROM runs WHERE chat_pk = chats.pk),
 			cost_usd = (SELECT coalesce(sum(cost_usd), 0) FROM runs WHERE chat_pk = chats.pk),
 			status = CASE WHEN EXISTS (SELECT 1 FROM runs WHERE chat_pk = chats.pk AND status = 'running') THEN 'running'
 				ELSE coalesce((SELECT status FROM runs WHERE chat_pk = chats.pk ORDER BY started_at DESC, pk DESC LIMIT 1), '') END,
-			last_activity = greatest(last_activity, (SELECT greatest(started_at, coalesce(ended_at, 0)) FROM runs WHERE pk = ?))
-		WHERE pk = ?`, pk, chat.pk)
-	if err != nil {
-		return err
-	}
-	res.RunsRecorded++
-	return nil
+			last_activity = greatest(last_activity, (SELECT greatest(started_at, coalesce(ended_at, 0)) FROM runs WHERE id = ? AND chat_pk = chats.pk))
+		WHERE pk = ?`, run.ID, chat.pk)
 }
 
 func nonNilAttrs(a annals.Attributes) annals.Attributes {

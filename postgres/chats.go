@@ -110,7 +110,7 @@ func chatWhere(f annals.ChatFilter) (*where, error) {
 	if f.Tag != nil {
 		// Array containment compares whole elements: q3 never matches q3-plan, and quotes,
 		// backslashes, % and _ are ordinary characters.
-		w.add("c.tags @> ARRAY[?::text]", *f.Tag)
+		w.add("c.pk IN (SELECT m.chat_pk FROM chat_meta m WHERE m.tags @> ARRAY[?::text])", *f.Tag)
 	}
 	if f.TitleContains != nil && *f.TitleContains != "" {
 		// Both sides are folded by Go's strings.ToLower, which knows all of Unicode; the byte
@@ -124,7 +124,7 @@ func chatWhere(f annals.ChatFilter) (*where, error) {
 		w.in("c.agent_id", f.Agents)
 	}
 	if len(f.Tags) > 0 {
-		w.add("c.tags @> ?::text[]", f.Tags)
+		w.add("c.pk IN (SELECT m.chat_pk FROM chat_meta m WHERE m.tags @> ?::text[])", f.Tags)
 	}
 	for k, m := range f.Attributes {
 		if m.Contains {
@@ -146,7 +146,7 @@ func chatWhere(f annals.ChatFilter) (*where, error) {
 			return nil, err
 		}
 		if ok {
-			w.add("c.meta_tsv @@ ?::tsquery", q)
+			w.add("c.pk IN (SELECT m.chat_pk FROM chat_meta m WHERE m.meta_tsv @@ ?::tsquery)", q)
 		} else {
 			w.add("false")
 		}
@@ -235,13 +235,15 @@ func (db *DB) UpdateChat(ctx context.Context, id string, upd annals.ChatUpdate) 
 			next.Tags = dedupe(*upd.Tags)
 			set.add("tags = ?", next.Tags)
 		}
-		if upd.Title != nil || upd.Description != nil || upd.Summary != nil || upd.Tags != nil {
-			set.add("meta_tsv = ?", metaTSV(next.Title, next.Description, next.Summary, next.Tags))
-		}
 		if len(set.conds) > 0 {
 			q := `UPDATE chats SET ` + strings.Join(set.conds, ", ") + ` WHERE id = ?`
 			if _, err := tx.Exec(ctx, rebind(q), append(set.args, id)...); err != nil {
 				return db.storeErr("update chat", err)
+			}
+		}
+		if upd.Title != nil || upd.Description != nil || upd.Summary != nil || upd.Tags != nil {
+			if err := db.writeMeta(ctx, tx, id, next.Title, next.Description, next.Summary, next.Tags); err != nil {
+				return err
 			}
 		}
 		out, err = db.findChatByID(ctx, tx, id)
@@ -251,6 +253,19 @@ func (db *DB) UpdateChat(ctx context.Context, id string, upd annals.ChatUpdate) 
 		return nil, err
 	}
 	return out, nil
+}
+
+// writeMeta rewrites a chat's chat_meta row (tags and metadata tsvector).
+func (db *DB) writeMeta(ctx context.Context, tx pgx.Tx, id, title, description, summary string, tags []string) error {
+	if tags == nil {
+		tags = []string{}
+	}
+	_, err := tx.Exec(ctx, `UPDATE chat_meta m SET tags = $1, meta_tsv = $2 FROM chats c WHERE c.pk = m.chat_pk AND c.id = $3`,
+		tags, metaTSV(title, description, summary, tags), id)
+	if err != nil {
+		return db.storeErr("update chat metadata index", err)
+	}
+	return nil
 }
 
 // lockChat reads a chat and locks its row for the rest of the transaction.

@@ -57,16 +57,18 @@ func (db *DB) RestoreChat(ctx context.Context, c *annals.Chat) (*annals.Chat, er
 	var out *annals.Chat
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE chats SET title = $1, title_fold = $2, description = $3, tags = $4, pinned = $5,
-				archived_at = $6, summary = $7, summary_updated_at = $8, last_activity = $9, meta_tsv = $10
-			WHERE id = $11`,
+				archived_at = $6, summary = $7, summary_updated_at = $8, last_activity = $9
+			WHERE id = $10`,
 			[]byte(c.Title), []byte(strings.ToLower(c.Title)), []byte(c.Description), tags, c.Pinned,
-			archived, []byte(c.Summary), summarized, unixNano(c.LastActivity),
-			metaTSV(c.Title, c.Description, c.Summary, tags), c.ID)
+			archived, []byte(c.Summary), summarized, unixNano(c.LastActivity), c.ID)
 		if err != nil {
 			return db.storeErr("restore chat", err)
 		}
 		if tag.RowsAffected() == 0 {
 			return annals.NotFound(c.ID)
+		}
+		if err := db.writeMeta(ctx, tx, c.ID, c.Title, c.Description, c.Summary, tags); err != nil {
+			return err
 		}
 		out, err = db.findChatByID(ctx, tx, c.ID)
 		return err

@@ -54,7 +54,7 @@ func MustCreateSchema(tb testing.TB) string {
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
-		tb.Fatalf("connect to %s: %v", redact(dsn), err)
+		tb.Fatalf("connect to %s: %v", redactDSN(dsn), err)
 	}
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, `CREATE SCHEMA `+schema); err != nil {
@@ -74,7 +74,7 @@ func MustCreateSchema(tb testing.TB) string {
 	return withSearchPath(tb, dsn, schema)
 }
 
-func redact(dsn string) string {
+func redactDSN(dsn string) string {
 	if u, err := url.Parse(dsn); err == nil && u.User != nil {
 		u.User = url.User(u.User.Username())
 		return u.String()

@@ -126,8 +126,13 @@ func (db *DB) applyMigration(ctx context.Context, conn querier, m migration) err
 		if n > 0 {
 			return nil
 		}
+		// A migration may build indexes over a large table: the serving statement timeout
+		// does not apply to it.
+		if _, err := tx.Exec(ctx, `SET LOCAL statement_timeout = 0`); err != nil {
+			return db.storeErr("apply migration "+m.name, err)
+		}
 		if _, err := tx.Exec(ctx, m.sql); err != nil {
-			return annals.Internal("apply migration "+m.name, err)
+			return db.storeErr("apply migration "+m.name, err)
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {
 			return db.storeErr("record migration", err)
@@ -194,4 +199,18 @@ func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
 func (db *DB) ExecForTest(ctx context.Context, query string, args ...any) error {
 	_, err := db.pool.Exec(ctx, query, args...)
 	return err
+}
+
+// Analyze refreshes the planner's statistics of every annals table, for after a bulk load (a copy
+// into this database): autovacuum would get there, but until it does the planner guesses.
+func (db *DB) Analyze(ctx context.Context) error {
+	if db.readOnly {
+		return errReadOnly()
+	}
+	for _, t := range []string{"chats", "chat_meta", "chat_attributes", "entries", "entry_sources", "runs", "chat_embeddings"} {
+		if _, err := db.pool.Exec(ctx, `ANALYZE `+t); err != nil {
+			return db.storeErr("analyze "+t, err)
+		}
+	}
+	return nil
 }

@@ -159,10 +159,13 @@ func (db *DB) rescanChats(ctx context.Context, r annals.Redactor, after int64, r
 			return db.storeErr("rescan chats", err)
 		}
 		for _, ch := range changes {
-			if _, err := tx.Exec(ctx, `UPDATE chats SET title = $1, title_fold = $2, description = $3, summary = $4, meta_tsv = $5 WHERE pk = $6`,
-				[]byte(ch.title), []byte(strings.ToLower(ch.title)), []byte(ch.description), []byte(ch.summary),
-				metaTSV(ch.title, ch.description, ch.summary, ch.tags), ch.pk); err != nil {
+			if _, err := tx.Exec(ctx, `UPDATE chats SET title = $1, title_fold = $2, description = $3, summary = $4 WHERE pk = $5`,
+				[]byte(ch.title), []byte(strings.ToLower(ch.title)), []byte(ch.description), []byte(ch.summary), ch.pk); err != nil {
 				return db.storeErr("rewrite chat", err)
+			}
+			if _, err := tx.Exec(ctx, `UPDATE chat_meta SET meta_tsv = $1 WHERE chat_pk = $2`,
+				metaTSV(ch.title, ch.description, ch.summary, ch.tags), ch.pk); err != nil {
+				return db.storeErr("rewrite chat metadata index", err)
 			}
 			changed++
 		}

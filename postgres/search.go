@@ -16,7 +16,7 @@ import (
 const (
 	// entries.tsv: D tool result, C tool name and arguments, B reasoning, A text.
 	entryRankWeights = `'{0.25, 0.7, 0.25, 0.5}'`
-	// chats.meta_tsv: D tags, C summary, B description, A title.
+	// chat_meta.meta_tsv: D tags, C summary, B description, A title.
 	metaRankWeights = `'{0.5, 0.3, 0.4, 1.0}'`
 	// rankNorm 1 divides by 1 + log(document length), as bm25 discounts long documents.
 	rankNorm  = 1
@@ -120,83 +120,69 @@ func planSearch(f annals.SearchFilter) (*searchPlan, error) {
 	return p, nil
 }
 
-// chatSet builds a query yielding the pk of every chat in which e holds, treating the chat as
-// one document: each term may match its metadata or any one of its entries. Terms are sets of
-// chats combined with INTERSECT, UNION and EXCEPT, exactly as the SQLite store does.
-func (p *searchPlan) chatSet(e *annals.TextExpr) (string, []any, error) {
+// chatQuery is a chat-level text query resolved into SQL: the leaf terms, each compiled for the
+// entry and metadata vectors, and the boolean expression over per-chat term flags.
+type chatQuery struct {
+	entryTerms, metaTerms []string // tsquery of leaf i, per vector
+	cond                  string   // boolean SQL over m.t0, m.t1, ...
+}
+
+// compileChat numbers the leaf terms of e and builds the chat-level condition: the query holds
+// over the whole chat, each term matching its metadata or any of its entries, as the SQLite
+// store's INTERSECT / UNION / EXCEPT of per-term chat sets does.
+func (p *searchPlan) compileChat(e *annals.TextExpr, q *chatQuery) (string, error) {
 	switch e.Op {
 	case annals.TextTerm:
-		var parts []string
-		var args []any
-		if p.useEntries {
-			q, err := tsTerm(e, p.entryW)
-			if err != nil {
-				return "", nil, err
-			}
-			w := &where{}
-			w.add("e.tsv @@ ?::tsquery", q)
-			w.addTenant("e", p.f.Chat.Owner)
-			w.conds = append(w.conds, p.entryWhere.conds...)
-			w.args = append(w.args, p.entryWhere.args...)
-			parts = append(parts, `(SELECT DISTINCT e.chat_pk AS pk FROM entries e WHERE `+w.sql()+`)`)
-			args = append(args, w.args...)
+		et, err := tsTerm(e, p.entryW)
+		if err != nil {
+			return "", err
 		}
-		if p.useMeta {
-			q, err := tsTerm(e, p.metaW)
-			if err != nil {
-				return "", nil, err
-			}
-			w := &where{}
-			w.add("x.meta_tsv @@ ?::tsquery", q)
-			w.addTenant("x", p.f.Chat.Owner)
-			parts = append(parts, `(SELECT x.pk FROM chats x WHERE `+w.sql()+`)`)
-			args = append(args, w.args...)
-		}
-		if len(parts) == 0 {
-			return `(SELECT NULL::bigint AS pk WHERE false)`, nil, nil
-		}
-		return "(" + strings.Join(parts, " UNION ") + ")", args, nil
+		mt, _ := tsTerm(e, p.metaW)
+		i := len(q.entryTerms)
+		q.entryTerms, q.metaTerms = append(q.entryTerms, et), append(q.metaTerms, mt)
+		return "m.t" + itoa(int64(i)), nil
 	case annals.TextOr, annals.TextAnd:
 		var pos, neg []string
-		var posArgs, negArgs []any
 		for _, it := range e.Items {
 			if it.Op == annals.TextNot {
 				if e.Op == annals.TextOr {
-					return "", nil, annals.Errorf(annals.EINVALID, "an exclusion (-word) cannot be one side of OR; combine it with words instead")
+					return "", annals.Errorf(annals.EINVALID, "an exclusion (-word) cannot be one side of OR; combine it with words instead")
 				}
 				if len(it.Items) != 1 {
-					return "", nil, annals.Errorf(annals.EINVALID, "unknown query node")
+					return "", annals.Errorf(annals.EINVALID, "unknown query node")
 				}
-				q, a, err := p.chatSet(it.Items[0])
+				c, err := p.compileChat(it.Items[0], q)
 				if err != nil {
-					return "", nil, err
+					return "", err
 				}
-				neg, negArgs = append(neg, q), append(negArgs, a...)
+				neg = append(neg, "NOT "+c)
 				continue
 			}
-			q, a, err := p.chatSet(it)
+			c, err := p.compileChat(it, q)
 			if err != nil {
-				return "", nil, err
+				return "", err
 			}
-			pos, posArgs = append(pos, q), append(posArgs, a...)
+			pos = append(pos, c)
 		}
 		if len(pos) == 0 {
-			return "", nil, errOnlyExclusions()
+			return "", errOnlyExclusions()
 		}
-		op := " INTERSECT "
+		op := " AND "
 		if e.Op == annals.TextOr {
-			op = " UNION "
+			op = " OR "
 		}
-		out := "(" + strings.Join(pos, op) + ")"
-		for _, q := range neg {
-			out = "(" + out + " EXCEPT " + q + ")"
-		}
-		return out, append(posArgs, negArgs...), nil
+		return "(" + strings.Join(append(pos, neg...), op) + ")", nil
 	}
-	return "", nil, errOnlyExclusions()
+	return "", errOnlyExclusions()
 }
 
 // SearchChats ranks chats; see annals.SearchStore.
+//
+// With text, one scan of each full-text index finds every entry and metadata row that matches
+// any term of the query (positive or excluded), flags which terms each row matches and ranks it
+// against the positive terms; rows are then folded per chat and the query's boolean expression is
+// evaluated over the chat's flags. So a query costs one index scan per vector however many terms
+// it has, and the matching rows are read once, for both the match and the rank.
 func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.ChatHit, int, error) {
 	p, err := planSearch(f)
 	if err != nil {
@@ -211,88 +197,107 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 		return nil, 0, annals.Errorf(annals.EINVALID, "offset must not be negative")
 	}
 
-	var matched string
-	var matchedArgs []any
+	pos := positiveTerms(f.Text, nil)
+	var with string
+	var args []any
+	cond := "true"
+	rankBody := false
 	switch {
 	case f.Text != nil:
-		matched, matchedArgs, err = p.chatSet(f.Text)
-		if err != nil {
+		var q chatQuery
+		if cond, err = p.compileChat(f.Text, &q); err != nil {
 			return nil, 0, err
 		}
+		rankBody = p.useEntries && len(pos) > 0
+		flags := func(col string, terms []string) string {
+			var b strings.Builder
+			for i, t := range terms {
+				b.WriteString(", " + col + " @@ ?::tsquery AS t" + itoa(int64(i)))
+				args = append(args, t)
+			}
+			return b.String()
+		}
+		anyOf := func(terms []string) string { return "(" + strings.Join(terms, ") | (") + ")" }
+		var parts []string
+		if p.useEntries {
+			posQ := tsAny(pos, p.entryW)
+			sel := `SELECT e.chat_pk AS pk, CASE WHEN e.tsv @@ ?::tsquery THEN ts_rank(` + entryRankWeights + `, e.tsv, ?::tsquery, ` + itoa(rankNorm) + `) END AS r`
+			args = append(args, posQ, posQ)
+			sel += flags("e.tsv", q.entryTerms)
+			w := &where{}
+			w.add("e.tsv @@ ?::tsquery", anyOf(q.entryTerms))
+			w.addTenant("e", f.Chat.Owner)
+			w.conds = append(w.conds, p.entryWhere.conds...)
+			w.args = append(w.args, p.entryWhere.args...)
+			args = append(args, w.args...)
+			parts = append(parts, `eh AS MATERIALIZED (`+sel+` FROM entries e WHERE `+w.sql()+`),
+				eagg AS (SELECT pk, max(r) AS best, count(r) AS n`+aggFlags(len(q.entryTerms))+` FROM eh GROUP BY pk)`)
+		} else {
+			parts = append(parts, `eagg AS (SELECT NULL::bigint AS pk, NULL::real AS best, NULL::bigint AS n`+nullFlags(len(q.entryTerms))+` WHERE false)`)
+		}
+		if p.useMeta {
+			posQ := tsAny(pos, p.metaW)
+			sel := `SELECT x.chat_pk AS pk, CASE WHEN x.meta_tsv @@ ?::tsquery THEN ts_rank(` + metaRankWeights + `, x.meta_tsv, ?::tsquery, ` + itoa(rankNorm) + `) END AS best`
+			args = append(args, posQ, posQ)
+			sel += flags("x.meta_tsv", q.metaTerms)
+			w := &where{}
+			w.add("x.meta_tsv @@ ?::tsquery", anyOf(q.metaTerms))
+			w.addTenant("x", f.Chat.Owner)
+			args = append(args, w.args...)
+			parts = append(parts, `magg AS MATERIALIZED (`+sel+` FROM chat_meta x WHERE `+w.sql()+`)`)
+		} else {
+			parts = append(parts, `magg AS (SELECT NULL::bigint AS pk, NULL::real AS best`+nullFlags(len(q.metaTerms))+` WHERE false)`)
+		}
+		var merged strings.Builder
+		for i := range q.entryTerms {
+			fmt.Fprintf(&merged, ", coalesce(a.t%d, false) OR coalesce(b.t%d, false) AS t%d", i, i, i)
+		}
+		parts = append(parts, `matched AS (SELECT coalesce(a.pk, b.pk) AS pk, a.best AS bbest, a.n AS bn, b.best AS mbest`+merged.String()+`
+			FROM eagg a FULL JOIN magg b ON b.pk = a.pk)`)
+		with = "WITH " + strings.Join(parts, ", ")
 	case len(p.entryWhere.conds) > 0:
 		w := &where{}
 		w.addTenant("e", f.Chat.Owner)
 		w.conds = append(w.conds, p.entryWhere.conds...)
 		w.args = append(w.args, p.entryWhere.args...)
-		matched, matchedArgs = `(SELECT DISTINCT e.chat_pk AS pk FROM entries e WHERE `+w.sql()+`)`, w.args
+		with = `WITH matched AS (SELECT DISTINCT e.chat_pk AS pk, NULL::real AS bbest, NULL::bigint AS bn, NULL::real AS mbest FROM entries e WHERE ` + w.sql() + `)`
+		args = append(args, w.args...)
 	default:
-		matched = `(SELECT pk FROM chats)`
+		with = `WITH matched AS (SELECT c.pk, NULL::real AS bbest, NULL::bigint AS bn, NULL::real AS mbest FROM chats c)`
 	}
-	with := "WITH matched AS MATERIALIZED " + matched
-
-	var total int
-	countQ := with + ` SELECT count(*) FROM chats c JOIN matched m ON m.pk = c.pk WHERE ` + cw.sql()
-	if err := db.pool.QueryRow(ctx, rebind(countQ), append(append([]any{}, matchedArgs...), cw.args...)...).Scan(&total); err != nil {
-		return nil, 0, db.storeErr("count search", err)
-	}
-
-	args := append([]any{}, matchedArgs...)
-	pos := positiveTerms(f.Text, nil)
-	rankBody, rankMeta := p.useEntries && len(pos) > 0, p.useMeta && len(pos) > 0
-	var bodyQ string
-	if rankBody {
-		q := tsAny(pos, p.entryW)
-		w := &where{}
-		w.add("e.chat_pk IN (SELECT pk FROM matched) AND e.tsv @@ ?::tsquery", q)
-		w.conds = append(w.conds, p.entryWhere.conds...)
-		w.args = append(w.args, p.entryWhere.args...)
-		bodyQ = `, body AS (SELECT e.chat_pk AS pk, max(ts_rank(` + entryRankWeights + `, e.tsv, ?::tsquery, ` + itoa(rankNorm) + `)) AS best, count(*) AS n
-			FROM entries e WHERE ` + w.sql() + ` GROUP BY e.chat_pk)`
-		args = append(append(args, q), w.args...)
-	} else {
-		bodyQ = `, body AS (SELECT NULL::bigint AS pk, NULL::real AS best, NULL::bigint AS n WHERE false)`
-	}
-	var metaQ string
-	if rankMeta {
-		q := tsAny(pos, p.metaW)
-		metaQ = `, meta AS (SELECT x.pk, ts_rank(` + metaRankWeights + `, x.meta_tsv, ?::tsquery, ` + itoa(rankNorm) + `) AS best
-			FROM chats x WHERE x.pk IN (SELECT pk FROM matched) AND x.meta_tsv @@ ?::tsquery)`
-		args = append(args, q, q)
-	} else {
-		metaQ = `, meta AS (SELECT NULL::bigint AS pk, NULL::real AS best WHERE false)`
-	}
+	from := ` FROM chats c JOIN matched m ON m.pk = c.pk WHERE ` + cond + ` AND ` + cw.sql()
 
 	// Relevance blends the best matching entry, the metadata match (plus a bonus for having
 	// one), and the number of matching entries (saturating); recency then multiplies by up to
 	// (1 + recencyBonus), decaying with age. The same expression as the SQLite store.
-	score := fmt.Sprintf(`((%g * coalesce(b.best, 0)::float8 + %g * coalesce(x.best, 0)::float8 + (CASE WHEN x.best IS NOT NULL THEN %g ELSE 0 END)
-			+ %g * coalesce(b.n, 0)::float8 / (coalesce(b.n, 0) + 4.0)::float8)
+	score := fmt.Sprintf(`((%g * coalesce(m.bbest, 0)::float8 + %g * coalesce(m.mbest, 0)::float8 + (CASE WHEN m.mbest IS NOT NULL THEN %g ELSE 0 END)
+			+ %g * coalesce(m.bn, 0)::float8 / (coalesce(m.bn, 0) + 4.0)::float8)
 		* (1.0 + %g / (1.0 + greatest(0.0, (?::bigint - c.last_activity)::float8 / 86400e9) / %g)))::float8`,
 		rankScale, rankScale, metaMatchBonus, entryCountBonus, recencyBonus, recencyHalfLifeDays)
-	args = append(args, unixNano(db.now()))
 	order := "score DESC, c.last_activity DESC, c.id"
 	if f.Sort == annals.SortRecent {
 		order = "c.last_activity DESC, c.id"
 	}
-	q := with + bodyQ + metaQ + ` SELECT ` + chatColumns + `, c.pk, ` + score + ` AS score, coalesce(b.n, 0)
-		FROM chats c JOIN matched m ON m.pk = c.pk LEFT JOIN body b ON b.pk = c.pk LEFT JOIN meta x ON x.pk = c.pk
-		WHERE ` + cw.sql() + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
-	args = append(append(args, cw.args...), limit, f.Offset)
-	rows, err := db.pool.Query(ctx, rebind(q), args...)
+	// The total comes with the page (a window over every match), so the matches are found once.
+	q := with + ` SELECT ` + chatColumns + `, c.pk, ` + score + ` AS score, coalesce(m.bn, 0), count(*) OVER ()` + from +
+		` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
+	qargs := append(append(append(append([]any{}, args...), unixNano(db.now())), cw.args...), limit, f.Offset)
+	rows, err := db.pool.Query(ctx, rebind(q), qargs...)
 	if err != nil {
 		return nil, 0, db.storeErr("search chats", err)
 	}
 	defer rows.Close()
 	hits := []annals.ChatHit{}
 	var pks []int64
+	total := 0
 	for rows.Next() {
 		var h annals.ChatHit
-		var pk, n int64
-		c, err := scanChat(rows, &pk, &h.Score, &n)
+		var pk, n, all int64
+		c, err := scanChat(rows, &pk, &h.Score, &n, &all)
 		if err != nil {
 			return nil, 0, db.storeErr("scan search hit", err)
 		}
-		h.Chat, h.Matches = c, int(n)
+		h.Chat, h.Matches, total = c, int(n), int(all)
 		hits = append(hits, h)
 		pks = append(pks, pk)
 	}
@@ -300,12 +305,37 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 		return nil, 0, db.storeErr("search chats", err)
 	}
 	rows.Close()
+	if len(hits) == 0 && f.Offset > 0 {
+		// A page past the end carries no window total: count apart.
+		cargs := append(append([]any{}, args...), cw.args...)
+		if err := db.pool.QueryRow(ctx, rebind(with+` SELECT count(*)`+from), cargs...).Scan(&total); err != nil {
+			return nil, 0, db.storeErr("count search", err)
+		}
+	}
 	if f.Snippets > 0 && rankBody && len(hits) > 0 {
 		if err := db.snippets(ctx, p, pos, pks, hits); err != nil {
 			return nil, 0, err
 		}
 	}
 	return hits, total, nil
+}
+
+// aggFlags folds per-row term flags per chat: a term holds for the chat when any row matched it.
+func aggFlags(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, ", bool_or(t%d) AS t%d", i, i)
+	}
+	return b.String()
+}
+
+// nullFlags stands in for the flags of a vector a search does not read.
+func nullFlags(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, ", NULL::boolean AS t%d", i)
+	}
+	return b.String()
 }
 
 // snippets fills up to f.Snippets excerpts per hit from the chat's best-matching entries, in
@@ -399,15 +429,14 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	w.args = append(w.args, p.entryWhere.args...)
 	from := `entries e JOIN chats c ON c.pk = e.chat_pk`
 
-	var total int
-	if err := db.pool.QueryRow(ctx, rebind(`SELECT count(*) FROM `+from+` WHERE `+w.sql()), w.args...).Scan(&total); err != nil {
-		return nil, 0, db.storeErr("count entry search", err)
-	}
 	order := "r DESC, e.time DESC, e.pk DESC"
 	if f.Sort == annals.SortRecent || f.Text == nil {
 		order = "e.time DESC, e.pk DESC"
 	}
-	q := `SELECT ` + entryColumns + `, ` + rank + ` AS r FROM ` + from + ` WHERE ` + w.sql() + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
+	// Keys, rank and the total (a window over every match) first; content for the page only.
+	q := `SELECT ` + entryColumns + `, k.r, k.total FROM (SELECT e.pk, e.time, ` + rank + ` AS r, count(*) OVER () AS total
+			FROM ` + from + ` WHERE ` + w.sql() + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?) k
+		JOIN entries e ON e.pk = k.pk JOIN chats c ON c.pk = e.chat_pk ORDER BY ` + strings.ReplaceAll(order, "r DESC", "k.r DESC")
 	args := append(append(pre, w.args...), limit, f.Offset)
 	rows, err := db.pool.Query(ctx, rebind(q), args...)
 	if err != nil {
@@ -415,10 +444,13 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	}
 	defer rows.Close()
 	hits := []annals.EntryHit{}
+	total := 0
 	for rows.Next() {
 		var h annals.EntryHit
 		var r float32
-		e, err := scanEntry(rows, &r)
+		var all int64
+		e, err := scanEntry(rows, &r, &all)
+		total = int(all)
 		if err != nil {
 			return nil, 0, db.storeErr("scan entry hit", err)
 		}
@@ -434,6 +466,12 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, db.storeErr("search entries", err)
+	}
+	rows.Close()
+	if len(hits) == 0 && f.Offset > 0 {
+		if err := db.pool.QueryRow(ctx, rebind(`SELECT count(*) FROM `+from+` WHERE `+w.sql()), w.args...).Scan(&total); err != nil {
+			return nil, 0, db.storeErr("count entry search", err)
+		}
 	}
 	return hits, total, nil
 }

@@ -24,7 +24,7 @@ import (
 // (a lexeme written 'x':AB matches only positions of weight A or B):
 //
 //	entries.tsv:    A text, B reasoning, C tool name and arguments, D tool result
-//	chats.meta_tsv: A title, B description, C summary, D tags
+//	chat_meta.meta_tsv: A title, B description, C summary, D tags
 
 // PostgreSQL's tsvector limits: a lexeme holds at most 2047 bytes, a lexeme keeps at most 256
 // positions, positions run 1..16383, and the whole value stays under 1 MiB.
@@ -345,7 +345,7 @@ func (db *DB) MatchChats(ctx context.Context, m annals.TextMatch) ([]string, err
 		return out, nil
 	}
 	w := &where{}
-	w.add("c.meta_tsv @@ ?::tsquery", q)
+	w.add("c.pk IN (SELECT m.chat_pk FROM chat_meta m WHERE m.meta_tsv @@ ?::tsquery)", q)
 	w.addOwner("c", m.Owner)
 	sql := `SELECT c.id FROM chats c WHERE ` + w.sql() + ` ORDER BY c.id`
 	if m.Limit > 0 {

@@ -92,7 +92,9 @@ func runCopy(ctx context.Context, m *Main, args []string) error {
 		return err
 	}
 	if *asJSON {
-		return json.NewEncoder(m.Stdout).Encode(rep)
+		enc := json.NewEncoder(m.Stdout)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(rep)
 	}
 	return writeCopyReport(m.Stdout, rep)
 }
@@ -141,6 +143,12 @@ func copyHistory(ctx context.Context, src, dst annals.Store, progress func(*copy
 		return rep, annals.Errorf(annals.EINTERNAL, "verification failed: the destination holds %d chats, fewer than the source's %d", rep.DestinationChats, rep.SourceChats)
 	}
 	rep.Verified = true
+	// A bulk load leaves PostgreSQL without statistics until autovacuum runs; refresh them.
+	if a, ok := dst.(interface{ Analyze(context.Context) error }); ok {
+		if err := a.Analyze(ctx); err != nil {
+			return rep, err
+		}
+	}
 	rep.Duration = time.Since(start)
 	return rep, nil
 }

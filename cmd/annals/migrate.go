@@ -48,7 +48,9 @@ func runMigrate(ctx context.Context, m *Main, args []string) error {
 	}
 	rep := migrateReport{Backend: backendName(location), Database: displayLocation(location), Version: v}
 	if *asJSON {
-		return json.NewEncoder(m.Stdout).Encode(rep)
+		enc := json.NewEncoder(m.Stdout)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(rep)
 	}
 	_, err = fmt.Fprintf(m.Stdout, "%s database %s is at schema version %d\n", rep.Backend, rep.Database, rep.Version)
 	return err

@@ -36,8 +36,6 @@ CREATE TABLE chats (
 	archived_at         bigint,
 	summary             bytea NOT NULL DEFAULT '',
 	summary_updated_at  bigint,
-	-- title (A), description (B), summary (C) and tags (D).
-	meta_tsv            tsvector NOT NULL DEFAULT '',
 	last_seq            bigint NOT NULL DEFAULT 0,
 	entry_count         bigint NOT NULL DEFAULT 0,
 	entry_input_tokens  bigint NOT NULL DEFAULT 0,
@@ -49,8 +47,22 @@ CREATE TABLE chats (
 );
 CREATE INDEX chats_by_tenant_activity ON chats (tenant_id, pinned DESC, last_activity DESC);
 CREATE INDEX chats_by_activity ON chats (pinned DESC, last_activity DESC);
-CREATE INDEX chats_by_tags ON chats USING gin (tags);
-CREATE INDEX chats_meta_tsv ON chats USING gin (meta_tsv);
+
+-- The GIN-indexed copy of a chat's human metadata: its tags and the tsvector of title (A),
+-- description (B), summary (C) and tags (D). It lives apart from chats because a chat row is
+-- rewritten on every append and run (counters, last activity): were the GIN-indexed columns
+-- there, every such write would add their entries to the GIN indexes again. This row changes only
+-- when the metadata does.
+CREATE TABLE chat_meta (
+	chat_pk   bigint PRIMARY KEY REFERENCES chats (pk) ON DELETE CASCADE,
+	tenant_id text COLLATE "C" NOT NULL,
+	tags      text[] COLLATE "C" NOT NULL DEFAULT '{}',
+	meta_tsv  tsvector NOT NULL DEFAULT ''
+);
+-- A search scans a GIN index's pending list (recent insertions not yet merged) linearly; a small
+-- limit keeps that scan short between autovacuums at a small cost to inserts.
+CREATE INDEX chat_meta_tsv ON chat_meta USING gin (meta_tsv) WITH (gin_pending_list_limit = 512);
+CREATE INDEX chat_meta_tags ON chat_meta USING gin (tags) WITH (gin_pending_list_limit = 512);
 
 -- One row per attribute, so filters compare whole values (bytea: values may hold NUL) with bound
 -- parameters.
@@ -90,7 +102,7 @@ CREATE TABLE entries (
 	UNIQUE (chat_pk, seq),
 	UNIQUE (chat_pk, id)
 );
-CREATE INDEX entries_tsv ON entries USING gin (tsv);
+CREATE INDEX entries_tsv ON entries USING gin (tsv) WITH (gin_pending_list_limit = 1024);
 CREATE INDEX entries_by_correlation ON entries (correlation_id) WHERE correlation_id <> '';
 CREATE INDEX entries_by_time ON entries (time);
 CREATE INDEX entries_by_chat_channel ON entries (chat_pk, channel) WHERE channel <> '';
