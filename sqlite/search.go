@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 
@@ -167,6 +168,21 @@ func (p *searchPlan) chatSet(e *annals.TextExpr) (string, []any, error) {
 }
 
 // SearchChats ranks chats; see annals.SearchStore.
+//
+// It is one statement, shaped so that its cost does not hinge on the planner of one SQLite
+// release and so that the matches of the query are scanned as few times as possible:
+//   - scored: every match (entry or chat metadata) with its bm25 score, in one pass over the
+//     full-text index (for AND and exclusions, after a first pass that finds the matching set);
+//   - ranked: per chat, the best entry score, the number of matching entries, the metadata
+//     score; page: the requested page of chats, with the total as a window count, so the
+//     total costs no second run of the query;
+//   - top and snip: the best entries of each chat of the page, taken from scored, and their
+//     snippets from one more pass over the matches that reads no other table: the unary + keeps
+//     SQLite from handing the rowid list to FTS5 as one lookup per rowid, each of which would set
+//     up the whole full-text query again.
+//
+// Every common table expression is MATERIALIZED: SQLite 3.54 otherwise re-runs a metadata
+// full-text match per candidate chat, a hundredfold slowdown on common terms.
 func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.ChatHit, int, error) {
 	p, err := planSearch(f)
 	if err != nil {
@@ -183,158 +199,167 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 
 	var with []string
 	var args []any
+	pos := positiveTerms(f.Text, nil)
+	rankBody, rankMeta := p.useEntries && len(pos) > 0, p.useMeta && len(pos) > 0
+	// A query of one term, or of terms joined by OR, matches exactly the chats that hold one of
+	// its terms somewhere: the scoring pass finds them all, so the matching set needs no pass
+	// of its own. Anything with AND or an exclusion computes the set first, then scores only
+	// its chats.
+	restrict := false
 	switch {
+	case f.Text != nil && isDisjunction(f.Text):
 	case f.Text != nil:
 		set, setArgs, err := p.chatSet(f.Text)
 		if err != nil {
 			return nil, 0, err
 		}
-		with = append(with, "matched(pk) AS ("+set+")")
+		with = append(with, "matched(pk) AS MATERIALIZED ("+set+")")
 		args = append(args, setArgs...)
+		restrict = true
 	case len(p.entryWhere.conds) > 0:
-		with = append(with, "matched(pk) AS (SELECT DISTINCT e.chat_pk FROM entries e WHERE "+p.entryWhere.sql()+")")
+		with = append(with, "matched(pk) AS MATERIALIZED (SELECT DISTINCT e.chat_pk FROM entries e WHERE "+p.entryWhere.sql()+")")
 		args = append(args, p.entryWhere.args...)
 	default:
-		with = append(with, "matched(pk) AS (SELECT pk FROM chats)")
+		with = append(with, "matched(pk) AS MATERIALIZED (SELECT pk FROM chats)")
 	}
 
-	pos := positiveTerms(f.Text, nil)
-	rankBody, rankMeta := p.useEntries && len(pos) > 0, p.useMeta && len(pos) > 0
-	var bodyAny, metaAny string
+	var bodyAny string
+	var arms []string
 	if rankBody {
 		if bodyAny, err = ftsCompile(anyOf(pos), p.entryCols); err != nil {
 			return nil, 0, err
 		}
-	}
-	if rankMeta {
-		if metaAny, err = ftsCompile(anyOf(pos), p.metaCols); err != nil {
-			return nil, 0, err
-		}
-	}
-	if rankBody {
-		// bm25() cannot be called inside an aggregate, so rows are scored in a subquery that
-		// LIMIT -1 keeps from being flattened into the GROUP BY.
-		q := `body(pk, best, n) AS (SELECT pk, min(r), count(*) FROM (SELECT e.chat_pk AS pk, bm25(entries_fts, ` + entryWeights + `) AS r
-			FROM entries_fts JOIN entries e ON e.pk = entries_fts.rowid
-			WHERE entries_fts MATCH ? AND e.chat_pk IN (SELECT pk FROM matched)`
+		arm := `SELECT e.pk AS epk, e.chat_pk AS pk, bm25(entries_fts, ` + entryWeights + `) AS bb, 1 AS bn, NULL AS mb
+			FROM entries_fts JOIN entries e ON e.pk = entries_fts.rowid WHERE entries_fts MATCH ?`
 		args = append(args, bodyAny)
 		if len(p.entryWhere.conds) > 0 {
-			q += " AND " + p.entryWhere.sql()
+			arm += " AND " + p.entryWhere.sql()
 			args = append(args, p.entryWhere.args...)
 		}
-		with = append(with, q+" LIMIT -1) GROUP BY pk)")
-	} else {
-		with = append(with, "body(pk, best, n) AS (SELECT NULL, NULL, NULL WHERE 0)")
+		if restrict {
+			arm += " AND e.chat_pk IN (SELECT pk FROM matched)"
+		}
+		arms = append(arms, arm)
 	}
 	if rankMeta {
-		with = append(with, `meta(pk, best) AS (SELECT rowid, bm25(chats_fts, `+metaWeights+`) FROM chats_fts
-			WHERE chats_fts MATCH ? AND rowid IN (SELECT pk FROM matched))`)
+		metaAny, err := ftsCompile(anyOf(pos), p.metaCols)
+		if err != nil {
+			return nil, 0, err
+		}
+		arm := `SELECT NULL AS epk, rowid AS pk, NULL AS bb, 0 AS bn, bm25(chats_fts, ` + metaWeights + `) AS mb FROM chats_fts WHERE chats_fts MATCH ?`
 		args = append(args, metaAny)
-	} else {
-		with = append(with, "meta(pk, best) AS (SELECT NULL, NULL WHERE 0)")
+		if restrict {
+			arm += " AND rowid IN (SELECT pk FROM matched)"
+		}
+		arms = append(arms, arm)
 	}
-
-	from := ` FROM chats c JOIN matched m ON m.pk = c.pk LEFT JOIN body b ON b.pk = c.pk LEFT JOIN meta x ON x.pk = c.pk WHERE ` + cw.sql()
-	prefix := "WITH " + strings.Join(with, ", ")
-
-	var total int
-	countQ, countArgs := prefix+" SELECT count(*)"+from, append(args, cw.args...)
-	annals.TraceStatement(ctx, countQ, countArgs)
-	if err := db.reader.QueryRowContext(ctx, countQ, countArgs...).Scan(&total); err != nil {
-		return nil, 0, ftsErr("count search", err)
+	switch {
+	case len(arms) > 0:
+		with = append(with, `scored(epk, pk, bb, bn, mb) AS MATERIALIZED (`+strings.Join(arms, " UNION ALL ")+`)`,
+			`ranked(pk, bb, bn, mb) AS MATERIALIZED (SELECT pk, min(bb), sum(bn), min(mb) FROM scored GROUP BY pk)`)
+	case f.Text != nil:
+		// The fields leave nothing to match (entry filters with metadata fields only).
+		with = append(with, "ranked(pk, bb, bn, mb) AS MATERIALIZED (SELECT NULL, NULL, 0, NULL WHERE 0)")
+	default:
+		with = append(with, "ranked(pk, bb, bn, mb) AS MATERIALIZED (SELECT pk, NULL, 0, NULL FROM matched)")
 	}
+	from := ` FROM ranked r JOIN chats c ON c.pk = r.pk WHERE ` + cw.sql()
+	countArgs := append(append([]any{}, args...), cw.args...)
+	countQ := "WITH " + strings.Join(with, ", ") + " SELECT count(*)" + from
 
 	// Relevance: bm25 is negative, lower is better, so negate. bm25's idf vanishes for a term
 	// found in more than half the documents, so two structural terms keep ranking meaningful
 	// there too: a metadata match, and the number of matching entries (saturating). Recency
 	// then multiplies by up to (1 + recencyBonus), decaying with age.
 	now := float64(unixNano(db.now()))
-	score := fmt.Sprintf(`((coalesce(-b.best, 0) + coalesce(-x.best, 0) + (x.best IS NOT NULL) * %g + %g * coalesce(b.n, 0) / (coalesce(b.n, 0) + 4.0))
+	score := fmt.Sprintf(`((coalesce(-r.bb, 0) + coalesce(-r.mb, 0) + (r.mb IS NOT NULL) * %g + %g * r.bn / (r.bn + 4.0))
 		* (1.0 + %g / (1.0 + max(0.0, (? - c.last_activity) / 86400e9) / %g)))`, metaMatchBonus, entryCountBonus, recencyBonus, recencyHalfLifeDays)
 	order := "score DESC, c.last_activity DESC, c.id"
 	if f.Sort == annals.SortRecent {
 		order = "c.last_activity DESC, c.id"
 	}
-	q := prefix + ` SELECT ` + chatColumns + `, c.pk, ` + score + ` AS score, coalesce(b.n, 0)` + from +
-		` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
-	qargs := append(append(append([]any{}, args...), now), cw.args...)
-	qargs = append(qargs, limit, f.Offset)
-	annals.TraceStatement(ctx, q, qargs)
-	rows, err := db.reader.QueryContext(ctx, q, qargs...)
+	// The page is chosen on narrow rows; only its chats are read whole.
+	with = append(with, `page AS MATERIALIZED (SELECT c.pk AS pk, `+score+` AS score, r.bn AS bn, count(*) OVER () AS total`+
+		from+` ORDER BY `+order+` LIMIT ? OFFSET ?)`)
+	args = append(append(append(args, now), cw.args...), limit, f.Offset)
+	snippets := min(f.Snippets, maxSnippets)
+	if !rankBody {
+		snippets = 0
+	}
+	cols := `, NULL, NULL, NULL, NULL`
+	joins := ``
+	if snippets > 0 {
+		with = append(with, `top AS MATERIALIZED (SELECT epk, pk, r FROM (SELECT s.epk AS epk, s.pk AS pk, s.bb AS r,
+				row_number() OVER (PARTITION BY s.pk ORDER BY s.bb, s.epk) AS n
+				FROM scored s WHERE s.epk IS NOT NULL AND s.pk IN (SELECT pk FROM page)) WHERE n <= ?)`,
+			`snip AS MATERIALIZED (SELECT rowid AS epk, snippet(entries_fts, -1, ?, ?, '…', 16) AS text FROM entries_fts
+				WHERE entries_fts MATCH ? AND +rowid IN (SELECT epk FROM top))`)
+		args = append(args, snippets, p.open, p.shut, bodyAny)
+		cols = `, e.seq, e.kind, e.tool_name, s.text`
+		joins = ` LEFT JOIN top t ON t.pk = p.pk LEFT JOIN snip s ON s.epk = t.epk LEFT JOIN entries e ON e.pk = t.epk`
+	}
+	rowOrder := strings.ReplaceAll(order, "score", "p.score")
+	if snippets > 0 {
+		rowOrder += ", t.r, t.epk"
+	}
+	q := "WITH " + strings.Join(with, ", ") + ` SELECT ` + chatColumns + `, c.pk, p.score, p.bn, p.total` + cols +
+		` FROM page p JOIN chats c ON c.pk = p.pk` + joins + ` ORDER BY ` + rowOrder
+	annals.TraceStatement(ctx, q, args)
+	rows, err := db.reader.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, 0, ftsErr("search chats", err)
 	}
 	defer rows.Close()
 	hits := []annals.ChatHit{}
-	var pks []int64
+	total := 0
+	lastPK := int64(-1)
 	for rows.Next() {
 		var h annals.ChatHit
 		var pk int64
-		c, err := scanChat(suffixScanner{rows: rows, extra: []any{&pk, &h.Score, &h.Matches}})
+		var seq sql.NullInt64
+		var kind, tool, text sql.NullString
+		c, err := scanChat(suffixScanner{rows: rows, extra: []any{&pk, &h.Score, &h.Matches, &total, &seq, &kind, &tool, &text}})
 		if err != nil {
 			return nil, 0, storeErr("scan search hit", err)
 		}
-		h.Chat = c
-		hits = append(hits, h)
-		pks = append(pks, pk)
+		// A chat comes once per snippet, in page order; its first row starts its hit.
+		if pk != lastPK {
+			h.Chat = c
+			hits = append(hits, h)
+			lastPK = pk
+		}
+		if seq.Valid && text.Valid {
+			last := &hits[len(hits)-1]
+			last.Snippets = append(last.Snippets, annals.Snippet{Seq: seq.Int64, Kind: annals.EntryKind(kind.String), Tool: tool.String, Text: text.String})
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, ftsErr("search chats", err)
 	}
-	rows.Close()
-	if f.Snippets > 0 && rankBody && len(hits) > 0 {
-		if err := db.snippets(ctx, p, bodyAny, pks, hits); err != nil {
-			return nil, 0, err
+	if len(hits) == 0 && f.Offset > 0 {
+		// Past the end: the page carries no total, so count.
+		annals.TraceStatement(ctx, countQ, countArgs)
+		if err := db.reader.QueryRowContext(ctx, countQ, countArgs...).Scan(&total); err != nil {
+			return nil, 0, ftsErr("count search", err)
 		}
 	}
 	return hits, total, nil
 }
 
-// snippets fills up to f.Snippets excerpts per hit from the chat's best-matching entries, in
-// one query for the whole page.
-func (db *DB) snippets(ctx context.Context, p *searchPlan, match string, pks []int64, hits []annals.ChatHit) error {
-	n := min(p.f.Snippets, maxSnippets)
-	marks := make([]string, len(pks))
-	args := []any{p.open, p.shut, match}
-	for i, pk := range pks {
-		marks[i] = "?"
-		args = append(args, pk)
-	}
-	q := `SELECT e.chat_pk, e.seq, e.kind, e.tool_name,
-			snippet(entries_fts, -1, ?, ?, '…', 16), bm25(entries_fts, ` + entryWeights + `) AS r
-		FROM entries_fts JOIN entries e ON e.pk = entries_fts.rowid
-		WHERE entries_fts MATCH ? AND e.chat_pk IN (` + strings.Join(marks, ", ") + `)`
-	if len(p.entryWhere.conds) > 0 {
-		q += " AND " + p.entryWhere.sql()
-		args = append(args, p.entryWhere.args...)
-	}
-	q += ` ORDER BY e.chat_pk, r, e.seq`
-	annals.TraceStatement(ctx, q, args)
-	rows, err := db.reader.QueryContext(ctx, q, args...)
-	if err != nil {
-		return ftsErr("snippets", err)
-	}
-	defer rows.Close()
-	index := make(map[int64]int, len(pks))
-	for i, pk := range pks {
-		index[pk] = i
-	}
-	for rows.Next() {
-		var pk int64
-		var s annals.Snippet
-		var kind string
-		var r float64
-		if err := rows.Scan(&pk, &s.Seq, &kind, &s.Tool, &s.Text, &r); err != nil {
-			return storeErr("scan snippet", err)
+// isDisjunction reports whether e is one term or terms joined by OR (no AND, no exclusion).
+func isDisjunction(e *annals.TextExpr) bool {
+	switch e.Op {
+	case annals.TextTerm:
+		return true
+	case annals.TextOr:
+		for _, it := range e.Items {
+			if !isDisjunction(it) {
+				return false
+			}
 		}
-		h := &hits[index[pk]]
-		if len(h.Snippets) >= n {
-			continue
-		}
-		s.Kind = annals.EntryKind(kind)
-		h.Snippets = append(h.Snippets, s)
+		return len(e.Items) > 0
 	}
-	return ftsErr("snippets", rows.Err())
+	return false
 }
 
 // SearchEntries finds entries; see annals.SearchStore.
@@ -355,40 +380,51 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 		return nil, 0, annals.Errorf(annals.EINVALID, "offset must not be negative")
 	}
 	w := &where{}
-	var from string
-	var rank, snip string
-	var pre []any
+	from := `entries e JOIN chats c ON c.pk = e.chat_pk`
+	rank := "0.0"
+	var match string
 	if f.Text != nil {
-		expr, err := ftsCompile(f.Text, p.entryCols)
-		if err != nil {
+		if match, err = ftsCompile(f.Text, p.entryCols); err != nil {
 			return nil, 0, err
 		}
 		from = `entries_fts JOIN entries e ON e.pk = entries_fts.rowid JOIN chats c ON c.pk = e.chat_pk`
-		w.add("entries_fts MATCH ?", expr)
+		w.add("entries_fts MATCH ?", match)
 		rank = `bm25(entries_fts, ` + entryWeights + `)`
-		snip = `snippet(entries_fts, -1, ?, ?, '…', 16)`
-		pre = []any{p.open, p.shut}
-	} else {
-		from = `entries e JOIN chats c ON c.pk = e.chat_pk`
-		rank, snip = "0.0", "''"
 	}
 	w.conds = append(w.conds, cw.conds...)
 	w.args = append(w.args, cw.args...)
 	w.conds = append(w.conds, p.entryWhere.conds...)
 	w.args = append(w.args, p.entryWhere.args...)
 
-	var total int
-	countQ := `SELECT count(*) FROM ` + from + ` WHERE ` + w.sql()
-	annals.TraceStatement(ctx, countQ, w.args)
-	if err := db.reader.QueryRowContext(ctx, countQ, w.args...).Scan(&total); err != nil {
-		return nil, 0, ftsErr("count entry search", err)
-	}
-	order := "r, e.time DESC, e.pk DESC"
+	order := "r, time DESC, pk DESC"
 	if f.Sort == annals.SortRecent || f.Text == nil {
-		order = "e.time DESC, e.pk DESC"
+		order = "time DESC, pk DESC"
 	}
-	q := `SELECT ` + entryColumns + `, ` + rank + ` AS r, ` + snip + ` FROM ` + from + ` WHERE ` + w.sql() + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
-	args := append(append(pre, w.args...), limit, f.Offset)
+	// The page is chosen on narrow rows (pk, rank, and the total as a window count, so the
+	// matches are scanned once), and only its entries are read whole and get a snippet: a
+	// snippet costs a tokenization of the entry, too much to pay for every match. bm25() cannot
+	// be evaluated where the window is, so the matches are scored in a subquery that LIMIT -1
+	// keeps from being flattened.
+	page := `page AS MATERIALIZED (SELECT pk, time, r, count(*) OVER () AS total FROM (SELECT e.pk AS pk, e.time AS time, ` + rank + ` AS r FROM ` +
+		from + ` WHERE ` + w.sql() + ` LIMIT -1) ORDER BY ` + order + ` LIMIT ? OFFSET ?)`
+	args := append(append([]any{}, w.args...), limit, f.Offset)
+	var q string
+	if f.Text != nil {
+		// The snippets come from one more pass over the matches that reads no other table (see
+		// SearchChats for why the rowid test is written +rowid).
+		q = `WITH ` + page + `, snip AS MATERIALIZED (SELECT rowid AS pk, snippet(entries_fts, -1, ?, ?, '…', 16) AS text
+				FROM entries_fts WHERE entries_fts MATCH ? AND +rowid IN (SELECT pk FROM page))
+			SELECT ` + entryColumns + `, p.r, s.text, p.total
+			FROM page p JOIN snip s ON s.pk = p.pk JOIN entries e ON e.pk = p.pk JOIN chats c ON c.pk = e.chat_pk
+			ORDER BY p.r, p.time DESC, p.pk DESC`
+		args = append(args, p.open, p.shut, match)
+	} else {
+		q = `WITH ` + page + ` SELECT ` + entryColumns + `, p.r, '', p.total
+			FROM page p JOIN entries e ON e.pk = p.pk JOIN chats c ON c.pk = e.chat_pk ORDER BY p.time DESC, p.pk DESC`
+	}
+	if f.Sort == annals.SortRecent && f.Text != nil {
+		q = strings.Replace(q, "ORDER BY p.r, p.time DESC, p.pk DESC", "ORDER BY p.time DESC, p.pk DESC", 1)
+	}
 	annals.TraceStatement(ctx, q, args)
 	rows, err := db.reader.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -396,16 +432,28 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	}
 	defer rows.Close()
 	hits := []annals.EntryHit{}
+	total := 0
 	for rows.Next() {
 		var h annals.EntryHit
-		e, err := scanEntry(suffixScanner{rows: rows, extra: []any{&h.Score, &h.Snippet}})
+		e, err := scanEntry(suffixScanner{rows: rows, extra: []any{&h.Score, &h.Snippet, &total}})
 		if err != nil {
 			return nil, 0, storeErr("scan entry hit", err)
 		}
 		h.Entry, h.Score = e, -h.Score
 		hits = append(hits, h)
 	}
-	return hits, total, ftsErr("search entries", rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, 0, ftsErr("search entries", err)
+	}
+	if len(hits) == 0 && f.Offset > 0 {
+		// Past the end: the page carries no total, so count.
+		countQ := `SELECT count(*) FROM ` + from + ` WHERE ` + w.sql()
+		annals.TraceStatement(ctx, countQ, w.args)
+		if err := db.reader.QueryRowContext(ctx, countQ, w.args...).Scan(&total); err != nil {
+			return nil, 0, ftsErr("count entry search", err)
+		}
+	}
+	return hits, total, nil
 }
 
 // suffixScanner scans the caller's targets, then extra trailing columns.

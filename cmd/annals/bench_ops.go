@@ -133,14 +133,3 @@ func (b *bench) exportScenario(t *benchTarget) error {
 	b.add(row)
 	return nil
 }
-
-// memoryScenario would read the peak RSS (VmHWM) of an 'annals serve' process while it answers
-// the search scenario's queries. It needs the HTTP server.
-func (b *bench) memoryScenario(t *benchTarget) error {
-	if !b.hasCommand("serve") {
-		b.gap("memory", "this build has no 'annals serve' (the HTTP server), whose peak RSS the scenario measures")
-		return nil
-	}
-	b.gap("memory", "'annals serve' exists but the harness does not drive it yet")
-	return nil
-}

@@ -219,8 +219,8 @@ func writeBenchReport(w io.Writer, rep *benchReport) error {
 	if len(lats) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Latencies in ms. BASE is the same SQL in the sqlite3 tool (p50); RATIO is annals p50 over BASE p50, CPU the same for CPU time.")
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "SCENARIO\tCASE\tBACKEND\tHITS\tN\tP50\tP95\tP99\tBASE P50\tRATIO\tCPU\tTARGET\tNOTE\t")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SCENARIO\tCASE\tBACKEND\tHITS\tN\tP50\tP95\tP99\tBASE P50\tRATIO\tCPU\tTARGET\tNOTE")
 		for _, r := range lats {
 			hits, base := "-", "-"
 			if r.Hits != nil {
@@ -229,7 +229,7 @@ func writeBenchReport(w io.Writer, rep *benchReport) error {
 			if r.Baseline != nil {
 				base = fmtMS(r.Baseline.P50)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Scenario, r.Case, r.Backend, hits, r.N,
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, r.Case, r.Backend, hits, r.N,
 				fmtMS(r.P50), fmtMS(r.P95), fmtMS(r.P99), base, fmtRatio(r.Ratio), fmtRatio(r.CPURatio),
 				strings.TrimSpace(r.Target+" "+met(r)), r.Note)
 		}

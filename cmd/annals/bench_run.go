@@ -56,6 +56,7 @@ type benchConfig struct {
 	asJSON     bool
 	quiet      bool
 	iterations int
+	ingestRuns int
 	budget     time.Duration
 	duration   time.Duration
 	postgres   string
@@ -74,7 +75,7 @@ const (
 	targetSearchP50     = 20 * time.Millisecond
 	targetSearchP99     = 150 * time.Millisecond
 	targetListFirstPage = 5 * time.Millisecond
-	targetServeRSS      = 300 << 20
+	targetServeRSS      = 300_000_000 // bytes
 )
 
 func runBenchScenarios(ctx context.Context, m *Main, args []string) error {
@@ -106,10 +107,12 @@ func runBenchScenarios(ctx context.Context, m *Main, args []string) error {
 	dir := fs.String("db-dir", "", "directory for the cached corpora and databases and the scratch databases (default $XDG_CACHE_HOME/annals/bench, else the user cache directory)")
 	fresh := fs.Bool("fresh", false, "regenerate the corpus and rebuild the database even if cached")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	jsonOut := fs.String("json-out", "", "also write the JSON report to this file (the table still goes to standard output)")
 	quiet := fs.Bool("quiet", false, "no progress messages on standard error")
 	iterations := fs.Int("iterations", 50, "timed runs per latency case (fewer when --budget runs out first; at least 5)")
 	budget := fs.Duration("budget", 3*time.Second, "time budget per latency case")
 	duration := fs.Duration("duration", 5*time.Second, "how long each concurrency level runs")
+	ingestRuns := fs.Int("ingest-runs", 1, "times the raw baseline and the library ingest each run, alternately; the best rate of each counts")
 	postgres := fs.String("postgres", "", "also run the scenarios on this PostgreSQL database (postgres://...); it must be empty or hold this corpus")
 	sqlite3Path := fs.String("sqlite3", "sqlite3", "the sqlite3 command-line tool for the native baseline; empty skips it")
 	psqlPath := fs.String("psql", "psql", "the psql tool for the PostgreSQL baseline; empty skips it")
@@ -123,7 +126,7 @@ func runBenchScenarios(ctx context.Context, m *Main, args []string) error {
 	}
 	cfg := &benchConfig{
 		size: int(size), chats: *chats, seed: *seed, fresh: *fresh, asJSON: *asJSON, quiet: *quiet,
-		iterations: *iterations, budget: *budget, duration: *duration, postgres: *postgres,
+		iterations: *iterations, ingestRuns: *ingestRuns, budget: *budget, duration: *duration, postgres: *postgres,
 		cpuprofile: *cpuprofile, args: args,
 	}
 	for _, s := range strings.Split(*scen, ",") {
@@ -150,8 +153,8 @@ func runBenchScenarios(ctx context.Context, m *Main, args []string) error {
 	if cfg.chats == 0 {
 		cfg.chats = defaultBenchChats(cfg.size)
 	}
-	if cfg.iterations < 1 || cfg.budget <= 0 || cfg.duration <= 0 {
-		return usagef("--iterations, --budget and --duration must be positive")
+	if cfg.iterations < 1 || cfg.ingestRuns < 1 || cfg.budget <= 0 || cfg.duration <= 0 {
+		return usagef("--iterations, --ingest-runs, --budget and --duration must be positive")
 	}
 	var err error
 	if cfg.dir, err = m.benchDir(*dir); err != nil {
@@ -163,7 +166,7 @@ func runBenchScenarios(ctx context.Context, m *Main, args []string) error {
 		return err
 	}
 
-	b := &bench{m: m, cfg: cfg, start: time.Now()}
+	b := &bench{m: m, cfg: cfg, start: time.Now(), untraced: map[string]bool{}}
 	if !cfg.quiet {
 		b.log = m.Stderr
 	} else {
@@ -172,6 +175,15 @@ func runBenchScenarios(ctx context.Context, m *Main, args []string) error {
 	rep, err := b.run(ctx)
 	if err != nil {
 		return err
+	}
+	if *jsonOut != "" {
+		raw, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*jsonOut, append(raw, '\n'), 0o644); err != nil {
+			return fmt.Errorf("cannot write the report: %w", err)
+		}
 	}
 	if cfg.asJSON {
 		enc := json.NewEncoder(m.Stdout)
@@ -244,6 +256,8 @@ type bench struct {
 	start time.Time
 	rep   *benchReport
 	data  *benchData
+	// untraced records the backends whose stores report no SQL, so the gap is said once.
+	untraced map[string]bool
 }
 
 func (b *bench) logf(format string, args ...any) {
@@ -385,7 +399,7 @@ func (b *bench) runReadScenarios(ctx context.Context, openTarget func(context.Co
 		{"related", func() error { return b.relatedScenario(t) }},
 		{"export", func() error { return b.exportScenario(t) }},
 		{"concurrency", func() error { return b.concurrencyScenario(ctx, t, scratch) }},
-		{"memory", func() error { return b.memoryScenario(t) }},
+		{"memory", func() error { return b.memoryScenario(ctx, t, scratch) }},
 	}
 	for _, s := range steps {
 		if !b.wants(s.name) {
@@ -427,7 +441,7 @@ func (b *bench) profiled(name string, fn func() error) error {
 func (b *bench) runPostgres(ctx context.Context, scratch string) error {
 	store, err := b.open(ctx, b.cfg.postgres)
 	if err != nil {
-		b.gap("postgres", fmt.Sprintf("cannot open %s: %s", redactDSN(b.cfg.postgres), annals.ErrorMessage(err)))
+		b.gap("postgres", fmt.Sprintf("cannot open %s: %s", displayLocation(b.cfg.postgres), annals.ErrorMessage(err)))
 		return nil
 	}
 	t, err := newTarget(ctx, "postgres", store)
@@ -445,20 +459,6 @@ func (b *bench) runPostgres(ctx context.Context, scratch string) error {
 		return nil
 	}
 	return b.runReadScenarios(ctx, func(context.Context) (*benchTarget, error) { return t, nil }, scratch)
-}
-
-// redactDSN drops the password from a DSN before it is printed.
-func redactDSN(dsn string) string {
-	if i := strings.Index(dsn, "://"); i >= 0 {
-		rest := dsn[i+3:]
-		if at := strings.LastIndex(rest, "@"); at >= 0 {
-			cred := rest[:at]
-			if c := strings.Index(cred, ":"); c >= 0 {
-				return dsn[:i+3] + cred[:c] + ":***" + rest[at:]
-			}
-		}
-	}
-	return dsn
 }
 
 // gap records a scenario (or part of one) that could not run, with the reason.

@@ -151,7 +151,11 @@ func joinNote(a, b string) string {
 // returns their timing, or a note saying why it could not.
 func (b *bench) nativeBaseline(ctx context.Context, t *benchTarget, stmts []annals.Statement, n int) (*benchBaseline, string) {
 	if len(stmts) == 0 {
-		return nil, "no SQL traced (the store does not report statements)"
+		if !b.untraced[t.backend] {
+			b.untraced[t.backend] = true
+			b.gap("search: "+t.backend+" baseline", "the "+t.backend+" store reports no SQL to replay: its search methods do not call annals.TraceStatement")
+		}
+		return nil, "no SQL traced"
 	}
 	switch {
 	case t.backend == "sqlite" && b.cfg.sqlite3 != "":

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -210,7 +211,12 @@ func TestBenchRunsEveryScenarioAtASmokeSizeAndCachesItsDatabase(t *testing.T) {
 	}
 	tm := newTestMain(t)
 	dir := t.TempDir()
-	args := []string{"--size", "600", "--db-dir", dir, "--iterations", "2", "--budget", "1ms", "--duration", "30ms", "--quiet", "--json"}
+	size, chats := 600, 120
+	if benchRace {
+		size, chats = 200, 40
+	}
+	sizeArg := strconv.Itoa(size)
+	args := []string{"--size", sizeArg, "--db-dir", dir, "--iterations", "2", "--budget", "1ms", "--duration", "30ms", "--quiet", "--json"}
 	out, errOut, err := tm.bench(args...)
 	if err != nil {
 		t.Fatalf("bench: %v\nstderr: %s", err, errOut)
@@ -219,11 +225,11 @@ func TestBenchRunsEveryScenarioAtASmokeSizeAndCachesItsDatabase(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("report is not JSON: %v\n%s", err, out)
 	}
-	if rep.Corpus.Entries != 600 || rep.Corpus.Chats != 120 || rep.Corpus.BigChatEntries != 600 || rep.Corpus.CachedDatabase {
-		t.Errorf("got corpus %+v, want 600 entries in 120 chats, a 600-entry big chat, a database built by this run", rep.Corpus)
+	if rep.Corpus.Entries != size || rep.Corpus.Chats != chats || rep.Corpus.BigChatEntries != size || rep.Corpus.CachedDatabase {
+		t.Errorf("got corpus %+v, want %d entries in %d chats, a %d-entry big chat, a database built by this run", rep.Corpus, size, chats, size)
 	}
-	if rep.Corpus.Embedded != 121 {
-		t.Errorf("embedded %d chats, want all 121 (related ranks every chat)", rep.Corpus.Embedded)
+	if rep.Corpus.Embedded != chats+1 {
+		t.Errorf("embedded %d chats, want all %d (related ranks every chat)", rep.Corpus.Embedded, chats+1)
 	}
 	seen := map[string]int{}
 	for _, r := range rep.Rows {
@@ -257,7 +263,7 @@ func TestBenchRunsEveryScenarioAtASmokeSizeAndCachesItsDatabase(t *testing.T) {
 	}
 
 	// The second run finds the corpus and the prepared database in the cache.
-	out, errOut, err = tm.bench("--size", "600", "--db-dir", dir, "--scenarios", "list", "--iterations", "1", "--quiet", "--json")
+	out, errOut, err = tm.bench("--size", sizeArg, "--db-dir", dir, "--scenarios", "list", "--iterations", "1", "--quiet", "--json")
 	if err != nil {
 		t.Fatalf("second bench: %v\nstderr: %s", err, errOut)
 	}
