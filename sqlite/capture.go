@@ -398,8 +398,13 @@ func (w *writer) recordRun(run *annals.Run, res *annals.CaptureResult) error {
 	if err != nil {
 		return err
 	}
+	// A prepared statement from the batch's cache: an ingest records a run every few entries.
+	ownerOf, err := w.stmt(`SELECT chat_pk FROM runs WHERE id = ?`)
+	if err != nil {
+		return err
+	}
 	var owner sql.NullInt64
-	if err := w.tx.QueryRowContext(w.ctx, `SELECT chat_pk FROM runs WHERE id = ?`, run.ID).Scan(&owner); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	if err := ownerOf.QueryRowContext(w.ctx, run.ID).Scan(&owner); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return storeErr("find run", err)
 	}
 	if owner.Valid && owner.Int64 != chat.pk {
@@ -428,15 +433,18 @@ func (w *writer) recordRun(run *annals.Run, res *annals.CaptureResult) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.exec(`UPDATE chats SET
-			run_count = (SELECT count(*) FROM runs WHERE chat_pk = chats.pk),
-			run_input_tokens = (SELECT coalesce(sum(input_tokens), 0) FROM runs WHERE chat_pk = chats.pk),
-			run_output_tokens = (SELECT coalesce(sum(output_tokens), 0) FROM runs WHERE chat_pk = chats.pk),
-			cost_usd = (SELECT coalesce(sum(cost_usd), 0) FROM runs WHERE chat_pk = chats.pk),
-			status = CASE WHEN EXISTS (SELECT 1 FROM runs WHERE chat_pk = chats.pk AND status = 'running') THEN 'running'
+	// Recompute the chat's run totals and status from its runs, so they can never drift, in one
+	// pass over them (count, sums and "any running" together) rather than one pass per total:
+	// recording runs was a quarter of an ingest's time. The sums visit the runs in the same
+	// order as before, so float totals are unchanged to the last bit.
+	_, err = w.exec(`UPDATE chats SET run_count = a.n, run_input_tokens = a.tin, run_output_tokens = a.tout, cost_usd = a.cost,
+			status = CASE WHEN a.running THEN 'running'
 				ELSE (SELECT status FROM runs WHERE chat_pk = chats.pk ORDER BY started_at DESC, pk DESC LIMIT 1) END,
 			last_activity = max(last_activity, (SELECT max(started_at, coalesce(ended_at, 0)) FROM runs WHERE id = ?))
-		WHERE pk = ?`, run.ID, chat.pk)
+		FROM (SELECT count(*) AS n, coalesce(sum(input_tokens), 0) AS tin, coalesce(sum(output_tokens), 0) AS tout,
+				coalesce(sum(cost_usd), 0) AS cost, coalesce(max(status = 'running'), 0) AS running
+			FROM runs WHERE chat_pk = ?) AS a
+		WHERE pk = ?`, run.ID, chat.pk, chat.pk)
 	if err != nil {
 		return err
 	}

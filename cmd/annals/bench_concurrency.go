@@ -46,7 +46,9 @@ func (b *bench) concurrencyScenario(ctx context.Context, t *benchTarget, scratch
 	if err != nil {
 		return err
 	}
-	queries := []string{corpus.ScarceTerm, corpus.MediumTerm, "tool:Bash " + corpus.ScarceTerm, "invoic*"}
+	// A mix a busy server sees: scarce and medium terms, a field filter and a prefix (on the
+	// scarce marker, so it stays a bounded query at every size).
+	queries := []string{corpus.ScarceTerm, corpus.MediumTerm, "tool:Bash " + corpus.ScarceTerm, "zqxsc*"}
 
 	levels := []struct {
 		readers int

@@ -166,8 +166,12 @@ func (b *bench) memoryScenario(ctx context.Context, t *benchTarget, scratch stri
 		return nil
 	}
 	mib := float64(peak) / (1 << 20)
+	note := fmt.Sprintf("%s right after start", humanBytes(start))
+	if anon, file, err := residentSplit(srv.cmd.Process.Pid); err == nil {
+		note += fmt.Sprintf("; at the end %s anonymous + %s file-backed", humanBytes(anon), humanBytes(file))
+	}
 	b.add(benchRow{Scenario: "memory", Case: "annals serve peak RSS (VmHWM) over the search cases", Backend: t.backend,
 		Rate: roundTo(mib, 1), Unit: "MiB", Target: fmt.Sprintf("< %d MB", targetServeRSS/1_000_000), Met: boolp(float64(peak) < targetServeRSS),
-		Note: fmt.Sprintf("%s right after start", humanBytes(start))})
+		Note: note})
 	return nil
 }

@@ -58,14 +58,29 @@ func diskInfo(dir string) string {
 
 // peakRSS reads VmHWM, the peak resident set size, of a running process.
 func peakRSS(pid int) (int64, error) {
+	return procStatus(pid, "VmHWM")
+}
+
+// residentSplit reads the current anonymous and file-backed resident sizes of a process: pages
+// of a memory-mapped database count in RSS as file pages, which the kernel can reclaim.
+func residentSplit(pid int) (anon, file int64, err error) {
+	if anon, err = procStatus(pid, "RssAnon"); err != nil {
+		return 0, 0, err
+	}
+	file, err = procStatus(pid, "RssFile")
+	return anon, file, err
+}
+
+// procStatus reads one size field (kB) of /proc/<pid>/status.
+func procStatus(pid int, field string) (int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			return parseKB(v), nil
 		}
 	}
-	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
 }

@@ -16,3 +16,7 @@ func kernelRelease() string         { return "" }
 func diskInfo(string) string        { return "" }
 
 func peakRSS(int) (int64, error) { return 0, errors.New("peak RSS is read from /proc, on Linux only") }
+
+func residentSplit(int) (int64, int64, error) {
+	return 0, 0, errors.New("resident sizes are read from /proc, on Linux only")
+}
