@@ -32,9 +32,13 @@ func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp, after func(w 
 		w := &writer{tx: tx, ctx: ctx, now: db.now().UTC()}
 		defer w.close()
 		for i := range ops {
+			w.op = i
 			if err := w.apply(&ops[i], &res); err != nil {
 				return &annals.BatchError{Index: i, Err: err}
 			}
+		}
+		if err := w.flushRuns(); err != nil {
+			return err
 		}
 		if after != nil {
 			return after(w)
@@ -128,6 +132,20 @@ type writer struct {
 	tx    *sql.Tx
 	now   time.Time
 	stmts map[string]*sql.Stmt
+	// op is the index of the op being applied.
+	op int
+	// runChats are the chats whose runs this transaction recorded, in the order first
+	// touched; their run totals and status are recomputed once, by flushRuns, before commit.
+	runChats []int64
+	runTouch map[int64]*runTouch
+}
+
+// runTouch is what flushRuns needs about one chat's recorded runs.
+type runTouch struct {
+	// activity is the latest start or end among the runs recorded, as stored after each record.
+	activity int64
+	// op is the index of the last op that recorded one, named if the recomputation fails.
+	op int
 }
 
 func (w *writer) stmt(query string) (*sql.Stmt, error) {
@@ -399,12 +417,12 @@ func (w *writer) recordRun(run *annals.Run, res *annals.CaptureResult) error {
 		return err
 	}
 	// A prepared statement from the batch's cache: an ingest records a run every few entries.
-	ownerOf, err := w.stmt(`SELECT chat_pk FROM runs WHERE id = ?`)
+	stored, err := w.stmt(`SELECT chat_pk, started_at, ended_at FROM runs WHERE id = ?`)
 	if err != nil {
 		return err
 	}
-	var owner sql.NullInt64
-	if err := ownerOf.QueryRowContext(w.ctx, run.ID).Scan(&owner); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	var owner, storedStart, storedEnd sql.NullInt64
+	if err := stored.QueryRowContext(w.ctx, run.ID).Scan(&owner, &storedStart, &storedEnd); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return storeErr("find run", err)
 	}
 	if owner.Valid && owner.Int64 != chat.pk {
@@ -433,24 +451,62 @@ func (w *writer) recordRun(run *annals.Run, res *annals.CaptureResult) error {
 	if err != nil {
 		return err
 	}
-	// Recompute the chat's run totals and status from its runs, so they can never drift, in one
-	// pass over them (count, sums and "any running" together, assigned as a row value) rather
-	// than a pass per total: recording runs was a fifth of an ingest's time. The sums visit the
-	// runs in the same order as before (the runs_by_chat index), so float totals do not change.
-	// It stays a plain single-row UPDATE: an UPDATE ... FROM would open a statement journal,
-	// and every statement journal makes FTS5 flush the entries indexed so far in the
-	// transaction to a new segment.
-	_, err = w.exec(`UPDATE chats SET (run_count, run_input_tokens, run_output_tokens, cost_usd, status) = (
+	// The run as stored now, by the upsert's rules, for the chat's last activity.
+	start, end := unixNano(started), int64(0)
+	if run.StartedAt.IsZero() && owner.Valid {
+		start = storedStart.Int64
+	}
+	switch {
+	case ended != nil:
+		end = *ended
+	case owner.Valid && storedEnd.Valid:
+		end = storedEnd.Int64
+	}
+	w.touchRuns(chat.pk, max(start, end))
+	res.RunsRecorded++
+	return nil
+}
+
+// touchRuns notes that a run of the chat was recorded, with its latest start or end.
+func (w *writer) touchRuns(chatPK, activity int64) {
+	if w.runTouch == nil {
+		w.runTouch = map[int64]*runTouch{}
+	}
+	t, ok := w.runTouch[chatPK]
+	if !ok {
+		t = &runTouch{activity: activity}
+		w.runTouch[chatPK] = t
+		w.runChats = append(w.runChats, chatPK)
+	}
+	t.activity = max(t.activity, activity)
+	t.op = w.op
+}
+
+// flushRuns recomputes, once per chat and before commit, the run totals and status of every
+// chat whose runs the transaction recorded, from its runs, so they can never drift; and raises
+// its last activity to the latest start or end those runs carried. An ingest records a run
+// every few entries, so doing this per chat per transaction rather than per run record, in one
+// pass over the runs (count, sums and "any running" together, assigned as a row value) instead
+// of a pass per total, takes most of the cost of runs out of an ingest. Nothing reads these
+// columns between the ops of a transaction; the sums visit the runs in the same order as before
+// (the runs_by_chat index), so float totals do not change. It stays a plain single-row UPDATE:
+// an UPDATE ... FROM would open a statement journal, and every statement journal makes FTS5
+// flush the entries indexed so far in the transaction to a new segment.
+func (w *writer) flushRuns() error {
+	for _, pk := range w.runChats {
+		t := w.runTouch[pk]
+		_, err := w.exec(`UPDATE chats SET (run_count, run_input_tokens, run_output_tokens, cost_usd, status) = (
 				SELECT count(*), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), coalesce(sum(cost_usd), 0),
 					CASE WHEN max(status = 'running') THEN 'running'
 						ELSE (SELECT r.status FROM runs r WHERE r.chat_pk = chats.pk ORDER BY r.started_at DESC, r.pk DESC LIMIT 1) END
 				FROM runs WHERE chat_pk = chats.pk),
-			last_activity = max(last_activity, (SELECT max(started_at, coalesce(ended_at, 0)) FROM runs WHERE id = ?))
-		WHERE pk = ?`, run.ID, chat.pk)
-	if err != nil {
-		return err
+			last_activity = max(last_activity, ?)
+		WHERE pk = ?`, t.activity, pk)
+		if err != nil {
+			return &annals.BatchError{Index: t.op, Err: err}
+		}
 	}
-	res.RunsRecorded++
+	w.runChats, w.runTouch = nil, nil
 	return nil
 }
 

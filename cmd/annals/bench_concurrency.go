@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -29,10 +30,15 @@ func (b *bench) concurrencyScenario(ctx context.Context, t *benchTarget, scratch
 	if t.backend == "sqlite" {
 		path := filepath.Join(scratch, "concurrency.db")
 		b.logf("concurrency: copying the database to %s", path)
-		// The target's store holds the file open but a copy of a WAL database whose WAL was
-		// checkpointed at its last close, and which nobody writes to, is consistent.
+		// Nobody writes to the bench database while the scenarios run, so its file and its WAL
+		// (which holds at most what opening it migrated) copy consistently.
 		if err := copyFile(path, t.dbPath); err != nil {
 			return err
+		}
+		if _, err := os.Stat(t.dbPath + "-wal"); err == nil {
+			if err := copyFile(path+"-wal", t.dbPath+"-wal"); err != nil {
+				return err
+			}
 		}
 		defer removeDB(path)
 		open := sqliteTarget(b, path)

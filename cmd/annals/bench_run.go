@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,7 +33,7 @@ type benchScenario struct {
 // benchScenarios lists the scenarios in the order they run.
 func benchScenarios() []benchScenario {
 	return []benchScenario{
-		{"ingest", "entries/s through the library, the annals binary and plain SQL (the raw baseline)"},
+		{"ingest", "entries/s through the library, the annals binary, HTTP and plain SQL (the raw baseline)"},
 		{"search", "p50/p95/p99 of search queries, and the same SQL in the sqlite3 tool (the native baseline)"},
 		{"list", "first page and a deep page of the chat list"},
 		{"get", "first page of a 10k-entry chat"},
@@ -475,6 +474,3 @@ func (b *bench) add(r benchRow) {
 		b.logf("%s %s %s: p50 %s p99 %s", r.Backend, r.Scenario, r.Case, fmtMS(r.P50), fmtMS(r.P99))
 	}
 }
-
-// errSkip marks a baseline that could not run; the row is kept without it.
-var errSkip = errors.New("skipped")
