@@ -39,6 +39,11 @@ type Chat struct {
 	SummaryUpdatedAt *time.Time `json:"summary_updated_at,omitempty"`
 
 	Totals Totals `json:"totals"`
+
+	// Incarnation is given by the store when the chat is created and changes when a chat is
+	// deleted and its id created again; writes carry it (see ChatRef) so that they land only on
+	// the chat their caller read. It is not part of any wire format.
+	Incarnation int64 `json:"-"`
 }
 
 // Totals are a chat's counters, maintained by the store in the same transaction as the rows.

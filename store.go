@@ -19,6 +19,12 @@ type CaptureOp struct {
 	Truncate *TruncateOp `json:"truncate,omitempty"`
 	// Run records (upserts) a run of an existing chat.
 	Run *Run `json:"run,omitempty"`
+
+	// Expect, when set on an append, truncate or run, binds the op to the chat its caller
+	// checked: the store applies it only if the target chat has exactly this owner when the op
+	// runs, inside the capture transaction, and answers not_found otherwise. The history service
+	// sets it on every op it lets through; it is never read from a wire format.
+	Expect *ChatOwner `json:"-"`
 }
 
 // AppendOp appends entries to one chat.
@@ -170,13 +176,16 @@ type ChatStore interface {
 	// Errors: unavailable, internal.
 	FindRuns(ctx context.Context, chatID string) ([]*Run, error)
 
-	// UpdateChat changes a chat's mutable metadata and its metadata index row, and returns the
-	// updated chat. Errors: invalid, not_found, forbidden, unavailable, internal.
-	UpdateChat(ctx context.Context, id string, upd ChatUpdate) (*Chat, error)
+	// UpdateChat changes the mutable metadata and the metadata index row of the chat ref names,
+	// and returns the updated chat. The change is made only if the chat with ref.ID still has
+	// ref's owner and incarnation, checked in the same transaction; otherwise nothing changes and
+	// the answer is not_found. Errors: invalid, not_found, forbidden, unavailable, internal.
+	UpdateChat(ctx context.Context, ref ChatRef, upd ChatUpdate) (*Chat, error)
 
-	// DeleteChat removes a chat with its entries, runs and index rows.
-	// Errors: not_found, forbidden, unavailable, internal.
-	DeleteChat(ctx context.Context, id string) error
+	// DeleteChat removes the chat ref names with its entries, runs and index rows, in one
+	// statement constrained by ref's id, owner and incarnation; a chat that no longer matches is
+	// left alone and the answer is not_found. Errors: not_found, forbidden, unavailable, internal.
+	DeleteChat(ctx context.Context, ref ChatRef) error
 }
 
 // TextMatch is a literal full-text lookup: every term must occur (AND), each term matched as a

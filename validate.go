@@ -96,6 +96,15 @@ func (c *Chat) Validate() error {
 			return err
 		}
 	}
+	if err := ValidateTime("chat.created_at", c.CreatedAt); err != nil {
+		return err
+	}
+	if err := ValidateTimePtr("chat.archived_at", c.ArchivedAt); err != nil {
+		return err
+	}
+	if err := ValidateTimePtr("chat.summary_updated_at", c.SummaryUpdatedAt); err != nil {
+		return err
+	}
 	return c.validateMutable()
 }
 
@@ -193,8 +202,14 @@ func (e *Entry) Validate() error {
 	if err := validateText("entry.reasoning", e.Reasoning, MaxEntryBytes); err != nil {
 		return err
 	}
-	if e.InputTokens < 0 || e.OutputTokens < 0 {
-		return Errorf(EINVALID, "entry.input_tokens and entry.output_tokens must not be negative")
+	if err := ValidateTime("entry.time", e.Time); err != nil {
+		return err
+	}
+	if err := validateTokens("entry.input_tokens", e.InputTokens); err != nil {
+		return err
+	}
+	if err := validateTokens("entry.output_tokens", e.OutputTokens); err != nil {
+		return err
 	}
 	if len(e.Metadata) > 0 && !isJSONObject(e.Metadata) {
 		return Errorf(EINVALID, "entry.metadata must be a JSON object")
@@ -248,11 +263,20 @@ func (r *Run) Validate() error {
 	if err := validateOptionalID("run.model", r.Model); err != nil {
 		return err
 	}
-	if r.InputTokens < 0 || r.OutputTokens < 0 {
-		return Errorf(EINVALID, "run.input_tokens and run.output_tokens must not be negative")
+	if err := validateTokens("run.input_tokens", r.InputTokens); err != nil {
+		return err
 	}
-	if r.CostUSD < 0 {
-		return Errorf(EINVALID, "run.cost_usd must not be negative")
+	if err := validateTokens("run.output_tokens", r.OutputTokens); err != nil {
+		return err
+	}
+	if err := validateCost("run.cost_usd", r.CostUSD); err != nil {
+		return err
+	}
+	if err := ValidateTime("run.started_at", r.StartedAt); err != nil {
+		return err
+	}
+	if err := ValidateTimePtr("run.ended_at", r.EndedAt); err != nil {
+		return err
 	}
 	if r.EndedAt != nil && !r.StartedAt.IsZero() && r.EndedAt.Before(r.StartedAt) {
 		return Errorf(EINVALID, "run.ended_at is before run.started_at")

@@ -60,7 +60,7 @@ func (s *Service) update(ctx context.Context, req *Request, upd annals.ChatUpdat
 	if err != nil {
 		return nil, err
 	}
-	updated, err := s.store.UpdateChat(ctx, chat.ID, upd)
+	updated, err := s.store.UpdateChat(ctx, chat.Ref(), upd)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (s *Service) Delete(ctx context.Context, req *Request) (*DeleteResponse, er
 	if !CanModify(res.Principal, chat) {
 		return nil, annals.Errorf(annals.EFORBIDDEN, "delete needs an operator or admin, or the chat's own user or agent")
 	}
-	if err := s.store.DeleteChat(ctx, chat.ID); err != nil {
+	if err := s.store.DeleteChat(ctx, chat.Ref()); err != nil {
 		return nil, err
 	}
 	return &DeleteResponse{Deleted: chat.ID}, nil

@@ -36,7 +36,7 @@ func (s *Service) Recap(ctx context.Context, req *Request) (*RecapResponse, erro
 		summary = summary[:annals.MaxSummaryBytes]
 		summary = validUTF8Prefix(summary)
 	}
-	updated, err := s.store.UpdateChat(ctx, chat.ID, annals.ChatUpdate{Summary: &summary})
+	updated, err := s.store.UpdateChat(ctx, chat.Ref(), annals.ChatUpdate{Summary: &summary})
 	if err != nil {
 		return nil, err
 	}

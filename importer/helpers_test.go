@@ -35,7 +35,7 @@ func (t titles) SetTitleIfEmpty(ctx context.Context, chatID, title string) (bool
 	if c.Title != "" {
 		return false, nil
 	}
-	_, err = t.db.UpdateChat(ctx, chatID, annals.ChatUpdate{Title: &title})
+	_, err = t.db.UpdateChat(ctx, c.Ref(), annals.ChatUpdate{Title: &title})
 	return err == nil, err
 }
 

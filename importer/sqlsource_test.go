@@ -371,7 +371,7 @@ func (s srcTitles) SetTitleIfEmpty(ctx context.Context, chatID, title string) (b
 	if c.Title != "" {
 		return false, nil
 	}
-	_, err = s.db.UpdateChat(ctx, chatID, annals.ChatUpdate{Title: &title})
+	_, err = s.db.UpdateChat(ctx, c.Ref(), annals.ChatUpdate{Title: &title})
 	return err == nil, err
 }
 

@@ -206,7 +206,7 @@ func TestDecoderRefusesBadInput(t *testing.T) {
 		{"missing truncate chat id", `{"type":"truncate","seq":1}`, 1, []string{"truncate.chat_id is required"}},
 		{"unknown run status", `{"type":"run","chat_id":"c1","id":"r1","status":"complete"}`, 1, []string{`run.status: unknown status "complete"`, "completed"}},
 		{"run that ends before it starts", `{"type":"run","chat_id":"c1","id":"r1","status":"completed","started_at":"2025-01-02T00:00:00Z","ended_at":"2025-01-01T00:00:00Z"}`, 1, []string{"run.ended_at", "before run.started_at"}},
-		{"negative cost", `{"type":"run","chat_id":"c1","id":"r1","status":"completed","cost_usd":-1}`, 1, []string{"run.cost_usd must not be negative"}},
+		{"negative cost", `{"type":"run","chat_id":"c1","id":"r1","status":"completed","cost_usd":-1}`, 1, []string{"run.cost_usd is -1 (want a number from 0 to 1000000000)"}},
 		{"string where a number goes", `{"type":"entry","chat_id":"c1","id":"e1","kind":"user","input_tokens":"12"}`, 1, []string{`entry.input_tokens: want an integer, got the string "12"`}},
 		{"fraction where an integer goes", `{"type":"entry","chat_id":"c1","id":"e1","kind":"user","output_tokens":1.5}`, 1, []string{"entry.output_tokens: want an integer, got the number 1.5"}},
 		{"number where a string goes", `{"type":"entry","chat_id":"c1","id":5,"kind":"user"}`, 1, []string{"entry.id: want a string, got the number 5"}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -225,11 +226,11 @@ func (w *writer) apply(op *annals.CaptureOp, res *annals.CaptureResult) error {
 	case op.Chat != nil:
 		return w.createChat(op.Chat, res)
 	case op.Append != nil:
-		return w.append(op.Append, res)
+		return w.append(op.Append, op.Expect, res)
 	case op.Truncate != nil:
-		return w.truncate(op.Truncate, res)
+		return w.truncate(op.Truncate, op.Expect, res)
 	default:
-		return w.recordRun(op.Run, res)
+		return w.recordRun(op.Run, op.Expect, res)
 	}
 }
 
@@ -267,6 +268,22 @@ func (w *writer) lockChats(ops []annals.CaptureOp) error {
 type chatRef struct {
 	pk       int64
 	tenantID string
+	owner    annals.ChatOwner
+}
+
+// findTarget finds and locks the chat an op writes to. With expect set, a chat of another owner
+// is the same not-found as no chat: the caller checked a chat with that owner, and this one
+// (created under the same id since) is not it. The row lock holds until commit, so the owner
+// seen here is the owner the write lands on.
+func (w *writer) findTarget(id string, expect *annals.ChatOwner) (*chatRef, error) {
+	c, err := w.findChat(id)
+	if err != nil {
+		return nil, err
+	}
+	if expect != nil && *expect != c.owner {
+		return nil, annals.NotFound(id)
+	}
+	return c, nil
 }
 
 // findChat reads a chat and locks its row until the transaction ends: every write to a chat's
@@ -277,7 +294,8 @@ func (w *writer) findChat(id string) (*chatRef, error) {
 		return c, nil
 	}
 	var c chatRef
-	err := w.tx.QueryRow(w.ctx, `SELECT pk, tenant_id FROM chats WHERE id = $1 FOR UPDATE`, id).Scan(&c.pk, &c.tenantID)
+	err := w.tx.QueryRow(w.ctx, `SELECT pk, tenant_id, user_id, agent_id FROM chats WHERE id = $1 FOR UPDATE`, id).Scan(&c.pk, &c.tenantID, &c.owner.UserID, &c.owner.AgentID)
+	c.owner.TenantID = c.tenantID
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, annals.NotFound(id)
 	}
@@ -319,12 +337,12 @@ func (w *writer) createChat(c *annals.Chat, res *annals.CaptureResult) error {
 	// two servers creating one chat at once both succeed, one of them as "unchanged".
 	var pk int64
 	err = w.tx.QueryRow(w.ctx, rebind(`INSERT INTO chats (id, tenant_id, user_id, agent_id, attributes, created_at, last_activity,
-			title, title_fold, description, tags, pinned, archived_at, summary, summary_updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			title, title_fold, description, tags, pinned, archived_at, summary, summary_updated_at, incarnation)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO NOTHING RETURNING pk`),
 		c.ID, c.TenantID, c.UserID, c.AgentID, string(attrs), unixNano(created), unixNano(created),
 		[]byte(c.Title), []byte(strings.ToLower(c.Title)), []byte(c.Description), tags,
-		c.Pinned, archived, []byte(c.Summary), summarized).Scan(&pk)
+		c.Pinned, archived, []byte(c.Summary), summarized, rand.Int64()).Scan(&pk)
 	if errors.Is(err, pgx.ErrNoRows) {
 		existing, err := w.immutableOf(c.ID)
 		if err != nil {
@@ -343,7 +361,7 @@ func (w *writer) createChat(c *annals.Chat, res *annals.CaptureResult) error {
 		w.chats = map[string]*chatRef{}
 	}
 	// The new row is this transaction's until it commits: as good as locked.
-	w.chats[c.ID] = &chatRef{pk: pk, tenantID: c.TenantID}
+	w.chats[c.ID] = &chatRef{pk: pk, tenantID: c.TenantID, owner: c.OwnedBy()}
 	res.ChatsCreated++
 	if err := w.queue(execResult, `INSERT INTO chat_meta (chat_pk, tenant_id, tags, meta_tsv) VALUES (?, ?, ?, ?)`,
 		pk, c.TenantID, tags, metaTSV(c.Title, c.Description, c.Summary, tags)); err != nil {
@@ -414,14 +432,14 @@ const appendSQL = `WITH x AS (
 		ON CONFLICT DO NOTHING),
 	upd AS (UPDATE chats SET last_seq = last_seq + (SELECT count(*) FROM ins),
 			entry_count = entry_count + (SELECT count(*) FROM ins),
-			entry_input_tokens = entry_input_tokens + (SELECT coalesce(sum(input_tokens), 0) FROM ins),
-			entry_output_tokens = entry_output_tokens + (SELECT coalesce(sum(output_tokens), 0) FROM ins),
+			entry_input_tokens = least(entry_input_tokens + (SELECT coalesce(sum(input_tokens), 0) FROM ins), 9223372036854775807),
+			entry_output_tokens = least(entry_output_tokens + (SELECT coalesce(sum(output_tokens), 0) FROM ins), 9223372036854775807),
 			last_activity = greatest(last_activity, (SELECT max(time) FROM ins))
 		WHERE pk = ? AND EXISTS (SELECT 1 FROM ins))
 	SELECT count(*) FROM ins`
 
-func (w *writer) append(op *annals.AppendOp, res *annals.CaptureResult) error {
-	chat, err := w.findChat(op.ChatID)
+func (w *writer) append(op *annals.AppendOp, expect *annals.ChatOwner, res *annals.CaptureResult) error {
+	chat, err := w.findTarget(op.ChatID, expect)
 	if err != nil {
 		return err
 	}
@@ -474,8 +492,8 @@ func (w *writer) append(op *annals.AppendOp, res *annals.CaptureResult) error {
 		chat.pk, chat.pk, chat.tenantID, chat.pk, chat.tenantID, chat.pk, chat.pk)
 }
 
-func (w *writer) truncate(op *annals.TruncateOp, res *annals.CaptureResult) error {
-	chat, err := w.findChat(op.ChatID)
+func (w *writer) truncate(op *annals.TruncateOp, expect *annals.ChatOwner, res *annals.CaptureResult) error {
+	chat, err := w.findTarget(op.ChatID, expect)
 	if err != nil {
 		return err
 	}
@@ -512,14 +530,14 @@ func (w *writer) truncate(op *annals.TruncateOp, res *annals.CaptureResult) erro
 	_, err = w.exec(`UPDATE chats SET
 			last_seq = ? - 1,
 			entry_count = (SELECT count(*) FROM entries WHERE chat_pk = chats.pk),
-			entry_input_tokens = (SELECT coalesce(sum(input_tokens), 0) FROM entries WHERE chat_pk = chats.pk),
-			entry_output_tokens = (SELECT coalesce(sum(output_tokens), 0) FROM entries WHERE chat_pk = chats.pk)
+			entry_input_tokens = (SELECT least(coalesce(sum(input_tokens), 0), 9223372036854775807) FROM entries WHERE chat_pk = chats.pk),
+			entry_output_tokens = (SELECT least(coalesce(sum(output_tokens), 0), 9223372036854775807) FROM entries WHERE chat_pk = chats.pk)
 		WHERE pk = ?`, *from, chat.pk)
 	return err
 }
 
-func (w *writer) recordRun(run *annals.Run, res *annals.CaptureResult) error {
-	chat, err := w.findChat(run.ChatID)
+func (w *writer) recordRun(run *annals.Run, expect *annals.ChatOwner, res *annals.CaptureResult) error {
+	chat, err := w.findTarget(run.ChatID, expect)
 	if err != nil {
 		return err
 	}
@@ -562,8 +580,8 @@ func (w *writer) recordRun(run *annals.Run, res *annals.CaptureResult) error {
 	res.RunsRecorded++
 	return w.queue(execResult, `UPDATE chats SET
 			run_count = (SELECT count(*) FROM runs WHERE chat_pk = chats.pk),
-			run_input_tokens = (SELECT coalesce(sum(input_tokens), 0) FROM runs WHERE chat_pk = chats.pk),
-			run_output_tokens = (SELECT coalesce(sum(output_tokens), 0) FROM runs WHERE chat_pk = chats.pk),
+			run_input_tokens = (SELECT least(coalesce(sum(input_tokens), 0), 9223372036854775807) FROM runs WHERE chat_pk = chats.pk),
+			run_output_tokens = (SELECT least(coalesce(sum(output_tokens), 0), 9223372036854775807) FROM runs WHERE chat_pk = chats.pk),
 			cost_usd = (SELECT coalesce(sum(cost_usd), 0) FROM runs WHERE chat_pk = chats.pk),
 			status = CASE WHEN EXISTS (SELECT 1 FROM runs WHERE chat_pk = chats.pk AND status = 'running') THEN 'running'
 				ELSE coalesce((SELECT status FROM runs WHERE chat_pk = chats.pk ORDER BY started_at DESC, pk DESC LIMIT 1), '') END,

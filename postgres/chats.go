@@ -13,7 +13,8 @@ import (
 
 const chatColumns = `c.id, c.tenant_id, c.user_id, c.agent_id, c.attributes, c.created_at, c.last_activity, c.status,
 	c.title, c.description, c.tags, c.pinned, c.archived_at, c.summary, c.summary_updated_at,
-	c.run_count, c.entry_count, c.entry_input_tokens + c.run_input_tokens, c.entry_output_tokens + c.run_output_tokens, c.cost_usd`
+	c.run_count, c.entry_count, c.entry_input_tokens, c.run_input_tokens, c.entry_output_tokens, c.run_output_tokens, c.cost_usd,
+	c.incarnation`
 
 // chatScan holds the scan targets of chatColumns.
 type chatScan struct {
@@ -23,12 +24,15 @@ type chatScan struct {
 	created, active      int64
 	archived, summarized *int64
 	tags                 []string
+	entryIn, runIn       int64
+	entryOut, runOut     int64
 }
 
 func (s *chatScan) targets() []any {
 	return []any{&s.c.ID, &s.c.TenantID, &s.c.UserID, &s.c.AgentID, &s.attrs, &s.created, &s.active, &s.status,
 		&s.title, &s.desc, &s.tags, &s.c.Pinned, &s.archived, &s.summary, &s.summarized,
-		&s.c.Totals.Runs, &s.c.Totals.Entries, &s.c.Totals.InputTokens, &s.c.Totals.OutputTokens, &s.c.Totals.CostUSD}
+		&s.c.Totals.Runs, &s.c.Totals.Entries, &s.entryIn, &s.runIn, &s.entryOut, &s.runOut, &s.c.Totals.CostUSD,
+		&s.c.Incarnation}
 }
 
 func (s *chatScan) chat() (*annals.Chat, error) {
@@ -38,6 +42,9 @@ func (s *chatScan) chat() (*annals.Chat, error) {
 			return nil, err
 		}
 	}
+	// Added in Go, saturating: the sum of two bigint counters can exceed bigint.
+	c.Totals.InputTokens = annals.SaturatingAdd(s.entryIn, s.runIn)
+	c.Totals.OutputTokens = annals.SaturatingAdd(s.entryOut, s.runOut)
 	c.Status = annals.RunStatus(s.status)
 	c.CreatedAt = fromNano(s.created)
 	c.LastActivity = fromNano(s.active)
@@ -195,13 +202,14 @@ func (db *DB) FindChats(ctx context.Context, f annals.ChatFilter) ([]*annals.Cha
 }
 
 // UpdateChat changes mutable metadata; see annals.ChatStore.
-func (db *DB) UpdateChat(ctx context.Context, id string, upd annals.ChatUpdate) (*annals.Chat, error) {
+func (db *DB) UpdateChat(ctx context.Context, ref annals.ChatRef, upd annals.ChatUpdate) (*annals.Chat, error) {
 	if err := upd.Validate(); err != nil {
 		return nil, err
 	}
+	id := ref.ID
 	var out *annals.Chat
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
-		cur, err := db.lockChat(ctx, tx, id)
+		cur, err := db.lockChat(ctx, tx, ref)
 		if err != nil {
 			return err
 		}
@@ -269,10 +277,10 @@ func (db *DB) writeMeta(ctx context.Context, tx pgx.Tx, id, title, description, 
 }
 
 // lockChat reads a chat and locks its row for the rest of the transaction.
-func (db *DB) lockChat(ctx context.Context, tx pgx.Tx, id string) (*annals.Chat, error) {
-	c, err := scanChat(tx.QueryRow(ctx, `SELECT `+chatColumns+` FROM chats c WHERE c.id = $1 FOR UPDATE`, id))
+func (db *DB) lockChat(ctx context.Context, tx pgx.Tx, ref annals.ChatRef) (*annals.Chat, error) {
+	c, err := scanChat(tx.QueryRow(ctx, `SELECT `+chatColumns+` FROM chats c WHERE `+refWhere+` FOR UPDATE`, refArgs(ref)...))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, annals.NotFound(id)
+		return nil, annals.NotFound(ref.ID)
 	}
 	if err != nil {
 		return nil, db.storeErr("find chat", err)
@@ -280,15 +288,23 @@ func (db *DB) lockChat(ctx context.Context, tx pgx.Tx, id string) (*annals.Chat,
 	return c, nil
 }
 
+// refWhere matches the one chat an annals.ChatRef names (alias c), by id, exact owner and
+// incarnation; refArgs are its arguments.
+const refWhere = `c.id = $1 AND c.tenant_id = $2 AND c.user_id = $3 AND c.agent_id = $4 AND c.incarnation = $5`
+
+func refArgs(ref annals.ChatRef) []any {
+	return []any{ref.ID, ref.Owner.TenantID, ref.Owner.UserID, ref.Owner.AgentID, ref.Incarnation}
+}
+
 // DeleteChat removes a chat and everything it owns; see annals.ChatStore.
-func (db *DB) DeleteChat(ctx context.Context, id string) error {
+func (db *DB) DeleteChat(ctx context.Context, ref annals.ChatRef) error {
 	return db.writeTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `DELETE FROM chats WHERE id = $1`, id)
+		tag, err := tx.Exec(ctx, `DELETE FROM chats c WHERE `+refWhere, refArgs(ref)...)
 		if err != nil {
 			return db.storeErr("delete chat", err)
 		}
 		if tag.RowsAffected() == 0 {
-			return annals.NotFound(id)
+			return annals.NotFound(ref.ID)
 		}
 		return nil
 	})

@@ -230,8 +230,8 @@ func TestReadOnlyOpenRefusesEveryWrite(t *testing.T) {
 	_, writes["append"] = ro.AppendEntries(ctx, "c1", []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "x"}})
 	_, writes["truncate"] = ro.TruncateChat(ctx, "c1", annals.TruncatePoint{Seq: 1})
 	_, writes["run"] = ro.RecordRun(ctx, &annals.Run{ID: "r", ChatID: "c1", Status: annals.StatusRunning})
-	_, writes["update"] = ro.UpdateChat(ctx, "c1", annals.ChatUpdate{Title: &title})
-	writes["delete"] = ro.DeleteChat(ctx, "c1")
+	_, writes["update"] = ro.UpdateChat(ctx, annals.ChatRef{ID: "c1"}, annals.ChatUpdate{Title: &title})
+	writes["delete"] = ro.DeleteChat(ctx, annals.ChatRef{ID: "c1"})
 	writes["embedding"] = ro.UpsertEmbedding(ctx, "c1", "m", []float32{1})
 	_, writes["restore"] = ro.RestoreChat(ctx, &annals.Chat{ID: "c1", Title: "changed"})
 	for name, err := range writes {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -186,11 +187,11 @@ func (w *writer) apply(op *annals.CaptureOp, res *annals.CaptureResult) error {
 	case op.Chat != nil:
 		return w.createChat(op.Chat, res)
 	case op.Append != nil:
-		return w.append(op.Append, res)
+		return w.append(op.Append, op.Expect, res)
 	case op.Truncate != nil:
-		return w.truncate(op.Truncate, res)
+		return w.truncate(op.Truncate, op.Expect, res)
 	default:
-		return w.recordRun(op.Run, res)
+		return w.recordRun(op.Run, op.Expect, res)
 	}
 }
 
@@ -199,16 +200,24 @@ type chatRef struct {
 	pk           int64
 	lastSeq      int64
 	lastActivity int64
+	owner        annals.ChatOwner
 }
 
 func (w *writer) findChat(id string) (*chatRef, error) {
-	s, err := w.stmt(`SELECT pk, last_seq, last_activity FROM chats WHERE id = ?`)
+	return w.findTarget(id, nil)
+}
+
+// findTarget finds the chat an op writes to. With expect set, a chat of another owner is the
+// same not-found as no chat: the caller checked a chat with that owner, and this one (created
+// under the same id since) is not it.
+func (w *writer) findTarget(id string, expect *annals.ChatOwner) (*chatRef, error) {
+	s, err := w.stmt(`SELECT pk, last_seq, last_activity, tenant_id, user_id, agent_id FROM chats WHERE id = ?`)
 	if err != nil {
 		return nil, err
 	}
 	var c chatRef
-	err = s.QueryRowContext(w.ctx, id).Scan(&c.pk, &c.lastSeq, &c.lastActivity)
-	if errors.Is(err, sql.ErrNoRows) {
+	err = s.QueryRowContext(w.ctx, id).Scan(&c.pk, &c.lastSeq, &c.lastActivity, &c.owner.TenantID, &c.owner.UserID, &c.owner.AgentID)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && expect != nil && *expect != c.owner) {
 		return nil, annals.NotFound(id)
 	}
 	if err != nil {
@@ -252,11 +261,11 @@ func (w *writer) createChat(c *annals.Chat, res *annals.CaptureResult) error {
 		summarized = &v
 	}
 	r, err := w.exec(`INSERT INTO chats (id, tenant_id, user_id, agent_id, attributes, created_at, last_activity, title, title_fold, description, tags,
-			pinned, archived_at, summary, summary_updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			pinned, archived_at, summary, summary_updated_at, incarnation)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.ID, c.TenantID, c.UserID, c.AgentID, string(attrs), unixNano(created), unixNano(created),
 		c.Title, strings.ToLower(c.Title), c.Description, joinTags(dedupe(c.Tags)),
-		c.Pinned, archived, c.Summary, summarized)
+		c.Pinned, archived, c.Summary, summarized, rand.Int64())
 	if err != nil {
 		return err
 	}
@@ -309,8 +318,8 @@ func (w *writer) replaceTags(pk int64, tags []string) error {
 	return nil
 }
 
-func (w *writer) append(op *annals.AppendOp, res *annals.CaptureResult) error {
-	chat, err := w.findChat(op.ChatID)
+func (w *writer) append(op *annals.AppendOp, expect *annals.ChatOwner, res *annals.CaptureResult) error {
+	chat, err := w.findTarget(op.ChatID, expect)
 	if err != nil {
 		return err
 	}
@@ -363,15 +372,17 @@ func (w *writer) append(op *annals.AppendOp, res *annals.CaptureResult) error {
 		return nil
 	}
 	res.EntriesAppended += int(appended)
+	// Token counters saturate instead of overflowing: SQLite would store an overflowing integer
+	// sum as a float, and CAST turns it back into an integer clamped to the int64 range.
 	_, err = w.exec(`UPDATE chats SET last_seq = ?, entry_count = entry_count + ?,
-			entry_input_tokens = entry_input_tokens + ?, entry_output_tokens = entry_output_tokens + ?,
+			entry_input_tokens = CAST(entry_input_tokens + ? AS INTEGER), entry_output_tokens = CAST(entry_output_tokens + ? AS INTEGER),
 			last_activity = ? WHERE pk = ?`,
 		seq, appended, inTok, outTok, lastActivity, chat.pk)
 	return err
 }
 
-func (w *writer) truncate(op *annals.TruncateOp, res *annals.CaptureResult) error {
-	chat, err := w.findChat(op.ChatID)
+func (w *writer) truncate(op *annals.TruncateOp, expect *annals.ChatOwner, res *annals.CaptureResult) error {
+	chat, err := w.findTarget(op.ChatID, expect)
 	if err != nil {
 		return err
 	}
@@ -405,14 +416,14 @@ func (w *writer) truncate(op *annals.TruncateOp, res *annals.CaptureResult) erro
 	_, err = w.exec(`UPDATE chats SET
 			last_seq = ? - 1,
 			entry_count = (SELECT count(*) FROM entries WHERE chat_pk = chats.pk),
-			entry_input_tokens = (SELECT coalesce(sum(input_tokens), 0) FROM entries WHERE chat_pk = chats.pk),
-			entry_output_tokens = (SELECT coalesce(sum(output_tokens), 0) FROM entries WHERE chat_pk = chats.pk)
+			entry_input_tokens = (SELECT CAST(total(input_tokens) AS INTEGER) FROM entries WHERE chat_pk = chats.pk),
+			entry_output_tokens = (SELECT CAST(total(output_tokens) AS INTEGER) FROM entries WHERE chat_pk = chats.pk)
 		WHERE pk = ?`, from.Int64, chat.pk)
 	return err
 }
 
-func (w *writer) recordRun(run *annals.Run, res *annals.CaptureResult) error {
-	chat, err := w.findChat(run.ChatID)
+func (w *writer) recordRun(run *annals.Run, expect *annals.ChatOwner, res *annals.CaptureResult) error {
+	chat, err := w.findTarget(run.ChatID, expect)
 	if err != nil {
 		return err
 	}
@@ -487,7 +498,9 @@ func (w *writer) touchRuns(chatPK, activity int64) {
 // its last activity to the latest start or end those runs carried. An ingest records a run
 // every few entries, so doing this per chat per transaction rather than per run record, in one
 // pass over the runs (count, sums and "any running" together, assigned as a row value) instead
-// of a pass per total, takes most of the cost of runs out of an ingest. Nothing reads these
+// of a pass per total, takes most of the cost of runs out of an ingest. Token sums use total()
+// cast to an integer, which is exact below 2^53 and saturates at the int64 limit where sum()
+// would fail the write with an integer overflow. Nothing reads these
 // columns between the ops of a transaction; the sums visit the runs in the same order as before
 // (the runs_by_chat index), so float totals do not change. It stays a plain single-row UPDATE:
 // an UPDATE ... FROM would open a statement journal, and every statement journal makes FTS5
@@ -496,7 +509,7 @@ func (w *writer) flushRuns() error {
 	for _, pk := range w.runChats {
 		t := w.runTouch[pk]
 		_, err := w.exec(`UPDATE chats SET (run_count, run_input_tokens, run_output_tokens, cost_usd, status) = (
-				SELECT count(*), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), coalesce(sum(cost_usd), 0),
+				SELECT count(*), CAST(total(input_tokens) AS INTEGER), CAST(total(output_tokens) AS INTEGER), coalesce(sum(cost_usd), 0),
 					CASE WHEN max(status = 'running') THEN 'running'
 						ELSE (SELECT r.status FROM runs r WHERE r.chat_pk = chats.pk ORDER BY r.started_at DESC, r.pk DESC LIMIT 1) END
 				FROM runs WHERE chat_pk = chats.pk),

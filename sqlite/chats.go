@@ -12,7 +12,8 @@ import (
 
 const chatColumns = `c.id, c.tenant_id, c.user_id, c.agent_id, c.attributes, c.created_at, c.last_activity, c.status,
 	c.title, c.description, c.tags, c.pinned, c.archived_at, c.summary, c.summary_updated_at,
-	c.run_count, c.entry_count, c.entry_input_tokens + c.run_input_tokens, c.entry_output_tokens + c.run_output_tokens, c.cost_usd`
+	c.run_count, c.entry_count, c.entry_input_tokens, c.run_input_tokens, c.entry_output_tokens, c.run_output_tokens, c.cost_usd,
+	c.incarnation`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -21,11 +22,21 @@ func scanChat(row scanner) (*annals.Chat, error) {
 	var attrs, tags, status string
 	var created, active int64
 	var archived, summarized sql.NullInt64
+	// Counters are read leniently: a database written before token counts were bounded can hold
+	// a sum that SQLite turned into a float, and one such chat must not break every list.
+	var runs, entries, entryIn, runIn, entryOut, runOut counter
+	var cost sql.NullFloat64
 	err := row.Scan(&c.ID, &c.TenantID, &c.UserID, &c.AgentID, &attrs, &created, &active, &status,
 		&c.Title, &c.Description, &tags, &c.Pinned, &archived, &c.Summary, &summarized,
-		&c.Totals.Runs, &c.Totals.Entries, &c.Totals.InputTokens, &c.Totals.OutputTokens, &c.Totals.CostUSD)
+		&runs, &entries, &entryIn, &runIn, &entryOut, &runOut, &cost, &c.Incarnation)
 	if err != nil {
 		return nil, err
+	}
+	c.Totals = annals.Totals{
+		Runs: int64(runs), Entries: int64(entries),
+		InputTokens:  annals.SaturatingAdd(int64(entryIn), int64(runIn)),
+		OutputTokens: annals.SaturatingAdd(int64(entryOut), int64(runOut)),
+		CostUSD:      cost.Float64,
 	}
 	if attrs != "" && attrs != "{}" {
 		if err := json.Unmarshal([]byte(attrs), &c.Attributes); err != nil {
@@ -204,15 +215,18 @@ func (db *DB) FindChats(ctx context.Context, f annals.ChatFilter) ([]*annals.Cha
 }
 
 // UpdateChat changes mutable metadata; see annals.ChatStore.
-func (db *DB) UpdateChat(ctx context.Context, id string, upd annals.ChatUpdate) (*annals.Chat, error) {
+func (db *DB) UpdateChat(ctx context.Context, ref annals.ChatRef, upd annals.ChatUpdate) (*annals.Chat, error) {
 	if err := upd.Validate(); err != nil {
 		return nil, err
 	}
+	id := ref.ID
 	var out *annals.Chat
 	err := db.writeTx(ctx, func(tx *sql.Tx) error {
+		// The ref's owner and incarnation are checked in the write transaction (SQLite has one
+		// writer), so the row found here is the row the caller checked, and stays it until commit.
 		var pk int64
 		var archived sql.NullInt64
-		err := tx.QueryRowContext(ctx, `SELECT pk, archived_at FROM chats WHERE id = ?`, id).Scan(&pk, &archived)
+		err := tx.QueryRowContext(ctx, `SELECT pk, archived_at FROM chats WHERE `+refWhere, refArgs(ref)...).Scan(&pk, &archived)
 		if errors.Is(err, sql.ErrNoRows) {
 			return annals.NotFound(id)
 		}
@@ -269,17 +283,25 @@ func (db *DB) UpdateChat(ctx context.Context, id string, upd annals.ChatUpdate) 
 }
 
 // DeleteChat removes a chat and everything it owns; see annals.ChatStore.
-func (db *DB) DeleteChat(ctx context.Context, id string) error {
+func (db *DB) DeleteChat(ctx context.Context, ref annals.ChatRef) error {
 	return db.writeTx(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM chats WHERE id = ?`, id)
+		r, err := tx.ExecContext(ctx, `DELETE FROM chats WHERE `+refWhere, refArgs(ref)...)
 		if err != nil {
 			return storeErr("delete chat", err)
 		}
 		if n, _ := r.RowsAffected(); n == 0 {
-			return annals.NotFound(id)
+			return annals.NotFound(ref.ID)
 		}
 		return nil
 	})
+}
+
+// refWhere matches the one chat an annals.ChatRef names, by id, exact owner and incarnation;
+// refArgs are its arguments.
+const refWhere = `id = ? AND tenant_id = ? AND user_id = ? AND agent_id = ? AND incarnation = ?`
+
+func refArgs(ref annals.ChatRef) []any {
+	return []any{ref.ID, ref.Owner.TenantID, ref.Owner.UserID, ref.Owner.AgentID, ref.Incarnation}
 }
 
 func dedupe(tags []string) []string {

@@ -86,8 +86,8 @@ func TestReadOnlyOpenRefusesEveryWrite(t *testing.T) {
 	_, writes["append"] = ro.AppendEntries(ctx, "c1", []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "x"}})
 	_, writes["truncate"] = ro.TruncateChat(ctx, "c1", annals.TruncatePoint{Seq: 1})
 	_, writes["run"] = ro.RecordRun(ctx, &annals.Run{ID: "r", ChatID: "c1", Status: annals.StatusRunning})
-	_, writes["update"] = ro.UpdateChat(ctx, "c1", annals.ChatUpdate{Title: &title})
-	writes["delete"] = ro.DeleteChat(ctx, "c1")
+	_, writes["update"] = ro.UpdateChat(ctx, annals.ChatRef{ID: "c1"}, annals.ChatUpdate{Title: &title})
+	writes["delete"] = ro.DeleteChat(ctx, annals.ChatRef{ID: "c1"})
 	for name, err := range writes {
 		if got := annals.ErrorCode(err); got != annals.EFORBIDDEN {
 			t.Errorf("%s on read-only store: code = %q (%v), want %q", name, got, err, annals.EFORBIDDEN)

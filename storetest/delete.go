@@ -30,7 +30,7 @@ func testDeleteRemovesAll(t *testing.T, s annals.Store) {
 	mustCreateChat(t, s, keep)
 	mustAppend(t, s, "keep", TextEntry("k1", annals.KindUser, "sharedword stays"))
 
-	if err := s.DeleteChat(t.Context(), "doomed"); err != nil {
+	if err := s.DeleteChat(t.Context(), refOf(t, s, "doomed")); err != nil {
 		t.Fatalf("DeleteChat(doomed): %v", err)
 	}
 	if _, err := s.FindChatByID(t.Context(), "doomed"); annals.ErrorCode(err) != annals.ENOTFOUND {
@@ -59,18 +59,19 @@ func testDeleteRemovesAll(t *testing.T, s annals.Store) {
 
 func testDeleteMissing(t *testing.T, s annals.Store) {
 	mustCreateChat(t, s, NewChat("c1", "A"))
-	wantCode(t, "DeleteChat(absent)", s.DeleteChat(t.Context(), "absent"), annals.ENOTFOUND)
-	if err := s.DeleteChat(t.Context(), "c1"); err != nil {
+	wantCode(t, "DeleteChat(absent)", s.DeleteChat(t.Context(), annals.ChatRef{ID: "absent"}), annals.ENOTFOUND)
+	c1 := refOf(t, s, "c1")
+	if err := s.DeleteChat(t.Context(), c1); err != nil {
 		t.Fatalf("DeleteChat(c1): %v", err)
 	}
-	wantCode(t, "DeleteChat(c1) a second time", s.DeleteChat(t.Context(), "c1"), annals.ENOTFOUND)
+	wantCode(t, "DeleteChat(c1) a second time", s.DeleteChat(t.Context(), c1), annals.ENOTFOUND)
 }
 
 func testDeleteThenRecreate(t *testing.T, s annals.Store) {
 	mustCreateChat(t, s, NewChat("c1", "A"))
 	mustAppend(t, s, "c1", Entries("old", 3)...)
 	mustRecordRun(t, s, NewRun("r1", "c1", annals.StatusCompleted, runStart))
-	if err := s.DeleteChat(t.Context(), "c1"); err != nil {
+	if err := s.DeleteChat(t.Context(), refOf(t, s, "c1")); err != nil {
 		t.Fatalf("DeleteChat(c1): %v", err)
 	}
 	// A hard delete leaves nothing to conflict with: the id may now belong to another tenant,

@@ -162,7 +162,7 @@ func testEmbedDelete(t *testing.T, s annals.Store) {
 	mustCreateChat(t, s, NewChat("c2", "A"))
 	mustUpsertEmbedding(t, s, "c1", "m", vec(1))
 	mustUpsertEmbedding(t, s, "c2", "m", vec(2))
-	if err := s.DeleteChat(t.Context(), "c1"); err != nil {
+	if err := s.DeleteChat(t.Context(), refOf(t, s, "c1")); err != nil {
 		t.Fatalf("DeleteChat(c1): %v", err)
 	}
 	got := vectorChatIDs(mustFindEmbeddings(t, s, annals.EmbeddingFilter{Owner: allTenants, Model: "m", IncludeArchived: true}))

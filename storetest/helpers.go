@@ -66,9 +66,15 @@ func mustRecordRun(t *testing.T, s annals.Store, r *annals.Run) *annals.Run {
 	return got
 }
 
+// refOf returns the write reference of a stored chat, as a caller that fetched it holds it.
+func refOf(t *testing.T, s annals.Store, id string) annals.ChatRef {
+	t.Helper()
+	return mustChat(t, s, id).Ref()
+}
+
 func mustUpdate(t *testing.T, s annals.Store, id string, upd annals.ChatUpdate) *annals.Chat {
 	t.Helper()
-	got, err := s.UpdateChat(t.Context(), id, upd)
+	got, err := s.UpdateChat(t.Context(), refOf(t, s, id), upd)
 	if err != nil {
 		t.Fatalf("UpdateChat(%q): %v", id, err)
 	}

@@ -153,7 +153,7 @@ func testUpdateArchive(t *testing.T, s annals.Store) {
 }
 
 func testUpdateMissing(t *testing.T, s annals.Store) {
-	_, err := s.UpdateChat(t.Context(), "absent", annals.ChatUpdate{Title: ptr("x")})
+	_, err := s.UpdateChat(t.Context(), annals.ChatRef{ID: "absent"}, annals.ChatUpdate{Title: ptr("x")})
 	wantCode(t, "UpdateChat(absent)", err, annals.ENOTFOUND)
 	if _, err := s.FindChatByID(t.Context(), "absent"); annals.ErrorCode(err) != annals.ENOTFOUND {
 		t.Errorf("FindChatByID(absent) after updating it: err %v, want not_found (an update must not create a chat)", err)
@@ -171,7 +171,7 @@ func testUpdateInvalid(t *testing.T, s annals.Store) {
 		{"an invalid UTF-8 title", annals.ChatUpdate{Title: ptr("bad\xff")}},
 	}
 	for _, tc := range cases {
-		_, err := s.UpdateChat(t.Context(), "c1", tc.upd)
+		_, err := s.UpdateChat(t.Context(), before.Ref(), tc.upd)
 		wantCode(t, "UpdateChat with "+tc.name, err, annals.EINVALID)
 	}
 	wantSameChat(t, "chat after invalid updates", mustChat(t, s, "c1"), before)

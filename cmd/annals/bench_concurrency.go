@@ -85,7 +85,14 @@ func (b *bench) concurrencyScenario(ctx context.Context, t *benchTarget, scratch
 	if t.backend != "sqlite" {
 		// No copy to throw away: remove what the writer added.
 		for _, id := range written {
-			if err := ct.store.DeleteChat(t.ctx, id); err != nil && annals.ErrorCode(err) != annals.ENOTFOUND {
+			c, err := ct.store.FindChatByID(t.ctx, id)
+			if annals.ErrorCode(err) == annals.ENOTFOUND {
+				continue
+			}
+			if err == nil {
+				err = ct.store.DeleteChat(t.ctx, c.Ref())
+			}
+			if err != nil && annals.ErrorCode(err) != annals.ENOTFOUND {
 				return fmt.Errorf("remove the writer's chat %s: %w", id, err)
 			}
 		}

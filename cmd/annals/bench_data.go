@@ -264,7 +264,11 @@ func (b *bench) prepareStore(t *benchTarget) (*benchMeta, error) {
 	}
 	pinned := true
 	for _, id := range d.stats.Pinned {
-		if _, err := t.store.UpdateChat(t.ctx, id, annals.ChatUpdate{Pinned: &pinned}); err != nil {
+		c, err := t.store.FindChatByID(t.ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("pin %s: %w", id, err)
+		}
+		if _, err := t.store.UpdateChat(t.ctx, c.Ref(), annals.ChatUpdate{Pinned: &pinned}); err != nil {
 			return nil, fmt.Errorf("pin %s: %w", id, err)
 		}
 	}

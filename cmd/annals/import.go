@@ -303,7 +303,7 @@ func (t *titleSetter) SetTitleIfEmpty(ctx context.Context, chatID, title string)
 	if title == "" {
 		return false, nil
 	}
-	if _, err := t.store.UpdateChat(ctx, chatID, annals.ChatUpdate{Title: &title}); err != nil {
+	if _, err := t.store.UpdateChat(ctx, chat.Ref(), annals.ChatUpdate{Title: &title}); err != nil {
 		return false, err
 	}
 	return true, nil

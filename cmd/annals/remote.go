@@ -166,10 +166,10 @@ func (s *remoteStore) FindChats(context.Context, annals.ChatFilter) ([]*annals.C
 func (s *remoteStore) FindEntries(context.Context, annals.EntryFilter) ([]*annals.Entry, error) {
 	return nil, needsLocal("reading the store directly")
 }
-func (s *remoteStore) UpdateChat(context.Context, string, annals.ChatUpdate) (*annals.Chat, error) {
+func (s *remoteStore) UpdateChat(context.Context, annals.ChatRef, annals.ChatUpdate) (*annals.Chat, error) {
 	return nil, needsLocal("writing the store directly")
 }
-func (s *remoteStore) DeleteChat(context.Context, string) error {
+func (s *remoteStore) DeleteChat(context.Context, annals.ChatRef) error {
 	return needsLocal("writing the store directly")
 }
 func (s *remoteStore) MatchEntries(context.Context, annals.TextMatch) ([]annals.EntryRef, error) {

@@ -1,0 +1,13 @@
+package sqlite
+
+import "github.com/annals-dev/annals"
+
+// counter scans an INTEGER counter column leniently: an integer as is, a float (what SQLite
+// stores when an integer sum overflows) clamped to the int64 range, NULL as 0.
+type counter int64
+
+// Scan implements sql.Scanner.
+func (c *counter) Scan(v any) error {
+	*c = counter(annals.SaturatingInt(v))
+	return nil
+}
