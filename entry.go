@@ -132,6 +132,10 @@ type TruncateResult struct {
 // EntryFilter selects entries of one chat, in seq order.
 type EntryFilter struct {
 	ChatID string
+	// Ref, when set, binds the read to the chat its caller checked: entries come back only while
+	// the chat with ChatID has Ref's owner and incarnation, in the same query (an empty page
+	// otherwise), so a chat deleted and created again by someone else is never read in its place.
+	Ref *ChatRef
 	// AfterSeq returns entries with seq > AfterSeq.
 	AfterSeq int64
 	// FromSeq/ToSeq bound seq inclusively when non-zero.

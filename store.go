@@ -87,6 +87,9 @@ type CaptureResult struct {
 	EntriesSkipped  int `json:"entries_skipped"`
 	EntriesRemoved  int `json:"entries_removed"`
 	RunsRecorded    int `json:"runs_recorded"`
+	// LastSeq is the last seq of the chat that the batch's last append or truncate wrote to,
+	// as that op left it inside the transaction (for the single-op answers; not on the wire).
+	LastSeq int64 `json:"-"`
 }
 
 // Add adds other's counts to r.
@@ -97,6 +100,9 @@ func (r *CaptureResult) Add(other CaptureResult) {
 	r.EntriesSkipped += other.EntriesSkipped
 	r.EntriesRemoved += other.EntriesRemoved
 	r.RunsRecorded += other.RunsRecorded
+	if other.LastSeq != 0 {
+		r.LastSeq = other.LastSeq
+	}
 }
 
 // BatchError says which op of a batch failed. The whole batch was rolled back.

@@ -12,7 +12,7 @@ func (s *Service) Rename(ctx context.Context, req *Request) (*ChatResponse, erro
 		return nil, annals.Errorf(annals.EINVALID, "rename needs a title (an empty string clears it)")
 	}
 	title := s.redactText(*req.Title)
-	return s.update(ctx, req, annals.ChatUpdate{Title: &title}, true)
+	return s.update(ctx, OpRename, req, annals.ChatUpdate{Title: &title}, true)
 }
 
 // Annotate sets the description and/or replaces the tags (an empty list clears them).
@@ -29,7 +29,7 @@ func (s *Service) Annotate(ctx context.Context, req *Request) (*ChatResponse, er
 		d := s.redactText(*req.Description)
 		upd.Description = &d
 	}
-	return s.update(ctx, req, upd, true)
+	return s.update(ctx, OpAnnotate, req, upd, true)
 }
 
 // Pin pins a chat (the default) or unpins it with pinned: false.
@@ -38,7 +38,7 @@ func (s *Service) Pin(ctx context.Context, req *Request) (*ChatResponse, error) 
 	if req.Pinned != nil {
 		pinned = *req.Pinned
 	}
-	return s.update(ctx, req, annals.ChatUpdate{Pinned: &pinned}, false)
+	return s.update(ctx, OpPin, req, annals.ChatUpdate{Pinned: &pinned}, false)
 }
 
 // Archive hides a chat from lists (the default) or restores it with archived: false.
@@ -47,12 +47,15 @@ func (s *Service) Archive(ctx context.Context, req *Request) (*ChatResponse, err
 	if req.Archived != nil {
 		archived = *req.Archived
 	}
-	return s.update(ctx, req, annals.ChatUpdate{Archived: &archived}, false)
+	return s.update(ctx, OpArchive, req, annals.ChatUpdate{Archived: &archived}, false)
 }
 
 // update applies a metadata change to a chat in scope and, when the embedded text changed,
 // refreshes its embedding.
-func (s *Service) update(ctx context.Context, req *Request, upd annals.ChatUpdate, reembed bool) (*ChatResponse, error) {
+func (s *Service) update(ctx context.Context, op string, req *Request, upd annals.ChatUpdate, reembed bool) (*ChatResponse, error) {
+	if err := s.writable(op); err != nil {
+		return nil, err
+	}
 	if err := upd.Validate(); err != nil {
 		return nil, err
 	}
@@ -78,6 +81,9 @@ type DeleteResponse struct {
 // Delete removes a chat with its entries, runs, index rows and embedding. It needs an operator
 // or admin, or the chat's own user or agent; the chat must be in scope like any by-id op.
 func (s *Service) Delete(ctx context.Context, req *Request) (*DeleteResponse, error) {
+	if err := s.writable(OpDelete); err != nil {
+		return nil, err
+	}
 	chat, res, err := s.fetch(ctx, req)
 	if err != nil {
 		return nil, err

@@ -26,7 +26,9 @@ type GetResponse struct {
 	// Entries is the page (json and conversation formats).
 	Entries []*annals.Entry `json:"entries,omitempty"`
 	// Limit is the effective page size.
-	Limit      int    `json:"limit,omitempty"`
+	Limit int `json:"limit,omitempty"`
+	// Context is the effective number of entries on each side of around_seq (a window answer).
+	Context    int    `json:"context,omitempty"`
 	HasMore    bool   `json:"has_more"`
 	NextCursor string `json:"next_cursor,omitempty"`
 	// Markdown is the whole chat rendered as a portable Markdown export (markdown format).
@@ -57,7 +59,8 @@ func (s *Service) Get(ctx context.Context, req *Request) (*GetResponse, error) {
 		return out, nil
 	}
 
-	f := annals.EntryFilter{ChatID: chat.ID}
+	ref := chat.Ref()
+	f := annals.EntryFilter{ChatID: chat.ID, Ref: &ref}
 	if format == FormatConversation {
 		f.Kinds = []annals.EntryKind{annals.KindUser, annals.KindAssistant}
 	}
@@ -73,7 +76,9 @@ func (s *Service) Get(ctx context.Context, req *Request) (*GetResponse, error) {
 			ctxN = min(*req.Context, MaxContext)
 		}
 		f.FromSeq = max(1, req.AroundSeq-int64(ctxN))
-		f.ToSeq = req.AroundSeq + int64(ctxN)
+		// Saturating: around_seq near the int64 limit plus the context must not wrap negative.
+		f.ToSeq = annals.SaturatingAdd(req.AroundSeq, int64(ctxN))
+		out.Context = ctxN
 		if out.Entries, err = s.store.FindEntries(ctx, f); err != nil {
 			return nil, err
 		}
@@ -114,7 +119,7 @@ func (s *Service) renderMarkdown(ctx context.Context, chat *annals.Chat) (string
 	if err != nil {
 		return "", err
 	}
-	entries, err := s.store.FindEntries(ctx, annals.EntryFilter{ChatID: chat.ID, Limit: maxExportEntries})
+	entries, err := s.store.FindEntries(ctx, annals.EntryFilter{ChatID: chat.ID, Ref: ptrRef(chat), Limit: maxExportEntries})
 	if err != nil {
 		return "", err
 	}

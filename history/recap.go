@@ -16,6 +16,9 @@ type RecapResponse struct {
 // earlier one. The scope fold runs first, so no summarizer is ever called for a chat outside
 // scope. It only reads the transcript, so it is safe on a chat that is still being written.
 func (s *Service) Recap(ctx context.Context, req *Request) (*RecapResponse, error) {
+	if err := s.writable(OpRecap); err != nil {
+		return nil, err
+	}
 	chat, _, err := s.fetch(ctx, req)
 	if err != nil {
 		return nil, err
@@ -23,7 +26,7 @@ func (s *Service) Recap(ctx context.Context, req *Request) (*RecapResponse, erro
 	if s.summarizer == nil {
 		return nil, annals.Errorf(annals.EUNAVAILABLE, "recap needs a summarizer; configure one under summarizer: in the annals config (provider: extractive works offline)")
 	}
-	entries, err := s.store.FindEntries(ctx, annals.EntryFilter{ChatID: chat.ID, Limit: maxExportEntries})
+	entries, err := s.store.FindEntries(ctx, annals.EntryFilter{ChatID: chat.ID, Ref: ptrRef(chat), Limit: maxExportEntries})
 	if err != nil {
 		return nil, err
 	}

@@ -152,7 +152,7 @@ func (s *Service) embedText(ctx context.Context, chat *annals.Chat) (string, err
 	if text != "" {
 		return text, nil
 	}
-	entries, err := s.store.FindEntries(ctx, annals.EntryFilter{ChatID: chat.ID, Kinds: []annals.EntryKind{annals.KindUser, annals.KindAssistant}, Limit: 20})
+	entries, err := s.store.FindEntries(ctx, annals.EntryFilter{ChatID: chat.ID, Ref: ptrRef(chat), Kinds: []annals.EntryKind{annals.KindUser, annals.KindAssistant}, Limit: 20})
 	if err != nil {
 		return "", err
 	}

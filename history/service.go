@@ -21,6 +21,9 @@ type Config struct {
 	// Redactor scrubs titles, descriptions and summaries written through the service; nil
 	// stores them as given.
 	Redactor annals.Redactor
+	// ReadOnly refuses every op and capture that writes, before it reaches the store or a
+	// summarizer.
+	ReadOnly bool
 	// CandidateCap bounds how many chats related ranks; 0 means annals.DefaultCandidateCap.
 	CandidateCap int
 	Logger       *slog.Logger
@@ -34,8 +37,11 @@ type Service struct {
 	embedder     annals.Embedder
 	redactor     annals.Redactor
 	candidateCap int
-	log          *slog.Logger
-	now          func() time.Time
+	readOnly     bool
+	// capture is the store's write path behind redaction, used by the guarded capture methods.
+	capture annals.CaptureStore
+	log     *slog.Logger
+	now     func() time.Time
 }
 
 // New returns a Service.
@@ -46,6 +52,8 @@ func New(cfg Config) *Service {
 		embedder:     cfg.Embedder,
 		redactor:     cfg.Redactor,
 		candidateCap: cfg.CandidateCap,
+		readOnly:     cfg.ReadOnly,
+		capture:      &RedactingCapture{Store: cfg.Store, Redactor: cfg.Redactor},
 		log:          cfg.Logger,
 		now:          cfg.Now,
 	}
@@ -93,6 +101,15 @@ func (s *Service) Do(ctx context.Context, req *Request) (any, error) {
 	return nil, unknownOp(req.Op)
 }
 
+// writable refuses an op that changes stored data on a read-only service, before any work
+// (recap would otherwise spend a summarizer call before the store refuses to save it).
+func (s *Service) writable(op string) error {
+	if s.readOnly {
+		return errReadOnly("op " + op)
+	}
+	return nil
+}
+
 // fetch resolves the scope, fetches the chat and folds "outside scope" into the same opaque
 // not-found as "missing": one fetch either way, the same code and the same message.
 func (s *Service) fetch(ctx context.Context, req *Request) (*annals.Chat, *Resolved, error) {
@@ -116,4 +133,10 @@ func (s *Service) fetch(ctx context.Context, req *Request) (*annals.Chat, *Resol
 // ChatResponse is the answer of rename, annotate, pin and archive: the updated chat.
 type ChatResponse struct {
 	Chat *annals.Chat `json:"chat"`
+}
+
+// ptrRef is the reference that binds a read or write to the chat as fetched.
+func ptrRef(chat *annals.Chat) *annals.ChatRef {
+	ref := chat.Ref()
+	return &ref
 }

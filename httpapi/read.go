@@ -12,22 +12,12 @@ import (
 	"github.com/annals-dev/annals/queryview"
 )
 
-// writeOps are the ops that change stored data; a read-only server refuses them up front (recap
-// would otherwise spend a summarizer call before the store refuses to save it).
-var writeOps = map[string]bool{
-	history.OpRename: true, history.OpAnnotate: true, history.OpPin: true,
-	history.OpArchive: true, history.OpRecap: true, history.OpDelete: true,
-}
-
 // handleHistory serves POST /v1/history and its loomcycle alias POST /v1/_history: one op
 // envelope, decoded strictly, run by the history service as the caller's principal.
 func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) error {
 	req, err := history.DecodeRequest(r.Body)
 	if err != nil {
 		return err
-	}
-	if s.cfg.ReadOnly && writeOps[req.Op] {
-		return annals.Errorf(annals.EFORBIDDEN, "this server is read-only (started with --read-only): op %s writes and is refused; list, search, get, related and resume still work", req.Op)
 	}
 	out, err := s.svc.Do(r.Context(), req)
 	if err != nil {

@@ -47,9 +47,6 @@ type Config struct {
 	Store annals.Store
 	// Service runs the history ops; it must be built over Store.
 	Service *history.Service
-	// Capture is the write path for the capture routes, normally a history.RedactingCapture
-	// over Store. Nil means Store itself (no redaction).
-	Capture annals.CaptureStore
 	// Keys authenticates API keys. Nil means there are none: the server can only run in local
 	// mode.
 	Keys annals.KeyStore
@@ -73,7 +70,6 @@ type Server struct {
 	cfg     Config
 	store   annals.Store
 	svc     *history.Service
-	capture annals.CaptureStore
 	keys    annals.KeyStore
 	view    *queryview.View
 	log     *slog.Logger
@@ -112,15 +108,11 @@ func New(cfg Config) *Server {
 		cfg:     cfg,
 		store:   cfg.Store,
 		svc:     cfg.Service,
-		capture: cfg.Capture,
 		keys:    cfg.Keys,
 		view:    queryview.New(cfg.Store),
 		log:     cfg.Logger,
 		now:     cfg.Now,
 		metrics: newMetrics(),
-	}
-	if s.capture == nil {
-		s.capture = cfg.Store
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

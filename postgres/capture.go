@@ -436,7 +436,7 @@ const appendSQL = `WITH x AS (
 			entry_output_tokens = least(entry_output_tokens + (SELECT coalesce(sum(output_tokens), 0) FROM ins), 9223372036854775807),
 			last_activity = greatest(last_activity, (SELECT max(time) FROM ins))
 		WHERE pk = ? AND EXISTS (SELECT 1 FROM ins))
-	SELECT count(*) FROM ins`
+	SELECT count(*), (SELECT last_seq FROM base) + count(*) FROM ins`
 
 func (w *writer) append(op *annals.AppendOp, expect *annals.ChatOwner, res *annals.CaptureResult) error {
 	chat, err := w.findTarget(op.ChatID, expect)
@@ -444,7 +444,9 @@ func (w *writer) append(op *annals.AppendOp, expect *annals.ChatOwner, res *anna
 		return err
 	}
 	if len(op.Entries) == 0 {
-		return nil
+		return w.queue(func(br pgx.BatchResults) error {
+			return br.QueryRow().Scan(&res.LastSeq)
+		}, `SELECT last_seq FROM chats WHERE pk = ?`, chat.pk)
 	}
 	var r entryRows
 	for _, e := range op.Entries {
@@ -478,10 +480,11 @@ func (w *writer) append(op *annals.AppendOp, expect *annals.ChatOwner, res *anna
 	}
 	total := len(op.Entries)
 	read := func(br pgx.BatchResults) error {
-		var n int64
-		if err := br.QueryRow().Scan(&n); err != nil {
+		var n, last int64
+		if err := br.QueryRow().Scan(&n, &last); err != nil {
 			return err
 		}
+		res.LastSeq = last
 		res.EntriesAppended += int(n)
 		res.EntriesSkipped += total - int(n)
 		return nil
@@ -526,6 +529,7 @@ func (w *writer) truncate(op *annals.TruncateOp, expect *annals.ChatOwner, res *
 		return err
 	}
 	res.EntriesRemoved += int(n)
+	res.LastSeq = *from - 1
 	// Recount from the rows that remain rather than subtracting, so counters can never drift.
 	_, err = w.exec(`UPDATE chats SET
 			last_seq = ? - 1,

@@ -368,6 +368,7 @@ func (w *writer) append(op *annals.AppendOp, expect *annals.ChatOwner, res *anna
 			}
 		}
 	}
+	res.LastSeq = seq
 	if appended == 0 {
 		return nil
 	}
@@ -412,6 +413,7 @@ func (w *writer) truncate(op *annals.TruncateOp, expect *annals.ChatOwner, res *
 	}
 	n, _ := r.RowsAffected()
 	res.EntriesRemoved += int(n)
+	res.LastSeq = from.Int64 - 1
 	// Recount from the rows that remain rather than subtracting, so counters can never drift.
 	_, err = w.exec(`UPDATE chats SET
 			last_seq = ? - 1,

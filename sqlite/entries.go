@@ -47,6 +47,9 @@ func (db *DB) FindEntries(ctx context.Context, f annals.EntryFilter) ([]*annals.
 	}
 	w := &where{}
 	w.add("c.id = ?", f.ChatID)
+	if f.Ref != nil {
+		w.add("c.tenant_id = ? AND c.user_id = ? AND c.agent_id = ? AND c.incarnation = ?", f.Ref.Owner.TenantID, f.Ref.Owner.UserID, f.Ref.Owner.AgentID, f.Ref.Incarnation)
+	}
 	if f.AfterSeq > 0 {
 		w.add("e.seq > ?", f.AfterSeq)
 	}

@@ -64,7 +64,6 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 		Addr:            *addr,
 		Store:           a.store,
 		Service:         svc,
-		Capture:         a.capture,
 		Keys:            keys,
 		ReadOnly:        *readOnly,
 		MaxBodyBytes:    *maxBody,

@@ -74,6 +74,7 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 		Embedder:     emb,
 		Redactor:     red,
 		CandidateCap: cfg.Related.CandidateCap,
+		ReadOnly:     readOnly,
 		Logger:       slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	return &app{
