@@ -30,6 +30,11 @@ func (s *Service) Recap(ctx context.Context, req *Request) (*RecapResponse, erro
 	if err != nil {
 		return nil, err
 	}
+	if len(entries) == 0 && chat.Totals.Entries > 0 {
+		// The read was bound to the chat as fetched and found nothing: the chat was deleted (and
+		// perhaps created again by someone else) since. Nothing of it is summarised.
+		return nil, annals.NotFound(chat.ID)
+	}
 	summary, err := s.summarizer.Summarize(ctx, chat, entries)
 	if err != nil {
 		return nil, err

@@ -24,6 +24,9 @@ func Run(t *testing.T, open Opener) {
 		fn   func(t *testing.T, open Opener)
 	}{
 		{"SecurityInvariants", testSecurityInvariants},
+		{"CrossTenantRaces", testCrossTenantRaces},
+		{"CaptureChecksEveryOp", testCaptureChecksEveryOp},
+		{"CaptureOwnership", testCaptureOwnership},
 		{"ScopeAliasesNeverBypassTheGate", testScopeAliasesNeverBypassTheGate},
 		{"ReviewFixes", testReviewFixes},
 		{"List", testList},
