@@ -93,3 +93,17 @@ func SaturatingInt(v any) int64 {
 	}
 	return 0
 }
+
+// FiniteCost makes a stored cost encodable: NaN reads as 0 and an infinity as the largest float,
+// so an old row holding one (written before costs were bounded) never breaks a JSON answer.
+func FiniteCost(v float64) float64 {
+	switch {
+	case math.IsNaN(v):
+		return 0
+	case math.IsInf(v, 1):
+		return math.MaxFloat64
+	case math.IsInf(v, -1):
+		return -math.MaxFloat64
+	}
+	return v
+}

@@ -112,6 +112,10 @@ func parseTime(field, v string) (*time.Time, error) {
 	if err != nil {
 		return nil, annals.Errorf(annals.EINVALID, "%s %q is not an RFC3339 time (for example 2026-01-02T15:04:05Z)", field, v)
 	}
+	// A time outside the stored range would wrap into a nonsense bound that matches everything.
+	if err := annals.ValidateTime(field, t); err != nil {
+		return nil, err
+	}
 	return &t, nil
 }
 

@@ -91,8 +91,8 @@ func (s *Service) Search(ctx context.Context, req *Request) (*SearchResponse, er
 		Limit:     chat.Limit,
 		Offset:    chat.Offset,
 		Snippets:  3,
-		MarkOpen:  req.MarkOpen,
-		MarkClose: req.MarkClose,
+		MarkOpen:  sentinelOpen,
+		MarkClose: sentinelClose,
 	}
 	if len(req.In) > 0 {
 		f.Fields = req.In
@@ -108,6 +108,15 @@ func (s *Service) Search(ctx context.Context, req *Request) (*SearchResponse, er
 	}
 	if err != nil {
 		return nil, err
+	}
+	m := newMarks(req.MarkOpen, req.MarkClose)
+	for i := range out.Chats {
+		for j := range out.Chats[i].Snippets {
+			out.Chats[i].Snippets[j].Text = m.render(out.Chats[i].Snippets[j].Text)
+		}
+	}
+	for i := range out.Entries {
+		out.Entries[i].Snippet = m.render(out.Entries[i].Snippet)
 	}
 	// Relevance scores come from full-text statistics over the whole index, every tenant's rows
 	// included, so an absolute score would tell a member how common a word is in other tenants'

@@ -45,6 +45,7 @@ func (s *chatScan) chat() (*annals.Chat, error) {
 	// Added in Go, saturating: the sum of two bigint counters can exceed bigint.
 	c.Totals.InputTokens = annals.SaturatingAdd(s.entryIn, s.runIn)
 	c.Totals.OutputTokens = annals.SaturatingAdd(s.entryOut, s.runOut)
+	c.Totals.CostUSD = annals.FiniteCost(c.Totals.CostUSD)
 	c.Status = annals.RunStatus(s.status)
 	c.CreatedAt = fromNano(s.created)
 	c.LastActivity = fromNano(s.active)

@@ -118,6 +118,7 @@ func (db *DB) FindRuns(ctx context.Context, chatID string) ([]*annals.Run, error
 		if err := rows.Scan(&r.ID, &r.ChatID, &status, &r.Model, &started, &ended, &r.InputTokens, &r.OutputTokens, &r.CostUSD); err != nil {
 			return nil, db.storeErr("scan run", err)
 		}
+		r.CostUSD = annals.FiniteCost(r.CostUSD)
 		r.Status = annals.RunStatus(status)
 		r.StartedAt = fromNano(started)
 		r.EndedAt = fromNullNano(ended)

@@ -341,6 +341,10 @@ func parseTime(field, s string) (*time.Time, error) {
 	if err != nil {
 		return nil, annals.Errorf(annals.EINVALID, "%s %q is not an RFC3339 time (e.g. 2026-06-12T00:00:00Z)", field, s)
 	}
+	// A time outside the stored range would wrap into a nonsense bound that matches everything.
+	if err := annals.ValidateTime(field, t); err != nil {
+		return nil, err
+	}
 	return &t, nil
 }
 

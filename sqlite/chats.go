@@ -36,7 +36,7 @@ func scanChat(row scanner) (*annals.Chat, error) {
 		Runs: int64(runs), Entries: int64(entries),
 		InputTokens:  annals.SaturatingAdd(int64(entryIn), int64(runIn)),
 		OutputTokens: annals.SaturatingAdd(int64(entryOut), int64(runOut)),
-		CostUSD:      cost.Float64,
+		CostUSD:      annals.FiniteCost(cost.Float64),
 	}
 	if attrs != "" && attrs != "{}" {
 		if err := json.Unmarshal([]byte(attrs), &c.Attributes); err != nil {

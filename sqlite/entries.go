@@ -109,9 +109,11 @@ func (db *DB) FindRuns(ctx context.Context, chatID string) ([]*annals.Run, error
 		var status string
 		var started int64
 		var ended sql.NullInt64
-		if err := rows.Scan(&r.ID, &r.ChatID, &status, &r.Model, &started, &ended, &r.InputTokens, &r.OutputTokens, &r.CostUSD); err != nil {
+		var inTok, outTok counter
+		if err := rows.Scan(&r.ID, &r.ChatID, &status, &r.Model, &started, &ended, &inTok, &outTok, &r.CostUSD); err != nil {
 			return nil, storeErr("scan run", err)
 		}
+		r.InputTokens, r.OutputTokens, r.CostUSD = int64(inTok), int64(outTok), annals.FiniteCost(r.CostUSD)
 		r.Status = annals.RunStatus(status)
 		r.StartedAt = fromNano(started)
 		r.EndedAt = fromNullNano(ended)

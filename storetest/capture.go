@@ -60,7 +60,8 @@ func testCaptureAppliesInOrder(t *testing.T, s annals.Store) {
 	if err != nil {
 		t.Fatalf("Capture: %v", err)
 	}
-	want := annals.CaptureResult{ChatsCreated: 1, ChatsUnchanged: 1, EntriesAppended: 4, EntriesSkipped: 3, EntriesRemoved: 1, RunsRecorded: 1}
+	// LastSeq is what the last append or truncate (the rewind to seq 4) left.
+	want := annals.CaptureResult{ChatsCreated: 1, ChatsUnchanged: 1, EntriesAppended: 4, EntriesSkipped: 3, EntriesRemoved: 1, RunsRecorded: 1, LastSeq: 3}
 	if *res != want {
 		t.Errorf("Capture result = %+v, want %+v", *res, want)
 	}

@@ -57,6 +57,8 @@ func Run(t *testing.T, open func(tb testing.TB) annals.Store) {
 		{"FullText", fullTextTests()},
 		{"Embeddings", embeddingTests()},
 		{"Concurrency", concurrencyTests()},
+		{"Bounds", boundsTests()},
+		{"Refs", refTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

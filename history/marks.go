@@ -1,0 +1,66 @@
+package history
+
+import (
+	"html"
+	"strings"
+)
+
+// The store marks matched terms with these two private-use characters; the service then escapes
+// the text between them for the format the caller's marks imply and puts the caller's marks in
+// their place. Escaping after the store has put HTML marks in could not tell the marks from the
+// transcript's own text, and a transcript holding <img onerror=...> would come back live.
+const (
+	sentinelOpen  = "\uE000"
+	sentinelClose = "\uE001"
+)
+
+// Default marks, when a search gives none.
+const (
+	defaultMarkOpen  = "["
+	defaultMarkClose = "]"
+)
+
+// marks is how snippets are rendered for one search.
+type marks struct {
+	open, shut string
+	// html is set when the marks are HTML (mark_open starts with "<"): the text around them is
+	// then HTML-escaped, so the snippet is safe to insert into a page as it is.
+	html bool
+}
+
+func newMarks(open, shut string) marks {
+	if open == "" && shut == "" {
+		open, shut = defaultMarkOpen, defaultMarkClose
+	}
+	return marks{open: open, shut: shut, html: strings.HasPrefix(strings.TrimSpace(open), "<")}
+}
+
+// render turns a snippet with sentinel marks into one with the caller's marks. A sentinel
+// character that was already in the transcript becomes a mark too, which is harmless: the text
+// around it is escaped all the same.
+func (m marks) render(snippet string) string {
+	var b strings.Builder
+	for snippet != "" {
+		i := strings.IndexAny(snippet, sentinelOpen+sentinelClose)
+		if i < 0 {
+			b.WriteString(m.text(snippet))
+			break
+		}
+		b.WriteString(m.text(snippet[:i]))
+		if strings.HasPrefix(snippet[i:], sentinelOpen) {
+			b.WriteString(m.open)
+			snippet = snippet[i+len(sentinelOpen):]
+		} else {
+			b.WriteString(m.shut)
+			snippet = snippet[i+len(sentinelClose):]
+		}
+	}
+	return b.String()
+}
+
+func (m marks) text(s string) string {
+	if m.html {
+		return html.EscapeString(s)
+	}
+	return s
+}
