@@ -79,3 +79,17 @@ func ErrorMessage(err error) string {
 func NotFound(chatID string) *Error {
 	return Errorf(ENOTFOUND, "chat %q not found", chatID)
 }
+
+// ErrorDetail returns the whole error for a log line: the caller-facing message followed by the
+// cause an *Error keeps (which Error() leaves out so it never reaches a caller). Never send it
+// to a caller.
+func ErrorDetail(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) && e.Err != nil {
+		return err.Error() + ": " + e.Err.Error()
+	}
+	return err.Error()
+}

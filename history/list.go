@@ -135,7 +135,9 @@ func encodeCursor(c cursor) string {
 func decodeCursor(s string) (cursor, error) {
 	var c cursor
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || json.Unmarshal(b, &c) != nil || c.V != 1 || c.Offset < 0 || c.Seq < 0 {
+	// Exactly what encodeCursor writes, or nothing: a hand-edited cursor that still happens to
+	// decode is refused too.
+	if err != nil || json.Unmarshal(b, &c) != nil || c.V != 1 || c.Offset < 0 || c.Seq < 0 || encodeCursor(c) != s {
 		return cursor{}, annals.Errorf(annals.EINVALID, "cursor %.40q is not one this server issued (pass back next_cursor unchanged)", s)
 	}
 	return c, nil

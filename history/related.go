@@ -138,7 +138,7 @@ func (s *Service) vectorOf(ctx context.Context, chat *annals.Chat) ([]float32, e
 		return nil, err
 	}
 	if err := s.store.UpsertEmbedding(ctx, chat.ID, s.embedder.Model(), out[0]); err != nil && annals.ErrorCode(err) != annals.EFORBIDDEN {
-		s.log.Warn("store embedding", "chat", chat.ID, "err", err)
+		s.log.Warn("store embedding", "chat", chat.ID, "err", annals.ErrorDetail(err))
 	}
 	return out[0], nil
 }
@@ -178,7 +178,7 @@ func (s *Service) embedChat(ctx context.Context, chat *annals.Chat) {
 		return
 	}
 	if err := s.embedOne(ctx, chat); err != nil {
-		s.log.Warn("refresh chat embedding", "chat", chat.ID, "err", err)
+		s.log.Warn("refresh chat embedding", "chat", chat.ID, "err", annals.ErrorDetail(err))
 	}
 }
 
@@ -224,7 +224,7 @@ func (s *Service) Backfill(ctx context.Context, progress func(BackfillProgress))
 			if err := s.embedOne(ctx, c); err != nil {
 				failed[c.ID] = true
 				p.Failed++
-				s.log.Warn("backfill embedding", "chat", c.ID, "err", err)
+				s.log.Warn("backfill embedding", "chat", c.ID, "err", annals.ErrorDetail(err))
 				continue
 			}
 			progressed = true

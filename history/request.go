@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/strictjson"
 )
 
 // Ops, in the order the operations reference documents them.
@@ -126,7 +127,16 @@ func (a AttrValue) MarshalJSON() ([]byte, error) {
 // DecodeRequest decodes one JSON envelope strictly: unknown fields are refused by name, wrong
 // types say which field, trailing data is refused.
 func DecodeRequest(r io.Reader) (*Request, error) {
-	dec := json.NewDecoder(r)
+	body, err := io.ReadAll(r)
+	if err != nil {
+		return nil, jsonError(err)
+	}
+	// Exact names, each once, in valid UTF-8: encoding/json alone would match "OP" to op and
+	// keep the last of two "scope" keys.
+	if err := strictjson.Check(body, &Request{}); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	var req Request
 	if err := dec.Decode(&req); err != nil {

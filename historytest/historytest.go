@@ -27,6 +27,8 @@ func Run(t *testing.T, open Opener) {
 		{"CrossTenantRaces", testCrossTenantRaces},
 		{"CaptureChecksEveryOp", testCaptureChecksEveryOp},
 		{"CaptureOwnership", testCaptureOwnership},
+		{"SnippetsEscapeForTheirMarks", testSnippetsEscapeForTheirMarks},
+		{"FilterTimesAreBounded", testFilterTimesAreBounded},
 		{"ScopeAliasesNeverBypassTheGate", testScopeAliasesNeverBypassTheGate},
 		{"ReviewFixes", testReviewFixes},
 		{"List", testList},

@@ -452,6 +452,9 @@ func testQueryView(t *testing.T, open Opener) {
 			}
 		}
 		f.wantInvalid(t, tenantA, `{"kind":"search","filter":{"channels":["/"]}}`, "filter.channels[0]")
+		// A time outside the stored range would wrap and match everything; it is refused.
+		f.wantInvalid(t, tenantA, `{"kind":"search","filter":{"since":"2300-01-01T00:00:00Z"}}`, "since", "1900")
+		f.wantInvalid(t, tenantA, `{"kind":"search","filter":{"until":"1200-01-01T00:00:00Z"}}`, "until", "1900")
 	})
 
 	t.Run("SearchInvolvementAndRoles", func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/ingest"
+	"github.com/annals-dev/annals/internal/strictjson"
 )
 
 // limitedBody reads at most limit bytes of a request body and remembers whether the body was
@@ -20,6 +21,8 @@ type limitedBody struct {
 	left     int64
 	limit    int64
 	exceeded bool
+	// route is set when the limit is the route's own, not the server's --max-body.
+	route bool
 }
 
 func (b *limitedBody) Read(p []byte) (int, error) {
@@ -29,7 +32,7 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 		n, err := b.r.Read(one[:])
 		if n > 0 {
 			b.exceeded = true
-			return 0, httpError(CodeTooLarge, fmt.Sprintf("the request body is larger than %d bytes (the server's --max-body)", b.limit))
+			return 0, tooLarge(b.limit, b.route)
 		}
 		return 0, err
 	}
@@ -43,8 +46,13 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 
 func (b *limitedBody) Close() error { return b.r.Close() }
 
-// tooLarge is the 413 error for a body over limit bytes.
-func tooLarge(limit int64) error {
+// tooLarge is the 413 error for a body over limit bytes; route says the limit is the route's own
+// (a fixed bound of its format) rather than the server's --max-body, so the message never points
+// at a flag that would not help.
+func tooLarge(limit int64, route bool) error {
+	if route {
+		return httpError(CodeTooLarge, fmt.Sprintf("the request body is larger than %d bytes, the most this route takes", limit))
+	}
 	return httpError(CodeTooLarge, fmt.Sprintf("the request body is larger than %d bytes (the server's --max-body)", limit))
 }
 
@@ -63,7 +71,14 @@ func readAll(r io.Reader) ([]byte, error) {
 // decodeStrict decodes exactly one JSON value from r into v, refusing unknown fields (by name),
 // wrong types (naming the field) and trailing data.
 func decodeStrict(r io.Reader, v any) error {
-	dec := json.NewDecoder(r)
+	body, err := readAll(r)
+	if err != nil {
+		return err
+	}
+	if err := strictjson.Check(body, v); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return jsonError(err)

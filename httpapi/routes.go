@@ -52,7 +52,7 @@ func (s *Server) routes() {
 	s.handle("GET /v1/sessions/{id}/export", route{access: reader, h: s.handleExport})
 	s.handle("GET /v1/sessions/{id}/runs", route{access: reader, h: s.handleRuns})
 
-	s.handle("POST /query", route{access: reader, maxBody: min(queryview.MaxBodyBytes, s.cfg.MaxBodyBytes), h: s.handleQuery})
+	s.handle("POST /query", route{access: reader, maxBody: queryview.MaxBodyBytes, h: s.handleQuery})
 	s.handle("GET /healthz", route{access: public, h: s.handleHealth})
 	s.handle("GET /metrics", route{access: operator, h: s.handleMetrics})
 }
@@ -84,20 +84,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 	if rt.access == writer && s.cfg.ReadOnly {
 		return s.readOnlyError(r.Pattern)
 	}
-	limit := s.cfg.MaxBodyBytes
-	if rt.maxBody > 0 {
-		limit = rt.maxBody
+	limit, own := s.cfg.MaxBodyBytes, false
+	if rt.maxBody > 0 && rt.maxBody < limit {
+		limit, own = rt.maxBody, true
 	}
 	if r.ContentLength > limit {
-		return tooLarge(limit)
+		return tooLarge(limit, own)
 	}
-	body := &limitedBody{r: r.Body, left: limit, limit: limit}
+	body := &limitedBody{r: r.Body, left: limit, limit: limit, route: own}
 	r.Body = body
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
 	err := rt.h(w, r.WithContext(ctx))
 	if err != nil && body.exceeded {
-		return tooLarge(limit)
+		return tooLarge(limit, own)
 	}
 	return err
 }
@@ -194,11 +194,11 @@ type keyIDKey struct{}
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	d := errorDetail(err)
 	if d.Code == annals.EINTERNAL {
-		s.log.Error("internal error", "method", r.Method, "route", r.Pattern, "err", err)
+		s.log.Error("internal error", "method", r.Method, "route", r.Pattern, "err", annals.ErrorDetail(err))
 	}
 	if rw, ok := w.(*responseWriter); ok && rw.wroteHeader {
 		// A streamed answer already started; all that is left is to cut it short.
-		s.log.Warn("error after the response started", "route", r.Pattern, "code", d.Code, "err", err)
+		s.log.Warn("error after the response started", "route", r.Pattern, "code", d.Code, "err", annals.ErrorDetail(err))
 		return
 	}
 	writeErrorBody(w, d)

@@ -115,7 +115,7 @@ func (im *Importer) Discover(home string) (cands []Candidate, roots []string) {
 			}
 			matches, err := Glob(pat)
 			if err != nil {
-				im.opts.Logger.Warn("import: bad default pattern", "format", f.Name(), "pattern", pat, "err", err)
+				im.opts.Logger.Warn("import: bad default pattern", "format", f.Name(), "pattern", pat, "err", annals.ErrorDetail(err))
 				continue
 			}
 			for _, p := range matches {
@@ -365,7 +365,7 @@ func (run *runState) importOne(ctx context.Context, c Candidate) {
 	if err != nil && ctx.Err() == nil {
 		fr.Errors++
 		run.report.Errors = append(run.report.Errors, SourceError{Path: c.Path, Format: c.Format.Name(), Message: describeErr(err)})
-		run.im.opts.Logger.Warn("import: source failed", "path", c.Path, "format", c.Format.Name(), "err", err)
+		run.im.opts.Logger.Warn("import: source failed", "path", c.Path, "format", c.Format.Name(), "err", annals.ErrorDetail(err))
 	}
 	run.report.Done++
 	run.progress(c.Path)

@@ -82,7 +82,7 @@ func Watch(ctx context.Context, im *Importer, opts WatchOptions) error {
 			if !ok {
 				return nil
 			}
-			im.opts.Logger.Warn("import watch: file watcher error", "err", err)
+			im.opts.Logger.Warn("import watch: file watcher error", "err", annals.ErrorDetail(err))
 		case <-tick.C:
 			wt.due(ctx)
 		case <-rescan:
@@ -112,7 +112,7 @@ func (wt *watcher) full(ctx context.Context) {
 	if len(wt.opts.Paths) > 0 {
 		more, _, err := wt.im.Resolve(wt.opts.Paths, nil)
 		if err != nil {
-			wt.im.opts.Logger.Warn("import watch: resolving paths", "err", err)
+			wt.im.opts.Logger.Warn("import watch: resolving paths", "err", annals.ErrorDetail(err))
 		}
 		cands = append(cands, more...)
 		for _, p := range wt.opts.Paths {
@@ -135,7 +135,7 @@ func (wt *watcher) full(ctx context.Context) {
 	}
 	rep, err := wt.im.Import(ctx, cands)
 	if err != nil && ctx.Err() == nil {
-		wt.im.opts.Logger.Warn("import watch: import failed", "err", err)
+		wt.im.opts.Logger.Warn("import watch: import failed", "err", annals.ErrorDetail(err))
 	}
 	if rep != nil && wt.opts.OnReport != nil {
 		wt.opts.OnReport(rep)
@@ -208,7 +208,7 @@ func (wt *watcher) add(dir string) {
 	}
 	if err := wt.fw.Add(dir); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			wt.im.opts.Logger.Warn("import watch: cannot watch a directory", "dir", dir, "err", err)
+			wt.im.opts.Logger.Warn("import watch: cannot watch a directory", "dir", dir, "err", annals.ErrorDetail(err))
 		}
 		return
 	}
@@ -272,7 +272,7 @@ func (wt *watcher) due(ctx context.Context) {
 		fi, err := os.Stat(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			if gone, err := wt.im.MarkGone(ctx, p); err != nil {
-				wt.im.opts.Logger.Warn("import watch: marking a source gone", "path", p, "err", err)
+				wt.im.opts.Logger.Warn("import watch: marking a source gone", "path", p, "err", annals.ErrorDetail(err))
 			} else if gone {
 				total.Gone++
 			}
@@ -287,7 +287,7 @@ func (wt *watcher) due(ctx context.Context) {
 		}
 		rep, ok, err := wt.im.ImportPath(ctx, p, f)
 		if err != nil && ctx.Err() == nil {
-			wt.im.opts.Logger.Warn("import watch: import failed", "path", p, "err", err)
+			wt.im.opts.Logger.Warn("import watch: import failed", "path", p, "err", annals.ErrorDetail(err))
 		}
 		if ok {
 			total.Merge(rep)

@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/strictjson"
 )
 
 // Kinds of query, in the order the reference documents them.
@@ -233,6 +234,9 @@ func decode(body io.Reader) (any, error) {
 	default:
 		return nil, annals.Errorf(annals.EINVALID, "unknown kind %q (want one of: %s)", kind, strings.Join(Kinds(), ", "))
 	}
+	if err := strictjson.Check(raw, req); err != nil {
+		return nil, err
+	}
 	// Fields of another kind are unknown here too: the message names the kind asked for.
 	if err := strictObject(raw, req, "", "kind "+kind); err != nil {
 		return nil, err
@@ -383,5 +387,11 @@ func decodeCursor(field, tag, s string) (*annals.ViewPosition, error) {
 	if err1 != nil || err2 != nil || seq < 1 {
 		return nil, bad
 	}
-	return &annals.ViewPosition{Time: time.Unix(0, nanos).UTC(), ChatID: parts[3], Seq: seq}, nil
+	pos := &annals.ViewPosition{Time: time.Unix(0, nanos).UTC(), ChatID: parts[3], Seq: seq}
+	// Exactly what encodeCursor writes, or nothing: a hand-edited cursor that still happens to
+	// decode (a sign, leading zeros, other padding bits) is refused too.
+	if *encodeCursor(tag, pos) != s {
+		return nil, bad
+	}
+	return pos, nil
 }

@@ -90,7 +90,7 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 			return
 		}
 		if err := m.startImportWatch(watchCtx, a, logger); err != nil && watchCtx.Err() == nil {
-			logger.Error("import watch stopped", "err", err)
+			logger.Error("import watch stopped", "err", annals.ErrorDetail(err))
 		}
 	}()
 	defer func() {

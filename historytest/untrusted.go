@@ -1,0 +1,66 @@
+package historytest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
+)
+
+// testSnippetsEscapeForTheirMarks proves that a transcript's own markup never comes back live
+// inside HTML marks, in chats mode and entries mode, while plain marks leave text as written.
+func testSnippetsEscapeForTheirMarks(t *testing.T, open Opener) {
+	e := newEnv(t, open)
+	e.chat("x", "A", "u", "", 1, "payload", `look <img src=x onerror=alert(1)> sneaky & "quoted" word`)
+	ctx := as(member("A", "u", "", annals.ScopeUser))
+	for _, mode := range []string{history.ModeChats, history.ModeEntries} {
+		res, err := e.svc.Search(ctx, &history.Request{Query: "sneaky", Mode: mode, MarkOpen: "<mark>", MarkClose: "</mark>"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text string
+		if mode == history.ModeChats {
+			if len(res.Chats) != 1 || len(res.Chats[0].Snippets) != 1 {
+				t.Fatalf("%s: hits %+v", mode, res.Chats)
+			}
+			text = res.Chats[0].Snippets[0].Text
+		} else {
+			if len(res.Entries) != 1 {
+				t.Fatalf("%s: hits %+v", mode, res.Entries)
+			}
+			text = res.Entries[0].Snippet
+		}
+		if strings.Contains(text, "<img") || !strings.Contains(text, "&lt;img") {
+			t.Errorf("%s: HTML-marked snippet %q carries the transcript's markup live", mode, text)
+		}
+		if !strings.Contains(text, "<mark>sneaky</mark>") || !strings.Contains(text, "&amp;") || !strings.Contains(text, "&#34;quoted&#34;") {
+			t.Errorf("%s: HTML-marked snippet %q lacks its marks or escapes", mode, text)
+		}
+	}
+	res, err := e.svc.Search(ctx, &history.Request{Query: "sneaky", MarkOpen: "**", MarkClose: "**"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Chats[0].Snippets[0].Text; !strings.Contains(got, "<img src=x") || !strings.Contains(got, "**sneaky**") {
+		t.Errorf("plain-marked snippet %q should keep the text as written", got)
+	}
+}
+
+// testTimesOutsideTheStoredRangeAreRefused proves list and search filters refuse a time that
+// would wrap instead of silently matching everything.
+func testFilterTimesAreBounded(t *testing.T, open Opener) {
+	e := newEnv(t, open)
+	e.chat("x", "A", "u", "", 1, "a chat", "words")
+	ctx := as(member("A", "u", "", annals.ScopeUser))
+	_, err := e.svc.List(ctx, &history.Request{Op: history.OpList, From: "2300-01-01T00:00:00Z"})
+	wantCode(t, "list from 2300", err, annals.EINVALID)
+	_, err = e.svc.List(ctx, &history.Request{Op: history.OpList, To: "1500-01-01T00:00:00Z"})
+	wantCode(t, "list to 1500", err, annals.EINVALID)
+	_, err = e.svc.Search(ctx, &history.Request{Query: "words after:2300-01-01"})
+	wantCode(t, "search after:2300-01-01", err, annals.EINVALID)
+	res, err := e.svc.List(ctx, &history.Request{Op: history.OpList, From: "2199-12-31T00:00:00Z"})
+	if err != nil || len(res.Chats) != 0 {
+		t.Errorf("list from 2199: %v, %d chats; want none (the chat is from 2026)", err, len(res.Chats))
+	}
+}

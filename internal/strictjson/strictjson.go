@@ -1,0 +1,223 @@
+// Package strictjson checks a JSON body before it is decoded into a Go value, for what
+// encoding/json lets through: invalid UTF-8 (and lone UTF-16 surrogate escapes), which it turns
+// into U+FFFD; a key given twice, of which it keeps the last; and a field name in another case,
+// which it matches case-insensitively. A request that reaches the decoder after Check holds
+// exactly the names and the text its sender wrote.
+package strictjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/annals-dev/annals"
+)
+
+// Check validates body for decoding into v (a pointer, or a reflect.Type's zero value). Errors
+// are invalid and name the place: the byte offset of bad text, the path of a repeated key or of
+// a field name in the wrong case. Syntax errors are left to the decoder, which reports them.
+func Check(body []byte, v any) error {
+	if !utf8.Valid(body) {
+		return annals.Errorf(annals.EINVALID, "the request body is not valid UTF-8 (first bad byte at offset %d); send text as UTF-8", firstInvalid(body))
+	}
+	if off := loneSurrogate(body); off >= 0 {
+		return annals.Errorf(annals.EINVALID, "the request body holds a lone UTF-16 surrogate escape at offset %d, which is not a character", off)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	err := walk(dec, reflect.TypeOf(v), "")
+	if ae, ok := err.(*annals.Error); ok {
+		return ae
+	}
+	return nil // a syntax error: the decoder reports it with its own position
+}
+
+func firstInvalid(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// loneSurrogate returns the offset of a \uD800–\uDFFF escape inside a string that is not half
+// of a high-low pair, or -1.
+func loneSurrogate(b []byte) int {
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case !inString:
+			inString = c == '"'
+		case c == '"':
+			inString = false
+		case c == '\\' && i+1 < len(b):
+			if b[i+1] != 'u' {
+				i++ // an escaped character, perhaps a quote or a backslash
+				continue
+			}
+			u, ok := hex4(b, i+2)
+			switch {
+			case !ok:
+			case u >= 0xD800 && u <= 0xDBFF:
+				lo, ok := uint32(0), false
+				if i+7 < len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
+					lo, ok = hex4(b, i+8)
+				}
+				if !ok || lo < 0xDC00 || lo > 0xDFFF {
+					return i
+				}
+				i += 11
+			case u >= 0xDC00 && u <= 0xDFFF:
+				return i
+			default:
+				i += 5
+			}
+		}
+	}
+	return -1
+}
+
+func hex4(b []byte, at int) (uint32, bool) {
+	if at+4 > len(b) {
+		return 0, false
+	}
+	var v uint32
+	for _, c := range b[at : at+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			v = v<<4 | uint32(c-'0')
+		case c >= 'a' && c <= 'f':
+			v = v<<4 | uint32(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			v = v<<4 | uint32(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}
+
+var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// walk reads one value, checking its object keys against t (nil: any value, keys unchecked
+// except for repeats).
+func walk(dec *json.Decoder, t reflect.Type, path string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return nil
+	}
+	t = concrete(t)
+	switch d {
+	case '{':
+		fields := structFields(t)
+		seen := map[string]bool{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			key, _ := kt.(string)
+			at := join(path, key)
+			if seen[key] {
+				return annals.Errorf(annals.EINVALID, "field %q is given twice (give each field once)", at)
+			}
+			seen[key] = true
+			var ft reflect.Type
+			switch {
+			case fields != nil:
+				var known bool
+				if ft, known = fields[key]; !known {
+					for name := range fields {
+						if strings.EqualFold(name, key) {
+							return annals.Errorf(annals.EINVALID, "unknown field %q (field names are case-sensitive: did you mean %q?)", at, join(path, name))
+						}
+					}
+				}
+			case t != nil && t.Kind() == reflect.Map:
+				ft = t.Elem()
+			}
+			if err := walk(dec, ft, at); err != nil {
+				return err
+			}
+		}
+	case '[':
+		var et reflect.Type
+		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			et = t.Elem()
+		}
+		for i := 0; dec.More(); i++ {
+			if err := walk(dec, et, path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+		}
+	}
+	_, err = dec.Token() // the closing delimiter
+	return err
+}
+
+// concrete strips pointers; a type that decodes itself (json.Unmarshaler) is opaque: nil.
+func concrete(t reflect.Type) reflect.Type {
+	for t != nil && t.Kind() == reflect.Pointer {
+		if t.Implements(unmarshaler) {
+			return nil
+		}
+		t = t.Elem()
+	}
+	if t != nil && reflect.PointerTo(t).Implements(unmarshaler) {
+		return nil
+	}
+	return t
+}
+
+// structFields maps the JSON names of a struct's fields (embedded structs flattened) to their
+// types; nil when t is not a struct.
+func structFields(t reflect.Type) map[string]reflect.Type {
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	out := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			for k, v := range structFields(ft) {
+				out[k] = v
+			}
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
