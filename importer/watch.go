@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/annals-dev/annals"
 )
 
 // Defaults of WatchOptions.
