@@ -74,6 +74,7 @@ func (c *RedactingCapture) chat(in *annals.Chat) *annals.Chat {
 	out.Title, _ = c.Redactor.RedactText(in.Title)
 	out.Description, _ = c.Redactor.RedactText(in.Description)
 	out.Summary, _ = c.Redactor.RedactText(in.Summary)
+	out.Tags = annals.RedactTags(c.Redactor, in.Tags)
 	// Attribute values can carry credentials (a clone URL with a token in it). Redaction is
 	// deterministic, so the same input always stores the same value and the idempotent-create
 	// comparison of immutable data still holds.

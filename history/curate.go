@@ -20,10 +20,16 @@ func (s *Service) Annotate(ctx context.Context, req *Request) (*ChatResponse, er
 	if req.Description == nil && req.Tags == nil {
 		return nil, annals.Errorf(annals.EINVALID, "annotate needs a description, tags, or both (an empty tags list clears the tags)")
 	}
-	upd := annals.ChatUpdate{Tags: req.Tags}
-	if req.Tags != nil && *req.Tags == nil {
-		empty := []string{}
-		upd.Tags = &empty
+	upd := annals.ChatUpdate{}
+	if req.Tags != nil {
+		tags := []string{}
+		if *req.Tags != nil {
+			if err := annals.ValidateTags(*req.Tags); err != nil {
+				return nil, err
+			}
+			tags = annals.RedactTags(s.redactor, *req.Tags)
+		}
+		upd.Tags = &tags
 	}
 	if req.Description != nil {
 		d := s.redactText(*req.Description)

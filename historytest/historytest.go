@@ -46,6 +46,7 @@ func Run(t *testing.T, open Opener) {
 		{"Resume", testResume},
 		{"Delete", testDelete},
 		{"Redaction", testRedaction},
+		{"TagsAreRedacted", testTagsAreRedacted},
 		{"Envelope", testEnvelope},
 		{"QueryView", testQueryView},
 	} {

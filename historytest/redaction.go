@@ -72,3 +72,51 @@ func testRedaction(t *testing.T, open Opener) {
 		t.Errorf("rename stored a secret: %q", rn.Chat.Title)
 	}
 }
+
+// testTagsAreRedacted proves that a secret pasted into a tag is stored masked, whether the tag
+// comes with a new chat, through the capture path as a caller, or through annotate, and that no
+// list or search by the secret finds it.
+func testTagsAreRedacted(t *testing.T, open Opener) {
+	e := newEnv(t, open)
+	r, err := redact.New(redact.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := history.New(history.Config{Store: e.store, Redactor: r})
+	const key = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+	const npm = "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+	ctx := as(member("A", "ua1", "", annals.ScopeUser))
+	if _, err := svc.CreateChat(ctx, &annals.Chat{ID: "t1", Tags: []string{"ops", key, "token=" + key}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Annotate(ctx, &history.Request{Op: history.OpAnnotate, SessionID: "t1", Tags: ptr([]string{"ops", npm, "release"})}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Capture(ctx, []annals.CaptureOp{{Chat: &annals.Chat{ID: "t2", Tags: []string{key}}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"t1", "t2"} {
+		c := mustFind(t, e.store, id)
+		for _, tag := range c.Tags {
+			if strings.Contains(tag, key) || strings.Contains(tag, npm) {
+				t.Errorf("chat %s stored the secret tag %q", id, tag)
+			}
+		}
+	}
+	if got := mustFind(t, e.store, "t1").Tags; strings.Join(got, ",") != "ops,[redacted:npm_token],release" {
+		t.Errorf("t1 tags = %q, want ops, the npm marker, release", got)
+	}
+	for _, q := range []string{key, npm, "tag:" + key} {
+		res, err := svc.Search(ctx, &history.Request{Query: `"` + q + `"`})
+		if err != nil {
+			continue // a query the language refuses finds nothing either
+		}
+		if len(res.Chats) != 0 {
+			t.Errorf("search %q found %d chats by a secret tag", q, len(res.Chats))
+		}
+	}
+	list, err := svc.List(ctx, &history.Request{Op: history.OpList, Tag: key})
+	if err != nil || len(list.Chats) != 0 {
+		t.Errorf("list tag=<secret>: %v, %d chats; want none", err, len(list.Chats))
+	}
+}

@@ -149,6 +149,10 @@ func (db *DB) rescanChats(ctx context.Context, r annals.Redactor, after int64, r
 					total += max(c, 1)
 				}
 			}
+			if tags, c := annals.RedactTagsCount(r, ch.tags); c > 0 {
+				ch.tags = tags
+				total += c
+			}
 			if total > 0 {
 				replacements += total
 				changes = append(changes, ch)
@@ -159,12 +163,12 @@ func (db *DB) rescanChats(ctx context.Context, r annals.Redactor, after int64, r
 			return db.storeErr("rescan chats", err)
 		}
 		for _, ch := range changes {
-			if _, err := tx.Exec(ctx, `UPDATE chats SET title = $1, title_fold = $2, description = $3, summary = $4 WHERE pk = $5`,
-				[]byte(ch.title), []byte(strings.ToLower(ch.title)), []byte(ch.description), []byte(ch.summary), ch.pk); err != nil {
+			if _, err := tx.Exec(ctx, `UPDATE chats SET title = $1, title_fold = $2, description = $3, summary = $4, tags = $5 WHERE pk = $6`,
+				[]byte(ch.title), []byte(strings.ToLower(ch.title)), []byte(ch.description), []byte(ch.summary), nonNilTags(ch.tags), ch.pk); err != nil {
 				return db.storeErr("rewrite chat", err)
 			}
-			if _, err := tx.Exec(ctx, `UPDATE chat_meta SET meta_tsv = $1 WHERE chat_pk = $2`,
-				metaTSV(ch.title, ch.description, ch.summary, ch.tags), ch.pk); err != nil {
+			if _, err := tx.Exec(ctx, `UPDATE chat_meta SET tags = $1, meta_tsv = $2 WHERE chat_pk = $3`,
+				nonNilTags(ch.tags), metaTSV(ch.title, ch.description, ch.summary, ch.tags), ch.pk); err != nil {
 				return db.storeErr("rewrite chat metadata index", err)
 			}
 			changed++
@@ -177,4 +181,12 @@ func (db *DB) rescanChats(ctx context.Context, r annals.Redactor, after int64, r
 		rep.Replacements += replacements
 	}
 	return n, last, err
+}
+
+// nonNilTags stores no tags as an empty array, never NULL.
+func nonNilTags(tags []string) []string {
+	if tags == nil {
+		return []string{}
+	}
+	return tags
 }

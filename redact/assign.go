@@ -17,6 +17,12 @@ var keyQualifiers = []string{"api", "access", "secret", "private", "client", "en
 // secret. Case and the separators '_', '-', '.' and ' ' do not matter. It does not allocate: the
 // JSON walker asks it about every key.
 func isSecretKeyName(name string) bool {
+	// kubeconfig's client-key-data (a base64 private key) and the like: "<qualifier>key-data".
+	if hasSuffixFold(name, "-data") || hasSuffixFold(name, "_data") {
+		if base := name[:len(name)-5]; hasSuffixFold(base, "key") && isSecretKeyName(base) {
+			return true
+		}
+	}
 	for _, w := range secretSuffixes {
 		if hasSuffixFold(name, w) {
 			return true

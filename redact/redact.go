@@ -37,6 +37,10 @@ const (
 	KindBearerToken  = "bearer_token"   // Bearer <token>
 	KindURLPassword  = "url_password"   // scheme://user:PASSWORD@host
 	KindAssignment   = "assignment"     // password=..., "api_key": "...", --token ...
+	KindNPMToken     = "npm_token"      // npm_...
+	KindGitLabToken  = "gitlab_token"   // glpat-...
+	KindCookie       = "cookie"         // the values of Cookie: and Set-Cookie: headers
+	KindPassword     = "password"       // .netrc "password X", mysql -pX
 	// KindSecretEnv marks an exact value of a configured secret environment variable.
 	KindSecretEnv = "secret_env"
 )
@@ -46,8 +50,8 @@ const (
 func BuiltinKinds() []string {
 	return []string{
 		KindPrivateKey, KindJWT, KindAnthropicKey, KindOpenAIKey, KindGitHubToken, KindSlackToken,
-		KindStripeKey, KindGoogleAPIKey, KindAWSAccessKey, KindSlackWebhook, KindBearerToken,
-		KindURLPassword, KindAssignment, KindAWSSecretKey,
+		KindStripeKey, KindGoogleAPIKey, KindAWSAccessKey, KindNPMToken, KindGitLabToken, KindSlackWebhook,
+		KindBearerToken, KindURLPassword, KindCookie, KindPassword, KindAssignment, KindAWSSecretKey,
 	}
 }
 
@@ -190,9 +194,9 @@ func (r *Redactor) RedactEntry(e *annals.Entry) int {
 	return n
 }
 
-// RedactChat scrubs the free-text metadata of c in place (title, description and summary) and
-// returns the number of replacements. Tags and attributes are left alone: they are labels a
-// client filters on by exact value.
+// RedactChat scrubs the human metadata of c in place (title, description, summary and tags)
+// and returns the number of replacements. Attribute values are scrubbed by the capture path; ids
+// are never rewritten (they are how a chat is found).
 func (r *Redactor) RedactChat(c *annals.Chat) int {
 	if c == nil {
 		return 0
@@ -203,6 +207,8 @@ func (r *Redactor) RedactChat(c *annals.Chat) int {
 	c.Description, k = r.RedactText(c.Description)
 	n += k
 	c.Summary, k = r.RedactText(c.Summary)
+	n += k
+	c.Tags, k = annals.RedactTagsCount(r, c.Tags)
 	n += k
 	return n
 }

@@ -383,3 +383,62 @@ func TestFlagNamedInProseIsNotASecret(t *testing.T) {
 		t.Errorf("a real flag value got through: %q", got)
 	}
 }
+
+func TestRulesForSecretsThatGotThrough(t *testing.T) {
+	r := mustNew(t, redact.Config{})
+	const awsSecretBare = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+	tests := []struct {
+		name, in, secret, kind, keep string
+	}{
+		{"kubeconfig client-key-data", "users:\n- name: admin\n  user:\n    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVB\n", "LS0tLS1CRUdJTiBSU0Eg", redact.KindAssignment, "client-key-data: "},
+		{"netrc one line", "machine api.github.com login octocat password hunter2pass", "hunter2pass", redact.KindPassword, "login octocat password "},
+		{"netrc lines", "machine example.com\n  login bob\n  password s3cr3t-netrc\n", "s3cr3t-netrc", redact.KindPassword, "login bob"},
+		{"npm token", "//registry.npmjs.org/:_authToken npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8 ok", "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", redact.KindNPMToken, " ok"},
+		{"gitlab token", "git clone https://oauth2:glpat-Ab3dEf6hIj9kLm2nOp5q@gitlab.com/g/p.git", "glpat-Ab3dEf6hIj9kLm2nOp5q", redact.KindGitLabToken, "@gitlab.com/g/p.git"},
+		{"slack app token", "SLACK_APP=xapp-1-A0123456789-1234567890123-abcdef0123456789abcdef", "xapp-1-A0123456789", redact.KindSlackToken, "SLACK_APP="},
+		{"mysql -p", "mysql -uroot -pS3cretPw app_db < dump.sql", "S3cretPw", redact.KindPassword, " app_db < dump.sql"},
+		{"mysqldump -p quoted", "mysqldump -u admin -p'my pass' shop", "my pass", redact.KindPassword, " shop"},
+		{"cookie header", "curl -H 'Cookie: sessionid=8f14e45fceea167a5a36dedd4bea2543; csrftoken=Xy7Qz9' https://x", "8f14e45fceea167a5a36dedd4bea2543", redact.KindCookie, "sessionid="},
+		{"set-cookie header", "HTTP/1.1 200 OK\nSet-Cookie: session=eyJhIjoxfQ_sig_Zm9vYmFy; Path=/; HttpOnly\n", "eyJhIjoxfQ_sig_Zm9vYmFy", redact.KindCookie, "; Path=/; HttpOnly"},
+		{"bare aws secret next to its key id", "Access key ID,Secret access key\nAKIAIOSFODNN7EXAMPLE," + awsSecretBare + "\n", awsSecretBare, redact.KindAWSSecretKey, "Secret access key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, n := r.RedactText(tt.in)
+			if strings.Contains(got, tt.secret) {
+				t.Errorf("secret %q survived: %q", tt.secret, got)
+			}
+			if want := redact.Marker(tt.kind); !strings.Contains(got, want) {
+				t.Errorf("got %q, want it to contain %q", got, want)
+			}
+			if !strings.Contains(got, tt.keep) || n < 1 {
+				t.Errorf("got %q (%d replacements), want the context %q kept", got, n, tt.keep)
+			}
+			if again, n2 := r.RedactText(got); again != got || n2 != 0 {
+				t.Errorf("second pass changed %q to %q", got, again)
+			}
+		})
+	}
+	// Near misses of the new rules stay as written.
+	for _, s := range []string{
+		"the password is stored in the vault; log in with your password",
+		"please login with your password manager, then machine learning password reset",
+		"mysql -p prompts for the password; use mysql --help",
+		"set the cookie: it expires tomorrow",
+		"commit 3f786850e387550fdab836ed7e6dc881de23001b by AKIAIOSFODNN7EXAMPLE-like ids",
+		"npm_config_cache is an env var; glpat- tokens start with glpat-",
+		"ssh -p 2222 host",
+	} {
+		got, _ := r.RedactText(s)
+		if strings.Contains(s, "AKIAIOSFODNN7EXAMPLE-like") {
+			// the id itself is redacted; the hex digest next to it must not be
+			if !strings.Contains(got, "3f786850e387550fdab836ed7e6dc881de23001b") {
+				t.Errorf("a hex digest next to a key id was redacted: %q", got)
+			}
+			continue
+		}
+		if got != s {
+			t.Errorf("RedactText(%q) = %q; want it unchanged", s, got)
+		}
+	}
+}

@@ -111,7 +111,8 @@ func builtinRules() []rule {
 	for _, tr := range tokenRules() {
 		rules = append(rules, tr.rule())
 	}
-	return append(rules, webhookRule(), bearerRule(), urlPasswordRule(), assignmentRule())
+	return append(rules, awsPairRule(), webhookRule(), bearerRule(), urlPasswordRule(), cookieRule(),
+		netrcRule(), mysqlPasswordRule(), assignmentRule())
 }
 
 // tokenRule is a credential with a fixed literal prefix followed by a run of token characters.
@@ -136,10 +137,12 @@ func tokenRules() []tokenRule {
 		{kind: KindOpenAIKey, prefixes: []string{"sk-"}, body: b64urlSet, min: 20, check: hasDigitOrUpper},
 		{kind: KindGitHubToken, prefixes: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, body: alnumSet, min: 36, inWord: true},
 		{kind: KindGitHubToken, prefixes: []string{"github_pat_"}, body: wordSet, min: 22, inWord: true},
-		{kind: KindSlackToken, prefixes: []string{"xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-"}, body: alnumDashSet, min: 10, check: hasDigit, inWord: true},
+		{kind: KindSlackToken, prefixes: []string{"xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxe-", "xapp-"}, body: alnumDashSet, min: 10, check: hasDigit, inWord: true},
 		{kind: KindStripeKey, prefixes: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"}, body: alnumSet, min: 16},
 		{kind: KindGoogleAPIKey, prefixes: []string{"AIza"}, body: b64urlSet, min: 35},
 		{kind: KindAWSAccessKey, prefixes: []string{"AKIA", "ASIA", "ABIA", "ACCA"}, body: upperDigitSet, min: 16, exact: true},
+		{kind: KindNPMToken, prefixes: []string{"npm_"}, body: alnumSet, min: 36, check: hasDigitOrUpper},
+		{kind: KindGitLabToken, prefixes: []string{"glpat-", "gldt-", "glrt-", "glptt-"}, body: b64urlSet, min: 20, inWord: true, check: hasDigitOrUpper},
 	}
 }
 

@@ -99,18 +99,20 @@ func (db *DB) rescanEntries(ctx context.Context, r annals.Redactor, after int64,
 
 func (db *DB) rescanChats(ctx context.Context, r annals.Redactor, rep *annals.RescanReport) error {
 	return db.writeTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT pk, title, description, summary FROM chats ORDER BY pk`)
+		rows, err := tx.QueryContext(ctx, `SELECT pk, title, description, summary, tags FROM chats ORDER BY pk`)
 		if err != nil {
 			return storeErr("rescan chats", err)
 		}
 		type change struct {
 			pk                          int64
 			title, description, summary string
+			tags                        string
+			newTags                     []string
 		}
 		var changes []change
 		for rows.Next() {
 			var ch change
-			if err := rows.Scan(&ch.pk, &ch.title, &ch.description, &ch.summary); err != nil {
+			if err := rows.Scan(&ch.pk, &ch.title, &ch.description, &ch.summary, &ch.tags); err != nil {
 				rows.Close()
 				return storeErr("scan chat", err)
 			}
@@ -123,6 +125,10 @@ func (db *DB) rescanChats(ctx context.Context, r annals.Redactor, rep *annals.Re
 					total += max(c, 1)
 				}
 			}
+			if tags, c := annals.RedactTagsCount(r, splitTags(ch.tags)); c > 0 {
+				ch.newTags, ch.tags = tags, joinTags(tags)
+				total += c
+			}
 			if total > 0 {
 				rep.Replacements += total
 				changes = append(changes, ch)
@@ -132,10 +138,17 @@ func (db *DB) rescanChats(ctx context.Context, r annals.Redactor, rep *annals.Re
 		if err := rows.Err(); err != nil {
 			return storeErr("rescan chats", err)
 		}
+		w := &writer{ctx: ctx, tx: tx}
+		defer w.close()
 		for _, ch := range changes {
-			if _, err := tx.ExecContext(ctx, `UPDATE chats SET title = ?, title_fold = ?, description = ?, summary = ? WHERE pk = ?`,
-				ch.title, strings.ToLower(ch.title), ch.description, ch.summary, ch.pk); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE chats SET title = ?, title_fold = ?, description = ?, summary = ?, tags = ? WHERE pk = ?`,
+				ch.title, strings.ToLower(ch.title), ch.description, ch.summary, ch.tags, ch.pk); err != nil {
 				return storeErr("rewrite chat", err)
+			}
+			if ch.newTags != nil {
+				if err := w.replaceTags(ch.pk, ch.newTags); err != nil {
+					return err
+				}
 			}
 			rep.ChatsChanged++
 		}

@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(tb testing.TB) annals.Store) {
 		{"Concurrency", concurrencyTests()},
 		{"Bounds", boundsTests()},
 		{"Refs", refTests()},
+		{"Rescan", rescanTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -1,0 +1,212 @@
+package redact
+
+import "strings"
+
+// awsPairWindow is how far from an access key id a bare 40-character secret still counts as its
+// pair (a credentials CSV row, `aws configure` output, two env lines).
+const awsPairWindow = 300
+
+// awsPairRule redacts a bare 40-character secret access key that stands next to an access key
+// id (or the marker the id became), with no key name to say what it is. The secret must mix
+// upper case, lower case and digits, which a 40-character hex digest never does.
+func awsPairRule() rule {
+	ids := newAnchorSet(false, "AKIA", "ASIA", "ABIA", "ACCA", Marker(KindAWSAccessKey))
+	marker := Marker(KindAWSSecretKey)
+	return rule{may: ids.contains, find: func(t *scrub) []span {
+		s := t.s
+		var near [][2]int
+		ids.each(s, func(i int, p string) int {
+			near = append(near, [2]int{max(0, i-awsPairWindow), min(len(s), i+len(p)+awsPairWindow)})
+			return i + len(p)
+		})
+		var spans []span
+		for i := 0; i < len(s); {
+			if !awsSecretSet[s[i]] || (i > 0 && (awsSecretSet[s[i-1]] || s[i-1] == '=')) {
+				i++
+				continue
+			}
+			end := awsSecretSet.scan(s, i)
+			if end-i == 40 && (end == len(s) || !isWord(s[end]) && s[end] != '=') && mixedCase(s[i:end]) && within(near, i) {
+				spans = append(spans, span{i, end, marker})
+			}
+			i = end
+		}
+		return normalize(spans)
+	}}
+}
+
+func within(windows [][2]int, i int) bool {
+	for _, w := range windows {
+		if w[0] <= i && i < w[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// mixedCase reports whether s holds an upper-case letter, a lower-case letter and a digit.
+func mixedCase(s string) bool {
+	var up, low, digit bool
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		up = up || isUpper(c)
+		low = low || ('a' <= c && c <= 'z')
+		digit = digit || ('0' <= c && c <= '9')
+	}
+	return up && low && digit
+}
+
+// cookieValueStop ends a cookie value.
+var cookieValueStop = newByteSet(";", " \t\r\n", `"'\`)
+
+// cookieRule redacts the values of a Cookie header (every name=value pair) and of a Set-Cookie
+// header (the cookie itself, not its attributes such as Path or Expires), keeping the names.
+func cookieRule() rule {
+	anchors := newAnchorSet(true, "cookie:")
+	marker := Marker(KindCookie)
+	return rule{may: anchors.contains, find: func(t *scrub) []span {
+		s := t.s
+		var spans []span
+		anchors.each(s, func(i int, _ string) int {
+			set := i >= 4 && strings.EqualFold(s[i-4:i], "set-")
+			if !set && !boundaryBefore(s, i) {
+				return i + 7
+			}
+			j := skipBlanks(s, i+len("cookie:"))
+			lineEnd := j
+			for lineEnd < len(s) && s[lineEnd] != '\n' && s[lineEnd] != '\r' && !(s[lineEnd] == '\\' && lineEnd+1 < len(s) && (s[lineEnd+1] == 'n' || s[lineEnd+1] == 'r' || s[lineEnd+1] == '"')) && s[lineEnd] != '"' && s[lineEnd] != '\'' {
+				lineEnd++
+			}
+			for k := j; k < lineEnd; {
+				eq := strings.IndexByte(s[k:lineEnd], '=')
+				if eq < 0 {
+					break
+				}
+				v := k + eq + 1
+				end := v
+				for end < lineEnd && !cookieValueStop[s[end]] {
+					end++
+				}
+				if val := s[v:end]; len(val) >= 4 && plausibleLiteral(val) {
+					spans = append(spans, span{v, end, marker})
+				}
+				if set {
+					break // the rest of a Set-Cookie line is attributes
+				}
+				k = end
+				for k < lineEnd && (s[k] == ';' || s[k] == ' ') {
+					k++
+				}
+			}
+			return lineEnd
+		})
+		return normalize(spans)
+	}}
+}
+
+// netrcRule redacts the password of a .netrc entry: "machine host login user password SECRET",
+// on one line or several. It needs the netrc keywords around it, so "password" in prose is left
+// alone.
+func netrcRule() rule {
+	anchors := newAnchorSet(false, "password")
+	marker := Marker(KindPassword)
+	return rule{may: func(s string) bool { return strings.Contains(s, "machine") || strings.Contains(s, "login") }, find: func(t *scrub) []span {
+		s := t.s
+		var spans []span
+		anchors.each(s, func(i int, _ string) int {
+			j := i + len("password")
+			if !boundaryBefore(s, i) || j >= len(s) || (s[j] != ' ' && s[j] != '\t') {
+				return j
+			}
+			if !netrcKeywordBefore(s[:i]) || !netrcEntryBefore(s[max(0, i-300):i]) {
+				return j
+			}
+			start := skipBlanks(s, j)
+			end := start
+			for end < len(s) && !cookieValueStop[s[end]] {
+				end++
+			}
+			if end > start && plausibleLiteral(s[start:end]) {
+				spans = append(spans, span{start, end, marker})
+			}
+			return end
+		})
+		return normalize(spans)
+	}}
+}
+
+// netrcKeywordBefore reports whether text ends with a netrc pair "login X" or "machine X" (and
+// blanks), the way the keyword before "password" reads in a .netrc entry.
+func netrcKeywordBefore(text string) bool {
+	text = strings.TrimRight(text, " \t\r\n")
+	k := strings.LastIndexAny(text, " \t\r\n")
+	if k < 0 {
+		return false
+	}
+	text = strings.TrimRight(text[:k], " \t\r\n")
+	for _, kw := range []string{"login", "machine", "account"} {
+		if strings.HasSuffix(text, kw) && boundaryBefore(text, len(text)-len(kw)) {
+			return true
+		}
+	}
+	return false
+}
+
+// netrcEntryBefore reports whether text holds the start of a netrc entry: "default", or
+// "machine" followed by a host name (with a dot, or localhost).
+func netrcEntryBefore(text string) bool {
+	if k := strings.LastIndex(text, "default"); k >= 0 && boundaryBefore(text, k) {
+		return true
+	}
+	k := strings.LastIndex(text, "machine")
+	if k < 0 || !boundaryBefore(text, k) {
+		return false
+	}
+	rest := strings.TrimLeft(text[k+len("machine"):], " \t")
+	host := rest
+	if e := strings.IndexAny(rest, " \t\r\n"); e >= 0 {
+		host = rest[:e]
+	}
+	return strings.Contains(host, ".") || host == "localhost"
+}
+
+// mysqlPasswordRule redacts the password glued to -p in a MySQL or MariaDB client command line
+// (mysql -uroot -pS3cret db, mysqldump -p'S3cret'). A bare -p (prompt for it) is left alone.
+func mysqlPasswordRule() rule {
+	commands := newAnchorSet(false, "mysql", "mariadb", "mysqldump", "mysqladmin", "mysqlimport")
+	marker := Marker(KindPassword)
+	return rule{may: commands.contains, find: func(t *scrub) []span {
+		s := t.s
+		var spans []span
+		commands.each(s, func(i int, p string) int {
+			if !boundaryBefore(s, i) {
+				return i + len(p)
+			}
+			lineEnd := i
+			for lineEnd < len(s) && s[lineEnd] != '\n' && !(s[lineEnd] == '\\' && lineEnd+1 < len(s) && s[lineEnd+1] == 'n') {
+				lineEnd++
+			}
+			occurrences(s[:lineEnd], " -p", func(k int) int {
+				if k < i {
+					return k + 3
+				}
+				start := k + 3
+				quote := byte(0)
+				if start < lineEnd && (s[start] == '\'' || s[start] == '"') {
+					quote = s[start]
+					start++
+				}
+				end := start
+				for end < lineEnd && (quote != 0 && s[end] != quote || quote == 0 && !cookieValueStop[s[end]]) {
+					end++
+				}
+				if end > start && plausibleLiteral(s[start:end]) {
+					spans = append(spans, span{start, end, marker})
+				}
+				return end
+			})
+			return lineEnd
+		})
+		return normalize(spans)
+	}}
+}
