@@ -25,8 +25,9 @@ const (
 	reader
 	// writer routes need a principal and are refused by a read-only server.
 	writer
-	// operator routes need an operator or admin key (local mode counts as admin).
-	operator
+	// admin routes need an admin key (local mode counts as admin): /metrics counts every
+	// tenant's chats and requests, which no tenant's operator may see.
+	admin
 )
 
 // route options.
@@ -54,7 +55,7 @@ func (s *Server) routes() {
 
 	s.handle("POST /query", route{access: reader, maxBody: queryview.MaxBodyBytes, h: s.handleQuery})
 	s.handle("GET /healthz", route{access: public, h: s.handleHealth})
-	s.handle("GET /metrics", route{access: operator, h: s.handleMetrics})
+	s.handle("GET /metrics", route{access: admin, h: s.handleMetrics})
 }
 
 // handle registers a route with the stdlib mux's method pattern, wrapped in authentication,
@@ -73,8 +74,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 		if err != nil {
 			return err
 		}
-		if rt.access == operator && p.Role != annals.RoleOperator && p.Role != annals.RoleAdmin {
-			return annals.Errorf(annals.EFORBIDDEN, "%s needs an operator or admin key", r.Pattern)
+		if rt.access == admin && !p.IsAdmin() {
+			return annals.Errorf(annals.EFORBIDDEN, "%s shows every tenant's counts and needs an admin key", r.Pattern)
 		}
 		r = r.WithContext(annals.NewContextWithPrincipal(r.Context(), p))
 		if rw, ok := w.(*responseWriter); ok {

@@ -50,6 +50,10 @@ type Config struct {
 	// Keys authenticates API keys. Nil means there are none: the server can only run in local
 	// mode.
 	Keys annals.KeyStore
+	// AllowLocal lets the server run in local mode although the database has API keys, all of
+	// them revoked (annals serve --local). Without it such a server refuses to start: revoking
+	// every key must never quietly reopen the history to requests without credentials.
+	AllowLocal bool
 	// ReadOnly refuses every route that writes with 403, before it touches the store.
 	ReadOnly bool
 	// MaxBodyBytes bounds request bodies; 0 means DefaultMaxBodyBytes.
@@ -136,9 +140,13 @@ func (s *Server) Open(ctx context.Context) error {
 	if err != nil {
 		return annals.Errorf(annals.EINVALID, "--addr %q is not host:port (for example %s or 127.0.0.1:0)", s.cfg.Addr, DefaultAddr)
 	}
-	active, err := s.activeKeys(ctx)
+	active, total, err := s.countKeys(ctx)
 	if err != nil {
 		return err
+	}
+	if active == 0 && total > 0 && !s.cfg.AllowLocal {
+		return annals.Errorf(annals.EINVALID, "every API key of this database is revoked (%d of %d): serving now would let any local process act as the owner without a key; "+
+			"create a key ('annals keys create --tenant T'), or pass --local to serve in local mode on purpose", total, total)
 	}
 	loopback := isLoopbackHost(ctx, host)
 	if active == 0 && !loopback {
@@ -228,20 +236,25 @@ func (s *Server) Close() error {
 
 // activeKeys counts unrevoked keys.
 func (s *Server) activeKeys(ctx context.Context) (int, error) {
+	n, _, err := s.countKeys(ctx)
+	return n, err
+}
+
+// countKeys counts unrevoked keys and all keys, revoked included.
+func (s *Server) countKeys(ctx context.Context) (active, total int, err error) {
 	if s.keys == nil {
-		return 0, nil
+		return 0, 0, nil
 	}
 	keys, err := s.keys.ListKeys(ctx)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	n := 0
 	for _, k := range keys {
 		if !k.Revoked() {
-			n++
+			active++
 		}
 	}
-	return n, nil
+	return active, len(keys), nil
 }
 
 // keysActive reports whether an active key exists, checking the store at most once a second

@@ -27,6 +27,7 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 	addr := fs.String("addr", httpapi.DefaultAddr, "address to listen on (host:port; port 0 picks a free port)")
 	portFile := fs.String("port-file", "", "once listening, write {\"port\", \"bind\", \"pid\"} to this file (0600)")
 	readOnly := fs.Bool("read-only", false, "open the database read-only and refuse every write with 403")
+	local := fs.Bool("local", false, "serve in local mode (no key needed, loopback only) even though every API key of the database is revoked")
 	maxBody := fs.Int64("max-body", httpapi.DefaultMaxBodyBytes, "largest request body in bytes")
 	timeout := fs.Duration("request-timeout", httpapi.DefaultRequestTimeout, "longest time one request may work")
 	shutdown := fs.Duration("shutdown-timeout", httpapi.DefaultShutdownTimeout, "how long a stop waits for requests in flight")
@@ -66,6 +67,7 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 		Service:         svc,
 		Keys:            keys,
 		ReadOnly:        *readOnly,
+		AllowLocal:      *local,
 		MaxBodyBytes:    *maxBody,
 		RequestTimeout:  *timeout,
 		ShutdownTimeout: *shutdown,
