@@ -29,6 +29,7 @@ func Run(t *testing.T, open Opener) {
 		{"CaptureOwnership", testCaptureOwnership},
 		{"SnippetsEscapeForTheirMarks", testSnippetsEscapeForTheirMarks},
 		{"FilterTimesAreBounded", testFilterTimesAreBounded},
+		{"SmallerFindings", testSmallerFindings},
 		{"ScopeAliasesNeverBypassTheGate", testScopeAliasesNeverBypassTheGate},
 		{"ReviewFixes", testReviewFixes},
 		{"List", testList},

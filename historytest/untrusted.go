@@ -64,3 +64,48 @@ func testFilterTimesAreBounded(t *testing.T, open Opener) {
 		t.Errorf("list from 2199: %v, %d chats; want none (the chat is from 2026)", err, len(res.Chats))
 	}
 }
+
+// testSmallerFindings covers the small lies of the hostile test: get reports the context it
+// used, an around_seq at the integer limit is a window past the end (not "negative"), and the
+// envelope is decoded exactly (names in their case, each once) and refuses hand-made cursors.
+func testSmallerFindings(t *testing.T, open Opener) {
+	e := newEnv(t, open)
+	e.chat("x", "A", "u", "", 1, "a chat", "one", "two", "three")
+	e.chat("y", "A", "u", "", 2, "another chat")
+	ctx := as(member("A", "u", "", annals.ScopeUser))
+	got, err := e.svc.Get(ctx, &history.Request{SessionID: "x", AroundSeq: 2, Context: ptr(1 << 40)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Context != history.MaxContext || len(got.Entries) != 3 {
+		t.Errorf("get with a huge context: effective context %d, %d entries; want %d and all 3", got.Context, len(got.Entries), history.MaxContext)
+	}
+	got, err = e.svc.Get(ctx, &history.Request{SessionID: "x", AroundSeq: 1<<63 - 1})
+	if err != nil {
+		t.Errorf("around_seq at the int64 limit: %v, want an empty window", err)
+	} else if len(got.Entries) != 0 {
+		t.Errorf("around_seq at the int64 limit: %d entries", len(got.Entries))
+	}
+	for _, body := range []string{
+		`{"op":"list","op":"delete"}`,
+		`{"OP":"list"}`,
+		`{"op":"get","Session_ID":"x"}`,
+	} {
+		_, err := history.DecodeRequest(strings.NewReader(body))
+		wantCode(t, "envelope "+body, err, annals.EINVALID)
+	}
+	page, err := e.svc.List(ctx, &history.Request{Op: history.OpList, Limit: 1})
+	if err != nil || page.NextCursor == "" {
+		t.Fatalf("list page: %v %+v", err, page)
+	}
+	if _, err := e.svc.List(ctx, &history.Request{Op: history.OpList, Cursor: page.NextCursor}); err != nil {
+		t.Errorf("the issued cursor: %v", err)
+	}
+	for _, forged := range []string{page.NextCursor + "A", strings.TrimRight(page.NextCursor, "=") + "=", "eyJ2IjoxLCJvZmZzZXQiOjF9"} {
+		if forged == page.NextCursor {
+			continue
+		}
+		_, err := e.svc.List(ctx, &history.Request{Op: history.OpList, Cursor: forged})
+		wantCode(t, "a hand-made cursor "+forged, err, annals.EINVALID)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/termsafe"
 )
 
 // Main is the annals program with its inputs and outputs made explicit, so tests run the whole
@@ -42,6 +43,17 @@ func NewMain() *Main {
 }
 
 // Close releases whatever Run opened.
+// human is standard output for text meant for people: every character that a terminal would
+// execute (escape sequences, carriage returns, bidirectional overrides) is shown escaped. JSON
+// output goes to m.Stdout directly; its encoder escapes control characters itself.
+func (m *Main) human() io.Writer { return termsafe.Writer{W: m.Stdout} }
+
+// colour reports whether human output may use colour: on a terminal, unless NO_COLOR is set or
+// TERM is dumb.
+func (m *Main) colour() bool {
+	return m.IsTerminal(m.Stdout) && m.Getenv("NO_COLOR") == "" && m.Getenv("TERM") != "dumb"
+}
+
 func (m *Main) Close() error {
 	if m.store != nil {
 		err := m.store.Close()

@@ -22,7 +22,7 @@ func (m *Main) byID(ctx context.Context, c *common, asJSON bool, req *history.Re
 	if asJSON {
 		return json.NewEncoder(m.Stdout).Encode(out)
 	}
-	_, err = fmt.Fprintln(m.Stdout, say(out))
+	_, err = fmt.Fprintln(m.human(), say(out))
 	return err
 }
 

@@ -30,6 +30,11 @@ func runExport(ctx context.Context, m *Main, args []string) error {
 		return err
 	}
 	var w io.Writer = m.Stdout
+	if *out == "" && *format == "markdown" && m.IsTerminal(m.Stdout) {
+		// Read on a terminal, the transcript's own escape sequences are shown, not run; a file or
+		// a pipe gets the export byte for byte.
+		w = m.human()
+	}
 	if *out != "" {
 		f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 		if err != nil {

@@ -198,7 +198,7 @@ func runKeysList(ctx context.Context, m *Main, args []string) error {
 		fmt.Fprintln(m.Stdout, "No API keys: 'annals serve' runs in local mode (loopback only). Create one with 'annals keys create --tenant T'.")
 		return nil
 	}
-	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(m.human(), 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tTENANT\tUSER\tAGENT\tROLE\tSCOPES\tCREATED\tREVOKED")
 	for _, k := range keys {
 		revoked := "-"

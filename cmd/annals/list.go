@@ -99,7 +99,7 @@ func runList(ctx context.Context, m *Main, args []string) error {
 	if *asJSON {
 		return json.NewEncoder(m.Stdout).Encode(res)
 	}
-	return writeChatPage(m.Stdout, res, "No chats.")
+	return writeChatPage(m.human(), res, "No chats.")
 }
 
 func writeChatPage(w io.Writer, res *history.ListResponse, empty string) error {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/internal/termsafe"
 )
 
 // Terminal highlighting: bold yellow on, reset off.
@@ -16,6 +17,22 @@ const (
 	ansiMarkOpen  = "\x1b[1;33m"
 	ansiMarkClose = "\x1b[0m"
 )
+
+// The search asks for these two private-use characters as its marks; the CLI escapes the
+// transcript text between them for the terminal and only then puts its own colour codes (or
+// brackets) in their place, so no escape sequence from a transcript ever reaches the terminal.
+const (
+	cliMarkOpen  = "\uE000"
+	cliMarkClose = "\uE001"
+)
+
+// snippetHighlighter renders a snippet marked with cliMarkOpen/cliMarkClose.
+type snippetHighlighter struct{ open, shut string }
+
+func (h snippetHighlighter) render(s string) string {
+	s = termsafe.String(oneLine(s))
+	return strings.NewReplacer(cliMarkOpen, h.open, cliMarkClose, h.shut).Replace(s)
+}
 
 func runSearch(ctx context.Context, m *Main, args []string) error {
 	fs := m.flagSet("search", "[flags] QUERY...", `Find chats by what was said in them: titles, descriptions, summaries, tags and
@@ -47,8 +64,12 @@ Results are ranked by relevance blended with recency, with highlighted snippets.
 	if err := ff.apply(req); err != nil {
 		return err
 	}
-	if !*asJSON && m.IsTerminal(m.Stdout) {
-		req.MarkOpen, req.MarkClose = ansiMarkOpen, ansiMarkClose
+	hl := snippetHighlighter{open: "[", shut: "]"}
+	if !*asJSON {
+		req.MarkOpen, req.MarkClose = cliMarkOpen, cliMarkClose
+		if m.colour() {
+			hl = snippetHighlighter{open: ansiMarkOpen, shut: ansiMarkClose}
+		}
 	}
 	a, err := m.open(ctx, c, false)
 	if err != nil {
@@ -62,13 +83,13 @@ Results are ranked by relevance blended with recency, with highlighted snippets.
 		return json.NewEncoder(m.Stdout).Encode(res)
 	}
 	if res.Total == 0 {
-		_, err := fmt.Fprintf(m.Stdout, "No matches for %s.\n", res.Query)
+		_, err := fmt.Fprintf(m.human(), "No matches for %s.\n", res.Query)
 		return err
 	}
 	if *entries {
-		writeEntryHits(m.Stdout, res.Entries)
+		writeEntryHits(m.Stdout, hl, res.Entries)
 	} else {
-		writeChatHits(m.Stdout, res.Chats)
+		writeChatHits(m.Stdout, hl, res.Chats)
 	}
 	if shown := res.Offset + max(len(res.Chats), len(res.Entries)); shown < res.Total {
 		fmt.Fprintf(m.Stdout, "%d of %d shown (--offset %d or --cursor %s for more)\n", shown-res.Offset, res.Total, shown, res.NextCursor)
@@ -76,31 +97,32 @@ Results are ranked by relevance blended with recency, with highlighted snippets.
 	return nil
 }
 
-func writeChatHits(w io.Writer, hits []annals.ChatHit) {
+// writeChatHits writes chat hits; every string from the store goes through termsafe first.
+func writeChatHits(w io.Writer, hl snippetHighlighter, hits []annals.ChatHit) {
 	for _, h := range hits {
 		c := h.Chat
 		title := c.Title
 		if title == "" {
 			title = "(untitled)"
 		}
-		fmt.Fprintf(w, "%s  %s  · %s · %d matching entries\n", c.ID, oneLine(title), humanTime(c.LastActivity), h.Matches)
+		fmt.Fprintf(w, "%s  %s  · %s · %d matching entries\n", termsafe.String(c.ID), termsafe.String(oneLine(title)), humanTime(c.LastActivity), h.Matches)
 		for _, s := range h.Snippets {
 			who := string(s.Kind)
 			if s.Tool != "" {
 				who += " " + s.Tool
 			}
-			fmt.Fprintf(w, "    #%d %s: %s\n", s.Seq, who, oneLine(s.Text))
+			fmt.Fprintf(w, "    #%d %s: %s\n", s.Seq, termsafe.String(who), hl.render(s.Text))
 		}
 	}
 }
 
-func writeEntryHits(w io.Writer, hits []annals.EntryHit) {
+func writeEntryHits(w io.Writer, hl snippetHighlighter, hits []annals.EntryHit) {
 	for _, h := range hits {
 		e := h.Entry
 		who := string(e.Kind)
 		if e.Tool != nil {
 			who += " " + e.Tool.Name
 		}
-		fmt.Fprintf(w, "%s #%d %s · %s\n    %s\n", e.ChatID, e.Seq, who, e.Time.Local().Format("2006-01-02 15:04"), oneLine(h.Snippet))
+		fmt.Fprintf(w, "%s #%d %s · %s\n    %s\n", termsafe.String(e.ChatID), e.Seq, termsafe.String(who), e.Time.Local().Format("2006-01-02 15:04"), hl.render(h.Snippet))
 	}
 }

@@ -67,7 +67,7 @@ func runShow(ctx context.Context, m *Main, args []string) error {
 	if *asJSON {
 		return json.NewEncoder(m.Stdout).Encode(map[string]any{"chat": chat, "runs": runs, "entries": entries})
 	}
-	return writeTranscript(m.Stdout, chat, runs, entries)
+	return writeTranscript(m.human(), chat, runs, entries)
 }
 
 // outcomeMark is how a tool outcome is marked in a transcript, readable without colour.
