@@ -20,6 +20,10 @@ type ListResponse struct {
 	// NextCursor, when set, fetches the next page.
 	NextCursor string `json:"next_cursor,omitempty"`
 	Scope      string `json:"scope"`
+	// Unreadable names chats of this page that could not be read (a value an older version
+	// stored, a hand-edited database): they are left out, the rest of the page is served, and
+	// the cause is logged.
+	Unreadable []string `json:"unreadable,omitempty"`
 }
 
 // List returns chats in scope, pinned first, then most recent activity.
@@ -37,11 +41,15 @@ func (s *Service) List(ctx context.Context, req *Request) (*ListResponse, error)
 
 func (s *Service) page(ctx context.Context, f annals.ChatFilter, res *Resolved) (*ListResponse, error) {
 	chats, total, err := s.store.FindChats(ctx, f)
-	if err != nil {
+	skipped, partial := annals.Unreadable(err)
+	if partial {
+		s.log.Warn("list: chats that cannot be read were left out of the page", "chats", skipped, "err", annals.ErrorDetail(err))
+	} else if err != nil {
 		return nil, err
 	}
-	out := &ListResponse{Chats: chats, Total: total, Limit: f.Limit, Offset: f.Offset, Scope: string(res.Scope)}
-	if next := f.Offset + len(chats); next < total && len(chats) > 0 {
+	out := &ListResponse{Chats: chats, Total: total, Limit: f.Limit, Offset: f.Offset, Scope: string(res.Scope), Unreadable: skipped}
+	if n := len(chats) + len(skipped); f.Offset+n < total && n > 0 {
+		next := f.Offset + n
 		out.NextCursor = encodeCursor(cursor{Offset: next})
 	}
 	return out, nil

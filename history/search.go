@@ -31,6 +31,8 @@ type SearchResponse struct {
 	Mode       string `json:"mode"`
 	// Query is the query as annals understood it, in the search language.
 	Query string `json:"query"`
+	// Unreadable names chats of this page that could not be read; see ListResponse.
+	Unreadable []string `json:"unreadable,omitempty"`
 }
 
 // Search finds chats (or, in entries mode, entries) in scope matching a query in the search
@@ -105,6 +107,11 @@ func (s *Service) Search(ctx context.Context, req *Request) (*SearchResponse, er
 	} else {
 		out.Chats, out.Total, err = s.store.SearchChats(ctx, f)
 		n = len(out.Chats)
+	}
+	if skipped, partial := annals.Unreadable(err); partial {
+		s.log.Warn("search: chats that cannot be read were left out of the page", "chats", skipped, "err", annals.ErrorDetail(err))
+		out.Unreadable, err = skipped, nil
+		n += len(skipped)
 	}
 	if err != nil {
 		return nil, err

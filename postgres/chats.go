@@ -61,11 +61,25 @@ func (s *chatScan) chat() (*annals.Chat, error) {
 // scanChat reads one row of chatColumns followed by extra targets.
 func scanChat(row pgx.Row, extra ...any) (*annals.Chat, error) {
 	var s chatScan
+	// A failed Scan closes pgx's rows, so only a value that scanned but cannot be decoded is a
+	// row that the rest of the page can do without (PostgreSQL's column types rule out the rest).
 	if err := row.Scan(append(s.targets(), extra...)...); err != nil {
 		return nil, err
 	}
-	return s.chat()
+	c, err := s.chat()
+	if err != nil {
+		return nil, &rowError{id: s.c.ID, err: err}
+	}
+	return c, nil
 }
+
+// rowError is a row that could not be decoded, with the id of its chat.
+type rowError struct {
+	id  string
+	err error
+}
+
+func (e *rowError) Error() string { return "chat " + e.id + ": " + e.err.Error() }
 
 // FindChatByID returns one chat regardless of owner; see annals.ChatStore.
 func (db *DB) FindChatByID(ctx context.Context, id string) (*annals.Chat, error) {
@@ -189,8 +203,14 @@ func (db *DB) FindChats(ctx context.Context, f annals.ChatFilter) ([]*annals.Cha
 	}
 	defer rows.Close()
 	chats := []*annals.Chat{}
+	var skipped annals.RowSkipper
 	for rows.Next() {
 		c, err := scanChat(rows)
+		if re, ok := err.(*rowError); ok {
+			// One chat that cannot be read never breaks the page: it is skipped and reported.
+			skipped.Skip(re.id, re.err)
+			continue
+		}
 		if err != nil {
 			return nil, 0, db.storeErr("scan chat", err)
 		}
@@ -199,7 +219,7 @@ func (db *DB) FindChats(ctx context.Context, f annals.ChatFilter) ([]*annals.Cha
 	if err := rows.Err(); err != nil {
 		return nil, 0, db.storeErr("find chats", err)
 	}
-	return chats, total, nil
+	return chats, total, skipped.Err()
 }
 
 // UpdateChat changes mutable metadata; see annals.ChatStore.

@@ -290,10 +290,16 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	hits := []annals.ChatHit{}
 	var pks []int64
 	total := 0
+	var skipped annals.RowSkipper
 	for rows.Next() {
 		var h annals.ChatHit
 		var pk, n, all int64
 		c, err := scanChat(rows, &pk, &h.Score, &n, &all)
+		if re, ok := err.(*rowError); ok {
+			skipped.Skip(re.id, re.err) // the rest of the page is served
+			total = int(all)
+			continue
+		}
 		if err != nil {
 			return nil, 0, db.storeErr("scan search hit", err)
 		}
@@ -317,7 +323,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 			return nil, 0, err
 		}
 	}
-	return hits, total, nil
+	return hits, total, skipped.Err()
 }
 
 // aggFlags folds per-row term flags per chat: a term holds for the chat when any row matched it.

@@ -30,7 +30,7 @@ func scanChat(row scanner) (*annals.Chat, error) {
 		&c.Title, &c.Description, &tags, &c.Pinned, &archived, &c.Summary, &summarized,
 		&runs, &entries, &entryIn, &runIn, &entryOut, &runOut, &cost, &c.Incarnation)
 	if err != nil {
-		return nil, err
+		return nil, &rowError{id: c.ID, err: err}
 	}
 	c.Totals = annals.Totals{
 		Runs: int64(runs), Entries: int64(entries),
@@ -40,7 +40,7 @@ func scanChat(row scanner) (*annals.Chat, error) {
 	}
 	if attrs != "" && attrs != "{}" {
 		if err := json.Unmarshal([]byte(attrs), &c.Attributes); err != nil {
-			return nil, err
+			return nil, &rowError{id: c.ID, err: err}
 		}
 	}
 	c.Status = annals.RunStatus(status)
@@ -201,8 +201,14 @@ func (db *DB) FindChats(ctx context.Context, f annals.ChatFilter) ([]*annals.Cha
 	}
 	defer rows.Close()
 	chats := []*annals.Chat{}
+	var skipped annals.RowSkipper
 	for rows.Next() {
 		c, err := scanChat(rows)
+		if re, ok := err.(*rowError); ok {
+			// One chat that cannot be read never breaks the page: it is skipped and reported.
+			skipped.Skip(re.id, re.err)
+			continue
+		}
 		if err != nil {
 			return nil, 0, storeErr("scan chat", err)
 		}
@@ -211,7 +217,7 @@ func (db *DB) FindChats(ctx context.Context, f annals.ChatFilter) ([]*annals.Cha
 	if err := rows.Err(); err != nil {
 		return nil, 0, storeErr("find chats", err)
 	}
-	return chats, total, nil
+	return chats, total, skipped.Err()
 }
 
 // UpdateChat changes mutable metadata; see annals.ChatStore.

@@ -313,12 +313,17 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	hits := []annals.ChatHit{}
 	total := 0
 	lastPK := int64(-1)
+	var skipped annals.RowSkipper
 	for rows.Next() {
 		var h annals.ChatHit
 		var pk int64
 		var seq sql.NullInt64
 		var kind, tool, text sql.NullString
 		c, err := scanChat(suffixScanner{rows: rows, extra: []any{&pk, &h.Score, &h.Matches, &total, &seq, &kind, &tool, &text}})
+		if re, ok := err.(*rowError); ok {
+			skipped.Skip(re.id, re.err) // the rest of the page is served
+			continue
+		}
 		if err != nil {
 			return nil, 0, storeErr("scan search hit", err)
 		}
@@ -343,7 +348,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 			return nil, 0, ftsErr("count search", err)
 		}
 	}
-	return hits, total, nil
+	return hits, total, skipped.Err()
 }
 
 // isDisjunction reports whether e is one term or terms joined by OR (no AND, no exclusion).
