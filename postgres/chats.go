@@ -81,6 +81,9 @@ type rowError struct {
 
 func (e *rowError) Error() string { return "chat " + e.id + ": " + e.err.Error() }
 
+// Unwrap returns the cause, so a missing row still reads as sql.ErrNoRows.
+func (e *rowError) Unwrap() error { return e.err }
+
 // FindChatByID returns one chat regardless of owner; see annals.ChatStore.
 func (db *DB) FindChatByID(ctx context.Context, id string) (*annals.Chat, error) {
 	return db.findChatByID(ctx, db.pool, id)

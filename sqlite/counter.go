@@ -10,6 +10,9 @@ type rowError struct {
 
 func (e *rowError) Error() string { return "chat " + e.id + ": " + e.err.Error() }
 
+// Unwrap returns the cause, so a missing row still reads as sql.ErrNoRows.
+func (e *rowError) Unwrap() error { return e.err }
+
 // counter scans an INTEGER counter column leniently: an integer as is, a float (what SQLite
 // stores when an integer sum overflows) clamped to the int64 range, NULL as 0.
 type counter int64
