@@ -115,7 +115,7 @@ func (s *Service) Get(ctx context.Context, req *Request) (*GetResponse, error) {
 }
 
 func (s *Service) renderMarkdown(ctx context.Context, chat *annals.Chat) (string, error) {
-	runs, err := s.store.FindRuns(ctx, chat.ID)
+	runs, err := s.runsOf(ctx, chat)
 	if err != nil {
 		return "", err
 	}

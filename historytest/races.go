@@ -40,6 +40,26 @@ func testCrossTenantRaces(t *testing.T, open Opener) {
 			_, err := svc.Recap(ctxA, &history.Request{Op: history.OpRecap, SessionID: id})
 			return err
 		}},
+		// Reads through a fetched chat are bound to it too: nothing of B's comes back to A.
+		{"get", raceIterations/10 + 1, func(svc *history.Service, id string) error {
+			res, err := svc.Get(ctxA, &history.Request{Op: history.OpGet, SessionID: id})
+			switch {
+			case err != nil:
+				return err
+			case len(res.Entries) > 0 || res.Chat.TenantID != "A":
+				return annals.Errorf(annals.EINTERNAL, "get returned B's chat or %d of its entries to A", len(res.Entries))
+			}
+			// The chat as A checked it, with the page bound to it: empty, since it is gone.
+			return annals.NotFound(id)
+		}},
+		{"markdown", raceIterations/10 + 1, func(svc *history.Service, id string) error {
+			_, err := svc.Get(ctxA, &history.Request{Op: history.OpGet, SessionID: id, Format: history.FormatMarkdown})
+			return err
+		}},
+		{"runs", raceIterations/10 + 1, func(svc *history.Service, id string) error {
+			_, err := svc.Runs(ctxA, &history.Request{Op: history.OpGet, SessionID: id})
+			return err
+		}},
 		{"append", raceIterations, func(svc *history.Service, id string) error {
 			_, err := svc.AppendEntries(ctxA, id, []*annals.Entry{{ID: "from-a", Kind: annals.KindUser, Text: "written by A"}})
 			return err

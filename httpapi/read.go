@@ -99,10 +99,11 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		runs, err := s.store.FindRuns(ctx, res.Chat.ID)
+		rr, err := s.svc.Runs(ctx, &history.Request{Op: history.OpGet, SessionID: id, Scope: q.Get("scope")})
 		if err != nil {
 			return err
 		}
+		runs := rr.Runs
 		h := w.Header()
 		h.Set("Content-Type", "application/json")
 		h.Set("Content-Disposition", attachment(id, ".json"))
@@ -176,35 +177,11 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	chat, err := s.chatInScope(r, r.PathValue("id"), q.Get("scope"))
+	rr, err := s.svc.Runs(r.Context(), &history.Request{Op: history.OpGet, SessionID: r.PathValue("id"), Scope: q.Get("scope")})
 	if err != nil {
 		return err
 	}
-	runs, err := s.store.FindRuns(r.Context(), chat.ID)
-	if err != nil {
-		return err
-	}
-	if runs == nil {
-		runs = []*annals.Run{}
-	}
-	return writeJSON(w, http.StatusOK, RunsAnswer{Runs: runs})
-}
-
-// chatInScope fetches a chat and checks it against the caller's scope (the requested one, or
-// the widest allowed). Missing and outside scope are the same opaque not-found.
-func (s *Server) chatInScope(r *http.Request, id, scope string) (*annals.Chat, error) {
-	res, err := history.Resolve(r.Context(), scope)
-	if err != nil {
-		return nil, err
-	}
-	if err := annals.ValidateID("session id", id); err != nil {
-		return nil, err
-	}
-	chat, err := s.store.FindChatByID(r.Context(), id)
-	if annals.ErrorCode(err) == annals.ENOTFOUND || (err == nil && !res.Owner.Matches(chat)) {
-		return nil, annals.NotFound(id)
-	}
-	return chat, err
+	return writeJSON(w, http.StatusOK, RunsAnswer{Runs: rr.Runs})
 }
 
 func containsString(list []string, s string) bool {
