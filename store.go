@@ -39,6 +39,22 @@ type TruncateOp struct {
 	Point  TruncatePoint `json:"point"`
 }
 
+// TargetID returns the id of the existing chat an append, truncate or run writes to, and ""
+// for a chat op (which creates its chat) or a malformed op.
+func (op *CaptureOp) TargetID() string {
+	switch {
+	case op.Chat != nil:
+		return ""
+	case op.Append != nil:
+		return op.Append.ChatID
+	case op.Truncate != nil:
+		return op.Truncate.ChatID
+	case op.Run != nil:
+		return op.Run.ChatID
+	}
+	return ""
+}
+
 // Validate checks the op's shape and values without touching a store.
 func (op *CaptureOp) Validate() error {
 	n := 0

@@ -140,9 +140,7 @@ func (s *Service) guard(ctx context.Context, ops []annals.CaptureOp) ([]annals.C
 	for i, op := range ops {
 		out[i] = op
 		out[i].Expect = nil // only the guard binds an op
-		var chatID string
-		switch {
-		case op.Chat != nil:
+		if op.Chat != nil {
 			c, err := s.ownChat(ctx, p, res.Owner, op.Chat)
 			if err != nil {
 				return nil, &annals.BatchError{Index: i, Err: err}
@@ -150,13 +148,9 @@ func (s *Service) guard(ctx context.Context, ops []annals.CaptureOp) ([]annals.C
 			out[i].Chat = c
 			owners[c.ID] = c.OwnedBy()
 			continue
-		case op.Append != nil:
-			chatID = op.Append.ChatID
-		case op.Truncate != nil:
-			chatID = op.Truncate.ChatID
-		case op.Run != nil:
-			chatID = op.Run.ChatID
-		default:
+		}
+		chatID := op.TargetID()
+		if chatID == "" {
 			continue // the store's validation reports the malformed op
 		}
 		owner, seen := owners[chatID]

@@ -241,16 +241,7 @@ func (w *writer) lockChats(ops []annals.CaptureOp) error {
 	seen := map[string]bool{}
 	var ids []string
 	for _, op := range ops {
-		var id string
-		switch {
-		case op.Append != nil:
-			id = op.Append.ChatID
-		case op.Truncate != nil:
-			id = op.Truncate.ChatID
-		case op.Run != nil:
-			id = op.Run.ChatID
-		}
-		if id != "" && !seen[id] {
+		if id := op.TargetID(); id != "" && !seen[id] {
 			seen[id] = true
 			ids = append(ids, id)
 		}

@@ -93,26 +93,29 @@ func TestBuiltinRulesRedactRealisticSecrets(t *testing.T) {
 		{"assignment unclosed quote", `password = "half-written`, "half-written", redact.KindAssignment, `password = "`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, n := r.RedactText(tt.in)
-			if strings.Contains(got, tt.secret) {
-				t.Errorf("secret %q survived: %q", tt.secret, got)
-			}
-			if want := redact.Marker(tt.kind); !strings.Contains(got, want) {
-				t.Errorf("got %q, want it to contain %q", got, want)
-			}
-			if !strings.Contains(got, tt.keep) {
-				t.Errorf("got %q, want the context %q kept", got, tt.keep)
-			}
-			if n < 1 {
-				t.Errorf("count = %d, want at least 1", n)
-			}
-			// Idempotent: a rescan over stored text changes nothing.
-			again, n2 := r.RedactText(got)
-			if again != got || n2 != 0 {
-				t.Errorf("second pass changed %q to %q (%d replacements)", got, again, n2)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantRedacted(t, r, tt.in, tt.secret, tt.kind, tt.keep) })
+	}
+}
+
+// wantRedacted checks that redacting in removes secret, leaves the marker of kind and the
+// context keep, and that a second pass (a rescan over stored text) changes nothing.
+func wantRedacted(t *testing.T, r *redact.Redactor, in, secret, kind, keep string) {
+	t.Helper()
+	got, n := r.RedactText(in)
+	if strings.Contains(got, secret) {
+		t.Errorf("secret %q survived: %q", secret, got)
+	}
+	if want := redact.Marker(kind); !strings.Contains(got, want) {
+		t.Errorf("got %q, want it to contain %q", got, want)
+	}
+	if !strings.Contains(got, keep) {
+		t.Errorf("got %q, want the context %q kept", got, keep)
+	}
+	if n < 1 {
+		t.Errorf("count = %d, want at least 1", n)
+	}
+	if again, n2 := r.RedactText(got); again != got || n2 != 0 {
+		t.Errorf("second pass changed %q to %q (%d replacements)", got, again, n2)
 	}
 }
 
@@ -403,21 +406,7 @@ func TestRulesForSecretsThatGotThrough(t *testing.T) {
 		{"bare aws secret next to its key id", "Access key ID,Secret access key\nAKIAIOSFODNN7EXAMPLE," + awsSecretBare + "\n", awsSecretBare, redact.KindAWSSecretKey, "Secret access key"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, n := r.RedactText(tt.in)
-			if strings.Contains(got, tt.secret) {
-				t.Errorf("secret %q survived: %q", tt.secret, got)
-			}
-			if want := redact.Marker(tt.kind); !strings.Contains(got, want) {
-				t.Errorf("got %q, want it to contain %q", got, want)
-			}
-			if !strings.Contains(got, tt.keep) || n < 1 {
-				t.Errorf("got %q (%d replacements), want the context %q kept", got, n, tt.keep)
-			}
-			if again, n2 := r.RedactText(got); again != got || n2 != 0 {
-				t.Errorf("second pass changed %q to %q", got, again)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantRedacted(t, r, tt.in, tt.secret, tt.kind, tt.keep) })
 	}
 	// Near misses of the new rules stay as written.
 	for _, s := range []string{
