@@ -78,7 +78,11 @@ func (c *Chat) SameImmutable(other *Chat) bool {
 type ChatFilter struct {
 	Owner Owner
 
-	ID            *string
+	ID *string
+	// IDPrefix keeps chats whose id starts with it, or whose id holds it right after a ':' (the
+	// source tool's own id inside an imported chat's id: "7f3c" finds "claude-code:7f3c2a10-...").
+	// Compared byte for byte, case-sensitively.
+	IDPrefix      string
 	Status        *RunStatus
 	From          *time.Time // last_activity >= From
 	To            *time.Time // last_activity <= To

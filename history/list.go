@@ -97,6 +97,12 @@ func listFilter(req *Request, owner annals.Owner) (annals.ChatFilter, error) {
 	if req.Tag != "" {
 		f.Tag = &req.Tag
 	}
+	if req.IDPrefix != "" {
+		if err := annals.ValidateID("id_prefix", req.IDPrefix); err != nil {
+			return f, err
+		}
+		f.IDPrefix = req.IDPrefix
+	}
 	if req.TitleContains != "" {
 		f.TitleContains = &req.TitleContains
 	}

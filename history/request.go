@@ -52,6 +52,7 @@ type Request struct {
 	To              string               `json:"to,omitempty"`
 	Tag             string               `json:"tag,omitempty"`
 	TitleContains   string               `json:"title_contains,omitempty"`
+	IDPrefix        string               `json:"id_prefix,omitempty"`
 	Attributes      map[string]AttrValue `json:"attributes,omitempty"`
 	Agent           string               `json:"agent,omitempty"`
 	PinnedOnly      bool                 `json:"pinned_only,omitempty"`

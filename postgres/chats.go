@@ -120,6 +120,10 @@ func chatWhere(f annals.ChatFilter) (*where, error) {
 	if f.ID != nil {
 		w.add("c.id = ?", *f.ID)
 	}
+	if f.IDPrefix != "" {
+		// left and strpos compare exactly (LIKE would read % and _).
+		w.add("(left(c.id, length(?::text)) = ? OR strpos(c.id, ':' || ?::text) > 0)", f.IDPrefix, f.IDPrefix, f.IDPrefix)
+	}
 	if f.Status != nil {
 		if _, err := annals.ParseRunStatus(string(*f.Status)); err != nil {
 			return nil, err

@@ -117,6 +117,10 @@ func chatWhere(f annals.ChatFilter) (*where, error) {
 	if f.ID != nil {
 		w.add("c.id = ?", *f.ID)
 	}
+	if f.IDPrefix != "" {
+		// substr and instr compare bytes exactly (LIKE would fold case and read % and _).
+		w.add("(substr(c.id, 1, length(?)) = ? OR instr(c.id, ':' || ?) > 0)", f.IDPrefix, f.IDPrefix, f.IDPrefix)
+	}
 	if f.Status != nil {
 		if _, err := annals.ParseRunStatus(string(*f.Status)); err != nil {
 			return nil, err

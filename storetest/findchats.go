@@ -27,6 +27,33 @@ func findChatsTests() []test {
 		{"ArchivedHiddenUnlessIncluded", testFindArchived},
 		{"TotalIgnoresPaging", testFindPaging},
 		{"MetaTermsMatchMetadataLiterally", testFindMetaTerms},
+		{"IDPrefixMatchesTheStartOrTheSourceID", testFindIDPrefix},
+	}
+}
+
+// testFindIDPrefix proves the id prefix filter a CLI resolves short ids with: the start of the
+// id, or the source tool's own id after a ':', byte for byte, inside the owner.
+func testFindIDPrefix(t *testing.T, s annals.Store) {
+	for _, c := range []*annals.Chat{
+		NewChat("claude-code:7f3c2a10-aaaa", "A"), NewChat("claude-code:7f3d0000-bbbb", "A"),
+		NewChat("7f3c-native", "A"), NewChat("codex:AB_%x", "A"), NewChat("claude-code:7f3c9999", "B"),
+	} {
+		mustCreateChat(t, s, c)
+	}
+	a := annals.Owner{TenantID: "A"}
+	for _, tc := range []struct {
+		prefix string
+		want   []string
+	}{
+		{"7f3c", []string{"7f3c-native", "claude-code:7f3c2a10-aaaa"}},
+		{"7f3", []string{"7f3c-native", "claude-code:7f3c2a10-aaaa", "claude-code:7f3d0000-bbbb"}},
+		{"claude-code:7f3d", []string{"claude-code:7f3d0000-bbbb"}},
+		{"7F3C", nil},
+		{"AB_%", []string{"codex:AB_%x"}},
+		{"AB%", nil},
+		{"_", nil},
+	} {
+		wantChatSet(t, s, "id prefix "+tc.prefix, annals.ChatFilter{Owner: a, IDPrefix: tc.prefix}, tc.want...)
 	}
 }
 

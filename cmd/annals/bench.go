@@ -165,6 +165,9 @@ type countFlag int
 
 func (c *countFlag) String() string { return strconv.Itoa(int(*c)) }
 
+// Type names the value in help (pflag.Value).
+func (c *countFlag) Type() string { return "count" }
+
 func (c *countFlag) Set(s string) error {
 	n, err := parseCount(s)
 	if err != nil {

@@ -15,6 +15,9 @@ func (m *Main) byID(ctx context.Context, c *common, asJSON bool, req *history.Re
 	if err != nil {
 		return err
 	}
+	if req.SessionID, err = resolveID(a, req.Scope, req.SessionID); err != nil {
+		return err
+	}
 	out, err := a.svc.Do(a.ctx, req)
 	if err != nil {
 		return err

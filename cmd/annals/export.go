@@ -29,6 +29,10 @@ func runExport(ctx context.Context, m *Main, args []string) error {
 	if err != nil {
 		return err
 	}
+	id, err := resolveID(a, *scope, fs.Arg(0))
+	if err != nil {
+		return err
+	}
 	var w io.Writer = m.Stdout
 	if *out == "" && *format == "markdown" && m.IsTerminal(m.Stdout) {
 		// Read on a terminal, the transcript's own escape sequences are shown, not run; a file or
@@ -44,14 +48,14 @@ func runExport(ctx context.Context, m *Main, args []string) error {
 		w = f
 	}
 	if *format == "markdown" {
-		res, err := a.svc.Get(a.ctx, &history.Request{Op: history.OpGet, Scope: *scope, SessionID: fs.Arg(0), Format: history.FormatMarkdown})
+		res, err := a.svc.Get(a.ctx, &history.Request{Op: history.OpGet, Scope: *scope, SessionID: id, Format: history.FormatMarkdown})
 		if err != nil {
 			return err
 		}
 		_, err = io.WriteString(w, res.Markdown)
 		return err
 	}
-	req := &history.Request{Op: history.OpGet, Scope: *scope, SessionID: fs.Arg(0), Limit: history.MaxGetLimit}
+	req := &history.Request{Op: history.OpGet, Scope: *scope, SessionID: id, Limit: history.MaxGetLimit}
 	var all *history.GetResponse
 	for {
 		res, err := a.svc.Get(a.ctx, req)

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -22,7 +22,7 @@ type filterFlags struct {
 	pinned, archived                                   *bool
 }
 
-func addFilterFlags(fs *flag.FlagSet) *filterFlags {
+func addFilterFlags(fs *pflag.FlagSet) *filterFlags {
 	f := &filterFlags{
 		scope:    fs.String("scope", "", "whose chats: self, user, tenant or global (default: the widest this caller may use)"),
 		status:   fs.String("status", "", "only chats with this status (running, awaiting_input, completed, failed, cancelled)"),
@@ -72,6 +72,7 @@ type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+func (m *multiFlag) Type() string       { return "key=value" }
 
 func runList(ctx context.Context, m *Main, args []string) error {
 	fs := m.flagSet("list", "[flags]", "List chats, pinned first, then by most recent activity.")

@@ -51,7 +51,9 @@ func runRelated(ctx context.Context, m *Main, args []string) error {
 	req := &history.Request{Op: history.OpRelated, Scope: *scope, Query: *query, Limit: *limit, IncludeArchived: *archived}
 	switch {
 	case fs.NArg() == 1 && *query == "":
-		req.SessionID = fs.Arg(0)
+		if req.SessionID, err = resolveID(a, *scope, fs.Arg(0)); err != nil {
+			return err
+		}
 	case fs.NArg() == 0 && *query != "":
 	default:
 		return usagef("related needs one chat id or --query TEXT")

@@ -31,7 +31,11 @@ func runShow(ctx context.Context, m *Main, args []string) error {
 	if err != nil {
 		return err
 	}
-	req := &history.Request{Op: history.OpGet, SessionID: fs.Arg(0), Scope: *scope}
+	id, err := resolveID(a, *scope, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	req := &history.Request{Op: history.OpGet, SessionID: id, Scope: *scope}
 	if *conversation {
 		req.Format = history.FormatConversation
 	}

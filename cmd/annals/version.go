@@ -18,6 +18,15 @@ type versionInfo struct {
 	GoVersion string `json:"go_version"`
 }
 
+// String is the one-line version: "annals v1.2.3 0123456789ab (go1.26.0)".
+func (v versionInfo) String() string {
+	rev := ""
+	if v.Revision != "" {
+		rev = " " + v.Revision[:min(12, len(v.Revision))]
+	}
+	return fmt.Sprintf("annals %s%s (%s)", v.Version, rev, v.GoVersion)
+}
+
 func buildVersion() versionInfo {
 	v := versionInfo{Version: Version, GoVersion: runtime.Version()}
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -46,10 +55,6 @@ func runVersion(ctx context.Context, m *Main, args []string) error {
 	if *asJSON {
 		return json.NewEncoder(m.Stdout).Encode(v)
 	}
-	rev := ""
-	if v.Revision != "" {
-		rev = " " + v.Revision[:min(12, len(v.Revision))]
-	}
-	_, err := fmt.Fprintf(m.Stdout, "annals %s%s (%s)\n", v.Version, rev, v.GoVersion)
+	_, err := fmt.Fprintln(m.Stdout, v.String())
 	return err
 }

@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
+	"github.com/spf13/pflag"
 	"log/slog"
 
 	"github.com/annals-dev/annals"
@@ -21,7 +21,7 @@ type common struct {
 	local bool
 }
 
-func commonFlags(fs *flag.FlagSet) *common {
+func commonFlags(fs *pflag.FlagSet) *common {
 	return &common{
 		db:     dbFlag(fs),
 		config: fs.String("config", "", "config file (default $ANNALS_CONFIG, else $XDG_CONFIG_HOME/annals/config.yaml or ~/.config/annals/config.yaml)"),

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
+)
+
+// maxShownMatches bounds the chats an ambiguous id lists.
+const maxShownMatches = 10
+
+// resolveID turns the chat id a person typed into the id of one chat in scope: the id itself,
+// else the one chat whose id starts with it or holds it right after a ':' (the source tool's own
+// session id: 7f3c2a10 finds claude-code:7f3c2a10-...). None is the usual not-found; several is a
+// usage error that lists them.
+func resolveID(a *app, scope, given string) (string, error) {
+	res, err := a.svc.List(a.ctx, &history.Request{Op: history.OpList, Scope: scope, IDPrefix: given, IncludeArchived: true, Limit: maxShownMatches + 1})
+	if err != nil {
+		return "", err
+	}
+	for _, c := range res.Chats {
+		if c.ID == given {
+			return given, nil
+		}
+	}
+	switch len(res.Chats) {
+	case 0:
+		return "", annals.NotFound(given)
+	case 1:
+		return res.Chats[0].ID, nil
+	}
+	ids := make([]string, 0, len(res.Chats))
+	for i, c := range res.Chats {
+		if i == maxShownMatches {
+			ids = append(ids, "...")
+			break
+		}
+		ids = append(ids, c.ID)
+	}
+	more := ""
+	if res.Total > len(res.Chats) {
+		more = " (and more)"
+	}
+	return "", usagef("%q matches %d chats%s: %s; give more of the id", given, res.Total, more, strings.Join(ids, ", "))
+}
