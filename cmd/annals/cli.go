@@ -25,9 +25,9 @@ type command struct {
 type argKind int
 
 const (
-	argsNone   argKind = iota
-	argsChatID         // the first argument is a chat id
-	argsChatThenTags   // a chat id, then tags
+	argsNone         argKind = iota
+	argsChatID               // the first argument is a chat id
+	argsChatThenTags         // a chat id, then tags
 )
 
 func (m *Main) commands() []command {
