@@ -6,66 +6,55 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// Rename sets the title (an empty title clears it).
-func (s *Service) Rename(ctx context.Context, req *Request) (*ChatResponse, error) {
-	if req.Title == nil {
-		return nil, annals.Errorf(annals.EINVALID, "rename needs a title (an empty string clears it)")
-	}
-	title := s.redactText(*req.Title)
-	return s.update(ctx, OpRename, req, annals.ChatUpdate{Title: &title}, true)
+// RenameChat sets the title (an empty title clears it); see annals.HistoryService.
+func (s *Service) RenameChat(ctx context.Context, c annals.ChatSelector, title string) (*annals.Chat, error) {
+	title = s.redactText(title)
+	return s.update(ctx, OpRename, c, annals.ChatUpdate{Title: &title}, true)
 }
 
-// Annotate sets the description and/or replaces the tags (an empty list clears them).
-func (s *Service) Annotate(ctx context.Context, req *Request) (*ChatResponse, error) {
-	if req.Description == nil && req.Tags == nil {
+// AnnotateChat sets the description and/or replaces the tags (an empty list clears them).
+func (s *Service) AnnotateChat(ctx context.Context, c annals.ChatSelector, a annals.Annotation) (*annals.Chat, error) {
+	if a.Description == nil && a.Tags == nil {
 		return nil, annals.Errorf(annals.EINVALID, "annotate needs a description, tags, or both (an empty tags list clears the tags)")
 	}
 	upd := annals.ChatUpdate{}
-	if req.Tags != nil {
+	if a.Tags != nil {
 		tags := []string{}
-		if *req.Tags != nil {
-			if err := annals.ValidateTags(*req.Tags); err != nil {
+		if *a.Tags != nil {
+			if err := annals.ValidateTags(*a.Tags); err != nil {
 				return nil, err
 			}
-			tags = annals.RedactTags(s.redactor, *req.Tags)
+			tags = annals.RedactTags(s.redactor, *a.Tags)
 		}
 		upd.Tags = &tags
 	}
-	if req.Description != nil {
-		d := s.redactText(*req.Description)
+	if a.Description != nil {
+		d := s.redactText(*a.Description)
 		upd.Description = &d
 	}
-	return s.update(ctx, OpAnnotate, req, upd, true)
+	return s.update(ctx, OpAnnotate, c, upd, true)
 }
 
-// Pin pins a chat (the default) or unpins it with pinned: false.
-func (s *Service) Pin(ctx context.Context, req *Request) (*ChatResponse, error) {
-	pinned := true
-	if req.Pinned != nil {
-		pinned = *req.Pinned
-	}
-	return s.update(ctx, OpPin, req, annals.ChatUpdate{Pinned: &pinned}, false)
+// PinChat pins or unpins a chat.
+func (s *Service) PinChat(ctx context.Context, c annals.ChatSelector, pinned bool) (*annals.Chat, error) {
+	return s.update(ctx, OpPin, c, annals.ChatUpdate{Pinned: &pinned}, false)
 }
 
-// Archive hides a chat from lists (the default) or restores it with archived: false.
-func (s *Service) Archive(ctx context.Context, req *Request) (*ChatResponse, error) {
-	archived := true
-	if req.Archived != nil {
-		archived = *req.Archived
-	}
-	return s.update(ctx, OpArchive, req, annals.ChatUpdate{Archived: &archived}, false)
+// ArchiveChat hides a chat from lists, or restores it.
+func (s *Service) ArchiveChat(ctx context.Context, c annals.ChatSelector, archived bool) (*annals.Chat, error) {
+	return s.update(ctx, OpArchive, c, annals.ChatUpdate{Archived: &archived}, false)
 }
 
 // update applies a metadata change to a chat in scope and, when the embedded text changed,
 // refreshes its embedding.
-func (s *Service) update(ctx context.Context, op string, req *Request, upd annals.ChatUpdate, reembed bool) (*ChatResponse, error) {
+func (s *Service) update(ctx context.Context, op string, c annals.ChatSelector, upd annals.ChatUpdate, reembed bool) (*annals.Chat, error) {
 	if err := s.writable(op); err != nil {
 		return nil, err
 	}
 	if err := upd.Validate(); err != nil {
 		return nil, err
 	}
-	chat, _, err := s.fetch(ctx, req)
+	chat, _, err := s.fetch(ctx, op, c)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +65,7 @@ func (s *Service) update(ctx context.Context, op string, req *Request, upd annal
 	if reembed {
 		s.embedChat(ctx, updated)
 	}
-	return &ChatResponse{Chat: updated}, nil
+	return updated, nil
 }
 
 // DeleteResponse is the answer of delete.
@@ -84,23 +73,20 @@ type DeleteResponse struct {
 	Deleted string `json:"deleted"`
 }
 
-// Delete removes a chat with its entries, runs, index rows and embedding. It needs an operator
-// or admin, or the chat's own user or agent; the chat must be in scope like any by-id op.
-func (s *Service) Delete(ctx context.Context, req *Request) (*DeleteResponse, error) {
+// DeleteChat removes a chat with its entries, runs, index rows and embedding. It needs an
+// operator or admin, or the chat's own user or agent; the chat must be in scope like any by-id op.
+func (s *Service) DeleteChat(ctx context.Context, c annals.ChatSelector) error {
 	if err := s.writable(OpDelete); err != nil {
-		return nil, err
+		return err
 	}
-	chat, res, err := s.fetch(ctx, req)
+	chat, res, err := s.fetch(ctx, OpDelete, c)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !CanModify(res.Principal, chat) {
-		return nil, annals.Errorf(annals.EFORBIDDEN, "delete needs an operator or admin, or the chat's own user or agent")
+		return annals.Errorf(annals.EFORBIDDEN, "delete needs an operator or admin, or the chat's own user or agent")
 	}
-	if err := s.store.DeleteChat(ctx, chat.Ref()); err != nil {
-		return nil, err
-	}
-	return &DeleteResponse{Deleted: chat.ID}, nil
+	return s.store.DeleteChat(ctx, chat.Ref())
 }
 
 // CanModify reports whether a principal may change a chat's transcript or remove it (delete,
@@ -125,21 +111,12 @@ func CanModify(p *annals.Principal, chat *annals.Chat) bool {
 	return false
 }
 
-// ResumeResponse is a continuation handle: the coordinates to continue a chat with the agent
-// runtime's own run trigger. Resume starts nothing.
-type ResumeResponse struct {
-	SessionID    string           `json:"session_id"`
-	Agent        string           `json:"agent"`
-	TenantID     string           `json:"tenant_id"`
-	UserID       string           `json:"user_id"`
-	Status       annals.RunStatus `json:"status"`
-	LastActivity string           `json:"last_activity"`
-	Hint         string           `json:"hint"`
-}
+// ResumeResponse is the answer of resume: annals.ResumeHandle under its envelope name.
+type ResumeResponse = annals.ResumeHandle
 
-// Resume returns the continuation handle of a chat in scope.
-func (s *Service) Resume(ctx context.Context, req *Request) (*ResumeResponse, error) {
-	chat, _, err := s.fetch(ctx, req)
+// ResumeChat returns the continuation handle of a chat in scope. It starts nothing.
+func (s *Service) ResumeChat(ctx context.Context, c annals.ChatSelector) (*annals.ResumeHandle, error) {
+	chat, _, err := s.fetch(ctx, OpResume, c)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +127,7 @@ func (s *Service) Resume(ctx context.Context, req *Request) (*ResumeResponse, er
 	case annals.StatusAwaitingInput:
 		hint = "the chat is waiting for input; answer it by starting a run with this session_id"
 	}
-	return &ResumeResponse{
+	return &annals.ResumeHandle{
 		SessionID:    chat.ID,
 		Agent:        chat.AgentID,
 		TenantID:     chat.TenantID,

@@ -17,40 +17,27 @@ const (
 	maxExportEntries = 1_000_000
 )
 
-var formats = []string{FormatJSON, FormatMarkdown, FormatConversation}
+// GetResponse is the answer of get: annals.ChatView under its envelope name.
+type GetResponse = annals.ChatView
 
-// GetResponse is the answer of get.
-type GetResponse struct {
-	Chat   *annals.Chat `json:"chat"`
-	Format string       `json:"format"`
-	// Entries is the page (json and conversation formats).
-	Entries []*annals.Entry `json:"entries,omitempty"`
-	// Limit is the effective page size.
-	Limit int `json:"limit,omitempty"`
-	// Context is the effective number of entries on each side of around_seq (a window answer).
-	Context    int    `json:"context,omitempty"`
-	HasMore    bool   `json:"has_more"`
-	NextCursor string `json:"next_cursor,omitempty"`
-	// Markdown is the whole chat rendered as a portable Markdown export (markdown format).
-	Markdown string `json:"markdown,omitempty"`
-}
-
-// Get returns one chat's metadata and transcript: a page (limit, cursor or after_seq), a window
-// around a seq, or the whole chat as Markdown.
-func (s *Service) Get(ctx context.Context, req *Request) (*GetResponse, error) {
-	format := req.Format
+// GetChat returns one chat's metadata and transcript: a page (limit, cursor or after_seq), a
+// window around a seq, or the whole chat as Markdown.
+func (s *Service) GetChat(ctx context.Context, p annals.GetParams) (*annals.ChatView, error) {
+	format := p.Format
 	if format == "" {
-		format = FormatJSON
+		format = annals.FormatJSON
 	}
-	if !containsString(formats, format) {
+	switch format {
+	case annals.FormatJSON, annals.FormatMarkdown, annals.FormatConversation:
+	default:
 		return nil, annals.Errorf(annals.EINVALID, "unknown format %q (want one of: json, markdown, conversation)", format)
 	}
-	chat, _, err := s.fetch(ctx, req)
+	chat, _, err := s.fetch(ctx, OpGet, p.Chat)
 	if err != nil {
 		return nil, err
 	}
-	out := &GetResponse{Chat: chat, Format: format}
-	if format == FormatMarkdown {
+	out := &annals.ChatView{Chat: chat, Format: string(format)}
+	if format == annals.FormatMarkdown {
 		md, err := s.renderMarkdown(ctx, chat)
 		if err != nil {
 			return nil, err
@@ -58,42 +45,24 @@ func (s *Service) Get(ctx context.Context, req *Request) (*GetResponse, error) {
 		out.Markdown = md
 		return out, nil
 	}
-
 	ref := chat.Ref()
 	f := annals.EntryFilter{ChatID: chat.ID, Ref: &ref}
-	if format == FormatConversation {
+	if format == annals.FormatConversation {
 		f.Kinds = []annals.EntryKind{annals.KindUser, annals.KindAssistant}
 	}
-	if req.Limit < 0 || (req.Context != nil && *req.Context < 0) || req.AfterSeq < 0 || req.AroundSeq < 0 {
+	if p.Limit < 0 || (p.Context != nil && *p.Context < 0) || p.AfterSeq < 0 || p.AroundSeq < 0 {
 		return nil, annals.Errorf(annals.EINVALID, "limit, context, after_seq and around_seq must not be negative")
 	}
-	if req.AroundSeq > 0 {
-		if req.Cursor != "" || req.AfterSeq != 0 {
-			return nil, annals.Errorf(annals.EINVALID, "around_seq cannot be combined with cursor or after_seq")
-		}
-		ctxN := DefaultContext
-		if req.Context != nil {
-			ctxN = min(*req.Context, MaxContext)
-		}
-		f.FromSeq = max(1, req.AroundSeq-int64(ctxN))
-		// Saturating: around_seq near the int64 limit plus the context must not wrap negative.
-		f.ToSeq = annals.SaturatingAdd(req.AroundSeq, int64(ctxN))
-		out.Context = ctxN
-		if out.Entries, err = s.store.FindEntries(ctx, f); err != nil {
-			return nil, err
-		}
-		// seq is contiguous from 1, so the entry count is the last seq.
-		out.HasMore = f.ToSeq < chat.Totals.Entries
-		return out, nil
+	if p.AroundSeq > 0 {
+		return s.window(ctx, p, chat, f, out)
 	}
-
-	limit := annals.EffectiveLimit(req.Limit, DefaultGetLimit, MaxGetLimit)
-	f.AfterSeq = req.AfterSeq
-	if req.Cursor != "" {
-		if req.AfterSeq != 0 {
+	limit := annals.EffectiveLimit(p.Limit, DefaultGetLimit, MaxGetLimit)
+	f.AfterSeq = p.AfterSeq
+	if p.Cursor != "" {
+		if p.AfterSeq != 0 {
 			return nil, annals.Errorf(annals.EINVALID, "give either cursor or after_seq, not both")
 		}
-		c, err := decodeCursor(req.Cursor)
+		c, err := decodeCursor(p.Cursor)
 		if err != nil {
 			return nil, err
 		}
@@ -111,6 +80,28 @@ func (s *Service) Get(ctx context.Context, req *Request) (*GetResponse, error) {
 		out.NextCursor = encodeCursor(cursor{Seq: entries[len(entries)-1].Seq})
 	}
 	out.Entries, out.Limit = entries, limit
+	return out, nil
+}
+
+// window answers a get around a seq: Context entries on each side, the effective value reported.
+func (s *Service) window(ctx context.Context, p annals.GetParams, chat *annals.Chat, f annals.EntryFilter, out *annals.ChatView) (*annals.ChatView, error) {
+	if p.Cursor != "" || p.AfterSeq != 0 {
+		return nil, annals.Errorf(annals.EINVALID, "around_seq cannot be combined with cursor or after_seq")
+	}
+	ctxN := DefaultContext
+	if p.Context != nil {
+		ctxN = min(*p.Context, MaxContext)
+	}
+	f.FromSeq = max(1, p.AroundSeq-int64(ctxN))
+	// Saturating: around_seq near the int64 limit plus the context must not wrap negative.
+	f.ToSeq = annals.SaturatingAdd(p.AroundSeq, int64(ctxN))
+	out.Context = ctxN
+	var err error
+	if out.Entries, err = s.store.FindEntries(ctx, f); err != nil {
+		return nil, err
+	}
+	// seq is contiguous from 1, so the entry count is the last seq.
+	out.HasMore = f.ToSeq < chat.Totals.Entries
 	return out, nil
 }
 

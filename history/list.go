@@ -9,37 +9,24 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// ListResponse is the answer of list and search.
-type ListResponse struct {
-	Chats []*annals.Chat `json:"chats"`
-	// Total counts every match, ignoring paging.
-	Total int `json:"total"`
-	// Limit is the effective limit after the default and the cap were applied.
-	Limit  int `json:"limit"`
-	Offset int `json:"offset"`
-	// NextCursor, when set, fetches the next page.
-	NextCursor string `json:"next_cursor,omitempty"`
-	Scope      string `json:"scope"`
-	// Unreadable names chats of this page that could not be read (a value an older version
-	// stored, a hand-edited database): they are left out, the rest of the page is served, and
-	// the cause is logged.
-	Unreadable []string `json:"unreadable,omitempty"`
-}
+// ListResponse is the answer of list: annals.ChatPage under its envelope name.
+type ListResponse = annals.ChatPage
 
-// List returns chats in scope, pinned first, then most recent activity.
-func (s *Service) List(ctx context.Context, req *Request) (*ListResponse, error) {
-	res, err := Resolve(ctx, req.Scope)
+// FindChats returns chats in scope, pinned first, then most recent activity; see
+// annals.HistoryService.
+func (s *Service) FindChats(ctx context.Context, p annals.ListParams) (*annals.ChatPage, error) {
+	res, err := Resolve(ctx, string(p.Scope))
 	if err != nil {
 		return nil, err
 	}
-	f, err := listFilter(req, res.Owner)
+	f, err := chatFilter(p.Filter, p.Page, res.Owner)
 	if err != nil {
 		return nil, err
 	}
 	return s.page(ctx, f, res)
 }
 
-func (s *Service) page(ctx context.Context, f annals.ChatFilter, res *Resolved) (*ListResponse, error) {
+func (s *Service) page(ctx context.Context, f annals.ChatFilter, res *Resolved) (*annals.ChatPage, error) {
 	chats, total, err := s.store.FindChats(ctx, f)
 	skipped, partial := annals.Unreadable(err)
 	if partial {
@@ -47,72 +34,72 @@ func (s *Service) page(ctx context.Context, f annals.ChatFilter, res *Resolved) 
 	} else if err != nil {
 		return nil, err
 	}
-	out := &ListResponse{Chats: chats, Total: total, Limit: f.Limit, Offset: f.Offset, Scope: string(res.Scope), Unreadable: skipped}
+	out := &annals.ChatPage{Chats: chats, Total: total, Limit: f.Limit, Offset: f.Offset, Scope: string(res.Scope), Unreadable: skipped}
 	if n := len(chats) + len(skipped); f.Offset+n < total && n > 0 {
-		next := f.Offset + n
-		out.NextCursor = encodeCursor(cursor{Offset: next})
+		out.NextCursor = encodeCursor(cursor{Offset: f.Offset + n})
 	}
 	return out, nil
 }
 
-// listFilter turns the request's list filters into a store filter, refusing unknown values.
-func listFilter(req *Request, owner annals.Owner) (annals.ChatFilter, error) {
+// chatFilter turns typed list filters and paging into a store filter, refusing bad values.
+func chatFilter(q annals.ChatQuery, pg annals.PageParams, owner annals.Owner) (annals.ChatFilter, error) {
 	f := annals.ChatFilter{
 		Owner:           owner,
-		PinnedOnly:      req.PinnedOnly,
-		IncludeArchived: req.IncludeArchived,
-		Limit:           annals.EffectiveLimit(req.Limit, annals.DefaultListLimit, annals.MaxListLimit),
-		Offset:          req.Offset,
+		PinnedOnly:      q.PinnedOnly,
+		IncludeArchived: q.IncludeArchived,
+		Limit:           annals.EffectiveLimit(pg.Limit, annals.DefaultListLimit, annals.MaxListLimit),
+		Offset:          pg.Offset,
+		Status:          q.Status,
+		From:            q.From,
+		To:              q.To,
+		IDPrefix:        q.IDPrefix,
 	}
-	if req.Limit < 0 {
+	if pg.Limit < 0 {
 		return f, annals.Errorf(annals.EINVALID, "limit must not be negative (default %d, at most %d)", annals.DefaultListLimit, annals.MaxListLimit)
 	}
-	if req.Offset < 0 {
+	if pg.Offset < 0 {
 		return f, annals.Errorf(annals.EINVALID, "offset must not be negative")
 	}
-	if req.Cursor != "" {
-		if req.Offset != 0 {
+	if pg.Cursor != "" {
+		if pg.Offset != 0 {
 			return f, annals.Errorf(annals.EINVALID, "give either offset or cursor, not both")
 		}
-		c, err := decodeCursor(req.Cursor)
+		c, err := decodeCursor(pg.Cursor)
 		if err != nil {
 			return f, err
 		}
 		f.Offset = c.Offset
 	}
-	if req.Status != "" {
-		st, err := annals.ParseRunStatus(req.Status)
-		if err != nil {
+	if q.Status != nil {
+		if _, err := annals.ParseRunStatus(string(*q.Status)); err != nil {
 			return f, err
 		}
-		f.Status = &st
 	}
-	var err error
-	if f.From, err = parseTime("from", req.From); err != nil {
+	// A time outside the stored range would wrap into a nonsense bound that matches everything.
+	if err := annals.ValidateTimePtr("from", q.From); err != nil {
 		return f, err
 	}
-	if f.To, err = parseTime("to", req.To); err != nil {
+	if err := annals.ValidateTimePtr("to", q.To); err != nil {
 		return f, err
 	}
-	if req.Tag != "" {
-		f.Tag = &req.Tag
+	if q.Tag != "" {
+		f.Tag = &q.Tag
 	}
-	if req.IDPrefix != "" {
-		if err := annals.ValidateID("id_prefix", req.IDPrefix); err != nil {
+	if q.IDPrefix != "" {
+		if err := annals.ValidateID("id_prefix", q.IDPrefix); err != nil {
 			return f, err
 		}
-		f.IDPrefix = req.IDPrefix
 	}
-	if req.TitleContains != "" {
-		f.TitleContains = &req.TitleContains
+	if q.TitleContains != "" {
+		f.TitleContains = &q.TitleContains
 	}
-	if req.Agent != "" {
-		f.Agent = &req.Agent
+	if q.Agent != "" {
+		f.Agent = &q.Agent
 	}
-	if len(req.Attributes) > 0 {
-		f.Attributes = make(map[string]annals.AttrMatch, len(req.Attributes))
-		for k, v := range req.Attributes {
-			f.Attributes[k] = annals.AttrMatch{Value: v.Value, Contains: v.Contains}
+	if len(q.Attributes) > 0 {
+		f.Attributes = make(map[string]annals.AttrMatch, len(q.Attributes))
+		for k, v := range q.Attributes {
+			f.Attributes[k] = v
 		}
 	}
 	return f, nil

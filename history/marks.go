@@ -3,6 +3,8 @@ package history
 import (
 	"html"
 	"strings"
+
+	"github.com/annals-dev/annals"
 )
 
 // The store marks matched terms with these two private-use characters; the service then escapes
@@ -10,8 +12,8 @@ import (
 // their place. Escaping after the store has put HTML marks in could not tell the marks from the
 // transcript's own text, and a transcript holding <img onerror=...> would come back live.
 const (
-	sentinelOpen  = "\uE000"
-	sentinelClose = "\uE001"
+	sentinelOpen  = annals.SnippetMarkOpen
+	sentinelClose = annals.SnippetMarkClose
 )
 
 // Default marks, when a search gives none.

@@ -6,20 +6,17 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// RecapResponse is the answer of recap: the chat with its new summary.
-type RecapResponse struct {
-	Chat    *annals.Chat `json:"chat"`
-	Summary string       `json:"summary"`
-}
+// RecapResponse is the answer of recap: annals.Recap under its envelope name.
+type RecapResponse = annals.Recap
 
-// Recap summarises the transcript so far and stores the summary on the chat, replacing any
+// RecapChat summarises the transcript so far and stores the summary on the chat, replacing any
 // earlier one. The scope fold runs first, so no summarizer is ever called for a chat outside
 // scope. It only reads the transcript, so it is safe on a chat that is still being written.
-func (s *Service) Recap(ctx context.Context, req *Request) (*RecapResponse, error) {
+func (s *Service) RecapChat(ctx context.Context, c annals.ChatSelector) (*annals.Recap, error) {
 	if err := s.writable(OpRecap); err != nil {
 		return nil, err
 	}
-	chat, _, err := s.fetch(ctx, req)
+	chat, _, err := s.fetch(ctx, OpRecap, c)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +46,7 @@ func (s *Service) Recap(ctx context.Context, req *Request) (*RecapResponse, erro
 		return nil, err
 	}
 	s.embedChat(ctx, updated)
-	return &RecapResponse{Chat: updated, Summary: summary}, nil
+	return &annals.Recap{Chat: updated, Summary: summary}, nil
 }
 
 // validUTF8Prefix drops a partial rune left at the end by a byte cut.

@@ -19,41 +19,31 @@ const (
 )
 
 // RelatedResult is one related chat with its cosine similarity to the source.
-type RelatedResult struct {
-	Chat  *annals.Chat `json:"chat"`
-	Score float32      `json:"score"`
-}
+type RelatedResult = annals.RelatedChat
 
-// RelatedResponse is the answer of related.
-type RelatedResponse struct {
-	Results []RelatedResult `json:"results"`
-	// Candidates is how many in-scope vectors were ranked (at most CandidateCap).
-	Candidates   int    `json:"candidates"`
-	CandidateCap int    `json:"candidate_cap"`
-	Limit        int    `json:"limit"`
-	Model        string `json:"model"`
-}
+// RelatedResponse is the answer of related: annals.RelatedPage under its envelope name.
+type RelatedResponse = annals.RelatedPage
 
-// Related ranks chats close in meaning to a chat (session_id, excluded from its own results) or
-// to a free-text query. Candidates are the newest CandidateCap in-scope vectors, folded by owner
+// FindRelated ranks chats close in meaning to a chat (excluded from its own results) or to a
+// free-text query. Candidates are the newest CandidateCap in-scope vectors, folded by owner
 // inside SQL, so a chat outside scope can never appear however similar it is.
-func (s *Service) Related(ctx context.Context, req *Request) (*RelatedResponse, error) {
+func (s *Service) FindRelated(ctx context.Context, p annals.RelatedParams) (*annals.RelatedPage, error) {
 	if s.embedder == nil {
 		return nil, annals.Errorf(annals.EUNAVAILABLE, "related requires an embedder; configure one under embedder: in the annals config (provider: hashing works offline)")
 	}
-	if (req.SessionID == "") == (strings.TrimSpace(req.Query) == "") {
+	if (p.ChatID == "") == (strings.TrimSpace(p.Query) == "") {
 		return nil, annals.Errorf(annals.EINVALID, "related needs exactly one of session_id or query")
 	}
-	if req.Limit < 0 {
+	if p.Limit < 0 {
 		return nil, annals.Errorf(annals.EINVALID, "limit must not be negative (default %d, at most %d)", DefaultRelatedLimit, MaxRelatedLimit)
 	}
-	limit := annals.EffectiveLimit(req.Limit, DefaultRelatedLimit, MaxRelatedLimit)
+	limit := annals.EffectiveLimit(p.Limit, DefaultRelatedLimit, MaxRelatedLimit)
 
 	var res *Resolved
 	var source []float32
 	var exclude string
-	if req.SessionID != "" {
-		chat, r, err := s.fetch(ctx, req)
+	if p.ChatID != "" {
+		chat, r, err := s.fetch(ctx, OpRelated, annals.ChatSelector{Scope: p.Scope, ID: p.ChatID})
 		if err != nil {
 			return nil, err
 		}
@@ -62,12 +52,12 @@ func (s *Service) Related(ctx context.Context, req *Request) (*RelatedResponse, 
 			return nil, err
 		}
 	} else {
-		r, err := Resolve(ctx, req.Scope)
+		r, err := Resolve(ctx, string(p.Scope))
 		if err != nil {
 			return nil, err
 		}
 		res = r
-		vecs, err := s.embedder.Embed(ctx, []string{req.Query})
+		vecs, err := s.embedder.Embed(ctx, []string{p.Query})
 		if err != nil {
 			return nil, err
 		}
@@ -78,7 +68,7 @@ func (s *Service) Related(ctx context.Context, req *Request) (*RelatedResponse, 
 		Owner:           res.Owner,
 		Model:           s.embedder.Model(),
 		ExcludeChatID:   exclude,
-		IncludeArchived: req.IncludeArchived,
+		IncludeArchived: p.IncludeArchived,
 		Limit:           s.candidateCap,
 	})
 	if err != nil {
@@ -95,7 +85,7 @@ func (s *Service) Related(ctx context.Context, req *Request) (*RelatedResponse, 
 		}
 	}
 	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].score > ranked[j].score })
-	out := &RelatedResponse{Results: []RelatedResult{}, Candidates: len(cands), CandidateCap: s.candidateCap, Limit: limit, Model: s.embedder.Model()}
+	out := &annals.RelatedPage{Results: []annals.RelatedChat{}, Candidates: len(cands), CandidateCap: s.candidateCap, Limit: limit, Model: s.embedder.Model()}
 	for _, r := range ranked {
 		if len(out.Results) == limit {
 			break
@@ -110,7 +100,7 @@ func (s *Service) Related(ctx context.Context, req *Request) (*RelatedResponse, 
 		if !res.Owner.Matches(chat) {
 			continue // belt and braces: the SQL fold already excluded it
 		}
-		out.Results = append(out.Results, RelatedResult{Chat: chat, Score: r.score})
+		out.Results = append(out.Results, annals.RelatedChat{Chat: chat, Score: r.score})
 	}
 	return out, nil
 }

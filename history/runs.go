@@ -11,17 +11,13 @@ type RunsResponse struct {
 	Runs []*annals.Run `json:"runs"`
 }
 
-// Runs returns the runs of a chat in scope, oldest first.
-func (s *Service) Runs(ctx context.Context, req *Request) (*RunsResponse, error) {
-	chat, _, err := s.fetch(ctx, req)
+// FindChatRuns returns the runs of a chat in scope, oldest first.
+func (s *Service) FindChatRuns(ctx context.Context, c annals.ChatSelector) ([]*annals.Run, error) {
+	chat, _, err := s.fetch(ctx, OpGet, c)
 	if err != nil {
 		return nil, err
 	}
-	runs, err := s.runsOf(ctx, chat)
-	if err != nil {
-		return nil, err
-	}
-	return &RunsResponse{Runs: runs}, nil
+	return s.runsOf(ctx, chat)
 }
 
 // runsOf reads the runs of a chat as fetched. Runs are read by chat id, so the chat is checked

@@ -8,65 +8,48 @@ import (
 	"github.com/annals-dev/annals/query"
 )
 
-// Search modes.
+// Search modes, as the envelope names them.
 const (
-	ModeChats   = "chats"
-	ModeEntries = "entries"
+	ModeChats   = string(annals.SearchChatsMode)
+	ModeEntries = string(annals.SearchEntriesMode)
 )
 
 // maxMarkBytes bounds a highlight marker: it is repeated around every matched term.
 const maxMarkBytes = 32
 
-// SearchResponse is the answer of search. Chats is set in chats mode, Entries in entries mode.
-type SearchResponse struct {
-	Chats   []annals.ChatHit  `json:"chats,omitempty"`
-	Entries []annals.EntryHit `json:"entries,omitempty"`
-	// Total counts every match in scope, ignoring paging.
-	Total int `json:"total"`
-	// Limit is the effective limit.
-	Limit      int    `json:"limit"`
-	Offset     int    `json:"offset"`
-	NextCursor string `json:"next_cursor,omitempty"`
-	Scope      string `json:"scope"`
-	Mode       string `json:"mode"`
-	// Query is the query as annals understood it, in the search language.
-	Query string `json:"query"`
-	// Unreadable names chats of this page that could not be read; see ListResponse.
-	Unreadable []string `json:"unreadable,omitempty"`
-}
+// SearchResponse is the answer of search: annals.SearchPage under its envelope name.
+type SearchResponse = annals.SearchPage
 
-// Search finds chats (or, in entries mode, entries) in scope matching a query in the search
+// SearchChats finds chats (or, in entries mode, entries) in scope matching a query in the search
 // language, across titles, descriptions, summaries, tags and transcript bodies, with every list
 // filter available. Chats are ranked by relevance blended with recency (or by recency alone with
-// sort: recent) and carry up to three highlighted snippets that point at their entry seq.
-func (s *Service) Search(ctx context.Context, req *Request) (*SearchResponse, error) {
-	res, err := Resolve(ctx, req.Scope)
+// sort: recent) and carry up to three snippets that point at their entry seq, their matched
+// terms between annals.SnippetMarkOpen and annals.SnippetMarkClose.
+func (s *Service) SearchChats(ctx context.Context, p annals.SearchParams) (*annals.SearchPage, error) {
+	res, err := Resolve(ctx, string(p.Scope))
 	if err != nil {
 		return nil, err
 	}
-	mode := req.Mode
+	mode := p.Mode
 	if mode == "" {
-		mode = ModeChats
+		mode = annals.SearchChatsMode
 	}
-	if mode != ModeChats && mode != ModeEntries {
+	if mode != annals.SearchChatsMode && mode != annals.SearchEntriesMode {
 		return nil, annals.Errorf(annals.EINVALID, "unknown search mode %q (want chats or entries)", mode)
 	}
-	if strings.TrimSpace(req.Query) == "" {
+	if strings.TrimSpace(p.Query) == "" {
 		return nil, annals.Errorf(annals.EINVALID, "search needs a query (words, \"phrases\", prefix*, -exclusions, OR, or filters such as tool:Bash; see docs/QUERY.md)")
 	}
-	q, err := query.Parse(req.Query)
+	q, err := query.Parse(p.Query)
 	if err != nil {
 		return nil, err
 	}
-	for _, in := range req.In {
+	for _, in := range p.In {
 		if !containsString(annals.SearchFields, in) {
 			return nil, annals.Errorf(annals.EINVALID, "unknown search field %q in \"in\" (want any of: %s)", in, strings.Join(annals.SearchFields, ", "))
 		}
 	}
-	if len(req.MarkOpen) > maxMarkBytes || len(req.MarkClose) > maxMarkBytes {
-		return nil, annals.Errorf(annals.EINVALID, "mark_open and mark_close are at most %d bytes", maxMarkBytes)
-	}
-	chat, err := listFilter(req, res.Owner)
+	chat, err := chatFilter(p.Filter, p.Page, res.Owner)
 	if err != nil {
 		return nil, err
 	}
@@ -89,19 +72,19 @@ func (s *Service) Search(ctx context.Context, req *Request) (*SearchResponse, er
 		Tools:     q.Filters.Tools,
 		After:     q.Filters.After,
 		Before:    q.Filters.Before,
-		Sort:      req.Sort,
+		Sort:      p.Sort,
 		Limit:     chat.Limit,
 		Offset:    chat.Offset,
 		Snippets:  3,
-		MarkOpen:  sentinelOpen,
-		MarkClose: sentinelClose,
+		MarkOpen:  annals.SnippetMarkOpen,
+		MarkClose: annals.SnippetMarkClose,
 	}
-	if len(req.In) > 0 {
-		f.Fields = req.In
+	if len(p.In) > 0 {
+		f.Fields = p.In
 	}
-	out := &SearchResponse{Limit: f.Limit, Offset: f.Offset, Scope: string(res.Scope), Mode: mode, Query: q.String()}
+	out := &annals.SearchPage{Limit: f.Limit, Offset: f.Offset, Scope: string(res.Scope), Mode: string(mode), Query: q.String()}
 	var n int
-	if mode == ModeEntries {
+	if mode == annals.SearchEntriesMode {
 		out.Entries, out.Total, err = s.store.SearchEntries(ctx, f)
 		n = len(out.Entries)
 	} else {
@@ -115,15 +98,6 @@ func (s *Service) Search(ctx context.Context, req *Request) (*SearchResponse, er
 	}
 	if err != nil {
 		return nil, err
-	}
-	m := newMarks(req.MarkOpen, req.MarkClose)
-	for i := range out.Chats {
-		for j := range out.Chats[i].Snippets {
-			out.Chats[i].Snippets[j].Text = m.render(out.Chats[i].Snippets[j].Text)
-		}
-	}
-	for i := range out.Entries {
-		out.Entries[i].Snippet = m.render(out.Entries[i].Snippet)
 	}
 	// Relevance scores come from full-text statistics over the whole index, every tenant's rows
 	// included, so an absolute score would tell a member how common a word is in other tenants'

@@ -69,38 +69,6 @@ func New(cfg Config) *Service {
 	return s
 }
 
-// Do dispatches an envelope to its op. The result is one of the *Response types of this package.
-func (s *Service) Do(ctx context.Context, req *Request) (any, error) {
-	if req == nil {
-		return nil, annals.Errorf(annals.EINVALID, "the request is empty")
-	}
-	switch req.Op {
-	case OpList:
-		return s.List(ctx, req)
-	case OpSearch:
-		return s.Search(ctx, req)
-	case OpRelated:
-		return s.Related(ctx, req)
-	case OpGet:
-		return s.Get(ctx, req)
-	case OpRename:
-		return s.Rename(ctx, req)
-	case OpAnnotate:
-		return s.Annotate(ctx, req)
-	case OpPin:
-		return s.Pin(ctx, req)
-	case OpArchive:
-		return s.Archive(ctx, req)
-	case OpRecap:
-		return s.Recap(ctx, req)
-	case OpResume:
-		return s.Resume(ctx, req)
-	case OpDelete:
-		return s.Delete(ctx, req)
-	}
-	return nil, unknownOp(req.Op)
-}
-
 // writable refuses an op that changes stored data on a read-only service, before any work
 // (recap would otherwise spend a summarizer call before the store refuses to save it).
 func (s *Service) writable(op string) error {
@@ -111,24 +79,27 @@ func (s *Service) writable(op string) error {
 }
 
 // fetch resolves the scope, fetches the chat and folds "outside scope" into the same opaque
-// not-found as "missing": one fetch either way, the same code and the same message.
-func (s *Service) fetch(ctx context.Context, req *Request) (*annals.Chat, *Resolved, error) {
-	res, err := Resolve(ctx, req.Scope)
+// not-found as "missing": one fetch either way, the same code and the same message. op names
+// the operation in the message about a missing id.
+func (s *Service) fetch(ctx context.Context, op string, sel annals.ChatSelector) (*annals.Chat, *Resolved, error) {
+	res, err := Resolve(ctx, string(sel.Scope))
 	if err != nil {
 		return nil, nil, err
 	}
-	if req.SessionID == "" {
-		return nil, nil, annals.Errorf(annals.EINVALID, "session_id is required for op %s", req.Op)
+	if sel.ID == "" {
+		return nil, nil, annals.Errorf(annals.EINVALID, "session_id is required for op %s", op)
 	}
-	chat, err := s.store.FindChatByID(ctx, req.SessionID)
+	chat, err := s.store.FindChatByID(ctx, sel.ID)
 	if annals.ErrorCode(err) == annals.ENOTFOUND || (err == nil && !res.Owner.Matches(chat)) {
-		return nil, nil, annals.NotFound(req.SessionID)
+		return nil, nil, annals.NotFound(sel.ID)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	return chat, res, nil
 }
+
+var _ annals.HistoryService = (*Service)(nil)
 
 // ChatResponse is the answer of rename, annotate, pin and archive: the updated chat.
 type ChatResponse struct {
