@@ -41,10 +41,12 @@ func (s *Server) handleCreateChat(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return unbatch(err)
 	}
-	chat, err := s.store.FindChatByID(r.Context(), op.Chat.ID)
+	// The chat as stored (an existing one keeps its own human layer): read back as the caller.
+	view, err := s.svc.GetChat(r.Context(), annals.GetParams{Chat: annals.ChatSelector{ID: op.Chat.ID}, Limit: 1})
 	if err != nil {
 		return err
 	}
+	chat := view.Chat
 	status := http.StatusOK
 	if res.ChatsCreated > 0 {
 		status = http.StatusCreated

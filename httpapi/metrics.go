@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -95,6 +96,9 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) error {
 
 // counts returns the store sizes; entries is -1 when the store cannot count them cheaply.
 func (s *Server) counts(ctx context.Context) (chats, entries int64, err error) {
+	if s.store == nil {
+		return 0, 0, errors.New("no store to count")
+	}
 	if c, ok := s.store.(Counter); ok {
 		return c.Counts(ctx)
 	}

@@ -19,7 +19,7 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := s.svc.Do(r.Context(), req)
+	out, err := history.Dispatch(r.Context(), s.svc, req)
 	if err != nil {
 		return err
 	}
@@ -28,6 +28,9 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) error {
 
 // handleQuery serves POST /query, the lanius-style read-only view.
 func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) error {
+	if s.store == nil {
+		return annals.Errorf(annals.EUNAVAILABLE, "this server has no query view (it serves a history without a local store)")
+	}
 	out, err := s.view.Query(r.Context(), r.Body)
 	if err != nil {
 		return err
@@ -78,9 +81,10 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) error {
 		format = history.FormatMarkdown
 	}
 	ctx := r.Context()
+	chat := annals.ChatSelector{Scope: annals.Scope(q.Get("scope")), ID: id}
 	switch format {
 	case history.FormatMarkdown:
-		res, err := s.svc.Get(ctx, &history.Request{Op: history.OpGet, SessionID: id, Scope: q.Get("scope"), Format: history.FormatMarkdown})
+		res, err := s.svc.GetChat(ctx, annals.GetParams{Chat: chat, Format: annals.FormatMarkdown})
 		if err != nil {
 			return err
 		}
@@ -92,18 +96,17 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) error {
 		_, _ = w.Write([]byte(res.Markdown))
 		return nil
 	case history.FormatJSON:
-		req := &history.Request{Op: history.OpGet, SessionID: id, Scope: q.Get("scope"), Limit: history.MaxGetLimit}
+		p := annals.GetParams{Chat: chat, Limit: history.MaxGetLimit}
 		// The first page is read before anything is written, so a chat outside scope is the
 		// usual 404, not a broken download.
-		res, err := s.svc.Get(ctx, req)
+		res, err := s.svc.GetChat(ctx, p)
 		if err != nil {
 			return err
 		}
-		rr, err := s.svc.Runs(ctx, &history.Request{Op: history.OpGet, SessionID: id, Scope: q.Get("scope")})
+		runs, err := s.svc.FindChatRuns(ctx, chat)
 		if err != nil {
 			return err
 		}
-		runs := rr.Runs
 		h := w.Header()
 		h.Set("Content-Type", "application/json")
 		h.Set("Content-Disposition", attachment(id, ".json"))
@@ -133,8 +136,8 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) error {
 			if f, ok := w.(http.Flusher); ok {
 				f.Flush()
 			}
-			req.Cursor = res.NextCursor
-			if res, err = s.svc.Get(ctx, req); err != nil {
+			p.Cursor = res.NextCursor
+			if res, err = s.svc.GetChat(ctx, p); err != nil {
 				return err // logged: the download is cut short
 			}
 		}
@@ -177,11 +180,11 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rr, err := s.svc.Runs(r.Context(), &history.Request{Op: history.OpGet, SessionID: r.PathValue("id"), Scope: q.Get("scope")})
+	runs, err := s.svc.FindChatRuns(r.Context(), annals.ChatSelector{Scope: annals.Scope(q.Get("scope")), ID: r.PathValue("id")})
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, RunsAnswer{Runs: rr.Runs})
+	return writeJSON(w, http.StatusOK, RunsAnswer{Runs: runs})
 }
 
 func containsString(list []string, s string) bool {

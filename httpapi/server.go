@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/queryview"
 )
 
@@ -43,10 +42,12 @@ type Config struct {
 	// Addr is the address to listen on, host:port; port 0 picks a free port. Empty means
 	// DefaultAddr.
 	Addr string
-	// Store is the database: the query view and by-id checks read it, capture writes to it.
+	// Service is the history the routes call: the ops, the capture path and the runs, as the
+	// caller (normally a *history.Service over Store).
+	Service annals.HistoryService
+	// Store is the database behind Service: the query view reads it (through the caller's
+	// scope) and /metrics counts it. Nil answers those two routes with unavailable.
 	Store annals.Store
-	// Service runs the history ops; it must be built over Store.
-	Service *history.Service
 	// Keys authenticates API keys. Nil means there are none: the server can only run in local
 	// mode.
 	Keys annals.KeyStore
@@ -73,7 +74,7 @@ type Config struct {
 type Server struct {
 	cfg     Config
 	store   annals.Store
-	svc     *history.Service
+	svc     annals.HistoryService
 	keys    annals.KeyStore
 	view    *queryview.View
 	log     *slog.Logger
