@@ -241,7 +241,9 @@ func (r *Request) setPage(p annals.PageParams) {
 // tests that hold a Request call them.
 
 // List is the list op.
-func (s *Service) List(ctx context.Context, req *Request) (*ListResponse, error) { return List(ctx, s, req) }
+func (s *Service) List(ctx context.Context, req *Request) (*ListResponse, error) {
+	return List(ctx, s, req)
+}
 
 // Search is the search op.
 func (s *Service) Search(ctx context.Context, req *Request) (*SearchResponse, error) {
