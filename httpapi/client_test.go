@@ -256,3 +256,63 @@ func TestClientErrors(t *testing.T) {
 		t.Errorf("unknown key: %v", err)
 	}
 }
+
+// The client as an annals.HistoryService answers every typed call like history.Service does,
+// snippets with the typed marks included, so a program written against the root interface runs
+// unchanged against a server.
+func TestClientTypedCallsMatchTheLibrary(t *testing.T) {
+	f := newTwoTenants(t)
+	ctx := context.Background()
+	as := annals.NewContextWithPrincipal(ctx, &annals.Principal{TenantID: "A", UserID: "ua1", Role: annals.RoleMember, Scopes: []annals.Scope{annals.ScopeUser, annals.ScopeTenant}})
+	remote, local := annals.HistoryService(f.client(f.keyA)), annals.HistoryService(f.svc)
+	from := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	one := 1
+	calls := []struct {
+		name string
+		run  func(ctx context.Context, s annals.HistoryService) (any, error)
+	}{
+		{"FindChats", func(ctx context.Context, s annals.HistoryService) (any, error) {
+			return s.FindChats(ctx, annals.ListParams{Scope: annals.ScopeTenant, Filter: annals.ChatQuery{From: &from, Tag: "ops"}, Page: annals.PageParams{Limit: 5}})
+		}},
+		{"SearchChats", func(ctx context.Context, s annals.HistoryService) (any, error) {
+			p, err := s.SearchChats(ctx, annals.SearchParams{Query: "reactor pressure"})
+			if p != nil {
+				for i := range p.Chats {
+					p.Chats[i].Score = 0 // recency moves between the two calls
+				}
+			}
+			return p, err
+		}},
+		{"GetChat window", func(ctx context.Context, s annals.HistoryService) (any, error) {
+			return s.GetChat(ctx, annals.GetParams{Chat: annals.ChatSelector{ID: "a1"}, AroundSeq: 2, Context: &one})
+		}},
+		{"FindChatRuns", func(ctx context.Context, s annals.HistoryService) (any, error) {
+			return s.FindChatRuns(ctx, annals.ChatSelector{ID: "a1"})
+		}},
+		{"ResumeChat", func(ctx context.Context, s annals.HistoryService) (any, error) {
+			return s.ResumeChat(ctx, annals.ChatSelector{ID: "a1"})
+		}},
+	}
+	for _, c := range calls {
+		got, err := c.run(ctx, remote)
+		if err != nil {
+			t.Fatalf("%s over HTTP: %v", c.name, err)
+		}
+		want, err := c.run(as, local)
+		if err != nil {
+			t.Fatalf("%s locally: %v", c.name, err)
+		}
+		sameJSON(t, c.name, got, want)
+	}
+	if p, _ := remote.SearchChats(ctx, annals.SearchParams{Query: "reactor"}); len(p.Chats) == 0 || !strings.Contains(p.Chats[0].Snippets[0].Text, annals.SnippetMarkOpen) {
+		t.Errorf("typed search over HTTP lost the typed marks: %+v", p)
+	}
+	// Errors keep their code across the wire.
+	_, err := remote.RenameChat(ctx, annals.ChatSelector{ID: "b1"}, "mine now")
+	if annals.ErrorCode(err) != annals.ENOTFOUND {
+		t.Errorf("renaming another tenant's chat over HTTP: %v, want not_found", err)
+	}
+	if c, err := remote.RenameChat(ctx, annals.ChatSelector{ID: "a1"}, "renamed remotely"); err != nil || c.Title != "renamed remotely" {
+		t.Errorf("RenameChat over HTTP: %+v, %v", c, err)
+	}
+}
