@@ -24,6 +24,9 @@ func runRedact(ctx context.Context, m *Main, args []string) error {
 	if err != nil {
 		return err
 	}
+	if a.store == nil {
+		return needsLocal("redact --rescan")
+	}
 	rescanner, ok := a.store.(annals.Rescanner)
 	if !ok {
 		return annals.Errorf(annals.EINVALID, "this database backend cannot rescan stored data")

@@ -18,6 +18,7 @@ import (
 // historyAPI is what commands call for history ops: *history.Service locally, the HTTP client
 // against a server.
 type historyAPI interface {
+	annals.HistoryService
 	Do(ctx context.Context, req *history.Request) (any, error)
 	List(ctx context.Context, req *history.Request) (*history.ListResponse, error)
 	Search(ctx context.Context, req *history.Request) (*history.SearchResponse, error)
@@ -93,10 +94,11 @@ func (m *Main) openRemote(ctx context.Context, c *common) (a *app, ok bool, err 
 	if err != nil {
 		return nil, true, err
 	}
-	rs := &remoteStore{client: client}
+	// No store in client mode: every command reaches the server through the history service
+	// (the client implements annals.HistoryService and the capture path); the ones that need
+	// the database itself say so.
 	return &app{
 		cfg:     cfg,
-		store:   rs,
 		capture: client,
 		svc:     remoteService{client},
 		ctx:     ctx,
@@ -112,99 +114,4 @@ func (remoteService) Backfill(context.Context, func(history.BackfillProgress)) (
 
 func needsLocal(what string) error {
 	return annals.Errorf(annals.EINVALID, "%s needs a local database; it is not available through --server (run it on the server's machine with --db)", what)
-}
-
-// remoteStore stands in for the store in client mode. Commands reach the server through the
-// history ops and the capture methods; of the store's own methods only what a server exposes
-// (runs, chats by id, capture) works, and the rest say they need a local database.
-type remoteStore struct{ client *httpapi.Client }
-
-var (
-	_ annals.Store     = (*remoteStore)(nil)
-	_ annals.Rescanner = (*remoteStore)(nil)
-)
-
-func (s *remoteStore) Close() error { return nil }
-
-func (s *remoteStore) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.CaptureResult, error) {
-	return s.client.Capture(ctx, ops)
-}
-func (s *remoteStore) CreateChat(ctx context.Context, c *annals.Chat) (*annals.Chat, error) {
-	return s.client.CreateChat(ctx, c)
-}
-func (s *remoteStore) AppendEntries(ctx context.Context, id string, es []*annals.Entry) (*annals.AppendResult, error) {
-	return s.client.AppendEntries(ctx, id, es)
-}
-func (s *remoteStore) TruncateChat(ctx context.Context, id string, p annals.TruncatePoint) (*annals.TruncateResult, error) {
-	return s.client.TruncateChat(ctx, id, p)
-}
-func (s *remoteStore) RecordRun(ctx context.Context, r *annals.Run) (*annals.Run, error) {
-	return s.client.RecordRun(ctx, r)
-}
-
-// FindRuns reads the runs of a chat in the caller's scope (show prints them).
-func (s *remoteStore) FindRuns(ctx context.Context, id string) ([]*annals.Run, error) {
-	return s.client.Runs(ctx, id, "")
-}
-
-// FindChatByID reads a chat through the get op, so it is scoped like every remote read.
-func (s *remoteStore) FindChatByID(ctx context.Context, id string) (*annals.Chat, error) {
-	res, err := s.client.Get(ctx, &history.Request{SessionID: id, Limit: 1})
-	if err != nil {
-		return nil, err
-	}
-	return res.Chat, nil
-}
-
-func (s *remoteStore) Rescan(context.Context, annals.Redactor, func(annals.RescanReport)) (*annals.RescanReport, error) {
-	return nil, needsLocal("redact --rescan")
-}
-
-func (s *remoteStore) FindChats(context.Context, annals.ChatFilter) ([]*annals.Chat, int, error) {
-	return nil, 0, needsLocal("reading the store directly")
-}
-func (s *remoteStore) FindEntries(context.Context, annals.EntryFilter) ([]*annals.Entry, error) {
-	return nil, needsLocal("reading the store directly")
-}
-func (s *remoteStore) UpdateChat(context.Context, annals.ChatRef, annals.ChatUpdate) (*annals.Chat, error) {
-	return nil, needsLocal("writing the store directly")
-}
-func (s *remoteStore) DeleteChat(context.Context, annals.ChatRef) error {
-	return needsLocal("writing the store directly")
-}
-func (s *remoteStore) MatchEntries(context.Context, annals.TextMatch) ([]annals.EntryRef, error) {
-	return nil, needsLocal("reading the store directly")
-}
-func (s *remoteStore) MatchChats(context.Context, annals.TextMatch) ([]string, error) {
-	return nil, needsLocal("reading the store directly")
-}
-func (s *remoteStore) SearchChats(context.Context, annals.SearchFilter) ([]annals.ChatHit, int, error) {
-	return nil, 0, needsLocal("reading the store directly")
-}
-func (s *remoteStore) SearchEntries(context.Context, annals.SearchFilter) ([]annals.EntryHit, int, error) {
-	return nil, 0, needsLocal("reading the store directly")
-}
-func (s *remoteStore) UpsertEmbedding(context.Context, string, string, []float32) error {
-	return needsLocal("writing embeddings")
-}
-func (s *remoteStore) FindEmbeddings(context.Context, annals.EmbeddingFilter) ([]annals.ChatVector, error) {
-	return nil, needsLocal("reading embeddings")
-}
-func (s *remoteStore) FindChatsWithoutEmbedding(context.Context, string, int) ([]*annals.Chat, error) {
-	return nil, needsLocal("reading embeddings")
-}
-func (s *remoteStore) ViewAgents(context.Context, annals.ViewAgentsFilter) (*annals.ViewAgents, error) {
-	return nil, needsLocal("reading the store directly")
-}
-func (s *remoteStore) ViewSessions(context.Context, annals.ViewSessionsFilter) (*annals.ViewSessionList, error) {
-	return nil, needsLocal("reading the store directly")
-}
-func (s *remoteStore) ViewTranscript(context.Context, annals.ViewTranscriptFilter) (*annals.ViewPage, error) {
-	return nil, needsLocal("reading the store directly")
-}
-func (s *remoteStore) ViewConversation(context.Context, annals.ViewConversationFilter) (*annals.ViewPage, error) {
-	return nil, needsLocal("reading the store directly")
-}
-func (s *remoteStore) ViewSearch(context.Context, annals.ViewFilter) (*annals.ViewPage, error) {
-	return nil, needsLocal("reading the store directly")
 }

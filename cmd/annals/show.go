@@ -63,8 +63,7 @@ func runShow(ctx context.Context, m *Main, args []string) error {
 			req.Cursor = res.NextCursor
 		}
 	}
-	// The chat passed the scope check above; its runs are part of what that scope may read.
-	runs, err := a.store.FindRuns(ctx, chat.ID)
+	runs, err := a.svc.FindChatRuns(a.ctx, annals.ChatSelector{Scope: annals.Scope(*scope), ID: chat.ID})
 	if err != nil {
 		return err
 	}
