@@ -14,6 +14,9 @@ const (
 	ECONFLICT    = "conflict"
 	EUNAVAILABLE = "unavailable"
 	EINTERNAL    = "internal"
+	// ENOTIMPLEMENTED: the backend does not have the capability asked for (a store without the
+	// query view, or one that cannot rescan); it is not the caller's mistake.
+	ENOTIMPLEMENTED = "not_implemented"
 )
 
 // Error is the one error type of annals. Code is machine-readable; Message is written for the

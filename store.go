@@ -225,7 +225,9 @@ type EntryRef struct {
 	Seq    int64  `json:"seq"`
 }
 
-// TextIndex answers literal lookups against the full-text indexes.
+// TextIndex answers literal lookups against the full-text indexes. It is the test hook the
+// conformance suite (storetest) checks every index change with; no operation uses it, so it is
+// not part of Store: both backends implement it, and storetest requires it.
 type TextIndex interface {
 	// MatchEntries returns the entries (in owner scope) whose text, reasoning, tool name,
 	// arguments or result contain every term, ordered by chat id then seq.
@@ -238,14 +240,15 @@ type TextIndex interface {
 	MatchChats(ctx context.Context, m TextMatch) ([]string, error)
 }
 
-// Store is everything a storage backend provides.
+// Store is what a storage backend must provide for the history service. The optional
+// capabilities are interfaces of their own, found by type assertion: ViewStore (the lanius query
+// view), Rescanner, KeyStore, ImportStateStore, ChatCopier, and the TextIndex test hook. A
+// consumer that needs one a store lacks answers ENOTIMPLEMENTED.
 type Store interface {
 	CaptureStore
 	ChatStore
-	TextIndex
 	SearchStore
 	EmbeddingStore
-	ViewStore
 	// Close releases the store's connections.
 	Close() error
 }

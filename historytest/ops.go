@@ -479,7 +479,7 @@ func testDelete(t *testing.T, open Opener) {
 	if _, err := e.store.FindChatByID(bg, "d1"); annals.ErrorCode(err) != annals.ENOTFOUND {
 		t.Errorf("chat still there: %v", err)
 	}
-	hits, err := e.store.MatchEntries(bg, annals.TextMatch{Owner: annals.Owner{AllTenants: true}, Terms: []string{"xylophone"}})
+	hits, err := e.store.(annals.TextIndex).MatchEntries(bg, annals.TextMatch{Owner: annals.Owner{AllTenants: true}, Terms: []string{"xylophone"}})
 	if err != nil || len(hits) != 0 {
 		t.Errorf("index still has hits %v (%v)", hits, err)
 	}

@@ -57,7 +57,7 @@ func testRedaction(t *testing.T, open Opener) {
 		t.Errorf("tool arguments are no longer valid JSON: %s", got.Entries[1].Tool.Arguments)
 	}
 	for _, term := range []string{key, "diary"} {
-		hits, err := e.store.MatchEntries(bg, annals.TextMatch{Owner: annals.Owner{AllTenants: true}, Terms: []string{term}})
+		hits, err := e.store.(annals.TextIndex).MatchEntries(bg, annals.TextMatch{Owner: annals.Owner{AllTenants: true}, Terms: []string{term}})
 		if err != nil || len(hits) != 0 {
 			t.Errorf("index hits for %q: %v (%v)", term, hits, err)
 		}

@@ -38,7 +38,7 @@ type viewFixture struct {
 func newViewFixture(t *testing.T, open Opener) *viewFixture {
 	t.Helper()
 	store := open(t)
-	return &viewFixture{t: t, store: store, view: queryview.New(store)}
+	return &viewFixture{t: t, store: store, view: queryview.New(store.(annals.ViewStore))}
 }
 
 // chat creates a chat whose last activity is max(created, last entry), with entries in order.
@@ -203,7 +203,7 @@ func testQueryView(t *testing.T, open Opener) {
 	})
 
 	t.Run("AgentsBoundsReportTruncation", func(t *testing.T) {
-		got, err := f.store.ViewAgents(context.Background(), annals.ViewAgentsFilter{Owner: annals.Owner{TenantID: "A"}, MaxAgents: 2, MaxSessions: 1})
+		got, err := f.store.(annals.ViewStore).ViewAgents(context.Background(), annals.ViewAgentsFilter{Owner: annals.Owner{TenantID: "A"}, MaxAgents: 2, MaxSessions: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -40,6 +40,8 @@ func StatusOf(code string) int {
 		return http.StatusRequestEntityTooLarge
 	case annals.EUNAVAILABLE:
 		return http.StatusServiceUnavailable
+	case annals.ENOTIMPLEMENTED:
+		return http.StatusNotImplemented
 	}
 	return http.StatusInternalServerError
 }

@@ -28,8 +28,8 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) error {
 
 // handleQuery serves POST /query, the lanius-style read-only view.
 func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) error {
-	if s.store == nil {
-		return annals.Errorf(annals.EUNAVAILABLE, "this server has no query view (it serves a history without a local store)")
+	if s.view == nil {
+		return annals.Errorf(annals.ENOTIMPLEMENTED, "this server has no query view: its history has no store with the view (annals.ViewStore)")
 	}
 	out, err := s.view.Query(r.Context(), r.Body)
 	if err != nil {

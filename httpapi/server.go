@@ -114,7 +114,7 @@ func New(cfg Config) *Server {
 		store:   cfg.Store,
 		svc:     cfg.Service,
 		keys:    cfg.Keys,
-		view:    queryview.New(cfg.Store),
+		view:    viewOf(cfg.Store),
 		log:     cfg.Logger,
 		now:     cfg.Now,
 		metrics: newMetrics(),
@@ -322,4 +322,12 @@ func unwrapAll(err error) error {
 		}
 		err = next
 	}
+}
+
+// viewOf is the query view over a store that has one (annals.ViewStore), else nil.
+func viewOf(store annals.Store) *queryview.View {
+	if vs, ok := store.(annals.ViewStore); ok {
+		return queryview.New(vs)
+	}
+	return nil
 }

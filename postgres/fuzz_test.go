@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/postgres"
 	"github.com/annals-dev/annals/query"
 )
 
@@ -26,7 +27,7 @@ var hostileInputs = []string{
 // search (restricted to each field too), and as a literal term of MatchEntries, MatchChats,
 // MetaTerms and the view's words. Only a refusal as invalid is allowed; a tsquery or SQL syntax
 // error would surface as internal.
-func checkQuery(t *testing.T, s annals.Store, in string) {
+func checkQuery(t *testing.T, s *postgres.DB, in string) {
 	t.Helper()
 	ctx := context.Background()
 	owner := annals.Owner{TenantID: "A"}
@@ -60,7 +61,7 @@ func checkQuery(t *testing.T, s annals.Store, in string) {
 	}
 }
 
-func fuzzStore(tb testing.TB) annals.Store {
+func fuzzStore(tb testing.TB) *postgres.DB {
 	s := MustOpenDB(tb)
 	ctx := context.Background()
 	if _, err := s.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "A", Title: `deploy emag.ro and say "hello"`, Tags: []string{"q3-plan"}}); err != nil {

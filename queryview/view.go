@@ -16,11 +16,11 @@ import (
 // View answers view queries from a store. It holds no state besides the store, so one View
 // serves any number of concurrent callers.
 type View struct {
-	store annals.Store
+	store annals.ViewStore
 }
 
 // New returns a View over store.
-func New(store annals.Store) *View {
+func New(store annals.ViewStore) *View {
 	return &View{store: store}
 }
 

@@ -29,7 +29,7 @@ func findEntriesTests() []test {
 	}
 }
 
-func testAppendAssignsSeq(t *testing.T, s annals.Store) {
+func testAppendAssignsSeq(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	res := mustAppend(t, s, "c1", Entries("a", 5)...)
 	if res.Appended != 5 || res.Skipped != 0 || res.LastSeq != 5 {
@@ -48,7 +48,7 @@ func testAppendAssignsSeq(t *testing.T, s annals.Store) {
 	}
 }
 
-func testAppendSameBatchTwice(t *testing.T, s annals.Store) {
+func testAppendSameBatchTwice(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	mustAppend(t, s, "c1", Entries("a", 4)...)
 	chatBefore := mustChat(t, s, "c1")
@@ -62,7 +62,7 @@ func testAppendSameBatchTwice(t *testing.T, s annals.Store) {
 	wantSameChat(t, "chat after the repeated append", mustChat(t, s, "c1"), chatBefore)
 }
 
-func testAppendMixedBatch(t *testing.T, s annals.Store) {
+func testAppendMixedBatch(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	old := Entries("old", 3)
 	mustAppend(t, s, "c1", old...)
@@ -90,7 +90,7 @@ func testAppendMixedBatch(t *testing.T, s annals.Store) {
 	}
 }
 
-func testAppendRepeatedIDInBatch(t *testing.T, s annals.Store) {
+func testAppendRepeatedIDInBatch(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	res := mustAppend(t, s, "c1",
 		TextEntry("x", annals.KindUser, "one"),
@@ -103,7 +103,7 @@ func testAppendRepeatedIDInBatch(t *testing.T, s annals.Store) {
 	wantTranscript(t, mustEntries(t, s, "c1"), "x", "y")
 }
 
-func testAppendMissingChat(t *testing.T, s annals.Store) {
+func testAppendMissingChat(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("present", "tenant-a"))
 	_, err := s.AppendEntries(t.Context(), "absent", Entries("a", 2))
 	wantCode(t, "AppendEntries(absent)", err, annals.ENOTFOUND)
@@ -115,7 +115,7 @@ func testAppendMissingChat(t *testing.T, s annals.Store) {
 	}
 }
 
-func testAppendInvalidEntry(t *testing.T, s annals.Store) {
+func testAppendInvalidEntry(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	bad := TextEntry("bad", "thought", "unknown kind")
 	_, err := s.AppendEntries(t.Context(), "c1", []*annals.Entry{TextEntry("good", annals.KindUser, "fine"), bad})
@@ -170,7 +170,7 @@ func roundTripEntries() []*annals.Entry {
 	}
 }
 
-func testAppendRoundTrip(t *testing.T, s annals.Store) {
+func testAppendRoundTrip(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	in := roundTripEntries()
 	want := make([]*annals.Entry, len(in))
@@ -189,7 +189,7 @@ func testAppendRoundTrip(t *testing.T, s annals.Store) {
 	}
 }
 
-func testAppendTotals(t *testing.T, s annals.Store) {
+func testAppendTotals(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	es := Entries("a", 3)
 	es[0].InputTokens, es[1].OutputTokens, es[2].InputTokens, es[2].OutputTokens = 10, 20, 1, 2
@@ -211,7 +211,7 @@ func testAppendTotals(t *testing.T, s annals.Store) {
 	wantTotals(t, "FindChats row", cs[0].Totals, annals.Totals{Entries: 4, InputTokens: 111, OutputTokens: 22})
 }
 
-func testAppendLastActivity(t *testing.T, s annals.Store) {
+func testAppendLastActivity(t *testing.T, s Store) {
 	created := mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	tick()
 	// The entry's own time is an hour ahead, so the activity advances whether the store stamps
@@ -224,7 +224,7 @@ func testAppendLastActivity(t *testing.T, s annals.Store) {
 	}
 }
 
-func testFindEntriesPaging(t *testing.T, s annals.Store) {
+func testFindEntriesPaging(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	mustAppend(t, s, "c1", Entries("e", 6)...)
 	cases := []struct {
@@ -244,7 +244,7 @@ func testFindEntriesPaging(t *testing.T, s annals.Store) {
 	}
 }
 
-func testFindEntriesMissingChat(t *testing.T, s annals.Store) {
+func testFindEntriesMissingChat(t *testing.T, s Store) {
 	got, err := s.FindEntries(t.Context(), annals.EntryFilter{ChatID: "absent"})
 	if err != nil {
 		t.Fatalf("FindEntries(absent): %v, want no error and no entries", err)
@@ -254,7 +254,7 @@ func testFindEntriesMissingChat(t *testing.T, s annals.Store) {
 	}
 }
 
-func testFindEntriesKinds(t *testing.T, s annals.Store) {
+func testFindEntriesKinds(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	mustAppend(t, s, "c1",
 		TextEntry("u1", annals.KindUser, "question"),

@@ -20,7 +20,7 @@ func boundsTests() []test {
 	}
 }
 
-func testTokenAndCostBounds(t *testing.T, s annals.Store) {
+func testTokenAndCostBounds(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "A"))
 	entry := func(in, out int64) annals.CaptureOp {
 		return annals.CaptureOp{Append: &annals.AppendOp{ChatID: "c1", Entries: []*annals.Entry{{ID: "e", Kind: annals.KindAssistant, Text: "x", InputTokens: in, OutputTokens: out}}}}
@@ -64,7 +64,7 @@ func testTokenAndCostBounds(t *testing.T, s annals.Store) {
 	}
 }
 
-func testTimeBounds(t *testing.T, s annals.Store) {
+func testTimeBounds(t *testing.T, s Store) {
 	far := time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)
 	early := time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC)
 	mustCreateChat(t, s, NewChat("c1", "A"))
@@ -92,7 +92,7 @@ func testTimeBounds(t *testing.T, s annals.Store) {
 
 // testTokenSumsAtTheBound appends many entries at the token bound, then rewinds: the counters
 // stay exact (the sums are far below the point where a float would round).
-func testTokenSumsAtTheBound(t *testing.T, s annals.Store) {
+func testTokenSumsAtTheBound(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "A"))
 	var es []*annals.Entry
 	for i := range 50 {

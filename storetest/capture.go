@@ -37,13 +37,13 @@ func captureTests() []test {
 	for _, b := range badOps() {
 		tests = append(tests, test{
 			name: "BatchWith" + b.name + "CommitsNothing",
-			fn:   func(t *testing.T, s annals.Store) { testCaptureRollsBack(t, s, b) },
+			fn:   func(t *testing.T, s Store) { testCaptureRollsBack(t, s, b) },
 		})
 	}
 	return tests
 }
 
-func testCaptureAppliesInOrder(t *testing.T, s annals.Store) {
+func testCaptureAppliesInOrder(t *testing.T, s Store) {
 	// Later ops see earlier ones inside the same transaction: the append needs the chat created
 	// just before it, the truncation needs the appended entries.
 	first := Entries("e", 3)
@@ -76,7 +76,7 @@ func testCaptureAppliesInOrder(t *testing.T, s annals.Store) {
 // testCaptureRollsBack runs a batch whose op 3 (of 5) is bad, after ops that create a chat,
 // append to it and append to a pre-existing chat, and before one that records a run. Nothing of
 // it may remain: rows, counters, derived status or full-text index rows.
-func testCaptureRollsBack(t *testing.T, s annals.Store, bad badOp) {
+func testCaptureRollsBack(t *testing.T, s Store, bad badOp) {
 	pre := NewChat("pre", "tenant-a")
 	pre.Title = "heron notes"
 	mustCreateChat(t, s, pre)

@@ -22,7 +22,7 @@ const (
 	entriesPerWriter = 10
 )
 
-func testConcurrentAppends(t *testing.T, s annals.Store) {
+func testConcurrentAppends(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "A"))
 	var wg sync.WaitGroup
 	for w := range writers {
@@ -71,7 +71,7 @@ func testConcurrentAppends(t *testing.T, s annals.Store) {
 	}
 }
 
-func testConcurrentSameBatch(t *testing.T, s annals.Store) {
+func testConcurrentSameBatch(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "A"))
 	var (
 		wg                sync.WaitGroup

@@ -22,7 +22,7 @@ func createChatTests() []test {
 
 // testCreateHumanLayer: an importer moving a curated history over gives pinned, archived and
 // summary with the chat; they are stored when the chat is new and never overwritten by a repeat.
-func testCreateHumanLayer(t *testing.T, s annals.Store) {
+func testCreateHumanLayer(t *testing.T, s Store) {
 	archived := BaseTime.Add(time.Hour)
 	summarized := BaseTime.Add(2 * time.Hour)
 	c := fullChat("h1")
@@ -60,7 +60,7 @@ func fullChat(id string) *annals.Chat {
 	}
 }
 
-func testCreateReturnsStoredChat(t *testing.T, s annals.Store) {
+func testCreateReturnsStoredChat(t *testing.T, s Store) {
 	before := time.Now()
 	got := mustCreateChat(t, s, fullChat("c1"))
 	after := time.Now()
@@ -84,7 +84,7 @@ func testCreateReturnsStoredChat(t *testing.T, s annals.Store) {
 	wantSameChat(t, "FindChatByID after CreateChat", mustChat(t, s, "c1"), got)
 }
 
-func testCreateIdempotent(t *testing.T, s annals.Store) {
+func testCreateIdempotent(t *testing.T, s Store) {
 	first := mustCreateChat(t, s, fullChat("c1"))
 
 	// Same immutable data, different mutable data: a no-op that leaves the stored metadata alone.
@@ -111,7 +111,7 @@ func testCreateIdempotent(t *testing.T, s annals.Store) {
 	}
 }
 
-func testCreateNilEmptyAttributes(t *testing.T, s annals.Store) {
+func testCreateNilEmptyAttributes(t *testing.T, s Store) {
 	c := NewChat("c1", "tenant-a")
 	c.Attributes = nil
 	mustCreateChat(t, s, c)
@@ -122,7 +122,7 @@ func testCreateNilEmptyAttributes(t *testing.T, s annals.Store) {
 	}
 }
 
-func testCreateConflict(t *testing.T, s annals.Store) {
+func testCreateConflict(t *testing.T, s Store) {
 	stored := mustCreateChat(t, s, fullChat("c1"))
 	cases := []struct {
 		name   string
@@ -146,7 +146,7 @@ func testCreateConflict(t *testing.T, s annals.Store) {
 	wantSameChat(t, "chat after conflicting creates", mustChat(t, s, "c1"), stored)
 }
 
-func testCreateInvalid(t *testing.T, s annals.Store) {
+func testCreateInvalid(t *testing.T, s Store) {
 	cases := []struct {
 		name string
 		chat *annals.Chat
@@ -174,7 +174,7 @@ func testCreateInvalid(t *testing.T, s annals.Store) {
 	}
 }
 
-func testFindChatByIDMissing(t *testing.T, s annals.Store) {
+func testFindChatByIDMissing(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("present", "tenant-a"))
 	c, err := s.FindChatByID(t.Context(), "absent")
 	wantCode(t, "FindChatByID(absent)", err, annals.ENOTFOUND)

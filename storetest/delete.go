@@ -14,7 +14,7 @@ func deleteTests() []test {
 	}
 }
 
-func testDeleteRemovesAll(t *testing.T, s annals.Store) {
+func testDeleteRemovesAll(t *testing.T, s Store) {
 	doomed := NewChat("doomed", "A")
 	doomed.Title, doomed.Tags = "wombattitle", []string{"wombattag"}
 	mustCreateChat(t, s, doomed)
@@ -57,7 +57,7 @@ func testDeleteRemovesAll(t *testing.T, s annals.Store) {
 	wantTranscript(t, mustEntries(t, s, "keep"), "k1")
 }
 
-func testDeleteMissing(t *testing.T, s annals.Store) {
+func testDeleteMissing(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "A"))
 	wantCode(t, "DeleteChat(absent)", s.DeleteChat(t.Context(), annals.ChatRef{ID: "absent"}), annals.ENOTFOUND)
 	c1 := refOf(t, s, "c1")
@@ -67,7 +67,7 @@ func testDeleteMissing(t *testing.T, s annals.Store) {
 	wantCode(t, "DeleteChat(c1) a second time", s.DeleteChat(t.Context(), c1), annals.ENOTFOUND)
 }
 
-func testDeleteThenRecreate(t *testing.T, s annals.Store) {
+func testDeleteThenRecreate(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "A"))
 	mustAppend(t, s, "c1", Entries("old", 3)...)
 	mustRecordRun(t, s, NewRun("r1", "c1", annals.StatusCompleted, runStart))

@@ -21,14 +21,14 @@ func embeddingTests() []test {
 	}
 }
 
-func mustUpsertEmbedding(t *testing.T, s annals.Store, chatID, model string, v []float32) {
+func mustUpsertEmbedding(t *testing.T, s Store, chatID, model string, v []float32) {
 	t.Helper()
 	if err := s.UpsertEmbedding(t.Context(), chatID, model, v); err != nil {
 		t.Fatalf("UpsertEmbedding(%q, %q): %v", chatID, model, err)
 	}
 }
 
-func mustFindEmbeddings(t *testing.T, s annals.Store, f annals.EmbeddingFilter) []annals.ChatVector {
+func mustFindEmbeddings(t *testing.T, s Store, f annals.EmbeddingFilter) []annals.ChatVector {
 	t.Helper()
 	vs, err := s.FindEmbeddings(t.Context(), f)
 	if err != nil {
@@ -48,7 +48,7 @@ func vectorChatIDs(vs []annals.ChatVector) []string {
 // vec is a small distinct vector per seed.
 func vec(seed float32) []float32 { return []float32{seed, -seed / 3, 1} }
 
-func testEmbedRoundTrip(t *testing.T, s annals.Store) {
+func testEmbedRoundTrip(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "A"))
 	// Values a lossy encoding (float64 text, rounding) would change.
 	want := []float32{0.1, -2.5, 3e-8, math.MaxFloat32, -math.SmallestNonzeroFloat32, 0}
@@ -68,7 +68,7 @@ func testEmbedRoundTrip(t *testing.T, s annals.Store) {
 	}
 }
 
-func testEmbedReplace(t *testing.T, s annals.Store) {
+func testEmbedReplace(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "A"))
 	mustUpsertEmbedding(t, s, "c1", "model-a", vec(1))
 	mustUpsertEmbedding(t, s, "c1", "model-a", []float32{9, 8, 7, 6})
@@ -81,7 +81,7 @@ func testEmbedReplace(t *testing.T, s annals.Store) {
 	}
 }
 
-func testEmbedInvalid(t *testing.T, s annals.Store) {
+func testEmbedInvalid(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "A"))
 	wantCode(t, "UpsertEmbedding(absent)", s.UpsertEmbedding(t.Context(), "absent", "model-a", vec(1)), annals.ENOTFOUND)
 	wantCode(t, "UpsertEmbedding with an empty vector", s.UpsertEmbedding(t.Context(), "c1", "model-a", nil), annals.EINVALID)
@@ -91,7 +91,7 @@ func testEmbedInvalid(t *testing.T, s annals.Store) {
 	}
 }
 
-func testEmbedOwner(t *testing.T, s annals.Store) {
+func testEmbedOwner(t *testing.T, s Store) {
 	ownerChats(t, s) // a1..a4 in A, b1 in B
 	for i, id := range []string{"a1", "a2", "a3", "a4", "b1"} {
 		mustUpsertEmbedding(t, s, id, "m", vec(float32(i+1)))
@@ -116,7 +116,7 @@ func testEmbedOwner(t *testing.T, s annals.Store) {
 	}
 }
 
-func testEmbedFilters(t *testing.T, s annals.Store) {
+func testEmbedFilters(t *testing.T, s Store) {
 	for _, id := range []string{"v1", "v2", "v3", "v4"} {
 		mustCreateChat(t, s, NewChat(id, "A"))
 	}
@@ -144,7 +144,7 @@ func testEmbedFilters(t *testing.T, s annals.Store) {
 	}
 }
 
-func testEmbedNewest(t *testing.T, s annals.Store) {
+func testEmbedNewest(t *testing.T, s Store) {
 	ids := []string{"n1", "n2", "n3", "n4"}
 	activityChats(t, s, "A", ids, []string{"n3", "n1", "n4", "n2"}) // activity: n3 < n1 < n4 < n2
 	for i, id := range ids {
@@ -157,7 +157,7 @@ func testEmbedNewest(t *testing.T, s annals.Store) {
 	wantIDs(t, "FindEmbeddings with limit 2", got, []string{"n2", "n4"})
 }
 
-func testEmbedDelete(t *testing.T, s annals.Store) {
+func testEmbedDelete(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "A"))
 	mustCreateChat(t, s, NewChat("c2", "A"))
 	mustUpsertEmbedding(t, s, "c1", "m", vec(1))
@@ -173,7 +173,7 @@ func testEmbedDelete(t *testing.T, s annals.Store) {
 	wantIDs(t, "FindEmbeddings for the recreated c1", got, nil)
 }
 
-func testEmbedMissingModel(t *testing.T, s annals.Store) {
+func testEmbedMissingModel(t *testing.T, s Store) {
 	for _, c := range []*annals.Chat{NewChat("x1", "A"), NewChat("x2", "A"), NewChat("x3", "B"), NewChat("x4", "A")} {
 		mustCreateChat(t, s, c)
 	}

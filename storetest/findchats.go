@@ -33,7 +33,7 @@ func findChatsTests() []test {
 
 // testFindIDPrefix proves the id prefix filter a CLI resolves short ids with: the start of the
 // id, or the source tool's own id after a ':', byte for byte, inside the owner.
-func testFindIDPrefix(t *testing.T, s annals.Store) {
+func testFindIDPrefix(t *testing.T, s Store) {
 	for _, c := range []*annals.Chat{
 		NewChat("claude-code:7f3c2a10-aaaa", "A"), NewChat("claude-code:7f3d0000-bbbb", "A"),
 		NewChat("7f3c-native", "A"), NewChat("codex:AB_%x", "A"), NewChat("claude-code:7f3c9999", "B"),
@@ -58,7 +58,7 @@ func testFindIDPrefix(t *testing.T, s annals.Store) {
 }
 
 // ownerChats stores chats across two tenants, two users and two agents.
-func ownerChats(t *testing.T, s annals.Store) {
+func ownerChats(t *testing.T, s Store) {
 	t.Helper()
 	for _, c := range []*annals.Chat{
 		{ID: "a1", TenantID: "A", UserID: "u1", AgentID: "g1"},
@@ -71,7 +71,7 @@ func ownerChats(t *testing.T, s annals.Store) {
 	}
 }
 
-func testFindOwnerFold(t *testing.T, s annals.Store) {
+func testFindOwnerFold(t *testing.T, s Store) {
 	ownerChats(t, s)
 	cases := []struct {
 		owner annals.Owner
@@ -94,14 +94,14 @@ func testFindOwnerFold(t *testing.T, s annals.Store) {
 	}
 }
 
-func testFindZeroOwner(t *testing.T, s annals.Store) {
+func testFindZeroOwner(t *testing.T, s Store) {
 	ownerChats(t, s)
 	// A forgotten owner fails closed, whatever else the filter says.
 	wantChatSet(t, s, "zero owner", annals.ChatFilter{}, nil...)
 	wantChatSet(t, s, "zero owner with IncludeArchived and an id", annals.ChatFilter{IncludeArchived: true, ID: ptr("a1")}, nil...)
 }
 
-func testFindByID(t *testing.T, s annals.Store) {
+func testFindByID(t *testing.T, s Store) {
 	ownerChats(t, s)
 	wantChatSet(t, s, "id a2 in tenant A", annals.ChatFilter{Owner: tenant("A"), ID: ptr("a2")}, "a2")
 	wantChatSet(t, s, "id b1 in tenant A", annals.ChatFilter{Owner: tenant("A"), ID: ptr("b1")}, nil...)
@@ -112,7 +112,7 @@ func testFindByID(t *testing.T, s annals.Store) {
 // so that the later a chat appears in order, the more recent its activity. The entries are an
 // hour ahead and a minute apart, and the writes a few milliseconds apart, so the order holds
 // whether a store stamps activity from entry times or from its own clock.
-func activityChats(t *testing.T, s annals.Store, tenantID string, ids []string, order []string) {
+func activityChats(t *testing.T, s Store, tenantID string, ids []string, order []string) {
 	t.Helper()
 	for _, id := range ids {
 		mustCreateChat(t, s, NewChat(id, tenantID))
@@ -126,7 +126,7 @@ func activityChats(t *testing.T, s annals.Store, tenantID string, ids []string, 
 	}
 }
 
-func testFindOrder(t *testing.T, s annals.Store) {
+func testFindOrder(t *testing.T, s Store) {
 	ids := []string{"c1", "c2", "c3", "c4"}
 	for _, id := range ids {
 		mustCreateChat(t, s, NewChat(id, "A"))
@@ -148,7 +148,7 @@ func testFindOrder(t *testing.T, s annals.Store) {
 	wantIDs(t, "FindChats order", got, []string{"c4", "c2", "c3", "c1"})
 }
 
-func testFindRowsEqualByID(t *testing.T, s annals.Store) {
+func testFindRowsEqualByID(t *testing.T, s Store) {
 	c := fullChat("c1")
 	mustCreateChat(t, s, c)
 	es := Entries("e", 2)
@@ -166,7 +166,7 @@ func testFindRowsEqualByID(t *testing.T, s annals.Store) {
 	wantSameChat(t, "FindChats row", cs[0], mustChat(t, s, "c1"))
 }
 
-func testFindStatus(t *testing.T, s annals.Store) {
+func testFindStatus(t *testing.T, s Store) {
 	for _, id := range []string{"running", "done", "idle"} {
 		mustCreateChat(t, s, NewChat(id, "A"))
 	}
@@ -178,14 +178,14 @@ func testFindStatus(t *testing.T, s annals.Store) {
 	wantChatSet(t, s, "no status filter", annals.ChatFilter{Owner: tenant("A")}, "running", "done", "idle")
 }
 
-func testFindUnknownStatus(t *testing.T, s annals.Store) {
+func testFindUnknownStatus(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "A"))
 	// An unknown enum value is refused, never treated as "no filter" (which would return c1).
 	_, _, err := s.FindChats(t.Context(), annals.ChatFilter{Owner: tenant("A"), Status: ptr(annals.RunStatus("complete"))})
 	wantCode(t, "FindChats with status \"complete\"", err, annals.EINVALID)
 }
 
-func testFindActivityRange(t *testing.T, s annals.Store) {
+func testFindActivityRange(t *testing.T, s Store) {
 	ids := []string{"f1", "f2", "f3"}
 	activityChats(t, s, "A", ids, ids)
 	la := make([]time.Time, len(ids))
@@ -216,7 +216,7 @@ func testFindActivityRange(t *testing.T, s annals.Store) {
 	}
 }
 
-func testFindTag(t *testing.T, s annals.Store) {
+func testFindTag(t *testing.T, s Store) {
 	tagged := map[string][]string{
 		"t-q3":    {"q3", "other"},
 		"t-plan":  {"q3-plan"},
@@ -257,7 +257,7 @@ func testFindTag(t *testing.T, s annals.Store) {
 	}
 }
 
-func testFindTitleContains(t *testing.T, s annals.Store) {
+func testFindTitleContains(t *testing.T, s Store) {
 	titles := map[string]string{
 		"t1": "Fix Login Bug",
 		"t2": "login page redesign",
@@ -292,7 +292,7 @@ func testFindTitleContains(t *testing.T, s annals.Store) {
 // testFindTitleContainsUnicode: titles are written in every language, and "case-insensitive"
 // has no ASCII-only exception in the contract. SQL lower() and LIKE fold only ASCII in SQLite,
 // so a backend needs its own folding to pass this.
-func testFindTitleContainsUnicode(t *testing.T, s annals.Store) {
+func testFindTitleContainsUnicode(t *testing.T, s Store) {
 	titles := map[string]string{
 		"u1": "Café in Zürich",
 		"u2": "ÉCOLE ÜBER ALLES",
@@ -318,7 +318,7 @@ func testFindTitleContainsUnicode(t *testing.T, s annals.Store) {
 	}
 }
 
-func testFindAgent(t *testing.T, s annals.Store) {
+func testFindAgent(t *testing.T, s Store) {
 	ownerChats(t, s)
 	wantChatSet(t, s, "agent g1 in tenant A", annals.ChatFilter{Owner: tenant("A"), Agent: ptr("g1")}, "a1", "a2")
 	wantChatSet(t, s, "agent g2 in tenant A", annals.ChatFilter{Owner: tenant("A"), Agent: ptr("g2")}, "a3")
@@ -327,7 +327,7 @@ func testFindAgent(t *testing.T, s annals.Store) {
 	wantChatSet(t, s, "agent g", annals.ChatFilter{Owner: tenant("A"), Agent: ptr("g")}, nil...)
 }
 
-func testFindAttributes(t *testing.T, s annals.Store) {
+func testFindAttributes(t *testing.T, s Store) {
 	attrs := map[string]annals.Attributes{
 		"x1": {"source": "claude-code", "repository": "github.com/o/r"},
 		"x2": {"source": "codex", "repository": "github.com/o/other"},
@@ -362,7 +362,7 @@ func testFindAttributes(t *testing.T, s annals.Store) {
 	}
 }
 
-func testFindPinnedOnly(t *testing.T, s annals.Store) {
+func testFindPinnedOnly(t *testing.T, s Store) {
 	for _, id := range []string{"p1", "p2", "p3"} {
 		mustCreateChat(t, s, NewChat(id, "A"))
 	}
@@ -372,7 +372,7 @@ func testFindPinnedOnly(t *testing.T, s annals.Store) {
 	wantChatSet(t, s, "pinned only after unpinning", annals.ChatFilter{Owner: tenant("A"), PinnedOnly: true}, nil...)
 }
 
-func testFindArchived(t *testing.T, s annals.Store) {
+func testFindArchived(t *testing.T, s Store) {
 	for _, id := range []string{"live", "old"} {
 		mustCreateChat(t, s, NewChat(id, "A"))
 	}
@@ -383,7 +383,7 @@ func testFindArchived(t *testing.T, s annals.Store) {
 	wantChatSet(t, s, "default list after restoring", annals.ChatFilter{Owner: tenant("A")}, "live", "old")
 }
 
-func testFindPaging(t *testing.T, s annals.Store) {
+func testFindPaging(t *testing.T, s Store) {
 	ids := []string{"c1", "c2", "c3", "c4", "c5"}
 	for _, id := range ids {
 		mustCreateChat(t, s, NewChat(id, "A"))
@@ -414,7 +414,7 @@ func testFindPaging(t *testing.T, s annals.Store) {
 	}
 }
 
-func testFindMetaTerms(t *testing.T, s annals.Store) {
+func testFindMetaTerms(t *testing.T, s Store) {
 	chats := []*annals.Chat{
 		{ID: "m-title", TenantID: "A", Title: "quarterly kestrelword review"},
 		{ID: "m-desc", TenantID: "A", Description: "about the kestrelword"},

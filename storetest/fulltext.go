@@ -21,7 +21,7 @@ func fullTextTests() []test {
 	}
 }
 
-func testTextEntryFields(t *testing.T, s annals.Store) {
+func testTextEntryFields(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "A"))
 	reasoning := TextEntry("e2", annals.KindAssistant, "visible answer")
 	reasoning.Reasoning = "betaword hidden reasoning"
@@ -46,7 +46,7 @@ func testTextEntryFields(t *testing.T, s annals.Store) {
 	}
 }
 
-func testTextAllTerms(t *testing.T, s annals.Store) {
+func testTextAllTerms(t *testing.T, s Store) {
 	for _, id := range []string{"c2", "c1"} {
 		mustCreateChat(t, s, NewChat(id, "A"))
 		mustAppend(t, s, id,
@@ -67,7 +67,7 @@ func testTextAllTerms(t *testing.T, s annals.Store) {
 	wantRefs(t, "MatchEntries(\"banana apple\")", mustMatchEntries(t, s, tenant("A"), "banana apple"), nil)
 }
 
-func testTextCase(t *testing.T, s annals.Store) {
+func testTextCase(t *testing.T, s Store) {
 	c := NewChat("c1", "A")
 	c.Title = "Kestrel Report"
 	mustCreateChat(t, s, c)
@@ -77,7 +77,7 @@ func testTextCase(t *testing.T, s annals.Store) {
 	wantIDs(t, "MatchChats(kestrel)", mustMatchChats(t, s, tenant("A"), "kestrel"), []string{"c1"})
 }
 
-func testTextSkipped(t *testing.T, s annals.Store) {
+func testTextSkipped(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "A"))
 	mustAppend(t, s, "c1", TextEntry("e1", annals.KindUser, "originalword"))
 	// A repeat of e1 with other text is skipped; its text must not reach the index either.
@@ -86,7 +86,7 @@ func testTextSkipped(t *testing.T, s annals.Store) {
 	wantRefs(t, "MatchEntries(originalword)", mustMatchEntries(t, s, tenant("A"), "originalword"), []annals.EntryRef{ref("c1", 1)})
 }
 
-func testTextTruncate(t *testing.T, s annals.Store) {
+func testTextTruncate(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "A"))
 	mustAppend(t, s, "c1",
 		TextEntry("e1", annals.KindUser, "keepword first"),
@@ -105,7 +105,7 @@ func testTextTruncate(t *testing.T, s annals.Store) {
 	wantRefs(t, "MatchEntries(gonerword) after re-append", mustMatchEntries(t, s, tenant("A"), "gonerword"), nil)
 }
 
-func testTextChatFields(t *testing.T, s annals.Store) {
+func testTextChatFields(t *testing.T, s Store) {
 	c := NewChat("c1", "A")
 	c.Title, c.Description, c.Tags = "kestrelword title", "ospreyword description", []string{"falconword", "q3-plan"}
 	mustCreateChat(t, s, c)
@@ -118,7 +118,7 @@ func testTextChatFields(t *testing.T, s annals.Store) {
 	wantIDs(t, "MatchChats(kestrelword, nosuchword)", mustMatchChats(t, s, tenant("A"), "kestrelword", "nosuchword"), nil)
 }
 
-func testTextUpdate(t *testing.T, s annals.Store) {
+func testTextUpdate(t *testing.T, s Store) {
 	c := NewChat("c1", "A")
 	c.Title, c.Tags = "oldtitleword", []string{"oldtagword"}
 	mustCreateChat(t, s, c)
@@ -138,7 +138,7 @@ func testTextUpdate(t *testing.T, s annals.Store) {
 	wantIDs(t, "MatchChats(newtitleword) after clearing the title", mustMatchChats(t, s, tenant("A"), "newtitleword"), nil)
 }
 
-func testTextOwner(t *testing.T, s annals.Store) {
+func testTextOwner(t *testing.T, s Store) {
 	for _, c := range []*annals.Chat{
 		{ID: "a1", TenantID: "A", UserID: "u1", Title: "sharedword alpha"},
 		{ID: "b1", TenantID: "B", UserID: "u1", Title: "sharedword snowyowltitle"},
@@ -173,7 +173,7 @@ func testTextOwner(t *testing.T, s annals.Store) {
 
 // testTextLiteral feeds terms that are query syntax in FTS5, tsquery or LIKE. Each is a
 // literal: it must never error, and a term that occurs in the text as its tokens must match.
-func testTextLiteral(t *testing.T, s annals.Store) {
+func testTextLiteral(t *testing.T, s Store) {
 	c := NewChat("c1", "A")
 	c.Title = `deploy emag.ro and say "hello"`
 	mustCreateChat(t, s, c)
@@ -232,7 +232,7 @@ func testTextLiteral(t *testing.T, s annals.Store) {
 	wantTranscript(t, mustEntries(t, s, "c1"), "e1", "e2")
 }
 
-func testTextNoTerms(t *testing.T, s annals.Store) {
+func testTextNoTerms(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "A"))
 	_, err := s.MatchEntries(t.Context(), annals.TextMatch{Owner: tenant("A")})
 	wantCode(t, "MatchEntries without terms", err, annals.EINVALID)

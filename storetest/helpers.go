@@ -18,7 +18,7 @@ import (
 // The must* helpers stop the subtest on an unexpected error: the checks after them would only
 // report noise. They are written against annals.Store so every backend is driven the same way.
 
-func mustCreateChat(t *testing.T, s annals.Store, c *annals.Chat) *annals.Chat {
+func mustCreateChat(t *testing.T, s Store, c *annals.Chat) *annals.Chat {
 	t.Helper()
 	got, err := s.CreateChat(t.Context(), c)
 	if err != nil {
@@ -30,7 +30,7 @@ func mustCreateChat(t *testing.T, s annals.Store, c *annals.Chat) *annals.Chat {
 	return got
 }
 
-func mustAppend(t *testing.T, s annals.Store, chatID string, entries ...*annals.Entry) *annals.AppendResult {
+func mustAppend(t *testing.T, s Store, chatID string, entries ...*annals.Entry) *annals.AppendResult {
 	t.Helper()
 	res, err := s.AppendEntries(t.Context(), chatID, entries)
 	if err != nil {
@@ -42,7 +42,7 @@ func mustAppend(t *testing.T, s annals.Store, chatID string, entries ...*annals.
 	return res
 }
 
-func mustTruncate(t *testing.T, s annals.Store, chatID string, p annals.TruncatePoint) *annals.TruncateResult {
+func mustTruncate(t *testing.T, s Store, chatID string, p annals.TruncatePoint) *annals.TruncateResult {
 	t.Helper()
 	res, err := s.TruncateChat(t.Context(), chatID, p)
 	if err != nil {
@@ -54,7 +54,7 @@ func mustTruncate(t *testing.T, s annals.Store, chatID string, p annals.Truncate
 	return res
 }
 
-func mustRecordRun(t *testing.T, s annals.Store, r *annals.Run) *annals.Run {
+func mustRecordRun(t *testing.T, s Store, r *annals.Run) *annals.Run {
 	t.Helper()
 	got, err := s.RecordRun(t.Context(), r)
 	if err != nil {
@@ -67,12 +67,12 @@ func mustRecordRun(t *testing.T, s annals.Store, r *annals.Run) *annals.Run {
 }
 
 // refOf returns the write reference of a stored chat, as a caller that fetched it holds it.
-func refOf(t *testing.T, s annals.Store, id string) annals.ChatRef {
+func refOf(t *testing.T, s Store, id string) annals.ChatRef {
 	t.Helper()
 	return mustChat(t, s, id).Ref()
 }
 
-func mustUpdate(t *testing.T, s annals.Store, id string, upd annals.ChatUpdate) *annals.Chat {
+func mustUpdate(t *testing.T, s Store, id string, upd annals.ChatUpdate) *annals.Chat {
 	t.Helper()
 	got, err := s.UpdateChat(t.Context(), refOf(t, s, id), upd)
 	if err != nil {
@@ -84,7 +84,7 @@ func mustUpdate(t *testing.T, s annals.Store, id string, upd annals.ChatUpdate) 
 	return got
 }
 
-func mustChat(t *testing.T, s annals.Store, id string) *annals.Chat {
+func mustChat(t *testing.T, s Store, id string) *annals.Chat {
 	t.Helper()
 	c, err := s.FindChatByID(t.Context(), id)
 	if err != nil {
@@ -96,12 +96,12 @@ func mustChat(t *testing.T, s annals.Store, id string) *annals.Chat {
 	return c
 }
 
-func mustEntries(t *testing.T, s annals.Store, chatID string) []*annals.Entry {
+func mustEntries(t *testing.T, s Store, chatID string) []*annals.Entry {
 	t.Helper()
 	return mustFindEntries(t, s, annals.EntryFilter{ChatID: chatID})
 }
 
-func mustFindEntries(t *testing.T, s annals.Store, f annals.EntryFilter) []*annals.Entry {
+func mustFindEntries(t *testing.T, s Store, f annals.EntryFilter) []*annals.Entry {
 	t.Helper()
 	es, err := s.FindEntries(t.Context(), f)
 	if err != nil {
@@ -110,7 +110,7 @@ func mustFindEntries(t *testing.T, s annals.Store, f annals.EntryFilter) []*anna
 	return es
 }
 
-func mustRuns(t *testing.T, s annals.Store, chatID string) []*annals.Run {
+func mustRuns(t *testing.T, s Store, chatID string) []*annals.Run {
 	t.Helper()
 	rs, err := s.FindRuns(t.Context(), chatID)
 	if err != nil {
@@ -119,7 +119,7 @@ func mustRuns(t *testing.T, s annals.Store, chatID string) []*annals.Run {
 	return rs
 }
 
-func mustFindChats(t *testing.T, s annals.Store, f annals.ChatFilter) ([]*annals.Chat, int) {
+func mustFindChats(t *testing.T, s Store, f annals.ChatFilter) ([]*annals.Chat, int) {
 	t.Helper()
 	cs, total, err := s.FindChats(t.Context(), f)
 	if err != nil {
@@ -130,7 +130,7 @@ func mustFindChats(t *testing.T, s annals.Store, f annals.ChatFilter) ([]*annals
 
 // findChatIDs returns the ids FindChats gives for f, in order, and checks that the total is at
 // least the page length (a total smaller than what was returned is always wrong).
-func findChatIDs(t *testing.T, s annals.Store, f annals.ChatFilter) ([]string, int) {
+func findChatIDs(t *testing.T, s Store, f annals.ChatFilter) ([]string, int) {
 	t.Helper()
 	cs, total := mustFindChats(t, s, f)
 	ids := chatIDs(cs)
@@ -140,7 +140,7 @@ func findChatIDs(t *testing.T, s annals.Store, f annals.ChatFilter) ([]string, i
 	return ids, total
 }
 
-func mustMatchEntries(t *testing.T, s annals.Store, owner annals.Owner, terms ...string) []annals.EntryRef {
+func mustMatchEntries(t *testing.T, s Store, owner annals.Owner, terms ...string) []annals.EntryRef {
 	t.Helper()
 	refs, err := s.MatchEntries(t.Context(), annals.TextMatch{Owner: owner, Terms: terms})
 	if err != nil {
@@ -149,7 +149,7 @@ func mustMatchEntries(t *testing.T, s annals.Store, owner annals.Owner, terms ..
 	return refs
 }
 
-func mustMatchChats(t *testing.T, s annals.Store, owner annals.Owner, terms ...string) []string {
+func mustMatchChats(t *testing.T, s Store, owner annals.Owner, terms ...string) []string {
 	t.Helper()
 	ids, err := s.MatchChats(t.Context(), annals.TextMatch{Owner: owner, Terms: terms})
 	if err != nil {
@@ -182,7 +182,7 @@ func wantBatchError(t *testing.T, err error, index int, code string) {
 }
 
 // wantChatSet checks FindChats returns exactly the ids (in any order) and a matching total.
-func wantChatSet(t *testing.T, s annals.Store, what string, f annals.ChatFilter, want ...string) {
+func wantChatSet(t *testing.T, s Store, what string, f annals.ChatFilter, want ...string) {
 	t.Helper()
 	ids, total := findChatIDs(t, s, f)
 	if !sameSet(ids, want) {

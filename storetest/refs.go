@@ -18,7 +18,7 @@ func refTests() []test {
 	}
 }
 
-func testRefBindsUpdateAndDelete(t *testing.T, s annals.Store) {
+func testRefBindsUpdateAndDelete(t *testing.T, s Store) {
 	orig := mustCreateChat(t, s, &annals.Chat{ID: "x", TenantID: "A", UserID: "u1", AgentID: "g1", Title: "A's"})
 	stale := orig.Ref()
 	for name, ref := range map[string]annals.ChatRef{
@@ -44,7 +44,7 @@ func testRefBindsUpdateAndDelete(t *testing.T, s annals.Store) {
 	wantSameChat(t, "B's chat", mustChat(t, s, "x"), theirs)
 }
 
-func testExpectBindsCapture(t *testing.T, s annals.Store) {
+func testExpectBindsCapture(t *testing.T, s Store) {
 	mustCreateChat(t, s, &annals.Chat{ID: "x", TenantID: "B", UserID: "ub", AgentID: "g"})
 	mustAppend(t, s, "x", TextEntry("b1", annals.KindUser, "B's words"))
 	checked := &annals.ChatOwner{TenantID: "A", UserID: "ua", AgentID: "g"}
@@ -68,7 +68,7 @@ func testExpectBindsCapture(t *testing.T, s annals.Store) {
 	wantTranscript(t, mustEntries(t, s, "x"), "b1", "b2")
 }
 
-func testRefBindsEntries(t *testing.T, s annals.Store) {
+func testRefBindsEntries(t *testing.T, s Store) {
 	orig := mustCreateChat(t, s, NewChat("x", "A"))
 	mustAppend(t, s, "x", TextEntry("a1", annals.KindUser, "A's words"))
 	ref := orig.Ref()
@@ -87,7 +87,7 @@ func testRefBindsEntries(t *testing.T, s annals.Store) {
 	}
 }
 
-func testRecreatedIncarnation(t *testing.T, s annals.Store) {
+func testRecreatedIncarnation(t *testing.T, s Store) {
 	first := mustCreateChat(t, s, NewChat("x", "A"))
 	again, err := s.CreateChat(t.Context(), NewChat("x", "A"))
 	if err != nil {

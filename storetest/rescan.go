@@ -28,7 +28,7 @@ func rescanTests() []test {
 // testRescanTags proves a rescan masks a secret in tags as in titles: the tag rows a list filters
 // on and the metadata index change with it, so neither a tag filter nor a metadata lookup finds
 // the old secret.
-func testRescanTags(t *testing.T, s annals.Store) {
+func testRescanTags(t *testing.T, s Store) {
 	rs, ok := s.(annals.Rescanner)
 	if !ok {
 		t.Skip("the store cannot rescan")

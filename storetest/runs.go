@@ -25,7 +25,7 @@ func runTests() []test {
 // runStart is when the suite's runs start: fixed, millisecond precision, UTC.
 var runStart = BaseTime.Add(time.Hour)
 
-func testRunUpsert(t *testing.T, s annals.Store) {
+func testRunUpsert(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	first := NewRun("r1", "c1", annals.StatusRunning, runStart)
 	first.Model = "model-a"
@@ -58,7 +58,7 @@ func testRunUpsert(t *testing.T, s annals.Store) {
 	}
 }
 
-func testRunOrder(t *testing.T, s annals.Store) {
+func testRunOrder(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	for i, id := range []string{"r-a", "r-b", "r-c"} {
 		mustRecordRun(t, s, NewRun(id, "c1", annals.StatusCompleted, runStart.Add(time.Duration(i)*time.Minute)))
@@ -77,7 +77,7 @@ func testRunOrder(t *testing.T, s annals.Store) {
 // In these status tests each new run starts later and is recorded later than the previous one,
 // so "newest" means the same whether a store orders by start time or by recording order.
 
-func testRunStatusNewest(t *testing.T, s annals.Store) {
+func testRunStatusNewest(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	steps := []annals.RunStatus{annals.StatusCompleted, annals.StatusFailed, annals.StatusAwaitingInput, annals.StatusCancelled}
 	for i, st := range steps {
@@ -88,7 +88,7 @@ func testRunStatusNewest(t *testing.T, s annals.Store) {
 	}
 }
 
-func testRunStatusRunning(t *testing.T, s annals.Store) {
+func testRunStatusRunning(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	mustRecordRun(t, s, NewRun("r1", "c1", annals.StatusRunning, runStart))
 	mustRecordRun(t, s, NewRun("r2", "c1", annals.StatusFailed, runStart.Add(time.Minute)))
@@ -125,7 +125,7 @@ func statuses(cs []*annals.Chat) []annals.RunStatus {
 
 // testRunTotals pins the token rule: a chat's token totals are the sum of its runs' tokens plus
 // the sum of its entries' tokens; cost is the sum of its runs' costs.
-func testRunTotals(t *testing.T, s annals.Store) {
+func testRunTotals(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	es := Entries("e", 2)
 	es[0].InputTokens, es[1].OutputTokens = 7, 3
@@ -152,7 +152,7 @@ func testRunTotals(t *testing.T, s annals.Store) {
 		annals.Totals{Runs: 2, Entries: 1, InputTokens: 357, OutputTokens: 35, CostUSD: 0.8})
 }
 
-func testRunMissingChat(t *testing.T, s annals.Store) {
+func testRunMissingChat(t *testing.T, s Store) {
 	_, err := s.RecordRun(t.Context(), NewRun("r1", "absent", annals.StatusRunning, runStart))
 	wantCode(t, "RecordRun for a missing chat", err, annals.ENOTFOUND)
 	if runs := mustRuns(t, s, "absent"); len(runs) != 0 {
@@ -160,7 +160,7 @@ func testRunMissingChat(t *testing.T, s annals.Store) {
 	}
 }
 
-func testRunUnknownStatus(t *testing.T, s annals.Store) {
+func testRunUnknownStatus(t *testing.T, s Store) {
 	before := mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	_, err := s.RecordRun(t.Context(), NewRun("r1", "c1", "complete", runStart))
 	wantCode(t, "RecordRun with status \"complete\"", err, annals.EINVALID)
@@ -183,7 +183,7 @@ func testRunUnknownStatus(t *testing.T, s annals.Store) {
 	wantSameChat(t, "chat after invalid runs", mustChat(t, s, "c1"), before)
 }
 
-func testRunOtherChat(t *testing.T, s annals.Store) {
+func testRunOtherChat(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	mustCreateChat(t, s, NewChat("c2", "tenant-a"))
 	mustRecordRun(t, s, NewRun("r1", "c1", annals.StatusRunning, runStart))
@@ -205,7 +205,7 @@ func firstStatus(rs []*annals.Run) annals.RunStatus {
 	return rs[0].Status
 }
 
-func testRunLastActivity(t *testing.T, s annals.Store) {
+func testRunLastActivity(t *testing.T, s Store) {
 	created := mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	tick()
 	// Started an hour ahead, so the activity advances whether the store stamps the write time

@@ -28,10 +28,17 @@ import (
 	annals "github.com/annals-dev/annals"
 )
 
+// Store is what the suite tests: the store contract plus the TextIndex test hook, with which
+// every change to the full-text indexes is checked literally.
+type Store interface {
+	annals.Store
+	annals.TextIndex
+}
+
 // test is one behaviour of the contract, proven against a fresh store.
 type test struct {
 	name string
-	fn   func(t *testing.T, s annals.Store)
+	fn   func(t *testing.T, s Store)
 }
 
 // group is a set of tests about one method or concern; its name becomes the parent subtest.
@@ -65,9 +72,13 @@ func Run(t *testing.T, open func(tb testing.TB) annals.Store) {
 		t.Run(g.name, func(t *testing.T) {
 			for _, tc := range g.tests {
 				t.Run(tc.name, func(t *testing.T) {
-					s := open(t)
-					if s == nil {
+					opened := open(t)
+					if opened == nil {
 						t.Fatal("open returned a nil store")
+					}
+					s, ok := opened.(Store)
+					if !ok {
+						t.Fatalf("%T does not implement annals.TextIndex, the test hook the suite checks the full-text indexes with", opened)
 					}
 					tc.fn(t, s)
 					checkIndex(t, s)
@@ -84,7 +95,7 @@ type IndexChecker interface {
 	CheckIndex(ctx context.Context) error
 }
 
-func checkIndex(t *testing.T, s annals.Store) {
+func checkIndex(t *testing.T, s Store) {
 	t.Helper()
 	if c, ok := s.(IndexChecker); ok && !t.Failed() {
 		if err := c.CheckIndex(context.Background()); err != nil {

@@ -23,7 +23,7 @@ func truncateTests() []test {
 
 // rewindChat stores six entries e1..e6 with tokens i in and 10*i out. e3 and e4 both carry
 // source id s-a (e3 first, and not as its first source id), so a rewind to s-a starts at e3.
-func rewindChat(t *testing.T, s annals.Store) {
+func rewindChat(t *testing.T, s Store) {
 	t.Helper()
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	es := Entries("e", 6)
@@ -43,7 +43,7 @@ func rewindTotals(n int64) annals.Totals {
 	return annals.Totals{Entries: n, InputTokens: in, OutputTokens: 10 * in}
 }
 
-func testTruncateByEntryID(t *testing.T, s annals.Store) {
+func testTruncateByEntryID(t *testing.T, s Store) {
 	rewindChat(t, s)
 	res := mustTruncate(t, s, "c1", annals.TruncatePoint{EntryID: "e4"})
 	if res.Removed != 3 || res.LastSeq != 3 {
@@ -53,7 +53,7 @@ func testTruncateByEntryID(t *testing.T, s annals.Store) {
 	wantTotals(t, "after truncation", mustChat(t, s, "c1").Totals, rewindTotals(3))
 }
 
-func testTruncateBySourceID(t *testing.T, s annals.Store) {
+func testTruncateBySourceID(t *testing.T, s Store) {
 	rewindChat(t, s)
 	res := mustTruncate(t, s, "c1", annals.TruncatePoint{SourceID: "s-a"})
 	if res.Removed != 4 || res.LastSeq != 2 {
@@ -63,7 +63,7 @@ func testTruncateBySourceID(t *testing.T, s annals.Store) {
 	wantTotals(t, "after truncation", mustChat(t, s, "c1").Totals, rewindTotals(2))
 }
 
-func testTruncateBySeq(t *testing.T, s annals.Store) {
+func testTruncateBySeq(t *testing.T, s Store) {
 	rewindChat(t, s)
 	res := mustTruncate(t, s, "c1", annals.TruncatePoint{Seq: 5})
 	if res.Removed != 2 || res.LastSeq != 4 {
@@ -73,7 +73,7 @@ func testTruncateBySeq(t *testing.T, s annals.Store) {
 	wantTotals(t, "after truncation", mustChat(t, s, "c1").Totals, rewindTotals(4))
 }
 
-func testTruncateAll(t *testing.T, s annals.Store) {
+func testTruncateAll(t *testing.T, s Store) {
 	rewindChat(t, s)
 	res := mustTruncate(t, s, "c1", annals.TruncatePoint{Seq: 1})
 	if res.Removed != 6 || res.LastSeq != 0 {
@@ -86,7 +86,7 @@ func testTruncateAll(t *testing.T, s annals.Store) {
 	}
 }
 
-func testTruncateThenAppend(t *testing.T, s annals.Store) {
+func testTruncateThenAppend(t *testing.T, s Store) {
 	rewindChat(t, s)
 	mustTruncate(t, s, "c1", annals.TruncatePoint{Seq: 4})
 	res := mustAppend(t, s, "c1", Entries("n", 2)...)
@@ -99,7 +99,7 @@ func testTruncateThenAppend(t *testing.T, s annals.Store) {
 	}
 }
 
-func testTruncateReappend(t *testing.T, s annals.Store) {
+func testTruncateReappend(t *testing.T, s Store) {
 	rewindChat(t, s)
 	mustTruncate(t, s, "c1", annals.TruncatePoint{EntryID: "e4"})
 	// After a rewind the upstream may send the same ids again with new content: they are new.
@@ -117,7 +117,7 @@ func testTruncateReappend(t *testing.T, s annals.Store) {
 	}
 }
 
-func testTruncateMissingPoint(t *testing.T, s annals.Store) {
+func testTruncateMissingPoint(t *testing.T, s Store) {
 	rewindChat(t, s)
 	chatBefore := mustChat(t, s, "c1")
 	entriesBefore := mustEntries(t, s, "c1")
@@ -129,12 +129,12 @@ func testTruncateMissingPoint(t *testing.T, s annals.Store) {
 	wantSameChat(t, "chat after truncations at missing points", mustChat(t, s, "c1"), chatBefore)
 }
 
-func testTruncateMissingChat(t *testing.T, s annals.Store) {
+func testTruncateMissingChat(t *testing.T, s Store) {
 	_, err := s.TruncateChat(t.Context(), "absent", annals.TruncatePoint{Seq: 1})
 	wantCode(t, "TruncateChat(absent)", err, annals.ENOTFOUND)
 }
 
-func testTruncateInvalidPoint(t *testing.T, s annals.Store) {
+func testTruncateInvalidPoint(t *testing.T, s Store) {
 	rewindChat(t, s)
 	for _, p := range []annals.TruncatePoint{{}, {EntryID: "e2", Seq: 2}, {Seq: -1}} {
 		_, err := s.TruncateChat(t.Context(), "c1", p)

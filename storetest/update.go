@@ -21,7 +21,7 @@ func updateTests() []test {
 
 // updatedChat stores fullChat("c1") with two entries and a run, so the update tests can check
 // that counters and status survive an update.
-func updatedChat(t *testing.T, s annals.Store) *annals.Chat {
+func updatedChat(t *testing.T, s Store) *annals.Chat {
 	t.Helper()
 	mustCreateChat(t, s, fullChat("c1"))
 	mustAppend(t, s, "c1", Entries("e", 2)...)
@@ -31,7 +31,7 @@ func updatedChat(t *testing.T, s annals.Store) *annals.Chat {
 	return mustChat(t, s, "c1")
 }
 
-func testUpdateSetsFields(t *testing.T, s annals.Store) {
+func testUpdateSetsFields(t *testing.T, s Store) {
 	before := updatedChat(t, s)
 	start := time.Now()
 	got := mustUpdate(t, s, "c1", annals.ChatUpdate{
@@ -62,7 +62,7 @@ func testUpdateSetsFields(t *testing.T, s annals.Store) {
 	wantSameChat(t, "FindChatByID after UpdateChat", mustChat(t, s, "c1"), got)
 }
 
-func testUpdateNilFields(t *testing.T, s annals.Store) {
+func testUpdateNilFields(t *testing.T, s Store) {
 	mustCreateChat(t, s, fullChat("c1"))
 	mustUpdate(t, s, "c1", annals.ChatUpdate{Summary: ptr("s1"), Pinned: ptr(true)})
 	before := mustChat(t, s, "c1")
@@ -78,7 +78,7 @@ func testUpdateNilFields(t *testing.T, s annals.Store) {
 	wantSameChat(t, "chat after an empty update", got, &want)
 }
 
-func testUpdateClears(t *testing.T, s annals.Store) {
+func testUpdateClears(t *testing.T, s Store) {
 	mustCreateChat(t, s, fullChat("c1"))
 	got := mustUpdate(t, s, "c1", annals.ChatUpdate{Title: ptr(""), Tags: &[]string{}})
 	if got.Title != "" {
@@ -97,7 +97,7 @@ func testUpdateClears(t *testing.T, s annals.Store) {
 	wantChatSet(t, s, "tag alpha after clearing tags", annals.ChatFilter{Owner: tenant("tenant-a"), Tag: ptr("alpha")}, nil...)
 }
 
-func testUpdateSummary(t *testing.T, s annals.Store) {
+func testUpdateSummary(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	if c := mustChat(t, s, "c1"); c.SummaryUpdatedAt != nil {
 		t.Errorf("SummaryUpdatedAt of a new chat = %v, want nil", *c.SummaryUpdatedAt)
@@ -128,7 +128,7 @@ func testUpdateSummary(t *testing.T, s annals.Store) {
 	}
 }
 
-func testUpdateArchive(t *testing.T, s annals.Store) {
+func testUpdateArchive(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	got := mustUpdate(t, s, "c1", annals.ChatUpdate{Archived: ptr(true)})
 	if got.ArchivedAt == nil {
@@ -152,7 +152,7 @@ func testUpdateArchive(t *testing.T, s annals.Store) {
 	}
 }
 
-func testUpdateMissing(t *testing.T, s annals.Store) {
+func testUpdateMissing(t *testing.T, s Store) {
 	_, err := s.UpdateChat(t.Context(), annals.ChatRef{ID: "absent"}, annals.ChatUpdate{Title: ptr("x")})
 	wantCode(t, "UpdateChat(absent)", err, annals.ENOTFOUND)
 	if _, err := s.FindChatByID(t.Context(), "absent"); annals.ErrorCode(err) != annals.ENOTFOUND {
@@ -160,7 +160,7 @@ func testUpdateMissing(t *testing.T, s annals.Store) {
 	}
 }
 
-func testUpdateInvalid(t *testing.T, s annals.Store) {
+func testUpdateInvalid(t *testing.T, s Store) {
 	before := mustCreateChat(t, s, fullChat("c1"))
 	cases := []struct {
 		name string

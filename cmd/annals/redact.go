@@ -29,7 +29,7 @@ func runRedact(ctx context.Context, m *Main, args []string) error {
 	}
 	rescanner, ok := a.store.(annals.Rescanner)
 	if !ok {
-		return annals.Errorf(annals.EINVALID, "this database backend cannot rescan stored data")
+		return annals.Errorf(annals.ENOTIMPLEMENTED, "this database backend cannot rescan stored data")
 	}
 	bar := m.IsTerminal(m.Stderr)
 	rep, err := rescanner.Rescan(ctx, a.redactor, func(p annals.RescanReport) {
