@@ -10,16 +10,16 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 )
 
 // Capture applies ops in order in one write transaction; see annals.CaptureStore.
 func (db *DB) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.CaptureResult, error) {
-	return db.capture(ctx, ops, nil)
+	return db.capture(ctx, ops)
 }
 
-// capture applies ops in one transaction and then, still inside it, runs after (when set), so
-// single-op methods can read derived state (the last seq) that no concurrent writer has moved.
-func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp, after func(w *writer) error) (*annals.CaptureResult, error) {
+// capture applies ops in one transaction.
+func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp) (*annals.CaptureResult, error) {
 	if db.readOnly {
 		return nil, errReadOnly()
 	}
@@ -41,9 +41,6 @@ func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp, after func(w 
 		if err := w.flushRuns(); err != nil {
 			return err
 		}
-		if after != nil {
-			return after(w)
-		}
 		return nil
 	})
 	if err != nil {
@@ -52,78 +49,24 @@ func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp, after func(w 
 	return &res, nil
 }
 
-// captureOne runs a single op and unwraps the batch error, since a one-op batch has no index
-// worth reporting.
-func (db *DB) captureOne(ctx context.Context, op annals.CaptureOp, after func(w *writer) error) (*annals.CaptureResult, error) {
-	res, err := db.capture(ctx, []annals.CaptureOp{op}, after)
-	var be *annals.BatchError
-	if errors.As(err, &be) {
-		return nil, be.Err
-	}
-	return res, err
-}
-
 // CreateChat creates a chat idempotently; see annals.CaptureStore.
 func (db *DB) CreateChat(ctx context.Context, chat *annals.Chat) (*annals.Chat, error) {
-	if chat == nil {
-		return nil, annals.Errorf(annals.EINVALID, "chat is required")
-	}
-	if _, err := db.captureOne(ctx, annals.CaptureOp{Chat: chat}, nil); err != nil {
-		return nil, err
-	}
-	return db.FindChatByID(ctx, chat.ID)
+	return storecore.CreateChat(ctx, db, chat)
 }
 
 // AppendEntries appends entries idempotently; see annals.CaptureStore.
 func (db *DB) AppendEntries(ctx context.Context, chatID string, entries []*annals.Entry) (*annals.AppendResult, error) {
-	var last int64
-	res, err := db.captureOne(ctx, annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries}}, lastSeqInto(chatID, &last))
-	if err != nil {
-		return nil, err
-	}
-	return &annals.AppendResult{Appended: res.EntriesAppended, Skipped: res.EntriesSkipped, LastSeq: last}, nil
+	return storecore.AppendEntries(ctx, db, chatID, entries)
 }
 
 // TruncateChat rewinds a chat; see annals.CaptureStore.
 func (db *DB) TruncateChat(ctx context.Context, chatID string, point annals.TruncatePoint) (*annals.TruncateResult, error) {
-	var last int64
-	res, err := db.captureOne(ctx, annals.CaptureOp{Truncate: &annals.TruncateOp{ChatID: chatID, Point: point}}, lastSeqInto(chatID, &last))
-	if err != nil {
-		return nil, err
-	}
-	return &annals.TruncateResult{Removed: res.EntriesRemoved, LastSeq: last}, nil
+	return storecore.TruncateChat(ctx, db, chatID, point)
 }
 
 // RecordRun upserts a run; see annals.CaptureStore.
 func (db *DB) RecordRun(ctx context.Context, run *annals.Run) (*annals.Run, error) {
-	if run == nil {
-		return nil, annals.Errorf(annals.EINVALID, "run is required")
-	}
-	if _, err := db.captureOne(ctx, annals.CaptureOp{Run: run}, nil); err != nil {
-		return nil, err
-	}
-	runs, err := db.FindRuns(ctx, run.ChatID)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range runs {
-		if r.ID == run.ID {
-			return r, nil
-		}
-	}
-	return nil, annals.Internal("record run", errors.New("run vanished after commit"))
-}
-
-// lastSeqInto reads a chat's last seq inside the write transaction that just changed it.
-func lastSeqInto(chatID string, last *int64) func(w *writer) error {
-	return func(w *writer) error {
-		c, err := w.findChat(chatID)
-		if err != nil {
-			return err
-		}
-		*last = c.lastSeq
-		return nil
-	}
+	return storecore.RecordRun(ctx, db, run)
 }
 
 // writer applies capture ops inside one transaction, caching prepared statements across the
@@ -201,10 +144,6 @@ type chatRef struct {
 	lastSeq      int64
 	lastActivity int64
 	owner        annals.ChatOwner
-}
-
-func (w *writer) findChat(id string) (*chatRef, error) {
-	return w.findTarget(id, nil)
 }
 
 // findTarget finds the chat an op writes to. With expect set, a chat of another owner is the
