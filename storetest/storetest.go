@@ -67,6 +67,7 @@ func Run(t *testing.T, open func(tb testing.TB) annals.Store) {
 		{"Bounds", boundsTests()},
 		{"Refs", refTests()},
 		{"Rescan", rescanTests()},
+		{"Keys", keyTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package sqlite_test
+package storetest
 
 import (
 	"bytes"
@@ -6,12 +6,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/annals-dev/annals"
+	annals "github.com/annals-dev/annals"
 )
 
-func TestKeysAreStoredByHashAndRevocable(t *testing.T) {
-	db := MustOpenDB(t)
-	ctx := context.Background()
+// keyTests prove the optional annals.KeyStore contract (the HTTP server's API keys) on a store
+// that has it: keys are found by the hash of their secret only, unique by hash, validated, and
+// revoked idempotently.
+func keyTests() []test {
+	return []test{{"StoredByHashAndRevocable", testKeysStoredByHashAndRevocable}}
+}
+
+func testKeysStoredByHashAndRevocable(t *testing.T, s Store) {
+	db, ok := s.(annals.KeyStore)
+	if !ok {
+		t.Skip("the store keeps no API keys")
+	}
+	ctx := t.Context()
 	secret, err := annals.NewKeySecret()
 	if err != nil {
 		t.Fatal(err)
@@ -60,17 +70,12 @@ func TestKeysAreStoredByHashAndRevocable(t *testing.T) {
 	if err != nil || len(keys) != 1 {
 		t.Errorf("list: %d keys, %v", len(keys), err)
 	}
-	chats, entries, err := db.Counts(ctx)
-	if err != nil || chats != 0 || entries != 0 {
-		t.Errorf("counts: %d %d %v", chats, entries, err)
-	}
-}
-
-func TestWellFormedKeySecret(t *testing.T) {
-	s, _ := annals.NewKeySecret()
-	for in, want := range map[string]bool{s: true, s[:len(s)-1]: false, "annals_" + string(bytes.Repeat([]byte("!"), 43)): false, "": false, "Bearer " + s: false} {
-		if got := annals.WellFormedKeySecret(in); got != want {
-			t.Errorf("WellFormedKeySecret(%q) = %v, want %v", in, got, want)
+	if c, ok := s.(interface {
+		Counts(context.Context) (int64, int64, error)
+	}); ok {
+		chats, entries, err := c.Counts(ctx)
+		if err != nil || chats != 0 || entries != 0 {
+			t.Errorf("counts: %d %d %v", chats, entries, err)
 		}
 	}
 }
