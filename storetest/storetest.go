@@ -68,6 +68,7 @@ func Run(t *testing.T, open func(tb testing.TB) annals.Store) {
 		{"Refs", refTests()},
 		{"Rescan", rescanTests()},
 		{"Keys", keyTests()},
+		{"ImportState", importStateTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -1,18 +1,35 @@
-package sqlite_test
+package storetest
 
 import (
-	"context"
 	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
 
-	"github.com/annals-dev/annals"
+	annals "github.com/annals-dev/annals"
 )
 
-func TestImportStateRoundTripsAndFilters(t *testing.T) {
-	db := MustOpenDB(t)
-	ctx := context.Background()
+// importStateTests prove the optional annals.ImportStateStore contract (what the importers
+// remember per source file) on a store that has it.
+func importStateTests() []test {
+	return []test{
+		{"RoundTripsAndFilters", testImportStateRoundTrips},
+		{"PendingTitlesAndChatBySourceID", testPendingTitlesAndChatBySourceID},
+	}
+}
+
+func importState(t *testing.T, s Store) annals.ImportStateStore {
+	t.Helper()
+	db, ok := s.(annals.ImportStateStore)
+	if !ok {
+		t.Skip("the store keeps no import state")
+	}
+	return db
+}
+
+func testImportStateRoundTrips(t *testing.T, s Store) {
+	db := importState(t, s)
+	ctx := t.Context()
 	at := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
 	src := &annals.ImportSource{
 		Path: "/home/u/.claude/projects/p%_x/s.jsonl", Format: "claude-code", Size: 1234, ModTime: at,
@@ -78,9 +95,9 @@ func TestImportStateRoundTripsAndFilters(t *testing.T) {
 	}
 }
 
-func TestPendingTitlesAndChatBySourceID(t *testing.T) {
-	db := MustOpenDB(t)
-	ctx := context.Background()
+func testPendingTitlesAndChatBySourceID(t *testing.T, s Store) {
+	db := importState(t, s)
+	ctx := t.Context()
 	if _, err := db.ChatIDBySourceID(ctx, "leaf-1"); annals.ErrorCode(err) != annals.ENOTFOUND {
 		t.Errorf("no chat yet: %v, want not_found", err)
 	}
@@ -93,10 +110,10 @@ func TestPendingTitlesAndChatBySourceID(t *testing.T) {
 	if err != nil || len(pending) != 1 || pending[0].Title != "second" {
 		t.Errorf("pending %+v (%v), want the latest title once", pending, err)
 	}
-	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "local"}); err != nil {
+	if _, err := s.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "local"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.AppendEntries(ctx, "c1", []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "hi", SourceIDs: []string{"leaf-1"}}}); err != nil {
+	if _, err := s.AppendEntries(ctx, "c1", []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "hi", SourceIDs: []string{"leaf-1"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if id, err := db.ChatIDBySourceID(ctx, "leaf-1"); err != nil || id != "c1" {
