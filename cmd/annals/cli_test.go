@@ -104,6 +104,7 @@ func TestCompletionOffersChatIDsTagsAndFlags(t *testing.T) {
 func TestChatIDsResolveByPrefixAndSourceID(t *testing.T) {
 	tm := newTestMain(t)
 	tm.mustRun(`{"type":"chat","id":"claude-code:7f3c2a10-1111-2222","title":"from claude"}
+{"type":"chat","id":"claude-code:7f3c2a10-1111-2222/sidechain-ab","title":"its sub-agent"}
 {"type":"chat","id":"claude-code:7f3d9999-0000","title":"another"}
 {"type":"chat","id":"codex:abc","title":"from codex"}
 `, "ingest", "-")
@@ -111,7 +112,10 @@ func TestChatIDsResolveByPrefixAndSourceID(t *testing.T) {
 		t.Errorf("show by the source's own id: %q", out)
 	}
 	if out := tm.mustRun("", "show", "7f3c"); !strings.Contains(out, "from claude") {
-		t.Errorf("show by a unique prefix of the source id: %q", out)
+		t.Errorf("show by a prefix of the source id that its sub-agent shares: %q", out)
+	}
+	if out := tm.mustRun("", "show", "7f3c2a10-1111-2222/sidechain"); !strings.Contains(out, "its sub-agent") {
+		t.Errorf("show by a prefix of the sub-agent's id: %q", out)
 	}
 	tm.mustRun("", "rename", "codex:a", "renamed", "by", "prefix")
 	if c := chatJSON(t, tm, "codex:abc"); c["title"] != "renamed by prefix" {

@@ -24,11 +24,24 @@ func resolveID(a *app, scope, given string) (string, error) {
 			return given, nil
 		}
 	}
+	// The source tool's own id, whole: claude-code:<given>.
+	for _, c := range res.Chats {
+		if _, native, ok := strings.Cut(c.ID, ":"); ok && native == given {
+			return c.ID, nil
+		}
+	}
 	switch len(res.Chats) {
 	case 0:
 		return "", annals.NotFound(given)
 	case 1:
 		return res.Chats[0].ID, nil
+	}
+	// A session and its sub-agents (claude-code:<sid> and claude-code:<sid>/sidechain-...) all
+	// match a prefix of the session id; the session itself is what was meant.
+	if res.Total == len(res.Chats) {
+		if base, ok := commonParent(res.Chats); ok {
+			return base, nil
+		}
 	}
 	ids := make([]string, 0, len(res.Chats))
 	for i, c := range res.Chats {
@@ -43,4 +56,22 @@ func resolveID(a *app, scope, given string) (string, error) {
 		more = " (and more)"
 	}
 	return "", usagef("%q matches %d chats%s: %s; give more of the id", given, res.Total, more, strings.Join(ids, ", "))
+}
+
+// commonParent returns the chat of which every other chat is a sub-chat (its id followed by
+// "/"), if there is one.
+func commonParent(chats []*annals.Chat) (string, bool) {
+	for _, p := range chats {
+		all := true
+		for _, c := range chats {
+			if c.ID != p.ID && !strings.HasPrefix(c.ID, p.ID+"/") {
+				all = false
+				break
+			}
+		}
+		if all {
+			return p.ID, true
+		}
+	}
+	return "", false
 }
