@@ -4,50 +4,19 @@ import (
 	"context"
 	"embed"
 	"errors"
-	"fmt"
-	"io/fs"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 )
 
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// migrations returns the embedded migrations in version order. File names are NNNN_name.sql.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var out []migration
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with a number and an underscore", base)
-		}
-		body, err := migrationFiles.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: base, sql: string(body)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	return out, nil
-}
+// migrations returns the embedded migrations in version order.
+func migrations() ([]storecore.Migration, error) { return storecore.ReadMigrations(migrationFiles) }
 
 // LatestVersion is the newest schema version this binary knows.
 func LatestVersion() int {
@@ -55,7 +24,7 @@ func LatestVersion() int {
 	if err != nil || len(ms) == 0 {
 		return 0
 	}
-	return ms[len(ms)-1].version
+	return ms[len(ms)-1].Version
 }
 
 // migrate applies every pending migration, each in its own transaction together with its row in
@@ -117,10 +86,10 @@ func (db *DB) checkCurrentSchema(ctx context.Context, q querier) error {
 	return nil
 }
 
-func (db *DB) applyMigration(ctx context.Context, conn querier, m migration) error {
+func (db *DB) applyMigration(ctx context.Context, conn querier, m storecore.Migration) error {
 	return db.inTx(ctx, conn, func(tx pgx.Tx) error {
 		var n int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM schema_migrations WHERE version = $1`, m.version).Scan(&n); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM schema_migrations WHERE version = $1`, m.Version).Scan(&n); err != nil {
 			return db.storeErr("read schema_migrations", err)
 		}
 		if n > 0 {
@@ -129,12 +98,12 @@ func (db *DB) applyMigration(ctx context.Context, conn querier, m migration) err
 		// A migration may build indexes over a large table: the serving statement timeout
 		// does not apply to it.
 		if _, err := tx.Exec(ctx, `SET LOCAL statement_timeout = 0`); err != nil {
-			return db.storeErr("apply migration "+m.name, err)
+			return db.storeErr("apply migration "+m.Name, err)
 		}
-		if _, err := tx.Exec(ctx, m.sql); err != nil {
-			return db.storeErr("apply migration "+m.name, err)
+		if _, err := tx.Exec(ctx, m.SQL); err != nil {
+			return db.storeErr("apply migration "+m.Name, err)
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name); err != nil {
 			return db.storeErr("record migration", err)
 		}
 		return nil

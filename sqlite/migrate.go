@@ -4,47 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"embed"
-	"fmt"
-	"io/fs"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 )
 
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// migrations returns the embedded migrations in version order. File names are NNNN_name.sql.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var out []migration
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with a number and an underscore", base)
-		}
-		body, err := migrationFiles.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: base, sql: string(body)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	return out, nil
-}
+// migrations returns the embedded migrations in version order.
+func migrations() ([]storecore.Migration, error) { return storecore.ReadMigrations(migrationFiles) }
 
 // migrate applies every pending migration, each in its own transaction together with its
 // record in schema_migrations, so a crash leaves the schema at a whole version. The write lock
@@ -69,23 +39,23 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
+func applyMigration(ctx context.Context, db *sql.DB, m storecore.Migration) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return storeErr("begin migration", err)
 	}
 	defer tx.Rollback()
 	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.Version).Scan(&n); err != nil {
 		return storeErr("read schema_migrations", err)
 	}
 	if n > 0 {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-		return annals.Internal("apply migration "+m.name, err)
+	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+		return annals.Internal("apply migration "+m.Name, err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, strftime('%s','now'))`, m.version, m.name); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, strftime('%s','now'))`, m.Version, m.Name); err != nil {
 		return storeErr("record migration", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -101,7 +71,7 @@ func checkSchema(ctx context.Context, db *sql.DB) error {
 	if err != nil {
 		return annals.Internal("read migrations", err)
 	}
-	known := ms[len(ms)-1].version
+	known := ms[len(ms)-1].Version
 	var have sql.NullInt64
 	err = db.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&have)
 	if err != nil {
