@@ -116,50 +116,50 @@ func metaWeights(fields []string) (string, error) {
 
 func chatWhere(f annals.ChatFilter) (*where, error) {
 	w := &where{}
-	w.addOwner("c", f.Owner)
+	w.AddOwner("c", f.Owner)
 	if f.ID != nil {
-		w.add("c.id = ?", *f.ID)
+		w.Add("c.id = ?", *f.ID)
 	}
 	if f.IDPrefix != "" {
 		// left and strpos compare exactly (LIKE would read % and _).
-		w.add("(left(c.id, length(?::text)) = ? OR strpos(c.id, ':' || ?::text) > 0)", f.IDPrefix, f.IDPrefix, f.IDPrefix)
+		w.Add("(left(c.id, length(?::text)) = ? OR strpos(c.id, ':' || ?::text) > 0)", f.IDPrefix, f.IDPrefix, f.IDPrefix)
 	}
 	if f.Status != nil {
 		if _, err := annals.ParseRunStatus(string(*f.Status)); err != nil {
 			return nil, err
 		}
-		w.add("c.status = ?", string(*f.Status))
+		w.Add("c.status = ?", string(*f.Status))
 	}
 	if f.From != nil {
-		w.add("c.last_activity >= ?", unixNano(*f.From))
+		w.Add("c.last_activity >= ?", unixNano(*f.From))
 	}
 	if f.To != nil {
-		w.add("c.last_activity <= ?", unixNano(*f.To))
+		w.Add("c.last_activity <= ?", unixNano(*f.To))
 	}
 	if f.Tag != nil {
 		// Array containment compares whole elements: q3 never matches q3-plan, and quotes,
 		// backslashes, % and _ are ordinary characters.
-		w.add("c.pk IN (SELECT m.chat_pk FROM chat_meta m WHERE m.tags @> ARRAY[?::text])", *f.Tag)
+		w.Add("c.pk IN (SELECT m.chat_pk FROM chat_meta m WHERE m.tags @> ARRAY[?::text])", *f.Tag)
 	}
 	if f.TitleContains != nil && *f.TitleContains != "" {
 		// Both sides are folded by Go's strings.ToLower, which knows all of Unicode; the byte
 		// search is exact and reads no pattern syntax.
-		w.add("position(?::bytea IN c.title_fold) > 0", []byte(strings.ToLower(*f.TitleContains)))
+		w.Add("position(?::bytea IN c.title_fold) > 0", []byte(strings.ToLower(*f.TitleContains)))
 	}
 	if f.Agent != nil {
-		w.add("c.agent_id = ?", *f.Agent)
+		w.Add("c.agent_id = ?", *f.Agent)
 	}
 	if len(f.Agents) > 0 {
 		w.in("c.agent_id", f.Agents)
 	}
 	if len(f.Tags) > 0 {
-		w.add("c.pk IN (SELECT m.chat_pk FROM chat_meta m WHERE m.tags @> ?::text[])", f.Tags)
+		w.Add("c.pk IN (SELECT m.chat_pk FROM chat_meta m WHERE m.tags @> ?::text[])", f.Tags)
 	}
 	for k, m := range f.Attributes {
 		if m.Contains {
-			w.add("EXISTS (SELECT 1 FROM chat_attributes a WHERE a.chat_pk = c.pk AND a.key = ? AND position(?::bytea IN a.value) > 0)", k, []byte(m.Value))
+			w.Add("EXISTS (SELECT 1 FROM chat_attributes a WHERE a.chat_pk = c.pk AND a.key = ? AND position(?::bytea IN a.value) > 0)", k, []byte(m.Value))
 		} else {
-			w.add("EXISTS (SELECT 1 FROM chat_attributes a WHERE a.chat_pk = c.pk AND a.key = ? AND a.value = ?::bytea)", k, []byte(m.Value))
+			w.Add("EXISTS (SELECT 1 FROM chat_attributes a WHERE a.chat_pk = c.pk AND a.key = ? AND a.value = ?::bytea)", k, []byte(m.Value))
 		}
 	}
 	if len(f.MetaTerms) > 0 {
@@ -175,16 +175,16 @@ func chatWhere(f annals.ChatFilter) (*where, error) {
 			return nil, err
 		}
 		if ok {
-			w.add("c.pk IN (SELECT m.chat_pk FROM chat_meta m WHERE m.meta_tsv @@ ?::tsquery)", q)
+			w.Add("c.pk IN (SELECT m.chat_pk FROM chat_meta m WHERE m.meta_tsv @@ ?::tsquery)", q)
 		} else {
-			w.add("false")
+			w.Add("false")
 		}
 	}
 	if f.PinnedOnly {
-		w.add("c.pinned")
+		w.Add("c.pinned")
 	}
 	if !f.IncludeArchived {
-		w.add("c.archived_at IS NULL")
+		w.Add("c.archived_at IS NULL")
 	}
 	return w, nil
 }
@@ -200,11 +200,11 @@ func (db *DB) FindChats(ctx context.Context, f annals.ChatFilter) ([]*annals.Cha
 	}
 	limit := annals.EffectiveLimit(f.Limit, annals.DefaultListLimit, annals.MaxListLimit)
 	var total int
-	if err := db.pool.QueryRow(ctx, rebind(`SELECT count(*) FROM chats c WHERE `+w.sql()), w.args...).Scan(&total); err != nil {
+	if err := db.pool.QueryRow(ctx, rebind(`SELECT count(*) FROM chats c WHERE `+w.SQL()), w.Args...).Scan(&total); err != nil {
 		return nil, 0, db.storeErr("count chats", err)
 	}
-	rows, err := db.pool.Query(ctx, rebind(`SELECT `+chatColumns+` FROM chats c WHERE `+w.sql()+`
-		ORDER BY c.pinned DESC, c.last_activity DESC, c.id LIMIT ? OFFSET ?`), append(w.args, limit, f.Offset)...)
+	rows, err := db.pool.Query(ctx, rebind(`SELECT `+chatColumns+` FROM chats c WHERE `+w.SQL()+`
+		ORDER BY c.pinned DESC, c.last_activity DESC, c.id LIMIT ? OFFSET ?`), append(w.Args, limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, db.storeErr("find chats", err)
 	}
@@ -246,34 +246,34 @@ func (db *DB) UpdateChat(ctx context.Context, ref annals.ChatRef, upd annals.Cha
 		next := *cur
 		if upd.Title != nil {
 			next.Title = *upd.Title
-			set.add("title = ?, title_fold = ?", []byte(*upd.Title), []byte(strings.ToLower(*upd.Title)))
+			set.Add("title = ?, title_fold = ?", []byte(*upd.Title), []byte(strings.ToLower(*upd.Title)))
 		}
 		if upd.Description != nil {
 			next.Description = *upd.Description
-			set.add("description = ?", []byte(*upd.Description))
+			set.Add("description = ?", []byte(*upd.Description))
 		}
 		if upd.Summary != nil {
 			next.Summary = *upd.Summary
-			set.add("summary = ?, summary_updated_at = ?", []byte(*upd.Summary), now)
+			set.Add("summary = ?, summary_updated_at = ?", []byte(*upd.Summary), now)
 		}
 		if upd.Pinned != nil {
-			set.add("pinned = ?", *upd.Pinned)
+			set.Add("pinned = ?", *upd.Pinned)
 		}
 		if upd.Archived != nil {
 			switch {
 			case *upd.Archived && cur.ArchivedAt == nil:
-				set.add("archived_at = ?", now)
+				set.Add("archived_at = ?", now)
 			case !*upd.Archived:
-				set.add("archived_at = NULL")
+				set.Add("archived_at = NULL")
 			}
 		}
 		if upd.Tags != nil {
 			next.Tags = dedupe(*upd.Tags)
-			set.add("tags = ?", next.Tags)
+			set.Add("tags = ?", next.Tags)
 		}
-		if len(set.conds) > 0 {
-			q := `UPDATE chats SET ` + strings.Join(set.conds, ", ") + ` WHERE id = ?`
-			if _, err := tx.Exec(ctx, rebind(q), append(set.args, id)...); err != nil {
+		if len(set.Conds) > 0 {
+			q := `UPDATE chats SET ` + strings.Join(set.Conds, ", ") + ` WHERE id = ?`
+			if _, err := tx.Exec(ctx, rebind(q), append(set.Args, id)...); err != nil {
 				return db.storeErr("update chat", err)
 			}
 		}

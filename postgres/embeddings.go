@@ -41,15 +41,15 @@ func (db *DB) UpsertEmbedding(ctx context.Context, chatID, model string, vector 
 // FindEmbeddings returns candidate vectors in owner scope; see annals.EmbeddingStore.
 func (db *DB) FindEmbeddings(ctx context.Context, f annals.EmbeddingFilter) ([]annals.ChatVector, error) {
 	w := &where{}
-	w.addOwner("v", f.Owner)
+	w.AddOwner("v", f.Owner)
 	if f.Model != "" {
-		w.add("v.model = ?", f.Model)
+		w.Add("v.model = ?", f.Model)
 	}
 	if f.ExcludeChatID != "" {
-		w.add("c.id <> ?", f.ExcludeChatID)
+		w.Add("c.id <> ?", f.ExcludeChatID)
 	}
 	if !f.IncludeArchived {
-		w.add("c.archived_at IS NULL")
+		w.Add("c.archived_at IS NULL")
 	}
 	limit := f.Limit
 	if limit <= 0 {
@@ -57,7 +57,7 @@ func (db *DB) FindEmbeddings(ctx context.Context, f annals.EmbeddingFilter) ([]a
 	}
 	rows, err := db.pool.Query(ctx, rebind(`SELECT c.id, v.model, v.vector, c.last_activity
 		FROM chat_embeddings v JOIN chats c ON c.pk = v.chat_pk
-		WHERE `+w.sql()+` ORDER BY c.last_activity DESC, c.id LIMIT ?`), append(w.args, limit)...)
+		WHERE `+w.SQL()+` ORDER BY c.last_activity DESC, c.id LIMIT ?`), append(w.Args, limit)...)
 	if err != nil {
 		return nil, db.storeErr("find embeddings", err)
 	}

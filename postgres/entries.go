@@ -53,18 +53,18 @@ func (db *DB) FindEntries(ctx context.Context, f annals.EntryFilter) ([]*annals.
 		return nil, annals.Errorf(annals.EINVALID, "entry paging values must not be negative")
 	}
 	w := &where{}
-	w.add("c.id = ?", f.ChatID)
+	w.Add("c.id = ?", f.ChatID)
 	if f.Ref != nil {
-		w.add("c.tenant_id = ? AND c.user_id = ? AND c.agent_id = ? AND c.incarnation = ?", f.Ref.Owner.TenantID, f.Ref.Owner.UserID, f.Ref.Owner.AgentID, f.Ref.Incarnation)
+		w.Add("c.tenant_id = ? AND c.user_id = ? AND c.agent_id = ? AND c.incarnation = ?", f.Ref.Owner.TenantID, f.Ref.Owner.UserID, f.Ref.Owner.AgentID, f.Ref.Incarnation)
 	}
 	if f.AfterSeq > 0 {
-		w.add("e.seq > ?", f.AfterSeq)
+		w.Add("e.seq > ?", f.AfterSeq)
 	}
 	if f.FromSeq > 0 {
-		w.add("e.seq >= ?", f.FromSeq)
+		w.Add("e.seq >= ?", f.FromSeq)
 	}
 	if f.ToSeq > 0 {
-		w.add("e.seq <= ?", f.ToSeq)
+		w.Add("e.seq <= ?", f.ToSeq)
 	}
 	if len(f.Kinds) > 0 {
 		kinds := make([]string, len(f.Kinds))
@@ -76,12 +76,12 @@ func (db *DB) FindEntries(ctx context.Context, f annals.EntryFilter) ([]*annals.
 		}
 		w.in("e.kind", kinds)
 	}
-	q := `SELECT ` + entryColumns + ` FROM entries e JOIN chats c ON c.pk = e.chat_pk WHERE ` + w.sql() + ` ORDER BY e.seq`
+	q := `SELECT ` + entryColumns + ` FROM entries e JOIN chats c ON c.pk = e.chat_pk WHERE ` + w.SQL() + ` ORDER BY e.seq`
 	if f.Limit > 0 {
 		q += ` LIMIT ?`
-		w.args = append(w.args, f.Limit)
+		w.Args = append(w.Args, f.Limit)
 	}
-	rows, err := db.pool.Query(ctx, rebind(q), w.args...)
+	rows, err := db.pool.Query(ctx, rebind(q), w.Args...)
 	if err != nil {
 		return nil, db.storeErr("find entries", err)
 	}

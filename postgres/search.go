@@ -108,13 +108,13 @@ func planSearch(f annals.SearchFilter) (*searchPlan, error) {
 		p.entryWhere.in("lower(e.tool_name)", tools)
 	}
 	if f.After != nil {
-		p.entryWhere.add("e.time >= ?", unixNano(*f.After))
+		p.entryWhere.Add("e.time >= ?", unixNano(*f.After))
 	}
 	if f.Before != nil {
-		p.entryWhere.add("e.time < ?", unixNano(*f.Before))
+		p.entryWhere.Add("e.time < ?", unixNano(*f.Before))
 	}
 	// Entry-level filters describe entries; a metadata match cannot satisfy them.
-	if len(p.entryWhere.conds) > 0 {
+	if len(p.entryWhere.Conds) > 0 {
 		p.useMeta = false
 	}
 	return p, nil
@@ -225,12 +225,12 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 			args = append(args, posQ, posQ)
 			sel += flags("e.tsv", q.entryTerms)
 			w := &where{}
-			w.add("e.tsv @@ ?::tsquery", anyOf(q.entryTerms))
+			w.Add("e.tsv @@ ?::tsquery", anyOf(q.entryTerms))
 			w.addTenant("e", f.Chat.Owner)
-			w.conds = append(w.conds, p.entryWhere.conds...)
-			w.args = append(w.args, p.entryWhere.args...)
-			args = append(args, w.args...)
-			parts = append(parts, `eh AS MATERIALIZED (`+sel+` FROM entries e WHERE `+w.sql()+`),
+			w.Conds = append(w.Conds, p.entryWhere.Conds...)
+			w.Args = append(w.Args, p.entryWhere.Args...)
+			args = append(args, w.Args...)
+			parts = append(parts, `eh AS MATERIALIZED (`+sel+` FROM entries e WHERE `+w.SQL()+`),
 				eagg AS (SELECT pk, max(r) AS best, count(r) AS n`+aggFlags(len(q.entryTerms))+` FROM eh GROUP BY pk)`)
 		} else {
 			parts = append(parts, `eagg AS (SELECT NULL::bigint AS pk, NULL::real AS best, NULL::bigint AS n`+nullFlags(len(q.entryTerms))+` WHERE false)`)
@@ -241,10 +241,10 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 			args = append(args, posQ, posQ)
 			sel += flags("x.meta_tsv", q.metaTerms)
 			w := &where{}
-			w.add("x.meta_tsv @@ ?::tsquery", anyOf(q.metaTerms))
+			w.Add("x.meta_tsv @@ ?::tsquery", anyOf(q.metaTerms))
 			w.addTenant("x", f.Chat.Owner)
-			args = append(args, w.args...)
-			parts = append(parts, `magg AS MATERIALIZED (`+sel+` FROM chat_meta x WHERE `+w.sql()+`)`)
+			args = append(args, w.Args...)
+			parts = append(parts, `magg AS MATERIALIZED (`+sel+` FROM chat_meta x WHERE `+w.SQL()+`)`)
 		} else {
 			parts = append(parts, `magg AS (SELECT NULL::bigint AS pk, NULL::real AS best`+nullFlags(len(q.metaTerms))+` WHERE false)`)
 		}
@@ -255,17 +255,17 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 		parts = append(parts, `matched AS (SELECT coalesce(a.pk, b.pk) AS pk, a.best AS bbest, a.n AS bn, b.best AS mbest`+merged.String()+`
 			FROM eagg a FULL JOIN magg b ON b.pk = a.pk)`)
 		with = "WITH " + strings.Join(parts, ", ")
-	case len(p.entryWhere.conds) > 0:
+	case len(p.entryWhere.Conds) > 0:
 		w := &where{}
 		w.addTenant("e", f.Chat.Owner)
-		w.conds = append(w.conds, p.entryWhere.conds...)
-		w.args = append(w.args, p.entryWhere.args...)
-		with = `WITH matched AS (SELECT DISTINCT e.chat_pk AS pk, NULL::real AS bbest, NULL::bigint AS bn, NULL::real AS mbest FROM entries e WHERE ` + w.sql() + `)`
-		args = append(args, w.args...)
+		w.Conds = append(w.Conds, p.entryWhere.Conds...)
+		w.Args = append(w.Args, p.entryWhere.Args...)
+		with = `WITH matched AS (SELECT DISTINCT e.chat_pk AS pk, NULL::real AS bbest, NULL::bigint AS bn, NULL::real AS mbest FROM entries e WHERE ` + w.SQL() + `)`
+		args = append(args, w.Args...)
 	default:
 		with = `WITH matched AS (SELECT c.pk, NULL::real AS bbest, NULL::bigint AS bn, NULL::real AS mbest FROM chats c)`
 	}
-	from := ` FROM chats c JOIN matched m ON m.pk = c.pk WHERE ` + cond + ` AND ` + cw.sql()
+	from := ` FROM chats c JOIN matched m ON m.pk = c.pk WHERE ` + cond + ` AND ` + cw.SQL()
 
 	// Relevance blends the best matching entry, the metadata match (plus a bonus for having
 	// one), and the number of matching entries (saturating); recency then multiplies by up to
@@ -281,7 +281,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	// The total comes with the page (a window over every match), so the matches are found once.
 	q := with + ` SELECT ` + chatColumns + `, c.pk, ` + score + ` AS score, coalesce(m.bn, 0), count(*) OVER ()` + from +
 		` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
-	qargs := append(append(append(append([]any{}, args...), unixNano(db.now())), cw.args...), limit, f.Offset)
+	qargs := append(append(append(append([]any{}, args...), unixNano(db.now())), cw.Args...), limit, f.Offset)
 	rows, err := db.pool.Query(ctx, rebind(q), qargs...)
 	if err != nil {
 		return nil, 0, db.storeErr("search chats", err)
@@ -313,7 +313,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	rows.Close()
 	if len(hits) == 0 && f.Offset > 0 {
 		// A page past the end carries no window total: count apart.
-		cargs := append(append([]any{}, args...), cw.args...)
+		cargs := append(append([]any{}, args...), cw.Args...)
 		if err := db.pool.QueryRow(ctx, rebind(with+` SELECT count(*)`+from), cargs...).Scan(&total); err != nil {
 			return nil, 0, db.storeErr("count search", err)
 		}
@@ -351,15 +351,15 @@ func (db *DB) snippets(ctx context.Context, p *searchPlan, pos []*annals.TextExp
 	n := min(p.f.Snippets, maxSnippets)
 	q := tsAny(pos, p.entryW)
 	w := &where{}
-	w.add("e.chat_pk = ANY(?::bigint[]) AND e.tsv @@ ?::tsquery", pks, q)
-	w.conds = append(w.conds, p.entryWhere.conds...)
-	w.args = append(w.args, p.entryWhere.args...)
+	w.Add("e.chat_pk = ANY(?::bigint[]) AND e.tsv @@ ?::tsquery", pks, q)
+	w.Conds = append(w.Conds, p.entryWhere.Conds...)
+	w.Args = append(w.Args, p.entryWhere.Args...)
 	sql := `SELECT s.chat_pk, e.seq, e.kind, e.tool_name, e.text, e.reasoning, e.tool_args, e.tool_result
 		FROM (SELECT e.pk, e.chat_pk, row_number() OVER (PARTITION BY e.chat_pk
 				ORDER BY ts_rank(` + entryRankWeights + `, e.tsv, ?::tsquery, ` + itoa(rankNorm) + `) DESC, e.seq) AS rn
-			FROM entries e WHERE ` + w.sql() + `) s
+			FROM entries e WHERE ` + w.SQL() + `) s
 		JOIN entries e ON e.pk = s.pk WHERE s.rn <= ? ORDER BY s.chat_pk, s.rn`
-	args := append(append([]any{q}, w.args...), n)
+	args := append(append([]any{q}, w.Args...), n)
 	rows, err := db.pool.Query(ctx, rebind(sql), args...)
 	if err != nil {
 		return db.storeErr("snippets", err)
@@ -424,15 +424,15 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 		if err != nil {
 			return nil, 0, err
 		}
-		w.add("e.tsv @@ ?::tsquery", expr)
+		w.Add("e.tsv @@ ?::tsquery", expr)
 		rank = `ts_rank(` + entryRankWeights + `, e.tsv, ?::tsquery, ` + itoa(rankNorm) + `)`
 		pre = []any{tsAny(pos, p.entryW)}
 	}
 	w.addTenant("e", f.Chat.Owner)
-	w.conds = append(w.conds, cw.conds...)
-	w.args = append(w.args, cw.args...)
-	w.conds = append(w.conds, p.entryWhere.conds...)
-	w.args = append(w.args, p.entryWhere.args...)
+	w.Conds = append(w.Conds, cw.Conds...)
+	w.Args = append(w.Args, cw.Args...)
+	w.Conds = append(w.Conds, p.entryWhere.Conds...)
+	w.Args = append(w.Args, p.entryWhere.Args...)
 	from := `entries e JOIN chats c ON c.pk = e.chat_pk`
 
 	order := "r DESC, e.time DESC, e.pk DESC"
@@ -441,9 +441,9 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	}
 	// Keys, rank and the total (a window over every match) first; content for the page only.
 	q := `SELECT ` + entryColumns + `, k.r, k.total FROM (SELECT e.pk, e.time, ` + rank + ` AS r, count(*) OVER () AS total
-			FROM ` + from + ` WHERE ` + w.sql() + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?) k
+			FROM ` + from + ` WHERE ` + w.SQL() + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?) k
 		JOIN entries e ON e.pk = k.pk JOIN chats c ON c.pk = e.chat_pk ORDER BY ` + strings.ReplaceAll(order, "r DESC", "k.r DESC")
-	args := append(append(pre, w.args...), limit, f.Offset)
+	args := append(append(pre, w.Args...), limit, f.Offset)
 	rows, err := db.pool.Query(ctx, rebind(q), args...)
 	if err != nil {
 		return nil, 0, db.storeErr("search entries", err)
@@ -475,7 +475,7 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	}
 	rows.Close()
 	if len(hits) == 0 && f.Offset > 0 {
-		if err := db.pool.QueryRow(ctx, rebind(`SELECT count(*) FROM `+from+` WHERE `+w.sql()), w.args...).Scan(&total); err != nil {
+		if err := db.pool.QueryRow(ctx, rebind(`SELECT count(*) FROM `+from+` WHERE `+w.SQL()), w.Args...).Scan(&total); err != nil {
 			return nil, 0, db.storeErr("count entry search", err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 )
 
 // SQL is written with ? placeholders, as in the SQLite store, and numbered ($1, $2, ...) by
@@ -33,43 +34,8 @@ func rebind(q string) string {
 	return b.String()
 }
 
-// where accumulates fixed SQL fragments and their bound arguments. User input only ever
-// travels as an argument.
-type where struct {
-	conds []string
-	args  []any
-}
-
-func (w *where) add(cond string, args ...any) {
-	w.conds = append(w.conds, cond)
-	w.args = append(w.args, args...)
-}
-
-func (w *where) sql() string {
-	if len(w.conds) == 0 {
-		return "true"
-	}
-	return strings.Join(w.conds, " AND ")
-}
-
-// addOwner applies the owner constraint. A zero owner matches nothing, so a caller that forgot
-// to set it fails closed.
-func (w *where) addOwner(alias string, o annals.Owner) {
-	if o.AllTenants {
-		return
-	}
-	if o.TenantID == "" {
-		w.add("false")
-		return
-	}
-	w.add(alias+".tenant_id = ?", o.TenantID)
-	if o.UserID != "" {
-		w.add(alias+".user_id = ?", o.UserID)
-	}
-	if o.AgentID != "" {
-		w.add(alias+".agent_id = ?", o.AgentID)
-	}
-}
+// where is the shared WHERE builder (storecore.Where), with this store's own additions.
+type where struct{ storecore.Where }
 
 // addTenant applies only the tenant part of the owner, on a table that carries tenant_id but
 // not user and agent (entries): the final join on chats applies the rest. It lets the planner
@@ -79,10 +45,10 @@ func (w *where) addTenant(alias string, o annals.Owner) {
 		return
 	}
 	if o.TenantID == "" {
-		w.add("false")
+		w.Add("false")
 		return
 	}
-	w.add(alias+".tenant_id = ?", o.TenantID)
+	w.Add(alias+".tenant_id = ?", o.TenantID)
 }
 
 // in adds "col IN (?, ?, ...)" for values.
@@ -90,9 +56,9 @@ func (w *where) in(col string, values []string) {
 	marks := make([]string, len(values))
 	for i, v := range values {
 		marks[i] = "?"
-		w.args = append(w.args, v)
+		w.Args = append(w.Args, v)
 	}
-	w.conds = append(w.conds, col+" IN ("+strings.Join(marks, ", ")+")")
+	w.Conds = append(w.Conds, col+" IN ("+strings.Join(marks, ", ")+")")
 }
 
 // Times are stored as unix nanoseconds: exact round trips, cheap comparisons, one column type.

@@ -308,15 +308,15 @@ func (db *DB) MatchEntries(ctx context.Context, m annals.TextMatch) ([]annals.En
 		return out, nil
 	}
 	w := &where{}
-	w.add("e.tsv @@ ?::tsquery", q)
+	w.Add("e.tsv @@ ?::tsquery", q)
 	w.addTenant("e", m.Owner)
-	w.addOwner("c", m.Owner)
-	sql := `SELECT c.id, e.seq FROM entries e JOIN chats c ON c.pk = e.chat_pk WHERE ` + w.sql() + ` ORDER BY c.id, e.seq`
+	w.AddOwner("c", m.Owner)
+	sql := `SELECT c.id, e.seq FROM entries e JOIN chats c ON c.pk = e.chat_pk WHERE ` + w.SQL() + ` ORDER BY c.id, e.seq`
 	if m.Limit > 0 {
 		sql += ` LIMIT ?`
-		w.args = append(w.args, m.Limit)
+		w.Args = append(w.Args, m.Limit)
 	}
-	rows, err := db.pool.Query(ctx, rebind(sql), w.args...)
+	rows, err := db.pool.Query(ctx, rebind(sql), w.Args...)
 	if err != nil {
 		return nil, db.storeErr("match entries", err)
 	}
@@ -345,14 +345,14 @@ func (db *DB) MatchChats(ctx context.Context, m annals.TextMatch) ([]string, err
 		return out, nil
 	}
 	w := &where{}
-	w.add("c.pk IN (SELECT m.chat_pk FROM chat_meta m WHERE m.meta_tsv @@ ?::tsquery)", q)
-	w.addOwner("c", m.Owner)
-	sql := `SELECT c.id FROM chats c WHERE ` + w.sql() + ` ORDER BY c.id`
+	w.Add("c.pk IN (SELECT m.chat_pk FROM chat_meta m WHERE m.meta_tsv @@ ?::tsquery)", q)
+	w.AddOwner("c", m.Owner)
+	sql := `SELECT c.id FROM chats c WHERE ` + w.SQL() + ` ORDER BY c.id`
 	if m.Limit > 0 {
 		sql += ` LIMIT ?`
-		w.args = append(w.args, m.Limit)
+		w.Args = append(w.Args, m.Limit)
 	}
-	rows, err := db.pool.Query(ctx, rebind(sql), w.args...)
+	rows, err := db.pool.Query(ctx, rebind(sql), w.Args...)
 	if err != nil {
 		return nil, db.storeErr("match chats", err)
 	}

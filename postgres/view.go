@@ -67,10 +67,10 @@ func (w *where) addChannelPrefixes(prefixes []string) error {
 			return annals.Errorf(annals.EINVALID, "channels[%d] is empty (want a channel prefix such as in/agent/main)", i)
 		}
 		parts = append(parts, "e.channel = ? OR (e.channel >= ? AND e.channel < ?)")
-		w.args = append(w.args, p, p+"/", p+"0")
+		w.Args = append(w.Args, p, p+"/", p+"0")
 	}
 	if len(parts) > 0 {
-		w.conds = append(w.conds, "e.channel <> '' AND ("+strings.Join(parts, " OR ")+")")
+		w.Conds = append(w.Conds, "e.channel <> '' AND ("+strings.Join(parts, " OR ")+")")
 	}
 	return nil
 }
@@ -195,7 +195,7 @@ func firstRunes(s string, n int) string {
 // content of the page's rows.
 func keysFirst(sel annals.ViewSelect, from string, w *where, order string) string {
 	return `SELECT ` + messageColumns(sel) + ` FROM (SELECT e.pk AS pk FROM ` + from + `
-		WHERE ` + w.sql() + ` ORDER BY ` + order + ` LIMIT ?) page
+		WHERE ` + w.SQL() + ` ORDER BY ` + order + ` LIMIT ?) page
 		JOIN entries e ON e.pk = page.pk JOIN chats c ON c.pk = e.chat_pk ORDER BY ` + order
 }
 
@@ -230,14 +230,14 @@ func (db *DB) ViewAgents(ctx context.Context, f annals.ViewAgentsFilter) (*annal
 	maxAgents := annals.EffectiveLimit(f.MaxAgents, annals.ViewMaxAgents, annals.ViewMaxAgents)
 	maxSessions := annals.EffectiveLimit(f.MaxSessions, annals.ViewMaxAgentSessions, annals.ViewMaxAgentSessions)
 	ow := &where{}
-	ow.addOwner("c", f.Owner)
+	ow.AddOwner("c", f.Owner)
 
 	// links pairs every agent noun with a chat it appears in; ranked numbers each agent's chats
 	// newest first; top keeps the most recently active agents. One extra agent and one extra
 	// session per agent are read only to set the truncated flags.
-	q := `WITH RECURSIVE ` + agentWalk(ow.sql()) + `,
+	q := `WITH RECURSIVE ` + agentWalk(ow.SQL()) + `,
 		links(agent, pk) AS (
-			SELECT c.agent_id, c.pk FROM chats c WHERE ` + ow.sql() + ` AND c.agent_id <> ''
+			SELECT c.agent_id, c.pk FROM chats c WHERE ` + ow.SQL() + ` AND c.agent_id <> ''
 			UNION
 			SELECT ` + agentNoun("ch") + `, pk FROM walk WHERE ch IS NOT NULL AND substr(ch, 10, 1) <> '/'),
 		ranked AS (
@@ -247,7 +247,7 @@ func (db *DB) ViewAgents(ctx context.Context, f annals.ViewAgentsFilter) (*annal
 		top AS (SELECT agent, active FROM ranked WHERE rn = 1 ORDER BY active DESC, agent LIMIT ?)
 		SELECT r.agent, r.id FROM ranked r JOIN top t ON t.agent = r.agent
 		WHERE r.rn <= ? ORDER BY t.active DESC, r.agent, r.rn`
-	args := append(append(append([]any{}, ow.args...), ow.args...), maxAgents+1, maxSessions+1)
+	args := append(append(append([]any{}, ow.Args...), ow.Args...), maxAgents+1, maxSessions+1)
 	rows, err := db.pool.Query(ctx, rebind(q), args...)
 	if err != nil {
 		return nil, db.storeErr("view agents", err)
@@ -280,9 +280,9 @@ func (db *DB) ViewAgents(ctx context.Context, f annals.ViewAgentsFilter) (*annal
 		return nil, db.storeErr("view agents", err)
 	}
 
-	uq := `SELECT c.id FROM chats c WHERE ` + ow.sql() + ` AND NOT ` + agentLinked() + `
+	uq := `SELECT c.id FROM chats c WHERE ` + ow.SQL() + ` AND NOT ` + agentLinked() + `
 		ORDER BY c.last_activity DESC, c.id LIMIT ?`
-	urows, err := db.pool.Query(ctx, rebind(uq), append(append([]any{}, ow.args...), maxSessions+1)...)
+	urows, err := db.pool.Query(ctx, rebind(uq), append(append([]any{}, ow.Args...), maxSessions+1)...)
 	if err != nil {
 		return nil, db.storeErr("view unlinked sessions", err)
 	}
@@ -312,7 +312,7 @@ func (db *DB) ViewSessions(ctx context.Context, f annals.ViewSessionsFilter) (*a
 		return nil, err
 	}
 	w := &where{}
-	w.addOwner("c", f.Owner)
+	w.AddOwner("c", f.Owner)
 	if f.Agent != nil {
 		a := *f.Agent
 		if a == "" {
@@ -320,21 +320,21 @@ func (db *DB) ViewSessions(ctx context.Context, f annals.ViewSessionsFilter) (*a
 		}
 		if strings.Contains(a, "/") {
 			// A noun is one channel segment; an agent id holding a slash can only be a chat's own.
-			w.add("c.agent_id = ?", a)
+			w.Add("c.agent_id = ?", a)
 		} else {
 			ch := annals.ViewAgentChannelPrefix + a
-			w.add(`(c.agent_id = ? OR EXISTS (SELECT 1 FROM entries x WHERE x.chat_pk = c.pk AND x.channel <> ''
+			w.Add(`(c.agent_id = ? OR EXISTS (SELECT 1 FROM entries x WHERE x.chat_pk = c.pk AND x.channel <> ''
 				AND (x.channel = ? OR (x.channel >= ? AND x.channel < ?))))`, a, ch, ch+"/", ch+"0")
 		}
 	}
 	q := `WITH page AS (SELECT c.pk, c.id, c.agent_id, c.title, c.created_at, c.last_activity FROM chats c
-			WHERE ` + w.sql() + ` ORDER BY c.last_activity DESC, c.id LIMIT ?)
+			WHERE ` + w.SQL() + ` ORDER BY c.last_activity DESC, c.id LIMIT ?)
 		SELECT p.id, p.agent_id, p.title, p.created_at, p.last_activity, min(e.time), max(e.time),
 			count(CASE WHEN e.kind IN ('user', 'assistant', 'tool') THEN 1 END),
 			count(CASE WHEN e.kind IN ('system', 'event') THEN 1 END)
 		FROM page p LEFT JOIN entries e ON e.chat_pk = p.pk
 		GROUP BY p.pk, p.id, p.agent_id, p.title, p.created_at, p.last_activity ORDER BY p.last_activity DESC, p.id`
-	rows, err := db.pool.Query(ctx, rebind(q), append(w.args, limit+1)...)
+	rows, err := db.pool.Query(ctx, rebind(q), append(w.Args, limit+1)...)
 	if err != nil {
 		return nil, db.storeErr("view sessions", err)
 	}
@@ -379,10 +379,10 @@ func (db *DB) ViewTranscript(ctx context.Context, f annals.ViewTranscriptFilter)
 	// The owner is part of the lookup, so a chat outside scope and a missing chat take the same
 	// path to the same error.
 	cw := &where{}
-	cw.add("c.id = ?", f.ChatID)
-	cw.addOwner("c", f.Owner)
+	cw.Add("c.id = ?", f.ChatID)
+	cw.AddOwner("c", f.Owner)
 	var pk int64
-	err = db.pool.QueryRow(ctx, rebind(`SELECT c.pk FROM chats c WHERE `+cw.sql()), cw.args...).Scan(&pk)
+	err = db.pool.QueryRow(ctx, rebind(`SELECT c.pk FROM chats c WHERE `+cw.SQL()), cw.Args...).Scan(&pk)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, annals.NotFound(f.ChatID)
 	}
@@ -390,17 +390,17 @@ func (db *DB) ViewTranscript(ctx context.Context, f annals.ViewTranscriptFilter)
 		return nil, db.storeErr("view transcript chat", err)
 	}
 	w := &where{}
-	w.add("e.chat_pk = ?", pk)
+	w.Add("e.chat_pk = ?", pk)
 	// Repeated on the entry query: the scope is enforced by the statement that reads the rows.
-	w.addOwner("c", f.Owner)
+	w.AddOwner("c", f.Owner)
 	if f.BeforeSeq > 0 {
-		w.add("e.seq < ?", f.BeforeSeq)
+		w.Add("e.seq < ?", f.BeforeSeq)
 	}
 	if f.Select.DropToolRows {
-		w.add("e.kind <> 'tool'")
+		w.Add("e.kind <> 'tool'")
 	}
 	rows, err := db.pool.Query(ctx, rebind(`SELECT `+messageColumns(f.Select)+` FROM entries e JOIN chats c ON c.pk = e.chat_pk
-		WHERE `+w.sql()+` ORDER BY e.seq DESC LIMIT ?`), append(w.args, limit+1)...)
+		WHERE `+w.SQL()+` ORDER BY e.seq DESC LIMIT ?`), append(w.Args, limit+1)...)
 	if err != nil {
 		return nil, db.storeErr("view transcript", err)
 	}
@@ -433,18 +433,18 @@ func (db *DB) ViewConversation(ctx context.Context, f annals.ViewConversationFil
 		return nil, err
 	}
 	w := &where{}
-	w.addOwner("c", f.Owner)
+	w.AddOwner("c", f.Owner)
 	w.addTenant("e", f.Owner)
 	// correlation_id <> '' repeats the partial index's condition so the planner may use it.
-	w.add("e.correlation_id = ? AND e.correlation_id <> ''", f.CorrelationID)
+	w.Add("e.correlation_id = ? AND e.correlation_id <> ''", f.CorrelationID)
 	if f.Select.DropToolRows {
-		w.add("e.kind <> 'tool'")
+		w.Add("e.kind <> 'tool'")
 	}
 	if f.After != nil {
 		t := unixNano(f.After.Time)
-		w.add("e.time >= ? AND (e.time, c.id, e.seq) > (?::bigint, ?::text, ?::bigint)", t, t, f.After.ChatID, f.After.Seq)
+		w.Add("e.time >= ? AND (e.time, c.id, e.seq) > (?::bigint, ?::text, ?::bigint)", t, t, f.After.ChatID, f.After.Seq)
 	}
-	rows, err := db.pool.Query(ctx, rebind(keysFirst(f.Select, entriesJoin, w, "e.time, c.id, e.seq")), append(w.args, limit+1)...)
+	rows, err := db.pool.Query(ctx, rebind(keysFirst(f.Select, entriesJoin, w, "e.time, c.id, e.seq")), append(w.Args, limit+1)...)
 	if err != nil {
 		return nil, db.storeErr("view conversation", err)
 	}
@@ -461,13 +461,13 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 		return nil, err
 	}
 	w := &where{}
-	w.addOwner("c", f.Owner)
+	w.AddOwner("c", f.Owner)
 	w.addTenant("e", f.Owner)
 	if err := w.addChannelPrefixes(f.Channels); err != nil {
 		return nil, err
 	}
 	if f.AgentsOnly {
-		w.add(agentLinked())
+		w.Add(agentLinked())
 	}
 	if len(f.Roles) > 0 {
 		kinds := make([]string, len(f.Roles))
@@ -494,31 +494,31 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 			return nil, err
 		}
 		if ok {
-			w.add("e.tsv @@ ?::tsquery", q)
+			w.Add("e.tsv @@ ?::tsquery", q)
 		} else {
-			w.add("false")
+			w.Add("false")
 		}
 	}
 	if f.Since != nil && f.Until != nil && f.Since.After(*f.Until) {
 		return nil, annals.Errorf(annals.EINVALID, "since %s is after until %s", f.Since.Format(time.RFC3339Nano), f.Until.Format(time.RFC3339Nano))
 	}
 	if f.Since != nil {
-		w.add("e.time >= ?", unixNano(*f.Since))
+		w.Add("e.time >= ?", unixNano(*f.Since))
 	}
 	if f.Until != nil {
-		w.add("e.time <= ?", unixNano(*f.Until))
+		w.Add("e.time <= ?", unixNano(*f.Until))
 	}
 	if f.Select.DropToolRows {
-		w.add("e.kind <> 'tool'")
+		w.Add("e.kind <> 'tool'")
 	}
 	if f.After != nil {
 		// The plain time bound lets the planner walk entries_by_time; the row value makes the
 		// order total, so a page boundary inside one instant neither repeats nor skips a row.
 		t := unixNano(f.After.Time)
-		w.add("e.time <= ? AND (e.time, c.id, e.seq) < (?::bigint, ?::text, ?::bigint)", t, t, f.After.ChatID, f.After.Seq)
+		w.Add("e.time <= ? AND (e.time, c.id, e.seq) < (?::bigint, ?::text, ?::bigint)", t, t, f.After.ChatID, f.After.Seq)
 	}
 	order := "e.time DESC, c.id DESC, e.seq DESC"
-	rows, err := db.pool.Query(ctx, rebind(keysFirst(f.Select, entriesJoin, w, order)), append(w.args, limit+1)...)
+	rows, err := db.pool.Query(ctx, rebind(keysFirst(f.Select, entriesJoin, w, order)), append(w.Args, limit+1)...)
 	if err != nil {
 		return nil, db.storeErr("view search", err)
 	}

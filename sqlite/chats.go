@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 )
 
 const chatColumns = `c.id, c.tenant_id, c.user_id, c.agent_id, c.attributes, c.created_at, c.last_activity, c.status,
@@ -73,92 +74,57 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// where accumulates fixed SQL fragments and their bound arguments. User input only ever
-// travels as an argument.
-type where struct {
-	conds []string
-	args  []any
-}
-
-func (w *where) add(cond string, args ...any) {
-	w.conds = append(w.conds, cond)
-	w.args = append(w.args, args...)
-}
-
-func (w *where) sql() string {
-	if len(w.conds) == 0 {
-		return "1"
-	}
-	return strings.Join(w.conds, " AND ")
-}
-
-// addOwner applies the owner constraint. A zero owner matches nothing, so a caller that forgot
-// to set it fails closed.
-func (w *where) addOwner(alias string, o annals.Owner) {
-	if o.AllTenants {
-		return
-	}
-	if o.TenantID == "" {
-		w.add("0")
-		return
-	}
-	w.add(alias+".tenant_id = ?", o.TenantID)
-	if o.UserID != "" {
-		w.add(alias+".user_id = ?", o.UserID)
-	}
-	if o.AgentID != "" {
-		w.add(alias+".agent_id = ?", o.AgentID)
-	}
-}
+// where is the shared WHERE builder (storecore.Where), with this store's own additions.
+type where struct{ storecore.Where }
 
 func chatWhere(f annals.ChatFilter) (*where, error) {
 	w := &where{}
-	w.addOwner("c", f.Owner)
+	w.AddOwner("c", f.Owner)
 	if f.ID != nil {
-		w.add("c.id = ?", *f.ID)
+		w.Add("c.id = ?", *f.ID)
 	}
 	if f.IDPrefix != "" {
 		// substr and instr compare bytes exactly (LIKE would fold case and read % and _).
-		w.add("(substr(c.id, 1, length(?)) = ? OR instr(c.id, ':' || ?) > 0)", f.IDPrefix, f.IDPrefix, f.IDPrefix)
+		w.Add("(substr(c.id, 1, length(?)) = ? OR instr(c.id, ':' || ?) > 0)", f.IDPrefix, f.IDPrefix, f.IDPrefix)
 	}
 	if f.Status != nil {
 		if _, err := annals.ParseRunStatus(string(*f.Status)); err != nil {
 			return nil, err
 		}
-		w.add("c.status = ?", string(*f.Status))
+		w.Add("c.status = ?", string(*f.Status))
 	}
 	if f.From != nil {
-		w.add("c.last_activity >= ?", unixNano(*f.From))
+		w.Add("c.last_activity >= ?", unixNano(*f.From))
 	}
 	if f.To != nil {
-		w.add("c.last_activity <= ?", unixNano(*f.To))
+		w.Add("c.last_activity <= ?", unixNano(*f.To))
 	}
 	if f.Tag != nil {
-		w.add("EXISTS (SELECT 1 FROM chat_tags t WHERE t.chat_pk = c.pk AND t.tag = ?)", *f.Tag)
+		w.Add("EXISTS (SELECT 1 FROM chat_tags t WHERE t.chat_pk = c.pk AND t.tag = ?)", *f.Tag)
 	}
 	if f.TitleContains != nil && *f.TitleContains != "" {
 		// Both sides are folded by Go's strings.ToLower, which knows all of Unicode.
-		w.add("instr(c.title_fold, ?) > 0", strings.ToLower(*f.TitleContains))
+		w.Add("instr(c.title_fold, ?) > 0", strings.ToLower(*f.TitleContains))
 	}
 	if f.Agent != nil {
-		w.add("c.agent_id = ?", *f.Agent)
+		w.Add("c.agent_id = ?", *f.Agent)
 	}
 	if len(f.Agents) > 0 {
 		marks := make([]string, len(f.Agents))
 		for i, a := range f.Agents {
 			marks[i] = "?"
-			w.args = append(w.args, a)
+			w.Args = append(w.Args, a)
 		}
-		w.conds = append(w.conds, "c.agent_id IN ("+strings.Join(marks, ", ")+")")
+		w.Conds = append(w.Conds, "c.agent_id IN ("+strings.Join(marks, ", ")+")")
 	}
 	for _, t := range f.Tags {
-		w.add("EXISTS (SELECT 1 FROM chat_tags t WHERE t.chat_pk = c.pk AND t.tag = ?)", t)
+		w.Add("EXISTS (SELECT 1 FROM chat_tags t WHERE t.chat_pk = c.pk AND t.tag = ?)", t)
 	}
 	for k, m := range f.Attributes {
 		if m.Contains {
-			w.add("EXISTS (SELECT 1 FROM chat_attributes a WHERE a.chat_pk = c.pk AND a.key = ? AND instr(a.value, ?) > 0)", k, m.Value)
+			w.Add("EXISTS (SELECT 1 FROM chat_attributes a WHERE a.chat_pk = c.pk AND a.key = ? AND instr(a.value, ?) > 0)", k, m.Value)
 		} else {
-			w.add("EXISTS (SELECT 1 FROM chat_attributes a WHERE a.chat_pk = c.pk AND a.key = ? AND a.value = ?)", k, m.Value)
+			w.Add("EXISTS (SELECT 1 FROM chat_attributes a WHERE a.chat_pk = c.pk AND a.key = ? AND a.value = ?)", k, m.Value)
 		}
 	}
 	if len(f.MetaTerms) > 0 {
@@ -173,13 +139,13 @@ func chatWhere(f annals.ChatFilter) (*where, error) {
 			}
 			q = "{" + cols + "} : (" + q + ")"
 		}
-		w.add("c.pk IN (SELECT rowid FROM chats_fts WHERE chats_fts MATCH ?)", q)
+		w.Add("c.pk IN (SELECT rowid FROM chats_fts WHERE chats_fts MATCH ?)", q)
 	}
 	if f.PinnedOnly {
-		w.add("c.pinned = 1")
+		w.Add("c.pinned = 1")
 	}
 	if !f.IncludeArchived {
-		w.add("c.archived_at IS NULL")
+		w.Add("c.archived_at IS NULL")
 	}
 	return w, nil
 }
@@ -195,11 +161,11 @@ func (db *DB) FindChats(ctx context.Context, f annals.ChatFilter) ([]*annals.Cha
 	}
 	limit := annals.EffectiveLimit(f.Limit, annals.DefaultListLimit, annals.MaxListLimit)
 	var total int
-	if err := db.reader.QueryRowContext(ctx, `SELECT count(*) FROM chats c WHERE `+w.sql(), w.args...).Scan(&total); err != nil {
+	if err := db.reader.QueryRowContext(ctx, `SELECT count(*) FROM chats c WHERE `+w.SQL(), w.Args...).Scan(&total); err != nil {
 		return nil, 0, storeErr("count chats", err)
 	}
-	rows, err := db.reader.QueryContext(ctx, `SELECT `+chatColumns+` FROM chats c WHERE `+w.sql()+`
-		ORDER BY c.pinned DESC, c.last_activity DESC, c.id LIMIT ? OFFSET ?`, append(w.args, limit, f.Offset)...)
+	rows, err := db.reader.QueryContext(ctx, `SELECT `+chatColumns+` FROM chats c WHERE `+w.SQL()+`
+		ORDER BY c.pinned DESC, c.last_activity DESC, c.id LIMIT ? OFFSET ?`, append(w.Args, limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, storeErr("find chats", err)
 	}
@@ -246,33 +212,33 @@ func (db *DB) UpdateChat(ctx context.Context, ref annals.ChatRef, upd annals.Cha
 		now := unixNano(db.now())
 		set := &where{}
 		if upd.Title != nil {
-			set.add("title = ?, title_fold = ?", *upd.Title, strings.ToLower(*upd.Title))
+			set.Add("title = ?, title_fold = ?", *upd.Title, strings.ToLower(*upd.Title))
 		}
 		if upd.Description != nil {
-			set.add("description = ?", *upd.Description)
+			set.Add("description = ?", *upd.Description)
 		}
 		if upd.Summary != nil {
-			set.add("summary = ?, summary_updated_at = ?", *upd.Summary, now)
+			set.Add("summary = ?, summary_updated_at = ?", *upd.Summary, now)
 		}
 		if upd.Pinned != nil {
-			set.add("pinned = ?", *upd.Pinned)
+			set.Add("pinned = ?", *upd.Pinned)
 		}
 		if upd.Archived != nil {
 			switch {
 			case *upd.Archived && !archived.Valid:
-				set.add("archived_at = ?", now)
+				set.Add("archived_at = ?", now)
 			case !*upd.Archived:
-				set.add("archived_at = NULL")
+				set.Add("archived_at = NULL")
 			}
 		}
 		var tags []string
 		if upd.Tags != nil {
 			tags = dedupe(*upd.Tags)
-			set.add("tags = ?", joinTags(tags))
+			set.Add("tags = ?", joinTags(tags))
 		}
-		if len(set.conds) > 0 {
-			q := `UPDATE chats SET ` + strings.Join(set.conds, ", ") + ` WHERE pk = ?`
-			if _, err := tx.ExecContext(ctx, q, append(set.args, pk)...); err != nil {
+		if len(set.Conds) > 0 {
+			q := `UPDATE chats SET ` + strings.Join(set.Conds, ", ") + ` WHERE pk = ?`
+			if _, err := tx.ExecContext(ctx, q, append(set.Args, pk)...); err != nil {
 				return storeErr("update chat", err)
 			}
 		}

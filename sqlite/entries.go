@@ -46,18 +46,18 @@ func (db *DB) FindEntries(ctx context.Context, f annals.EntryFilter) ([]*annals.
 		return nil, annals.Errorf(annals.EINVALID, "entry paging values must not be negative")
 	}
 	w := &where{}
-	w.add("c.id = ?", f.ChatID)
+	w.Add("c.id = ?", f.ChatID)
 	if f.Ref != nil {
-		w.add("c.tenant_id = ? AND c.user_id = ? AND c.agent_id = ? AND c.incarnation = ?", f.Ref.Owner.TenantID, f.Ref.Owner.UserID, f.Ref.Owner.AgentID, f.Ref.Incarnation)
+		w.Add("c.tenant_id = ? AND c.user_id = ? AND c.agent_id = ? AND c.incarnation = ?", f.Ref.Owner.TenantID, f.Ref.Owner.UserID, f.Ref.Owner.AgentID, f.Ref.Incarnation)
 	}
 	if f.AfterSeq > 0 {
-		w.add("e.seq > ?", f.AfterSeq)
+		w.Add("e.seq > ?", f.AfterSeq)
 	}
 	if f.FromSeq > 0 {
-		w.add("e.seq >= ?", f.FromSeq)
+		w.Add("e.seq >= ?", f.FromSeq)
 	}
 	if f.ToSeq > 0 {
-		w.add("e.seq <= ?", f.ToSeq)
+		w.Add("e.seq <= ?", f.ToSeq)
 	}
 	if len(f.Kinds) > 0 {
 		marks := make([]string, len(f.Kinds))
@@ -66,16 +66,16 @@ func (db *DB) FindEntries(ctx context.Context, f annals.EntryFilter) ([]*annals.
 				return nil, err
 			}
 			marks[i] = "?"
-			w.args = append(w.args, string(k))
+			w.Args = append(w.Args, string(k))
 		}
-		w.conds = append(w.conds, "e.kind IN ("+strings.Join(marks, ", ")+")")
+		w.Conds = append(w.Conds, "e.kind IN ("+strings.Join(marks, ", ")+")")
 	}
 	limit := f.Limit
 	if limit == 0 {
 		limit = -1 // SQLite: no limit
 	}
 	rows, err := db.reader.QueryContext(ctx, `SELECT `+entryColumns+` FROM entries e JOIN chats c ON c.pk = e.chat_pk
-		WHERE `+w.sql()+` ORDER BY e.seq LIMIT ?`, append(w.args, limit)...)
+		WHERE `+w.SQL()+` ORDER BY e.seq LIMIT ?`, append(w.Args, limit)...)
 	if err != nil {
 		return nil, storeErr("find entries", err)
 	}

@@ -36,19 +36,19 @@ func (db *DB) FindImportSource(ctx context.Context, path string) (*annals.Import
 func (db *DB) FindImportSources(ctx context.Context, f annals.ImportSourceFilter) ([]*annals.ImportSource, error) {
 	w := &where{}
 	if f.Format != "" {
-		w.add("s.format = ?", f.Format)
+		w.Add("s.format = ?", f.Format)
 	}
 	if f.PathPrefix != "" {
 		// substr rather than LIKE: a path may hold % or _, and they must match literally.
-		w.add("substr(s.path, 1, ?) = ?", len(f.PathPrefix), f.PathPrefix)
+		w.Add("substr(s.path, 1, ?) = ?", len(f.PathPrefix), f.PathPrefix)
 	}
 	if f.GoneOnly {
-		w.add("s.gone_at IS NOT NULL")
+		w.Add("s.gone_at IS NOT NULL")
 	}
 	if f.ChatID != "" {
-		w.add("s.pk IN (SELECT source_pk FROM import_source_chats WHERE chat_id = ?)", f.ChatID)
+		w.Add("s.pk IN (SELECT source_pk FROM import_source_chats WHERE chat_id = ?)", f.ChatID)
 	}
-	return db.findImportSources(ctx, w.sql(), w.args...)
+	return db.findImportSources(ctx, w.SQL(), w.Args...)
 }
 
 func (db *DB) findImportSources(ctx context.Context, cond string, args ...any) ([]*annals.ImportSource, error) {

@@ -69,26 +69,26 @@ func planSearch(f annals.SearchFilter) (*searchPlan, error) {
 				return nil, err
 			}
 			marks[i] = "?"
-			p.entryWhere.args = append(p.entryWhere.args, string(r))
+			p.entryWhere.Args = append(p.entryWhere.Args, string(r))
 		}
-		p.entryWhere.conds = append(p.entryWhere.conds, "e.kind IN ("+strings.Join(marks, ", ")+")")
+		p.entryWhere.Conds = append(p.entryWhere.Conds, "e.kind IN ("+strings.Join(marks, ", ")+")")
 	}
 	if len(f.Tools) > 0 {
 		marks := make([]string, len(f.Tools))
 		for i, t := range f.Tools {
 			marks[i] = "?"
-			p.entryWhere.args = append(p.entryWhere.args, strings.ToLower(t))
+			p.entryWhere.Args = append(p.entryWhere.Args, strings.ToLower(t))
 		}
-		p.entryWhere.conds = append(p.entryWhere.conds, "lower(e.tool_name) IN ("+strings.Join(marks, ", ")+")")
+		p.entryWhere.Conds = append(p.entryWhere.Conds, "lower(e.tool_name) IN ("+strings.Join(marks, ", ")+")")
 	}
 	if f.After != nil {
-		p.entryWhere.add("e.time >= ?", unixNano(*f.After))
+		p.entryWhere.Add("e.time >= ?", unixNano(*f.After))
 	}
 	if f.Before != nil {
-		p.entryWhere.add("e.time < ?", unixNano(*f.Before))
+		p.entryWhere.Add("e.time < ?", unixNano(*f.Before))
 	}
 	// Entry-level filters describe entries; a metadata match cannot satisfy them.
-	if len(p.entryWhere.conds) > 0 {
+	if len(p.entryWhere.Conds) > 0 {
 		p.useMeta = false
 	}
 	return p, nil
@@ -108,9 +108,9 @@ func (p *searchPlan) chatSet(e *annals.TextExpr) (string, []any, error) {
 			}
 			q := `SELECT DISTINCT e.chat_pk AS pk FROM entries_fts JOIN entries e ON e.pk = entries_fts.rowid WHERE entries_fts MATCH ?`
 			args = append(args, m)
-			if len(p.entryWhere.conds) > 0 {
-				q += " AND " + p.entryWhere.sql()
-				args = append(args, p.entryWhere.args...)
+			if len(p.entryWhere.Conds) > 0 {
+				q += " AND " + p.entryWhere.SQL()
+				args = append(args, p.entryWhere.Args...)
 			}
 			parts = append(parts, q)
 		}
@@ -216,9 +216,9 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 		with = append(with, "matched(pk) AS MATERIALIZED ("+set+")")
 		args = append(args, setArgs...)
 		restrict = true
-	case len(p.entryWhere.conds) > 0:
-		with = append(with, "matched(pk) AS MATERIALIZED (SELECT DISTINCT e.chat_pk FROM entries e WHERE "+p.entryWhere.sql()+")")
-		args = append(args, p.entryWhere.args...)
+	case len(p.entryWhere.Conds) > 0:
+		with = append(with, "matched(pk) AS MATERIALIZED (SELECT DISTINCT e.chat_pk FROM entries e WHERE "+p.entryWhere.SQL()+")")
+		args = append(args, p.entryWhere.Args...)
 	default:
 		with = append(with, "matched(pk) AS MATERIALIZED (SELECT pk FROM chats)")
 	}
@@ -232,9 +232,9 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 		arm := `SELECT e.pk AS epk, e.chat_pk AS pk, bm25(entries_fts, ` + entryWeights + `) AS bb, 1 AS bn, NULL AS mb
 			FROM entries_fts JOIN entries e ON e.pk = entries_fts.rowid WHERE entries_fts MATCH ?`
 		args = append(args, bodyAny)
-		if len(p.entryWhere.conds) > 0 {
-			arm += " AND " + p.entryWhere.sql()
-			args = append(args, p.entryWhere.args...)
+		if len(p.entryWhere.Conds) > 0 {
+			arm += " AND " + p.entryWhere.SQL()
+			args = append(args, p.entryWhere.Args...)
 		}
 		if restrict {
 			arm += " AND e.chat_pk IN (SELECT pk FROM matched)"
@@ -263,8 +263,8 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	default:
 		with = append(with, "ranked(pk, bb, bn, mb) AS MATERIALIZED (SELECT pk, NULL, 0, NULL FROM matched)")
 	}
-	from := ` FROM ranked r JOIN chats c ON c.pk = r.pk WHERE ` + cw.sql()
-	countArgs := append(append([]any{}, args...), cw.args...)
+	from := ` FROM ranked r JOIN chats c ON c.pk = r.pk WHERE ` + cw.SQL()
+	countArgs := append(append([]any{}, args...), cw.Args...)
 	countQ := "WITH " + strings.Join(with, ", ") + " SELECT count(*)" + from
 
 	// Relevance: bm25 is negative, lower is better, so negate. bm25's idf vanishes for a term
@@ -281,7 +281,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	// The page is chosen on narrow rows; only its chats are read whole.
 	with = append(with, `page AS MATERIALIZED (SELECT c.pk AS pk, `+score+` AS score, r.bn AS bn, count(*) OVER () AS total`+
 		from+` ORDER BY `+order+` LIMIT ? OFFSET ?)`)
-	args = append(append(append(args, now), cw.args...), limit, f.Offset)
+	args = append(append(append(args, now), cw.Args...), limit, f.Offset)
 	snippets := min(f.Snippets, maxSnippets)
 	if !rankBody {
 		snippets = 0
@@ -393,13 +393,13 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 			return nil, 0, err
 		}
 		from = `entries_fts JOIN entries e ON e.pk = entries_fts.rowid JOIN chats c ON c.pk = e.chat_pk`
-		w.add("entries_fts MATCH ?", match)
+		w.Add("entries_fts MATCH ?", match)
 		rank = `bm25(entries_fts, ` + entryWeights + `)`
 	}
-	w.conds = append(w.conds, cw.conds...)
-	w.args = append(w.args, cw.args...)
-	w.conds = append(w.conds, p.entryWhere.conds...)
-	w.args = append(w.args, p.entryWhere.args...)
+	w.Conds = append(w.Conds, cw.Conds...)
+	w.Args = append(w.Args, cw.Args...)
+	w.Conds = append(w.Conds, p.entryWhere.Conds...)
+	w.Args = append(w.Args, p.entryWhere.Args...)
 
 	order := "r, time DESC, pk DESC"
 	if f.Sort == annals.SortRecent || f.Text == nil {
@@ -411,8 +411,8 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	// be evaluated where the window is, so the matches are scored in a subquery that LIMIT -1
 	// keeps from being flattened.
 	page := `page AS MATERIALIZED (SELECT pk, time, r, count(*) OVER () AS total FROM (SELECT e.pk AS pk, e.time AS time, ` + rank + ` AS r FROM ` +
-		from + ` WHERE ` + w.sql() + ` LIMIT -1) ORDER BY ` + order + ` LIMIT ? OFFSET ?)`
-	args := append(append([]any{}, w.args...), limit, f.Offset)
+		from + ` WHERE ` + w.SQL() + ` LIMIT -1) ORDER BY ` + order + ` LIMIT ? OFFSET ?)`
+	args := append(append([]any{}, w.Args...), limit, f.Offset)
 	var q string
 	if f.Text != nil {
 		// The snippets come from one more pass over the matches that reads no other table (see
@@ -452,9 +452,9 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	}
 	if len(hits) == 0 && f.Offset > 0 {
 		// Past the end: the page carries no total, so count.
-		countQ := `SELECT count(*) FROM ` + from + ` WHERE ` + w.sql()
-		annals.TraceStatement(ctx, countQ, w.args)
-		if err := db.reader.QueryRowContext(ctx, countQ, w.args...).Scan(&total); err != nil {
+		countQ := `SELECT count(*) FROM ` + from + ` WHERE ` + w.SQL()
+		annals.TraceStatement(ctx, countQ, w.Args)
+		if err := db.reader.QueryRowContext(ctx, countQ, w.Args...).Scan(&total); err != nil {
 			return nil, 0, ftsErr("count entry search", err)
 		}
 	}

@@ -32,15 +32,15 @@ func (db *DB) MatchEntries(ctx context.Context, m annals.TextMatch) ([]annals.En
 		return nil, err
 	}
 	w := &where{}
-	w.add("entries_fts MATCH ?", q)
-	w.addOwner("c", m.Owner)
+	w.Add("entries_fts MATCH ?", q)
+	w.AddOwner("c", m.Owner)
 	limit := m.Limit
 	if limit <= 0 {
 		limit = -1
 	}
 	rows, err := db.reader.QueryContext(ctx, `SELECT c.id, e.seq FROM entries_fts
 		JOIN entries e ON e.pk = entries_fts.rowid JOIN chats c ON c.pk = e.chat_pk
-		WHERE `+w.sql()+` ORDER BY c.id, e.seq LIMIT ?`, append(w.args, limit)...)
+		WHERE `+w.SQL()+` ORDER BY c.id, e.seq LIMIT ?`, append(w.Args, limit)...)
 	if err != nil {
 		return nil, storeErr("match entries", err)
 	}
@@ -63,14 +63,14 @@ func (db *DB) MatchChats(ctx context.Context, m annals.TextMatch) ([]string, err
 		return nil, err
 	}
 	w := &where{}
-	w.add("chats_fts MATCH ?", q)
-	w.addOwner("c", m.Owner)
+	w.Add("chats_fts MATCH ?", q)
+	w.AddOwner("c", m.Owner)
 	limit := m.Limit
 	if limit <= 0 {
 		limit = -1
 	}
 	rows, err := db.reader.QueryContext(ctx, `SELECT c.id FROM chats_fts JOIN chats c ON c.pk = chats_fts.rowid
-		WHERE `+w.sql()+` ORDER BY c.id LIMIT ?`, append(w.args, limit)...)
+		WHERE `+w.SQL()+` ORDER BY c.id LIMIT ?`, append(w.Args, limit)...)
 	if err != nil {
 		return nil, storeErr("match chats", err)
 	}
