@@ -150,7 +150,7 @@ func chatWhere(f annals.ChatFilter) (*where, error) {
 		w.Add("c.agent_id = ?", *f.Agent)
 	}
 	if len(f.Agents) > 0 {
-		w.in("c.agent_id", f.Agents)
+		w.In("c.agent_id", f.Agents)
 	}
 	if len(f.Tags) > 0 {
 		w.Add("c.pk IN (SELECT m.chat_pk FROM chat_meta m WHERE m.tags @> ?::text[])", f.Tags)

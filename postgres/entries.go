@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 )
 
 const entryColumns = `c.id, e.id, e.seq, e.kind, e.run_id, e.source_ids, e.channel, e.correlation_id, e.time,
@@ -49,32 +50,9 @@ func scanEntry(row pgx.Row, extra ...any) (*annals.Entry, error) {
 
 // FindEntries returns one chat's entries in seq order; see annals.ChatStore.
 func (db *DB) FindEntries(ctx context.Context, f annals.EntryFilter) ([]*annals.Entry, error) {
-	if f.Limit < 0 || f.AfterSeq < 0 || f.FromSeq < 0 || f.ToSeq < 0 {
-		return nil, annals.Errorf(annals.EINVALID, "entry paging values must not be negative")
-	}
-	w := &where{}
-	w.Add("c.id = ?", f.ChatID)
-	if f.Ref != nil {
-		w.Add("c.tenant_id = ? AND c.user_id = ? AND c.agent_id = ? AND c.incarnation = ?", f.Ref.Owner.TenantID, f.Ref.Owner.UserID, f.Ref.Owner.AgentID, f.Ref.Incarnation)
-	}
-	if f.AfterSeq > 0 {
-		w.Add("e.seq > ?", f.AfterSeq)
-	}
-	if f.FromSeq > 0 {
-		w.Add("e.seq >= ?", f.FromSeq)
-	}
-	if f.ToSeq > 0 {
-		w.Add("e.seq <= ?", f.ToSeq)
-	}
-	if len(f.Kinds) > 0 {
-		kinds := make([]string, len(f.Kinds))
-		for i, k := range f.Kinds {
-			if _, err := annals.ParseEntryKind(string(k)); err != nil {
-				return nil, err
-			}
-			kinds[i] = string(k)
-		}
-		w.in("e.kind", kinds)
+	w, err := storecore.EntryWhere(f)
+	if err != nil {
+		return nil, err
 	}
 	q := `SELECT ` + entryColumns + ` FROM entries e JOIN chats c ON c.pk = e.chat_pk WHERE ` + w.SQL() + ` ORDER BY e.seq`
 	if f.Limit > 0 {

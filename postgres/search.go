@@ -96,7 +96,7 @@ func planSearch(f annals.SearchFilter) (*searchPlan, error) {
 			}
 			kinds[i] = string(r)
 		}
-		p.entryWhere.in("e.kind", kinds)
+		p.entryWhere.In("e.kind", kinds)
 	}
 	if len(f.Tools) > 0 {
 		// tool_name is COLLATE "C", so lower() folds ASCII only: the same comparison as SQLite's
@@ -105,7 +105,7 @@ func planSearch(f annals.SearchFilter) (*searchPlan, error) {
 		for i, t := range f.Tools {
 			tools[i] = strings.ToLower(t)
 		}
-		p.entryWhere.in("lower(e.tool_name)", tools)
+		p.entryWhere.In("lower(e.tool_name)", tools)
 	}
 	if f.After != nil {
 		p.entryWhere.Add("e.time >= ?", unixNano(*f.After))

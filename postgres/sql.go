@@ -52,14 +52,6 @@ func (w *where) addTenant(alias string, o annals.Owner) {
 }
 
 // in adds "col IN (?, ?, ...)" for values.
-func (w *where) in(col string, values []string) {
-	marks := make([]string, len(values))
-	for i, v := range values {
-		marks[i] = "?"
-		w.Args = append(w.Args, v)
-	}
-	w.Conds = append(w.Conds, col+" IN ("+strings.Join(marks, ", ")+")")
-}
 
 // Times are stored as unix nanoseconds: exact round trips, cheap comparisons, one column type.
 func unixNano(t time.Time) int64 { return t.UTC().UnixNano() }

@@ -477,7 +477,7 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 			}
 			kinds[i] = string(r)
 		}
-		w.in("e.kind", kinds)
+		w.In("e.kind", kinds)
 	}
 	if len(f.Words) > 0 {
 		if len(f.Words) > annals.ViewMaxWords {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 )
 
 const entryColumns = `c.id, e.id, e.seq, e.kind, e.run_id, e.source_ids, e.channel, e.correlation_id, e.time,
@@ -42,33 +42,9 @@ func scanEntry(row scanner) (*annals.Entry, error) {
 
 // FindEntries returns one chat's entries in seq order; see annals.ChatStore.
 func (db *DB) FindEntries(ctx context.Context, f annals.EntryFilter) ([]*annals.Entry, error) {
-	if f.Limit < 0 || f.AfterSeq < 0 || f.FromSeq < 0 || f.ToSeq < 0 {
-		return nil, annals.Errorf(annals.EINVALID, "entry paging values must not be negative")
-	}
-	w := &where{}
-	w.Add("c.id = ?", f.ChatID)
-	if f.Ref != nil {
-		w.Add("c.tenant_id = ? AND c.user_id = ? AND c.agent_id = ? AND c.incarnation = ?", f.Ref.Owner.TenantID, f.Ref.Owner.UserID, f.Ref.Owner.AgentID, f.Ref.Incarnation)
-	}
-	if f.AfterSeq > 0 {
-		w.Add("e.seq > ?", f.AfterSeq)
-	}
-	if f.FromSeq > 0 {
-		w.Add("e.seq >= ?", f.FromSeq)
-	}
-	if f.ToSeq > 0 {
-		w.Add("e.seq <= ?", f.ToSeq)
-	}
-	if len(f.Kinds) > 0 {
-		marks := make([]string, len(f.Kinds))
-		for i, k := range f.Kinds {
-			if _, err := annals.ParseEntryKind(string(k)); err != nil {
-				return nil, err
-			}
-			marks[i] = "?"
-			w.Args = append(w.Args, string(k))
-		}
-		w.Conds = append(w.Conds, "e.kind IN ("+strings.Join(marks, ", ")+")")
+	w, err := storecore.EntryWhere(f)
+	if err != nil {
+		return nil, err
 	}
 	limit := f.Limit
 	if limit == 0 {

@@ -47,3 +47,47 @@ func (w *Where) AddOwner(alias string, o annals.Owner) {
 		w.Add(alias+".agent_id = ?", o.AgentID)
 	}
 }
+
+// In adds col IN (?, ?, ...) over values.
+func (w *Where) In(col string, values []string) {
+	marks := make([]string, len(values))
+	for i, v := range values {
+		marks[i] = "?"
+		w.Args = append(w.Args, v)
+	}
+	w.Conds = append(w.Conds, col+" IN ("+strings.Join(marks, ", ")+")")
+}
+
+// EntryWhere is the WHERE clause of FindEntries over entries e joined to chats c: one chat,
+// bound to the chat its caller checked when the filter carries a Ref, paged by seq, narrowed to
+// some kinds. Errors: invalid.
+func EntryWhere(f annals.EntryFilter) (*Where, error) {
+	if f.Limit < 0 || f.AfterSeq < 0 || f.FromSeq < 0 || f.ToSeq < 0 {
+		return nil, annals.Errorf(annals.EINVALID, "entry paging values must not be negative")
+	}
+	w := &Where{}
+	w.Add("c.id = ?", f.ChatID)
+	if f.Ref != nil {
+		w.Add("c.tenant_id = ? AND c.user_id = ? AND c.agent_id = ? AND c.incarnation = ?", f.Ref.Owner.TenantID, f.Ref.Owner.UserID, f.Ref.Owner.AgentID, f.Ref.Incarnation)
+	}
+	if f.AfterSeq > 0 {
+		w.Add("e.seq > ?", f.AfterSeq)
+	}
+	if f.FromSeq > 0 {
+		w.Add("e.seq >= ?", f.FromSeq)
+	}
+	if f.ToSeq > 0 {
+		w.Add("e.seq <= ?", f.ToSeq)
+	}
+	if len(f.Kinds) > 0 {
+		kinds := make([]string, len(f.Kinds))
+		for i, k := range f.Kinds {
+			if _, err := annals.ParseEntryKind(string(k)); err != nil {
+				return nil, err
+			}
+			kinds[i] = string(k)
+		}
+		w.In("e.kind", kinds)
+	}
+	return w, nil
+}
