@@ -2,85 +2,24 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 )
 
-// The read-only history view, with the semantics of the SQLite store's (sqlite/view.go): every
-// statement is built from fixed fragments plus bound arguments and carries the owner constraint.
+// The read-only history view, with the semantics of the SQLite store's: every statement is built
+// from the fixed fragments of internal/storecore (view.go) plus bound arguments and carries the
+// owner constraint; this file holds what PostgreSQL does its own way.
 // Channel comparisons are byte-wise because the channel column is COLLATE "C".
 
-// agentChannel is true for an entry on a channel in/agent/<noun>/... with a non-empty noun.
-// "in/agent0" is the first string after every "in/agent/..." ('0' follows '/'), so the pair of
-// comparisons is an index range, never a LIKE pattern.
-func agentChannel(alias string) string {
-	return alias + `.channel <> '' AND ` + alias + `.channel > 'in/agent/' AND ` + alias + `.channel < 'in/agent0' AND substr(` + alias + `.channel, 10, 1) <> '/'`
-}
-
-// agentNoun extracts <noun> from the channel col, in/agent/<noun>[/...] (the prefix is 9
-// characters long).
-func agentNoun(col string) string {
-	return `substr(` + col + `, 10, CASE WHEN strpos(substr(` + col + `, 10), '/') > 0
-		THEN strpos(substr(` + col + `, 10), '/') - 1 ELSE length(` + col + `) END)`
-}
-
-// agentWalk is a recursive CTE yielding (pk, ch) for every chat in scope and one channel per
-// agent noun the chat's entries use, by skip-scan over entries_by_chat_channel: from a channel
-// in/agent/<noun>/... it jumps to in/agent/<noun>0, the first string past every channel below
-// that noun, so a chat with a million entries on in/agent/main/... costs a few index seeks. The
-// noun's own channel in/agent/<noun> steps to the next channel instead, since a sibling noun such
-// as <noun>-x sorts between it and in/agent/<noun>/. A final row per chat has ch NULL.
-func agentWalk(owner string) string {
-	const next = `SELECT min(x.channel) FROM entries x WHERE x.chat_pk = %s AND x.channel <> '' AND x.channel > %s
-		AND x.channel < 'in/agent0'`
-	first := fmt.Sprintf(next, "c.pk", "'in/agent/'")
-	step := fmt.Sprintf(next, "w.pk", "w.ch") + ` AND x.channel >= CASE WHEN strpos(substr(w.ch, 10), '/') > 0
-		THEN substr(w.ch, 1, 8 + strpos(substr(w.ch, 10), '/')) || '0' ELSE w.ch END`
-	return `walk(pk, ch) AS (SELECT c.pk, (` + first + `) FROM chats c WHERE ` + owner + `
-		UNION ALL SELECT w.pk, (` + step + `) FROM walk w WHERE w.ch IS NOT NULL)`
-}
-
-// agentLinked is true for a chat linked to some agent: its own agent id, or an entry on an agent
-// channel.
-func agentLinked() string {
-	return `(c.agent_id <> '' OR EXISTS (SELECT 1 FROM entries x WHERE x.chat_pk = c.pk AND ` + agentChannel("x") + `))`
-}
-
-// addChannelPrefixes matches a channel prefix on whole segments: the channel itself, or anything
-// below it. Comparisons only: %, _ and * in p are ordinary characters.
-func (w *where) addChannelPrefixes(prefixes []string) error {
-	if len(prefixes) > annals.ViewMaxChannels {
-		return annals.Errorf(annals.EINVALID, "%d channel prefixes given (at most %d allowed)", len(prefixes), annals.ViewMaxChannels)
-	}
-	parts := make([]string, 0, len(prefixes))
-	for i, p := range prefixes {
-		p = strings.TrimRight(p, "/")
-		if p == "" {
-			return annals.Errorf(annals.EINVALID, "channels[%d] is empty (want a channel prefix such as in/agent/main)", i)
-		}
-		parts = append(parts, "e.channel = ? OR (e.channel >= ? AND e.channel < ?)")
-		w.Args = append(w.Args, p, p+"/", p+"0")
-	}
-	if len(parts) > 0 {
-		w.Conds = append(w.Conds, "e.channel <> '' AND ("+strings.Join(parts, " OR ")+")")
-	}
-	return nil
-}
-
-// viewLimit applies default and cap, refusing a negative limit.
-func viewLimit(n, def, max int) (int, error) {
-	if n < 0 {
-		return 0, annals.Errorf(annals.EINVALID, "limit must not be negative")
-	}
-	return annals.EffectiveLimit(n, def, max), nil
+// viewSQL is how this engine writes the view's SQL (storecore.ViewDialect).
+func viewSQL() storecore.ViewDialect {
+	return storecore.ViewDialect{Strpos: "strpos", ClipContent: clipBytes, ClipText: clipText, OmitContent: "''::bytea, -1", OmitText: "'', -1"}
 }
 
 // clipBytes selects a bytea content column cut to at most 4*capChars bytes (a UTF-8 character is
@@ -102,127 +41,10 @@ func clipText(col string, capChars int) string {
 
 const entriesJoin = `entries e JOIN chats c ON c.pk = e.chat_pk`
 
-// messageColumns selects a ViewMessage under a projection; scanMessage reads them back.
-func messageColumns(sel annals.ViewSelect) string {
-	cols := []string{"c.id, e.seq, e.kind, e.channel, e.correlation_id, e.time", clipBytes("e.text", annals.ViewMaxContentChars)}
-	if sel.OmitReasoning {
-		cols = append(cols, "''::bytea, -1")
-	} else {
-		cols = append(cols, clipBytes("e.reasoning", annals.ViewMaxContentChars))
-	}
-	if sel.OmitToolCalls {
-		cols = append(cols, "''", "'', -1")
-	} else {
-		cols = append(cols, "substr(e.tool_name, 1, "+itoa(annals.ViewMaxToolNameChars)+")", clipText("e.tool_args", annals.ViewMaxContentChars))
-	}
-	cols = append(cols, "substr(e.tool_call_id, 1, "+itoa(annals.ViewMaxToolNameChars)+")", clipBytes("e.tool_result", resultCap(sel)), "e.tool_outcome")
-	return strings.Join(cols, ", ")
-}
-
-func resultCap(sel annals.ViewSelect) int {
-	if sel.ResultChars != nil && *sel.ResultChars >= 0 && *sel.ResultChars < annals.ViewMaxContentChars {
-		return *sel.ResultChars
-	}
-	return annals.ViewMaxContentChars
-}
-
-func validateSelect(sel annals.ViewSelect) error {
-	if sel.ResultChars != nil && *sel.ResultChars < 0 {
-		return annals.Errorf(annals.EINVALID, "the tool result truncation must not be negative")
-	}
-	return nil
-}
-
-func scanMessage(row pgx.Row, sel annals.ViewSelect) (annals.ViewMessage, error) {
-	var m annals.ViewMessage
-	var kind, name, callID, outcome string
-	var t, textN, reasonN, argsN, resultN int64
-	var text, reason, args, result []byte
-	err := row.Scan(&m.Session, &m.ID, &kind, &m.Channel, &m.Correlation, &t, &text, &textN, &reason, &reasonN,
-		&name, &args, &argsN, &callID, &result, &resultN, &outcome)
-	if err != nil {
-		return m, err
-	}
-	m.Role = annals.EntryKind(kind)
-	m.CreatedAt = fromNano(t)
-	m.Content.Text = clipped(text, textN, annals.ViewMaxContentChars)
-	if len(reason) > 0 {
-		r := clipped(reason, reasonN, annals.ViewMaxContentChars)
-		m.Content.Reasoning = &r
-	}
-	if m.Role == annals.KindTool {
-		tool := &annals.ViewTool{Name: name, CallID: callID, Result: clipped(result, resultN, resultCap(sel)), Outcome: annals.Outcome(outcome)}
-		if len(args) > 0 {
-			a := clipped(args, argsN, annals.ViewMaxContentChars)
-			if a.Truncated {
-				tool.Arguments = &annals.ViewJSON{Truncated: true, Chars: a.Chars, Preview: a.Value}
-			} else {
-				tool.Arguments = &annals.ViewJSON{Raw: json.RawMessage(a.Value)}
-			}
-		}
-		m.Content.Tool = tool
-	}
-	return m, nil
-}
-
-// clipped finishes the clip in Go: n < 0 means v is the whole value, which may still hold more
-// than capChars characters (it was bounded in bytes); otherwise v is a prefix and n the full
-// length.
-func clipped(v []byte, n int64, capChars int) annals.ViewText {
-	s := string(v)
-	if n < 0 {
-		c := utf8.RuneCountInString(s)
-		if c <= capChars {
-			return annals.ViewText{Value: s}
-		}
-		n = int64(c)
-	}
-	return annals.ViewText{Value: firstRunes(s, capChars), Truncated: true, Chars: n}
-}
-
-func firstRunes(s string, n int) string {
-	i := 0
-	for k := range s {
-		if i == n {
-			return s[:k]
-		}
-		i++
-	}
-	return s
-}
-
-// keysFirst builds a page query that orders and limits row keys only, then reads the (clipped)
-// content of the page's rows.
-func keysFirst(sel annals.ViewSelect, from string, w *where, order string) string {
-	return `SELECT ` + messageColumns(sel) + ` FROM (SELECT e.pk AS pk FROM ` + from + `
-		WHERE ` + w.SQL() + ` ORDER BY ` + order + ` LIMIT ?) page
-		JOIN entries e ON e.pk = page.pk JOIN chats c ON c.pk = e.chat_pk ORDER BY ` + order
-}
-
 // readMessages reads up to limit+1 rows: the extra one only tells that more follow.
 func (db *DB) readMessages(rows pgx.Rows, sel annals.ViewSelect, limit int) (*annals.ViewPage, error) {
 	defer rows.Close()
-	page := &annals.ViewPage{Messages: []annals.ViewMessage{}}
-	for rows.Next() {
-		m, err := scanMessage(rows, sel)
-		if err != nil {
-			return nil, db.storeErr("scan view message", err)
-		}
-		if len(page.Messages) == limit {
-			page.HasMore = true
-			break
-		}
-		page.Messages = append(page.Messages, m)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, db.storeErr("read view messages", err)
-	}
-	if page.HasMore && len(page.Messages) > 0 {
-		last := page.Messages[len(page.Messages)-1]
-		page.Next = &annals.ViewPosition{Time: last.CreatedAt, ChatID: last.Session, Seq: last.ID}
-	}
-	return page, nil
+	return storecore.ReadMessages(rows, sel, limit, db.storeErr)
 }
 
 // ViewAgents lists agent nouns and their sessions in scope; see annals.ViewStore.
@@ -235,11 +57,11 @@ func (db *DB) ViewAgents(ctx context.Context, f annals.ViewAgentsFilter) (*annal
 	// links pairs every agent noun with a chat it appears in; ranked numbers each agent's chats
 	// newest first; top keeps the most recently active agents. One extra agent and one extra
 	// session per agent are read only to set the truncated flags.
-	q := `WITH RECURSIVE ` + agentWalk(ow.SQL()) + `,
+	q := `WITH RECURSIVE ` + viewSQL().AgentWalk(ow.SQL()) + `,
 		links(agent, pk) AS (
 			SELECT c.agent_id, c.pk FROM chats c WHERE ` + ow.SQL() + ` AND c.agent_id <> ''
 			UNION
-			SELECT ` + agentNoun("ch") + `, pk FROM walk WHERE ch IS NOT NULL AND substr(ch, 10, 1) <> '/'),
+			SELECT ` + viewSQL().AgentNoun("ch") + `, pk FROM walk WHERE ch IS NOT NULL AND substr(ch, 10, 1) <> '/'),
 		ranked AS (
 			SELECT l.agent AS agent, c.id AS id, c.last_activity AS active,
 				row_number() OVER (PARTITION BY l.agent ORDER BY c.last_activity DESC, c.id) AS rn
@@ -280,7 +102,7 @@ func (db *DB) ViewAgents(ctx context.Context, f annals.ViewAgentsFilter) (*annal
 		return nil, db.storeErr("view agents", err)
 	}
 
-	uq := `SELECT c.id FROM chats c WHERE ` + ow.SQL() + ` AND NOT ` + agentLinked() + `
+	uq := `SELECT c.id FROM chats c WHERE ` + ow.SQL() + ` AND NOT ` + storecore.AgentLinked() + `
 		ORDER BY c.last_activity DESC, c.id LIMIT ?`
 	urows, err := db.pool.Query(ctx, rebind(uq), append(append([]any{}, ow.Args...), maxSessions+1)...)
 	if err != nil {
@@ -307,7 +129,7 @@ func (db *DB) ViewAgents(ctx context.Context, f annals.ViewAgentsFilter) (*annal
 
 // ViewSessions lists chats in scope with entry timestamps and counters; see annals.ViewStore.
 func (db *DB) ViewSessions(ctx context.Context, f annals.ViewSessionsFilter) (*annals.ViewSessionList, error) {
-	limit, err := viewLimit(f.Limit, annals.ViewDefaultSessions, annals.ViewMaxSessions)
+	limit, err := storecore.ViewLimit(f.Limit, annals.ViewDefaultSessions, annals.ViewMaxSessions)
 	if err != nil {
 		return nil, err
 	}
@@ -366,14 +188,14 @@ func (db *DB) ViewSessions(ctx context.Context, f annals.ViewSessionsFilter) (*a
 
 // ViewTranscript pages one chat backwards; see annals.ViewStore.
 func (db *DB) ViewTranscript(ctx context.Context, f annals.ViewTranscriptFilter) (*annals.ViewPage, error) {
-	limit, err := viewLimit(f.Limit, annals.ViewDefaultTranscript, annals.ViewMaxTranscript)
+	limit, err := storecore.ViewLimit(f.Limit, annals.ViewDefaultTranscript, annals.ViewMaxTranscript)
 	if err != nil {
 		return nil, err
 	}
 	if f.BeforeSeq < 0 {
 		return nil, annals.Errorf(annals.EINVALID, "before_id must not be negative")
 	}
-	if err := validateSelect(f.Select); err != nil {
+	if err := storecore.ValidateSelect(f.Select); err != nil {
 		return nil, err
 	}
 	// The owner is part of the lookup, so a chat outside scope and a missing chat take the same
@@ -399,7 +221,7 @@ func (db *DB) ViewTranscript(ctx context.Context, f annals.ViewTranscriptFilter)
 	if f.Select.DropToolRows {
 		w.Add("e.kind <> 'tool'")
 	}
-	rows, err := db.pool.Query(ctx, rebind(`SELECT `+messageColumns(f.Select)+` FROM entries e JOIN chats c ON c.pk = e.chat_pk
+	rows, err := db.pool.Query(ctx, rebind(`SELECT `+viewSQL().MessageColumns(f.Select)+` FROM entries e JOIN chats c ON c.pk = e.chat_pk
 		WHERE `+w.SQL()+` ORDER BY e.seq DESC LIMIT ?`), append(w.Args, limit+1)...)
 	if err != nil {
 		return nil, db.storeErr("view transcript", err)
@@ -422,14 +244,14 @@ func (db *DB) ViewTranscript(ctx context.Context, f annals.ViewTranscriptFilter)
 
 // ViewConversation returns the entries sharing a correlation id; see annals.ViewStore.
 func (db *DB) ViewConversation(ctx context.Context, f annals.ViewConversationFilter) (*annals.ViewPage, error) {
-	limit, err := viewLimit(f.Limit, annals.ViewDefaultConversation, annals.ViewMaxConversation)
+	limit, err := storecore.ViewLimit(f.Limit, annals.ViewDefaultConversation, annals.ViewMaxConversation)
 	if err != nil {
 		return nil, err
 	}
 	if f.CorrelationID == "" {
 		return nil, annals.Errorf(annals.EINVALID, "correlation is required")
 	}
-	if err := validateSelect(f.Select); err != nil {
+	if err := storecore.ValidateSelect(f.Select); err != nil {
 		return nil, err
 	}
 	w := &where{}
@@ -444,7 +266,7 @@ func (db *DB) ViewConversation(ctx context.Context, f annals.ViewConversationFil
 		t := unixNano(f.After.Time)
 		w.Add("e.time >= ? AND (e.time, c.id, e.seq) > (?::bigint, ?::text, ?::bigint)", t, t, f.After.ChatID, f.After.Seq)
 	}
-	rows, err := db.pool.Query(ctx, rebind(keysFirst(f.Select, entriesJoin, w, "e.time, c.id, e.seq")), append(w.Args, limit+1)...)
+	rows, err := db.pool.Query(ctx, rebind(viewSQL().KeysFirst(f.Select, entriesJoin, &w.Where, "e.time, c.id, e.seq")), append(w.Args, limit+1)...)
 	if err != nil {
 		return nil, db.storeErr("view conversation", err)
 	}
@@ -453,21 +275,21 @@ func (db *DB) ViewConversation(ctx context.Context, f annals.ViewConversationFil
 
 // ViewSearch filters entries in scope, newest first; see annals.ViewStore.
 func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.ViewPage, error) {
-	limit, err := viewLimit(f.Limit, annals.ViewDefaultSearch, annals.ViewMaxSearch)
+	limit, err := storecore.ViewLimit(f.Limit, annals.ViewDefaultSearch, annals.ViewMaxSearch)
 	if err != nil {
 		return nil, err
 	}
-	if err := validateSelect(f.Select); err != nil {
+	if err := storecore.ValidateSelect(f.Select); err != nil {
 		return nil, err
 	}
 	w := &where{}
 	w.AddOwner("c", f.Owner)
 	w.addTenant("e", f.Owner)
-	if err := w.addChannelPrefixes(f.Channels); err != nil {
+	if err := w.AddChannelPrefixes(f.Channels); err != nil {
 		return nil, err
 	}
 	if f.AgentsOnly {
-		w.Add(agentLinked())
+		w.Add(storecore.AgentLinked())
 	}
 	if len(f.Roles) > 0 {
 		kinds := make([]string, len(f.Roles))
@@ -518,7 +340,7 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 		w.Add("e.time <= ? AND (e.time, c.id, e.seq) < (?::bigint, ?::text, ?::bigint)", t, t, f.After.ChatID, f.After.Seq)
 	}
 	order := "e.time DESC, c.id DESC, e.seq DESC"
-	rows, err := db.pool.Query(ctx, rebind(keysFirst(f.Select, entriesJoin, w, order)), append(w.Args, limit+1)...)
+	rows, err := db.pool.Query(ctx, rebind(viewSQL().KeysFirst(f.Select, entriesJoin, &w.Where, order)), append(w.Args, limit+1)...)
 	if err != nil {
 		return nil, db.storeErr("view search", err)
 	}

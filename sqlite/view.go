@@ -3,84 +3,21 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 )
 
-// The read-only history view. Every statement is built from the fixed fragments below plus bound
-// arguments, and carries the owner constraint in its WHERE clause.
+// The read-only history view. Every statement is built from the fixed fragments of
+// internal/storecore (view.go) plus bound arguments, and carries the owner constraint in its
+// WHERE clause; this file holds what SQLite does its own way.
 
-// agentChannel is true for an entry on a channel in/agent/<noun>/... with a non-empty noun.
-// "in/agent0" is the first string after every "in/agent/..." ('0' follows '/'), so the pair of
-// comparisons is an index range, never a LIKE pattern. The non-empty test repeats the partial
-// index's condition so the planner may use entries_by_chat_channel.
-func agentChannel(alias string) string {
-	return alias + `.channel <> '' AND ` + alias + `.channel > 'in/agent/' AND ` + alias + `.channel < 'in/agent0' AND substr(` + alias + `.channel, 10, 1) <> '/'`
-}
-
-// agentNoun extracts <noun> from the channel col, in/agent/<noun>[/...] (the prefix is 9
-// characters long).
-func agentNoun(col string) string {
-	return `substr(` + col + `, 10, CASE WHEN instr(substr(` + col + `, 10), '/') > 0
-		THEN instr(substr(` + col + `, 10), '/') - 1 ELSE length(` + col + `) END)`
-}
-
-// agentWalk is a recursive CTE yielding (pk, ch) for every chat in scope and one channel per
-// agent noun the chat's entries use, by skip-scan over entries_by_chat_channel: from a channel
-// in/agent/<noun>/... it jumps to in/agent/<noun>0, the first string past every channel below
-// that noun, so a chat with a million entries on in/agent/main/... costs a few seeks, not a
-// million rows. The noun's own channel in/agent/<noun> steps to the next channel instead, since
-// a sibling noun such as <noun>-x sorts between it and in/agent/<noun>/. A final row per chat
-// has ch NULL. The owner condition is the caller's, on alias c.
-func agentWalk(owner string) string {
-	const next = `SELECT min(x.channel) FROM entries x WHERE x.chat_pk = %s AND x.channel <> '' AND x.channel > %s
-		AND x.channel < 'in/agent0'`
-	first := fmt.Sprintf(next, "c.pk", "'in/agent/'")
-	step := fmt.Sprintf(next, "w.pk", "w.ch") + ` AND x.channel >= CASE WHEN instr(substr(w.ch, 10), '/') > 0
-		THEN substr(w.ch, 1, 8 + instr(substr(w.ch, 10), '/')) || '0' ELSE w.ch END`
-	return `walk(pk, ch) AS (SELECT c.pk, (` + first + `) FROM chats c WHERE ` + owner + `
-		UNION ALL SELECT w.pk, (` + step + `) FROM walk w WHERE w.ch IS NOT NULL)`
-}
-
-// agentLinked is true for a chat linked to some agent: the chat's own agent id, or an entry on an
-// agent channel.
-func agentLinked() string {
-	return `(c.agent_id <> '' OR EXISTS (SELECT 1 FROM entries x WHERE x.chat_pk = c.pk AND ` + agentChannel("x") + `))`
-}
-
-// addChannelPrefixes matches a channel prefix on whole segments: the channel itself, or anything
-// below it. Comparisons only: %, _ and * in p are ordinary characters.
-func (w *where) addChannelPrefixes(prefixes []string) error {
-	if len(prefixes) > annals.ViewMaxChannels {
-		return annals.Errorf(annals.EINVALID, "%d channel prefixes given (at most %d allowed)", len(prefixes), annals.ViewMaxChannels)
-	}
-	parts := make([]string, 0, len(prefixes))
-	for i, p := range prefixes {
-		p = strings.TrimRight(p, "/")
-		if p == "" {
-			return annals.Errorf(annals.EINVALID, "channels[%d] is empty (want a channel prefix such as in/agent/main)", i)
-		}
-		parts = append(parts, "e.channel = ? OR (e.channel >= ? AND e.channel < ?)")
-		w.Args = append(w.Args, p, p+"/", p+"0")
-	}
-	if len(parts) > 0 {
-		w.Conds = append(w.Conds, "e.channel <> '' AND ("+strings.Join(parts, " OR ")+")")
-	}
-	return nil
-}
-
-// viewLimit applies default and cap, refusing a negative limit.
-func viewLimit(n, def, max int) (int, error) {
-	if n < 0 {
-		return 0, annals.Errorf(annals.EINVALID, "limit must not be negative")
-	}
-	return annals.EffectiveLimit(n, def, max), nil
+// viewSQL is how this engine writes the view's SQL (storecore.ViewDialect).
+func viewSQL() storecore.ViewDialect {
+	return storecore.ViewDialect{Strpos: "instr", ClipContent: clipColumns, ClipText: clipColumns, OmitContent: "X'', -1", OmitText: "X'', -1"}
 }
 
 // clipColumns selects a content column cut to at most capChars characters, reading at most
@@ -98,131 +35,10 @@ func clipColumns(col string, capChars int) string {
 
 const entriesJoin = `entries e JOIN chats c ON c.pk = e.chat_pk`
 
-// omitted stands in for a projected-away content column with the same two-column shape.
-const omitted = "X'', -1"
-
-// messageColumns selects a ViewMessage under a projection; scanMessage reads them back.
-func messageColumns(sel annals.ViewSelect) string {
-	cols := []string{"c.id, e.seq, e.kind, e.channel, e.correlation_id, e.time", clipColumns("e.text", annals.ViewMaxContentChars)}
-	if sel.OmitReasoning {
-		cols = append(cols, omitted)
-	} else {
-		cols = append(cols, clipColumns("e.reasoning", annals.ViewMaxContentChars))
-	}
-	if sel.OmitToolCalls {
-		cols = append(cols, "''", omitted)
-	} else {
-		cols = append(cols, "substr(e.tool_name, 1, "+itoa(annals.ViewMaxToolNameChars)+")", clipColumns("e.tool_args", annals.ViewMaxContentChars))
-	}
-	cols = append(cols, "substr(e.tool_call_id, 1, "+itoa(annals.ViewMaxToolNameChars)+")", clipColumns("e.tool_result", resultCap(sel)), "e.tool_outcome")
-	return strings.Join(cols, ", ")
-}
-
-func resultCap(sel annals.ViewSelect) int {
-	if sel.ResultChars != nil && *sel.ResultChars >= 0 && *sel.ResultChars < annals.ViewMaxContentChars {
-		return *sel.ResultChars
-	}
-	return annals.ViewMaxContentChars
-}
-
-func validateSelect(sel annals.ViewSelect) error {
-	if sel.ResultChars != nil && *sel.ResultChars < 0 {
-		return annals.Errorf(annals.EINVALID, "the tool result truncation must not be negative")
-	}
-	return nil
-}
-
-func scanMessage(row scanner, sel annals.ViewSelect) (annals.ViewMessage, error) {
-	var m annals.ViewMessage
-	var kind, name, callID, outcome string
-	var t, textN, reasonN, argsN, resultN int64
-	var text, reason, args, result []byte
-	err := row.Scan(&m.Session, &m.ID, &kind, &m.Channel, &m.Correlation, &t, &text, &textN, &reason, &reasonN,
-		&name, &args, &argsN, &callID, &result, &resultN, &outcome)
-	if err != nil {
-		return m, err
-	}
-	m.Role = annals.EntryKind(kind)
-	m.CreatedAt = fromNano(t)
-	m.Content.Text = clipped(text, textN, annals.ViewMaxContentChars)
-	if len(reason) > 0 {
-		r := clipped(reason, reasonN, annals.ViewMaxContentChars)
-		m.Content.Reasoning = &r
-	}
-	if m.Role == annals.KindTool {
-		tool := &annals.ViewTool{Name: name, CallID: callID, Result: clipped(result, resultN, resultCap(sel)), Outcome: annals.Outcome(outcome)}
-		if len(args) > 0 {
-			a := clipped(args, argsN, annals.ViewMaxContentChars)
-			if a.Truncated {
-				tool.Arguments = &annals.ViewJSON{Truncated: true, Chars: a.Chars, Preview: a.Value}
-			} else {
-				tool.Arguments = &annals.ViewJSON{Raw: json.RawMessage(a.Value)}
-			}
-		}
-		m.Content.Tool = tool
-	}
-	return m, nil
-}
-
-// clipped finishes clipColumns in Go: n < 0 means v is the whole value, which may still hold
-// more than capChars characters (it was bounded in bytes); otherwise v is a prefix and n the
-// full length.
-func clipped(v []byte, n int64, capChars int) annals.ViewText {
-	s := string(v)
-	if n < 0 {
-		c := utf8.RuneCountInString(s)
-		if c <= capChars {
-			return annals.ViewText{Value: s}
-		}
-		n = int64(c)
-	}
-	return annals.ViewText{Value: firstRunes(s, capChars), Truncated: true, Chars: n}
-}
-
-func firstRunes(s string, n int) string {
-	i := 0
-	for k := range s {
-		if i == n {
-			return s[:k]
-		}
-		i++
-	}
-	return s
-}
-
-// keysFirst builds a page query that orders and limits row keys only, then reads the (clipped)
-// content of the page's rows: sorting the whole match set with its content columns would carry
-// up to 64 KiB per field through the sorter for every matching row, not just the page's.
-// from is the inner FROM clause, which may carry an index hint.
-func keysFirst(sel annals.ViewSelect, from string, w *where, order string) string {
-	return `SELECT ` + messageColumns(sel) + ` FROM (SELECT e.pk AS pk FROM ` + from + `
-		WHERE ` + w.SQL() + ` ORDER BY ` + order + ` LIMIT ?) page
-		JOIN entries e ON e.pk = page.pk JOIN chats c ON c.pk = e.chat_pk ORDER BY ` + order
-}
-
 // readMessages reads up to limit+1 rows: the extra one only tells that more follow.
 func readMessages(rows *sql.Rows, sel annals.ViewSelect, limit int) (*annals.ViewPage, error) {
 	defer rows.Close()
-	page := &annals.ViewPage{Messages: []annals.ViewMessage{}}
-	for rows.Next() {
-		m, err := scanMessage(rows, sel)
-		if err != nil {
-			return nil, storeErr("scan view message", err)
-		}
-		if len(page.Messages) == limit {
-			page.HasMore = true
-			break
-		}
-		page.Messages = append(page.Messages, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, storeErr("read view messages", err)
-	}
-	if page.HasMore && len(page.Messages) > 0 {
-		last := page.Messages[len(page.Messages)-1]
-		page.Next = &annals.ViewPosition{Time: last.CreatedAt, ChatID: last.Session, Seq: last.ID}
-	}
-	return page, nil
+	return storecore.ReadMessages(rows, sel, limit, storeErr)
 }
 
 // ViewAgents lists agent nouns and their sessions in scope; see annals.ViewStore.
@@ -235,11 +51,11 @@ func (db *DB) ViewAgents(ctx context.Context, f annals.ViewAgentsFilter) (*annal
 	// links pairs every agent noun with a chat it appears in; ranked numbers each agent's chats
 	// newest first; top keeps the most recently active agents. One extra agent and one extra
 	// session per agent are read only to set the truncated flags.
-	q := `WITH RECURSIVE ` + agentWalk(ow.SQL()) + `,
+	q := `WITH RECURSIVE ` + viewSQL().AgentWalk(ow.SQL()) + `,
 		links(agent, pk) AS (
 			SELECT c.agent_id, c.pk FROM chats c WHERE ` + ow.SQL() + ` AND c.agent_id <> ''
 			UNION
-			SELECT ` + agentNoun("ch") + `, pk FROM walk WHERE ch IS NOT NULL AND substr(ch, 10, 1) <> '/'),
+			SELECT ` + viewSQL().AgentNoun("ch") + `, pk FROM walk WHERE ch IS NOT NULL AND substr(ch, 10, 1) <> '/'),
 		ranked AS (
 			SELECT l.agent AS agent, c.id AS id, c.last_activity AS active,
 				row_number() OVER (PARTITION BY l.agent ORDER BY c.last_activity DESC, c.id) AS rn
@@ -280,7 +96,7 @@ func (db *DB) ViewAgents(ctx context.Context, f annals.ViewAgentsFilter) (*annal
 	}
 	rows.Close()
 
-	uq := `SELECT c.id FROM chats c WHERE ` + ow.SQL() + ` AND NOT ` + agentLinked() + `
+	uq := `SELECT c.id FROM chats c WHERE ` + ow.SQL() + ` AND NOT ` + storecore.AgentLinked() + `
 		ORDER BY c.last_activity DESC, c.id LIMIT ?`
 	urows, err := db.reader.QueryContext(ctx, uq, append(append([]any{}, ow.Args...), maxSessions+1)...)
 	if err != nil {
@@ -306,7 +122,7 @@ func (db *DB) ViewAgents(ctx context.Context, f annals.ViewAgentsFilter) (*annal
 
 // ViewSessions lists chats in scope with entry timestamps and counters; see annals.ViewStore.
 func (db *DB) ViewSessions(ctx context.Context, f annals.ViewSessionsFilter) (*annals.ViewSessionList, error) {
-	limit, err := viewLimit(f.Limit, annals.ViewDefaultSessions, annals.ViewMaxSessions)
+	limit, err := storecore.ViewLimit(f.Limit, annals.ViewDefaultSessions, annals.ViewMaxSessions)
 	if err != nil {
 		return nil, err
 	}
@@ -362,14 +178,14 @@ func (db *DB) ViewSessions(ctx context.Context, f annals.ViewSessionsFilter) (*a
 
 // ViewTranscript pages one chat backwards; see annals.ViewStore.
 func (db *DB) ViewTranscript(ctx context.Context, f annals.ViewTranscriptFilter) (*annals.ViewPage, error) {
-	limit, err := viewLimit(f.Limit, annals.ViewDefaultTranscript, annals.ViewMaxTranscript)
+	limit, err := storecore.ViewLimit(f.Limit, annals.ViewDefaultTranscript, annals.ViewMaxTranscript)
 	if err != nil {
 		return nil, err
 	}
 	if f.BeforeSeq < 0 {
 		return nil, annals.Errorf(annals.EINVALID, "before_id must not be negative")
 	}
-	if err := validateSelect(f.Select); err != nil {
+	if err := storecore.ValidateSelect(f.Select); err != nil {
 		return nil, err
 	}
 	// The owner is part of the lookup, so a chat outside scope and a missing chat take the same
@@ -395,7 +211,7 @@ func (db *DB) ViewTranscript(ctx context.Context, f annals.ViewTranscriptFilter)
 	if f.Select.DropToolRows {
 		w.Add("e.kind <> 'tool'")
 	}
-	rows, err := db.reader.QueryContext(ctx, `SELECT `+messageColumns(f.Select)+` FROM entries e JOIN chats c ON c.pk = e.chat_pk
+	rows, err := db.reader.QueryContext(ctx, `SELECT `+viewSQL().MessageColumns(f.Select)+` FROM entries e JOIN chats c ON c.pk = e.chat_pk
 		WHERE `+w.SQL()+` ORDER BY e.seq DESC LIMIT ?`, append(w.Args, limit+1)...)
 	if err != nil {
 		return nil, storeErr("view transcript", err)
@@ -418,14 +234,14 @@ func (db *DB) ViewTranscript(ctx context.Context, f annals.ViewTranscriptFilter)
 
 // ViewConversation returns the entries sharing a correlation id; see annals.ViewStore.
 func (db *DB) ViewConversation(ctx context.Context, f annals.ViewConversationFilter) (*annals.ViewPage, error) {
-	limit, err := viewLimit(f.Limit, annals.ViewDefaultConversation, annals.ViewMaxConversation)
+	limit, err := storecore.ViewLimit(f.Limit, annals.ViewDefaultConversation, annals.ViewMaxConversation)
 	if err != nil {
 		return nil, err
 	}
 	if f.CorrelationID == "" {
 		return nil, annals.Errorf(annals.EINVALID, "correlation is required")
 	}
-	if err := validateSelect(f.Select); err != nil {
+	if err := storecore.ValidateSelect(f.Select); err != nil {
 		return nil, err
 	}
 	w := &where{}
@@ -439,7 +255,7 @@ func (db *DB) ViewConversation(ctx context.Context, f annals.ViewConversationFil
 		t := unixNano(f.After.Time)
 		w.Add("e.time >= ? AND (e.time, c.id, e.seq) > (?, ?, ?)", t, t, f.After.ChatID, f.After.Seq)
 	}
-	rows, err := db.reader.QueryContext(ctx, keysFirst(f.Select, entriesJoin, w, "e.time, c.id, e.seq"), append(w.Args, limit+1)...)
+	rows, err := db.reader.QueryContext(ctx, viewSQL().KeysFirst(f.Select, entriesJoin, &w.Where, "e.time, c.id, e.seq"), append(w.Args, limit+1)...)
 	if err != nil {
 		return nil, storeErr("view conversation", err)
 	}
@@ -448,20 +264,20 @@ func (db *DB) ViewConversation(ctx context.Context, f annals.ViewConversationFil
 
 // ViewSearch filters entries in scope, newest first; see annals.ViewStore.
 func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.ViewPage, error) {
-	limit, err := viewLimit(f.Limit, annals.ViewDefaultSearch, annals.ViewMaxSearch)
+	limit, err := storecore.ViewLimit(f.Limit, annals.ViewDefaultSearch, annals.ViewMaxSearch)
 	if err != nil {
 		return nil, err
 	}
-	if err := validateSelect(f.Select); err != nil {
+	if err := storecore.ValidateSelect(f.Select); err != nil {
 		return nil, err
 	}
 	w := &where{}
 	w.AddOwner("c", f.Owner)
-	if err := w.addChannelPrefixes(f.Channels); err != nil {
+	if err := w.AddChannelPrefixes(f.Channels); err != nil {
 		return nil, err
 	}
 	if f.AgentsOnly {
-		w.Add(agentLinked())
+		w.Add(storecore.AgentLinked())
 	}
 	if len(f.Roles) > 0 {
 		marks := make([]string, len(f.Roles))
@@ -518,11 +334,11 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 		from = `entries_fts CROSS JOIN entries e ON e.pk = entries_fts.rowid JOIN chats c ON c.pk = e.chat_pk`
 	}
 	order := "e.time DESC, c.id DESC, e.seq DESC"
-	rows, err := db.reader.QueryContext(ctx, keysFirst(f.Select, from, w, order), append(w.Args, limit+1)...)
+	rows, err := db.reader.QueryContext(ctx, viewSQL().KeysFirst(f.Select, from, &w.Where, order), append(w.Args, limit+1)...)
 	if err != nil && strings.Contains(err.Error(), "no such index") {
 		// A read-only open of a file written by an older annals never ran migration 0003: the
 		// hint names an index that is not there. Same answer, the planner's plan.
-		rows, err = db.reader.QueryContext(ctx, keysFirst(f.Select, entriesJoin, w, order), append(w.Args, limit+1)...)
+		rows, err = db.reader.QueryContext(ctx, viewSQL().KeysFirst(f.Select, entriesJoin, &w.Where, order), append(w.Args, limit+1)...)
 	}
 	if err != nil {
 		return nil, storeErr("view search", err)

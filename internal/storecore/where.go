@@ -2,6 +2,7 @@ package storecore
 
 import (
 	"strings"
+	"time"
 
 	"github.com/annals-dev/annals"
 )
@@ -91,3 +92,6 @@ func EntryWhere(f annals.EntryFilter) (*Where, error) {
 	}
 	return w, nil
 }
+
+// FromNano reads a stored time: unix nanoseconds, UTC.
+func FromNano(n int64) time.Time { return time.Unix(0, n).UTC() }

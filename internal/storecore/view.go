@@ -1,0 +1,238 @@
+package storecore
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/annals-dev/annals"
+)
+
+// The read-only history view (annals.ViewStore), as both stores build it: every statement is made
+// of the fixed fragments below plus bound arguments (? placeholders) and carries the owner
+// constraint. What differs between the engines is in ViewDialect; executing and the full-text
+// match stay in each store.
+
+// ViewDialect is what the view's SQL needs to know about an engine.
+type ViewDialect struct {
+	// Strpos is the engine's "position of a substring" function taking (haystack, needle):
+	// instr in SQLite, strpos in PostgreSQL.
+	Strpos string
+	// ClipContent selects a content column (text, reasoning, tool result) cut to at most
+	// capChars characters, reading at most 4*capChars bytes, as two columns: the prefix, and -1
+	// when it is the whole value, else the full length (see Clipped).
+	ClipContent func(col string, capChars int) string
+	// ClipText is ClipContent for the tool arguments column.
+	ClipText func(col string, capChars int) string
+	// OmitContent and OmitText stand in for a projected-away column pair of the same shape.
+	OmitContent, OmitText string
+}
+
+// AgentChannel is true for an entry on a channel in/agent/<noun>/... with a non-empty noun.
+// "in/agent0" is the first string after every "in/agent/..." ('0' follows '/'), so the pair of
+// comparisons is an index range, never a LIKE pattern. The non-empty test repeats the partial
+// index's condition so a planner may use entries_by_chat_channel.
+func AgentChannel(alias string) string {
+	return alias + `.channel <> '' AND ` + alias + `.channel > 'in/agent/' AND ` + alias + `.channel < 'in/agent0' AND substr(` + alias + `.channel, 10, 1) <> '/'`
+}
+
+// AgentNoun extracts <noun> from the channel col, in/agent/<noun>[/...] (the prefix is 9
+// characters long).
+func (d ViewDialect) AgentNoun(col string) string {
+	return `substr(` + col + `, 10, CASE WHEN ` + d.Strpos + `(substr(` + col + `, 10), '/') > 0
+		THEN ` + d.Strpos + `(substr(` + col + `, 10), '/') - 1 ELSE length(` + col + `) END)`
+}
+
+// AgentWalk is a recursive CTE yielding (pk, ch) for every chat in scope and one channel per
+// agent noun the chat's entries use, by skip-scan over entries_by_chat_channel: from a channel
+// in/agent/<noun>/... it jumps to in/agent/<noun>0, the first string past every channel below
+// that noun, so a chat with a million entries on in/agent/main/... costs a few seeks, not a
+// million rows. The noun's own channel in/agent/<noun> steps to the next channel instead, since
+// a sibling noun such as <noun>-x sorts between it and in/agent/<noun>/. A final row per chat
+// has ch NULL. The owner condition is the caller's, on alias c.
+func (d ViewDialect) AgentWalk(owner string) string {
+	const next = `SELECT min(x.channel) FROM entries x WHERE x.chat_pk = %s AND x.channel <> '' AND x.channel > %s
+		AND x.channel < 'in/agent0'`
+	first := fmt.Sprintf(next, "c.pk", "'in/agent/'")
+	step := fmt.Sprintf(next, "w.pk", "w.ch") + ` AND x.channel >= CASE WHEN ` + d.Strpos + `(substr(w.ch, 10), '/') > 0
+		THEN substr(w.ch, 1, 8 + ` + d.Strpos + `(substr(w.ch, 10), '/')) || '0' ELSE w.ch END`
+	return `walk(pk, ch) AS (SELECT c.pk, (` + first + `) FROM chats c WHERE ` + owner + `
+		UNION ALL SELECT w.pk, (` + step + `) FROM walk w WHERE w.ch IS NOT NULL)`
+}
+
+// AgentLinked is true for a chat linked to some agent: the chat's own agent id, or an entry on
+// an agent channel.
+func AgentLinked() string {
+	return `(c.agent_id <> '' OR EXISTS (SELECT 1 FROM entries x WHERE x.chat_pk = c.pk AND ` + AgentChannel("x") + `))`
+}
+
+// AddChannelPrefixes matches a channel prefix on whole segments: the channel itself, or anything
+// below it. Comparisons only: %, _ and * in a prefix are ordinary characters.
+func (w *Where) AddChannelPrefixes(prefixes []string) error {
+	if len(prefixes) > annals.ViewMaxChannels {
+		return annals.Errorf(annals.EINVALID, "%d channel prefixes given (at most %d allowed)", len(prefixes), annals.ViewMaxChannels)
+	}
+	parts := make([]string, 0, len(prefixes))
+	for i, p := range prefixes {
+		p = strings.TrimRight(p, "/")
+		if p == "" {
+			return annals.Errorf(annals.EINVALID, "channels[%d] is empty (want a channel prefix such as in/agent/main)", i)
+		}
+		parts = append(parts, "e.channel = ? OR (e.channel >= ? AND e.channel < ?)")
+		w.Args = append(w.Args, p, p+"/", p+"0")
+	}
+	if len(parts) > 0 {
+		w.Conds = append(w.Conds, "e.channel <> '' AND ("+strings.Join(parts, " OR ")+")")
+	}
+	return nil
+}
+
+// ViewLimit applies default and cap, refusing a negative limit.
+func ViewLimit(n, def, max int) (int, error) {
+	if n < 0 {
+		return 0, annals.Errorf(annals.EINVALID, "limit must not be negative")
+	}
+	return annals.EffectiveLimit(n, def, max), nil
+}
+
+// MessageColumns selects a ViewMessage under a projection; ScanMessage reads them back.
+func (d ViewDialect) MessageColumns(sel annals.ViewSelect) string {
+	max := annals.ViewMaxContentChars
+	cols := []string{"c.id, e.seq, e.kind, e.channel, e.correlation_id, e.time", d.ClipContent("e.text", max)}
+	if sel.OmitReasoning {
+		cols = append(cols, d.OmitContent)
+	} else {
+		cols = append(cols, d.ClipContent("e.reasoning", max))
+	}
+	name := strconv.Itoa(annals.ViewMaxToolNameChars)
+	if sel.OmitToolCalls {
+		cols = append(cols, "''", d.OmitText)
+	} else {
+		cols = append(cols, "substr(e.tool_name, 1, "+name+")", d.ClipText("e.tool_args", max))
+	}
+	cols = append(cols, "substr(e.tool_call_id, 1, "+name+")", d.ClipContent("e.tool_result", ResultCap(sel)), "e.tool_outcome")
+	return strings.Join(cols, ", ")
+}
+
+// ResultCap is how many characters of a tool result a projection keeps.
+func ResultCap(sel annals.ViewSelect) int {
+	if sel.ResultChars != nil && *sel.ResultChars >= 0 && *sel.ResultChars < annals.ViewMaxContentChars {
+		return *sel.ResultChars
+	}
+	return annals.ViewMaxContentChars
+}
+
+// ValidateSelect refuses a projection the view cannot apply.
+func ValidateSelect(sel annals.ViewSelect) error {
+	if sel.ResultChars != nil && *sel.ResultChars < 0 {
+		return annals.Errorf(annals.EINVALID, "the tool result truncation must not be negative")
+	}
+	return nil
+}
+
+// KeysFirst builds a page query that orders and limits row keys only, then reads the (clipped)
+// content of the page's rows: sorting the whole match set with its content columns would carry
+// up to 64 KiB per field through the sorter for every matching row, not just the page's. from
+// is the inner FROM clause, which may carry an index hint.
+func (d ViewDialect) KeysFirst(sel annals.ViewSelect, from string, w *Where, order string) string {
+	return `SELECT ` + d.MessageColumns(sel) + ` FROM (SELECT e.pk AS pk FROM ` + from + `
+		WHERE ` + w.SQL() + ` ORDER BY ` + order + ` LIMIT ?) page
+		JOIN entries e ON e.pk = page.pk JOIN chats c ON c.pk = e.chat_pk ORDER BY ` + order
+}
+
+// Scanner is a row the view reads: *sql.Row, *sql.Rows, pgx.Row and pgx.Rows all are.
+type Scanner interface{ Scan(dest ...any) error }
+
+// ScanMessage reads one row of MessageColumns. Times are unix nanoseconds.
+func ScanMessage(row Scanner, sel annals.ViewSelect) (annals.ViewMessage, error) {
+	var m annals.ViewMessage
+	var kind, name, callID, outcome string
+	var t, textN, reasonN, argsN, resultN int64
+	var text, reason, args, result []byte
+	err := row.Scan(&m.Session, &m.ID, &kind, &m.Channel, &m.Correlation, &t, &text, &textN, &reason, &reasonN,
+		&name, &args, &argsN, &callID, &result, &resultN, &outcome)
+	if err != nil {
+		return m, err
+	}
+	m.Role = annals.EntryKind(kind)
+	m.CreatedAt = FromNano(t)
+	m.Content.Text = Clipped(text, textN, annals.ViewMaxContentChars)
+	if len(reason) > 0 {
+		r := Clipped(reason, reasonN, annals.ViewMaxContentChars)
+		m.Content.Reasoning = &r
+	}
+	if m.Role == annals.KindTool {
+		tool := &annals.ViewTool{Name: name, CallID: callID, Result: Clipped(result, resultN, ResultCap(sel)), Outcome: annals.Outcome(outcome)}
+		if len(args) > 0 {
+			a := Clipped(args, argsN, annals.ViewMaxContentChars)
+			if a.Truncated {
+				tool.Arguments = &annals.ViewJSON{Truncated: true, Chars: a.Chars, Preview: a.Value}
+			} else {
+				tool.Arguments = &annals.ViewJSON{Raw: json.RawMessage(a.Value)}
+			}
+		}
+		m.Content.Tool = tool
+	}
+	return m, nil
+}
+
+// RowIter is a result set the view pages through: *sql.Rows and pgx.Rows both are. The caller
+// closes it.
+type RowIter interface {
+	Scanner
+	Next() bool
+	Err() error
+}
+
+// ReadMessages reads up to limit+1 rows of MessageColumns: the extra one only tells that more
+// follow. storeErr classifies a driver error the store's way.
+func ReadMessages(rows RowIter, sel annals.ViewSelect, limit int, storeErr func(op string, err error) error) (*annals.ViewPage, error) {
+	page := &annals.ViewPage{Messages: []annals.ViewMessage{}}
+	for rows.Next() {
+		m, err := ScanMessage(rows, sel)
+		if err != nil {
+			return nil, storeErr("scan view message", err)
+		}
+		if len(page.Messages) == limit {
+			page.HasMore = true
+			break
+		}
+		page.Messages = append(page.Messages, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, storeErr("read view messages", err)
+	}
+	if page.HasMore && len(page.Messages) > 0 {
+		last := page.Messages[len(page.Messages)-1]
+		page.Next = &annals.ViewPosition{Time: last.CreatedAt, ChatID: last.Session, Seq: last.ID}
+	}
+	return page, nil
+}
+
+// Clipped finishes a clip in Go: n < 0 means v is the whole value, which may still hold more
+// than capChars characters (it was bounded in bytes); otherwise v is a prefix and n the full
+// length.
+func Clipped(v []byte, n int64, capChars int) annals.ViewText {
+	s := string(v)
+	if n < 0 {
+		c := utf8.RuneCountInString(s)
+		if c <= capChars {
+			return annals.ViewText{Value: s}
+		}
+		n = int64(c)
+	}
+	return annals.ViewText{Value: firstRunes(s, capChars), Truncated: true, Chars: n}
+}
+
+func firstRunes(s string, n int) string {
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k]
+		}
+		i++
+	}
+	return s
+}
