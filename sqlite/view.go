@@ -122,34 +122,11 @@ func (db *DB) ViewAgents(ctx context.Context, f annals.ViewAgentsFilter) (*annal
 
 // ViewSessions lists chats in scope with entry timestamps and counters; see annals.ViewStore.
 func (db *DB) ViewSessions(ctx context.Context, f annals.ViewSessionsFilter) (*annals.ViewSessionList, error) {
-	limit, err := storecore.ViewLimit(f.Limit, annals.ViewDefaultSessions, annals.ViewMaxSessions)
+	q, args, limit, err := storecore.ViewSessionsQuery(f)
 	if err != nil {
 		return nil, err
 	}
-	w := &where{}
-	w.AddOwner("c", f.Owner)
-	if f.Agent != nil {
-		a := *f.Agent
-		if a == "" {
-			return nil, annals.Errorf(annals.EINVALID, "agent is empty (omit it to list every session)")
-		}
-		if strings.Contains(a, "/") {
-			// A noun is one channel segment; an agent id holding a slash can only be a chat's own.
-			w.Add("c.agent_id = ?", a)
-		} else {
-			ch := annals.ViewAgentChannelPrefix + a
-			w.Add(`(c.agent_id = ? OR EXISTS (SELECT 1 FROM entries x WHERE x.chat_pk = c.pk AND x.channel <> ''
-				AND (x.channel = ? OR (x.channel >= ? AND x.channel < ?))))`, a, ch, ch+"/", ch+"0")
-		}
-	}
-	q := `WITH page AS (SELECT c.pk, c.id, c.agent_id, c.title, c.created_at, c.last_activity FROM chats c
-			WHERE ` + w.SQL() + ` ORDER BY c.last_activity DESC, c.id LIMIT ?)
-		SELECT p.id, p.agent_id, p.title, p.created_at, p.last_activity, min(e.time), max(e.time),
-			count(CASE WHEN e.kind IN ('user', 'assistant', 'tool') THEN 1 END),
-			count(CASE WHEN e.kind IN ('system', 'event') THEN 1 END)
-		FROM page p LEFT JOIN entries e ON e.chat_pk = p.pk
-		GROUP BY p.pk ORDER BY p.last_activity DESC, p.id`
-	rows, err := db.reader.QueryContext(ctx, q, append(w.Args, limit+1)...)
+	rows, err := db.reader.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, storeErr("view sessions", err)
 	}

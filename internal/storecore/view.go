@@ -236,3 +236,38 @@ func firstRunes(s string, n int) string {
 	}
 	return s
 }
+
+// ViewSessionsQuery builds the query of ViewSessions: a page of chats in scope (newest activity
+// first, one extra row to tell that more follow), each with its first and last entry time and
+// its message and event counts. It returns the statement, its arguments and the page size.
+func ViewSessionsQuery(f annals.ViewSessionsFilter) (string, []any, int, error) {
+	limit, err := ViewLimit(f.Limit, annals.ViewDefaultSessions, annals.ViewMaxSessions)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	w := &Where{}
+	w.AddOwner("c", f.Owner)
+	if f.Agent != nil {
+		a := *f.Agent
+		if a == "" {
+			return "", nil, 0, annals.Errorf(annals.EINVALID, "agent is empty (omit it to list every session)")
+		}
+		if strings.Contains(a, "/") {
+			// A noun is one channel segment; an agent id holding a slash can only be a chat's own.
+			w.Add("c.agent_id = ?", a)
+		} else {
+			ch := annals.ViewAgentChannelPrefix + a
+			w.Add(`(c.agent_id = ? OR EXISTS (SELECT 1 FROM entries x WHERE x.chat_pk = c.pk AND x.channel <> ''
+				AND (x.channel = ? OR (x.channel >= ? AND x.channel < ?))))`, a, ch, ch+"/", ch+"0")
+		}
+	}
+	// Every selected column is grouped: PostgreSQL requires it, SQLite does not mind.
+	q := `WITH page AS (SELECT c.pk, c.id, c.agent_id, c.title, c.created_at, c.last_activity FROM chats c
+			WHERE ` + w.SQL() + ` ORDER BY c.last_activity DESC, c.id LIMIT ?)
+		SELECT p.id, p.agent_id, p.title, p.created_at, p.last_activity, min(e.time), max(e.time),
+			count(CASE WHEN e.kind IN ('user', 'assistant', 'tool') THEN 1 END),
+			count(CASE WHEN e.kind IN ('system', 'event') THEN 1 END)
+		FROM page p LEFT JOIN entries e ON e.chat_pk = p.pk
+		GROUP BY p.pk, p.id, p.agent_id, p.title, p.created_at, p.last_activity ORDER BY p.last_activity DESC, p.id`
+	return q, append(w.Args, limit+1), limit, nil
+}
