@@ -8,9 +8,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 )
-
-const rescanBatch = 500
 
 // Rescan re-applies redaction to every stored entry and chat; see annals.Rescanner. It walks
 // the tables in primary-key order in batches, each batch one transaction that rewrites the
@@ -21,32 +20,18 @@ func (db *DB) Rescan(ctx context.Context, r annals.Redactor, progress func(annal
 		return nil, errReadOnly()
 	}
 	rep := &annals.RescanReport{}
-	var after int64
-	for {
-		var n int
-		var err error
-		n, after, err = db.rescanEntries(ctx, r, after, rep)
-		if err != nil {
-			return rep, err
-		}
+	tell := func() {
 		if progress != nil {
 			progress(*rep)
 		}
-		if n < rescanBatch {
-			break
-		}
 	}
-	after = 0
-	for {
-		var n int
-		var err error
-		n, after, err = db.rescanChats(ctx, r, after, rep)
-		if err != nil {
-			return rep, err
-		}
-		if n < rescanBatch {
-			break
-		}
+	entries := func(after int64) (int, int64, error) { return db.rescanEntries(ctx, r, after, rep) }
+	if err := storecore.WalkBatches(entries, tell); err != nil {
+		return rep, err
+	}
+	chats := func(after int64) (int, int64, error) { return db.rescanChats(ctx, r, after, rep) }
+	if err := storecore.WalkBatches(chats, nil); err != nil {
+		return rep, err
 	}
 	if progress != nil {
 		progress(*rep)
@@ -65,7 +50,7 @@ func (db *DB) rescanEntries(ctx context.Context, r annals.Redactor, after int64,
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		n, last, scanned, changed, replacements = 0, after, 0, 0, 0
 		rows, err := tx.Query(ctx, `SELECT `+entryColumns+`, e.pk FROM entries e JOIN chats c ON c.pk = e.chat_pk
-			WHERE e.pk > $1 ORDER BY e.pk LIMIT $2 FOR UPDATE OF e`, after, rescanBatch)
+			WHERE e.pk > $1 ORDER BY e.pk LIMIT $2 FOR UPDATE OF e`, after, storecore.RescanBatch)
 		if err != nil {
 			return db.storeErr("rescan entries", err)
 		}
@@ -126,7 +111,7 @@ func (db *DB) rescanChats(ctx context.Context, r annals.Redactor, after int64, r
 	var changed, replacements int
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		n, last, changed, replacements = 0, after, 0, 0
-		rows, err := tx.Query(ctx, `SELECT pk, title, description, summary, tags FROM chats WHERE pk > $1 ORDER BY pk LIMIT $2 FOR UPDATE`, after, rescanBatch)
+		rows, err := tx.Query(ctx, `SELECT pk, title, description, summary, tags FROM chats WHERE pk > $1 ORDER BY pk LIMIT $2 FOR UPDATE`, after, storecore.RescanBatch)
 		if err != nil {
 			return db.storeErr("rescan chats", err)
 		}

@@ -7,9 +7,8 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 )
-
-const rescanBatch = 500
 
 // Rescan re-applies redaction to every stored entry and chat; see annals.Rescanner. It walks the
 // tables in primary-key order in batches, each batch one write transaction, so a long rescan
@@ -19,20 +18,14 @@ func (db *DB) Rescan(ctx context.Context, r annals.Redactor, progress func(annal
 		return nil, errReadOnly()
 	}
 	rep := &annals.RescanReport{}
-	var after int64
-	for {
-		var n int
-		var err error
-		n, after, err = db.rescanEntries(ctx, r, after, rep)
-		if err != nil {
-			return rep, err
-		}
+	tell := func() {
 		if progress != nil {
 			progress(*rep)
 		}
-		if n < rescanBatch {
-			break
-		}
+	}
+	entries := func(after int64) (int, int64, error) { return db.rescanEntries(ctx, r, after, rep) }
+	if err := storecore.WalkBatches(entries, tell); err != nil {
+		return rep, err
 	}
 	if err := db.rescanChats(ctx, r, rep); err != nil {
 		return rep, err
@@ -48,7 +41,7 @@ func (db *DB) rescanEntries(ctx context.Context, r annals.Redactor, after int64,
 	last := after
 	err := db.writeTx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT e.pk, `+entryColumns+` FROM entries e JOIN chats c ON c.pk = e.chat_pk
-			WHERE e.pk > ? ORDER BY e.pk LIMIT ?`, after, rescanBatch)
+			WHERE e.pk > ? ORDER BY e.pk LIMIT ?`, after, storecore.RescanBatch)
 		if err != nil {
 			return storeErr("rescan entries", err)
 		}
