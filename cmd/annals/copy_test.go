@@ -18,6 +18,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/sqlite"
+	"github.com/annals-dev/annals/storecopy"
 )
 
 // mustPostgresSchema returns a DSN on a fresh schema of the test server (dropped at the end), or
@@ -209,7 +210,7 @@ func TestCopyRoundTripSQLiteToPostgresToSQLiteIsIdentical(t *testing.T) {
 	seedHistory(t, first)
 	want := snapshot(t, "sqlite:"+first)
 
-	var rep copyReport
+	var rep storecopy.Report
 	out := tm.mustRun("", "copy", "--from", "sqlite:"+first, "--to", pg, "--json")
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("copy --json printed %q: %v", out, err)
@@ -225,7 +226,7 @@ func TestCopyRoundTripSQLiteToPostgresToSQLiteIsIdentical(t *testing.T) {
 	// Again: nothing new to copy, in either direction.
 	for _, dir := range [][2]string{{"sqlite:" + first, pg}, {pg, "sqlite:" + second}} {
 		out := tm.mustRun("", "copy", "--from", dir[0], "--to", dir[1], "--json")
-		rep = copyReport{}
+		rep = storecopy.Report{}
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatal(err)
 		}
@@ -256,7 +257,7 @@ func TestCopyRoundTripSQLiteToPostgresToSQLiteIsIdentical(t *testing.T) {
 	}
 	src.Close()
 	out = tm.mustRun("", "copy", "--from", "sqlite:"+first, "--to", pg, "--json")
-	rep = copyReport{}
+	rep = storecopy.Report{}
 	json.Unmarshal([]byte(out), &rep)
 	// The late entry moves chat-1's activity the same way in both stores; only chat-2's title
 	// needs setting.
