@@ -29,40 +29,30 @@ and lines appended to a JSON Lines transcript are read from where the last impor
 Everything imported passes through redaction. Formats: `+strings.Join(importer.Names(importer.Formats()), ", "))
 	c := commonFlags(fs)
 	c.local = true // the import state lives in the local database; replication carries chats on
-	asJSON := fs.Bool("json", false, "print the report (or --status) as JSON")
-	dryRun := fs.Bool("dry-run", false, "read and count, write nothing")
-	watch := fs.Bool("watch", false, "after importing, keep watching the locations and import changes as they happen")
-	status := fs.Bool("status", false, "list the imported sources and whether they still exist, then exit")
-	quiet := fs.Bool("quiet", false, "no progress display")
-	batch := fs.Int("batch", importer.DefaultBatchSize, "entries per transaction")
+	o := importFlags{
+		asJSON: fs.Bool("json", false, "print the report (or --status) as JSON"),
+		dryRun: fs.Bool("dry-run", false, "read and count, write nothing"),
+		watch:  fs.Bool("watch", false, "after importing, keep watching the locations and import changes as they happen"),
+		status: fs.Bool("status", false, "list the imported sources and whether they still exist, then exit"),
+		quiet:  fs.Bool("quiet", false, "no progress display"),
+		batch:  fs.Int("batch", importer.DefaultBatchSize, "entries per transaction"),
+	}
 	if err := m.parse(fs, args); err != nil {
 		return err
 	}
-	formats := importer.Formats()
-	var format importer.Format
-	paths := fs.Args()
-	if len(paths) > 0 {
-		if f, ok := importer.Lookup(formats, paths[0]); ok {
-			if _, err := os.Stat(paths[0]); err != nil { // a path named like a format is a path
-				format, paths = f, paths[1:]
-			}
-		} else if _, err := os.Stat(paths[0]); err != nil && !strings.ContainsAny(paths[0], `/\.`) {
-			return usagef("unknown format %q (want one of: %s), and no such file", paths[0], strings.Join(importer.Names(formats), ", "))
-		}
+	formats, format, paths, err := importTargets(fs.Args())
+	if err != nil {
+		return err
 	}
-	if format != nil {
-		formats = []importer.Format{format}
-	}
-	if *watch && *dryRun {
+	if *o.watch && *o.dryRun {
 		return usagef("--watch and --dry-run do not go together: a watch writes what it finds")
 	}
-
-	a, err := m.open(ctx, c, *dryRun || *status)
-	if err != nil && *status && annals.ErrorCode(err) == annals.ENOTFOUND {
+	a, err := m.open(ctx, c, *o.dryRun || *o.status)
+	if err != nil && *o.status && annals.ErrorCode(err) == annals.ENOTFOUND {
 		fmt.Fprintln(m.Stdout, "Nothing imported yet.")
 		return nil
 	}
-	if err != nil && *dryRun && annals.ErrorCode(err) == annals.ENOTFOUND {
+	if err != nil && *o.dryRun && annals.ErrorCode(err) == annals.ENOTFOUND {
 		// A dry run before the first import: there is no database, so nothing was imported
 		// yet and nothing will be written.
 		a, err = &app{ctx: annals.NewContextWithPrincipal(ctx, nil)}, nil
@@ -70,90 +60,26 @@ Everything imported passes through redaction. Formats: `+strings.Join(importer.N
 	if err != nil {
 		return err
 	}
-	var store importer.Store = noImportState{}
-	if a.store != nil {
-		state, ok := a.store.(annals.ImportStateStore)
-		if !ok {
-			return annals.Errorf(annals.EINVALID, "import needs a database that keeps import state (a SQLite database); this one does not")
-		}
-		// Writes go through the redacting capture path; the import state through the store.
-		store = importStore{CaptureStore: a.capture, ImportStateStore: state}
+	im, bar, err := m.newImporter(a, formats, o)
+	if err != nil {
+		return err
 	}
-	principal := annals.PrincipalFromContext(a.ctx)
-	opts := importer.Options{
-		Formats:   formats,
-		DryRun:    *dryRun,
-		BatchSize: *batch,
-		Logger:    slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	switch {
+	case *o.status:
+		return m.importStatus(a, im, *o.asJSON)
+	case *o.watch:
+		return m.importWatch(a, im, bar, paths, *o.asJSON)
 	}
-	if a.store != nil {
-		opts.Titles = &titleSetter{store: a.store, redactor: a.redactor}
-	}
-	if principal != nil {
-		opts.TenantID, opts.UserID = principal.TenantID, principal.UserID
-	}
-	var bar *importProgress
-	if !*quiet && !*asJSON && m.IsTerminal(m.Stderr) {
-		bar = &importProgress{w: m.Stderr}
-		opts.Progress = bar.update
-	}
-	im := importer.New(store, opts)
-
-	if *status {
-		srcs, err := im.Status(a.ctx)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return json.NewEncoder(m.Stdout).Encode(map[string]any{"sources": srcs})
-		}
-		return writeImportStatus(m.Stdout, srcs)
-	}
-
 	home, _ := m.HomeDir()
-	if *watch {
-		if len(paths) == 0 && home == "" {
-			return annals.Errorf(annals.EINVALID, "no home directory to find default locations in; name the paths to watch")
-		}
-		wopts := importer.WatchOptions{Paths: paths, OnReport: func(r *importer.Report) {
-			if bar != nil {
-				bar.done()
-			}
-			if *asJSON {
-				_ = json.NewEncoder(m.Stdout).Encode(r)
-				return
-			}
-			writeWatchLine(m.Stdout, r)
-		}}
-		if len(paths) == 0 {
-			wopts.Home = home
-		}
-		fmt.Fprintln(m.Stderr, "annals: watching for new and changed transcripts; press Ctrl-C to stop")
-		return importer.Watch(a.ctx, im, wopts)
+	report, unknown, err := im.ImportLocations(a.ctx, home, paths, format)
+	for _, u := range unknown {
+		fmt.Fprintf(m.Stderr, "annals: %s: not a format annals imports; skipped\n", u)
 	}
-
-	var cands []importer.Candidate
-	if len(paths) == 0 {
-		if home == "" {
-			return annals.Errorf(annals.EINVALID, "no home directory to find default locations in; name the paths to import")
-		}
-		cands, _ = im.Discover(home)
-	} else {
-		var unknown []string
-		cands, unknown, err = im.Resolve(paths, format)
-		if err != nil {
-			return err
-		}
-		for _, u := range unknown {
-			fmt.Fprintf(m.Stderr, "annals: %s: not a format annals imports; skipped\n", u)
-		}
-	}
-	report, err := im.Import(a.ctx, cands)
 	if bar != nil {
 		bar.done()
 	}
 	if report != nil {
-		if *asJSON {
+		if *o.asJSON {
 			if jerr := json.NewEncoder(m.Stdout).Encode(report); jerr != nil {
 				return jerr
 			}
@@ -168,6 +94,99 @@ Everything imported passes through redaction. Formats: `+strings.Join(importer.N
 		return annals.Errorf(annals.EUNAVAILABLE, "%d of %d sources could not be imported (listed above); the others were", len(report.Errors), report.Sources)
 	}
 	return nil
+}
+
+// importFlags are the flags of annals import.
+type importFlags struct {
+	asJSON, dryRun, watch, status, quiet *bool
+	batch                                *int
+}
+
+// importTargets reads the arguments of annals import: an optional FORMAT (a path named like a
+// format is a path), then paths.
+func importTargets(args []string) ([]importer.Format, importer.Format, []string, error) {
+	formats := importer.Formats()
+	var format importer.Format
+	paths := args
+	if len(paths) > 0 {
+		if f, ok := importer.Lookup(formats, paths[0]); ok {
+			if _, err := os.Stat(paths[0]); err != nil {
+				format, paths = f, paths[1:]
+			}
+		} else if _, err := os.Stat(paths[0]); err != nil && !strings.ContainsAny(paths[0], `/\.`) {
+			return nil, nil, nil, usagef("unknown format %q (want one of: %s), and no such file", paths[0], strings.Join(importer.Names(formats), ", "))
+		}
+	}
+	if format != nil {
+		formats = []importer.Format{format}
+	}
+	return formats, format, paths, nil
+}
+
+// newImporter wires an importer over the app: writes through the redacting capture path, the
+// import state through the store, titles through the title setter, progress on a terminal.
+func (m *Main) newImporter(a *app, formats []importer.Format, o importFlags) (*importer.Importer, *importProgress, error) {
+	var store importer.Store = noImportState{}
+	if a.store != nil {
+		state, ok := a.store.(annals.ImportStateStore)
+		if !ok {
+			return nil, nil, annals.Errorf(annals.EINVALID, "import needs a database that keeps import state (a SQLite database); this one does not")
+		}
+		store = importStore{CaptureStore: a.capture, ImportStateStore: state}
+	}
+	opts := importer.Options{
+		Formats:   formats,
+		DryRun:    *o.dryRun,
+		BatchSize: *o.batch,
+		Logger:    slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	if a.store != nil {
+		opts.Titles = &titleSetter{store: a.store, redactor: a.redactor}
+	}
+	if principal := annals.PrincipalFromContext(a.ctx); principal != nil {
+		opts.TenantID, opts.UserID = principal.TenantID, principal.UserID
+	}
+	var bar *importProgress
+	if !*o.quiet && !*o.asJSON && m.IsTerminal(m.Stderr) {
+		bar = &importProgress{w: m.Stderr}
+		opts.Progress = bar.update
+	}
+	return importer.New(store, opts), bar, nil
+}
+
+// importStatus prints the imported sources and whether they still exist.
+func (m *Main) importStatus(a *app, im *importer.Importer, asJSON bool) error {
+	srcs, err := im.Status(a.ctx)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(m.Stdout).Encode(map[string]any{"sources": srcs})
+	}
+	return writeImportStatus(m.Stdout, srcs)
+}
+
+// importWatch imports, then keeps importing what changes until Ctrl-C.
+func (m *Main) importWatch(a *app, im *importer.Importer, bar *importProgress, paths []string, asJSON bool) error {
+	home, _ := m.HomeDir()
+	if len(paths) == 0 && home == "" {
+		return annals.Errorf(annals.EINVALID, "no home directory to find default locations in; name the paths to watch")
+	}
+	wopts := importer.WatchOptions{Paths: paths, OnReport: func(r *importer.Report) {
+		if bar != nil {
+			bar.done()
+		}
+		if asJSON {
+			_ = json.NewEncoder(m.Stdout).Encode(r)
+			return
+		}
+		writeWatchLine(m.Stdout, r)
+	}}
+	if len(paths) == 0 {
+		wopts.Home = home
+	}
+	fmt.Fprintln(m.Stderr, "annals: watching for new and changed transcripts; press Ctrl-C to stop")
+	return importer.Watch(a.ctx, im, wopts)
 }
 
 // ImportConfig is the import section of the config file.
