@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -41,16 +42,10 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 	if *maxBody <= 0 || *timeout <= 0 || *shutdown <= 0 {
 		return usagef("--max-body, --request-timeout and --shutdown-timeout must be positive")
 	}
-	var handler slog.Handler
-	switch *logFormat {
-	case "text":
-		handler = slog.NewTextHandler(m.Stderr, nil)
-	case "json":
-		handler = slog.NewJSONHandler(m.Stderr, nil)
-	default:
-		return usagef("--log-format %q: want text or json", *logFormat)
+	logger, err := serveLogger(m.Stderr, *logFormat)
+	if err != nil {
+		return err
 	}
-	logger := slog.New(handler)
 
 	a, err := m.open(ctx, c, *readOnly)
 	if err != nil {
@@ -82,23 +77,9 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 			srv.Close()
 		}
 	}()
-	// import.watch in the config keeps importing agent histories while the server runs. The
-	// watch stops before the store closes, so it never writes to a closed database.
-	watchCtx, stopWatch := context.WithCancel(ctx)
-	watchDone := make(chan struct{})
-	go func() {
-		defer close(watchDone)
-		if *readOnly {
-			return
-		}
-		if err := m.startImportWatch(watchCtx, a, logger); err != nil && watchCtx.Err() == nil {
-			logger.Error("import watch stopped", "err", annals.ErrorDetail(err))
-		}
-	}()
-	defer func() {
-		stopWatch()
-		<-watchDone
-	}()
+	if !*readOnly {
+		defer m.serveImportWatch(ctx, a, logger)()
+	}
 	if *portFile != "" {
 		if err := writePortFile(*portFile, srv.Addr()); err != nil {
 			return err
@@ -113,16 +94,22 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 		mode += "; read-only"
 	}
 	fmt.Fprintf(m.Stdout, "annals serving %s (%s)\n", srv.URL(), mode)
+	closed = true
+	return serveUntilStopped(ctx, srv, logger, *shutdown)
+}
 
+// serveUntilStopped waits for a stop signal (or the server failing), then closes the server,
+// letting requests in flight finish within the shutdown timeout.
+func serveUntilStopped(ctx context.Context, srv *httpapi.Server, logger *slog.Logger, shutdown time.Duration) error {
 	select {
 	case <-ctx.Done():
 		logger.Info("stopping: finishing requests in flight", "timeout", shutdown.String())
 	case err := <-srv.Done():
 		if err != nil {
+			srv.Close()
 			return annals.Errorf(annals.EUNAVAILABLE, "the server stopped: %v", err)
 		}
 	}
-	closed = true
 	start := time.Now()
 	if err := srv.Close(); err != nil {
 		return fmt.Errorf("stopping the server: %w", err)
@@ -177,4 +164,33 @@ func removePortFile(path string) {
 	if json.Unmarshal(b, &pf) == nil && pf.PID == os.Getpid() {
 		os.Remove(path)
 	}
+}
+
+// serveImportWatch runs import.watch from the config while the server runs, and returns the
+// function that stops it and waits: the watch stops before the store closes, so it never
+// writes to a closed database.
+func (m *Main) serveImportWatch(ctx context.Context, a *app, logger *slog.Logger) (stop func()) {
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		if err := m.startImportWatch(watchCtx, a, logger); err != nil && watchCtx.Err() == nil {
+			logger.Error("import watch stopped", "err", annals.ErrorDetail(err))
+		}
+	}()
+	return func() {
+		stopWatch()
+		<-watchDone
+	}
+}
+
+// serveLogger is the access and error log on standard error, in text or JSON.
+func serveLogger(w io.Writer, format string) (*slog.Logger, error) {
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, nil)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	}
+	return nil, usagef("--log-format %q: want text or json", format)
 }
