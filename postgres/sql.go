@@ -51,8 +51,6 @@ func (w *where) addTenant(alias string, o annals.Owner) {
 	w.Add(alias+".tenant_id = ?", o.TenantID)
 }
 
-// in adds "col IN (?, ?, ...)" for values.
-
 // Times are stored as unix nanoseconds: exact round trips, cheap comparisons, one column type.
 func unixNano(t time.Time) int64 { return t.UTC().UnixNano() }
 
