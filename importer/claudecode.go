@@ -664,9 +664,30 @@ func ccContent(raw json.RawMessage) (string, []ccBlock, error) {
 		err := json.Unmarshal(raw, &s)
 		return s, nil, err
 	}
-	var blocks []ccBlock
-	err := json.Unmarshal(raw, &blocks)
-	return "", blocks, err
+	// A list usually holds blocks, but some versions (and hand-written tools) put a plain
+	// string in it: that is a text block, never a reason to drop the line.
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return "", nil, err
+	}
+	blocks := make([]ccBlock, 0, len(items))
+	for _, it := range items {
+		it = bytes.TrimSpace(it)
+		if len(it) > 0 && it[0] == '"' {
+			var s string
+			if err := json.Unmarshal(it, &s); err != nil {
+				return "", nil, err
+			}
+			blocks = append(blocks, ccBlock{Type: "text", Text: s})
+			continue
+		}
+		var b ccBlock
+		if err := json.Unmarshal(it, &b); err != nil {
+			return "", nil, err
+		}
+		blocks = append(blocks, b)
+	}
+	return "", blocks, nil
 }
 
 // ccToolResult flattens a tool_result's content (a string, or text and image blocks).

@@ -1,6 +1,8 @@
 package importer_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -353,4 +355,26 @@ func TestDetectPicksTheRightFormat(t *testing.T) {
 		}
 	}
 	_ = unknown
+}
+
+// A Claude Code message whose content list holds a plain string next to blocks is read whole:
+// the string is a text block, and nothing of the line is dropped.
+func TestClaudeCodeContentListWithAPlainString(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s1.jsonl")
+	lines := `{"type":"user","sessionId":"s1","uuid":"u1","timestamp":"2025-07-01T10:00:00Z","message":{"role":"user","content":["a plain string part",{"type":"text","text":"and a block part"}]}}
+{"type":"assistant","sessionId":"s1","uuid":"a1","parentUuid":"u1","timestamp":"2025-07-01T10:00:05Z","message":{"id":"msg_1","role":"assistant","model":"m","content":["plain answer",{"type":"text","text":"block answer"}]}}
+`
+	if err := os.WriteFile(path, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := mustParse(t, "claude-code", path)
+	text := allText(p)
+	for _, want := range []string{"a plain string part", "and a block part", "plain answer", "block answer"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("imported text lacks %q: %q", want, text)
+		}
+	}
+	if len(p.Warnings) != 0 {
+		t.Errorf("warnings: %v", p.Warnings)
+	}
 }
