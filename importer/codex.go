@@ -56,8 +56,11 @@ type cxState struct {
 	Attrs   annals.Attributes `json:"attrs,omitempty"`
 	Model   string            `json:"model,omitempty"`
 	Time    time.Time         `json:"time,omitempty"`
-	// Recent holds keys of recently emitted texts, so the second copy of a text is dropped.
-	Recent []string `json:"recent,omitempty"`
+	// Unpaired holds the recent texts written once so far, each marked with the side that wrote
+	// it ("i" for an item, "e" for an event), oldest first: the other side's copy of the same
+	// text pairs with the oldest of them and is dropped. A text that repeats (a second
+	// "continue", four "Ok" replies) is a new message, never a duplicate.
+	Unpaired []string `json:"unpaired,omitempty"`
 	// Turn is the current turn: its run id, start, tokens so far and turn count.
 	Turn      string    `json:"turn,omitempty"`
 	TurnStart time.Time `json:"turn_start,omitempty"`
@@ -341,17 +344,29 @@ func (s *cxSession) endTurn(status annals.RunStatus, ts time.Time) {
 	s.st.Turn = ""
 }
 
-// seen reports whether key was emitted recently, and remembers it.
-func (s *cxSession) seen(key string) bool {
+// Sides of the pairing: Codex writes a message once as a model item and once as a UI event.
+const (
+	cxItem  = "i"
+	cxEvent = "e"
+)
+
+// copyOf reports whether the text key, written by side, is the other side's copy of a text
+// written once so far (and pairs the two); otherwise it remembers the text as unpaired.
+func (s *cxSession) copyOf(side, key string) bool {
 	h := shortHash(key)
-	for _, r := range s.st.Recent {
-		if r == h {
+	other := cxItem
+	if side == cxItem {
+		other = cxEvent
+	}
+	for i, r := range s.st.Unpaired {
+		if r == other+h {
+			s.st.Unpaired = append(s.st.Unpaired[:i:i], s.st.Unpaired[i+1:]...)
 			return true
 		}
 	}
-	s.st.Recent = append(s.st.Recent, h)
-	if len(s.st.Recent) > cxRecent {
-		s.st.Recent = append([]string(nil), s.st.Recent[len(s.st.Recent)-cxRecent:]...)
+	s.st.Unpaired = append(s.st.Unpaired, side+h)
+	if len(s.st.Unpaired) > cxRecent {
+		s.st.Unpaired = append([]string(nil), s.st.Unpaired[len(s.st.Unpaired)-cxRecent:]...)
 	}
 	return false
 }
@@ -382,7 +397,7 @@ func (s *cxSession) item(n int, p *cxPayload, ts time.Time, id string, raw []byt
 		if strings.TrimSpace(text) == "" && other == 0 {
 			return
 		}
-		if (kind == annals.KindUser || kind == annals.KindAssistant) && s.seen(string(kind)+"\x00"+strings.TrimSpace(text)) {
+		if (kind == annals.KindUser || kind == annals.KindAssistant) && s.copyOf(cxItem, string(kind)+"\x00"+strings.TrimSpace(text)) {
 			return
 		}
 		if kind == annals.KindUser {
@@ -411,7 +426,7 @@ func (s *cxSession) item(n int, p *cxPayload, ts time.Time, id string, raw []byt
 		if reasoning == "" && len(m) == 0 {
 			return
 		}
-		if reasoning != "" && s.seen("r\x00"+strings.TrimSpace(reasoning)) {
+		if reasoning != "" && s.copyOf(cxItem, "r\x00"+strings.TrimSpace(reasoning)) {
 			return
 		}
 		s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Reasoning: ValidText(reasoning), RunID: s.st.Turn, Metadata: Metadata(m)})
@@ -470,20 +485,20 @@ func (s *cxSession) event(p *cxPayload, ts time.Time, id string, payload json.Ra
 	switch p.Type {
 	case "user_message":
 		text := strings.TrimSpace(p.Message)
-		if text == "" || s.seen(string(annals.KindUser)+"\x00"+text) {
+		if text == "" || s.copyOf(cxEvent, string(annals.KindUser)+"\x00"+text) {
 			return
 		}
 		s.q.releaseAll()
 		s.push(&annals.Entry{ID: id, Kind: annals.KindUser, Time: ts, Text: ValidText(p.Message), RunID: s.st.Turn})
 	case "agent_message":
 		text := strings.TrimSpace(p.Message)
-		if text == "" || s.seen(string(annals.KindAssistant)+"\x00"+text) {
+		if text == "" || s.copyOf(cxEvent, string(annals.KindAssistant)+"\x00"+text) {
 			return
 		}
 		s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Text: ValidText(p.Message), RunID: s.st.Turn})
 	case "agent_reasoning", "agent_reasoning_raw_content":
 		text := strings.TrimSpace(p.Text)
-		if text == "" || s.seen("r\x00"+text) {
+		if text == "" || s.copyOf(cxEvent, "r\x00"+text) {
 			return
 		}
 		s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Reasoning: ValidText(p.Text), RunID: s.st.Turn})

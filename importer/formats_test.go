@@ -1,6 +1,7 @@
 package importer_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -376,5 +377,62 @@ func TestClaudeCodeContentListWithAPlainString(t *testing.T) {
 	}
 	if len(p.Warnings) != 0 {
 		t.Errorf("warnings: %v", p.Warnings)
+	}
+}
+
+// Codex writes each message twice (a model item and a UI event). The two copies of one message
+// collapse into one entry, and a text that repeats across turns ("continue" → "Done.") or within
+// one (four "Ok" replies) is a new message each time, never a duplicate: 8 messages, 8 entries.
+func TestCodexKeepsRepeatedMessages(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".codex", "sessions", "2026", "01", "02")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "rollout-2026-01-02T03-04-05-22222222-2222-4222-8222-222222222222.jsonl")
+	var b strings.Builder
+	b.WriteString(`{"timestamp":"2026-01-02T03:04:05.000Z","type":"session_meta","payload":{"id":"22222222-2222-4222-8222-222222222222","timestamp":"2026-01-02T03:04:05.000Z","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.50.0","source":"cli"}}` + "\n")
+	sec := 6
+	line := func(typ, payload string) {
+		fmt.Fprintf(&b, `{"timestamp":"2026-01-02T03:04:%02d.000Z","type":"%s","payload":%s}`+"\n", sec, typ, payload)
+		sec++
+	}
+	message := func(role, text string) {
+		event := "user_message"
+		if role == "assistant" {
+			event = "agent_message"
+		}
+		part := "input_text"
+		if role == "assistant" {
+			part = "output_text"
+		}
+		line("event_msg", fmt.Sprintf(`{"type":%q,"message":%q}`, event, text))
+		line("response_item", fmt.Sprintf(`{"type":"message","role":%q,"content":[{"type":%q,"text":%q}]}`, role, part, text))
+	}
+	for range 2 {
+		line("turn_context", `{"cwd":"/w","model":"gpt-5"}`)
+		message("user", "continue")
+		message("assistant", "Done.")
+	}
+	line("turn_context", `{"cwd":"/w","model":"gpt-5"}`)
+	for range 4 {
+		message("assistant", "Ok")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := mustParse(t, "codex", path)
+	var texts []string
+	for _, op := range p.Ops {
+		if op.Append == nil {
+			continue
+		}
+		for _, e := range op.Append.Entries {
+			if e.Kind == annals.KindUser || e.Kind == annals.KindAssistant && e.Text != "" {
+				texts = append(texts, e.Text)
+			}
+		}
+	}
+	if got, want := strings.Join(texts, "|"), "continue|Done.|continue|Done.|Ok|Ok|Ok|Ok"; got != want {
+		t.Errorf("messages = %s, want %s", got, want)
 	}
 }
