@@ -337,8 +337,18 @@ func (f openCode) emitSession(s *ocSession, out Output) error {
 	}
 
 	last := created
+	// Part ids are unique per message, not per session: a part id seen before in the session
+	// gets its message id in front, so no part overwrites (or is skipped as) another message's.
+	// The first part with an id keeps the bare id, as earlier imports stored it.
+	used := map[string]bool{}
 	for _, m := range s.messages {
 		run, entries := f.message(chatID, m, &last)
+		for _, e := range entries {
+			if used[e.ID] {
+				e.ID = EntryID(m.info.str("id")+"/"+e.ID, -1)
+			}
+			used[e.ID] = true
+		}
 		if len(entries) > 0 {
 			if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries}}); err != nil {
 				return err

@@ -264,3 +264,50 @@ func TestOpenCodeIDsNeverLeadOutOfTheStorageRoot(t *testing.T) {
 		t.Errorf("no warning about the path-like id: %+v", p.Warnings)
 	}
 }
+
+// Part ids are unique per message only: two messages that each hold a part "prt_1" keep both
+// parts (the second one's entry id gains its message id), and a re-import adds nothing.
+func TestOpenCodeKeepsPartsThatShareAnIDAcrossMessages(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "storage")
+	for path, body := range map[string]string{
+		"session/p/ses.json":     `{"id":"ses","title":"t","time":{"created":1}}`,
+		"message/ses/msg_a.json": `{"id":"msg_a","sessionID":"ses","role":"user","time":{"created":1000}}`,
+		"message/ses/msg_b.json": `{"id":"msg_b","sessionID":"ses","role":"assistant","time":{"created":2000}}`,
+		"part/msg_a/prt_1.json":  `{"id":"prt_1","messageID":"msg_a","sessionID":"ses","type":"text","text":"the question"}`,
+		"part/msg_b/prt_1.json":  `{"id":"prt_1","messageID":"msg_b","sessionID":"ses","type":"text","text":"the answer"}`,
+	} {
+		full := filepath.Join(root, path)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := importer.Parse(context.Background(), srcFormat(t, "opencode"), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	for _, op := range p.Ops {
+		if op.Append != nil {
+			for _, e := range op.Append.Entries {
+				if prev, dup := ids[e.ID]; dup {
+					t.Errorf("entry id %q used by %q and %q", e.ID, prev, e.Text)
+				}
+				ids[e.ID] = e.Text
+			}
+		}
+	}
+	text := strings.Join(func() []string {
+		var out []string
+		for _, v := range ids {
+			out = append(out, v)
+		}
+		return out
+	}(), "|")
+	if !strings.Contains(text, "the question") || !strings.Contains(text, "the answer") {
+		t.Errorf("entries %v: want both parts", ids)
+	}
+	srcIdempotent(t, "opencode", root)
+}
