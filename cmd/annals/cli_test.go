@@ -1,8 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -128,5 +133,59 @@ func TestChatIDsResolveByPrefixAndSourceID(t *testing.T) {
 	_, _, err = tm.run("", "show", "nothing-like-it")
 	if exitCode(err) != exitNotFound {
 		t.Errorf("an id that matches nothing: %v, exit %d, want %d", err, exitCode(err), exitNotFound)
+	}
+}
+
+// TestShowPutsTheTranscriptFirst proves show reads like a conversation: the messages come
+// before the runs, and a chat with no known cost does not claim "$0.0000".
+func TestShowPutsTheTranscriptFirst(t *testing.T) {
+	tm := newTestMain(t)
+	tm.mustRun(twoChats, "ingest", "-")
+	out := tm.mustRun("", "show", "c1")
+	msg, runs := strings.Index(out, "deploy it please"), strings.Index(out, "Runs:")
+	if msg < 0 || runs < 0 || msg > runs || !strings.Contains(out[runs:], "run r1: completed") {
+		t.Errorf("show c1: the transcript should come before the runs:\n%s", out)
+	}
+	if !strings.Contains(out, "cost $0.5000") {
+		t.Errorf("show c1 lost its known cost:\n%s", out)
+	}
+	if out := tm.mustRun("", "show", "c2"); strings.Contains(out, "$0.0000") || strings.Contains(out, "Runs:") {
+		t.Errorf("show c2 (no runs, no cost):\n%s", out)
+	}
+}
+
+// TestShowPagesOnATerminal runs show as on a terminal with a pager that marks what it was
+// given: the transcript goes through it, escaped; --no-pager prints straight.
+func TestShowPagesOnATerminal(t *testing.T) {
+	tm := newTestMain(t)
+	tm.mustRun(hostileChat, "ingest", "-")
+	pager := filepath.Join(t.TempDir(), "pager.sh")
+	if err := os.WriteFile(pager, []byte("#!/bin/sh\necho PAGED\ncat\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		var out, errOut bytes.Buffer
+		m := NewMain()
+		m.Stdin = strings.NewReader("")
+		m.Stdout, m.Stderr = &out, &errOut
+		m.Getenv = func(k string) string {
+			if k == "ANNALS_PAGER" {
+				return pager
+			}
+			return tm.env[k]
+		}
+		m.HomeDir = func() (string, error) { return tm.home, nil }
+		m.IsTerminal = func(io.Writer) bool { return true }
+		if err := m.Run(context.Background(), args); err != nil {
+			t.Fatalf("%v: %v (%s)", args, err, errOut.String())
+		}
+		m.Close()
+		return out.String()
+	}
+	if out := run("show", "evil"); !strings.HasPrefix(out, "PAGED\n") || !strings.Contains(out, "needle") || strings.Contains(out, "\x1b") {
+		t.Errorf("show through the pager: %q", out)
+	}
+	if out := run("show", "--no-pager", "evil"); strings.Contains(out, "PAGED") || !strings.Contains(out, "needle") {
+		t.Errorf("show --no-pager: %q", out)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/internal/termsafe"
 )
 
 func runShow(ctx context.Context, m *Main, args []string) error {
@@ -21,6 +22,7 @@ func runShow(ctx context.Context, m *Main, args []string) error {
 	around := fs.Int64("around", 0, "show only a window of entries around this seq")
 	window := fs.Int("context", history.DefaultContext, fmt.Sprintf("entries before and after --around (at most %d)", history.MaxContext))
 	conversation := fs.Bool("conversation", false, "only user and assistant messages")
+	noPager := fs.Bool("no-pager", false, "print straight to the terminal instead of through $PAGER")
 	if err := m.parse(fs, args); err != nil {
 		return err
 	}
@@ -70,6 +72,9 @@ func runShow(ctx context.Context, m *Main, args []string) error {
 	if *asJSON {
 		return json.NewEncoder(m.Stdout).Encode(map[string]any{"chat": chat, "runs": runs, "entries": entries})
 	}
+	if !*noPager && m.IsTerminal(m.Stdout) {
+		return m.paged(ctx, func(w io.Writer) error { return writeTranscript(termsafe.Writer{W: w}, chat, runs, entries) })
+	}
 	return writeTranscript(m.human(), chat, runs, entries)
 }
 
@@ -96,8 +101,8 @@ func writeTranscript(w io.Writer, c *annals.Chat, runs []*annals.Run, entries []
 		fmt.Fprintf(&b, " · agent %s", c.AgentID)
 	}
 	fmt.Fprintf(&b, "\n  created %s · last activity %s · status %s\n", humanTime(c.CreatedAt), humanTime(c.LastActivity), orDash(string(c.Status)))
-	fmt.Fprintf(&b, "  %d entries · %d runs · tokens %d in / %d out · cost $%.4f\n",
-		c.Totals.Entries, c.Totals.Runs, c.Totals.InputTokens, c.Totals.OutputTokens, c.Totals.CostUSD)
+	fmt.Fprintf(&b, "  %d entries · %d runs · tokens %d in / %d out%s\n",
+		c.Totals.Entries, c.Totals.Runs, c.Totals.InputTokens, c.Totals.OutputTokens, costText(c.Totals.CostUSD))
 	if c.Pinned {
 		b.WriteString("  pinned\n")
 	}
@@ -123,16 +128,20 @@ func writeTranscript(w io.Writer, c *annals.Chat, runs []*annals.Run, entries []
 	if c.Summary != "" {
 		fmt.Fprintf(&b, "\nSummary:\n%s\n", indent(c.Summary, "  "))
 	}
+	b.WriteString("\n")
+	for _, e := range entries {
+		writeEntry(&b, e)
+	}
+	// The runs come after the transcript, the thing a reader opened the chat for.
+	if len(runs) > 0 {
+		b.WriteString("Runs:\n")
+	}
 	for _, r := range runs {
 		fmt.Fprintf(&b, "  run %s: %s", r.ID, r.Status)
 		if r.Model != "" {
 			fmt.Fprintf(&b, " · %s", r.Model)
 		}
-		fmt.Fprintf(&b, " · %d in / %d out · $%.4f\n", r.InputTokens, r.OutputTokens, r.CostUSD)
-	}
-	b.WriteString("\n")
-	for _, e := range entries {
-		writeEntry(&b, e)
+		fmt.Fprintf(&b, " · %d in / %d out%s\n", r.InputTokens, r.OutputTokens, costText(r.CostUSD))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -181,4 +190,13 @@ func indent(s, prefix string) string {
 		lines[i] = prefix + l
 	}
 	return strings.Join(lines, "\n")
+}
+
+// costText is " · cost $0.1234", or nothing where no cost is known: most sources report none,
+// and "$0.0000" on every chat would read as "free".
+func costText(usd float64) string {
+	if usd == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" · cost $%.4f", usd)
 }
