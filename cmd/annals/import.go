@@ -80,8 +80,11 @@ Everything imported passes through redaction. Formats: `+strings.Join(importer.N
 				return jerr
 			}
 		} else {
-			writeImportReport(m.Stdout, m.Stderr, report, len(paths) == 0)
+			writeImportReport(m.Stdout, m.Stderr, report, len(paths) == 0, err != nil && a.ctx.Err() != nil)
 		}
+	}
+	if err != nil && a.ctx.Err() != nil {
+		return annals.Errorf(annals.EUNAVAILABLE, "interrupted: %d of %d sources were imported and are kept; run the same import again to continue", report.Done, report.Sources)
 	}
 	if err != nil {
 		return err

@@ -11,10 +11,17 @@ import (
 	"github.com/annals-dev/annals/importer"
 )
 
-func writeImportReport(w, errw io.Writer, r *importer.Report, defaults bool) {
+func writeImportReport(w, errw io.Writer, r *importer.Report, defaults, interrupted bool) {
 	verb := "Imported"
 	if r.DryRun {
 		verb = "Dry run (nothing written):"
+	}
+	if interrupted {
+		// Ctrl-C: say what was done, not that everything was.
+		verb = fmt.Sprintf("Interrupted after %d of", r.Done)
+		if r.DryRun {
+			verb = fmt.Sprintf("Dry run interrupted after %d of", r.Done)
+		}
 	}
 	if r.Sources == 0 {
 		if defaults {
@@ -30,20 +37,21 @@ func writeImportReport(w, errw io.Writer, r *importer.Report, defaults bool) {
 	}
 	fmt.Fprintf(w, "%s %d sources in %s (%.0f entries/s)\n", verb, r.Sources, r.Duration.Round(time.Millisecond), rate)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "format\tfiles\tunchanged\tchats\tentries\tskipped\twarnings\terrors\t\n")
+	fmt.Fprintf(tw, "format\tfiles\tunchanged\tchats\tentries\tskipped\tremoved\twarnings\terrors\t\n")
 	var tot importer.FormatReport
 	for _, f := range r.Formats {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", f.Format, f.Files, f.Unchanged, f.Chats, f.Entries, f.Skipped, f.Warnings, f.Errors)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", f.Format, f.Files, f.Unchanged, f.Chats, f.Entries, f.Skipped, f.Removed, f.Warnings, f.Errors)
 		tot.Files += f.Files
 		tot.Unchanged += f.Unchanged
 		tot.Chats += f.Chats
 		tot.Entries += f.Entries
 		tot.Skipped += f.Skipped
+		tot.Removed += f.Removed
 		tot.Warnings += f.Warnings
 		tot.Errors += f.Errors
 	}
 	if len(r.Formats) > 1 {
-		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", tot.Files, tot.Unchanged, tot.Chats, tot.Entries, tot.Skipped, tot.Warnings, tot.Errors)
+		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", tot.Files, tot.Unchanged, tot.Chats, tot.Entries, tot.Skipped, tot.Removed, tot.Warnings, tot.Errors)
 	}
 	_ = tw.Flush()
 	if r.Titled > 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/annals-dev/annals/importer"
 )
 
 // placeImport puts the importer's test fixtures where Claude Code and Codex keep their files.
@@ -189,5 +192,19 @@ func TestServeWithImportWatchImportsWhileServing(t *testing.T) {
 	}
 	if err := s.stop(); err != nil {
 		t.Fatalf("serve stopped with %v", err)
+	}
+}
+
+// TestImportReportSaysInterruptedAndRemoved proves the report a person reads after Ctrl-C says
+// so, with what was done, and counts the entries rewinds removed.
+func TestImportReportSaysInterruptedAndRemoved(t *testing.T) {
+	r := &importer.Report{Sources: 5, Done: 2, Formats: []*importer.FormatReport{{Format: "claude-code", Counts: importer.Counts{Files: 2, Chats: 2, Entries: 40, Removed: 3}}}}
+	var out, errOut bytes.Buffer
+	writeImportReport(&out, &errOut, r, false, true)
+	if s := out.String(); !strings.HasPrefix(s, "Interrupted after 2 of 5 sources") || strings.Contains(s, "Imported") {
+		t.Errorf("interrupted report: %q", s)
+	}
+	if s := out.String(); !strings.Contains(s, "removed") || !strings.Contains(s, " 3 ") {
+		t.Errorf("report lacks the removed column: %q", s)
 	}
 }
