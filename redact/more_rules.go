@@ -19,14 +19,22 @@ func awsPairRule() rule {
 			near = append(near, [2]int{max(0, i-awsPairWindow), min(len(s), i+len(p)+awsPairWindow)})
 			return i + len(p)
 		})
+		// The windows come in order of their ids, so their starts ascend: merged as they come,
+		// they are walked once alongside the candidates, and the rule stays linear in the text.
+		near = mergeWindows(near)
 		var spans []span
+		w := 0
 		for i := 0; i < len(s); {
 			if !awsSecretSet[s[i]] || (i > 0 && (awsSecretSet[s[i-1]] || s[i-1] == '=')) {
 				i++
 				continue
 			}
 			end := awsSecretSet.scan(s, i)
-			if end-i == 40 && (end == len(s) || !isWord(s[end]) && s[end] != '=') && mixedCase(s[i:end]) && within(near, i) {
+			for w < len(near) && near[w][1] <= i {
+				w++
+			}
+			inWindow := w < len(near) && near[w][0] <= i
+			if inWindow && end-i == 40 && (end == len(s) || !isWord(s[end]) && s[end] != '=') && mixedCase(s[i:end]) {
 				spans = append(spans, span{i, end, marker})
 			}
 			i = end
@@ -35,13 +43,17 @@ func awsPairRule() rule {
 	}}
 }
 
-func within(windows [][2]int, i int) bool {
-	for _, w := range windows {
-		if w[0] <= i && i < w[1] {
-			return true
+// mergeWindows merges windows whose starts ascend into disjoint ones, in order.
+func mergeWindows(ws [][2]int) [][2]int {
+	out := ws[:0]
+	for _, w := range ws {
+		if n := len(out); n > 0 && w[0] <= out[n-1][1] {
+			out[n-1][1] = max(out[n-1][1], w[1])
+			continue
 		}
+		out = append(out, w)
 	}
-	return false
+	return out
 }
 
 // mixedCase reports whether s holds an upper-case letter, a lower-case letter and a digit.
@@ -152,10 +164,10 @@ func netrcKeywordBefore(text string) bool {
 	return false
 }
 
-// netrcEntryBefore reports whether text holds the start of a netrc entry: "default", or
-// "machine" followed by a host name (with a dot, or localhost).
+// netrcEntryBefore reports whether text holds the start of a netrc entry: "default" opening a
+// line, or "machine" followed by a host name (with a dot, or localhost).
 func netrcEntryBefore(text string) bool {
-	if k := strings.LastIndex(text, "default"); k >= 0 && boundaryBefore(text, k) {
+	if k := strings.LastIndex(text, "default"); k >= 0 && strings.TrimLeft(text[strings.LastIndexByte(text[:k], '\n')+1:k], " \t") == "" {
 		return true
 	}
 	k := strings.LastIndex(text, "machine")
@@ -179,11 +191,16 @@ func mysqlPasswordRule() rule {
 		s := t.s
 		var spans []span
 		commands.each(s, func(i int, p string) int {
-			if !boundaryBefore(s, i) {
-				return i + len(p)
+			// The word must be the command itself: at the start of a line or after a blank, a
+			// quote, a parenthesis or a shell separator, and followed by a blank (so a path such as
+			// /var/lib/mysql or an image such as mysql:8 is not it).
+			after := i + len(p)
+			if !commandPosition(s, i) || after >= len(s) || (s[after] != ' ' && s[after] != '\t') {
+				return after
 			}
+			// Its options end where the command does: a line end or a shell separator.
 			lineEnd := i
-			for lineEnd < len(s) && s[lineEnd] != '\n' && !(s[lineEnd] == '\\' && lineEnd+1 < len(s) && s[lineEnd+1] == 'n') {
+			for lineEnd < len(s) && !strings.ContainsRune("\n;|&", rune(s[lineEnd])) && !(s[lineEnd] == '\\' && lineEnd+1 < len(s) && s[lineEnd+1] == 'n') {
 				lineEnd++
 			}
 			occurrences(s[:lineEnd], " -p", func(k int) int {
@@ -209,4 +226,18 @@ func mysqlPasswordRule() rule {
 		})
 		return normalize(spans)
 	}}
+}
+
+// commandPosition reports whether a word starting at i of s stands where a shell command does.
+func commandPosition(s string, i int) bool {
+	if i == 0 {
+		return true
+	}
+	switch s[i-1] {
+	case ' ', '\t', '\n', '\'', '"', '(', '`', ';', '|', '&', '$':
+		return true
+	case 'n':
+		return i >= 2 && s[i-2] == '\\' // a JSON-escaped line break
+	}
+	return false
 }
