@@ -25,7 +25,7 @@ const (
 // marks is how snippets are rendered for one search.
 type marks struct {
 	open, shut string
-	// html is set when the marks are HTML (mark_open starts with "<"): the text around them is
+	// html is set when the marks are HTML (either of them holds a "<"): the text around them is
 	// then HTML-escaped, so the snippet is safe to insert into a page as it is.
 	html bool
 }
@@ -34,7 +34,7 @@ func newMarks(open, shut string) marks {
 	if open == "" && shut == "" {
 		open, shut = defaultMarkOpen, defaultMarkClose
 	}
-	return marks{open: open, shut: shut, html: strings.HasPrefix(strings.TrimSpace(open), "<")}
+	return marks{open: open, shut: shut, html: strings.Contains(open, "<") || strings.Contains(shut, "<")}
 }
 
 // render turns a snippet with sentinel marks into one with the caller's marks. A sentinel

@@ -38,6 +38,14 @@ func testSnippetsEscapeForTheirMarks(t *testing.T, open Opener) {
 			t.Errorf("%s: HTML-marked snippet %q lacks its marks or escapes", mode, text)
 		}
 	}
+	// A close mark alone is HTML enough to escape for.
+	closeOnly, err := e.svc.Search(ctx, &history.Request{Query: "sneaky", MarkClose: "</mark>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := closeOnly.Chats[0].Snippets[0].Text; strings.Contains(got, "<img") {
+		t.Errorf("a snippet with an HTML close mark carries live markup: %q", got)
+	}
 	res, err := e.svc.Search(ctx, &history.Request{Query: "sneaky", MarkOpen: "**", MarkClose: "**"})
 	if err != nil {
 		t.Fatal(err)

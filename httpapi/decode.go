@@ -132,6 +132,10 @@ func asLine(raw []byte, typ, chatID string) ([]byte, error) {
 	if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
 		return trimmed, nil
 	}
+	// A map keeps the last of two equal keys: a repeated field is refused before it could be.
+	if err := strictjson.Check(trimmed, nil); err != nil {
+		return nil, err
+	}
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(trimmed, &members); err != nil {
 		return trimmed, nil

@@ -76,6 +76,10 @@ func TestBodiesMustBeExactUTF8JSON(t *testing.T) {
 		{"/v1/history", `{"op":"list","SCOPE":"tenant"}`, "case-sensitive"},
 		{"/query", `{"kind":"sessions","kind":"agents"}`, "twice"},
 		{"/v1/capture", `{"ops":[{"append":{"chat_id":"a1","Entries":[]}}]}`, "case-sensitive"},
+		{"/v1/sessions", `{"id":"d1","title":"one","title":"two"}`, "twice"},
+		{"/v1/sessions/a1/entries", `{"id":"e9","kind":"user","text":"a","text":"b"}`, "twice"},
+		{"/query", `{"kind":"search","filter":{"TEXT":"reactor"}}`, "case-sensitive"},
+		{"/query", `{"kind":"search","page":{"LIMIT":1}}`, "case-sensitive"},
 	} {
 		r := f.do("POST", tc.path, f.keyA, tc.body)
 		if r.status != http.StatusBadRequest || !strings.Contains(r.errorOf(t).Message, tc.mention) {

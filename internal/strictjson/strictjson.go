@@ -166,18 +166,33 @@ func walk(dec *json.Decoder, t reflect.Type, path string) error {
 	return err
 }
 
-// concrete strips pointers; a type that decodes itself (json.Unmarshaler) is opaque: nil.
+// concrete strips pointers. A type that decodes itself (json.Unmarshaler) is opaque (nil),
+// unless it is a struct whose fields carry JSON names: such a type decodes into the same names
+// (a wrapper that accepts "5" for 5, say), so its keys are checked against them all the same.
 func concrete(t reflect.Type) reflect.Type {
 	for t != nil && t.Kind() == reflect.Pointer {
-		if t.Implements(unmarshaler) {
+		if t.Implements(unmarshaler) && !namedStruct(t.Elem()) {
 			return nil
 		}
 		t = t.Elem()
 	}
-	if t != nil && reflect.PointerTo(t).Implements(unmarshaler) {
+	if t != nil && reflect.PointerTo(t).Implements(unmarshaler) && !namedStruct(t) {
 		return nil
 	}
 	return t
+}
+
+// namedStruct reports whether t is a struct with at least one field named by a json tag.
+func namedStruct(t reflect.Type) bool {
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			return true
+		}
+	}
+	return false
 }
 
 // structFields maps the JSON names of a struct's fields (embedded structs flattened) to their

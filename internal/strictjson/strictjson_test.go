@@ -58,3 +58,34 @@ func TestCheckAcceptsWhatIsExact(t *testing.T) {
 		}
 	}
 }
+
+// tagged decodes itself (accepting "5" for 5, say) but into JSON-named fields: its keys are still
+// checked for case.
+type tagged struct {
+	Limit int `json:"limit"`
+}
+
+func (t *tagged) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Limit json.Number `json:"limit"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	n, err := raw.Limit.Int64()
+	t.Limit = int(n)
+	return err
+}
+
+func TestCheckLooksInsideSelfDecodingStructsWithNames(t *testing.T) {
+	type req struct {
+		Page *tagged `json:"page"`
+	}
+	err := strictjson.Check([]byte(`{"page":{"LIMIT":1}}`), &req{})
+	if annals.ErrorCode(err) != annals.EINVALID || !strings.Contains(annals.ErrorMessage(err), `did you mean "page.limit"`) {
+		t.Errorf("wrong case inside a self-decoding struct: %v", err)
+	}
+	if err := strictjson.Check([]byte(`{"page":{"limit":"5"}}`), &req{}); err != nil {
+		t.Errorf("the exact name: %v", err)
+	}
+}
