@@ -37,7 +37,10 @@ type EmbeddingStore interface {
 	// UpsertEmbedding stores the chat's vector, copying tenant, user and agent from the chat row.
 	// Errors: not_found (no such chat), invalid (empty vector or model), forbidden (read-only),
 	// unavailable, internal.
-	UpsertEmbedding(ctx context.Context, chatID, model string, vector []float32) error
+	// The vector lands only on the chat ref names (same id, owner and incarnation, checked in
+	// the statement), so a vector computed from one chat never attaches to another that took its
+	// id since.
+	UpsertEmbedding(ctx context.Context, ref ChatRef, model string, vector []float32) error
 
 	// FindEmbeddings returns candidate vectors in owner scope, newest chat activity first.
 	// Errors: unavailable, internal.

@@ -127,7 +127,7 @@ func (s *Service) vectorOf(ctx context.Context, chat *annals.Chat) ([]float32, e
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.UpsertEmbedding(ctx, chat.ID, s.embedder.Model(), out[0]); err != nil && annals.ErrorCode(err) != annals.EFORBIDDEN {
+	if err := s.store.UpsertEmbedding(ctx, chat.Ref(), s.embedder.Model(), out[0]); err != nil && annals.ErrorCode(err) != annals.EFORBIDDEN {
 		s.log.Warn("store embedding", "chat", chat.ID, "err", annals.ErrorDetail(err))
 	}
 	return out[0], nil
@@ -181,7 +181,7 @@ func (s *Service) embedOne(ctx context.Context, chat *annals.Chat) error {
 	if err != nil {
 		return err
 	}
-	return s.store.UpsertEmbedding(ctx, chat.ID, s.embedder.Model(), vecs[0])
+	return s.store.UpsertEmbedding(ctx, chat.Ref(), s.embedder.Model(), vecs[0])
 }
 
 // BackfillProgress reports a running backfill.

@@ -47,7 +47,16 @@ func (s *Service) CreateChat(ctx context.Context, chat *annals.Chat) (*annals.Ch
 	if _, err := s.captureOne(ctx, ops); err != nil {
 		return nil, err
 	}
-	return s.store.FindChatByID(ctx, ops[0].Chat.ID)
+	// Read back by id, then make sure it is still the chat that was created (or found) for this
+	// caller: one deleted and created again by someone else since is not found.
+	stored, err := s.store.FindChatByID(ctx, ops[0].Chat.ID)
+	if err != nil {
+		return nil, err
+	}
+	if !ops[0].Chat.OwnedBy().Owns(stored) {
+		return nil, annals.NotFound(stored.ID)
+	}
+	return stored, nil
 }
 
 // AppendEntries appends entries to a chat the caller may change (see Capture).
@@ -92,6 +101,11 @@ func (s *Service) RecordRun(ctx context.Context, run *annals.Run) (*annals.Run, 
 	runs, err := s.store.FindRuns(ctx, run.ChatID)
 	if err != nil {
 		return nil, err
+	}
+	// Runs are read by chat id: they are the caller's only if the chat still has the owner the
+	// op was bound to (checked after the read, so a chat replaced before it is caught too).
+	if now, err := s.store.FindChatByID(ctx, run.ChatID); err != nil || ops[0].Expect == nil || !ops[0].Expect.Owns(now) {
+		return nil, annals.NotFound(run.ChatID)
 	}
 	for _, r := range runs {
 		if r.ID == run.ID {

@@ -368,7 +368,7 @@ func testRelated(t *testing.T, open Opener) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.store.UpsertEmbedding(bg, "twin", e.emb.Model(), vecs[0]); err != nil {
+	if err := e.store.UpsertEmbedding(bg, mustFind(t, e.store, "twin").Ref(), e.emb.Model(), vecs[0]); err != nil {
 		t.Fatal(err)
 	}
 	admin := as(admin(allScopes...))

@@ -232,7 +232,7 @@ func TestReadOnlyOpenRefusesEveryWrite(t *testing.T) {
 	_, writes["run"] = ro.RecordRun(ctx, &annals.Run{ID: "r", ChatID: "c1", Status: annals.StatusRunning})
 	_, writes["update"] = ro.UpdateChat(ctx, annals.ChatRef{ID: "c1"}, annals.ChatUpdate{Title: &title})
 	writes["delete"] = ro.DeleteChat(ctx, annals.ChatRef{ID: "c1"})
-	writes["embedding"] = ro.UpsertEmbedding(ctx, "c1", "m", []float32{1})
+	writes["embedding"] = ro.UpsertEmbedding(ctx, annals.ChatRef{ID: "c1"}, "m", []float32{1})
 	_, writes["restore"] = ro.RestoreChat(ctx, &annals.Chat{ID: "c1", Title: "changed"})
 	for name, err := range writes {
 		if got := annals.ErrorCode(err); got != annals.EFORBIDDEN {

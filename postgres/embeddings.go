@@ -18,21 +18,21 @@ import (
 // docs/POSTGRES.md.
 
 // UpsertEmbedding stores a chat's vector; see annals.EmbeddingStore.
-func (db *DB) UpsertEmbedding(ctx context.Context, chatID, model string, vector []float32) error {
+func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model string, vector []float32) error {
 	if len(vector) == 0 || model == "" {
 		return annals.Errorf(annals.EINVALID, "an embedding needs a model name and a non-empty vector")
 	}
 	return db.writeTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO chat_embeddings (chat_pk, tenant_id, user_id, agent_id, model, dimension, vector, updated_at)
-			SELECT pk, tenant_id, user_id, agent_id, $1, $2, $3, $4 FROM chats WHERE id = $5
+			SELECT c.pk, c.tenant_id, c.user_id, c.agent_id, $6, $7, $8, $9 FROM chats c WHERE `+refWhere+`
 			ON CONFLICT (chat_pk) DO UPDATE SET model = excluded.model, dimension = excluded.dimension,
 				vector = excluded.vector, updated_at = excluded.updated_at`,
-			model, len(vector), encodeVector(vector), unixNano(db.now()), chatID)
+			append(refArgs(ref), model, len(vector), encodeVector(vector), unixNano(db.now()))...)
 		if err != nil {
 			return db.storeErr("upsert embedding", err)
 		}
 		if tag.RowsAffected() == 0 {
-			return annals.NotFound(chatID)
+			return annals.NotFound(ref.ID)
 		}
 		return nil
 	})

@@ -11,21 +11,21 @@ import (
 )
 
 // UpsertEmbedding stores a chat's vector; see annals.EmbeddingStore.
-func (db *DB) UpsertEmbedding(ctx context.Context, chatID, model string, vector []float32) error {
+func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model string, vector []float32) error {
 	if len(vector) == 0 || model == "" {
 		return annals.Errorf(annals.EINVALID, "an embedding needs a model name and a non-empty vector")
 	}
 	return db.writeTx(ctx, func(tx *sql.Tx) error {
 		r, err := tx.ExecContext(ctx, `INSERT INTO chat_embeddings (chat_pk, tenant_id, user_id, agent_id, model, dimension, vector, updated_at)
-			SELECT pk, tenant_id, user_id, agent_id, ?, ?, ?, ? FROM chats WHERE id = ?
+			SELECT pk, tenant_id, user_id, agent_id, ?, ?, ?, ? FROM chats WHERE `+refWhere+`
 			ON CONFLICT (chat_pk) DO UPDATE SET model = excluded.model, dimension = excluded.dimension,
 				vector = excluded.vector, updated_at = excluded.updated_at`,
-			model, len(vector), encodeVector(vector), unixNano(db.now()), chatID)
+			append([]any{model, len(vector), encodeVector(vector), unixNano(db.now())}, refArgs(ref)...)...)
 		if err != nil {
 			return storeErr("upsert embedding", err)
 		}
 		if n, _ := r.RowsAffected(); n == 0 {
-			return annals.NotFound(chatID)
+			return annals.NotFound(ref.ID)
 		}
 		return nil
 	})

@@ -23,7 +23,7 @@ func embeddingTests() []test {
 
 func mustUpsertEmbedding(t *testing.T, s Store, chatID, model string, v []float32) {
 	t.Helper()
-	if err := s.UpsertEmbedding(t.Context(), chatID, model, v); err != nil {
+	if err := s.UpsertEmbedding(t.Context(), refOf(t, s, chatID), model, v); err != nil {
 		t.Fatalf("UpsertEmbedding(%q, %q): %v", chatID, model, err)
 	}
 }
@@ -83,9 +83,9 @@ func testEmbedReplace(t *testing.T, s Store) {
 
 func testEmbedInvalid(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "A"))
-	wantCode(t, "UpsertEmbedding(absent)", s.UpsertEmbedding(t.Context(), "absent", "model-a", vec(1)), annals.ENOTFOUND)
-	wantCode(t, "UpsertEmbedding with an empty vector", s.UpsertEmbedding(t.Context(), "c1", "model-a", nil), annals.EINVALID)
-	wantCode(t, "UpsertEmbedding without a model", s.UpsertEmbedding(t.Context(), "c1", "", vec(1)), annals.EINVALID)
+	wantCode(t, "UpsertEmbedding(absent)", s.UpsertEmbedding(t.Context(), annals.ChatRef{ID: "absent"}, "model-a", vec(1)), annals.ENOTFOUND)
+	wantCode(t, "UpsertEmbedding with an empty vector", s.UpsertEmbedding(t.Context(), refOf(t, s, "c1"), "model-a", nil), annals.EINVALID)
+	wantCode(t, "UpsertEmbedding without a model", s.UpsertEmbedding(t.Context(), refOf(t, s, "c1"), "", vec(1)), annals.EINVALID)
 	if got := mustFindEmbeddings(t, s, annals.EmbeddingFilter{Owner: allTenants, IncludeArchived: true}); len(got) != 0 {
 		t.Errorf("FindEmbeddings after refused upserts = %q, want none", vectorChatIDs(got))
 	}
