@@ -84,3 +84,18 @@ func BenchmarkRedactText(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDenseKeyIDs redacts 1 MiB holding an AWS key id and a secret-shaped word every 46
+// bytes: the pairing of secrets with nearby key ids must stay linear in the text (it once
+// compared every candidate with every id).
+func BenchmarkDenseKeyIDs(b *testing.B) {
+	r, err := redact.New(redact.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := strings.Repeat("AKIA wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY ", (1<<20)/46)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		r.RedactText(text)
+	}
+}
