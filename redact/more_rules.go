@@ -72,9 +72,11 @@ func mixedCase(s string) bool {
 var cookieValueStop = newByteSet(";", " \t\r\n", `"'\`)
 
 // cookieRule redacts the values of a Cookie header (every name=value pair) and of a Set-Cookie
-// header (the cookie itself, not its attributes such as Path or Expires), keeping the names.
+// header (the cookie itself, not its attributes such as Path or Expires), keeping the names. The
+// header may be written as in HTTP (Cookie: a=b) or as a key of a header map in code or JSON
+// ("Cookie": "a=b", 'cookie': 'a=b', JSON-escaped \"Cookie\": \"a=b\").
 func cookieRule() rule {
-	anchors := newAnchorSet(true, "cookie:")
+	anchors := newAnchorSet(true, "cookie")
 	marker := Marker(KindCookie)
 	return rule{may: anchors.contains, find: func(t *scrub) []span {
 		s := t.s
@@ -82,9 +84,12 @@ func cookieRule() rule {
 		anchors.each(s, func(i int, _ string) int {
 			set := i >= 4 && strings.EqualFold(s[i-4:i], "set-")
 			if !set && !boundaryBefore(s, i) {
-				return i + 7
+				return i + 6
 			}
-			j := skipBlanks(s, i+len("cookie:"))
+			j, ok := headerValueStart(s, i+len("cookie"))
+			if !ok {
+				return i + 6
+			}
 			lineEnd := j
 			for lineEnd < len(s) && s[lineEnd] != '\n' && s[lineEnd] != '\r' && !(s[lineEnd] == '\\' && lineEnd+1 < len(s) && (s[lineEnd+1] == 'n' || s[lineEnd+1] == 'r' || s[lineEnd+1] == '"')) && s[lineEnd] != '"' && s[lineEnd] != '\'' {
 				lineEnd++
@@ -240,4 +245,24 @@ func commandPosition(s string, i int) bool {
 		return i >= 2 && s[i-2] == '\\' // a JSON-escaped line break
 	}
 	return false
+}
+
+// headerValueStart finds where the value of a header name ending at i starts: after an optional
+// closing quote (plain or JSON-escaped), blanks, a ':', blanks and an optional opening quote.
+// ok is false when no ':' follows the name.
+func headerValueStart(s string, i int) (int, bool) {
+	skipQuote := func(k int) int {
+		switch {
+		case k < len(s) && (s[k] == '"' || s[k] == '\''):
+			return k + 1
+		case k+1 < len(s) && s[k] == '\\' && s[k+1] == '"':
+			return k + 2
+		}
+		return k
+	}
+	k := skipBlanks(s, skipQuote(i))
+	if k >= len(s) || s[k] != ':' {
+		return 0, false
+	}
+	return skipQuote(skipBlanks(s, k+1)), true
 }

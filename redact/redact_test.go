@@ -402,6 +402,8 @@ func TestRulesForSecretsThatGotThrough(t *testing.T) {
 		{"mysql -p", "mysql -uroot -pS3cretPw app_db < dump.sql", "S3cretPw", redact.KindPassword, " app_db < dump.sql"},
 		{"mysqldump -p quoted", "mysqldump -u admin -p'my pass' shop", "my pass", redact.KindPassword, " shop"},
 		{"cookie header", "curl -H 'Cookie: sessionid=8f14e45fceea167a5a36dedd4bea2543; csrftoken=Xy7Qz9' https://x", "8f14e45fceea167a5a36dedd4bea2543", redact.KindCookie, "sessionid="},
+		{"cookie in a header map", `requests.get(url, headers={"Cookie": "sessionid=8f14e45fceea167a"})`, "8f14e45fceea167a", redact.KindCookie, `{"Cookie": "sessionid=`},
+		{"cookie in JSON-escaped tool arguments", `{"cmd":"curl -H \"Cookie: sid=Zm9vYmFyYmF6cXV4\" https://x"}`, "Zm9vYmFyYmF6cXV4", redact.KindCookie, `sid=`},
 		{"set-cookie header", "HTTP/1.1 200 OK\nSet-Cookie: session=eyJhIjoxfQ_sig_Zm9vYmFy; Path=/; HttpOnly\n", "eyJhIjoxfQ_sig_Zm9vYmFy", redact.KindCookie, "; Path=/; HttpOnly"},
 		{"bare aws secret next to its key id", "Access key ID,Secret access key\nAKIAIOSFODNN7EXAMPLE," + awsSecretBare + "\n", awsSecretBare, redact.KindAWSSecretKey, "Secret access key"},
 	}
@@ -414,6 +416,7 @@ func TestRulesForSecretsThatGotThrough(t *testing.T) {
 		"please login with your password manager, then machine learning password reset",
 		"mysql -p prompts for the password; use mysql --help",
 		"set the cookie: it expires tomorrow",
+		"document.cookie = value; // cookies are small",
 		"commit 3f786850e387550fdab836ed7e6dc881de23001b by AKIAIOSFODNN7EXAMPLE-like ids",
 		"npm_config_cache is an env var; glpat- tokens start with glpat-",
 		"ssh -p 2222 host",
