@@ -11,9 +11,19 @@ import (
 	"github.com/annals-dev/annals"
 )
 
+// Store is what the service needs of a store: capture, the chats and their transcripts, search
+// and embeddings. Any annals.Store has it; the optional capabilities (the query view, keys,
+// rescan) are other consumers' business.
+type Store interface {
+	annals.CaptureStore
+	annals.ChatStore
+	annals.SearchStore
+	annals.EmbeddingStore
+}
+
 // Config wires a Service.
 type Config struct {
-	Store annals.Store
+	Store Store
 	// Summarizer writes recaps; nil makes recap refuse with how to configure one.
 	Summarizer annals.Summarizer
 	// Embedder powers related; nil makes related refuse with how to configure one.
@@ -32,7 +42,7 @@ type Config struct {
 
 // Service runs history operations on behalf of the principal carried by each call's context.
 type Service struct {
-	store        annals.Store
+	store        Store
 	summarizer   annals.Summarizer
 	embedder     annals.Embedder
 	redactor     annals.Redactor
