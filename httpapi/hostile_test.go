@@ -107,13 +107,13 @@ func TestInternalErrorsAreLoggedWithTheirCause(t *testing.T) {
 	f := newTwoTenants(t)
 	f.db.Close() // every later query fails inside the store
 	r := f.do("POST", "/v1/history", f.keyA, `{"op":"list"}`)
-	if r.status != http.StatusInternalServerError && r.status != http.StatusServiceUnavailable {
+	if r.status != http.StatusInternalServerError {
 		t.Fatalf("status %d after the database closed: %s", r.status, r.body)
 	}
 	if strings.Contains(string(r.body), "closed") {
 		t.Errorf("the cause reached the caller: %s", r.body)
 	}
-	if r.status == http.StatusInternalServerError && !strings.Contains(f.logs.String(), "closed") {
+	if !strings.Contains(f.logs.String(), "database is closed") {
 		t.Errorf("the log does not carry the cause:\n%s", f.logs.String())
 	}
 }

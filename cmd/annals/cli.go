@@ -112,7 +112,6 @@ func (m *Main) rootCommand(ctx context.Context) *cobra.Command {
 	for _, c := range m.commands() {
 		root.AddCommand(m.subcommand(ctx, c))
 	}
-	root.CompletionOptions.HiddenDefaultCmd = false
 	return root
 }
 
