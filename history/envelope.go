@@ -74,16 +74,24 @@ func Search(ctx context.Context, svc annals.HistoryService, req *Request) (*Sear
 	if err != nil {
 		return nil, err
 	}
-	m := newMarks(req.MarkOpen, req.MarkClose)
-	for i := range out.Chats {
-		for j := range out.Chats[i].Snippets {
-			out.Chats[i].Snippets[j].Text = m.render(out.Chats[i].Snippets[j].Text)
+	RenderSnippets(out, req.MarkOpen, req.MarkClose)
+	return out, nil
+}
+
+// RenderSnippets replaces the store's sentinel marks (annals.SnippetMarkOpen/Close) in every
+// snippet of a search page with open and shut ("[" and "]" when both are empty), HTML-escaping
+// the text around them when either mark is HTML. It is how the envelope answers, for callers
+// of SearchChats that print or send the page themselves.
+func RenderSnippets(page *annals.SearchPage, open, shut string) {
+	m := newMarks(open, shut)
+	for i := range page.Chats {
+		for j := range page.Chats[i].Snippets {
+			page.Chats[i].Snippets[j].Text = m.render(page.Chats[i].Snippets[j].Text)
 		}
 	}
-	for i := range out.Entries {
-		out.Entries[i].Snippet = m.render(out.Entries[i].Snippet)
+	for i := range page.Entries {
+		page.Entries[i].Snippet = m.render(page.Entries[i].Snippet)
 	}
-	return out, nil
 }
 
 // curate runs rename, annotate, pin or archive from the envelope.

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/termsafe"
 )
 
@@ -77,11 +77,11 @@ func (m *Main) completeChatIDs(ctx context.Context, fs *pflag.FlagSet, toComplet
 	if !ok {
 		return nil
 	}
-	req := &history.Request{Op: history.OpList, Scope: scope, IncludeArchived: true, Limit: maxCompletions}
-	if toComplete != "" {
-		req.IDPrefix = toComplete
-	}
-	res, err := a.svc.List(a.ctx, req)
+	res, err := a.svc.FindChats(a.ctx, annals.ListParams{
+		Scope:  annals.Scope(scope),
+		Filter: annals.ChatQuery{IDPrefix: toComplete, IncludeArchived: true},
+		Page:   annals.PageParams{Limit: maxCompletions},
+	})
 	if err != nil {
 		return nil
 	}
@@ -100,7 +100,11 @@ func (m *Main) completeTags(ctx context.Context, fs *pflag.FlagSet, toComplete s
 	if !ok {
 		return nil
 	}
-	res, err := a.svc.List(a.ctx, &history.Request{Op: history.OpList, Scope: scope, IncludeArchived: true, Limit: 500})
+	res, err := a.svc.FindChats(a.ctx, annals.ListParams{
+		Scope:  annals.Scope(scope),
+		Filter: annals.ChatQuery{IncludeArchived: true},
+		Page:   annals.PageParams{Limit: 500},
+	})
 	if err != nil {
 		return nil
 	}

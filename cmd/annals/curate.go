@@ -6,19 +6,22 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/history"
 )
 
-// byID runs a one-chat op and prints the updated chat (or JSON).
-func (m *Main) byID(ctx context.Context, c *common, asJSON bool, req *history.Request, say func(out any) string) error {
+// byID runs a one-chat op of the history service on the chat the user named (a full id, a
+// unique prefix or the source tool's own id) and prints the answer (or JSON).
+func (m *Main) byID(ctx context.Context, c *common, asJSON bool, scope, given string, op func(a *app, sel annals.ChatSelector) (any, error), say func(out any) string) error {
 	a, err := m.open(ctx, c, false)
 	if err != nil {
 		return err
 	}
-	if req.SessionID, err = resolveID(a, req.Scope, req.SessionID); err != nil {
+	id, err := resolveID(a, scope, given)
+	if err != nil {
 		return err
 	}
-	out, err := a.svc.Do(a.ctx, req)
+	out, err := op(a, annals.ChatSelector{Scope: annals.Scope(scope), ID: id})
 	if err != nil {
 		return err
 	}
@@ -27,6 +30,15 @@ func (m *Main) byID(ctx context.Context, c *common, asJSON bool, req *history.Re
 	}
 	_, err = fmt.Fprintln(m.human(), say(out))
 	return err
+}
+
+// chatAnswer wraps an updated chat as the envelope answers it, so --json prints the same
+// {"chat": ...} locally and against a server.
+func chatAnswer(chat *annals.Chat, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &history.ChatResponse{Chat: chat}, nil
 }
 
 func chatOf(out any) string {
@@ -50,8 +62,9 @@ func runRename(ctx context.Context, m *Main, args []string) error {
 		return usagef("rename needs a chat id and a title")
 	}
 	title := strings.Join(fs.Args()[1:], " ")
-	return m.byID(ctx, c, *asJSON, &history.Request{Op: history.OpRename, Scope: *scope, SessionID: fs.Arg(0), Title: &title},
-		func(out any) string { return "renamed " + chatOf(out) })
+	return m.byID(ctx, c, *asJSON, *scope, fs.Arg(0), func(a *app, sel annals.ChatSelector) (any, error) {
+		return chatAnswer(a.svc.RenameChat(a.ctx, sel, title))
+	}, func(out any) string { return "renamed " + chatOf(out) })
 }
 
 func runTag(ctx context.Context, m *Main, args []string) error {
@@ -67,23 +80,25 @@ func runTag(ctx context.Context, m *Main, args []string) error {
 	if fs.NArg() < 1 {
 		return usagef("tag needs a chat id")
 	}
-	req := &history.Request{Op: history.OpAnnotate, Scope: *scope, SessionID: fs.Arg(0)}
+	var ann annals.Annotation
 	if tags := fs.Args()[1:]; len(tags) > 0 || *clear {
 		if len(tags) > 0 && *clear {
 			return usagef("give tags or --clear, not both")
 		}
 		t := append([]string{}, tags...)
-		req.Tags = &t
+		ann.Tags = &t
 	}
 	fs.Visit(func(f *flagT) {
 		if f.Name == "description" {
-			req.Description = desc
+			ann.Description = desc
 		}
 	})
-	if req.Tags == nil && req.Description == nil {
+	if ann.Tags == nil && ann.Description == nil {
 		return usagef("tag needs tags, --clear or --description")
 	}
-	return m.byID(ctx, c, *asJSON, req, func(out any) string {
+	return m.byID(ctx, c, *asJSON, *scope, fs.Arg(0), func(a *app, sel annals.ChatSelector) (any, error) {
+		return chatAnswer(a.svc.AnnotateChat(a.ctx, sel, ann))
+	}, func(out any) string {
 		cr := out.(*history.ChatResponse)
 		return fmt.Sprintf("%s tags: %s", cr.Chat.ID, orDash(strings.Join(cr.Chat.Tags, ", ")))
 	})
@@ -102,13 +117,14 @@ func runPin(ctx context.Context, m *Main, args []string) error {
 		return usagef("pin needs exactly one chat id")
 	}
 	pinned := !*off
-	return m.byID(ctx, c, *asJSON, &history.Request{Op: history.OpPin, Scope: *scope, SessionID: fs.Arg(0), Pinned: &pinned},
-		func(out any) string {
-			if pinned {
-				return "pinned " + chatOf(out)
-			}
-			return "unpinned " + chatOf(out)
-		})
+	return m.byID(ctx, c, *asJSON, *scope, fs.Arg(0), func(a *app, sel annals.ChatSelector) (any, error) {
+		return chatAnswer(a.svc.PinChat(a.ctx, sel, pinned))
+	}, func(out any) string {
+		if pinned {
+			return "pinned " + chatOf(out)
+		}
+		return "unpinned " + chatOf(out)
+	})
 }
 
 func runArchive(ctx context.Context, m *Main, args []string) error {
@@ -124,13 +140,14 @@ func runArchive(ctx context.Context, m *Main, args []string) error {
 		return usagef("archive needs exactly one chat id")
 	}
 	archived := !*restore
-	return m.byID(ctx, c, *asJSON, &history.Request{Op: history.OpArchive, Scope: *scope, SessionID: fs.Arg(0), Archived: &archived},
-		func(out any) string {
-			if archived {
-				return "archived " + chatOf(out)
-			}
-			return "restored " + chatOf(out)
-		})
+	return m.byID(ctx, c, *asJSON, *scope, fs.Arg(0), func(a *app, sel annals.ChatSelector) (any, error) {
+		return chatAnswer(a.svc.ArchiveChat(a.ctx, sel, archived))
+	}, func(out any) string {
+		if archived {
+			return "archived " + chatOf(out)
+		}
+		return "restored " + chatOf(out)
+	})
 }
 
 func runDelete(ctx context.Context, m *Main, args []string) error {
@@ -148,8 +165,12 @@ func runDelete(ctx context.Context, m *Main, args []string) error {
 	if !*yes {
 		return usagef("delete is irreversible; run it again with --yes to delete %s", fs.Arg(0))
 	}
-	return m.byID(ctx, c, *asJSON, &history.Request{Op: history.OpDelete, Scope: *scope, SessionID: fs.Arg(0)},
-		func(out any) string { return "deleted " + out.(*history.DeleteResponse).Deleted })
+	return m.byID(ctx, c, *asJSON, *scope, fs.Arg(0), func(a *app, sel annals.ChatSelector) (any, error) {
+		if err := a.svc.DeleteChat(a.ctx, sel); err != nil {
+			return nil, err
+		}
+		return &history.DeleteResponse{Deleted: sel.ID}, nil
+	}, func(out any) string { return "deleted " + out.(*history.DeleteResponse).Deleted })
 }
 
 func runRecap(ctx context.Context, m *Main, args []string) error {
@@ -163,6 +184,7 @@ func runRecap(ctx context.Context, m *Main, args []string) error {
 	if fs.NArg() != 1 {
 		return usagef("recap needs exactly one chat id")
 	}
-	return m.byID(ctx, c, *asJSON, &history.Request{Op: history.OpRecap, Scope: *scope, SessionID: fs.Arg(0)},
-		func(out any) string { return out.(*history.RecapResponse).Summary })
+	return m.byID(ctx, c, *asJSON, *scope, fs.Arg(0), func(a *app, sel annals.ChatSelector) (any, error) {
+		return a.svc.RecapChat(a.ctx, sel)
+	}, func(out any) string { return out.(*history.RecapResponse).Summary })
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/history"
 )
 
@@ -33,6 +34,7 @@ func runExport(ctx context.Context, m *Main, args []string) error {
 	if err != nil {
 		return err
 	}
+	sel := annals.ChatSelector{Scope: annals.Scope(*scope), ID: id}
 	var w io.Writer = m.Stdout
 	if *out == "" && *format == "markdown" && m.IsTerminal(m.Stdout) {
 		// Read on a terminal, the transcript's own escape sequences are shown, not run; a file or
@@ -48,17 +50,17 @@ func runExport(ctx context.Context, m *Main, args []string) error {
 		w = f
 	}
 	if *format == "markdown" {
-		res, err := a.svc.Get(a.ctx, &history.Request{Op: history.OpGet, Scope: *scope, SessionID: id, Format: history.FormatMarkdown})
+		res, err := a.svc.GetChat(a.ctx, annals.GetParams{Chat: sel, Format: annals.ChatFormat(history.FormatMarkdown)})
 		if err != nil {
 			return err
 		}
 		_, err = io.WriteString(w, res.Markdown)
 		return err
 	}
-	req := &history.Request{Op: history.OpGet, Scope: *scope, SessionID: id, Limit: history.MaxGetLimit}
+	params := annals.GetParams{Chat: sel, Limit: history.MaxGetLimit}
 	var all *history.GetResponse
 	for {
-		res, err := a.svc.Get(a.ctx, req)
+		res, err := a.svc.GetChat(a.ctx, params)
 		if err != nil {
 			return err
 		}
@@ -70,7 +72,7 @@ func runExport(ctx context.Context, m *Main, args []string) error {
 		if !res.HasMore {
 			break
 		}
-		req.Cursor = res.NextCursor
+		params.Cursor = res.NextCursor
 	}
 	all.HasMore, all.NextCursor, all.Limit = false, "", 0
 	enc := json.NewEncoder(w)

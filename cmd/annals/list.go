@@ -42,6 +42,16 @@ func addFilterFlags(fs *pflag.FlagSet) *filterFlags {
 	return f
 }
 
+// listParams is the typed list these flags ask for. The flags are the envelope's own fields,
+// parsed by the envelope's parser, so a bad time or status reads the same here as over HTTP.
+func (f *filterFlags) listParams() (annals.ListParams, error) {
+	req := &history.Request{Op: history.OpList}
+	if err := f.apply(req); err != nil {
+		return annals.ListParams{}, err
+	}
+	return req.ListParams()
+}
+
 func (f *filterFlags) apply(req *history.Request) error {
 	req.Scope, req.Status, req.From, req.To = *f.scope, *f.status, *f.from, *f.to
 	req.Tag, req.Agent, req.TitleContains, req.Cursor = *f.tag, *f.agent, *f.title, *f.cursor
@@ -85,15 +95,15 @@ func runList(ctx context.Context, m *Main, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("list takes no arguments, got %q", fs.Arg(0))
 	}
-	req := &history.Request{Op: history.OpList}
-	if err := ff.apply(req); err != nil {
+	params, err := ff.listParams()
+	if err != nil {
 		return err
 	}
 	a, err := m.open(ctx, c, false)
 	if err != nil {
 		return err
 	}
-	res, err := a.svc.List(a.ctx, req)
+	res, err := a.svc.FindChats(a.ctx, params)
 	if err != nil {
 		return err
 	}

@@ -48,17 +48,17 @@ func runRelated(ctx context.Context, m *Main, args []string) error {
 		_, err = fmt.Fprintf(m.Stdout, "embedded %d chats (%d failed)\n", p.Embedded, p.Failed)
 		return err
 	}
-	req := &history.Request{Op: history.OpRelated, Scope: *scope, Query: *query, Limit: *limit, IncludeArchived: *archived}
+	params := annals.RelatedParams{Scope: annals.Scope(*scope), Query: *query, Limit: *limit, IncludeArchived: *archived}
 	switch {
 	case fs.NArg() == 1 && *query == "":
-		if req.SessionID, err = resolveID(a, *scope, fs.Arg(0)); err != nil {
+		if params.ChatID, err = resolveID(a, *scope, fs.Arg(0)); err != nil {
 			return err
 		}
 	case fs.NArg() == 0 && *query != "":
 	default:
 		return usagef("related needs one chat id or --query TEXT")
 	}
-	res, err := a.svc.Related(a.ctx, req)
+	res, err := a.svc.FindRelated(a.ctx, params)
 	if err != nil {
 		return err
 	}

@@ -15,22 +15,10 @@ import (
 // they do locally; the server decides who the caller is from the key. Commands that need the
 // database itself (serve, keys, redact --rescan, related --backfill, bench) refuse or ignore it.
 
-// historyAPI is what commands call for history ops: *history.Service locally, the HTTP client
-// against a server.
+// historyAPI is what commands call: the typed history service (*history.Service locally, the
+// HTTP client against a server) and the embedding backfill, which only a local database can do.
 type historyAPI interface {
 	annals.HistoryService
-	Do(ctx context.Context, req *history.Request) (any, error)
-	List(ctx context.Context, req *history.Request) (*history.ListResponse, error)
-	Search(ctx context.Context, req *history.Request) (*history.SearchResponse, error)
-	Related(ctx context.Context, req *history.Request) (*history.RelatedResponse, error)
-	Get(ctx context.Context, req *history.Request) (*history.GetResponse, error)
-	Rename(ctx context.Context, req *history.Request) (*history.ChatResponse, error)
-	Annotate(ctx context.Context, req *history.Request) (*history.ChatResponse, error)
-	Pin(ctx context.Context, req *history.Request) (*history.ChatResponse, error)
-	Archive(ctx context.Context, req *history.Request) (*history.ChatResponse, error)
-	Recap(ctx context.Context, req *history.Request) (*history.RecapResponse, error)
-	Resume(ctx context.Context, req *history.Request) (*history.ResumeResponse, error)
-	Delete(ctx context.Context, req *history.Request) (*history.DeleteResponse, error)
 	Backfill(ctx context.Context, progress func(history.BackfillProgress)) (history.BackfillProgress, error)
 }
 

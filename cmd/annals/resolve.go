@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/history"
 )
 
 // maxShownMatches bounds the chats an ambiguous id lists.
@@ -15,7 +14,11 @@ const maxShownMatches = 10
 // session id: 7f3c2a10 finds claude-code:7f3c2a10-...). None is the usual not-found; several is a
 // usage error that lists them.
 func resolveID(a *app, scope, given string) (string, error) {
-	res, err := a.svc.List(a.ctx, &history.Request{Op: history.OpList, Scope: scope, IDPrefix: given, IncludeArchived: true, Limit: maxShownMatches + 1})
+	res, err := a.svc.FindChats(a.ctx, annals.ListParams{
+		Scope:  annals.Scope(scope),
+		Filter: annals.ChatQuery{IDPrefix: given, IncludeArchived: true},
+		Page:   annals.PageParams{Limit: maxShownMatches + 1},
+	})
 	if err != nil {
 		return "", err
 	}

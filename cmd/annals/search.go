@@ -22,8 +22,8 @@ const (
 // transcript text between them for the terminal and only then puts its own colour codes (or
 // brackets) in their place, so no escape sequence from a transcript ever reaches the terminal.
 const (
-	cliMarkOpen  = "\uE000"
-	cliMarkClose = "\uE001"
+	cliMarkOpen  = annals.SnippetMarkOpen
+	cliMarkClose = annals.SnippetMarkClose
 )
 
 // snippetHighlighter renders a snippet marked with cliMarkOpen/cliMarkClose.
@@ -64,23 +64,25 @@ Results are ranked by relevance blended with recency, with highlighted snippets.
 	if err := ff.apply(req); err != nil {
 		return err
 	}
-	hl := snippetHighlighter{open: "[", shut: "]"}
-	if !*asJSON {
-		req.MarkOpen, req.MarkClose = cliMarkOpen, cliMarkClose
-		if m.colour() {
-			hl = snippetHighlighter{open: ansiMarkOpen, shut: ansiMarkClose}
-		}
+	params, err := req.SearchParams()
+	if err != nil {
+		return err
 	}
 	a, err := m.open(ctx, c, false)
 	if err != nil {
 		return err
 	}
-	res, err := a.svc.Search(a.ctx, req)
+	res, err := a.svc.SearchChats(a.ctx, params)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
+		history.RenderSnippets(res, "", "") // as the envelope answers a search without marks
 		return json.NewEncoder(m.Stdout).Encode(res)
+	}
+	hl := snippetHighlighter{open: "[", shut: "]"}
+	if m.colour() {
+		hl = snippetHighlighter{open: ansiMarkOpen, shut: ansiMarkClose}
 	}
 	if res.Total == 0 {
 		_, err := fmt.Fprintf(m.human(), "No matches for %s.\n", res.Query)

@@ -37,23 +37,23 @@ func runShow(ctx context.Context, m *Main, args []string) error {
 	if err != nil {
 		return err
 	}
-	req := &history.Request{Op: history.OpGet, SessionID: id, Scope: *scope}
+	params := annals.GetParams{Chat: annals.ChatSelector{Scope: annals.Scope(*scope), ID: id}}
 	if *conversation {
-		req.Format = history.FormatConversation
+		params.Format = annals.ChatFormat(history.FormatConversation)
 	}
 	var chat *annals.Chat
 	var entries []*annals.Entry
 	if *around > 0 {
-		req.AroundSeq, req.Context = *around, window
-		res, err := a.svc.Get(a.ctx, req)
+		params.AroundSeq, params.Context = *around, window
+		res, err := a.svc.GetChat(a.ctx, params)
 		if err != nil {
 			return err
 		}
 		chat, entries = res.Chat, res.Entries
 	} else {
-		req.Limit = history.MaxGetLimit
+		params.Limit = history.MaxGetLimit
 		for {
-			res, err := a.svc.Get(a.ctx, req)
+			res, err := a.svc.GetChat(a.ctx, params)
 			if err != nil {
 				return err
 			}
@@ -62,7 +62,7 @@ func runShow(ctx context.Context, m *Main, args []string) error {
 			if !res.HasMore {
 				break
 			}
-			req.Cursor = res.NextCursor
+			params.Cursor = res.NextCursor
 		}
 	}
 	runs, err := a.svc.FindChatRuns(a.ctx, annals.ChatSelector{Scope: annals.Scope(*scope), ID: chat.ID})
