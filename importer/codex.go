@@ -44,6 +44,10 @@ func (codex) Detect(path string, head []byte) bool {
 		(bytes.Contains(first, []byte(`"session_meta"`)) || bytes.Contains(first, []byte(`"response_item"`)) || bytes.Contains(first, []byte(`"turn_context"`))) {
 		return true
 	}
+	// The event stream of `codex exec --json`, saved by a script or a CI job.
+	if bytes.Contains(first, []byte(`"type":"thread.started"`)) && bytes.Contains(first, []byte(`"thread_id"`)) {
+		return true
+	}
 	// The envelope-less rollouts of early versions, recognised by their name.
 	return strings.HasPrefix(filepath.Base(path), "rollout-") && bytes.HasPrefix(bytes.TrimSpace(first), []byte("{")) &&
 		bytes.Contains(first, []byte(`"timestamp"`)) && bytes.Contains(first, []byte(`"id"`))
@@ -67,6 +71,9 @@ type cxState struct {
 	TurnIn    int64     `json:"turn_in,omitempty"`
 	TurnOut   int64     `json:"turn_out,omitempty"`
 	Turns     int       `json:"turns,omitempty"`
+	// Replay is the gate over the parent's history a forked or sub-agent rollout starts
+	// with (codex_exec.go); nil when there is none or it has ended.
+	Replay *cxReplay `json:"replay,omitempty"`
 }
 
 const cxRecent = 64
@@ -80,6 +87,8 @@ type cxSession struct {
 	q   opQueue
 	// title is a name the thread was given (thread_name_updated).
 	title string
+	// held are lines the replay gate keeps until it knows whether they are copied history.
+	held []cxHeld
 }
 
 func (codex) NewSession(src *Source, state json.RawMessage) (LineSession, error) {
@@ -181,6 +190,22 @@ func (s *cxSession) Line(ctx context.Context, n int, raw []byte, out Output) err
 		}
 	}
 
+	if len(l.Payload) == 0 && cxExecType(l.Type) {
+		if err := s.exec(n, raw, ts, out); err != nil {
+			return err
+		}
+		return s.flush(out)
+	}
+	if s.st.Replay != nil && len(l.Payload) > 0 {
+		consumed, err := s.gate(ctx, n, raw, &l, &p, out)
+		if err != nil {
+			return err
+		}
+		if consumed {
+			return nil
+		}
+	}
+
 	// Rollouts before mid-2025 have no envelope: a first line {id, timestamp, instructions}
 	// and then the items themselves, one per line.
 	if len(l.Payload) == 0 {
@@ -276,6 +301,9 @@ func (s *cxSession) meta(p *cxPayload, ts time.Time, id string, payload json.Raw
 		}
 	}
 	s.st.Attrs = a
+	if a["forked_from"] != "" || a["parent"] != "" {
+		s.armReplay(p.ID, ts)
+	}
 	if !ts.IsZero() {
 		s.st.TurnStart = ts // the chat's start, until the first turn
 	}
@@ -329,7 +357,7 @@ func (s *cxSession) recordTurn(status annals.RunStatus, end *time.Time) {
 	if s.st.Model != "" {
 		run.Model = SafeID(s.st.Model, annals.MaxIDBytes)
 	}
-	if end != nil && run.StartedAt.After(*end) {
+	if end != nil && (end.IsZero() || run.StartedAt.After(*end)) {
 		run.EndedAt = nil
 	}
 	s.q.push(annals.CaptureOp{Run: run})
@@ -466,6 +494,23 @@ func (s *cxSession) item(n int, p *cxPayload, ts time.Time, id string, raw []byt
 		s.push(&annals.Entry{ID: id, Kind: annals.KindTool, Time: ts, RunID: s.st.Turn,
 			Tool:     &annals.ToolCall{Name: "unknown", CallID: SafeID(p.CallID, annals.MaxIDBytes), Result: result, Outcome: outcome},
 			Metadata: joinMeta(Metadata(map[string]any{"orphan_result": true}), meta)})
+	case "agent_message":
+		// A message between agents of a multi-agent thread: assistant text, with who wrote
+		// it and to whom.
+		text, other := cxText(p.Content)
+		if strings.TrimSpace(text) == "" && other == 0 {
+			return
+		}
+		var who struct {
+			Author    string `json:"author"`
+			Recipient string `json:"recipient"`
+		}
+		_ = json.Unmarshal(cxPayloadOf(raw), &who)
+		m := map[string]any{"author": who.Author, "recipient": who.Recipient}
+		if other > 0 {
+			m["attachments"] = other
+		}
+		s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Text: ValidText(text), RunID: s.st.Turn, Metadata: Metadata(m)})
 	case "ghost_snapshot":
 		// An undo checkpoint (a git commit id): bookkeeping, dropped.
 	default:
@@ -577,6 +622,11 @@ func (s *cxSession) Settled() bool { return s.st.Created && s.q.empty() }
 func (s *cxSession) State() (json.RawMessage, error) { return json.Marshal(s.st) }
 
 func (s *cxSession) Finish(ctx context.Context, out Output) error {
+	if s.st.Replay != nil {
+		if err := s.endReplay(ctx, out); err != nil {
+			return err
+		}
+	}
 	if s.st.Chat == "" {
 		if s.q.empty() {
 			return nil

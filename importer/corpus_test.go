@@ -46,8 +46,8 @@ var corpus = []corpusCase{
 		kinds: map[annals.EntryKind]int{annals.KindUser: 1, annals.KindAssistant: 2, annals.KindTool: 3, annals.KindEvent: 1}, tools: 3, linked: 3,
 		contains: []string{"The synthetic files are alpha.txt and beta.txt.", "I will inspect the synthetic directory.", "*** Add File: gamma.txt", "Done!", "mcp__synthetic__lookup"},
 		absent:   []string{"SYNTHETIC_ENCRYPTED_CONTENT_MUST_NOT_RENDER"}},
-	{file: "codex/jazzyalex__codex_small_schema_catalog.jsonl", format: "codex", chats: 1, // three user messages: one written as item and event, two (the same trimmed text) as events only
-		kinds: map[annals.EntryKind]int{annals.KindUser: 3, annals.KindAssistant: 3, annals.KindSystem: 8, annals.KindTool: 9, annals.KindEvent: 48}, tools: 9, linked: 9,
+	{file: "codex/jazzyalex__codex_small_schema_catalog.jsonl", format: "codex", chats: 1, // three user messages: one written as item and event, two (the same trimmed text) as events only; two agent_message items are assistant text
+		kinds: map[annals.EntryKind]int{annals.KindUser: 3, annals.KindAssistant: 5, annals.KindSystem: 8, annals.KindTool: 9, annals.KindEvent: 46}, tools: 9, linked: 9,
 		contains: []string{"List the files", "Found 2 files.", "a.txt\nb.txt\n", "example_group"}},
 	{file: "gemini/jazzyalex__gemini_jsonl_v040.jsonl", format: "gemini-cli", chats: 1,
 		kinds: map[annals.EntryKind]int{annals.KindUser: 1, annals.KindAssistant: 1, annals.KindTool: 1}, tools: 1, linked: 1,
