@@ -72,6 +72,10 @@ type adState struct {
 	Line    int       `json:"line,omitempty"`    // the line the open block started on
 	Fence   bool      `json:"fence,omitempty"`   // the open reply is inside a ``` fence
 	Started bool      `json:"started,omitempty"` // a header has been seen
+	// Found is the file's modification time when its first line was read. A file without
+	// any header is dated by it, and since the state keeps it, touching the file later does
+	// not move the chat's time.
+	Found time.Time `json:"found,omitempty"`
 }
 
 type adSession struct {
@@ -100,6 +104,9 @@ var (
 
 func (s *adSession) Line(ctx context.Context, n int, raw []byte, out Output) error {
 	line := strings.TrimRight(ValidText(string(raw)), " \t")
+	if s.st.Found.IsZero() && !s.st.Started {
+		s.st.Found = s.src.ModTime.UTC()
+	}
 	if m := adHeader.FindStringSubmatch(line); m != nil {
 		s.endBlock()
 		if s.st.Chat == "" && len(s.pending) > 0 {
@@ -287,8 +294,13 @@ func (s *adSession) State() (json.RawMessage, error) { return json.Marshal(s.st)
 func (s *adSession) Finish(ctx context.Context, out Output) error {
 	s.endBlock()
 	if !s.st.Started && len(s.pending) > 0 {
-		// No header at all: the file's own time is the best date there is.
-		s.datePreamble(s.src.ModTime.UTC().Format("2006-01-02 15:04:05"))
+		// No header at all: Aider wrote no time into the file, so it is dated by its
+		// modification time when it was first read (kept in the state).
+		found := s.st.Found
+		if found.IsZero() {
+			found = s.src.ModTime.UTC()
+		}
+		s.datePreamble(found.Format("2006-01-02 15:04:05"))
 		s.st.Started = true
 	}
 	return s.emit(out)

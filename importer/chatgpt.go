@@ -46,6 +46,7 @@ type cgConversation struct {
 	ConversationID string             `json:"conversation_id"`
 	Title          string             `json:"title"`
 	CreateTime     any                `json:"create_time"`
+	UpdateTime     any                `json:"update_time"`
 	CurrentNode    string             `json:"current_node"`
 	Mapping        map[string]*cgNode `json:"mapping"`
 	DefaultModel   string             `json:"default_model_slug"`
@@ -67,6 +68,7 @@ type cgMessage struct {
 		Name string `json:"name"`
 	} `json:"author"`
 	CreateTime any             `json:"create_time"`
+	UpdateTime any             `json:"update_time"`
 	Content    json.RawMessage `json:"content"`
 	Status     string          `json:"status"`
 	Recipient  string          `json:"recipient"`
@@ -172,7 +174,7 @@ func cgEmit(c *cgConversation, out Output) error {
 	if c.GizmoID != "" {
 		attrs["gizmo_id"] = c.GizmoID
 	}
-	created := ParseTime(c.CreateTime)
+	created := cgCreated(c, main)
 	chat := &annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created, Title: Truncated(ValidText(c.Title), annals.MaxTitleBytes)}
 	if err := out.Emit(annals.CaptureOp{Chat: chat}); err != nil {
 		return err
@@ -232,6 +234,27 @@ func cgEmit(c *cgConversation, out Output) error {
 	return nil
 }
 
+// cgCreated is when a conversation began: its create_time, else its first message's time,
+// else its update_time. Without any of them the store stamps the import time.
+func cgCreated(c *cgConversation, path []*cgNode) time.Time {
+	if t := ParseTime(c.CreateTime); !t.IsZero() {
+		return t
+	}
+	if t := cgFirstTime(path, time.Time{}); !t.IsZero() {
+		return t
+	}
+	return ParseTime(c.UpdateTime)
+}
+
+// cgTime is a message's own time: when it was created, or (for the messages an export leaves
+// without one) when it was last updated.
+func cgTime(m *cgMessage) time.Time {
+	if t := ParseTime(m.CreateTime); !t.IsZero() {
+		return t
+	}
+	return ParseTime(m.UpdateTime)
+}
+
 func cgHasMessage(path []*cgNode) bool {
 	for _, n := range path {
 		if n.Message != nil {
@@ -244,7 +267,7 @@ func cgHasMessage(path []*cgNode) bool {
 func cgFirstTime(path []*cgNode, def time.Time) time.Time {
 	for _, n := range path {
 		if n.Message != nil {
-			if t := ParseTime(n.Message.CreateTime); !t.IsZero() {
+			if t := cgTime(n.Message); !t.IsZero() {
 				return t
 			}
 		}
@@ -298,7 +321,7 @@ func cgEntries(chatID string, path []*cgNode, start time.Time, out Output) error
 		if m == nil {
 			continue
 		}
-		ts := ParseTime(m.CreateTime)
+		ts := cgTime(m)
 		if ts.IsZero() {
 			ts = last
 		} else {
