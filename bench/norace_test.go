@@ -1,6 +1,6 @@
 //go:build !race
 
-package main
+package bench
 
 // benchRace is true under the race detector, where SQLite runs about 35 times slower: the bench
 // smoke test then runs a smaller corpus, still through every scenario (the concurrency scenario

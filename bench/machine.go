@@ -1,30 +1,31 @@
-package main
+package bench
 
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"os"
 	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/annals-dev/annals/sqlite"
 )
 
-// benchMachine describes where a run happened: numbers without their machine mean little.
-type benchMachine struct {
+// Machine describes where a run happened: numbers without their machine mean little.
+type Machine struct {
 	Cores       int    `json:"cores"`
 	CPU         string `json:"cpu,omitempty"`
 	MemoryBytes int64  `json:"memory_bytes"`
 	OS          string `json:"os"`
-	// Disk is the file system holding --db-dir: device, size and free space.
+	// Disk is the file system holding Options.Dir (--db-dir): device, size and free space.
 	Disk       string `json:"disk,omitempty"`
 	LoadBefore string `json:"load_before,omitempty"`
 	LoadAfter  string `json:"load_after,omitempty"`
 }
 
-// benchBuild identifies the code and the engines measured.
-type benchBuild struct {
+// Build identifies the code and the engines measured.
+type Build struct {
 	Commit   string `json:"commit,omitempty"`
 	Modified bool   `json:"modified,omitempty"`
 	Go       string `json:"go"`
@@ -35,8 +36,8 @@ type benchBuild struct {
 	Psql        string `json:"psql,omitempty"`
 }
 
-func machineInfo(dir string) benchMachine {
-	m := benchMachine{Cores: runtime.NumCPU(), OS: runtime.GOOS + "/" + runtime.GOARCH, LoadBefore: loadAverage()}
+func machineInfo(dir string) Machine {
+	m := Machine{Cores: runtime.NumCPU(), OS: runtime.GOOS + "/" + runtime.GOARCH, LoadBefore: loadAverage()}
 	if v := kernelRelease(); v != "" {
 		m.OS += " " + v
 	}
@@ -97,8 +98,8 @@ func parseKB(s string) int64 {
 	return n << 10
 }
 
-func buildInfo(ctx context.Context, sqlite3Tool, psqlTool string) benchBuild {
-	b := benchBuild{Go: runtime.Version()}
+func buildInfo(ctx context.Context, sqlite3Tool, psqlTool string) Build {
+	b := Build{Go: runtime.Version()}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			switch s.Key {
@@ -123,9 +124,8 @@ func buildInfo(ctx context.Context, sqlite3Tool, psqlTool string) benchBuild {
 			}
 		}
 	}
-	if db, err := sql.Open("sqlite", ":memory:"); err == nil {
-		_ = db.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&b.SQLite)
-		db.Close()
+	if v, err := sqlite.EngineVersion(ctx); err == nil {
+		b.SQLite = v
 	}
 	if sqlite3Tool != "" {
 		if out, err := exec.CommandContext(ctx, sqlite3Tool, "--version").Output(); err == nil {

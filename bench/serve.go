@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -27,9 +27,9 @@ type serveProc struct {
 // startServe runs the annals binary's serve command on dbPath, on a free loopback port, with the
 // built-in configuration, and waits until it answers /healthz. Its access log is discarded:
 // writing it is part of serving, reading it is not part of the benchmark.
-func (b *bench) startServe(ctx context.Context, scratch, dbPath string, readOnly bool) (*serveProc, error) {
-	cfgPath := filepath.Join(scratch, "empty-config.yaml")
-	if err := os.WriteFile(cfgPath, []byte("# annals bench: the built-in defaults\n"), 0o600); err != nil {
+func (b *runner) startServe(ctx context.Context, scratch, dbPath string, readOnly bool) (*serveProc, error) {
+	cfgPath, err := emptyConfig(scratch)
+	if err != nil {
 		return nil, err
 	}
 	portPath := filepath.Join(scratch, "serve-port.json")
@@ -38,7 +38,7 @@ func (b *bench) startServe(ctx context.Context, scratch, dbPath string, readOnly
 	if readOnly {
 		args = append(args, "--read-only")
 	}
-	cmd := exec.Command(b.cfg.annalsBin, args...)
+	cmd := exec.Command(b.opts.AnnalsBin, args...)
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start annals serve: %w", err)
@@ -47,7 +47,10 @@ func (b *bench) startServe(ctx context.Context, scratch, dbPath string, readOnly
 	go func() { p.done <- cmd.Wait() }()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		var pf portFile
+		// The port file (--port-file) says where the server listens once it does.
+		var pf struct {
+			Port int `json:"port"`
+		}
 		if raw, err := os.ReadFile(portPath); err == nil && json.Unmarshal(raw, &pf) == nil && pf.Port > 0 {
 			c, err := httpapi.NewClient(fmt.Sprintf("http://127.0.0.1:%d", pf.Port), "")
 			if err != nil {
@@ -61,7 +64,7 @@ func (b *bench) startServe(ctx context.Context, scratch, dbPath string, readOnly
 		}
 		select {
 		case err := <-p.done:
-			return nil, fmt.Errorf("annals serve exited before it listened: %v", err)
+			return nil, fmt.Errorf("annals serve exited before it listened: %w", err)
 		case <-ctx.Done():
 			p.stop()
 			return nil, ctx.Err()
@@ -91,7 +94,7 @@ func (p *serveProc) stop() {
 // httpIngest measures entries/s through the HTTP server: ingest.Ingest driving the Go client,
 // whose Capture posts each batch of records to POST /v1/capture, where the server applies it
 // through the redacting capture path, one transaction per batch.
-func (b *bench) httpIngest(ctx context.Context, scratch string, rawRate float64) error {
+func (b *runner) httpIngest(ctx context.Context, scratch string, rawRate float64) error {
 	dbPath := filepath.Join(scratch, "http.db")
 	defer removeDB(dbPath)
 	srv, err := b.startServe(ctx, scratch, dbPath, false)
@@ -114,8 +117,8 @@ func (b *bench) httpIngest(ctx context.Context, scratch string, rawRate float64)
 	if rss, err := srv.peakRSS(); err == nil {
 		note += "; server peak RSS " + humanBytes(rss)
 	}
-	b.add(benchRow{Scenario: "ingest", Case: "HTTP (annals serve)", Backend: "sqlite", Rate: r, Unit: "entries/s",
-		Baseline: &benchBaseline{Name: "raw", Rate: rawRate}, Ratio: ratio(r, rawRate), Note: note})
+	b.add(Row{Scenario: "ingest", Case: "HTTP (annals serve)", Backend: "sqlite", Rate: r, Unit: "entries/s",
+		Baseline: &Baseline{Name: "raw", Rate: rawRate}, Ratio: ratio(r, rawRate), Note: note})
 	return nil
 }
 
@@ -124,12 +127,8 @@ func (b *bench) httpIngest(ctx context.Context, scratch string, rawRate float64)
 // scenario's queries (each one warm-up and --iterations timed runs, as the search scenario does
 // in-process) and reports its peak resident set size (VmHWM), with the latencies seen through
 // HTTP.
-func (b *bench) memoryScenario(ctx context.Context, t *benchTarget, scratch string) error {
-	if !b.hasCommand("serve") {
-		b.gap("memory", "this build has no 'annals serve' (the HTTP server), whose peak RSS the scenario measures")
-		return nil
-	}
-	if b.cfg.annalsBin == "" {
+func (b *runner) memoryScenario(ctx context.Context, t *target, scratch string) error {
+	if b.opts.AnnalsBin == "" {
 		b.gap("memory", "not running from an annals binary (a test binary); pass --annals PATH")
 		return nil
 	}
@@ -143,7 +142,7 @@ func (b *bench) memoryScenario(ctx context.Context, t *benchTarget, scratch stri
 	}
 	defer srv.stop()
 	start, _ := srv.peakRSS()
-	for _, c := range benchSearchCases() {
+	for _, c := range searchCases() {
 		req := &history.Request{Op: history.OpSearch, Scope: string(annals.ScopeGlobal), Query: c.query, Mode: c.mode}
 		var res *history.SearchResponse
 		search := func() (err error) {
@@ -157,7 +156,7 @@ func (b *bench) memoryScenario(ctx context.Context, t *benchTarget, scratch stri
 		if err != nil {
 			return fmt.Errorf("search %q over HTTP: %w", c.query, err)
 		}
-		b.add(latencyRow(benchRow{Scenario: "memory", Case: "search over HTTP: " + c.name, Backend: t.backend, Query: c.query,
+		b.add(latencyRow(Row{Scenario: "memory", Case: "search over HTTP: " + c.name, Backend: t.backend, Query: c.query,
 			Hits: intp(res.Total), Note: "POST /v1/history to annals serve --read-only"}, s))
 	}
 	peak, err := srv.peakRSS()
@@ -170,7 +169,7 @@ func (b *bench) memoryScenario(ctx context.Context, t *benchTarget, scratch stri
 	if anon, file, err := residentSplit(srv.cmd.Process.Pid); err == nil {
 		note += fmt.Sprintf("; at the end %s anonymous + %s file-backed", humanBytes(anon), humanBytes(file))
 	}
-	b.add(benchRow{Scenario: "memory", Case: "annals serve peak RSS (VmHWM) over the search cases", Backend: t.backend,
+	b.add(Row{Scenario: "memory", Case: "annals serve peak RSS (VmHWM) over the search cases", Backend: t.backend,
 		Rate: roundTo(mib, 1), Unit: "MiB", Target: fmt.Sprintf("< %d MB", targetServeRSS/1_000_000), Met: boolp(float64(peak) < targetServeRSS),
 		Note: note})
 	return nil

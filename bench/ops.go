@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 // The list, get, related and export scenarios: each times one history.Service call end to end.
 
 // timeOp warms fn once, times it, and adds the row.
-func (b *bench) timeOp(t *benchTarget, row benchRow, fn func() error) (benchRow, error) {
+func (b *runner) timeOp(t *target, row Row, fn func() error) (Row, error) {
 	if err := fn(); err != nil {
 		return row, fmt.Errorf("%s %s: %w", row.Scenario, row.Case, err)
 	}
@@ -22,10 +22,10 @@ func (b *bench) timeOp(t *benchTarget, row benchRow, fn func() error) (benchRow,
 	return latencyRow(row, s), nil
 }
 
-func (b *bench) listScenario(t *benchTarget) error {
+func (b *runner) listScenario(t *target) error {
 	first := &history.Request{Op: history.OpList, Scope: string(annals.ScopeGlobal)}
 	var res *history.ListResponse
-	row, err := b.timeOp(t, benchRow{Scenario: "list", Case: "first page (50), all tenants"}, func() (err error) {
+	row, err := b.timeOp(t, Row{Scenario: "list", Case: "first page (50), all tenants"}, func() (err error) {
 		res, err = t.svc.List(t.ctx, first)
 		return err
 	})
@@ -37,7 +37,7 @@ func (b *bench) listScenario(t *benchTarget) error {
 	b.add(row)
 
 	deep := &history.Request{Op: history.OpList, Scope: string(annals.ScopeGlobal), Offset: max(0, res.Total-res.Limit)}
-	row, err = b.timeOp(t, benchRow{Scenario: "list", Case: fmt.Sprintf("deep page (offset %d)", deep.Offset), Hits: intp(res.Total)}, func() error {
+	row, err = b.timeOp(t, Row{Scenario: "list", Case: fmt.Sprintf("deep page (offset %d)", deep.Offset), Hits: intp(res.Total)}, func() error {
 		_, err := t.svc.List(t.ctx, deep)
 		return err
 	})
@@ -54,7 +54,7 @@ func (b *bench) listScenario(t *benchTarget) error {
 	member := annals.NewContextWithPrincipal(t.ctx, &annals.Principal{TenantID: tenant, Role: annals.RoleMember, Scopes: []annals.Scope{annals.ScopeTenant}})
 	own := &history.Request{Op: history.OpList, Scope: string(annals.ScopeTenant)}
 	var mine *history.ListResponse
-	row, err = b.timeOp(t, benchRow{Scenario: "list", Case: "first page (50), one tenant"}, func() (err error) {
+	row, err = b.timeOp(t, Row{Scenario: "list", Case: "first page (50), one tenant"}, func() (err error) {
 		mine, err = t.svc.List(member, own)
 		return err
 	})
@@ -67,7 +67,7 @@ func (b *bench) listScenario(t *benchTarget) error {
 	return nil
 }
 
-func (b *bench) getScenario(t *benchTarget) error {
+func (b *runner) getScenario(t *target) error {
 	big := b.data.bigChat
 	n := b.data.bigStats.Entries
 	for _, c := range []struct {
@@ -79,7 +79,7 @@ func (b *bench) getScenario(t *benchTarget) error {
 	} {
 		req := &history.Request{Op: history.OpGet, Scope: string(annals.ScopeGlobal), SessionID: big, AfterSeq: c.after}
 		var res *history.GetResponse
-		row, err := b.timeOp(t, benchRow{Scenario: "get", Case: c.name}, func() (err error) {
+		row, err := b.timeOp(t, Row{Scenario: "get", Case: c.name}, func() (err error) {
 			res, err = t.svc.Get(t.ctx, req)
 			return err
 		})
@@ -92,7 +92,7 @@ func (b *bench) getScenario(t *benchTarget) error {
 	return nil
 }
 
-func (b *bench) relatedScenario(t *benchTarget) error {
+func (b *runner) relatedScenario(t *target) error {
 	for _, c := range []struct {
 		name string
 		req  *history.Request
@@ -101,7 +101,7 @@ func (b *bench) relatedScenario(t *benchTarget) error {
 		{"by free text, at the candidate cap", &history.Request{Op: history.OpRelated, Scope: string(annals.ScopeGlobal), Query: "fix the failing invoice total test"}},
 	} {
 		var res *history.RelatedResponse
-		row, err := b.timeOp(t, benchRow{Scenario: "related", Case: c.name}, func() (err error) {
+		row, err := b.timeOp(t, Row{Scenario: "related", Case: c.name}, func() (err error) {
 			res, err = t.svc.Related(t.ctx, c.req)
 			return err
 		})
@@ -115,10 +115,10 @@ func (b *bench) relatedScenario(t *benchTarget) error {
 	return nil
 }
 
-func (b *bench) exportScenario(t *benchTarget) error {
+func (b *runner) exportScenario(t *target) error {
 	req := &history.Request{Op: history.OpGet, Scope: string(annals.ScopeGlobal), SessionID: b.data.bigChat, Format: history.FormatMarkdown}
 	var res *history.GetResponse
-	row, err := b.timeOp(t, benchRow{Scenario: "export", Case: fmt.Sprintf("Markdown of a %s-entry chat", countLabel(b.data.bigStats.Entries))}, func() (err error) {
+	row, err := b.timeOp(t, Row{Scenario: "export", Case: fmt.Sprintf("Markdown of a %s-entry chat", countLabel(b.data.bigStats.Entries))}, func() (err error) {
 		res, err = t.svc.Get(t.ctx, req)
 		return err
 	})
