@@ -28,15 +28,11 @@ func mustOpenDB(tb testing.TB) *sqlite.DB {
 type titles struct{ db *sqlite.DB }
 
 func (t titles) SetTitleIfEmpty(ctx context.Context, chatID, title string) (bool, error) {
-	c, err := t.db.FindChatByID(ctx, chatID)
-	if err != nil {
-		return false, err
-	}
-	if c.Title != "" {
-		return false, nil
-	}
-	_, err = t.db.UpdateChat(ctx, c.Ref(), annals.ChatUpdate{Title: &title})
-	return err == nil, err
+	return (&importer.StoreTitles{Store: t.db}).SetTitleIfEmpty(ctx, chatID, title)
+}
+
+func (t titles) ReplaceDerivedTitle(ctx context.Context, chatID, title string) (bool, error) {
+	return (&importer.StoreTitles{Store: t.db}).ReplaceDerivedTitle(ctx, chatID, title)
 }
 
 func newImporter(db *sqlite.DB, opts importer.Options) *importer.Importer {

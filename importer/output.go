@@ -32,13 +32,30 @@ type output struct {
 	sinceCP    map[string]string
 	sinceOrder []string
 
+	// held are the ops of chats whose creation waits for a title to derive (titles.go):
+	// a chat without a title is held until its first real prompt names it.
+	held      map[string]*heldChat
+	heldOrder []string
+	derived   map[string]bool // chats whose hold ended in this source
+
 	err error
 }
+
+// heldChat is a chat's creation and the ops after it, held until its title is derived.
+type heldChat struct {
+	ops     []annals.CaptureOp
+	entries int
+}
+
+// maxHeldEntries bounds how many entries of a chat wait for its first real prompt; past it,
+// the chat is created without a derived title.
+const maxHeldEntries = 64
 
 func newOutput(ctx context.Context, im *Importer, run *runState, src *Source, format string, counts *Counts) *output {
 	return &output{
 		ctx: ctx, im: im, run: run, src: src, format: format, counts: counts,
 		chats: map[string]bool{}, badChats: map[string]bool{}, sinceCP: map[string]string{},
+		held: map[string]*heldChat{}, derived: map[string]bool{},
 	}
 }
 
@@ -71,6 +88,15 @@ func (o *output) Emit(op annals.CaptureOp) error {
 				o.counts.Chats++
 			}
 		}
+		if h := o.held[c.ID]; h != nil {
+			h.ops = append(h.ops, annals.CaptureOp{Chat: &c})
+			return o.err
+		}
+		if c.Title == "" && c.Attributes[DerivedTitleAttr] == "" && !o.derived[c.ID] && !o.im.opts.DryRun {
+			o.held[c.ID] = &heldChat{ops: []annals.CaptureOp{{Chat: &c}}}
+			o.heldOrder = append(o.heldOrder, c.ID)
+			return o.err
+		}
 		o.ops = append(o.ops, annals.CaptureOp{Chat: &c})
 	case op.Append != nil:
 		chatID := op.Append.ChatID
@@ -95,6 +121,10 @@ func (o *output) Emit(op annals.CaptureOp) error {
 				o.counts.Entries++
 				continue
 			}
+			if h := o.held[chatID]; h != nil {
+				o.holdEntry(chatID, h, e)
+				continue
+			}
 			o.addEntry(chatID, e)
 		}
 	case op.Run != nil:
@@ -105,6 +135,10 @@ func (o *output) Emit(op annals.CaptureOp) error {
 			o.Warnf(o.line, "run %s not imported: %s", op.Run.ID, annals.ErrorMessage(err))
 			return nil
 		}
+		if h := o.held[op.Run.ChatID]; h != nil {
+			h.ops = append(h.ops, op)
+			return o.err
+		}
 		o.ops = append(o.ops, op)
 	case op.Truncate != nil:
 		if o.badChats[op.Truncate.ChatID] {
@@ -113,6 +147,10 @@ func (o *output) Emit(op annals.CaptureOp) error {
 		if err := op.Validate(); err != nil {
 			o.Warnf(o.line, "rewind not applied: %s", annals.ErrorMessage(err))
 			return nil
+		}
+		if h := o.held[op.Truncate.ChatID]; h != nil {
+			h.ops = append(h.ops, op)
+			return o.err
 		}
 		o.ops = append(o.ops, op)
 	default:
@@ -124,6 +162,78 @@ func (o *output) Emit(op annals.CaptureOp) error {
 		}
 	}
 	return o.err
+}
+
+// holdEntry adds an entry to a held chat. The first user entry that gives a title ends the
+// hold, with the title as the chat's derived title; so does the maxHeldEntries-th entry,
+// without one.
+func (o *output) holdEntry(chatID string, h *heldChat, e *annals.Entry) {
+	h.entries++
+	if n := len(h.ops); n > 0 {
+		if a := h.ops[n-1].Append; a != nil && a.ChatID == chatID && len(a.Entries) < annals.MaxBatchEntries {
+			a.Entries = append(a.Entries, e)
+		} else {
+			h.ops = append(h.ops, annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: []*annals.Entry{e}}})
+		}
+	} else {
+		h.ops = append(h.ops, annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: []*annals.Entry{e}}})
+	}
+	title := ""
+	if e.Kind == annals.KindUser {
+		title = DeriveTitle(e.Text)
+	}
+	if title != "" || h.entries >= maxHeldEntries {
+		o.release(chatID, title)
+	}
+}
+
+// release ends the hold of a chat: its creation (with the derived title, when there is one,
+// in its attributes) and the ops held after it are queued in their order.
+func (o *output) release(chatID, title string) {
+	h := o.held[chatID]
+	if h == nil {
+		return
+	}
+	delete(o.held, chatID)
+	for i, id := range o.heldOrder {
+		if id == chatID {
+			o.heldOrder = append(o.heldOrder[:i:i], o.heldOrder[i+1:]...)
+			break
+		}
+	}
+	o.derived[chatID] = true
+	for _, op := range h.ops {
+		switch {
+		case op.Chat != nil:
+			if title != "" {
+				c := *op.Chat
+				attrs := make(annals.Attributes, len(c.Attributes)+1)
+				for k, v := range c.Attributes {
+					attrs[k] = v
+				}
+				attrs[DerivedTitleAttr] = title
+				if len(attrs) <= annals.MaxAttributes {
+					c.Attributes = attrs
+				}
+				op = annals.CaptureOp{Chat: &c}
+			}
+			o.ops = append(o.ops, op)
+		case op.Append != nil:
+			for _, e := range op.Append.Entries {
+				o.addEntry(chatID, e)
+			}
+		default:
+			o.ops = append(o.ops, op)
+		}
+	}
+}
+
+// releaseAll ends every hold, at the end of a source: those chats have no prompt to be
+// titled by (yet).
+func (o *output) releaseAll() {
+	for len(o.heldOrder) > 0 {
+		o.release(o.heldOrder[0], "")
+	}
 }
 
 // addEntry queues an entry, merging it into the previous append of the same chat.
@@ -267,6 +377,9 @@ func (o *output) flush() error {
 			switch {
 			case err == nil:
 				o.counts.Chats += res.ChatsCreated
+				if t := op.Chat.Attributes[DerivedTitleAttr]; t != "" && res.ChatsCreated > 0 {
+					o.run.derived = append(o.run.derived, annals.PendingTitle{SourceID: op.Chat.ID, Title: t})
+				}
 			case annals.ErrorCode(err) == annals.ECONFLICT:
 				// The chat exists with other immutable data: a chat first imported from a
 				// partial file (before its model was known), or by an older parser. The

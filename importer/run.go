@@ -341,6 +341,9 @@ type runState struct {
 	// chatTitles are titles for chats by id, in the order first asked for.
 	chatTitles     map[string]string
 	chatTitleOrder []string
+	// derived are the derived titles of the chats this run created (SourceID holds the chat
+	// id), applied last, to chats that have no title by then.
+	derived []annals.PendingTitle
 }
 
 func newRun(im *Importer) *runState {
@@ -403,8 +406,13 @@ func (run *runState) applyTitles(ctx context.Context) error {
 	if run.im.opts.Titles == nil {
 		return nil
 	}
+	// A title from the source replaces a derived one, when the setter can tell them apart.
+	setSource := run.im.opts.Titles.SetTitleIfEmpty
+	if r, ok := run.im.opts.Titles.(TitleReplacer); ok {
+		setSource = r.ReplaceDerivedTitle
+	}
 	for _, chatID := range run.chatTitleOrder {
-		set, err := run.im.opts.Titles.SetTitleIfEmpty(ctx, chatID, run.chatTitles[chatID])
+		set, err := setSource(ctx, chatID, run.chatTitles[chatID])
 		if err != nil && annals.ErrorCode(err) != annals.ENOTFOUND {
 			return fmt.Errorf("import: titling chat %s: %w", chatID, err)
 		}
@@ -424,12 +432,22 @@ func (run *runState) applyTitles(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("import: finding the chat of a title: %w", err)
 		}
-		set, err := run.im.opts.Titles.SetTitleIfEmpty(ctx, chatID, t.Title)
+		set, err := setSource(ctx, chatID, t.Title)
 		if err != nil && annals.ErrorCode(err) != annals.ENOTFOUND {
 			return fmt.Errorf("import: titling chat %s: %w", chatID, err)
 		}
 		if err := st.DeletePendingTitle(ctx, t.SourceID); err != nil {
 			return fmt.Errorf("import: clearing a pending title: %w", err)
+		}
+		if set {
+			run.report.Titled++
+		}
+	}
+	// Last, the derived titles of the chats created now: only where nothing better came.
+	for _, d := range run.derived {
+		set, err := run.im.opts.Titles.SetTitleIfEmpty(ctx, d.SourceID, d.Title)
+		if err != nil && annals.ErrorCode(err) != annals.ENOTFOUND {
+			return fmt.Errorf("import: titling chat %s: %w", d.SourceID, err)
 		}
 		if set {
 			run.report.Titled++

@@ -74,6 +74,7 @@ func (im *Importer) importSource(ctx context.Context, c Candidate, run *runState
 		err = fmt.Errorf("format %s implements neither LineParser nor FileParser", c.Format.Name())
 	}
 	if err == nil {
+		out.releaseAll()
 		err = out.flush()
 	}
 	if err == nil {
