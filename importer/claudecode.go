@@ -67,7 +67,9 @@ type ccState struct {
 	// Side maps recent side-chain uuids to their chat (bounded: side chains run for a while
 	// and then end).
 	Side [][2]string `json:"side,omitempty"`
-	Time time.Time   `json:"time,omitempty"`
+	// Agents are the recent chats of inline side chains named by their agentId.
+	Agents []string  `json:"agents,omitempty"`
+	Time   time.Time `json:"time,omitempty"`
 }
 
 const ccSideMemory = 64
@@ -80,12 +82,20 @@ type ccSession struct {
 	order   []string // chats in the order their queue was made
 	title   string   // custom-title (preferred) or ai-title seen in this file
 	titleAI string
+	// pathSID is the session a sub-agent file belongs to by its path (claudecode_agents.go),
+	// and agentMeta its agent-<id>.meta.json.
+	pathSID   string
+	agentMeta *ccAgentMeta
 }
 
 func (claudeCode) NewSession(src *Source, state json.RawMessage) (LineSession, error) {
 	s := &ccSession{src: src, queues: map[string]*opQueue{}}
 	base := strings.TrimSuffix(filepath.Base(src.Path), filepath.Ext(src.Path))
 	s.agent = strings.HasPrefix(base, "agent-")
+	if s.agent {
+		s.pathSID = ccPathSession(src.Path)
+		s.agentMeta = ccReadAgentMeta(src.Path)
+	}
 	if state != nil {
 		if err := json.Unmarshal(state, &s.st); err != nil {
 			return nil, err
@@ -256,7 +266,7 @@ func (s *ccSession) mainChat() string {
 	if s.st.Chat != "" {
 		return s.st.Chat
 	}
-	if s.st.SessionID == "" {
+	if s.session() == "" {
 		return ""
 	}
 	if s.agent {
@@ -264,11 +274,20 @@ func (s *ccSession) mainChat() string {
 		if agent == "" {
 			agent = strings.TrimPrefix(strings.TrimSuffix(filepath.Base(s.src.Path), filepath.Ext(s.src.Path)), "agent-")
 		}
-		s.st.Chat = ChatID("claude-code", s.st.SessionID+"/agent-"+agent)
+		s.st.Chat = ChatID("claude-code", s.session()+"/agent-"+agent)
 	} else {
 		s.st.Chat = ChatID("claude-code", s.st.SessionID)
 	}
 	return s.st.Chat
+}
+
+// session is the Claude Code session of the file: for a sub-agent file under
+// <session>/subagents/ the folder's name, else the lines' sessionId.
+func (s *ccSession) session() string {
+	if s.pathSID != "" {
+		return s.pathSID
+	}
+	return s.st.SessionID
 }
 
 // chatFor returns the chat a line belongs to, creating side-chain chats at their root. The
@@ -277,6 +296,11 @@ func (s *ccSession) chatFor(l *ccLine, out Output) string {
 	main := s.mainChat()
 	if !l.IsSidechain || s.agent {
 		return main
+	}
+	if main != "" && l.AgentID != "" && !placeholder(l.AgentID) {
+		chat := s.agentChat(main, l)
+		s.rememberSide(l.UUID, chat)
+		return chat
 	}
 	parent := ""
 	if l.ParentUUID != nil {
@@ -299,6 +323,7 @@ func (s *ccSession) chatFor(l *ccLine, out Output) string {
 	attrs := s.attrs("")
 	attrs["parent"] = main
 	attrs["sidechain"] = "true"
+	s.linkSideChain(main, side, l, attrs)
 	s.queue(side).push(annals.CaptureOp{Chat: &annals.Chat{ID: side, Attributes: attrs, CreatedAt: ParseTime(l.Timestamp)}})
 	return side
 }
@@ -347,10 +372,11 @@ func (s *ccSession) create(model string) {
 	s.st.Created = true
 	attrs := s.attrs(model)
 	if s.agent {
-		attrs["parent"] = ChatID("claude-code", s.st.SessionID)
+		attrs["parent"] = ChatID("claude-code", s.session())
 		if s.st.AgentID != "" {
 			attrs["subagent"] = s.st.AgentID
 		}
+		ccSubagentAttrs(attrs, s.agentMeta)
 	}
 	var created time.Time
 	// What waited for the chat id (queued under "") moves to the chat, behind its creation.
@@ -549,10 +575,14 @@ func (s *ccSession) user(chat string, n int, l *ccLine, raw []byte, ts time.Time
 				extra["tool_use_result"] = small
 			}
 			resultMeta := Metadata(extra)
+			agent := ccResultAgent(l.ToolUseResult)
 			if q.resolve(b.ToolUseID, func(e *annals.Entry) {
 				e.Tool.Result, e.Tool.Outcome = result, outcome
 				if resultMeta != nil {
 					e.Metadata = joinMeta(e.Metadata, resultMeta)
+				}
+				if agent != "" && s.session() != "" {
+					ccLinkCall(e, ChatID("claude-code", s.session()+"/agent-"+agent))
 				}
 				e.SourceIDs = addSourceIDs(e.SourceIDs, s.sourceIDs(l)...)
 			}) {

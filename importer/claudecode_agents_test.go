@@ -1,0 +1,87 @@
+package importer_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer"
+)
+
+// TestSubagentsAttachToTheirParent imports a Claude Code 2.1 project folder of the real layout
+// (<session>.jsonl, <session>/subagents/agent-<id>.jsonl with agent-<id>.meta.json, and a
+// workflow run's <session>/subagents/workflows/<run>/agent-<id>.jsonl, whose lines here name
+// no sessionId): each sub-agent is a chat under its parent, titled by its description, and the
+// parent's Task/Agent calls point at them.
+func TestSubagentsAttachToTheirParent(t *testing.T) {
+	db := mustOpenDB(t)
+	importAll(t, newImporter(db, importer.Options{Formats: formatsNamed(t, "claude-code")}), testdata("claude-code", "agents"))
+	ctx := context.Background()
+	children := map[string]struct{ title, typ, call string }{
+		"claude-code:sess-par/agent-a7748a49cbfabf1b6": {"Count penguins", "Explore", "toolu_A"},
+		"claude-code:sess-par/agent-a6c4897b1da27eafe": {"Puffin census", "general-purpose", "toolu_B"},
+	}
+	for id, want := range children {
+		c, err := db.FindChatByID(ctx, id)
+		if err != nil {
+			t.Errorf("sub-agent chat %s: %v", id, err)
+			continue
+		}
+		a := c.Attributes
+		if a["parent"] != "claude-code:sess-par" || a["agent_type"] != want.typ || a["parent_tool_use"] != want.call {
+			t.Errorf("%s attributes %v, want parent claude-code:sess-par, agent_type %s, parent_tool_use %s", id, a, want.typ, want.call)
+		}
+		if c.Title != want.title || a[importer.DerivedTitleAttr] != want.title {
+			t.Errorf("%s title %q (derived %q), want the meta file's description %q", id, c.Title, a[importer.DerivedTitleAttr], want.title)
+		}
+	}
+	es, err := db.FindEntries(ctx, annals.EntryFilter{ChatID: "claude-code:sess-par"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked := map[string]string{}
+	for _, e := range es {
+		if e.Tool != nil {
+			linked[e.Tool.CallID] = e.Text
+			if !strings.Contains(string(e.Metadata), `"subagent_chat"`) {
+				t.Errorf("call %s metadata %s, want subagent_chat", e.Tool.CallID, e.Metadata)
+			}
+		}
+	}
+	for id, want := range children {
+		if got := linked[want.call]; got != "sub-agent chat: "+id {
+			t.Errorf("call %s text %q, want it to name %s", want.call, got, id)
+		}
+	}
+	chats, _, err := db.FindChats(ctx, annals.ChatFilter{Owner: annals.Owner{AllTenants: true}, Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range chats {
+		if strings.Contains(c.ID, "agent-agent-") || strings.HasPrefix(c.ID, "claude-code:agent-") {
+			t.Errorf("a sub-agent chat named by its file instead of its session: %s", c.ID)
+		}
+	}
+}
+
+// TestInlineSideChainLinesOfOneAgentAreOneChat: a session file whose side-chain lines carry
+// an agentId, where the agent starts over (a second line with no parent): one chat.
+func TestInlineSideChainLinesOfOneAgentAreOneChat(t *testing.T) {
+	db := mustOpenDB(t)
+	importAll(t, newImporter(db, importer.Options{Formats: formatsNamed(t, "claude-code")}), testdata("claude-code", "agents", "-home-dev-zoo", "sess-inline.jsonl"))
+	s := takeSnapshot(t, db)
+	var ids []string
+	for _, c := range s.Chats {
+		ids = append(ids, c.ID)
+	}
+	const agent = "claude-code:sess-inline/agent-ag-seal"
+	if len(s.Chats) != 2 || len(s.Entries[agent]) != 4 {
+		t.Fatalf("chats %v, %d entries in %s; want the session and one agent chat with all 4 lines", ids, len(s.Entries[agent]), agent)
+	}
+	for _, c := range s.Chats {
+		if c.ID == agent && (c.Attributes["parent"] != "claude-code:sess-inline" || c.Attributes["subagent"] != "ag-seal") {
+			t.Errorf("agent chat attributes %v", c.Attributes)
+		}
+	}
+}
