@@ -11,7 +11,7 @@ var secretSuffixes = []string{"password", "passwd", "passphrase", "pwd", "secret
 
 // keyQualifiers are the words that make "<word>key" a secret name: api_key, apiKey, x-api-key,
 // access_key, secret_key, private_key. A bare "key" (a map key, ?key= of a URL) is not one.
-var keyQualifiers = []string{"api", "access", "secret", "private", "client", "encryption", "signing", "master", "session"}
+var keyQualifiers = []string{"api", "access", "secret", "private", "client", "encryption", "signing", "master", "session", "account"}
 
 // isSecretKeyName reports whether a key (an identifier, a JSON object key, a flag) names a
 // secret. Case and the separators '_', '-', '.' and ' ' do not matter. It does not allocate: the
@@ -75,6 +75,9 @@ func assignmentRule() rule {
 			if start == end || !isSecretKeyName(s[start:end]) || strings.HasSuffix(s[:start], "://") {
 				return end // a URL's user name is the URL rule's business
 			}
+			if start > 1 && s[start-1] == ':' && identSet[s[start-2]] {
+				return end // a part of a colon-separated name: arn:aws:secretsmanager:…:secret:prod/db
+			}
 			sp, ok := parseAssignment(s, start, end)
 			if !ok {
 				return end
@@ -134,7 +137,7 @@ func parseAssignment(s string, start, end int) (span, bool) {
 	}
 	k := skipBlanks(s, j)
 	sep := separatorAt(s, k)
-	flag := false
+	flag, schemed := false, false
 	if sep == "" {
 		// A flag takes its value after blanks: --password hunter2.
 		if ident[0] != '-' || j != end || k == j {
@@ -143,7 +146,11 @@ func parseAssignment(s string, start, end int) (span, bool) {
 		flag = true
 	} else {
 		k = skipBlanks(s, k+len(sep))
-		k = skipScheme(s, k)
+		if keyInsideString(s, start, end, j, k) {
+			return span{}, false
+		}
+		v := skipScheme(s, k)
+		schemed, k = v > k, v
 	}
 	a, b, quoted := valueAt(s, k)
 	if b <= a {
@@ -153,6 +160,7 @@ func parseAssignment(s string, start, end int) (span, bool) {
 	if quoted {
 		p, rest := splitScheme(v)
 		a, v = a+len(p), rest
+		schemed = schemed || p != ""
 	}
 	if flag && !quoted && v[0] == '-' {
 		return span{}, false // the next flag, not a value
@@ -168,7 +176,7 @@ func parseAssignment(s string, start, end int) (span, bool) {
 	}
 	// Code references (token = self.token) only occur in code, never in a flag or a query string.
 	code := !flag && (start == 0 || s[start-1] != '?' && s[start-1] != '&')
-	if !plausibleValue(ident, v, quoted, code, sep, next) {
+	if !plausibleValue(ident, v, quoted, code, schemed, sep, next) {
 		return span{}, false
 	}
 	if isAWSSecretKey(ident, v) {
@@ -291,19 +299,44 @@ func plausibleLiteral(v string) bool {
 
 // plausibleValue decides whether the value of a secret-named key is worth redacting. Beyond
 // plausibleLiteral, an unquoted value that may be code is skipped when it reads as a reference
-// rather than a literal (token = self.token, token := getToken(), if password == other), and a
-// pwd that is an absolute path (PWD=/home/me) is the shell's working directory, not a password.
-func plausibleValue(ident, v string, quoted, code bool, sep string, next byte) bool {
+// rather than a literal (token = self.token, token := getToken(), if password == other), and so
+// is an unquoted YAML tag (password: !vault, MasterUserPassword: !Ref DBPassword). The value
+// then needs evidence of its own (secretEvidence): a secret-sounding name is not enough. After
+// an HTTP auth scheme (Authorization: Basic …) the header says what the value is, so anything
+// but a placeholder is redacted.
+func plausibleValue(ident, v string, quoted, code, schemed bool, sep string, next byte) bool {
 	if !plausibleLiteral(v) {
 		return false
 	}
 	if !quoted && code && (next == '(' || sep == "==" || isCodeRef(v)) {
 		return false
 	}
-	if (v[0] == '/' || v[0] == '~') && strings.HasSuffix(asciiLower(ident), "pwd") {
+	if !quoted && len(v) > 1 && v[0] == '!' && ('a' <= v[1]|0x20 && v[1]|0x20 <= 'z') {
 		return false
 	}
-	return true
+	if schemed {
+		return !isPlaceholderValue(v)
+	}
+	if isAWSSecretKey(ident, v) {
+		return !maskedBody(v) // 40 base64 characters under an AWS secret key name
+	}
+	return secretEvidence(ident, v)
+}
+
+// keyInsideString reports a key name that is the end of a string literal rather than a key:
+// print("token:", token) or "Password: " + pw, where the quote before the name closes right
+// after the separator (k is where the value would start).
+func keyInsideString(s string, start, end, j, k int) bool {
+	if start == 0 || j != end || k >= len(s) {
+		return false
+	}
+	switch q := s[start-1]; {
+	case q == '"' && start >= 2 && s[start-2] == '\\':
+		return strings.HasPrefix(s[k:], `\"`)
+	case q == '"' || q == '\'' || q == '`':
+		return s[k] == q
+	}
+	return false
 }
 
 // isCodeRef reports whether an unquoted value reads as a reference in code: a dotted name

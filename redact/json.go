@@ -127,7 +127,7 @@ func (r *Redactor) redactValue(key, v string) (string, int) {
 		return out, n
 	}
 	prefix, rest := splitScheme(out)
-	if !plausibleValue(key, rest, true, false, "", 0) {
+	if !plausibleValue(key, rest, true, false, prefix != "", "", 0) {
 		return out, n
 	}
 	if isAWSSecretKey(key, rest) {

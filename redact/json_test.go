@@ -39,14 +39,14 @@ func TestToolArgumentsStayValidJSON(t *testing.T) {
 		},
 		{
 			name:    "secret-named keys in any case and shape",
-			in:      `{"Authorization": "Basic dXNlcjpwYXNz", "X-Api-Key": "k-12345", "clientSecret": "abc", "refresh_token": "1//0gx"}`,
-			secrets: []string{"dXNlcjpwYXNz", "k-12345", `"abc"`, "1//0gx"},
+			in:      `{"Authorization": "Basic dXNlcjpwYXNz", "X-Api-Key": "k-1234567890ab", "clientSecret": "cs-9f8e7d6c5b4a", "refresh_token": "1//0gxAbC12dEf"}`,
+			secrets: []string{"dXNlcjpwYXNz", "k-1234567890ab", "cs-9f8e7d6c5b4a", "1//0gxAbC12dEf"},
 			want:    []string{`"Authorization": "Basic [redacted:assignment]"`, `"X-Api-Key": "[redacted:assignment]"`},
 		},
 		{
 			name:    "nested arrays and objects",
-			in:      `{"steps": [{"env": {"GITHUB_TOKEN": "` + githubPAT + `"}}, ["deploy", {"db": {"password": "p4ss"}}], "psql postgres://u:pw12@h/db"], "n": 1.50e3}`,
-			secrets: []string{githubPAT, "p4ss", "pw12"},
+			in:      `{"steps": [{"env": {"GITHUB_TOKEN": "` + githubPAT + `"}}, ["deploy", {"db": {"password": "p4ss-w0rd"}}], "psql postgres://u:pw12@h/db"], "n": 1.50e3}`,
+			secrets: []string{githubPAT, "p4ss-w0rd", "pw12"},
 			want:    []string{`"GITHUB_TOKEN": "[redacted:github_token]"`, `"password": "[redacted:assignment]"`, `postgres://u:[redacted:url_password]@h/db`, `"n": 1.50e3`},
 		},
 		{
@@ -56,9 +56,9 @@ func TestToolArgumentsStayValidJSON(t *testing.T) {
 			want:    []string{`"passwords": ["a"]`, `"tokens": 5`},
 		},
 		{
-			name:    "placeholders under secret keys stay",
-			in:      `{"password": "", "token": null, "secret": "${SECRET}", "api_key": "<your key>", "pwd": "/home/me", "auth": true}`,
-			want:    []string{`"password": ""`, `"secret": "${SECRET}"`, `"api_key": "<your key>"`, `"pwd": "/home/me"`},
+			name:    "placeholders and words under secret keys stay",
+			in:      `{"password": "", "token": null, "secret": "${SECRET}", "api_key": "<your key>", "pwd": "/home/me", "auth": true, "pad_token": "[PAD]", "test_token": "music", "apiKey": "YOUR_API_KEY", "clientSecret": "abc"}`,
+			want:    []string{`"password": ""`, `"secret": "${SECRET}"`, `"api_key": "<your key>"`, `"pwd": "/home/me"`, `"pad_token": "[PAD]"`, `"test_token": "music"`, `"apiKey": "YOUR_API_KEY"`, `"clientSecret": "abc"`},
 			secrets: nil,
 		},
 		{

@@ -266,3 +266,98 @@ func headerValueStart(s string, i int) (int, bool) {
 	}
 	return skipQuote(skipBlanks(s, k+1)), true
 }
+
+// telegramRule finds Telegram bot tokens, "<bot id>:AA<33 characters>", alone or in the path
+// of a Bot API URL (https://api.telegram.org/bot<token>/sendMessage).
+func telegramRule() rule {
+	anchors := newAnchorSet(false, ":AA")
+	marker := Marker(KindTelegramToken)
+	return rule{may: anchors.contains, find: func(t *scrub) []span {
+		s := t.s
+		var spans []span
+		anchors.each(s, func(i int, _ string) int {
+			id := i
+			for id > 0 && i-id < 10 && '0' <= s[id-1] && s[id-1] <= '9' {
+				id--
+			}
+			if i-id < 8 || !boundaryBefore(s, id) && !strings.HasSuffix(s[:id], "/bot") {
+				return i + 3
+			}
+			end := b64urlSet.scan(s, i+1)
+			if end-(i+1) != 35 {
+				return i + 3
+			}
+			spans = append(spans, span{id, end, marker})
+			return end
+		})
+		return spans
+	}}
+}
+
+// azureSecretSet is what an Entra ID (Azure AD) client secret is made of.
+var azureSecretSet = newByteSet("a-z", "A-Z", "0-9", "_~.-")
+
+// azureSecretRule finds Entra ID (Azure AD) client secrets: three characters, a digit, "Q~" and
+// 31 to 34 more, the shape the portal generates.
+func azureSecretRule() rule {
+	anchors := newAnchorSet(false, "Q~")
+	marker := Marker(KindAzureClientSecret)
+	return rule{may: anchors.contains, find: func(t *scrub) []span {
+		s := t.s
+		var spans []span
+		anchors.each(s, func(i int, _ string) int {
+			a := i - 4
+			if a < 0 || !('0' <= s[i-1] && s[i-1] <= '9') || a > 0 && azureSecretSet[s[a-1]] {
+				return i + 2
+			}
+			for k := a; k < i-1; k++ {
+				if !azureSecretSet[s[k]] || s[k] == '-' {
+					return i + 2
+				}
+			}
+			end := azureSecretSet.scan(s, i+2)
+			if n := end - (i + 2); n < 31 || n > 34 || !hasDigitOrUpper(s[i+2:end]) {
+				return i + 2
+			}
+			spans = append(spans, span{a, end, marker})
+			return end
+		})
+		return spans
+	}}
+}
+
+// curlUserRule redacts the password of curl's -u / --user option (curl -u user:password,
+// curl -u sk_live_…: with an empty password), keeping the user name. The password needs the
+// same evidence as an assignment's value, so -u "$USER:$TOKEN" and -u user:password are kept.
+func curlUserRule() rule {
+	anchors := newAnchorSet(false, " -u ", " -u", " --user ", " --user=")
+	marker := Marker(KindPassword)
+	return rule{may: func(s string) bool { return strings.Contains(s, "curl") }, find: func(t *scrub) []span {
+		s := t.s
+		var spans []span
+		anchors.each(s, func(i int, p string) int {
+			j := i + len(p)
+			line := strings.LastIndexByte(s[:i], '\n') + 1
+			if !strings.Contains(s[line:i], "curl") {
+				return j
+			}
+			j = skipBlanks(s, j)
+			quote := byte(0)
+			if j < len(s) && (s[j] == '"' || s[j] == '\'') {
+				quote = s[j]
+				j++
+			}
+			end := j
+			for end < len(s) && (quote != 0 && s[end] != quote || quote == 0 && !cookieValueStop[s[end]]) && s[end] != '\n' {
+				end++
+			}
+			user, pass, ok := strings.Cut(s[j:end], ":")
+			if !ok || pass == "" || pass == user || !secretEvidence("password", pass) {
+				return end
+			}
+			spans = append(spans, span{j + len(user) + 1, end, marker})
+			return end
+		})
+		return normalize(spans)
+	}}
+}

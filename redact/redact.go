@@ -40,7 +40,23 @@ const (
 	KindNPMToken     = "npm_token"      // npm_...
 	KindGitLabToken  = "gitlab_token"   // glpat-...
 	KindCookie       = "cookie"         // the values of Cookie: and Set-Cookie: headers
-	KindPassword     = "password"       // .netrc "password X", mysql -pX
+	KindPassword     = "password"       // .netrc "password X", mysql -pX, curl -u user:X
+
+	KindSendGridKey       = "sendgrid_key"        // SG.<22>.<43>
+	KindHuggingFaceToken  = "huggingface_token"   // hf_..., api_org_...
+	KindDigitalOceanToken = "digitalocean_token"  // dop_v1_, doo_v1_, dor_v1_
+	KindShopifyToken      = "shopify_token"       // shpat_, shpss_, shpca_, shppa_
+	KindMailgunKey        = "mailgun_key"         // key-<32 hex>
+	KindDatabricksToken   = "databricks_token"    // dapi<32 hex>
+	KindDockerToken       = "docker_token"        // dckr_pat_, dckr_oat_
+	KindVaultToken        = "vault_token"         // hvs., hvb., hvr.
+	KindGroqKey           = "groq_key"            // gsk_
+	KindAgeSecretKey      = "age_secret_key"      // AGE-SECRET-KEY-1...
+	KindGrafanaToken      = "grafana_token"       // glsa_, glc_
+	KindPostmanKey        = "postman_key"         // PMAK-
+	KindPyPIToken         = "pypi_token"          // pypi-AgEIcHlwaS5vcmc...
+	KindTelegramToken     = "telegram_token"      // <bot id>:AA...
+	KindAzureClientSecret = "azure_client_secret" // an Entra ID (Azure AD) client secret, ...8Q~...
 	// KindSecretEnv marks an exact value of a configured secret environment variable.
 	KindSecretEnv = "secret_env"
 )
@@ -50,8 +66,11 @@ const (
 func BuiltinKinds() []string {
 	return []string{
 		KindPrivateKey, KindJWT, KindAnthropicKey, KindOpenAIKey, KindGitHubToken, KindSlackToken,
-		KindStripeKey, KindGoogleAPIKey, KindAWSAccessKey, KindNPMToken, KindGitLabToken, KindSlackWebhook,
-		KindBearerToken, KindURLPassword, KindCookie, KindPassword, KindAssignment, KindAWSSecretKey,
+		KindStripeKey, KindGoogleAPIKey, KindAWSAccessKey, KindNPMToken, KindGitLabToken,
+		KindSendGridKey, KindHuggingFaceToken, KindDigitalOceanToken, KindShopifyToken, KindMailgunKey,
+		KindDatabricksToken, KindDockerToken, KindVaultToken, KindGroqKey, KindAgeSecretKey,
+		KindGrafanaToken, KindPostmanKey, KindPyPIToken, KindTelegramToken, KindAzureClientSecret,
+		KindSlackWebhook, KindBearerToken, KindURLPassword, KindCookie, KindPassword, KindAssignment, KindAWSSecretKey,
 	}
 }
 

