@@ -329,34 +329,43 @@ func azureSecretRule() rule {
 // curlUserRule redacts the password of curl's -u / --user option (curl -u user:password,
 // curl -u sk_live_…: with an empty password), keeping the user name. The password needs the
 // same evidence as an assignment's value, so -u "$USER:$TOKEN" and -u user:password are kept.
+// Each line that holds "curl" is read once, from the first "curl" on it, so the rule stays
+// linear in the text.
 func curlUserRule() rule {
-	anchors := newAnchorSet(false, " -u ", " -u", " --user ", " --user=")
 	marker := Marker(KindPassword)
 	return rule{may: func(s string) bool { return strings.Contains(s, "curl") }, find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
-		anchors.each(s, func(i int, p string) int {
-			j := i + len(p)
-			line := strings.LastIndexByte(s[:i], '\n') + 1
-			if !strings.Contains(s[line:i], "curl") {
-				return j
+		occurrences(s, "curl", func(c int) int {
+			lineEnd := len(s)
+			if k := strings.IndexByte(s[c:], '\n'); k >= 0 {
+				lineEnd = c + k
 			}
-			j = skipBlanks(s, j)
-			quote := byte(0)
-			if j < len(s) && (s[j] == '"' || s[j] == '\'') {
-				quote = s[j]
-				j++
+			for _, opt := range []string{" -u", " --user"} {
+				occurrences(s[c:lineEnd], opt, func(i int) int {
+					i += c
+					j := i + len(opt)
+					if opt == " --user" && j < lineEnd && s[j] == '=' {
+						j++
+					}
+					j = skipBlanks(s, j)
+					quote := byte(0)
+					if j < lineEnd && (s[j] == '"' || s[j] == '\'') {
+						quote = s[j]
+						j++
+					}
+					end := j
+					for end < lineEnd && (quote != 0 && s[end] != quote || quote == 0 && !cookieValueStop[s[end]]) {
+						end++
+					}
+					user, pass, ok := strings.Cut(s[j:end], ":")
+					if ok && pass != "" && pass != user && secretEvidence("password", pass) {
+						spans = append(spans, span{j + len(user) + 1, end, marker})
+					}
+					return max(end, i+len(opt)) - c
+				})
 			}
-			end := j
-			for end < len(s) && (quote != 0 && s[end] != quote || quote == 0 && !cookieValueStop[s[end]]) && s[end] != '\n' {
-				end++
-			}
-			user, pass, ok := strings.Cut(s[j:end], ":")
-			if !ok || pass == "" || pass == user || !secretEvidence("password", pass) {
-				return end
-			}
-			spans = append(spans, span{j + len(user) + 1, end, marker})
-			return end
+			return lineEnd
 		})
 		return normalize(spans)
 	}}
