@@ -108,6 +108,31 @@ func assignmentRule() rule {
 				return k + 1
 			})
 		}
+		// aws configure set aws_secret_access_key VALUE, yarn config set npmAuthToken VALUE.
+		occurrences(s, "config", func(i int) int {
+			j := i + len("config")
+			if strings.HasPrefix(s[j:], "ure") {
+				j += 3
+			}
+			if j = skipBlanks(s, j); !boundaryBefore(s, i) || !strings.HasPrefix(s[j:], "set ") {
+				return j
+			}
+			start := skipBlanks(s, j+len("set "))
+			end := identSet.scan(s, start)
+			k := skipBlanks(s, end)
+			if end == start || k == end || !isSecretKeyName(s[start:end]) {
+				return end
+			}
+			a, b, quoted := valueAt(s, k)
+			if b > a && plausibleValue(s[start:end], s[a:b], quoted, false, false, "", 0) {
+				marker := assignmentMarker
+				if isAWSSecretKey(s[start:end], s[a:b]) {
+					marker = awsSecretKeyMarker
+				}
+				spans = append(spans, span{a, b, marker})
+			}
+			return max(b, end)
+		})
 		// --password value: a flag and its value after blanks.
 		occurrences(s, "--", func(i int) int {
 			if i > 0 && identSet[s[i-1]] {
@@ -352,8 +377,10 @@ func isCodeRef(v string) bool {
 		if seg == "" {
 			return false
 		}
+		// A constant name may hold a digit: config.AUTH0_CLIENT_SECRET.
+		constant := strings.Contains(seg, "_") && isConstantName(seg)
 		for i := 0; i < len(seg); i++ {
-			if c := seg[i]; !isWord(c) && c != '$' || '0' <= c && c <= '9' {
+			if c := seg[i]; !isWord(c) && c != '$' || '0' <= c && c <= '9' && !constant {
 				return false
 			}
 		}

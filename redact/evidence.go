@@ -39,6 +39,7 @@ func humanSecretName(name string) bool {
 //     (music, hidden-layer, sampleToken, REPLACE_ME) and numbers are not taken; a value of
 //     letters only counts when it is 20 or more bytes of mixed case in random proportion (a
 //     base52 key), which camelCase and upper-case identifiers are not;
+//   - it is not a path of words (ds16.value_state.no_observation_in_period, see wordPath);
 //   - its Shannon entropy is at least 0.75·log2(len) bits per byte, at most 3 bits needed, so a
 //     repetitive value (aaaa1111) is not taken.
 func secretEvidence(name, v string) bool {
@@ -46,7 +47,12 @@ func secretEvidence(name, v string) bool {
 	if humanSecretName(name) {
 		minLen = minPasswordLen
 	}
-	if len(v) < minLen || strings.ContainsAny(v, " \t\r\n") || isPlaceholderValue(v) {
+	return valueEvidence(v, minLen)
+}
+
+// valueEvidence is secretEvidence with the shortest length given.
+func valueEvidence(v string, minLen int) bool {
+	if len(v) < minLen || strings.ContainsAny(v, " \t\r\n") || isPlaceholderValue(v) || wordPath(v) {
 		return false
 	}
 	var letters, uppers, digits, symbols int
@@ -204,4 +210,26 @@ func isPasswordWord(v string) bool {
 		return true
 	}
 	return false
+}
+
+// wordPath reports a value made of four or more parts, split at '.', '_' or '-', most of which
+// (three in four) are lower-case words: a message key, a dotted setting name or a slug, not a
+// key. A generated value has few separators, and its parts are not made of lower-case letters
+// alone.
+func wordPath(v string) bool {
+	parts, words := 0, 0
+	for part := range strings.FieldsFuncSeq(v, func(r rune) bool { return r == '.' || r == '_' || r == '-' }) {
+		parts++
+		lower := true
+		for i := 0; i < len(part); i++ {
+			if c := part[i]; c < 'a' || c > 'z' {
+				lower = false
+				break
+			}
+		}
+		if lower && len(part) >= 2 {
+			words++
+		}
+	}
+	return parts >= 4 && 4*words >= 3*parts
 }

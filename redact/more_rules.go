@@ -104,7 +104,7 @@ func cookieRule() rule {
 				for end < lineEnd && !cookieValueStop[s[end]] {
 					end++
 				}
-				if val := s[v:end]; len(val) >= 4 && plausibleLiteral(val) {
+				if val := s[v:end]; valueEvidence(val, minPasswordLen) {
 					spans = append(spans, span{v, end, marker})
 				}
 				if set {
