@@ -235,4 +235,9 @@ type ResumeHandle struct {
 	Status       RunStatus `json:"status"`
 	LastActivity string    `json:"last_activity"`
 	Hint         string    `json:"hint"`
+	// Command is the source tool's own command to continue an imported chat (its
+	// resume_command attribute, such as "claude --resume <id>"), and Cwd the folder to run it
+	// in (its cwd attribute); empty when the chat has none.
+	Command string `json:"command,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }

@@ -135,6 +135,8 @@ func (s *Service) ResumeChat(ctx context.Context, c annals.ChatSelector) (*annal
 		Status:       chat.Status,
 		LastActivity: chat.LastActivity.Format("2006-01-02T15:04:05.999999999Z07:00"),
 		Hint:         hint,
+		Command:      chat.Attributes["resume_command"],
+		Cwd:          chat.Attributes["cwd"],
 	}, nil
 }
 

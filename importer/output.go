@@ -76,6 +76,7 @@ func (o *output) Emit(op annals.CaptureOp) error {
 		if c.UserID == "" {
 			c.UserID = o.im.opts.UserID
 		}
+		c.Attributes = withResume(&c)
 		if err := c.Validate(); err != nil {
 			o.Warnf(o.line, "chat %s not imported: %s", c.ID, annals.ErrorMessage(err))
 			o.badChats[c.ID] = true

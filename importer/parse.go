@@ -146,6 +146,7 @@ func (c *collector) Emit(op annals.CaptureOp) error {
 			if ch.TenantID == "" {
 				ch.TenantID = "local"
 			}
+			ch.Attributes = withResume(&ch)
 			if err := ch.Validate(); err != nil {
 				c.Warnf(c.line, "chat %s not imported: %s", ch.ID, annals.ErrorMessage(err))
 			}

@@ -43,6 +43,7 @@ func (m *Main) commands() []command {
 		{"pin", "pin or unpin a chat", runPin, argsChatID},
 		{"archive", "archive or restore a chat", runArchive, argsChatID},
 		{"recap", "summarise a chat and store the summary", runRecap, argsChatID},
+		{"resume", "print the source tool's command to continue a chat", runResume, argsChatID},
 		{"related", "find chats close in meaning to a chat or text", runRelated, argsChatID},
 		{"delete", "delete a chat and everything it holds", runDelete, argsChatID},
 		{"redact", "re-apply redaction rules to stored data", runRedact, argsNone},

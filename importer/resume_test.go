@@ -1,0 +1,46 @@
+package importer_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/annals-dev/annals/importer"
+)
+
+// TestImportedChatsCarryTheirToolsResumeCommand imports the fixtures of every format whose
+// tool can continue a saved session and checks the stored resume attributes.
+func TestImportedChatsCarryTheirToolsResumeCommand(t *testing.T) {
+	db := mustOpenDB(t)
+	importAll(t, newImporter(db, importer.Options{}), "testdata")
+	ctx := context.Background()
+	for id, want := range map[string]string{
+		"claude-code:sess-main":                            "claude --resume sess-main",
+		"codex:0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000":       "codex resume 0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000",
+		"codex:0199a213-81c0-7800-8aa1-bbab2a035a53/exec":  "codex resume 0199a213-81c0-7800-8aa1-bbab2a035a53",
+		"gemini-cli:gem-legacy-1":                          "gemini --resume gem-legacy-1",
+		"copilot-cli:0f1e2d3c-aaaa-4bbb-8ccc-123456789abc": "copilot --resume=0f1e2d3c-aaaa-4bbb-8ccc-123456789abc",
+		"opencode:ses_main":                                "opencode --session ses_main",
+		"aider:3e789aaec952:2025-03-10T14-00-00":           "aider --restore-chat-history",
+		// Sub-agents, side chains and branches are not sessions their tool resumes.
+		"claude-code:sess-main/agent-a1b2":   "",
+		"claude-code:sess-main/sidechain-s1": "",
+		"opencode:ses_child":                 "",
+		"chatgpt:cg-conv-1":                  "",
+	} {
+		c, err := db.FindChatByID(ctx, id)
+		if err != nil {
+			t.Errorf("%s: %v", id, err)
+			continue
+		}
+		if got := c.Attributes[importer.ResumeCommandAttr]; got != want {
+			t.Errorf("%s resume_command %q, want %q", id, got, want)
+		}
+	}
+	c, err := db.FindChatByID(ctx, "claude-code:sess-main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Attributes[importer.SessionIDAttr] != "sess-main" || c.Attributes["cwd"] != "/home/dev/zoo" {
+		t.Errorf("claude-code:sess-main attributes %v, want session_id and cwd", c.Attributes)
+	}
+}
