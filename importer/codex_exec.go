@@ -15,6 +15,40 @@ import (
 // (thread.started, turn.started, item.completed, turn.completed, ...), and the gate that drops
 // the parent's history a forked or sub-agent rollout replays before its own first turn.
 
+// before handles what comes ahead of the usual line types: the lines of a `codex exec --json`
+// stream, and the replay gate of a thread with a parent. It reports whether the line is done.
+func (s *cxSession) before(ctx context.Context, n int, raw []byte, ts time.Time, l *cxLine, p *cxPayload, out Output) (bool, error) {
+	if len(l.Payload) == 0 && cxExecType(l.Type) {
+		if err := s.exec(n, raw, ts, out); err != nil {
+			return true, err
+		}
+		return true, s.flush(out)
+	}
+	if s.st.Replay != nil && len(l.Payload) > 0 {
+		return s.gate(ctx, n, raw, l, p, out)
+	}
+	return false, nil
+}
+
+// agentMessage is a message between the agents of a multi-agent thread: assistant text, with
+// who wrote it and to whom.
+func (s *cxSession) agentMessage(p *cxPayload, ts time.Time, id string, raw []byte) {
+	text, other := cxText(p.Content)
+	if strings.TrimSpace(text) == "" && other == 0 {
+		return
+	}
+	var who struct {
+		Author    string `json:"author"`
+		Recipient string `json:"recipient"`
+	}
+	_ = json.Unmarshal(cxPayloadOf(raw), &who)
+	m := map[string]any{"author": who.Author, "recipient": who.Recipient}
+	if other > 0 {
+		m["attachments"] = other
+	}
+	s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Text: ValidText(text), RunID: s.st.Turn, Metadata: Metadata(m)})
+}
+
 // cxExecTypes are the line types of `codex exec --json`.
 func cxExecType(typ string) bool {
 	return strings.HasPrefix(typ, "thread.") || strings.HasPrefix(typ, "turn.") || strings.HasPrefix(typ, "item.")

@@ -66,39 +66,9 @@ func (o *output) Emit(op annals.CaptureOp) error {
 	}
 	switch {
 	case op.Chat != nil:
-		c := *op.Chat
-		if c.TenantID == "" {
-			c.TenantID = o.im.opts.TenantID
-		}
-		if c.TenantID == "" {
-			c.TenantID = "local"
-		}
-		if c.UserID == "" {
-			c.UserID = o.im.opts.UserID
-		}
-		c.Attributes = withResume(&c)
-		if err := c.Validate(); err != nil {
-			o.Warnf(o.line, "chat %s not imported: %s", c.ID, annals.ErrorMessage(err))
-			o.badChats[c.ID] = true
-			return nil
-		}
-		if !o.chats[c.ID] {
-			o.chats[c.ID] = true
-			o.chatOrder = append(o.chatOrder, c.ID)
-			if o.im.opts.DryRun {
-				o.counts.Chats++
-			}
-		}
-		if h := o.held[c.ID]; h != nil {
-			h.ops = append(h.ops, annals.CaptureOp{Chat: &c})
+		if o.emitChat(*op.Chat) {
 			return o.err
 		}
-		if c.Title == "" && c.Attributes[DerivedTitleAttr] == "" && !o.derived[c.ID] && !o.im.opts.DryRun {
-			o.held[c.ID] = &heldChat{ops: []annals.CaptureOp{{Chat: &c}}}
-			o.heldOrder = append(o.heldOrder, c.ID)
-			return o.err
-		}
-		o.ops = append(o.ops, annals.CaptureOp{Chat: &c})
 	case op.Append != nil:
 		chatID := op.Append.ChatID
 		if o.badChats[chatID] {
@@ -163,6 +133,44 @@ func (o *output) Emit(op annals.CaptureOp) error {
 		}
 	}
 	return o.err
+}
+
+// emitChat validates and queues a chat op (or holds it until its title is derived). It
+// reports true when nothing more is to be done for the op (a bad chat, or one held).
+func (o *output) emitChat(c annals.Chat) bool {
+	if c.TenantID == "" {
+		c.TenantID = o.im.opts.TenantID
+	}
+	if c.TenantID == "" {
+		c.TenantID = "local"
+	}
+	if c.UserID == "" {
+		c.UserID = o.im.opts.UserID
+	}
+	c.Attributes = withResume(&c)
+	if err := c.Validate(); err != nil {
+		o.Warnf(o.line, "chat %s not imported: %s", c.ID, annals.ErrorMessage(err))
+		o.badChats[c.ID] = true
+		return true
+	}
+	if !o.chats[c.ID] {
+		o.chats[c.ID] = true
+		o.chatOrder = append(o.chatOrder, c.ID)
+		if o.im.opts.DryRun {
+			o.counts.Chats++
+		}
+	}
+	if h := o.held[c.ID]; h != nil {
+		h.ops = append(h.ops, annals.CaptureOp{Chat: &c})
+		return true
+	}
+	if c.Title == "" && c.Attributes[DerivedTitleAttr] == "" && !o.derived[c.ID] && !o.im.opts.DryRun {
+		o.held[c.ID] = &heldChat{ops: []annals.CaptureOp{{Chat: &c}}}
+		o.heldOrder = append(o.heldOrder, c.ID)
+		return true
+	}
+	o.ops = append(o.ops, annals.CaptureOp{Chat: &c})
+	return false
 }
 
 // holdEntry adds an entry to a held chat. The first user entry that gives a title ends the

@@ -1,0 +1,438 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/annals-dev/annals"
+)
+
+// The line handlers of the Claude Code reader (claudecode.go): user, assistant and system
+// lines, and everything else as events.
+
+func (s *ccSession) user(chat string, n int, l *ccLine, raw []byte, ts time.Time, out Output) error {
+	if l.Message == nil {
+		s.event(chat, n, l, raw, ts)
+		return nil
+	}
+	q := s.queue(chat)
+	text, blocks, err := ccContent(l.Message.Content)
+	if err != nil {
+		out.Warnf(n, "message content: %s", shortJSONErr(err))
+		return nil
+	}
+	var texts []string
+	if text != "" {
+		texts = append(texts, text)
+	}
+	images := 0
+	part := 0
+	var rawBlocks, other []json.RawMessage
+	if len(blocks) > 0 {
+		_ = json.Unmarshal(l.Message.Content, &rawBlocks)
+	}
+	for i, b := range blocks {
+		switch b.Type {
+		case "text":
+			if b.Text != "" {
+				texts = append(texts, b.Text)
+			}
+		case "image", "document":
+			images++
+			texts = append(texts, "["+b.Type+"]")
+		case "tool_result":
+			part++
+			result := ccToolResult(b.Content)
+			outcome := annals.OutcomeSucceeded
+			switch {
+			case l.ToolDenialKind != "" || strings.Contains(result, "The user doesn't want to proceed with this tool use"):
+				outcome = annals.OutcomeBlocked
+			case strings.HasPrefix(result, "[Request interrupted by user"):
+				outcome = annals.OutcomeCancelled
+			case b.IsError:
+				outcome = annals.OutcomeFailed
+			}
+			extra := map[string]any{}
+			if small := ccSmallResult(l.ToolUseResult); small != nil {
+				extra["tool_use_result"] = small
+			}
+			resultMeta := Metadata(extra)
+			agent := ccResultAgent(l.ToolUseResult)
+			if q.resolve(b.ToolUseID, func(e *annals.Entry) {
+				e.Tool.Result, e.Tool.Outcome = result, outcome
+				if resultMeta != nil {
+					e.Metadata = joinMeta(e.Metadata, resultMeta)
+				}
+				if agent != "" && s.session() != "" {
+					ccLinkCall(e, ChatID("claude-code", s.session()+"/agent-"+agent))
+				}
+				e.SourceIDs = addSourceIDs(e.SourceIDs, s.sourceIDs(l)...)
+			}) {
+				continue
+			}
+			// A result whose call is not in this file (or was released already).
+			extra["orphan_result"] = true
+			q.pushEntry(chat, &annals.Entry{
+				ID: ccEntryID(l, raw, part), Kind: annals.KindTool, Time: ts, SourceIDs: s.sourceIDs(l),
+				Tool:     &annals.ToolCall{Name: "unknown", CallID: SafeID(b.ToolUseID, annals.MaxIDBytes), Result: result, Outcome: outcome},
+				Metadata: s.meta(chat, l, raw, extra),
+			})
+		default:
+			if i < len(rawBlocks) {
+				other = append(other, rawBlocks[i])
+			}
+		}
+	}
+	body := strings.TrimSpace(strings.Join(dropBlank(texts), "\n\n"))
+	if body == "" && len(other) == 0 {
+		return nil
+	}
+	kind := annals.KindUser
+	m := map[string]any{}
+	if len(other) > 0 {
+		m["blocks"] = sizedJSON(other)
+	}
+	if images > 0 {
+		m["attachments"] = images
+	}
+	switch {
+	case l.IsCompactSummary:
+		kind = annals.KindSystem
+		m["compaction"] = true
+	case l.IsMeta:
+		kind = annals.KindSystem
+		m["meta"] = true
+	default:
+		// A new prompt from the person: calls still waiting will not get a result.
+		if len(blocks) == 0 || !ccHasToolResult(blocks) {
+			q.releaseAll()
+		}
+	}
+	q.pushEntry(chat, &annals.Entry{ID: ccEntryID(l, raw, 0), Kind: kind, Time: ts, SourceIDs: s.sourceIDs(l), Text: ValidText(body), Metadata: s.meta(chat, l, raw, m)})
+	return nil
+}
+
+func ccHasToolResult(blocks []ccBlock) bool {
+	for _, b := range blocks {
+		if b.Type == "tool_result" {
+			return true
+		}
+	}
+	return false
+}
+
+func dropBlank(ss []string) []string {
+	out := ss[:0:0]
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func addSourceIDs(ids []string, more ...string) []string {
+	for _, m := range more {
+		dup := false
+		for _, id := range ids {
+			if id == m {
+				dup = true
+			}
+		}
+		if !dup && len(ids) < annals.MaxSourceIDs {
+			ids = append(ids, m)
+		}
+	}
+	return ids
+}
+
+// joinMeta merges two metadata objects (b's keys win).
+func joinMeta(a, b json.RawMessage) json.RawMessage {
+	if len(a) == 0 {
+		return b
+	}
+	var ma, mb map[string]json.RawMessage
+	if json.Unmarshal(a, &ma) != nil || json.Unmarshal(b, &mb) != nil {
+		return a
+	}
+	for k, v := range mb {
+		ma[k] = v
+	}
+	out, err := json.Marshal(ma)
+	if err != nil {
+		return a
+	}
+	return out
+}
+
+// ccContent splits message content into a plain string or blocks.
+func ccContent(raw json.RawMessage) (string, []ccBlock, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return "", nil, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, nil, err
+	}
+	// A list usually holds blocks, but some versions (and hand-written tools) put a plain
+	// string in it: that is a text block, never a reason to drop the line.
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return "", nil, err
+	}
+	blocks := make([]ccBlock, 0, len(items))
+	for _, it := range items {
+		it = bytes.TrimSpace(it)
+		if len(it) > 0 && it[0] == '"' {
+			var s string
+			if err := json.Unmarshal(it, &s); err != nil {
+				return "", nil, err
+			}
+			blocks = append(blocks, ccBlock{Type: "text", Text: s})
+			continue
+		}
+		var b ccBlock
+		if err := json.Unmarshal(it, &b); err != nil {
+			return "", nil, err
+		}
+		blocks = append(blocks, b)
+	}
+	return "", blocks, nil
+}
+
+// ccToolResult flattens a tool_result's content (a string, or text and image blocks).
+func ccToolResult(raw json.RawMessage) string {
+	text, blocks, err := ccContent(raw)
+	if err != nil {
+		return ValidText(string(raw))
+	}
+	parts := []string{}
+	if text != "" {
+		parts = append(parts, text)
+	}
+	for _, b := range blocks {
+		switch b.Type {
+		case "text":
+			parts = append(parts, b.Text)
+		default:
+			parts = append(parts, "["+b.Type+"]")
+		}
+	}
+	return ValidText(strings.Join(parts, "\n"))
+}
+
+// ccSmallResult keeps the structured toolUseResult only when it is small: it mostly repeats the
+// tool_result text, and for file tools it can hold a whole file.
+func ccSmallResult(raw json.RawMessage) any {
+	if len(raw) == 0 || len(raw) > 4<<10 || bytes.Equal(raw, []byte("null")) || raw[0] == '"' {
+		return nil
+	}
+	return raw
+}
+
+func (s *ccSession) assistant(chat string, n int, l *ccLine, raw []byte, ts time.Time, out Output) error {
+	if l.Message == nil {
+		s.event(chat, n, l, raw, ts)
+		return nil
+	}
+	m := l.Message
+	if chat == s.mainChat() && !s.st.Created && s.mainChat() != "" {
+		s.create(m.Model)
+	}
+	q := s.queue(chat)
+	runID := ""
+	if m.ID != "" && !placeholder(m.ID) && m.Model != "<synthetic>" && chat != "" {
+		runID = SafeID(chat+"/"+m.ID, annals.MaxIDBytes)
+		run := &annals.Run{ID: runID, ChatID: chat, Status: annals.StatusCompleted, StartedAt: ts}
+		if !placeholder(m.Model) {
+			run.Model = SafeID(m.Model, annals.MaxIDBytes)
+		}
+		if u := m.Usage; u != nil {
+			// The prompt the model processed, cache included (as OpenAI counts prompt tokens).
+			run.InputTokens = clampTokens(u.InputTokens) + clampTokens(u.CacheCreationTokens) + clampTokens(u.CacheReadTokens)
+			run.OutputTokens = clampTokens(u.OutputTokens)
+		}
+		// A split reply repeats its message id on every line: the run is recorded again with
+		// the latest usage, an upsert.
+		q.push(annals.CaptureOp{Run: run})
+	}
+	text, blocks, err := ccContent(m.Content)
+	if err != nil {
+		out.Warnf(n, "message content: %s", shortJSONErr(err))
+		return nil
+	}
+	var texts, thoughts []string
+	if text != "" {
+		texts = append(texts, text)
+	}
+	redacted := false
+	type call struct {
+		b    ccBlock
+		part int
+	}
+	var calls []call
+	var other []json.RawMessage
+	var rawBlocks []json.RawMessage
+	_ = json.Unmarshal(m.Content, &rawBlocks)
+	for i, b := range blocks {
+		switch b.Type {
+		case "text":
+			texts = append(texts, b.Text)
+		case "thinking":
+			// The signature is a signed blob for the API, never shown.
+			if b.Thinking != "" {
+				thoughts = append(thoughts, b.Thinking)
+			}
+		case "redacted_thinking":
+			redacted = true // encrypted reasoning: dropped, only marked
+		case "tool_use", "server_tool_use", "mcp_tool_use":
+			calls = append(calls, call{b: b, part: i + 1})
+		default:
+			if i < len(rawBlocks) {
+				other = append(other, rawBlocks[i])
+			}
+		}
+	}
+	meta := map[string]any{}
+	if m.Model != "" && !placeholder(m.Model) {
+		meta["model"] = m.Model
+	}
+	if redacted {
+		meta["redacted_thinking"] = true
+	}
+	if l.IsAPIError {
+		meta["api_error"] = true
+	}
+	if m.StopReason != "" && m.StopReason != "end_turn" && m.StopReason != "tool_use" && !placeholder(m.StopReason) {
+		meta["stop_reason"] = m.StopReason
+	}
+	if len(other) > 0 {
+		meta["blocks"] = sizedJSON(other)
+	}
+	body := strings.Join(dropBlank(texts), "\n\n")
+	reasoning := strings.Join(dropBlank(thoughts), "\n\n")
+	if body != "" || reasoning != "" || len(calls) == 0 {
+		q.pushEntry(chat, &annals.Entry{
+			ID: ccEntryID(l, raw, 0), Kind: annals.KindAssistant, Time: ts, RunID: runID, SourceIDs: s.sourceIDs(l),
+			Text: ValidText(body), Reasoning: ValidText(reasoning), Metadata: s.meta(chat, l, raw, meta),
+		})
+	}
+	for _, c := range calls {
+		args := c.b.Input
+		if len(bytes.TrimSpace(args)) == 0 {
+			args = nil
+		}
+		name := c.b.Name
+		if name == "" {
+			name = "unknown"
+		}
+		id := ccEntryID(l, raw, c.part)
+		if body == "" && reasoning == "" && len(calls) == 1 {
+			id = ccEntryID(l, raw, 0)
+		}
+		e := &annals.Entry{
+			ID: id, Kind: annals.KindTool, Time: ts, RunID: runID, SourceIDs: s.sourceIDs(l),
+			Tool: &annals.ToolCall{Name: SafeID(name, annals.MaxIDBytes), CallID: SafeID(c.b.ID, annals.MaxIDBytes), Arguments: args},
+		}
+		if len(meta) > 0 && body == "" && reasoning == "" {
+			e.Metadata = s.meta(chat, l, raw, meta)
+		}
+		if c.b.ID == "" {
+			q.pushEntry(chat, e)
+			continue
+		}
+		q.pushCall(chat, c.b.ID, e)
+	}
+	return nil
+}
+
+func clampTokens(n int64) int64 {
+	if n < 0 {
+		return 0
+	}
+	return n
+}
+
+func (s *ccSession) system(chat string, n int, l *ccLine, raw []byte, ts time.Time) error {
+	q := s.queue(chat)
+	text := ""
+	if len(l.Content) > 0 && l.Content[0] == '"' {
+		_ = json.Unmarshal(l.Content, &text)
+	}
+	m := map[string]any{"subtype": l.Subtype}
+	kind := annals.KindEvent
+	switch l.Subtype {
+	case "compact_boundary":
+		kind = annals.KindSystem
+		m["compaction"] = true
+		if len(l.CompactMetadata) > 0 {
+			m["compact_metadata"] = l.CompactMetadata
+		}
+		if l.LogicalParentUUID != "" {
+			m["logical_parent"] = l.LogicalParentUUID
+		}
+		if text == "" {
+			text = "Conversation compacted"
+		}
+	case "api_error", "error", "api_refusal", "local_command", "informational":
+		kind = annals.KindSystem
+		if len(l.Error) > 0 && !bytes.Equal(l.Error, []byte("null")) {
+			m["error"] = sizedJSON(l.Error)
+		}
+	}
+	e := &annals.Entry{ID: ccEntryID(l, raw, 0), Kind: kind, Time: ts, SourceIDs: s.sourceIDs(l), Text: ValidText(text), Metadata: s.meta(chat, l, raw, m)}
+	if kind == annals.KindEvent {
+		e.Channel = "claude-code/system/" + channelPart(l.Subtype)
+	}
+	q.pushEntry(chat, e)
+	return nil
+}
+
+// event keeps a line of a type annals has no mapping for as an event entry holding the line.
+func (s *ccSession) event(chat string, n int, l *ccLine, raw []byte, ts time.Time) {
+	m := map[string]any{}
+	if len(l.Attachment) > 0 {
+		m["attachment"] = sizedJSON(l.Attachment)
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) == nil {
+		if extra := Unknown(obj, ccEnvelope...); len(extra) > 0 {
+			m["extra"] = sizedJSON(extra)
+		}
+	}
+	typ := l.Type
+	if typ == "" {
+		typ = "unknown"
+	}
+	channel := "claude-code/" + channelPart(typ)
+	if len(l.Attachment) > 0 {
+		var a struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(l.Attachment, &a) == nil && a.Type != "" {
+			channel += "/" + channelPart(a.Type)
+		}
+	}
+	s.queue(chat).pushEntry(chat, &annals.Entry{ID: ccEntryID(l, raw, 0), Kind: annals.KindEvent, Channel: channel, Time: ts, SourceIDs: s.sourceIDs(l), Metadata: Metadata(m)})
+}
+
+// channelPart makes a source's type name a safe channel segment.
+func channelPart(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	s = strings.Map(func(r rune) rune {
+		if r == '/' || r < 0x20 || r == 0x7f {
+			return '_'
+		}
+		return r
+	}, s)
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return ValidText(s)
+}
