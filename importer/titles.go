@@ -101,6 +101,11 @@ var wrapperTags = regexp.MustCompile(`</?(bash-input|user_query)>`)
 // MaxDerivedTitle characters. It returns "" when nothing of the person's own is left.
 func DeriveTitle(prompt string) string {
 	text := prompt
+	// The Codex IDE extension sends the editor's context first and the request after a
+	// heading: the request is what the person typed.
+	if _, req, ok := strings.Cut(text, "## My request for Codex:"); ok {
+		text = req
+	}
 	for _, re := range injectedBlocks {
 		text = re.ReplaceAllString(text, "\n")
 	}
@@ -117,6 +122,16 @@ func DeriveTitle(prompt string) string {
 			continue
 		case strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") && !strings.Contains(line, " "):
 			continue // [image], [document], [attachment]
+		}
+		if m := slashCommand.FindStringSubmatch(line); m != nil {
+			// A command typed into the tool (Aider's /add, /run, /undo, ...) names nothing;
+			// the ones that carry a request (/ask, /code, /architect) are titled by it.
+			switch rest := strings.TrimSpace(m[2]); {
+			case rest != "" && (m[1] == "ask" || m[1] == "code" || m[1] == "architect"):
+				line = rest
+			default:
+				continue
+			}
 		}
 		return boundTitle(ValidText(line), MaxDerivedTitle)
 	}
@@ -135,7 +150,8 @@ func DeriveTitle(prompt string) string {
 }
 
 var (
-	commandName = regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`)
+	slashCommand = regexp.MustCompile(`^/([a-z][a-z-]*)(?:\s+(.*))?$`)
+	commandName  = regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`)
 	commandArgs = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
 )
 

@@ -20,6 +20,10 @@ func TestDeriveTitleKeepsOnlyWhatThePersonTyped(t *testing.T) {
 		"[image]\n\nWhat is in this picture?":                    "What is in this picture?",
 		"<user_query>\nwhy is   the build\tslow?\n</user_query>": "why is the build slow?",
 		"# aider: rename the module":                             "aider: rename the module",
+		"/add aider/sendchat.py":                                 "",
+		"/ask how does get_tracked_files walk the tree?":         "how does get_tracked_files walk the tree?",
+		"/etc/hosts is ignored, why?":                            "/etc/hosts is ignored, why?",
+		"# Context from my IDE setup:\n\n## Active file: main.go\n\n## My request for Codex:\nmake the server start faster\n":               "make the server start faster",
 		"Please refactor the payment reconciliation job so that it retries failed transfers with exponential backoff and logs each attempt": "Please refactor the payment reconciliation job so that it retries failed…",
 	} {
 		if got := importer.DeriveTitle(prompt); got != want {
