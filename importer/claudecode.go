@@ -30,6 +30,11 @@ func (claudeCode) Detect(path string, head []byte) bool {
 	if !strings.EqualFold(filepath.Ext(path), ".jsonl") {
 		return false
 	}
+	// Under a subagents/ folder only agent-<id>.jsonl files are transcripts; a workflow run's
+	// journal.jsonl (one line per agent started and finished) is not.
+	if ccPathSession(path) != "" && !strings.HasPrefix(filepath.Base(path), "agent-") {
+		return false
+	}
 	// A .jsonl file in Claude Code's own folder is a session, whatever its first lines (a long
 	// file-history-snapshot line can fill the whole head).
 	if strings.Contains(filepath.ToSlash(path), "/.claude/projects/") {

@@ -2,6 +2,8 @@ package importer_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,5 +85,40 @@ func TestInlineSideChainLinesOfOneAgentAreOneChat(t *testing.T) {
 		if c.ID == agent && (c.Attributes["parent"] != "claude-code:sess-inline" || c.Attributes["subagent"] != "ag-seal") {
 			t.Errorf("agent chat attributes %v", c.Attributes)
 		}
+	}
+}
+
+// TestWorkflowJournalIsNotASession: a workflow run's journal.jsonl sits beside its agents in
+// ~/.claude/projects; it is not a transcript, and must not become a chat.
+func TestWorkflowJournalIsNotASession(t *testing.T) {
+	home := t.TempDir()
+	src := testdata("claude-code", "agents", "-home-dev-zoo")
+	dst := filepath.Join(home, ".claude", "projects", "-home-dev-zoo")
+	if err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		copyFile(t, p, filepath.Join(dst, rel))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dst, "sess-par", "subagents", "workflows", "wf_57c6a296-6f2")
+	writeFile(t, filepath.Join(run, "journal.jsonl"), []byte(`{"type":"started","key":"census","agentId":"a6c4897b1da27eafe","label":"census","phase":"count"}`+"\n"+
+		`{"type":"result","key":"census","agentId":"a6c4897b1da27eafe","result":"9 puffins."}`+"\n"))
+	im := newImporter(mustOpenDB(t), importer.Options{Formats: formatsNamed(t, "claude-code")})
+	cands, _ := im.Discover(home)
+	var agents int
+	for _, c := range cands {
+		if filepath.Base(c.Path) == "journal.jsonl" {
+			t.Errorf("the workflow journal %s was taken for a session", c.Path)
+		}
+		if strings.HasPrefix(filepath.Base(c.Path), "agent-") {
+			agents++
+		}
+	}
+	if agents != 2 {
+		t.Errorf("%d sub-agent transcripts found, want 2", agents)
 	}
 }

@@ -152,7 +152,7 @@ func DeriveTitle(prompt string) string {
 var (
 	slashCommand = regexp.MustCompile(`^/([a-z][a-z-]*)(?:\s+(.*))?$`)
 	commandName  = regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`)
-	commandArgs = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+	commandArgs  = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
 )
 
 // boundTitle cuts s to at most max characters, at a word when one ends near the cut.
