@@ -58,7 +58,8 @@ func (set anchorSet) each(s string, fn func(i int, lit string) int) {
 			k += from
 			next := k + 1
 			for _, a := range g.anchors {
-				if i := k - a.off; i >= 0 && a.at(s, i) {
+				// The first byte is compared inline: most pivot hits are not an anchor.
+				if i := k - a.off; i >= 0 && (a.fold || s[i] == a.lit[0]) && a.at(s, i) {
 					next = max(next, fn(i, a.lit))
 				}
 			}
@@ -138,7 +139,9 @@ func byteFreq(c byte) int {
 		return 5
 	}
 	switch c {
-	case '\n', '.', ',', '"':
+	case '.':
+		return 40 // sentences, file names, method calls, version numbers
+	case '\n', ',', '"':
 		return 15
 	case '-', '_', '/', '(', ')', '\'':
 		return 8

@@ -120,16 +120,15 @@ func isPlaceholderValue(v string) bool {
 	if !plausibleLiteral(v) {
 		return true
 	}
-	lower := asciiLower(v)
 	for _, p := range placeholderParts {
-		if strings.Contains(lower, p) {
+		if containsFold(v, p) {
 			return true
 		}
 	}
 	switch {
 	case len(v) >= 2 && (v[0] == '{' && v[len(v)-1] == '}' || v[0] == '[' && v[len(v)-1] == ']'):
 		return true
-	case strings.HasPrefix(lower, "arn:"):
+	case len(v) >= 4 && equalFoldASCII(v[:4], "arn:"):
 		return true
 	case isPathLike(v):
 		return true
@@ -199,8 +198,25 @@ func maskedBody(body string) bool {
 	if distinct < 6 {
 		return true
 	}
-	lower := asciiLower(body)
-	return strings.Contains(lower, "your") || strings.Contains(lower, "xxxx") || strings.Contains(lower, "placeholder")
+	return containsFold(body, "your") || containsFold(body, "xxxx") || containsFold(body, "placeholder")
+}
+
+// containsFold reports whether s contains lower (lower-case ASCII) in any ASCII case, without
+// allocating: it runs on every candidate value.
+func containsFold(s, lower string) bool {
+	if lower == "" {
+		return true
+	}
+	first, firstUp := lower[0], lower[0]
+	if 'a' <= first && first <= 'z' {
+		firstUp = first - ('a' - 'A')
+	}
+	for i := 0; i+len(lower) <= len(s); i++ {
+		if (s[i] == first || s[i] == firstUp) && equalFoldASCII(s[i:i+len(lower)], lower) {
+			return true
+		}
+	}
+	return false
 }
 
 // isPasswordWord reports the words that stand for a password in examples: user:password@host.

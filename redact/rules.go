@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -225,10 +225,10 @@ func prefixRule(trs []tokenRule) rule {
 		if len(cands) == 0 {
 			return nil
 		}
-		sort.Slice(cands, func(x, y int) bool { return cands[x].a < cands[y].a })
+		slices.SortFunc(cands, func(x, y candidate) int { return x.a - y.a })
 		startsAt := func(k int) bool {
-			x := sort.Search(len(cands), func(x int) bool { return cands[x].a >= k })
-			return x < len(cands) && cands[x].a == k
+			_, found := slices.BinarySearchFunc(cands, k, func(c candidate, k int) int { return c.a - k })
+			return found
 		}
 		var spans []span
 		last := -1
