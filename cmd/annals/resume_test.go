@@ -39,3 +39,18 @@ func TestResumeOfAChatNoToolContinues(t *testing.T) {
 		t.Errorf("shellWord = %s", got)
 	}
 }
+
+// TestShowPrintsTheSubagentLink: the parent's Task/Agent call names the sub-agent's chat in the
+// transcript `annals show` prints, and the sub-agent's chat names its parent.
+func TestShowPrintsTheSubagentLink(t *testing.T) {
+	tm := newTestMain(t)
+	tm.mustRun("", "import", "claude-code", filepath.Join("..", "..", "importer", "testdata", "claude-code", "agents"))
+	out := tm.mustRun("", "show", "claude-code:sess-par")
+	if !strings.Contains(out, "sub-agent chat: claude-code:sess-par/agent-a7748a49cbfabf1b6") {
+		t.Errorf("show of the parent does not name the sub-agent chat:\n%s", out)
+	}
+	out = tm.mustRun("", "show", "claude-code:sess-par/agent-a7748a49cbfabf1b6")
+	if !strings.Contains(out, "Count penguins") || !strings.Contains(out, "parent: claude-code:sess-par") {
+		t.Errorf("show of the sub-agent lacks its title or parent:\n%s", out)
+	}
+}
