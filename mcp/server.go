@@ -1,0 +1,203 @@
+// Package mcp is the annals MCP server: history as tools, resources and a usage guide for the
+// agents that call it, over stdio (annals mcp) and streamable HTTP (/mcp inside annals serve).
+//
+// It is an adapter over annals.HistoryService and decides no policy: who the caller is comes
+// from the transport's authentication (the API key, or the local owner on stdio), what they may
+// reach from the history service, and whether writes are offered from the configuration. It
+// bounds every answer to a budget and hands transcript text to the model as labelled,
+// untrusted data. docs/MCP.md is the reference.
+package mcp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/annals-dev/annals"
+)
+
+// DefaultBudgetTokens bounds one tool result: about 8k tokens of text.
+const DefaultBudgetTokens = 8000
+
+// bytesPerToken converts the token budget into bytes; four bytes a token is the usual estimate
+// for English and code, and it errs on the generous side for the model's context.
+const bytesPerToken = 4
+
+// Config wires a Server.
+type Config struct {
+	// Service answers every tool call and resource read of a session that may write.
+	Service annals.HistoryService
+	// ReadOnly answers the sessions that may not write: the same history, refusing every write
+	// (history.Service.ReadOnly). Nil means every session uses Service, which must then refuse
+	// writes itself.
+	ReadOnly annals.HistoryService
+	// BudgetTokens bounds each tool result; 0 means DefaultBudgetTokens.
+	BudgetTokens int
+	// Version is reported to clients as the server's version.
+	Version string
+	Logger  *slog.Logger
+}
+
+// Server builds MCP sessions over the history service.
+type Server struct {
+	cfg    Config
+	budget int // bytes
+	log    *slog.Logger
+	schema *sdk.SchemaCache
+}
+
+// New returns a Server.
+func New(cfg Config) *Server {
+	if cfg.BudgetTokens <= 0 {
+		cfg.BudgetTokens = DefaultBudgetTokens
+	}
+	if cfg.ReadOnly == nil {
+		cfg.ReadOnly = cfg.Service
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{cfg: cfg, budget: cfg.BudgetTokens * bytesPerToken, log: log, schema: sdk.NewSchemaCache()}
+}
+
+// Session says who one MCP session acts for and what it offers.
+type Session struct {
+	// Principal is the caller, as the transport authenticated it.
+	Principal *annals.Principal
+	// AllowWrites offers the curating tools (rename, annotate, pin, archive) and lets recap and
+	// the history meta-tool store what they compute.
+	AllowWrites bool
+}
+
+// session is one connected client's view: the principal every call runs as and the service.
+type session struct {
+	*Server
+	principal *annals.Principal
+	writes    bool
+	svc       annals.HistoryService
+}
+
+// NewMCPServer returns the SDK server of one session: its tools, resources and guide. An error
+// means a tool definition of this package is wrong; the tests build every variant.
+func (s *Server) NewMCPServer(opts Session) (*sdk.Server, error) {
+	ss := &session{Server: s, principal: opts.Principal, writes: opts.AllowWrites, svc: s.cfg.ReadOnly}
+	if opts.AllowWrites {
+		ss.svc = s.cfg.Service
+	}
+	srv := sdk.NewServer(&sdk.Implementation{Name: "annals", Title: "annals history", Version: s.cfg.Version}, &sdk.ServerOptions{
+		Instructions:      instructions,
+		Logger:            s.log,
+		CompletionHandler: ss.complete,
+		SchemaCache:       s.schema,
+	})
+	var errs []error
+	ss.addReadTools(srv, &errs)
+	if opts.AllowWrites {
+		ss.addWriteTools(srv, &errs)
+	}
+	ss.addMetaTool(srv)
+	ss.addResources(srv)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return srv, nil
+}
+
+// as is the context a call runs in: the session's principal, whatever the transport's context
+// carries (a streamable HTTP session's calls do not run in the request's context).
+func (ss *session) as(ctx context.Context) context.Context {
+	return annals.NewContextWithPrincipal(ctx, ss.principal)
+}
+
+// ServeStdio runs one session over the process's standard input and output until the client
+// closes it or ctx ends.
+func (s *Server) ServeStdio(ctx context.Context, opts Session) error {
+	return s.Serve(ctx, opts, &sdk.StdioTransport{})
+}
+
+// Serve runs one session over any SDK transport (stdio, in-memory in tests).
+func (s *Server) Serve(ctx context.Context, opts Session, t sdk.Transport) error {
+	srv, err := s.NewMCPServer(opts)
+	if err != nil {
+		return err
+	}
+	return srv.Run(ctx, t)
+}
+
+// HTTPOptions configure the streamable HTTP handler.
+type HTTPOptions struct {
+	// AllowWrites decides, per authenticated caller, whether a new session offers writes.
+	AllowWrites func(p *annals.Principal) bool
+	// SessionTimeout closes sessions idle this long; 0 means 30 minutes.
+	SessionTimeout time.Duration
+}
+
+// HTTPHandler serves MCP over streamable HTTP. It must sit behind the transport's
+// authentication, which puts the caller's principal in each request's context
+// (annals.NewContextWithPrincipal); a request without one is refused. A session is bound to the
+// principal that opened it: a later request of the same session under another principal is
+// refused by the SDK (403), so a session id is no credential.
+func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
+	if opts.SessionTimeout <= 0 {
+		opts.SessionTimeout = 30 * time.Minute
+	}
+	streams := sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
+		p := annals.PrincipalFromContext(r.Context())
+		if p == nil {
+			return nil
+		}
+		writes := opts.AllowWrites != nil && opts.AllowWrites(p)
+		srv, err := s.NewMCPServer(Session{Principal: p, AllowWrites: writes})
+		if err != nil {
+			s.log.Error("mcp session", "err", err)
+			return nil
+		}
+		return srv
+	}, &sdk.StreamableHTTPOptions{SessionTimeout: opts.SessionTimeout, Logger: s.log})
+	// The SDK binds a session to TokenInfo.UserID, which only its bearer middleware can set; the
+	// principal was authenticated already, so the verifier names it rather than checking again.
+	bound := auth.RequireBearerToken(func(ctx context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
+		p := annals.PrincipalFromContext(ctx)
+		if p == nil {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: principalID(p), Expiration: time.Now().Add(24 * time.Hour)}, nil
+	}, nil)(streams)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if annals.PrincipalFromContext(r.Context()) == nil {
+			http.Error(w, "unauthenticated", http.StatusUnauthorized)
+			return
+		}
+		// Local mode authenticates requests without a header; the middleware wants one.
+		if r.Header.Get("Authorization") == "" {
+			r = r.Clone(r.Context())
+			r.Header.Set("Authorization", "Bearer annals-local")
+		}
+		bound.ServeHTTP(w, r)
+	})
+}
+
+// principalID names a principal for session binding: two principals with the same id have the
+// same rights, so a session may move between their requests and no further.
+func principalID(p *annals.Principal) string {
+	scopes := make([]string, len(p.Scopes))
+	for i, sc := range p.Scopes {
+		scopes[i] = string(sc)
+	}
+	slices.Sort(scopes)
+	h := sha256.Sum256([]byte(strings.Join([]string{p.TenantID, p.UserID, p.AgentID, string(p.Role), strings.Join(scopes, ",")}, "\x00")))
+	return hex.EncodeToString(h[:16])
+}
