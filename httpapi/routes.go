@@ -35,7 +35,10 @@ type route struct {
 	access access
 	// maxBody overrides the server's body limit (0: the server's).
 	maxBody int64
-	h       func(w http.ResponseWriter, r *http.Request) error
+	// stream routes hold long-lived answers (MCP's event streams): no request timeout; the
+	// protocol's sessions end themselves.
+	stream bool
+	h      func(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) routes() {
@@ -56,6 +59,19 @@ func (s *Server) routes() {
 	s.handle("POST /query", route{access: reader, maxBody: queryview.MaxBodyBytes, h: s.handleQuery})
 	s.handle("GET /healthz", route{access: public, h: s.handleHealth})
 	s.handle("GET /metrics", route{access: admin, h: s.handleMetrics})
+	if s.cfg.MCP != nil {
+		mcp := route{access: reader, stream: true, h: s.handleMCP}
+		s.handle("POST /mcp", mcp)
+		s.handle("GET /mcp", mcp)
+		s.handle("DELETE /mcp", mcp)
+	}
+}
+
+// handleMCP hands an authenticated request to the MCP handler, which answers in the
+// protocol's own terms (JSON-RPC errors, event streams).
+func (s *Server) handleMCP(w http.ResponseWriter, r *http.Request) error {
+	s.cfg.MCP.ServeHTTP(w, r)
+	return nil
 }
 
 // handle registers a route with the stdlib mux's method pattern, wrapped in authentication,
@@ -94,7 +110,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 	}
 	body := &limitedBody{r: r.Body, left: limit, limit: limit, route: own}
 	r.Body = body
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	ctx, cancel := r.Context(), context.CancelFunc(func() {})
+	if !rt.stream {
+		ctx, cancel = context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	}
 	defer cancel()
 	err := rt.h(w, r.WithContext(ctx))
 	if err != nil && body.exceeded {
@@ -143,6 +162,7 @@ func (s *Server) authenticate(r *http.Request) (*annals.Principal, error) {
 	}
 	p := key.Principal
 	p.Scopes = append([]annals.Scope(nil), key.Principal.Scopes...)
+	p = *s.cfg.Agents.Narrow(&p)
 	// The access log names the key by its id (never its secret).
 	if id, ok := r.Context().Value(keyIDKey{}).(*string); ok {
 		*id = key.ID

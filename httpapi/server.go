@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/queryview"
 )
 
@@ -57,6 +58,13 @@ type Config struct {
 	AllowLocal bool
 	// ReadOnly refuses every route that writes with 403, before it touches the store.
 	ReadOnly bool
+	// Agents is the per-agent history policy: an API key that names an agent keeps only the
+	// scopes the policy grants that agent (history.AgentPolicy.Narrow). Nil leaves keys as made.
+	Agents history.AgentPolicy
+	// MCP, when set, serves the Model Context Protocol at /mcp (streamable HTTP), behind the
+	// same authentication as every route: the handler finds the caller's principal in the
+	// request's context (mcp.Server.HTTPHandler).
+	MCP http.Handler
 	// MaxBodyBytes bounds request bodies; 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 	// RequestTimeout bounds each request's work; 0 means DefaultRequestTimeout.

@@ -51,6 +51,7 @@ func (m *Main) commands() []command {
 		{"migrate", "create or upgrade the database schema and print its version", runMigrate, argsNone},
 		{"copy", "copy a whole history between databases (SQLite, PostgreSQL)", runCopy, argsNone},
 		{"serve", "serve the history API over HTTP (docs/HTTP.md)", runServe, argsNone},
+		{"mcp", "serve the history to an agent over MCP on stdio (docs/MCP.md)", runMCP, argsNone},
 		{"keys", "create, list and revoke the server's API keys", runKeys, argsNone},
 		{"version", "print the version", runVersion, argsNone},
 	}

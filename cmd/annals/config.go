@@ -202,11 +202,24 @@ func (p *PrincipalConfig) principal() (*annals.Principal, error) {
 	return out, nil
 }
 
+// agentPolicy is the agents: block as the history service's policy; nil without the block.
+func (c *Config) agentPolicy() (history.AgentPolicy, error) {
+	if c.Agents == nil {
+		return nil, nil
+	}
+	raw := make(map[string][]string, len(c.Agents))
+	for name, a := range c.Agents {
+		raw[name] = a.HistoryScope
+	}
+	return history.ParseAgentPolicy(raw)
+}
+
 // cliPrincipal is who the CLI acts as: the configured principal, else the local owner.
 func (c *Config) cliPrincipal() *annals.Principal {
 	if c.Principal == nil {
 		return history.LocalOwner()
 	}
 	p, _ := c.Principal.principal() // validated at load
-	return p
+	policy, _ := c.agentPolicy()    // validated at load
+	return policy.Narrow(p)
 }

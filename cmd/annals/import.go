@@ -140,7 +140,7 @@ func (m *Main) newImporter(a *app, formats []importer.Format, o importFlags) (*i
 		Logger:    slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	if a.store != nil {
-		opts.Titles = &titleSetter{store: a.store, redactor: a.redactor}
+		opts.Titles = importTitles(a)
 	}
 	if principal := annals.PrincipalFromContext(a.ctx); principal != nil {
 		opts.TenantID, opts.UserID = principal.TenantID, principal.UserID
@@ -235,7 +235,7 @@ func (m *Main) startImportWatch(ctx context.Context, a *app, logger *slog.Logger
 		}
 		formats = some
 	}
-	opts := importer.Options{Formats: formats, Logger: logger, Titles: &titleSetter{store: a.store, redactor: a.redactor}}
+	opts := importer.Options{Formats: formats, Logger: logger, Titles: importTitles(a)}
 	if p := annals.PrincipalFromContext(a.ctx); p != nil {
 		opts.TenantID, opts.UserID = p.TenantID, p.UserID
 	}

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/importer"
-	"github.com/annals-dev/annals/redact"
 )
 
 // importStore joins the redacting capture path and the store's import state.
@@ -60,31 +58,16 @@ func (noImportState) ChatIDBySourceID(_ context.Context, id string) (string, err
 	return "", annals.Errorf(annals.ENOTFOUND, "no chat holds source id %s", id)
 }
 
-// titleSetter gives an imported chat the title its source named, unless it has one: a title
-// a person gave is never replaced. The title is redacted like every other imported text.
-type titleSetter struct {
-	store    annals.ChatStore
-	redactor *redact.Redactor
-}
-
-func (t *titleSetter) SetTitleIfEmpty(ctx context.Context, chatID, title string) (bool, error) {
-	chat, err := t.store.FindChatByID(ctx, chatID)
-	if err != nil {
-		return false, err
+// importTitles gives an imported chat the title its source named, unless a person gave it one;
+// a derived title (the first prompt) gives way to the source's. Titles are redacted like every
+// other imported text.
+func importTitles(a *app) *importer.StoreTitles {
+	clean := func(s string) string { return s }
+	if a.redactor != nil {
+		clean = func(s string) string {
+			out, _ := a.redactor.RedactText(s)
+			return out
+		}
 	}
-	if chat.Title != "" {
-		return false, nil
-	}
-	title = strings.TrimSpace(title)
-	if t.redactor != nil {
-		title, _ = t.redactor.RedactText(title)
-	}
-	title = importer.Truncated(title, annals.MaxTitleBytes)
-	if title == "" {
-		return false, nil
-	}
-	if _, err := t.store.UpdateChat(ctx, chat.Ref(), annals.ChatUpdate{Title: &title}); err != nil {
-		return false, err
-	}
-	return true, nil
+	return &importer.StoreTitles{Store: a.store, Clean: clean}
 }

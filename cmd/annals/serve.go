@@ -15,11 +15,12 @@ import (
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/httpapi"
+	"github.com/annals-dev/annals/mcp"
 )
 
 func runServe(ctx context.Context, m *Main, args []string) error {
 	fs := m.flagSet("serve", "[flags]", "Serve the history API over HTTP (docs/HTTP.md): the op envelope, capture routes,\n"+
-		"the query view, exports and metrics. Callers authenticate with API keys ('annals keys');\n"+
+		"the query view, exports, metrics and MCP at /mcp (docs/MCP.md). Callers authenticate with API keys ('annals keys');\n"+
 		"with no keys the server runs in local mode, on loopback only, as the local owner.\n"+
 		"It stops cleanly on SIGINT or SIGTERM, finishing requests in flight.\n"+
 		"Clients: curl (see README), or the CLI itself: annals --server URL --key KEY <command>.")
@@ -33,6 +34,7 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 	timeout := fs.Duration("request-timeout", httpapi.DefaultRequestTimeout, "longest time one request may work")
 	shutdown := fs.Duration("shutdown-timeout", httpapi.DefaultShutdownTimeout, "how long a stop waits for requests in flight")
 	logFormat := fs.String("log-format", "text", "access log format on standard error: text or json")
+	mcpWrites := fs.Bool("mcp-allow-writes", false, "offer MCP's curating tools at /mcp to every caller (default: operator and admin keys only, none in local mode)")
 	if err := m.parse(fs, args); err != nil {
 		return err
 	}
@@ -56,13 +58,25 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 		return annals.Errorf(annals.EINTERNAL, "serve needs the local history service")
 	}
 	keys, _ := a.store.(annals.KeyStore)
-	srv := httpapi.New(httpapi.Config{
+	policy, err := a.cfg.agentPolicy()
+	if err != nil {
+		return err
+	}
+	var srv *httpapi.Server
+	mcpServer := mcp.New(mcp.Config{Service: svc, ReadOnly: svc.ReadOnly(), Version: buildVersion().Version, Logger: logger})
+	mcpHandler := mcpServer.HTTPHandler(mcp.HTTPOptions{AllowWrites: func(p *annals.Principal) bool {
+		// Local mode has no keys to tell callers apart: writes only when the flag says so.
+		return *mcpWrites || (!srv.LocalMode() && history.AgentWritesAllowed(p))
+	}})
+	srv = httpapi.New(httpapi.Config{
 		Addr:            *addr,
 		Store:           a.store,
 		Service:         svc,
 		Keys:            keys,
 		ReadOnly:        *readOnly,
 		AllowLocal:      *local,
+		Agents:          policy,
+		MCP:             mcpHandler,
 		MaxBodyBytes:    *maxBody,
 		RequestTimeout:  *timeout,
 		ShutdownTimeout: *shutdown,
