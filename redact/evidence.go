@@ -3,6 +3,7 @@ package redact
 import (
 	"math"
 	"strings"
+	"unicode/utf8"
 )
 
 // This file holds the evidence the generic rules need before they redact a value that no
@@ -52,6 +53,9 @@ func secretEvidence(name, v string) bool {
 
 // valueEvidence is secretEvidence with the shortest length given.
 func valueEvidence(v string, minLen int) bool {
+	// Judge invalid UTF-8 as it reads once stored as JSON, each bad byte a U+FFFD, so that a
+	// value decides the same way before and after (redaction stays idempotent).
+	v = replaceInvalidUTF8(v)
 	if len(v) < minLen || strings.ContainsAny(v, " \t\r\n") || isPlaceholderValue(v) || wordPath(v) {
 		return false
 	}
@@ -248,4 +252,23 @@ func wordPath(v string) bool {
 		}
 	}
 	return parts >= 4 && 4*words >= 3*parts
+}
+
+// replaceInvalidUTF8 replaces each byte of s that is not valid UTF-8 with U+FFFD, as
+// encoding/json and appendJSONString do. It returns s itself when s is valid.
+func replaceInvalidUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString("\uFFFD")
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }

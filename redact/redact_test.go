@@ -442,3 +442,65 @@ func TestRulesForSecretsThatGotThrough(t *testing.T) {
 		}
 	}
 }
+
+// TestGenericValuesNeedEvidence pins the evidence the generic rules ask of a value under a
+// secret-sounding name (docs/REDACTION.md, "Evidence"): length, a letter with a digit or a
+// symbol, entropy, and not a placeholder, template, constant, path or reference.
+func TestGenericValuesNeedEvidence(t *testing.T) {
+	r := mustNew(t, redact.Config{})
+	for _, tt := range []struct {
+		in     string
+		secret string // "" when nothing may change
+	}{
+		{`test_token = "music"`, ""},
+		{`token: embed, visualize`, ""},
+		{`password = "Xk3v9q"`, "Xk3v9q"},                               // 6 bytes is enough for a password
+		{`api_key = "Xk3v9q"`, ""},                                      // but not for a key
+		{`api_key = "Xk3v9qLm"`, "Xk3v9qLm"},                            // 8 bytes
+		{`secret = "aaaa1111"`, ""},                                     // too little entropy
+		{`secret = "hidden-layer-size"`, ""},                            // words
+		{`SECRET = "sampleAccessTokenName"`, ""},                        // camelCase letters only
+		{`SECRET = "qWeRtYuIoPaSdFgHjKlZxC"`, "qWeRtYuIoPaSdFgHjKlZxC"}, // random mixed case
+		{`token = "OPENAI_API_KEY_V2"`, ""},                             // a constant name
+		{`token = "your-token-1234"`, ""},                               // a placeholder
+		{`token = "{token}"`, ""},                                       // a template
+		{`password: /run/secrets/db_password`, ""},                      // a path
+		{`password: !vault |`, ""},                                      // a YAML tag
+		{`print("password:" + password)`, ""},                           // the key ends a string literal
+		{`token = "s3cr3t value"`, ""},                                  // blanks: a message
+		{`password: 123456`, ""},                                        // digits only
+		{`GAP_TOKEN = "ds16.value_state.no_observation"`, ""},           // a path of words
+		{`Authorization: Basic dXNlcjpwYXNz`, "dXNlcjpwYXNz"},           // the scheme says what it is
+		{`curl -u admin:Xk3v9qLm2Tz7 https://x`, "Xk3v9qLm2Tz7"},
+		{`curl -u user:password https://x`, ""},
+		{`postgres://user:password@localhost/db`, ""},
+		{`amqp://guest:guest@localhost:5672/`, ""},
+		{`Set-Cookie: theme=dark; Path=/`, ""},
+		{`aws configure set aws_secret_access_key ` + awsSecret, awsSecret},
+	} {
+		got, n := r.RedactText(tt.in)
+		switch {
+		case tt.secret == "" && (got != tt.in || n != 0):
+			t.Errorf("RedactText(%q) = %q; want it unchanged", tt.in, got)
+		case tt.secret != "" && strings.Contains(got, tt.secret):
+			t.Errorf("RedactText(%q) = %q; want %q gone", tt.in, got, tt.secret)
+		}
+	}
+}
+
+// TestPrefixedMasksAreNotTokens keeps documentation placeholders with a real prefix.
+func TestPrefixedMasksAreNotTokens(t *testing.T) {
+	r := mustNew(t, redact.Config{})
+	for _, s := range []string{
+		"GITHUB_TOKEN=ghp_" + strings.Repeat("x", 36),
+		"GITHUB_TOKEN=ghp_" + strings.Repeat("X", 36),
+		"AWS_ACCESS_KEY_ID=AKIA" + strings.Repeat("X", 16),
+		"OPENAI_API_KEY=sk-proj-" + strings.Repeat("X", 48),
+		"SLACK_BOT_TOKEN=xoxb-0000000000-0000000000000-" + strings.Repeat("x", 24),
+		"OPENAI_API_KEY=sk-proj-YOUR_OPENAI_API_KEY_GOES_HERE",
+	} {
+		if got, n := r.RedactText(s); got != s || n != 0 {
+			t.Errorf("RedactText(%q) = %q; want it unchanged", s, got)
+		}
+	}
+}
