@@ -183,7 +183,7 @@ func TestMCPOverStreamableHTTPWithAKey(t *testing.T) {
 		tr := &sdk.StreamableClientTransport{Endpoint: s.url + "/mcp", HTTPClient: &http.Client{Transport: bearer{key}}}
 		return sdk.NewClient(&sdk.Implementation{Name: "remote", Version: "1"}, nil).Connect(context.Background(), tr, nil)
 	}
-	if _, err := connect("ank_not-a-real-key"); err == nil {
+	if _, err := connect("annals_not-a-real-key"); err == nil {
 		t.Fatal("a bad key opened an MCP session")
 	}
 	cs, err := connect(member.Secret)
