@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -13,19 +12,22 @@ import (
 )
 
 // lanius imports a lanius database (lanius.db): the ledger of bus events and the transcripts
-// that lanius's history view reads (reference 003). Its schema is not published; the importer
-// reads the one docs/IMPORT.md describes, inferred from the view's queries, and accepts the
-// usual alternative column names:
+// that lanius's history view reads (reference 003). The schema is lanius's own (db.rs):
 //
-//	events(id, type, correlation_id, session_id?, payload, created_at)
-//	messages(id, session_id, event_id?, role, content, created_at)
+//	events(id, type, cause_id, correlation_id, payload, state, ..., created_at)
+//	messages(id, session_id, role, content, event_id, created_at)
 //
-// messages.content is JSON: {"text", "reasoning", "tool_calls": [{"id", "name", "arguments"}]}
-// for an assistant, {"tool_call_id", "text"|"output", "is_error"} for a tool result. Each
-// transcript session becomes a chat whose agent is the noun of its in/agent/<noun> events; a
-// message takes the type of its event as channel and the event's correlation id. Events that
-// carry no message become event entries of their session, and events of no session go to one
-// chat, lanius:ledger, so nothing of the ledger is lost.
+// messages.content is lanius's normalized message JSON: {"role":"assistant", "text"?,
+// "reasoning"?, "tool_calls": [{"call_id", "fn_name", "fn_arguments"}]} for an assistant, and
+// {"role":"tool", "tool_call_id", "name", "content": <string>} for a tool result, which lands on
+// the call with that call_id. Older guesses ({"id", "name", "arguments"}, OpenAI's "function",
+// {"text"|"output", "is_error"}) are read too.
+//
+// Each transcript session becomes a chat whose agent is the noun of its in/agent/<noun> events;
+// a message takes the type of its event as channel and the event's correlation id. The ledger —
+// every event, with its type, cause, state and payload as stored — becomes one chat,
+// lanius:ledger, in ledger (id) order: the query view answers conversation from it, and since
+// it holds no message it is no session (lanius derives sessions from messages).
 type lanius struct{}
 
 func (lanius) Name() string { return "lanius" }
@@ -38,23 +40,13 @@ func (lanius) DefaultPaths(home string) []string {
 	return []string{filepath.Join(home, ".lanius", "lanius.db"), filepath.Join(home, ".local", "share", "lanius", "lanius.db")}
 }
 
-// laniusEvent is one events row.
-type laniusEvent struct {
-	id      int64
-	typ     string
-	corr    string
-	session string
-	payload string
-	when    time.Time
-	used    bool // carried by a message
-}
+// laniusLedgerID is the session name of the chat holding the ledger.
+const laniusLedgerID = "ledger"
 
-// laniusItem is one row of a session's timeline: a message or a free-standing event.
+// laniusItem is one message of a session's timeline.
 type laniusItem struct {
 	when time.Time
-	ord  int // read order, for a stable sort among equal times
 	msg  map[string]any
-	ev   *laniusEvent
 }
 
 func (f lanius) ParseFile(ctx context.Context, src *Source, out Output) error {
@@ -74,58 +66,24 @@ func (f lanius) ParseFile(ctx context.Context, src *Source, out Output) error {
 	if err != nil {
 		return fmt.Errorf("lanius: %w", err)
 	}
-	mID := pickColumn(mc, "id", "message_id")
+	cols := laniusCols{id: pickColumn(mc, "id", "message_id"), role: pickColumn(mc, "role"),
+		content: pickColumn(mc, "content", "body", "data"), event: pickColumn(mc, "event_id", "ledger_id"),
+		channel: pickColumn(mc, "channel", "event_type", "type"), corr: pickColumn(mc, "correlation_id", "correlation")}
 	mSession := pickColumn(mc, "session_id", "session", "transcript_id", "conversation_id")
-	mRole := pickColumn(mc, "role")
-	mContent := pickColumn(mc, "content", "body", "data")
 	mTime := pickColumn(mc, "created_at", "ts", "timestamp", "time")
-	mEvent := pickColumn(mc, "event_id", "ledger_id")
-	mChannel := pickColumn(mc, "channel", "event_type", "type")
-	mCorr := pickColumn(mc, "correlation_id", "correlation")
-	if mSession == "" || mRole == "" || mContent == "" {
+	if mSession == "" || cols.role == "" || cols.content == "" {
 		return fmt.Errorf("lanius: %s: messages needs session_id, role and content columns (see docs/IMPORT.md)", src.Path)
 	}
-
-	events := map[int64]*laniusEvent{}
-	var eventOrder []*laniusEvent
+	var ledger *laniusLedger
 	if tables["events"] {
-		ec, err := tableColumns(ctx, db, "events")
-		if err != nil {
+		if ledger, err = readLaniusLedger(ctx, db, out); err != nil {
 			return fmt.Errorf("lanius: %w", err)
-		}
-		eID := pickColumn(ec, "id", "event_id", "seq")
-		eType := pickColumn(ec, "type", "event_type", "kind", "channel")
-		eCorr := pickColumn(ec, "correlation_id", "correlation")
-		eSession := pickColumn(ec, "session_id", "session")
-		ePayload := pickColumn(ec, "payload", "data", "body", "content")
-		eTime := pickColumn(ec, "created_at", "ts", "timestamp", "time")
-		order := "rowid"
-		if eID != "" {
-			order = `"` + eID + `"`
-		}
-		rows, err := queryMaps(ctx, db, `SELECT rowid AS annals_rowid, * FROM events ORDER BY `+order)
-		if err != nil {
-			return fmt.Errorf("lanius: reading events: %w", err)
-		}
-		for i, m := range rows {
-			id := colInt(m, eID)
-			if eID == "" {
-				id = colInt(m, "annals_rowid")
-			}
-			ev := &laniusEvent{id: id, typ: colString(m, eType), corr: colString(m, eCorr), session: colString(m, eSession),
-				payload: colString(m, ePayload), when: colTime(m, eTime)}
-			if ev.typ == "" {
-				out.Warnf(0, "events row %d: no event type; kept as type \"unknown\"", i+1)
-				ev.typ = "unknown"
-			}
-			events[id] = ev
-			eventOrder = append(eventOrder, ev)
 		}
 	}
 
 	order := "rowid"
-	if mID != "" {
-		order = `"` + mID + `"`
+	if cols.id != "" {
+		order = `"` + cols.id + `"`
 	}
 	msgs, err := queryMaps(ctx, db, `SELECT rowid AS annals_rowid, * FROM messages ORDER BY `+order)
 	if err != nil {
@@ -151,61 +109,37 @@ func (f lanius) ParseFile(ctx context.Context, src *Source, out Output) error {
 		if _, ok := timelines[s]; !ok {
 			sessionOrder = append(sessionOrder, s)
 		}
-		if mEvent != "" {
-			if ev := events[colInt(m, mEvent)]; ev != nil && m[mEvent] != nil {
-				ev.used = true
+		if cols.event != "" && m[cols.event] != nil && ledger != nil {
+			if ev := ledger.byID[colInt(m, cols.event)]; ev != nil {
 				m["annals_event"] = ev
 				noteAgent(s, ev.typ)
 			}
 		}
-		if mChannel != "" {
-			noteAgent(s, colString(m, mChannel))
+		if cols.channel != "" {
+			noteAgent(s, colString(m, cols.channel))
 		}
-		timelines[s] = append(timelines[s], laniusItem{when: colTime(m, mTime), ord: i, msg: m})
-	}
-	var ledger []laniusItem
-	for i, ev := range eventOrder {
-		if ev.used {
-			continue
-		}
-		item := laniusItem{when: ev.when, ord: len(msgs) + i, ev: ev}
-		if ev.session == "" {
-			ledger = append(ledger, item)
-			continue
-		}
-		if _, ok := timelines[ev.session]; !ok {
-			sessionOrder = append(sessionOrder, ev.session)
-		}
-		noteAgent(ev.session, ev.typ)
-		timelines[ev.session] = append(timelines[ev.session], item)
+		timelines[s] = append(timelines[s], laniusItem{when: colTime(m, mTime), msg: m})
 	}
 
-	cols := laniusCols{id: mID, role: mRole, content: mContent, event: mEvent, channel: mChannel, corr: mCorr}
 	for _, s := range sessionOrder {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := f.emitTimeline(ChatID(f.Name(), s), agentOf[s], "", timelines[s], cols, out); err != nil {
+		if err := f.emitSession(ChatID(f.Name(), s), agentOf[s], timelines[s], cols, out); err != nil {
 			return err
 		}
 	}
-	if len(ledger) > 0 {
-		if err := f.emitTimeline(ChatID(f.Name(), "ledger"), "", "lanius ledger (events outside any session)", ledger, cols, out); err != nil {
-			return err
-		}
+	if ledger != nil && len(ledger.order) > 0 {
+		return f.emitLedger(ledger, out)
 	}
 	return nil
 }
 
 type laniusCols struct{ id, role, content, event, channel, corr string }
 
-func (f lanius) emitTimeline(chatID, agent, title string, items []laniusItem, cols laniusCols, out Output) error {
-	sort.SliceStable(items, func(i, j int) bool {
-		if !items[i].when.Equal(items[j].when) && !items[i].when.IsZero() && !items[j].when.IsZero() {
-			return items[i].when.Before(items[j].when)
-		}
-		return items[i].ord < items[j].ord
-	})
+// emitSession writes one session in lanius's own order, message id order: the order its
+// transcript answers in, even where a boundary timestamp is out of step with the ids.
+func (f lanius) emitSession(chatID, agent string, items []laniusItem, cols laniusCols, out Output) error {
 	var created time.Time
 	for _, it := range items {
 		if !it.when.IsZero() {
@@ -213,7 +147,7 @@ func (f lanius) emitTimeline(chatID, agent, title string, items []laniusItem, co
 			break
 		}
 	}
-	chat := &annals.Chat{ID: chatID, AgentID: SafeID(agent, annals.MaxIDBytes), Attributes: annals.Attributes{"source": f.Name()}, CreatedAt: created, Title: title}
+	chat := &annals.Chat{ID: chatID, AgentID: SafeID(agent, annals.MaxIDBytes), Attributes: annals.Attributes{"source": f.Name()}, CreatedAt: created}
 	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
 		return err
 	}
@@ -226,12 +160,13 @@ func (f lanius) emitTimeline(chatID, agent, title string, items []laniusItem, co
 			when = last
 		}
 		last = when
-		if it.ev != nil {
-			entries = append(entries, laniusEventEntry(it.ev, when))
-			continue
-		}
 		entries = append(entries, f.message(it.msg, when, cols, open, out)...)
 	}
+	return emitEntries(chatID, entries, out)
+}
+
+// emitEntries appends entries to a chat in batches the capture accepts.
+func emitEntries(chatID string, entries []*annals.Entry, out Output) error {
 	for len(entries) > 0 {
 		n := min(len(entries), annals.MaxBatchEntries)
 		if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries[:n]}}); err != nil {
@@ -240,24 +175,6 @@ func (f lanius) emitTimeline(chatID, agent, title string, items []laniusItem, co
 		entries = entries[n:]
 	}
 	return nil
-}
-
-// laniusEventEntry maps an event that carries no message.
-func laniusEventEntry(ev *laniusEvent, when time.Time) *annals.Entry {
-	e := &annals.Entry{ID: fmt.Sprintf("e%d", ev.id), Kind: annals.KindEvent, Channel: laniusChannel(ev.typ),
-		CorrelationID: SafeID(ev.corr, annals.MaxIDBytes), Time: when, SourceIDs: []string{fmt.Sprintf("e%d", ev.id)}}
-	p, err := decodeObject([]byte(ev.payload))
-	if err == nil {
-		e.Text = ValidText(firstNonEmpty(p.str("text"), p.str("message"), p.str("content"), p.str("summary")))
-		scrubbed, _ := scrubOpaque(json.RawMessage(ev.payload))
-		e.Metadata = safeMeta(map[string]any{"payload": scrubbed})
-	} else if ev.payload != "" {
-		e.Metadata = safeMeta(map[string]any{"payload": rawJSON(ev.payload)})
-		if !json.Valid([]byte(strings.TrimSpace(ev.payload))) {
-			e.Text = ValidText(ev.payload)
-		}
-	}
-	return e
 }
 
 // laniusChannel keeps a lanius event type as the channel: both are slash-separated paths.
@@ -274,7 +191,8 @@ func laniusChannel(typ string) string {
 }
 
 // message maps one messages row: a user, assistant or system message (with an assistant's
-// tool calls as tool entries waiting in open), or a tool result landing on its call.
+// tool calls as tool entries waiting in open), or a tool result landing on its call. One row is
+// one message: whatever its content's shape, it never becomes several rows of its own kind.
 func (f lanius) message(m map[string]any, when time.Time, cols laniusCols, open map[string]*annals.Entry, out Output) []*annals.Entry {
 	mid := colString(m, cols.id)
 	if mid == "" {
@@ -284,8 +202,10 @@ func (f lanius) message(m map[string]any, when time.Time, cols laniusCols, open 
 	role := strings.ToLower(colString(m, cols.role))
 	channel := laniusChannel(colString(m, cols.channel))
 	corr := colString(m, cols.corr)
+	origin := map[string]any{"id": colInt(m, cols.id)}
 	if ev, ok := m["annals_event"].(*laniusEvent); ok {
 		channel = laniusChannel(ev.typ)
+		origin["event_id"] = ev.id
 		if corr == "" {
 			corr = ev.corr
 		}
@@ -295,7 +215,7 @@ func (f lanius) message(m map[string]any, when time.Time, cols laniusCols, open 
 	}
 	raw := strings.TrimSpace(colString(m, cols.content))
 	var content jsonObject
-	var blocks []json.RawMessage
+	var blocks json.RawMessage
 	switch {
 	case strings.HasPrefix(raw, "{"):
 		c, err := decodeObject([]byte(raw))
@@ -303,59 +223,28 @@ func (f lanius) message(m map[string]any, when time.Time, cols laniusCols, open 
 			out.Warnf(0, "messages %s: content is not valid JSON; kept as text", mid)
 		}
 		content = c
-	case strings.HasPrefix(raw, "["):
-		_ = json.Unmarshal([]byte(raw), &blocks)
+	case strings.HasPrefix(raw, "[") && json.Valid([]byte(raw)):
+		blocks = json.RawMessage(raw)
 	case strings.HasPrefix(raw, `"`):
 		var s string
 		if json.Unmarshal([]byte(raw), &s) == nil {
 			raw = s
 		}
 	}
-	if blocks != nil {
-		ents := anthropicBlocks(blocks, role, base, when, open, func(i int, msg string) { out.Warnf(0, "messages %s content[%d]: %s", mid, i, msg) })
-		for _, e := range ents {
-			e.Channel, e.CorrelationID, e.SourceIDs = channel, SafeID(corr, annals.MaxIDBytes), []string{base}
-			if e.Tool != nil && e.Tool.CallID != "" && e.Tool.Result == "" {
-				open[e.Tool.CallID] = e
-			}
-		}
-		return ents
-	}
 	text := raw
-	if content != nil {
+	switch {
+	case blocks != nil:
+		text = blocksText(blocks)
+	case content != nil:
 		text = firstNonEmpty(content.str("text"), content.str("content"), content.str("output"), content.str("result"))
-		if text == "" {
-			if r := content.raw("content"); r != nil && r[0] == '[' {
-				text = blocksText(r)
-			}
+		if r := content.raw("content"); text == "" && r != nil && r[0] == '[' {
+			text = blocksText(r)
 		}
 	}
 	text = ValidText(text)
-
 	if role == "tool" {
-		callID := content.str("tool_call_id")
-		if callID == "" {
-			callID = colString(m, "tool_call_id")
-		}
-		outcome := annals.OutcomeSucceeded
-		if content.boolean("is_error") || content.boolean("error") || content.str("error") != "" {
-			outcome = annals.OutcomeFailed
-			if text == "" {
-				text = ValidText(content.str("error"))
-			}
-		}
-		if call := open[callID]; callID != "" && call != nil {
-			call.Tool.Result, call.Tool.Outcome = Truncated(text, annals.MaxEntryBytes/4), outcome
-			delete(open, callID)
-			return nil
-		}
-		e := mk(base, annals.KindTool)
-		e.Tool = &annals.ToolCall{Name: copilotToolName(firstNonEmpty(content.str("name"), content.str("tool_name"))), CallID: SafeID(callID, annals.MaxIDBytes),
-			Result: Truncated(text, annals.MaxEntryBytes/4), Outcome: outcome}
-		e.Metadata = safeMeta(map[string]any{"orphan_result": true, "content": extras(content, "tool_call_id", "text", "content", "output", "result", "is_error", "error", "name", "tool_name")})
-		return []*annals.Entry{e}
+		return f.toolResult(content, m, text, mk(base, annals.KindTool), origin, open)
 	}
-
 	kind := annals.KindUser
 	switch role {
 	case "assistant":
@@ -366,43 +255,82 @@ func (f lanius) message(m map[string]any, when time.Time, cols laniusCols, open 
 	default:
 		kind = annals.KindEvent
 	}
-	var ents []*annals.Entry
 	reasoning, opaque := laniusReasoning(content.raw("reasoning"))
 	e := mk(base, kind)
 	e.Text, e.Reasoning = text, reasoning
-	meta := map[string]any{"encrypted_reasoning": boolOrNil(opaque),
-		"content": extras(content, "text", "content", "output", "result", "reasoning", "tool_calls")}
+	meta := map[string]any{"lanius": origin, "encrypted_reasoning": boolOrNil(opaque),
+		"content": extras(content, "role", "text", "content", "output", "result", "reasoning", "tool_calls")}
+	if blocks != nil {
+		meta["content"] = blocks
+	}
 	if kind == annals.KindEvent {
 		meta["role"] = role
 	}
-	e.Metadata = Metadata(meta)
-	calls := content.arr("tool_calls")
-	if e.Text != "" || e.Reasoning != "" || len(calls) == 0 {
-		ents = append(ents, e)
-	}
-	for i, raw := range calls {
+	e.Metadata = safeMeta(meta)
+	// The message itself is always an entry, even with no text: it is one row of the session
+	// (message counts match lanius's), and the calls below follow it.
+	ents := []*annals.Entry{e}
+	for i, raw := range content.arr("tool_calls") {
 		c, err := decodeObject(raw)
 		if err != nil {
 			out.Warnf(0, "messages %s tool_calls[%d]: not a JSON object", mid, i)
 			continue
 		}
-		fn := c.obj("function")
-		args := c.raw("arguments")
-		if args == nil {
-			args = c.raw("input")
-		}
-		if args == nil && fn != nil {
-			args = fn.raw("arguments")
-		}
 		te := mk(EntryID(base, i+1), annals.KindTool)
-		te.Tool = &annals.ToolCall{Name: copilotToolName(firstNonEmpty(c.str("name"), fn.str("name"))), CallID: SafeID(c.str("id"), annals.MaxIDBytes), Arguments: copilotArgs(args)}
-		te.Metadata = safeMeta(map[string]any{"call": extras(c, "id", "name", "arguments", "input", "function")})
+		te.Tool = laniusCall(c)
+		te.Metadata = safeMeta(map[string]any{"call": extras(c, "call_id", "fn_name", "fn_arguments", "id", "name", "arguments", "input", "function")})
 		if te.Tool.CallID != "" {
 			open[te.Tool.CallID] = te
 		}
 		ents = append(ents, te)
 	}
 	return ents
+}
+
+// laniusCall reads one tool call: lanius's {call_id, fn_name, fn_arguments}, or the
+// {id, name, arguments|input} and OpenAI {id, function: {name, arguments}} shapes.
+func laniusCall(c jsonObject) *annals.ToolCall {
+	fn := c.obj("function")
+	args := c.raw("fn_arguments")
+	for _, k := range []string{"arguments", "input"} {
+		if args == nil {
+			args = c.raw(k)
+		}
+	}
+	if args == nil && fn != nil {
+		args = fn.raw("arguments")
+	}
+	return &annals.ToolCall{Name: copilotToolName(firstNonEmpty(c.str("fn_name"), c.str("name"), fn.str("name"))),
+		CallID: SafeID(firstNonEmpty(c.str("call_id"), c.str("id")), annals.MaxIDBytes), Arguments: copilotArgs(args)}
+}
+
+// toolResult lands a tool row on the call it answers (by call_id), or keeps it as a tool entry
+// of its own when no call of the session has that id.
+func (f lanius) toolResult(content jsonObject, m map[string]any, text string, e *annals.Entry, origin map[string]any, open map[string]*annals.Entry) []*annals.Entry {
+	callID := firstNonEmpty(content.str("tool_call_id"), content.str("call_id"), colString(m, "tool_call_id"))
+	outcome := annals.OutcomeSucceeded
+	if content.boolean("is_error") || content.boolean("error") || content.str("error") != "" {
+		outcome = annals.OutcomeFailed
+		if text == "" {
+			text = ValidText(content.str("error"))
+		}
+	}
+	result := Truncated(text, annals.MaxEntryBytes/4)
+	rest := extras(content, "role", "tool_call_id", "call_id", "text", "content", "output", "result", "is_error", "error", "name", "tool_name")
+	if call := open[callID]; callID != "" && call != nil {
+		call.Tool.Result, call.Tool.Outcome = result, outcome
+		meta := map[string]any{"lanius_result": origin, "result_content": rest}
+		if call.Tool.Name == "unknown" {
+			call.Tool.Name = copilotToolName(firstNonEmpty(content.str("name"), content.str("tool_name")))
+		}
+		call.Metadata = mergeMeta(call.Metadata, meta)
+		delete(open, callID)
+		return nil
+	}
+	e.Tool = &annals.ToolCall{Name: copilotToolName(firstNonEmpty(content.str("name"), content.str("tool_name"))), CallID: SafeID(callID, annals.MaxIDBytes),
+		Result: result, Outcome: outcome}
+	e.Metadata = safeMeta(map[string]any{"lanius": origin, "orphan_result": true, "content": rest})
+	return []*annals.Entry{e}
 }
 
 // laniusReasoning reads recorded reasoning: a string, or an object with its text (and maybe a

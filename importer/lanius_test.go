@@ -64,7 +64,8 @@ func TestLaniusSessionsBecomeChats(t *testing.T) {
 		t.Errorf("agent of sess-b: got %q", b.AgentID)
 	}
 	es := p.Entries["lanius:sess-a"]
-	srcWantKinds(t, es, map[annals.EntryKind]int{annals.KindUser: 1, annals.KindAssistant: 3, annals.KindTool: 2, annals.KindEvent: 1})
+	// Every event lives in the ledger, so the session holds its messages only.
+	srcWantKinds(t, es, map[annals.EntryKind]int{annals.KindUser: 1, annals.KindAssistant: 3, annals.KindTool: 2})
 	if e := srcEntry(t, es, "m1"); e.Text != "What is the reactor pressure?" || e.Channel != "in/agent/main" || e.CorrelationID != "corr-1" {
 		t.Errorf("user message: got %+v", e)
 	}
@@ -76,9 +77,6 @@ func TestLaniusSessionsBecomeChats(t *testing.T) {
 	}
 	if e := srcEntry(t, es, "m2#2"); e.Tool.Name != "page_oncall" || e.Tool.Outcome != annals.OutcomeFailed || !strings.Contains(string(e.Tool.Arguments), "ops") {
 		t.Errorf("OpenAI-shaped call 2 with a failed result: got %+v", e.Tool)
-	}
-	if e := srcEntry(t, es, "e5"); e.Kind != annals.KindEvent || e.Channel != "bus/heartbeat" || e.Text != "alive" {
-		t.Errorf("an event with no message: got %+v", e)
 	}
 	if e := srcEntry(t, es, "m6"); e.Kind != annals.KindAssistant || !strings.Contains(e.Text, "broken") {
 		t.Errorf("content that is not valid JSON is kept as text: got %+v", e)
@@ -92,8 +90,11 @@ func TestLaniusSessionsBecomeChats(t *testing.T) {
 		t.Errorf("an unknown role: want an event keeping the role and fields, got %+v %s", e, e.Metadata)
 	}
 	ledger := p.Entries["lanius:ledger"]
-	if len(ledger) != 1 || ledger[0].Text != "lanius started" || ledger[0].Channel != "sys/boot" {
-		t.Errorf("ledger: got %+v", ledger)
+	if len(ledger) != 7 || ledger[5].ID != "e6" || ledger[5].Text != `{"message":"lanius started"}` || ledger[5].Channel != "sys/boot" {
+		t.Errorf("ledger: want all 7 events in id order, payloads as stored, got %+v", ledger)
+	}
+	if e := srcEntry(t, ledger, "e5"); e.Kind != annals.KindEvent || e.Channel != "bus/heartbeat" || !strings.Contains(e.Text, `"alive"`) {
+		t.Errorf("an event with no message: got %+v", e)
 	}
 	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0].Message, "messages 6") {
 		t.Errorf("the broken content: want one warning naming its row, got %+v", p.Warnings)
