@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/embed"
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/mcp"
 	"github.com/annals-dev/annals/sqlite"
@@ -42,7 +43,11 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	svc := history.New(history.Config{Store: db, Summarizer: summarize.Extractive{}, Now: func() time.Time { return t0 }})
+	emb, err := embed.NewHashing(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := history.New(history.Config{Store: db, Summarizer: summarize.Extractive{}, Embedder: emb, Now: func() time.Time { return t0 }})
 	e := &env{t: t, svc: svc, srv: mcp.New(mcp.Config{Service: svc, ReadOnly: svc.ReadOnly(), Version: "test"})}
 	e.chat(alice(), "alice-1", "Flaky integration test", []*annals.Entry{
 		{ID: "m1", Kind: annals.KindUser, Text: "why is the build red on main?", Time: t0},

@@ -331,3 +331,42 @@ func TestResourcesAndCompletion(t *testing.T) {
 		t.Fatalf("completion offered another tenant's chat: %+v %v", comp, err)
 	}
 }
+
+func TestListRelatedResumeAndDocs(t *testing.T) {
+	e := newEnv(t)
+	e.chat(alice(), "alice-2", "Upload retries", []*annals.Entry{{ID: "r1", Kind: annals.KindUser, Text: "make the upload test retry on network timeout", Time: t0}})
+	cs := e.connect(alice(), false)
+
+	l := callTool(t, cs, "history_list", map[string]any{"limit": 1})
+	if l.isError || len(l.data["chats"].([]any)) != 1 || l.data["total"].(float64) != 2 || l.data["next_cursor"] == nil {
+		t.Fatalf("list page of one: %s %v", l.text, l.data)
+	}
+	next := callTool(t, cs, "history_list", map[string]any{"limit": 1, "cursor": l.data["next_cursor"]})
+	first, second := l.data["chats"].([]any)[0].(map[string]any)["id"], next.data["chats"].([]any)[0].(map[string]any)["id"]
+	if next.isError || first == second {
+		t.Fatalf("the cursor must move on: %v then %v", first, second)
+	}
+
+	// The hashing embedder needs vectors: embed both of alice's chats first.
+	if _, err := e.svc.Backfill(annals.NewContextWithPrincipal(context.Background(), alice()), nil); err != nil {
+		t.Fatal(err)
+	}
+	r := callTool(t, cs, "history_related", map[string]any{"query": "upload test network timeout"})
+	if r.isError {
+		t.Fatalf("related: %s", r.text)
+	}
+	ids := fmt.Sprint(r.data["chats"])
+	if !strings.Contains(ids, "alice-1") || !strings.Contains(ids, "alice-2") || strings.Contains(ids, "bob-1") {
+		t.Fatalf("related by text must rank alice's chats and never bob's: %s", ids)
+	}
+
+	res := callTool(t, cs, "history_resume", map[string]any{"id": "alice-1"})
+	if res.isError || res.data["session_id"] != "alice-1" || res.data["tenant_id"] != "A" {
+		t.Fatalf("resume: %s %v", res.text, res.data)
+	}
+
+	d := callTool(t, cs, "history_docs", map[string]any{})
+	if d.isError || !strings.Contains(d.text, "untrusted") || !strings.Contains(d.text, "overview") {
+		t.Fatalf("docs: %.200s", d.text)
+	}
+}

@@ -16,72 +16,74 @@ import (
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/httpapi"
 	"github.com/annals-dev/annals/mcp"
+	"github.com/spf13/pflag"
 )
 
-func runServe(ctx context.Context, m *Main, args []string) error {
+// serveFlags are the flags of annals serve.
+type serveFlags struct {
+	c                          *common
+	addr, portFile, logFormat  *string
+	readOnly, local, mcpWrites *bool
+	maxBody                    *int64
+	timeout, shutdown          *time.Duration
+	mcpBudget                  *int
+}
+
+func (m *Main) serveFlagSet() (*pflag.FlagSet, *serveFlags) {
 	fs := m.flagSet("serve", "[flags]", "Serve the history API over HTTP (docs/HTTP.md): the op envelope, capture routes,\n"+
-		"the query view, exports, metrics and MCP at /mcp (docs/MCP.md). Callers authenticate with API keys ('annals keys');\n"+
-		"with no keys the server runs in local mode, on loopback only, as the local owner.\n"+
-		"It stops cleanly on SIGINT or SIGTERM, finishing requests in flight.\n"+
-		"Clients: curl (see README), or the CLI itself: annals --server URL --key KEY <command>.")
-	c := commonFlags(fs)
-	c.local = true
-	addr := fs.String("addr", httpapi.DefaultAddr, "address to listen on (host:port; port 0 picks a free port)")
-	portFile := fs.String("port-file", "", "once listening, write {\"port\", \"bind\", \"pid\"} to this file (0600)")
-	readOnly := fs.Bool("read-only", false, "open the database read-only and refuse every write with 403")
-	local := fs.Bool("local", false, "serve in local mode (no key needed, loopback only) even though every API key of the database is revoked")
-	maxBody := fs.Int64("max-body", httpapi.DefaultMaxBodyBytes, "largest request body in bytes")
-	timeout := fs.Duration("request-timeout", httpapi.DefaultRequestTimeout, "longest time one request may work")
-	shutdown := fs.Duration("shutdown-timeout", httpapi.DefaultShutdownTimeout, "how long a stop waits for requests in flight")
-	logFormat := fs.String("log-format", "text", "access log format on standard error: text or json")
-	mcpWrites := fs.Bool("mcp-allow-writes", false, "offer MCP's curating tools at /mcp to every caller (default: operator and admin keys only, none in local mode)")
-	if err := m.parse(fs, args); err != nil {
-		return err
-	}
+		"the query view, exports, metrics and MCP at /mcp (docs/MCP.md). Callers authenticate with\n"+
+		"API keys ('annals keys'); with no keys the server runs in local mode, on loopback only, as\n"+
+		"the local owner. It stops cleanly on SIGINT or SIGTERM, finishing requests in flight.\n"+
+		"Clients: curl (see README), the CLI itself (annals --server URL --key KEY <command>), MCP\n"+
+		"clients at URL/mcp.")
+	f := &serveFlags{c: commonFlags(fs)}
+	f.c.local = true
+	f.addr = fs.String("addr", httpapi.DefaultAddr, "address to listen on (host:port; port 0 picks a free port)")
+	f.portFile = fs.String("port-file", "", "once listening, write {\"port\", \"bind\", \"pid\"} to this file (0600)")
+	f.readOnly = fs.Bool("read-only", false, "open the database read-only and refuse every write with 403")
+	f.local = fs.Bool("local", false, "serve in local mode (no key needed, loopback only) even though every API key of the database is revoked")
+	f.maxBody = fs.Int64("max-body", httpapi.DefaultMaxBodyBytes, "largest request body in bytes")
+	f.timeout = fs.Duration("request-timeout", httpapi.DefaultRequestTimeout, "longest time one request may work")
+	f.shutdown = fs.Duration("shutdown-timeout", httpapi.DefaultShutdownTimeout, "how long a stop waits for requests in flight")
+	f.logFormat = fs.String("log-format", "text", "access log format on standard error: text or json")
+	f.mcpBudget = fs.Int("mcp-budget", mcp.DefaultBudgetTokens, "largest MCP tool result at /mcp, in tokens (about 4 bytes each)")
+	f.mcpWrites = fs.Bool("mcp-allow-writes", false, "offer MCP's curating tools at /mcp to every caller (default: operator and admin keys only, none in local mode)")
+	return fs, f
+}
+
+func (f *serveFlags) check(fs *pflag.FlagSet) error {
 	if fs.NArg() > 0 {
 		return usagef("serve takes no arguments, got %q", fs.Arg(0))
 	}
-	if *maxBody <= 0 || *timeout <= 0 || *shutdown <= 0 {
+	if *f.maxBody <= 0 || *f.timeout <= 0 || *f.shutdown <= 0 {
 		return usagef("--max-body, --request-timeout and --shutdown-timeout must be positive")
 	}
-	logger, err := serveLogger(m.Stderr, *logFormat)
-	if err != nil {
-		return err
+	if *f.mcpBudget < 1000 || *f.mcpBudget > 1000000 {
+		return usagef("--mcp-budget %d is out of range (1000 to 1000000 tokens)", *f.mcpBudget)
 	}
+	return nil
+}
 
-	a, err := m.open(ctx, c, *readOnly)
+func runServe(ctx context.Context, m *Main, args []string) error {
+	fs, f := m.serveFlagSet()
+	if err := m.parse(fs, args); err != nil {
+		return err
+	}
+	if err := f.check(fs); err != nil {
+		return err
+	}
+	logger, err := serveLogger(m.Stderr, *f.logFormat)
 	if err != nil {
 		return err
 	}
-	svc, ok := a.svc.(*history.Service)
-	if !ok {
-		return annals.Errorf(annals.EINTERNAL, "serve needs the local history service")
-	}
-	keys, _ := a.store.(annals.KeyStore)
-	policy, err := a.cfg.agentPolicy()
+	a, err := m.open(ctx, f.c, *f.readOnly)
 	if err != nil {
 		return err
 	}
-	var srv *httpapi.Server
-	mcpServer := mcp.New(mcp.Config{Service: svc, ReadOnly: svc.ReadOnly(), Version: buildVersion().Version, Logger: logger})
-	mcpHandler := mcpServer.HTTPHandler(mcp.HTTPOptions{AllowWrites: func(p *annals.Principal) bool {
-		// Local mode has no keys to tell callers apart: writes only when the flag says so.
-		return *mcpWrites || (!srv.LocalMode() && history.AgentWritesAllowed(p))
-	}})
-	srv = httpapi.New(httpapi.Config{
-		Addr:            *addr,
-		Store:           a.store,
-		Service:         svc,
-		Keys:            keys,
-		ReadOnly:        *readOnly,
-		AllowLocal:      *local,
-		Agents:          policy,
-		MCP:             mcpHandler,
-		MaxBodyBytes:    *maxBody,
-		RequestTimeout:  *timeout,
-		ShutdownTimeout: *shutdown,
-		Logger:          logger,
-	})
+	srv, err := newHTTPServer(a, f, logger)
+	if err != nil {
+		return err
+	}
 	if err := srv.Open(ctx); err != nil {
 		return err
 	}
@@ -91,25 +93,50 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 			srv.Close()
 		}
 	}()
-	if !*readOnly {
+	if !*f.readOnly {
 		defer m.serveImportWatch(ctx, a, logger)()
 	}
-	if *portFile != "" {
-		if err := writePortFile(*portFile, srv.Addr()); err != nil {
+	if *f.portFile != "" {
+		if err := writePortFile(*f.portFile, srv.Addr()); err != nil {
 			return err
 		}
-		defer removePortFile(*portFile)
+		defer removePortFile(*f.portFile)
 	}
 	mode := "API keys required"
 	if srv.LocalMode() {
 		mode = "local mode: no API keys, every request acts as the local owner (create one with 'annals keys create')"
 	}
-	if *readOnly {
+	if *f.readOnly {
 		mode += "; read-only"
 	}
 	fmt.Fprintf(m.Stdout, "annals serving %s (%s)\n", srv.URL(), mode)
 	closed = true
-	return serveUntilStopped(ctx, srv, logger, *shutdown)
+	return serveUntilStopped(ctx, srv, logger, *f.shutdown)
+}
+
+// newHTTPServer wires the HTTP server over the local history service, with MCP at /mcp.
+func newHTTPServer(a *app, f *serveFlags, logger *slog.Logger) (*httpapi.Server, error) {
+	svc, ok := a.svc.(*history.Service)
+	if !ok {
+		return nil, annals.Errorf(annals.EINTERNAL, "serve needs the local history service")
+	}
+	keys, _ := a.store.(annals.KeyStore)
+	policy, err := a.cfg.agentPolicy()
+	if err != nil {
+		return nil, err
+	}
+	var srv *httpapi.Server
+	mcpServer := mcp.New(mcp.Config{Service: svc, ReadOnly: svc.ReadOnly(), BudgetTokens: *f.mcpBudget, Version: buildVersion().Version, Logger: logger})
+	mcpHandler := mcpServer.HTTPHandler(mcp.HTTPOptions{AllowWrites: func(p *annals.Principal) bool {
+		// Local mode has no keys to tell callers apart: writes only when the flag says so.
+		return *f.mcpWrites || (!srv.LocalMode() && history.AgentWritesAllowed(p))
+	}})
+	srv = httpapi.New(httpapi.Config{
+		Addr: *f.addr, Store: a.store, Service: svc, Keys: keys,
+		ReadOnly: *f.readOnly, AllowLocal: *f.local, Agents: policy, MCP: mcpHandler,
+		MaxBodyBytes: *f.maxBody, RequestTimeout: *f.timeout, ShutdownTimeout: *f.shutdown, Logger: logger,
+	})
+	return srv, nil
 }
 
 // serveUntilStopped waits for a stop signal (or the server failing), then closes the server,
