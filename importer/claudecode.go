@@ -40,9 +40,43 @@ func (claudeCode) Detect(path string, head []byte) bool {
 	if strings.Contains(filepath.ToSlash(path), "/.claude/projects/") {
 		return true
 	}
-	first := firstLines(head, 8)
-	return bytes.Contains(first, []byte(`"parentUuid"`)) || bytes.Contains(first, []byte(`"leafUuid"`)) ||
-		(bytes.Contains(first, []byte(`"sessionId"`)) && (bytes.Contains(first, []byte(`"isSidechain"`)) || bytes.Contains(first, []byte(`"permissionMode"`)) || bytes.Contains(first, []byte(`"file-history-snapshot"`))))
+	return ccEvidence(head)
+}
+
+// ccEvidence reads the first lines of a file for what only Claude Code writes: a summary's
+// leafUuid, userType, a session line's isSidechain or permissionMode, a file-history snapshot,
+// or a {role, content} message under a parentUuid. A Qwen Code record (a Gemini {role, parts}
+// message, a tool_result record) has the same uuid, parentUuid and sessionId, and is never
+// taken for one.
+func ccEvidence(head []byte) bool {
+	found := false
+	for _, line := range headLines(head, 8) {
+		f, ok := lineFields(line)
+		if !ok {
+			continue
+		}
+		typ := fieldString(f, "type")
+		if typ == "tool_result" || (has(f, "message") && genaiContent(f["message"], line)) {
+			return false
+		}
+		switch {
+		case has(f, "leafUuid"), has(f, "userType"):
+			found = true
+		case typ == "file-history-snapshot", typ == "queue-operation":
+			found = true
+		case has(f, "sessionId") && (has(f, "isSidechain") || has(f, "permissionMode")):
+			found = true
+		case has(f, "parentUuid", "message") && (f["message"] == nil || ccHasContent(f["message"])):
+			found = true
+		}
+	}
+	return found
+}
+
+// ccHasContent reports whether a message object holds Claude Code's content field.
+func ccHasContent(raw json.RawMessage) bool {
+	m, ok := lineFields(raw)
+	return ok && has(m, "content")
 }
 
 // firstLines returns at most n leading lines of head.

@@ -154,6 +154,7 @@ type Output interface {
 func Formats() []Format {
 	return []Format{
 		claudeCode{},
+		qwenCode{},
 		codex{},
 		gemini{},
 		aider{},
@@ -168,6 +169,7 @@ func Formats() []Format {
 		tau{},
 		loomcycle{},
 		lanius{},
+		kimiCLI{},
 		messages{},
 	}
 }

@@ -135,7 +135,8 @@ func (im *Importer) Discover(home string) (cands []Candidate, roots []string) {
 // Resolve turns paths given on the command line into candidates. A file is read by format when
 // it is given, else by the first format whose Detect accepts it. A directory is one source when
 // a format accepts the directory itself; otherwise every file beneath it that a format accepts
-// is a source. Paths no format accepts are returned as unknown.
+// is a source. Files no format accepts are returned as unknown, each once, except the files a
+// format knows as companions of its transcripts (see companion).
 func (im *Importer) Resolve(paths []string, format Format) (cands []Candidate, unknown []string, err error) {
 	formats := im.opts.Formats
 	if format != nil {
@@ -146,6 +147,13 @@ func (im *Importer) Resolve(paths []string, format Format) (cands []Candidate, u
 		if !seen[p] {
 			seen[p] = true
 			cands = append(cands, Candidate{Path: p, Format: f})
+		}
+	}
+	unknownSeen := map[string]bool{}
+	skip := func(p string) {
+		if !unknownSeen[p] {
+			unknownSeen[p] = true
+			unknown = append(unknown, p)
 		}
 	}
 	for _, raw := range paths {
@@ -161,7 +169,7 @@ func (im *Importer) Resolve(paths []string, format Format) (cands []Candidate, u
 			if f := detectAmong(formats, p); f != nil {
 				add(p, f)
 			} else {
-				unknown = append(unknown, p)
+				skip(p)
 			}
 			continue
 		}
@@ -187,6 +195,9 @@ func (im *Importer) Resolve(paths []string, format Format) (cands []Candidate, u
 			}
 			if f := detectAmong(formats, q); f != nil {
 				add(q, f)
+			} else if !isCompanion(im.opts.Formats, q) {
+				// Reported once, by the caller, and never read as something it is not.
+				skip(q)
 			}
 			return nil
 		})

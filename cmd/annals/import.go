@@ -30,6 +30,7 @@ Everything imported passes through redaction. Formats: `+strings.Join(importer.N
 		dryRun: fs.Bool("dry-run", false, "read and count, write nothing"),
 		watch:  fs.Bool("watch", false, "after importing, keep watching the locations and import changes as they happen"),
 		status: fs.Bool("status", false, "list the imported sources and whether they still exist, then exit"),
+		list:   fs.Bool("list", false, "list the formats, their default locations and whether they exist on this machine, then exit"),
 		quiet:  fs.Bool("quiet", false, "no progress display"),
 		batch:  fs.Int("batch", importer.DefaultBatchSize, "entries per transaction"),
 	}
@@ -42,6 +43,10 @@ Everything imported passes through redaction. Formats: `+strings.Join(importer.N
 	}
 	if *o.watch && *o.dryRun {
 		return usagef("--watch and --dry-run do not go together: a watch writes what it finds")
+	}
+	if *o.list {
+		home, _ := m.HomeDir()
+		return writeImportList(m.Stdout, formats, home, *o.asJSON)
 	}
 	a, err := m.open(ctx, c, *o.dryRun || *o.status)
 	if err != nil && *o.status && annals.ErrorCode(err) == annals.ENOTFOUND {
@@ -68,22 +73,27 @@ Everything imported passes through redaction. Formats: `+strings.Join(importer.N
 	}
 	home, _ := m.HomeDir()
 	report, unknown, err := im.ImportLocations(a.ctx, home, paths, format)
-	for _, u := range unknown {
-		fmt.Fprintf(m.Stderr, "annals: %s: not a format annals imports; skipped\n", u)
-	}
+	reportUnknown(m.Stderr, unknown)
 	if bar != nil {
 		bar.done()
 	}
+	return m.finishImport(a, report, err, len(paths) == 0, *o.asJSON)
+}
+
+// finishImport prints the report and turns the outcome into the command's error: interrupted,
+// failed, some sources failed, or nil.
+func (m *Main) finishImport(a *app, report *importer.Report, err error, defaults, asJSON bool) error {
+	interrupted := err != nil && a.ctx.Err() != nil
 	if report != nil {
-		if *o.asJSON {
+		if asJSON {
 			if jerr := json.NewEncoder(m.Stdout).Encode(report); jerr != nil {
 				return jerr
 			}
 		} else {
-			writeImportReport(m.Stdout, m.Stderr, report, len(paths) == 0, err != nil && a.ctx.Err() != nil)
+			writeImportReport(m.Stdout, m.Stderr, report, defaults, interrupted)
 		}
 	}
-	if err != nil && a.ctx.Err() != nil {
+	if interrupted {
 		return annals.Errorf(annals.EUNAVAILABLE, "interrupted: %d of %d sources were imported and are kept; run the same import again to continue", report.Done, report.Sources)
 	}
 	if err != nil {
@@ -97,8 +107,8 @@ Everything imported passes through redaction. Formats: `+strings.Join(importer.N
 
 // importFlags are the flags of annals import.
 type importFlags struct {
-	asJSON, dryRun, watch, status, quiet *bool
-	batch                                *int
+	asJSON, dryRun, watch, status, quiet, list *bool
+	batch                                      *int
 }
 
 // importTargets reads the arguments of annals import: an optional FORMAT (a path named like a

@@ -1,0 +1,276 @@
+package importer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/annals-dev/annals"
+)
+
+// kimiCLI imports Kimi CLI's sessions: ~/.kimi/sessions/<work dir hash>/<session>/context.jsonl
+// (<session>.jsonl in older versions). Each line is one message as Kimi sends it to the model
+// ({role, content, tool_calls, tool_call_id}, content a string or a list of text, think and
+// media parts), or one of Kimi's bookkeeping lines, whose roles start with an underscore:
+// _system_prompt (the system prompt), _checkpoint (a point /undo can return to) and _usage (the
+// context's token count). The lines carry no ids and no times.
+//
+// The file is appended to, and read incrementally. When the user reverts to a checkpoint Kimi
+// rewrites it (the old file is kept as context_<n>.jsonl, read as a chat of its own); entry
+// ids come from the line number and the line's content, so the rewritten file, read again from
+// its start, keeps the entries of the lines still there and appends the lines written since.
+type kimiCLI struct{}
+
+func (kimiCLI) Name() string { return "kimi-cli" }
+
+func (kimiCLI) DefaultPaths(home string) []string {
+	return []string{
+		filepath.Join(home, ".kimi", "sessions", "*", "*", "context*.jsonl"),
+		filepath.Join(home, ".kimi", "sessions", "*", "*.jsonl"),
+	}
+}
+
+// Detect claims a context file in Kimi's folder, or a file whose first lines hold Kimi's
+// bookkeeping roles, or a context.jsonl of {role, content} messages.
+func (kimiCLI) Detect(path string, head []byte) bool {
+	if head == nil || !hasExt(path, ".jsonl") {
+		return false
+	}
+	base := filepath.Base(path)
+	if inFolder(path, ".kimi/sessions") && base != "wire.jsonl" {
+		return true
+	}
+	for i, line := range headLines(head, 8) {
+		f, ok := lineFields(line)
+		if !ok {
+			return false
+		}
+		role := fieldString(f, "role")
+		if role == "_system_prompt" || role == "_checkpoint" || role == "_usage" {
+			return true
+		}
+		if i == 0 && strings.HasPrefix(base, "context") && role != "" && has(f, "content") && !has(f, "message") {
+			return true
+		}
+	}
+	return false
+}
+
+// Companion: the wire log (the UI's event stream, which repeats the messages) and the session
+// state beside a context file.
+func (kimiCLI) Companion(path string) bool {
+	base := filepath.Base(path)
+	return (base == "wire.jsonl" || base == "state.json") && inFolder(path, "sessions")
+}
+
+// kmMessage is one context line.
+type kmMessage struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	ToolCalls  []kmCall        `json:"tool_calls"`
+	ToolCallID string          `json:"tool_call_id"`
+	Name       string          `json:"name"`
+}
+
+type kmCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type kmPart struct {
+	Type      string `json:"type"`
+	Text      string `json:"text"`
+	Think     string `json:"think"`
+	Encrypted string `json:"encrypted"`
+}
+
+// kimiIDs reads a context file's path: the session id (its folder, or the file name in the
+// old layout) and the chat id, which names a rotated context_<n>.jsonl apart.
+func kimiIDs(path string) (session, chat string) {
+	base := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	if strings.HasPrefix(base, "context") {
+		session = filepath.Base(filepath.Dir(path))
+		if base != "context" {
+			return session, ChatID("kimi-cli", session+"/"+base)
+		}
+		return session, ChatID("kimi-cli", session)
+	}
+	return base, ChatID("kimi-cli", base)
+}
+
+// kmState is what a file's parse needs to resume: whether its chat was created.
+type kmState struct {
+	Created bool `json:"created,omitempty"`
+}
+
+// kmSession reads one context file. A line's entries are held back while a tool call waits
+// for its tool message, so a result read in a later import still lands on its call.
+type kmSession struct {
+	src     *Source
+	chat    *annals.Chat
+	st      kmState
+	pending []*annals.Entry
+	calls   map[string]*annals.Entry
+}
+
+func (f kimiCLI) NewSession(src *Source, state json.RawMessage) (LineSession, error) {
+	s := &kmSession{src: src, calls: map[string]*annals.Entry{}}
+	if len(state) > 0 {
+		if err := json.Unmarshal(state, &s.st); err != nil {
+			return nil, fmt.Errorf("kimi-cli: bad import state: %w", err)
+		}
+	}
+	session, chatID := kimiIDs(src.Path)
+	attrs := annals.Attributes{"source": f.Name(), "session_id": session}
+	if parent := ChatID("kimi-cli", session); parent != chatID {
+		attrs["parent"] = parent
+	}
+	s.chat = &annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: src.ModTime.UTC(), Title: kimiTitle(filepath.Dir(src.Path))}
+	return s, nil
+}
+
+func (s *kmSession) Line(ctx context.Context, n int, line []byte, out Output) error {
+	if len(line) == 0 {
+		return nil
+	}
+	var m kmMessage
+	if err := json.Unmarshal(line, &m); err != nil {
+		out.Warnf(n, "not a Kimi CLI message: %s", shortJSONErr(err))
+		return nil
+	}
+	if m.Role == "user" {
+		// A new prompt: a call still without a result will not get one.
+		clear(s.calls)
+	}
+	// The line's content is in its id: after a revert rewrote the file, a different line at
+	// the same place is a new entry, not one already stored.
+	id := fmt.Sprintf("L%d-%s", n, shortHash(string(line))[:8])
+	for _, e := range kimiEntries(id, &m, s.calls) {
+		e.Time = s.src.ModTime.UTC()
+		s.pending = append(s.pending, e)
+	}
+	if len(s.calls) > 0 {
+		return nil
+	}
+	return s.flush(out)
+}
+
+func (s *kmSession) Settled() bool { return len(s.pending) == 0 }
+
+func (s *kmSession) State() (json.RawMessage, error) {
+	b, err := json.Marshal(s.st)
+	if err != nil {
+		return nil, fmt.Errorf("kimi-cli: saving state: %w", err)
+	}
+	return b, nil
+}
+
+func (s *kmSession) Finish(ctx context.Context, out Output) error { return s.flush(out) }
+
+func (s *kmSession) flush(out Output) error {
+	if len(s.pending) == 0 {
+		return nil
+	}
+	if !s.st.Created {
+		if err := out.Emit(annals.CaptureOp{Chat: cleanChat(s.chat)}); err != nil {
+			return err
+		}
+		s.st.Created = true
+	}
+	ents := s.pending
+	s.pending = nil
+	return out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: s.chat.ID, Entries: ents}})
+}
+
+// kimiTitle reads the title a person gave the session (/rename), from its state.json.
+func kimiTitle(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "state.json"))
+	if err != nil {
+		return ""
+	}
+	var st struct {
+		Title string `json:"custom_title"`
+	}
+	if json.Unmarshal(b, &st) != nil {
+		return ""
+	}
+	return Truncated(ValidText(strings.TrimSpace(st.Title)), annals.MaxTitleBytes)
+}
+
+// kimiParts reads a message's content: its text, its reasoning, whether encrypted reasoning
+// was dropped, and how many media parts it held (not stored).
+func kimiParts(raw json.RawMessage) (text, think string, encrypted bool, media int) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, "", false, 0
+	}
+	var parts []kmPart
+	_ = json.Unmarshal(raw, &parts)
+	var texts, thinks []string
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			texts = append(texts, p.Text)
+		case "think":
+			thinks = append(thinks, p.Think)
+			encrypted = encrypted || p.Encrypted != ""
+		default:
+			media++
+		}
+	}
+	return strings.Join(texts, "\n"), strings.Join(thinks, "\n"), encrypted, media
+}
+
+// kimiEntries maps one line: the system prompt and Kimi's own <system> notes are system
+// entries, user and assistant messages their kinds (each tool call a tool entry), and a tool
+// message lands on its call. Checkpoint and usage lines are bookkeeping and make no entry.
+func kimiEntries(id string, m *kmMessage, calls map[string]*annals.Entry) []*annals.Entry {
+	text, think, encrypted, media := kimiParts(m.Content)
+	meta := map[string]any{"attachments": media, "encrypted_reasoning": boolOrNil(encrypted)}
+	switch m.Role {
+	case "_checkpoint", "_usage":
+		return nil
+	case "_system_prompt", "system":
+		return []*annals.Entry{{ID: id, Kind: annals.KindSystem, Text: ValidText(text)}}
+	case "user":
+		if inner, ok := stripTag(text, "system"); ok {
+			// Kimi writes its own notes (CHECKPOINT 3) as user messages wrapped in <system>.
+			return []*annals.Entry{{ID: id, Kind: annals.KindSystem, Text: ValidText(inner), Metadata: Metadata(map[string]any{"kimi_note": true})}}
+		}
+		return []*annals.Entry{{ID: id, Kind: annals.KindUser, Text: ValidText(text), Metadata: Metadata(meta)}}
+	case "assistant":
+		var out []*annals.Entry
+		if text != "" || think != "" || len(m.ToolCalls) == 0 {
+			out = append(out, &annals.Entry{ID: id, Kind: annals.KindAssistant, Text: ValidText(text), Reasoning: ValidText(think), Metadata: Metadata(meta)})
+		}
+		for i, c := range m.ToolCalls {
+			e := &annals.Entry{ID: EntryID(id, i), Kind: annals.KindTool, Tool: &annals.ToolCall{
+				Name: copilotToolName(c.Function.Name), CallID: SafeID(c.ID, annals.MaxIDBytes), Arguments: rawJSON(c.Function.Arguments)}}
+			if c.ID != "" {
+				calls[c.ID] = e
+			}
+			out = append(out, e)
+		}
+		return out
+	case "tool":
+		outcome := annals.OutcomeSucceeded
+		if strings.HasPrefix(strings.TrimSpace(text), "<system>ERROR") {
+			outcome = annals.OutcomeFailed
+		}
+		result := Truncated(ValidText(text), annals.MaxEntryBytes/4)
+		if call := calls[m.ToolCallID]; call != nil {
+			call.Tool.Result, call.Tool.Outcome = result, outcome
+			delete(calls, m.ToolCallID)
+			return nil
+		}
+		return []*annals.Entry{{ID: id, Kind: annals.KindTool, Metadata: Metadata(map[string]any{"orphan_result": true}),
+			Tool: &annals.ToolCall{Name: copilotToolName(m.Name), CallID: SafeID(m.ToolCallID, annals.MaxIDBytes), Result: result, Outcome: outcome}}}
+	}
+	return []*annals.Entry{{ID: id, Kind: annals.KindEvent, Channel: "kimi-cli/" + sanitizeChannel(firstNonEmpty(m.Role, "unknown")), Text: ValidText(text)}}
+}
