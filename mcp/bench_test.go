@@ -86,12 +86,13 @@ func BenchmarkToolLatency(b *testing.B) {
 	}
 	// stdio is the real thing: the annals binary as a child process, as an agent runs it.
 	stdio := func(b *testing.B) *sdk.ClientSession {
-		bin := filepath.Join(dir, "annals")
+		bin := filepath.Join(dir, "bin", "annals")
 		if out, err := exec.Command("go", "build", "-o", bin, "../cmd/annals").CombinedOutput(); err != nil {
 			b.Fatalf("build: %v\n%s", err, out)
 		}
 		cmd := exec.Command(bin, "mcp", "--db", dbPath)
 		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir, "HOME="+dir)
+		cmd.Stderr = os.Stderr // a child that cannot start says why
 		cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
 		if err != nil {
 			b.Fatal(err)
