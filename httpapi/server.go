@@ -48,7 +48,7 @@ type Config struct {
 	Service annals.HistoryService
 	// Store is the database behind Service: the query view reads it (through the caller's
 	// scope) and /metrics counts it. Nil answers those two routes with unavailable.
-	Store annals.Store
+	Store Store
 	// Keys authenticates API keys. Nil means there are none: the server can only run in local
 	// mode.
 	Keys annals.KeyStore
@@ -78,10 +78,17 @@ type Config struct {
 	Now func() time.Time
 }
 
+// Store is what the server reads of the database itself, beside the service: the chat count of
+// /metrics (a Counter when the store has one, else a one-row FindChats), and, when the store
+// implements annals.ViewStore, the query view. Any annals.Store has it.
+type Store interface {
+	FindChats(ctx context.Context, filter annals.ChatFilter) ([]*annals.Chat, int, error)
+}
+
 // Server is the annals HTTP server.
 type Server struct {
 	cfg     Config
-	store   annals.Store
+	store   Store
 	svc     annals.HistoryService
 	keys    annals.KeyStore
 	view    *queryview.View
@@ -333,7 +340,7 @@ func unwrapAll(err error) error {
 }
 
 // viewOf is the query view over a store that has one (annals.ViewStore), else nil.
-func viewOf(store annals.Store) *queryview.View {
+func viewOf(store Store) *queryview.View {
 	if vs, ok := store.(annals.ViewStore); ok {
 		return queryview.New(vs)
 	}
