@@ -29,33 +29,10 @@ import (
 //
 //	go test -run '^$' -bench ToolLatency -benchtime 200x ./mcp
 func BenchmarkToolLatency(b *testing.B) {
-	n := 100000
-	if v, err := strconv.Atoi(os.Getenv("ANNALS_MCP_BENCH_ENTRIES")); err == nil && v > 0 {
-		n = v
-	}
 	ctx := context.Background()
-	dir := b.TempDir()
-	dbPath := filepath.Join(dir, "bench.db")
-	db, err := sqlite.Open(ctx, dbPath, sqlite.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	var buf bytes.Buffer
-	if _, err := corpus.Write(&buf, corpus.Options{Seed: 1, Entries: n, Tenants: 1, Users: 1, Agents: 1}, nil); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := ingest.Ingest(ctx, db, &buf, ingest.Options{}); err != nil {
-		b.Fatal(err)
-	}
-	svc := history.New(history.Config{Store: db})
+	dir, dbPath, svc, chatID := benchHistory(b)
 	srv := mcp.New(mcp.Config{Service: svc, ReadOnly: svc.ReadOnly()})
 	owner := history.LocalOwner()
-	page, err := svc.FindChats(annals.NewContextWithPrincipal(ctx, owner), annals.ListParams{Page: annals.PageParams{Limit: 1}})
-	if err != nil || len(page.Chats) == 0 {
-		b.Fatalf("no chats: %v", err)
-	}
-	chatID := page.Chats[0].ID
 
 	pipe := func(b *testing.B) *sdk.ClientSession {
 		st, ct := sdk.NewInMemoryTransports()
@@ -123,4 +100,35 @@ func BenchmarkToolLatency(b *testing.B) {
 		}
 		cs.Close()
 	}
+}
+
+// benchHistory builds the benchmark's database from a synthetic corpus and returns its folder,
+// its path, the service over it and one chat to read.
+func benchHistory(b *testing.B) (dir, dbPath string, svc *history.Service, chatID string) {
+	n := 100000
+	if v, err := strconv.Atoi(os.Getenv("ANNALS_MCP_BENCH_ENTRIES")); err == nil && v > 0 {
+		n = v
+	}
+	ctx := context.Background()
+	dir = b.TempDir()
+	dbPath = filepath.Join(dir, "bench.db")
+	db, err := sqlite.Open(ctx, dbPath, sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	var buf bytes.Buffer
+	if _, err := corpus.Write(&buf, corpus.Options{Seed: 1, Entries: n, Tenants: 1, Users: 1, Agents: 1}, nil); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := ingest.Ingest(ctx, db, &buf, ingest.Options{}); err != nil {
+		b.Fatal(err)
+	}
+	svc = history.New(history.Config{Store: db})
+	owner := history.LocalOwner()
+	page, err := svc.FindChats(annals.NewContextWithPrincipal(ctx, owner), annals.ListParams{Page: annals.PageParams{Limit: 1}})
+	if err != nil || len(page.Chats) == 0 {
+		b.Fatalf("no chats: %v", err)
+	}
+	return dir, dbPath, svc, page.Chats[0].ID
 }
