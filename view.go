@@ -17,10 +17,13 @@ import (
 const (
 	// ViewMaxAgents bounds the agents answer; ViewMaxAgentSessions the sessions listed per agent
 	// and the unlinked sessions.
-	ViewMaxAgents        = 1000
-	ViewMaxAgentSessions = 200
+	// They are far above what one owner's history holds, because the reference lists every
+	// agent and session unbounded and its clients expect the whole list.
+	ViewMaxAgents        = 10000
+	ViewMaxAgentSessions = 10000
 
-	ViewDefaultSessions     = 100
+	// ViewDefaultSessions is the reference's own page of sessions (LIMIT 500).
+	ViewDefaultSessions     = 500
 	ViewMaxSessions         = 1000
 	ViewDefaultTranscript   = 80
 	ViewMaxTranscript       = 200
@@ -28,6 +31,9 @@ const (
 	ViewMaxConversation     = 1000
 	ViewDefaultSearch       = 100
 	ViewMaxSearch           = 500
+	// ViewDefaultEvents is the reference's conversation cap (500 events, then truncated).
+	ViewDefaultEvents = 500
+	ViewMaxEvents     = 1000
 
 	// ViewMaxContentChars is the most characters of one content field (text, reasoning, tool
 	// arguments, tool result) an answer carries; a longer field is replaced by a truncation
@@ -54,6 +60,8 @@ type ViewAgentsFilter struct {
 	// ViewMaxAgentSessions means that maximum.
 	MaxAgents   int
 	MaxSessions int
+	// ExcludeAttribute, when set, leaves out the chats carrying that attribute (any value).
+	ExcludeAttribute string
 }
 
 // ViewAgent is one agent noun and its sessions, most recent activity first.
@@ -82,6 +90,8 @@ type ViewSessionsFilter struct {
 	Agent *string
 	// Limit: 0 means ViewDefaultSessions, more than ViewMaxSessions means ViewMaxSessions.
 	Limit int
+	// ExcludeAttribute, when set, leaves out the chats carrying that attribute (any value).
+	ExcludeAttribute string
 }
 
 // ViewSession is one chat with its entry-derived timestamps and counters.
@@ -98,6 +108,30 @@ type ViewSession struct {
 	// Messages counts user, assistant and tool entries; Events counts system and event entries.
 	Messages int64 `json:"messages"`
 	Events   int64 `json:"events"`
+}
+
+// MarshalJSON writes the session under annals's names and the reference's (first_ts, last_ts,
+// message_count, event_count), its times in FormatViewTime's fixed precision.
+func (s ViewSession) MarshalJSON() ([]byte, error) {
+	type plain ViewSession
+	at := func(t *time.Time) *string {
+		if t == nil {
+			return nil
+		}
+		v := FormatViewTime(*t)
+		return &v
+	}
+	return json.Marshal(struct {
+		plain
+		CreatedAt    string  `json:"created_at"`
+		LastActivity string  `json:"last_activity"`
+		FirstAt      *string `json:"first_at"`
+		LastAt       *string `json:"last_at"`
+		FirstTS      *string `json:"first_ts"`
+		LastTS       *string `json:"last_ts"`
+		MessageCount int64   `json:"message_count"`
+		EventCount   int64   `json:"event_count"`
+	}{plain(s), FormatViewTime(s.CreatedAt), FormatViewTime(s.LastActivity), at(s.FirstAt), at(s.LastAt), at(s.FirstAt), at(s.LastAt), s.Messages, s.Events})
 }
 
 // ViewSessionList is one bounded page of sessions.
@@ -155,6 +189,53 @@ type ViewConversationFilter struct {
 	Limit int
 }
 
+// ViewEventsFilter asks for the event entries (kind event) sharing a correlation id, in every
+// chat in scope, in capture order: the order the store received them, which for an imported
+// ledger is the ledger's own order.
+type ViewEventsFilter struct {
+	Owner         Owner
+	CorrelationID string
+	// After, when set, continues after that entry (its ChatID and Seq; Time is not used).
+	After *ViewPosition
+	// Limit: 0 means ViewDefaultEvents, more than ViewMaxEvents means ViewMaxEvents.
+	Limit int
+}
+
+// ViewEvent is one event entry as the view reads it.
+type ViewEvent struct {
+	Session     string
+	Seq         int64
+	Channel     string
+	Correlation string
+	CreatedAt   time.Time
+	// Text is the entry's text (an imported event's payload as stored), capped at
+	// ViewMaxContentChars.
+	Text ViewText
+	// Metadata is the entry's metadata JSON, nil when it has none or when it is longer than
+	// ViewMaxContentChars (it is then not read at all).
+	Metadata json.RawMessage
+}
+
+// ViewEventPage is one page of events.
+type ViewEventPage struct {
+	Events  []ViewEvent
+	HasMore bool
+	// Next is the page's last event when HasMore is set.
+	Next *ViewPosition
+}
+
+// FormatViewTime writes a view time in UTC with a fixed number of fraction digits: three when
+// the time has no finer part (lanius stores milliseconds, "...19.950Z", never "...19.95Z"),
+// nine otherwise. Fixed widths keep string order equal to time order among times of the same
+// precision, which is what a client comparing the strings relies on.
+func FormatViewTime(t time.Time) string {
+	t = t.UTC()
+	if t.Nanosecond()%int(time.Millisecond) == 0 {
+		return t.Format("2006-01-02T15:04:05.000Z07:00")
+	}
+	return t.Format("2006-01-02T15:04:05.000000000Z07:00")
+}
+
 // ViewFilter is a search of the view: entries in scope, newest first (time, then chat id, then
 // seq, all descending). Every set field narrows the result; all of it is applied in SQL.
 type ViewFilter struct {
@@ -175,6 +256,8 @@ type ViewFilter struct {
 	// Since and Until bound the entry time, inclusively.
 	Since *time.Time
 	Until *time.Time
+	// ExcludeAttribute, when set, leaves out the entries of chats carrying that attribute.
+	ExcludeAttribute string
 	// After, when set, continues after that position (older entries).
 	After  *ViewPosition
 	Select ViewSelect
@@ -202,6 +285,15 @@ type ViewMessage struct {
 	Correlation string      `json:"correlation"`
 	CreatedAt   time.Time   `json:"created_at"`
 	Content     ViewContent `json:"content"`
+}
+
+// MarshalJSON writes the message with its time in FormatViewTime's fixed precision.
+func (m ViewMessage) MarshalJSON() ([]byte, error) {
+	type plain ViewMessage
+	return json.Marshal(struct {
+		plain
+		CreatedAt string `json:"created_at"`
+	}{plain(m), FormatViewTime(m.CreatedAt)})
 }
 
 // ViewContent is a message's content after projection and size capping.
@@ -318,6 +410,10 @@ type ViewStore interface {
 	// then chat id, then seq.
 	// Errors: invalid (empty correlation id, negative limit), unavailable, internal.
 	ViewConversation(ctx context.Context, f ViewConversationFilter) (*ViewPage, error)
+
+	// ViewEvents returns the event entries in scope sharing a correlation id, in capture order.
+	// Errors: invalid (empty correlation id, negative limit), unavailable, internal.
+	ViewEvents(ctx context.Context, f ViewEventsFilter) (*ViewEventPage, error)
 
 	// ViewSearch returns the entries in scope matching the filter, newest first (time, chat id,
 	// seq, descending).

@@ -29,6 +29,10 @@ type laniusLedger struct {
 	byID  map[int64]*laniusEvent
 }
 
+// LedgerAttribute marks a chat holding a ledger of events, not a conversation: the query view
+// keeps it out of sessions, agents and search (queryview.LedgerAttribute).
+const LedgerAttribute = "ledger"
+
 // LaniusEventMetaKey is the entry metadata key under which a lanius event keeps its ledger
 // fields: {"id", "cause_id", "state", "payload_null", ...every other column as stored}. The
 // query view reads it back to answer conversation exactly as lanius does.
@@ -85,7 +89,7 @@ func (f lanius) emitLedger(l *laniusLedger, out Output) error {
 	chatID := ChatID(f.Name(), laniusLedgerID)
 	created := l.order[0].when
 	chat := &annals.Chat{ID: chatID, Title: "lanius ledger (every event, in ledger order)", CreatedAt: created,
-		Attributes: annals.Attributes{"source": f.Name(), "lanius": laniusLedgerID}}
+		Attributes: annals.Attributes{"source": f.Name(), LedgerAttribute: "lanius"}}
 	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
 		return err
 	}

@@ -52,6 +52,7 @@ func (db *DB) ViewAgents(ctx context.Context, f annals.ViewAgentsFilter) (*annal
 	maxSessions := annals.EffectiveLimit(f.MaxSessions, annals.ViewMaxAgentSessions, annals.ViewMaxAgentSessions)
 	ow := &where{}
 	ow.AddOwner("c", f.Owner)
+	ow.AddExcludeAttribute(f.ExcludeAttribute)
 
 	// links pairs every agent noun with a chat it appears in; ranked numbers each agent's chats
 	// newest first; top keeps the most recently active agents. One extra agent and one extra
@@ -264,6 +265,7 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 	if err := w.AddChannelPrefixes(f.Channels); err != nil {
 		return nil, err
 	}
+	w.AddExcludeAttribute(f.ExcludeAttribute)
 	if f.AgentsOnly {
 		w.Add(storecore.AgentLinked())
 	}
@@ -321,4 +323,22 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 		return nil, db.storeErr("view search", err)
 	}
 	return db.readMessages(rows, f.Select, limit)
+}
+
+// ViewEvents returns the event entries sharing a correlation id in capture order; see
+// annals.ViewStore.
+func (db *DB) ViewEvents(ctx context.Context, f annals.ViewEventsFilter) (*annals.ViewEventPage, error) {
+	w := &where{}
+	w.AddOwner("c", f.Owner)
+	w.addTenant("e", f.Owner)
+	q, args, limit, err := viewSQL().ViewEventsQuery(&w.Where, f)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.pool.Query(ctx, rebind(q), args...)
+	if err != nil {
+		return nil, db.storeErr("view events", err)
+	}
+	defer rows.Close()
+	return storecore.ReadEvents(rows, limit, db.storeErr)
 }

@@ -36,10 +36,35 @@ func Kinds() []string {
 // far below it.
 const MaxBodyBytes = 1 << 20
 
+// Int is an integer parameter as the reference's clients send it: a JSON integer, or a string
+// holding one (its web UI's GET proxy passes query parameters on as strings, and its liveness
+// probe sends {"kind":"agents","limit":"1"}).
+type Int int64
+
+// UnmarshalJSON reads a JSON integer or a string holding a decimal integer.
+func (n *Int) UnmarshalJSON(b []byte) error {
+	s := string(bytes.TrimSpace(b))
+	if strings.HasPrefix(s, `"`) {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		s = strings.TrimSpace(s)
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return &json.UnmarshalTypeError{Value: "value " + string(b), Type: reflect.TypeOf(int64(0))}
+	}
+	*n = Int(v)
+	return nil
+}
+
 // AgentsRequest asks for the agent nouns in scope with their sessions.
 type AgentsRequest struct {
 	Kind  string `json:"kind,omitempty"`
 	Scope string `json:"scope,omitempty"`
+	// Limit is accepted and ignored, as the reference does: its UI probes liveness with
+	// {"kind":"agents","limit":"1"}.
+	Limit Int `json:"limit,omitempty"`
 }
 
 // SessionsRequest asks for sessions in scope, most recent activity first.
@@ -48,8 +73,8 @@ type SessionsRequest struct {
 	Scope string `json:"scope,omitempty"`
 	// Agent keeps the sessions linked to that agent noun; empty means every session.
 	Agent string `json:"agent,omitempty"`
-	// Limit: 0 means 100; capped at 1000.
-	Limit int `json:"limit,omitempty"`
+	// Limit: 0 means 500 (the reference's page); capped at 1000; below 0 means 1.
+	Limit Int `json:"limit,omitempty"`
 }
 
 // TranscriptRequest asks for a page of one session, paging backwards.
@@ -57,11 +82,11 @@ type TranscriptRequest struct {
 	Kind    string `json:"kind,omitempty"`
 	Scope   string `json:"scope,omitempty"`
 	Session string `json:"session"`
-	// Limit: 0 means 80; capped at 200.
-	Limit int `json:"limit,omitempty"`
+	// Limit: 0 means 80; capped at 200; below 0 means 1.
+	Limit Int `json:"limit,omitempty"`
 	// BeforeID is a message id (an entry seq within the session): the page ends just before it.
-	// 0 starts at the newest message.
-	BeforeID int64   `json:"before_id,omitempty"`
+	// 0 starts at the newest message; below 0 nothing comes before it.
+	BeforeID Int     `json:"before_id,omitempty"`
 	Select   *Select `json:"select,omitempty"`
 }
 
@@ -70,8 +95,8 @@ type ConversationRequest struct {
 	Kind        string `json:"kind,omitempty"`
 	Scope       string `json:"scope,omitempty"`
 	Correlation string `json:"correlation"`
-	// Limit: 0 means 200; capped at 1000.
-	Limit int `json:"limit,omitempty"`
+	// Limit: 0 means 200; capped at 1000; below 0 means 1.
+	Limit Int `json:"limit,omitempty"`
 	// Cursor is the cursor of the previous answer.
 	Cursor string  `json:"cursor,omitempty"`
 	Select *Select `json:"select,omitempty"`
@@ -158,8 +183,8 @@ func (t *ToolResults) UnmarshalJSON(b []byte) error {
 
 // Page is the pagination of a search.
 type Page struct {
-	// Limit: 0 means 100; capped at 500.
-	Limit int `json:"limit,omitempty"`
+	// Limit: 0 means 100; capped at 500; below 0 means 1.
+	Limit Int `json:"limit,omitempty"`
 	// Cursor is the cursor of the previous answer.
 	Cursor string `json:"cursor,omitempty"`
 }
@@ -301,7 +326,7 @@ func describe(t reflect.Type) string {
 	case reflect.Bool:
 		return "true or false"
 	case reflect.Int, reflect.Int64, reflect.Int32:
-		return "an integer"
+		return "an integer (or a string holding one)"
 	case reflect.Slice:
 		return "a list of " + strings.TrimPrefix(strings.TrimPrefix(describe(t.Elem()), "a "), "an ") + "s"
 	case reflect.Struct:
@@ -337,13 +362,23 @@ func words(text string) []string {
 	})
 }
 
+// timeLayouts are the ISO 8601 forms a bound may take: RFC3339, the same without an offset
+// (UTC, as lanius stores its times), and a date alone (its midnight, UTC).
+var timeLayouts = []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02"}
+
 func parseTime(field, s string) (*time.Time, error) {
 	if s == "" {
 		return nil, nil
 	}
-	t, err := time.Parse(time.RFC3339, s)
+	var t time.Time
+	var err error
+	for _, layout := range timeLayouts {
+		if t, err = time.Parse(layout, s); err == nil {
+			break
+		}
+	}
 	if err != nil {
-		return nil, annals.Errorf(annals.EINVALID, "%s %q is not an RFC3339 time (e.g. 2026-06-12T00:00:00Z)", field, s)
+		return nil, annals.Errorf(annals.EINVALID, "%s %q is not an ISO 8601 time (e.g. 2026-06-12T00:00:00Z or 2026-06-12)", field, s)
 	}
 	// A time outside the stored range would wrap into a nonsense bound that matches everything.
 	if err := annals.ValidateTime(field, t); err != nil {

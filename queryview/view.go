@@ -24,12 +24,24 @@ func New(store annals.ViewStore) *View {
 	return &View{store: store}
 }
 
+// Head starts every answer as the reference starts its own: {"ok": true, "kind": <kind>}.
+type Head struct {
+	OK   bool   `json:"ok"`
+	Kind string `json:"kind"`
+}
+
+func head(kind string) Head { return Head{OK: true, Kind: kind} }
+
 // AgentsAnswer lists the agent nouns in scope.
 type AgentsAnswer struct {
-	Agents            []annals.ViewAgent `json:"agents"`
-	AgentsTruncated   bool               `json:"agents_truncated"`
-	Unlinked          []string           `json:"unlinked"`
-	UnlinkedTruncated bool               `json:"unlinked_truncated"`
+	Head
+	Agents []annals.ViewAgent `json:"agents"`
+	// OrphanSessions are the sessions linked to no agent, under the reference's name; Unlinked
+	// is the same list under annals's.
+	OrphanSessions    []string `json:"orphan_sessions"`
+	AgentsTruncated   bool     `json:"agents_truncated"`
+	Unlinked          []string `json:"unlinked"`
+	UnlinkedTruncated bool     `json:"unlinked_truncated"`
 	// AgentsLimit and SessionsLimit are the bounds in force (sessions per agent, and unlinked).
 	AgentsLimit   int          `json:"agents_limit"`
 	SessionsLimit int          `json:"sessions_limit"`
@@ -38,6 +50,7 @@ type AgentsAnswer struct {
 
 // SessionsAnswer lists sessions in scope.
 type SessionsAnswer struct {
+	Head
 	Sessions []annals.ViewSession `json:"sessions"`
 	HasMore  bool                 `json:"has_more"`
 	Agent    string               `json:"agent,omitempty"`
@@ -54,6 +67,7 @@ type Caps struct {
 
 // TranscriptAnswer is one page of a session, oldest first.
 type TranscriptAnswer struct {
+	Head
 	Session  string               `json:"session"`
 	Messages []annals.ViewMessage `json:"messages"`
 	HasMore  bool                 `json:"has_more"`
@@ -64,11 +78,18 @@ type TranscriptAnswer struct {
 	Scope annals.Scope `json:"scope"`
 }
 
-// ConversationAnswer lists messages sharing a correlation id, oldest first.
+// ConversationAnswer lists the events sharing a correlation id in ledger order, as the reference
+// does, and the messages carrying it, oldest first.
 type ConversationAnswer struct {
-	Correlation string               `json:"correlation"`
-	Messages    []annals.ViewMessage `json:"messages"`
-	HasMore     bool                 `json:"has_more"`
+	Head
+	Correlation string `json:"correlation"`
+	// Events are the event entries with the correlation id, in capture order (an imported
+	// ledger's own order), at most annals.ViewDefaultEvents; Truncated says more exist.
+	Events    []Event `json:"events"`
+	Truncated bool    `json:"truncated"`
+	// Messages, HasMore and Cursor page every entry carrying the correlation id by time.
+	Messages []annals.ViewMessage `json:"messages"`
+	HasMore  bool                 `json:"has_more"`
 	// Cursor continues after this page; null when there is nothing more.
 	Cursor *string `json:"cursor"`
 	Limit  int     `json:"limit"`
@@ -78,6 +99,7 @@ type ConversationAnswer struct {
 
 // SearchAnswer is one page of a search, newest first.
 type SearchAnswer struct {
+	Head
 	Messages []annals.ViewMessage `json:"messages"`
 	HasMore  bool                 `json:"has_more"`
 	// Cursor continues after this page; null when there is nothing more.
@@ -120,12 +142,18 @@ func (v *View) Agents(ctx context.Context, req *AgentsRequest) (*AgentsAnswer, e
 	if err != nil {
 		return nil, err
 	}
-	got, err := v.store.ViewAgents(ctx, annals.ViewAgentsFilter{Owner: res.Owner, MaxAgents: annals.ViewMaxAgents, MaxSessions: annals.ViewMaxAgentSessions})
+	got, err := v.store.ViewAgents(ctx, annals.ViewAgentsFilter{Owner: res.Owner, MaxAgents: annals.ViewMaxAgents,
+		MaxSessions: annals.ViewMaxAgentSessions, ExcludeAttribute: LedgerAttribute})
 	if err != nil {
 		return nil, err
 	}
+	for i := range got.Agents {
+		sessionIDs(got.Agents[i].Sessions)
+	}
+	sessionIDs(got.Unlinked)
 	return &AgentsAnswer{
-		Agents: got.Agents, AgentsTruncated: got.AgentsTruncated,
+		Head:   head(KindAgents),
+		Agents: got.Agents, AgentsTruncated: got.AgentsTruncated, OrphanSessions: got.Unlinked,
 		Unlinked: got.Unlinked, UnlinkedTruncated: got.UnlinkedTruncated,
 		AgentsLimit: annals.ViewMaxAgents, SessionsLimit: annals.ViewMaxAgentSessions,
 		Scope: res.Scope,
@@ -141,11 +169,8 @@ func (v *View) Sessions(ctx context.Context, req *SessionsRequest) (*SessionsAns
 	if err != nil {
 		return nil, err
 	}
-	limit, err := limitOf("limit", req.Limit, annals.ViewDefaultSessions, annals.ViewMaxSessions)
-	if err != nil {
-		return nil, err
-	}
-	f := annals.ViewSessionsFilter{Owner: res.Owner, Limit: limit}
+	limit := limitOf(req.Limit, annals.ViewDefaultSessions, annals.ViewMaxSessions)
+	f := annals.ViewSessionsFilter{Owner: res.Owner, Limit: limit, ExcludeAttribute: LedgerAttribute}
 	if req.Agent != "" {
 		f.Agent = &req.Agent
 	}
@@ -153,7 +178,10 @@ func (v *View) Sessions(ctx context.Context, req *SessionsRequest) (*SessionsAns
 	if err != nil {
 		return nil, err
 	}
-	return &SessionsAnswer{Sessions: got.Sessions, HasMore: got.HasMore, Agent: req.Agent, Limit: limit, Scope: res.Scope}, nil
+	for i := range got.Sessions {
+		got.Sessions[i].ID = sessionID(got.Sessions[i].ID)
+	}
+	return &SessionsAnswer{Head: head(KindSessions), Sessions: got.Sessions, HasMore: got.HasMore, Agent: req.Agent, Limit: limit, Scope: res.Scope}, nil
 }
 
 // Transcript answers the transcript kind. A missing session and one outside the caller's scope
@@ -170,22 +198,30 @@ func (v *View) Transcript(ctx context.Context, req *TranscriptRequest) (*Transcr
 	if err := annals.ValidateID("session", req.Session); err != nil {
 		return nil, err
 	}
-	limit, err := limitOf("limit", req.Limit, annals.ViewDefaultTranscript, annals.ViewMaxTranscript)
-	if err != nil {
-		return nil, err
-	}
-	if req.BeforeID < 0 {
-		return nil, annals.Errorf(annals.EINVALID, "before_id must not be negative (it is a message id; omit it to start at the newest message)")
+	limit := limitOf(req.Limit, annals.ViewDefaultTranscript, annals.ViewMaxTranscript)
+	before := int64(req.BeforeID)
+	if before < 0 {
+		// The reference reads id < before_id: nothing comes before a negative id.
+		before = 1
 	}
 	sel, caps, err := selectOf(req.Select)
 	if err != nil {
 		return nil, err
 	}
-	page, err := v.store.ViewTranscript(ctx, annals.ViewTranscriptFilter{Owner: res.Owner, ChatID: req.Session, BeforeSeq: req.BeforeID, Select: sel, Limit: limit})
+	f := annals.ViewTranscriptFilter{Owner: res.Owner, ChatID: req.Session, BeforeSeq: before, Select: sel, Limit: limit}
+	page, err := v.store.ViewTranscript(ctx, f)
+	if annals.ErrorCode(err) == annals.ENOTFOUND && !strings.HasPrefix(req.Session, laniusChatPrefix) {
+		// A client of the reference knows an imported session by its own id (s-982613bf); the
+		// chat's own id wins when both exist. Same scope, same opaque not_found.
+		f.ChatID = laniusChatPrefix + req.Session
+		if page, err = v.store.ViewTranscript(ctx, f); annals.ErrorCode(err) == annals.ENOTFOUND {
+			return nil, annals.NotFound(req.Session)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	out := &TranscriptAnswer{Session: req.Session, Messages: page.Messages, HasMore: page.HasMore, Limit: limit, Caps: caps, Scope: res.Scope}
+	out := &TranscriptAnswer{Head: head(KindTranscript), Session: req.Session, Messages: renameMessages(page.Messages), HasMore: page.HasMore, Limit: limit, Caps: caps, Scope: res.Scope}
 	if page.HasMore && len(page.Messages) > 0 {
 		next := page.Messages[0].ID
 		out.BeforeIDNext = &next
@@ -205,10 +241,7 @@ func (v *View) Conversation(ctx context.Context, req *ConversationRequest) (*Con
 	if err := annals.ValidateID("correlation", req.Correlation); err != nil {
 		return nil, err
 	}
-	limit, err := limitOf("limit", req.Limit, annals.ViewDefaultConversation, annals.ViewMaxConversation)
-	if err != nil {
-		return nil, err
-	}
+	limit := limitOf(req.Limit, annals.ViewDefaultConversation, annals.ViewMaxConversation)
 	after, err := decodeCursor("cursor", cursorConversation, req.Cursor)
 	if err != nil {
 		return nil, err
@@ -217,11 +250,20 @@ func (v *View) Conversation(ctx context.Context, req *ConversationRequest) (*Con
 	if err != nil {
 		return nil, err
 	}
+	evs, err := v.store.ViewEvents(ctx, annals.ViewEventsFilter{Owner: res.Owner, CorrelationID: req.Correlation})
+	if err != nil {
+		return nil, err
+	}
+	events := make([]Event, len(evs.Events))
+	for i, ev := range evs.Events {
+		events[i] = eventOf(ev)
+	}
 	page, err := v.store.ViewConversation(ctx, annals.ViewConversationFilter{Owner: res.Owner, CorrelationID: req.Correlation, After: after, Select: sel, Limit: limit})
 	if err != nil {
 		return nil, err
 	}
-	return &ConversationAnswer{Correlation: req.Correlation, Messages: page.Messages, HasMore: page.HasMore,
+	return &ConversationAnswer{Head: head(KindConversation), Correlation: req.Correlation, Events: events, Truncated: evs.HasMore,
+		Messages: renameMessages(page.Messages), HasMore: page.HasMore,
 		Cursor: encodeCursor(cursorConversation, page.Next), Limit: limit, Caps: caps, Scope: res.Scope}, nil
 }
 
@@ -234,7 +276,7 @@ func (v *View) Search(ctx context.Context, req *SearchRequest) (*SearchAnswer, e
 	if err != nil {
 		return nil, err
 	}
-	f := annals.ViewFilter{Owner: res.Owner}
+	f := annals.ViewFilter{Owner: res.Owner, ExcludeAttribute: LedgerAttribute}
 	if err := filterOf(req.Filter, &f); err != nil {
 		return nil, err
 	}
@@ -242,9 +284,7 @@ func (v *View) Search(ctx context.Context, req *SearchRequest) (*SearchAnswer, e
 	if req.Page != nil {
 		page = *req.Page
 	}
-	if f.Limit, err = limitOf("page.limit", page.Limit, annals.ViewDefaultSearch, annals.ViewMaxSearch); err != nil {
-		return nil, err
-	}
+	f.Limit = limitOf(page.Limit, annals.ViewDefaultSearch, annals.ViewMaxSearch)
 	if f.After, err = decodeCursor("page.cursor", cursorSearch, page.Cursor); err != nil {
 		return nil, err
 	}
@@ -256,15 +296,20 @@ func (v *View) Search(ctx context.Context, req *SearchRequest) (*SearchAnswer, e
 	if err != nil {
 		return nil, err
 	}
-	return &SearchAnswer{Messages: got.Messages, HasMore: got.HasMore, Cursor: encodeCursor(cursorSearch, got.Next),
+	return &SearchAnswer{Head: head(KindSearch), Messages: renameMessages(got.Messages), HasMore: got.HasMore, Cursor: encodeCursor(cursorSearch, got.Next),
 		Limit: f.Limit, Caps: caps, Scope: res.Scope}, nil
 }
 
-func limitOf(field string, n, def, max int) (int, error) {
+// limitOf applies a limit's default and cap. Like the reference (max(1, min(limit or default,
+// max))), a negative limit is clamped to 1 rather than refused.
+func limitOf(n Int, def, max int) int {
 	if n < 0 {
-		return 0, annals.Errorf(annals.EINVALID, "%s must not be negative (default %d, at most %d)", field, def, max)
+		return 1
 	}
-	return annals.EffectiveLimit(n, def, max), nil
+	if n > Int(max) {
+		return max
+	}
+	return annals.EffectiveLimit(int(n), def, max)
 }
 
 // selectOf turns the projection into the store's, with the caps it implies.

@@ -68,6 +68,14 @@ func AgentLinked() string {
 	return `(c.agent_id <> '' OR EXISTS (SELECT 1 FROM entries x WHERE x.chat_pk = c.pk AND ` + AgentChannel("x") + `))`
 }
 
+// AddExcludeAttribute leaves out the chats (alias c) carrying the attribute key, whatever its
+// value: one primary-key probe of chat_attributes per chat, so it is cheap on every row of a page.
+func (w *Where) AddExcludeAttribute(key string) {
+	if key != "" {
+		w.Add("NOT EXISTS (SELECT 1 FROM chat_attributes xa WHERE xa.chat_pk = c.pk AND xa.key = ?)", key)
+	}
+}
+
 // AddChannelPrefixes matches a channel prefix on whole segments: the channel itself, or anything
 // below it. Comparisons only: %, _ and * in a prefix are ordinary characters.
 func (w *Where) AddChannelPrefixes(prefixes []string) error {
@@ -261,6 +269,7 @@ func ViewSessionsQuery(f annals.ViewSessionsFilter) (string, []any, int, error) 
 				AND (x.channel = ? OR (x.channel >= ? AND x.channel < ?))))`, a, ch, ch+"/", ch+"0")
 		}
 	}
+	w.AddExcludeAttribute(f.ExcludeAttribute)
 	// Every selected column is grouped: PostgreSQL requires it, SQLite does not mind.
 	q := `WITH page AS (SELECT c.pk, c.id, c.agent_id, c.title, c.created_at, c.last_activity FROM chats c
 			WHERE ` + w.SQL() + ` ORDER BY c.last_activity DESC, c.id LIMIT ?)
@@ -270,4 +279,59 @@ func ViewSessionsQuery(f annals.ViewSessionsFilter) (string, []any, int, error) 
 		FROM page p LEFT JOIN entries e ON e.chat_pk = p.pk
 		GROUP BY p.pk, p.id, p.agent_id, p.title, p.created_at, p.last_activity ORDER BY p.last_activity DESC, p.id`
 	return q, append(w.Args, limit+1), limit, nil
+}
+
+// ViewEventsQuery builds the query of ViewEvents on w, which holds the store's owner
+// conditions: event entries with the correlation id in capture order (entry pk), each with its
+// clipped text and metadata, one extra row to tell that more follow. After resolves to the pk of
+// the entry it names; a position whose entry is gone (rewound) continues nowhere.
+func (d ViewDialect) ViewEventsQuery(w *Where, f annals.ViewEventsFilter) (string, []any, int, error) {
+	limit, err := ViewLimit(f.Limit, annals.ViewDefaultEvents, annals.ViewMaxEvents)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	if f.CorrelationID == "" {
+		return "", nil, 0, annals.Errorf(annals.EINVALID, "correlation is required")
+	}
+	// correlation_id <> '' repeats the partial index's condition so the planner may use it.
+	w.Add("e.correlation_id = ? AND e.correlation_id <> '' AND e.kind = 'event'", f.CorrelationID)
+	if f.After != nil {
+		w.Add("e.pk > (SELECT x.pk FROM entries x JOIN chats y ON y.pk = x.chat_pk WHERE y.id = ? AND x.seq = ?)", f.After.ChatID, f.After.Seq)
+	}
+	max := annals.ViewMaxContentChars
+	q := `SELECT c.id, e.seq, e.channel, e.correlation_id, e.time, ` + d.ClipContent("e.text", max) + `, ` + d.ClipText("e.metadata", max) + `
+		FROM entries e JOIN chats c ON c.pk = e.chat_pk WHERE ` + w.SQL() + ` ORDER BY e.pk LIMIT ?`
+	return q, append(w.Args, limit+1), limit, nil
+}
+
+// ReadEvents reads up to limit+1 rows of ViewEventsQuery.
+func ReadEvents(rows RowIter, limit int, storeErr func(op string, err error) error) (*annals.ViewEventPage, error) {
+	page := &annals.ViewEventPage{Events: []annals.ViewEvent{}}
+	for rows.Next() {
+		var ev annals.ViewEvent
+		var t, textN, metaN int64
+		var text, meta []byte
+		if err := rows.Scan(&ev.Session, &ev.Seq, &ev.Channel, &ev.Correlation, &t, &text, &textN, &meta, &metaN); err != nil {
+			return nil, storeErr("scan view event", err)
+		}
+		if len(page.Events) == limit {
+			page.HasMore = true
+			break
+		}
+		ev.CreatedAt = FromNano(t)
+		ev.Text = Clipped(text, textN, annals.ViewMaxContentChars)
+		// Metadata is only useful whole: a clipped object is no JSON.
+		if m := Clipped(meta, metaN, annals.ViewMaxContentChars); !m.Truncated && json.Valid([]byte(m.Value)) {
+			ev.Metadata = json.RawMessage(m.Value)
+		}
+		page.Events = append(page.Events, ev)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, storeErr("read view events", err)
+	}
+	if page.HasMore && len(page.Events) > 0 {
+		last := page.Events[len(page.Events)-1]
+		page.Next = &annals.ViewPosition{Time: last.CreatedAt, ChatID: last.Session, Seq: last.Seq}
+	}
+	return page, nil
 }

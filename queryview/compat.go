@@ -1,0 +1,138 @@
+package queryview
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/annals-dev/annals"
+)
+
+// What a client of the reference view (lanius's history package) relies on, and annals's own
+// data does not say by itself: the ids it knows its sessions by, and its events as stored.
+
+// laniusChatPrefix starts the id of every chat the lanius importer made (importer.ChatID of the
+// format "lanius"): the reference's session s-982613bf is the chat lanius:s-982613bf.
+const laniusChatPrefix = "lanius:"
+
+// LedgerAttribute marks a chat that holds a ledger of events rather than a conversation (the
+// lanius importer's lanius:ledger): it is no session, links no agent and fills no search page,
+// and conversation still answers its events. Its value does not matter.
+const LedgerAttribute = "ledger"
+
+// laniusEventKey is the metadata key under which the lanius importer keeps an event's ledger
+// fields (importer.LaniusEventMetaKey).
+const laniusEventKey = "lanius_event"
+
+// maxPayloadChars and payloadPreviewChars are the reference's cap on a stored JSON text and the
+// preview it shows instead (CONTENT_CAP, text[:2048]).
+const (
+	maxPayloadChars     = 16 << 10
+	payloadPreviewChars = 2048
+)
+
+// sessionID is how an answer names a chat: an imported lanius session by the id lanius knows it
+// by, any other chat by its own id.
+func sessionID(chatID string) string {
+	if s, ok := strings.CutPrefix(chatID, laniusChatPrefix); ok && s != "" {
+		return s
+	}
+	return chatID
+}
+
+// sessionIDs renames a list of chat ids in place.
+func sessionIDs(ids []string) []string {
+	for i, id := range ids {
+		ids[i] = sessionID(id)
+	}
+	return ids
+}
+
+// renameMessages renames the sessions of a page in place.
+func renameMessages(ms []annals.ViewMessage) []annals.ViewMessage {
+	for i := range ms {
+		ms[i].Session = sessionID(ms[i].Session)
+	}
+	return ms
+}
+
+// Event is one event of a conversation, in the reference's shape: its ledger id, type, cause,
+// state and payload as stored. Session is the chat holding it (annals's addition).
+type Event struct {
+	ID        int64           `json:"id"`
+	Type      string          `json:"type"`
+	CauseID   json.RawMessage `json:"cause_id"`
+	State     json.RawMessage `json:"state"`
+	Payload   json.RawMessage `json:"payload"`
+	CreatedAt string          `json:"created_at"`
+	Session   string          `json:"session"`
+}
+
+// eventOf turns an event entry into the reference's event. An imported lanius event answers with
+// its ledger fields; any other event with its seq as id and no cause or state.
+func eventOf(ev annals.ViewEvent) Event {
+	out := Event{ID: ev.Seq, Type: ev.Channel, CauseID: jsonNull, State: jsonNull,
+		CreatedAt: annals.FormatViewTime(ev.CreatedAt), Session: sessionID(ev.Session)}
+	var meta map[string]json.RawMessage
+	if len(ev.Metadata) > 0 {
+		_ = json.Unmarshal(ev.Metadata, &meta)
+	}
+	var lanius struct {
+		ID          *int64          `json:"id"`
+		CauseID     json.RawMessage `json:"cause_id"`
+		State       json.RawMessage `json:"state"`
+		PayloadNull bool            `json:"payload_null"`
+	}
+	if raw := meta[laniusEventKey]; raw != nil && json.Unmarshal(raw, &lanius) == nil {
+		if lanius.ID != nil {
+			out.ID = *lanius.ID
+		}
+		if lanius.CauseID != nil {
+			out.CauseID = lanius.CauseID
+		}
+		if lanius.State != nil {
+			out.State = lanius.State
+		}
+		if lanius.PayloadNull {
+			out.Payload = jsonNull
+			return out
+		}
+	}
+	out.Payload = payloadOf(ev.Text)
+	return out
+}
+
+var jsonNull = json.RawMessage("null")
+
+// payloadOf is the reference's capped_json: a text over the cap becomes {"truncated": true,
+// "chars", "preview"}; valid JSON is the value it holds (an object, a number, a string...);
+// anything else is the raw string.
+func payloadOf(t annals.ViewText) json.RawMessage {
+	chars := t.Chars
+	if !t.Truncated {
+		chars = int64(len([]rune(t.Value)))
+	}
+	if chars > maxPayloadChars {
+		b, _ := json.Marshal(struct {
+			Truncated bool   `json:"truncated"`
+			Chars     int64  `json:"chars"`
+			Preview   string `json:"preview"`
+		}{true, chars, firstChars(t.Value, payloadPreviewChars)})
+		return b
+	}
+	if v := strings.TrimSpace(t.Value); v != "" && json.Valid([]byte(v)) {
+		return json.RawMessage(v)
+	}
+	b, _ := json.Marshal(t.Value)
+	return b
+}
+
+func firstChars(s string, n int) string {
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k]
+		}
+		i++
+	}
+	return s
+}
