@@ -416,15 +416,6 @@ func (f cursorStore) ParseFile(ctx context.Context, src *Source, out Output) err
 	if meta.isNum("createdAt") {
 		created = ParseTime(meta.num("createdAt"))
 	}
-	chat := &annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created}
-	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
-		return err
-	}
-	// The name starts as a placeholder and is replaced by a generated one; asking for it
-	// (rather than setting it at creation) lets the later, real name land.
-	if name := ValidText(meta.str("name")); name != "" && name != "New Agent" && name != "New Chat" {
-		out.TitleForChat(chatID, name)
-	}
 
 	rows, err := db.QueryContext(ctx, `SELECT rowid, id, data FROM blobs ORDER BY rowid`)
 	if err != nil {
@@ -506,6 +497,20 @@ func (f cursorStore) ParseFile(ctx context.Context, src *Source, out Output) err
 			ents[0].Metadata = mergeMeta(ents[0].Metadata, map[string]any{"message": ex})
 		}
 		entries = append(entries, ents...)
+	}
+	if len(entries) == 0 {
+		// A store with no message in a readable form (its blobs all protobuf, or none yet)
+		// makes no chat: an empty chat with only a name is no history.
+		return nil
+	}
+	chat := &annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created}
+	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
+		return err
+	}
+	// The name starts as a placeholder and is replaced by a generated one; asking for it
+	// (rather than setting it at creation) lets the later, real name land.
+	if name := ValidText(meta.str("name")); name != "" && name != "New Agent" && name != "New Chat" {
+		out.TitleForChat(chatID, name)
 	}
 	for len(entries) > 0 {
 		n := min(len(entries), annals.MaxBatchEntries)

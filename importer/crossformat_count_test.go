@@ -1,0 +1,552 @@
+package importer_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The counters below read a source the way its own tool defines it, without the importer: how
+// many user messages, assistant messages (text or reasoning) and tool calls it holds, how many
+// of the calls the source pairs with a result, and how many of its records cannot be read (the
+// fixtures' deliberately broken lines). The cross-format test compares them with the store.
+
+// srcCount is what a source holds, by role.
+type srcCount struct {
+	User, Assistant, Tool, Paired int
+	Unreadable                    int
+}
+
+// jsonLines decodes each line of a JSON Lines file; a line that is not a JSON object is
+// counted as unreadable.
+func jsonLines(tb testing.TB, path string, c *srcCount) []map[string]any {
+	tb.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var m map[string]any
+		if json.Unmarshal(line, &m) != nil {
+			c.Unreadable++
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func obj(v any) map[string]any { m, _ := v.(map[string]any); return m }
+func arr(v any) []any          { a, _ := v.([]any); return a }
+func str(v any) string         { s, _ := v.(string); return s }
+
+// pairs counts the calls whose ids have a result.
+func pairs(calls []string, results map[string]bool) int {
+	n := 0
+	for _, id := range calls {
+		if results[id] {
+			n++
+		}
+	}
+	return n
+}
+
+// countClaudeCode: one message per line (a reply split over lines is several), each tool_use
+// block a call, paired by a tool_result block naming it. A line repeated (same uuid) counts
+// once; a compaction summary or a meta line is not a user message.
+func countClaudeCode(tb testing.TB, path string) srcCount {
+	var c srcCount
+	seen := map[string]bool{}
+	open := map[string]int{}
+	for _, l := range jsonLines(tb, path, &c) {
+		if u := str(l["uuid"]); u != "" && !strings.HasPrefix(u, "[") { // "[trimmed for fixture]" is no id
+			if seen[u] {
+				continue
+			}
+			seen[u] = true
+		}
+		msg := obj(l["message"])
+		if msg == nil {
+			continue
+		}
+		blocks := arr(msg["content"])
+		switch str(l["type"]) {
+		case "user":
+			said := strings.TrimSpace(str(msg["content"])) != ""
+			for _, b := range blocks {
+				switch bo := obj(b); {
+				case bo == nil:
+					said = said || strings.TrimSpace(str(b)) != ""
+				case str(bo["type"]) == "tool_result":
+					// A result pairs with its call; one naming no call made before it is a
+					// tool's output on its own, a tool entry holding its result.
+					if id := str(bo["tool_use_id"]); id != "" && open[id] > 0 {
+						open[id]--
+					} else {
+						c.Tool++
+					}
+					c.Paired++
+				case str(bo["type"]) != "text" || strings.TrimSpace(str(bo["text"])) != "":
+					said = true
+				}
+			}
+			if said && l["isCompactSummary"] != true && l["isMeta"] != true {
+				c.User++
+			}
+		case "assistant":
+			said, n := false, 0
+			for _, b := range blocks {
+				bo := obj(b)
+				switch str(bo["type"]) {
+				case "tool_use", "server_tool_use", "mcp_tool_use":
+					if id := str(bo["id"]); id != "" {
+						open[id]++
+					}
+					n++
+				case "text":
+					said = said || str(bo["text"]) != ""
+				case "thinking":
+					said = said || str(bo["thinking"]) != ""
+				default:
+					said = true
+				}
+			}
+			said = said || str(msg["content"]) != ""
+			if said || n == 0 {
+				c.Assistant++
+			}
+			c.Tool += n
+		}
+	}
+	return c
+}
+
+// countQwenCode: user and assistant records (an assistant record with text or thought parts
+// is a message), each functionCall part a call, paired by a tool_result record's callId.
+func countQwenCode(tb testing.TB, path string) srcCount {
+	var c srcCount
+	var calls []string
+	results := map[string]bool{}
+	for _, l := range jsonLines(tb, path, &c) {
+		parts := arr(obj(l["message"])["parts"])
+		switch str(l["type"]) {
+		case "user":
+			c.User++
+		case "assistant":
+			said := false
+			for _, p := range parts {
+				po := obj(p)
+				said = said || str(po["text"]) != ""
+				if fc := obj(po["functionCall"]); fc != nil {
+					calls = append(calls, str(fc["id"]))
+				}
+			}
+			if said {
+				c.Assistant++
+			}
+		case "tool_result":
+			results[str(obj(l["toolCallResult"])["callId"])] = true
+		}
+	}
+	c.Tool, c.Paired = len(calls), pairs(calls, results)
+	return c
+}
+
+// countKimi: user messages (not Kimi's own <system> notes), assistant messages with text or
+// reasoning (or without calls), each tool_calls item a call, paired by a tool message.
+func countKimi(tb testing.TB, path string) srcCount {
+	var c srcCount
+	var calls []string
+	results := map[string]bool{}
+	for _, l := range jsonLines(tb, path, &c) {
+		text := str(l["content"])
+		for _, p := range arr(l["content"]) {
+			text += str(obj(p)["text"]) + str(obj(p)["think"])
+		}
+		switch str(l["role"]) {
+		case "user":
+			if !strings.HasPrefix(strings.TrimSpace(text), "<system>") {
+				c.User++
+			}
+		case "assistant":
+			tcs := arr(l["tool_calls"])
+			if text != "" || len(tcs) == 0 {
+				c.Assistant++
+			}
+			for _, tc := range tcs {
+				calls = append(calls, str(obj(tc)["id"]))
+			}
+		case "tool":
+			results[str(l["tool_call_id"])] = true
+		}
+	}
+	c.Tool, c.Paired = len(calls), pairs(calls, results)
+	return c
+}
+
+// countCursor: one message per content block (text and thinking; a [REDACTED] text is a
+// marker, not words), each tool_use block a call, paired by a tool_result block.
+func countCursor(tb testing.TB, path string) srcCount {
+	var c srcCount
+	var calls []string
+	results := map[string]bool{}
+	for _, l := range jsonLines(tb, path, &c) {
+		role := str(l["role"])
+		for _, b := range arr(obj(l["message"])["content"]) {
+			bo := obj(b)
+			switch str(bo["type"]) {
+			case "text":
+				if role == "user" {
+					c.User++
+				} else {
+					c.Assistant++
+				}
+			case "thinking", "redacted_thinking":
+				c.Assistant++
+			case "tool_use":
+				calls = append(calls, str(bo["id"]))
+			case "tool_result":
+				results[str(bo["tool_use_id"])] = true
+			}
+		}
+	}
+	c.Tool = len(calls)
+	for _, id := range calls {
+		if id != "" && results[id] {
+			c.Paired++
+		}
+	}
+	return c
+}
+
+// countCopilot: user.message events, assistant.message events with content or reasoning
+// (assistant.reasoning events too), each toolRequests item a call, paired by a
+// tool.execution_complete event.
+func countCopilot(tb testing.TB, path string) srcCount {
+	var c srcCount
+	open := map[string]int{}
+	for _, l := range jsonLines(tb, path, &c) {
+		d := obj(l["data"])
+		switch str(l["type"]) {
+		case "user.message":
+			c.User++
+		case "assistant.message":
+			if str(d["content"]) != "" || str(d["reasoningText"]) != "" {
+				c.Assistant++
+			}
+			for _, tr := range arr(d["toolRequests"]) {
+				c.Tool++
+				open[str(obj(tr)["toolCallId"])]++
+			}
+		case "assistant.reasoning":
+			c.Assistant++
+		case "tool.execution_complete":
+			// A result pairs with a call requested before it; one without is a tool's output
+			// on its own, a tool entry holding its result.
+			if id := str(d["toolCallId"]); open[id] > 0 {
+				open[id]--
+			} else {
+				c.Tool++
+			}
+			c.Paired++
+		}
+	}
+	return c
+}
+
+// geminiText renders a Gemini content: a string, or the text of its parts.
+func geminiText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	var b strings.Builder
+	for _, p := range arr(v) {
+		b.WriteString(str(obj(p)["text"]))
+	}
+	return b.String()
+}
+
+// countGemini: the messages of the conversation as it ends (a record written again with the
+// same id counts in its last version; $rewindTo removes a message and what follows it), a
+// model message with text or thoughts (or without calls) is a message, each toolCalls item a
+// call, paired when it holds its result.
+func countGemini(tb testing.TB, path string) srcCount {
+	var c srcCount
+	var recs []map[string]any
+	if strings.HasSuffix(path, ".json") {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var doc map[string]any
+		if json.Unmarshal(data, &doc) != nil {
+			c.Unreadable++
+			return c
+		}
+		for _, m := range arr(doc["messages"]) {
+			recs = append(recs, obj(m))
+		}
+	} else {
+		recs = jsonLines(tb, path, &c)
+	}
+	var order []string
+	byID := map[string]map[string]any{}
+	for i, r := range recs {
+		if to := str(r["$rewindTo"]); to != "" {
+			for j, id := range order {
+				if id == to {
+					order = order[:j]
+					break
+				}
+			}
+			continue
+		}
+		id := str(r["id"])
+		if id == "" || r["type"] == nil {
+			if r["type"] != nil {
+				id = strings.Repeat("#", i+1)
+			} else {
+				continue // the metadata line, a $set patch
+			}
+		}
+		if byID[id] == nil {
+			order = append(order, id)
+		}
+		byID[id] = r
+	}
+	for _, id := range order {
+		r := byID[id]
+		switch str(r["type"]) {
+		case "user":
+			c.User++
+		case "gemini", "model", "assistant":
+			tcs := arr(r["toolCalls"])
+			thought := false
+			for _, th := range arr(r["thoughts"]) {
+				thought = thought || str(obj(th)["subject"])+str(obj(th)["description"]) != ""
+			}
+			if geminiText(r["content"])+geminiText(r["parts"]) != "" || thought || len(tcs) == 0 {
+				c.Assistant++
+			}
+			for _, tc := range tcs {
+				c.Tool++
+				tco := obj(tc)
+				switch st := str(tco["status"]); {
+				case len(arr(tco["result"])) > 0, str(tco["resultDisplay"]) != "", st == "success", st == "error", st == "cancelled":
+					c.Paired++
+				}
+			}
+		}
+	}
+	return c
+}
+
+// countOpenCode: a storage tree's (or an export's) parts: a text part of a user message is a
+// user message, of an assistant message an assistant one (a summary message's text is the
+// compaction, not a reply), a reasoning part an assistant message, a tool part a call, paired
+// when its state holds an output or an error. A part file that is not JSON is unreadable.
+func countOpenCode(tb testing.TB, path string) srcCount {
+	var c srcCount
+	type msg struct {
+		info  map[string]any
+		parts []map[string]any
+	}
+	var msgs []msg
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
+		data, _ := os.ReadFile(path)
+		var doc map[string]any
+		_ = json.Unmarshal(data, &doc)
+		for _, m := range arr(doc["messages"]) {
+			mm := msg{info: obj(obj(m)["info"])}
+			for _, p := range arr(obj(m)["parts"]) {
+				mm.parts = append(mm.parts, obj(p))
+			}
+			msgs = append(msgs, mm)
+		}
+	} else {
+		if fi, err := os.Stat(filepath.Join(path, "storage")); err == nil && fi.IsDir() {
+			path = filepath.Join(path, "storage")
+		}
+		infos := map[string]map[string]any{}
+		walkJSON(tb, filepath.Join(path, "message"), &c, func(p string, o map[string]any) { infos[str(o["id"])] = o })
+		parts := map[string][]map[string]any{}
+		walkJSON(tb, filepath.Join(path, "part"), &c, func(p string, o map[string]any) {
+			mid := firstOf(str(o["messageID"]), filepath.Base(filepath.Dir(p)))
+			parts[mid] = append(parts[mid], o)
+		})
+		for id, info := range infos {
+			msgs = append(msgs, msg{info: info, parts: parts[id]})
+		}
+	}
+	for _, m := range msgs {
+		role, summary := str(m.info["role"]), m.info["summary"] == true
+		for _, p := range m.parts {
+			switch str(p["type"]) {
+			case "text":
+				switch {
+				case role == "user":
+					c.User++
+				case !summary:
+					c.Assistant++
+				}
+			case "reasoning":
+				c.Assistant++
+			case "tool":
+				c.Tool++
+				st := obj(p["state"])
+				if st["output"] != nil || st["error"] != nil {
+					c.Paired++
+				}
+			}
+		}
+	}
+	return c
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// walkJSON decodes every .json file under dir; one that is not a JSON object is unreadable.
+func walkJSON(tb testing.TB, dir string, c *srcCount, fn func(string, map[string]any)) {
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var o map[string]any
+		if json.Unmarshal(data, &o) != nil {
+			c.Unreadable++
+			return nil
+		}
+		fn(p, o)
+		return nil
+	})
+}
+
+// countChatGPT: every node of every conversation's mapping with something said (a message
+// whose parts hold text), by author role; an assistant message addressed to a tool is a call,
+// paired when the tool's message answers it.
+func countChatGPT(tb testing.TB, path string) srcCount {
+	var c srcCount
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var convs []map[string]any
+	if json.Unmarshal(data, &convs) != nil {
+		var one map[string]any
+		if json.Unmarshal(data, &one) != nil {
+			c.Unreadable++
+			return c
+		}
+		convs = []map[string]any{one}
+	}
+	for _, conv := range convs {
+		mapping := obj(conv["mapping"])
+		for _, n := range mapping {
+			m := obj(obj(n)["message"])
+			if m == nil {
+				continue
+			}
+			content := obj(m["content"])
+			said := strings.TrimSpace(str(content["text"])) != "" || len(arr(content["thoughts"])) > 0
+			for _, p := range arr(content["parts"]) {
+				said = said || obj(p) != nil || strings.TrimSpace(str(p)) != ""
+			}
+			role, recipient := str(obj(m["author"])["role"]), str(m["recipient"])
+			parent := obj(obj(mapping[str(obj(n)["parent"])])["message"])
+			answers := str(obj(parent["author"])["role"]) == "assistant" && str(parent["recipient"]) != "" && str(parent["recipient"]) != "all"
+			switch {
+			case role == "assistant" && recipient != "" && recipient != "all":
+				c.Tool++
+			case role == "tool":
+				// A tool's message answers the call before it; one that answers none is a
+				// tool's output on its own.
+				if !answers {
+					c.Tool++
+				}
+				c.Paired++
+			case str(content["content_type"]) == "reasoning_recap", !said:
+			case role == "user":
+				c.User++
+			case role == "assistant":
+				c.Assistant++
+			}
+		}
+	}
+	return c
+}
+
+// countAider: Aider's history is Markdown: a "#### " line is the person's, a "> " line Aider's
+// own output, anything else the model's reply (a code fence in a reply is the reply's whatever
+// its lines start with); consecutive lines of one kind (blank lines between them included) are
+// one message. Only the person's and the model's are counted.
+func countAider(tb testing.TB, path string) srcCount {
+	var c srcCount
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	kind, fence, said := "", false, false
+	end := func() {
+		if said {
+			switch kind {
+			case "user":
+				c.User++
+			case "reply":
+				c.Assistant++
+			}
+		}
+		kind, fence, said = "", false, false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimRight(line, " \t\r")
+		k := "reply"
+		switch {
+		case strings.HasPrefix(line, "# aider chat started at "):
+			end()
+			continue
+		case kind == "reply" && fence:
+		case strings.HasPrefix(line, "####"):
+			k = "user"
+		case line == ">" || strings.HasPrefix(line, "> "):
+			k = "output"
+		case strings.TrimSpace(line) == "":
+			if kind == "" {
+				continue
+			}
+			k = kind
+		}
+		if k != kind {
+			end()
+			kind = k
+		}
+		text := strings.TrimSpace(strings.TrimPrefix(line, "####"))
+		said = said || text != ""
+		if k == "reply" && strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fence = !fence
+		}
+	}
+	end()
+	return c
+}
