@@ -113,6 +113,11 @@ func responseError(method, path string, resp *http.Response) error {
 	var eb ErrorBody
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if json.Unmarshal(b, &eb) != nil || eb.Error.Code == "" {
+		// POST /query answers errors in the lanius view's shape.
+		var qe QueryError
+		if json.Unmarshal(b, &qe) == nil && qe.Code != "" {
+			return &annals.Error{Code: qe.Code, Message: qe.Error, Err: cause}
+		}
 		return &annals.Error{Code: codeOfStatus(resp.StatusCode), Message: fmt.Sprintf("the server answered %s to %s %s", resp.Status, method, path), Err: cause}
 	}
 	err := &annals.Error{Code: eb.Error.Code, Message: eb.Error.Message, Err: cause}

@@ -289,3 +289,23 @@ func TestLaniusClientSearchHoldsMessagesNotLedgerEvents(t *testing.T) {
 		t.Error("no tool messages on the first page")
 	}
 }
+
+func TestLaniusClientErrorsAreOkFalseWithTheMessage(t *testing.T) {
+	l := newLaniusEnv(t, 1, 1)
+	for _, tc := range []struct {
+		body    string
+		status  int
+		message string
+	}{
+		{`{"kind":"nope"}`, http.StatusBadRequest, `unknown kind "nope"`},
+		{`{"kind":"transcript"}`, http.StatusBadRequest, "session"},
+		{`{"kind":"search","filter":{"roles":["robot"]}}`, http.StatusBadRequest, "robot"},
+		{`[1]`, http.StatusBadRequest, "JSON object"},
+	} {
+		ans := l.query(t, tc.status, tc.body)
+		msg, _ := ans["error"].(string)
+		if ans["ok"] != false || !strings.Contains(msg, tc.message) {
+			t.Errorf("%s: got %v, want {\"ok\": false, \"error\": \"...%s...\"}", tc.body, ans, tc.message)
+		}
+	}
+}

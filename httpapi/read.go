@@ -33,9 +33,23 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) error {
 	}
 	out, err := s.view.Query(r.Context(), r.Body)
 	if err != nil {
-		return err
+		// The reference's error answer, {"ok": false, "error": "<message>"}, with annals's code
+		// beside it; the status is the usual one for the code (400 for a bad query).
+		d := errorDetail(err)
+		if d.Code == annals.EINTERNAL {
+			s.log.Error("internal error", "method", r.Method, "route", r.Pattern, "err", annals.ErrorDetail(err))
+		}
+		return writeJSON(w, StatusOf(d.Code), QueryError{OK: false, Error: d.Message, Code: d.Code})
 	}
 	return writeJSON(w, http.StatusOK, out)
+}
+
+// QueryError is the body of a POST /query error: the reference view's {"ok": false, "error":
+// "<message>"}, plus the annals error code.
+type QueryError struct {
+	OK    bool   `json:"ok"`
+	Error string `json:"error"`
+	Code  string `json:"code"`
 }
 
 // HealthAnswer is the answer of GET /healthz (the lanius discovery shape).
