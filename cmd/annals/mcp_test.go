@@ -198,6 +198,22 @@ func TestMCPOverStreamableHTTPWithAKey(t *testing.T) {
 	if strings.Contains(strings.Join(listed(t, cs), ","), "history_rename") {
 		t.Fatal("a member key got write tools")
 	}
+	// The session id is no credential: another key presenting it is refused.
+	body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"history_list","arguments":{}}}`
+	req, _ := http.NewRequest("POST", s.url+"/mcp", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+operator.Secret)
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("another key on the member's session: status %d, want 403", resp.StatusCode)
+	}
 	op, err := connect(operator.Secret)
 	if err != nil {
 		t.Fatal(err)
