@@ -31,12 +31,16 @@ type openCode struct{}
 
 func (openCode) Name() string { return "opencode" }
 
-// Detect claims an OpenCode storage directory (or the data directory holding storage/), and an
-// `opencode export` JSON document.
+// Detect claims an OpenCode storage directory (or the data directory holding storage/), an
+// opencode.db (a SQLite database with session, message and part tables), and an `opencode
+// export` JSON document.
 func (openCode) Detect(path string, head []byte) bool {
 	if head == nil {
 		_, ok := openCodeStorageRoot(path)
 		return ok
+	}
+	if isSQLite(head) {
+		return detectSQLiteTables(path, head, openCodeDBTables...)
 	}
 	h := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
 	return bytes.HasPrefix(h, []byte("{")) && bytes.Contains(h, []byte(`"info"`)) && bytes.Contains(h, []byte(`"messages"`)) &&
@@ -44,7 +48,11 @@ func (openCode) Detect(path string, head []byte) bool {
 }
 
 func (openCode) DefaultPaths(home string) []string {
-	return []string{filepath.Join(home, ".local", "share", "opencode", "storage")}
+	return []string{
+		filepath.Join(home, ".local", "share", "opencode", "storage"),
+		// 1.2 and later: one database (opencode-<channel>.db for a non-default channel).
+		filepath.Join(home, ".local", "share", "opencode", "opencode*.db"),
+	}
 }
 
 // openCodeStorageRoot returns the storage directory at or under path: path itself when it
@@ -98,6 +106,11 @@ func (f openCode) ParseFile(ctx context.Context, src *Source, out Output) error 
 			return fmt.Errorf("opencode: %s holds no OpenCode storage (want session/ and message/ directories)", src.Path)
 		}
 		sessions, err = readOpenCodeStorage(ctx, root, out)
+		if err != nil {
+			return err
+		}
+	} else if head, _ := readHead(src.Path); isSQLite(head) {
+		sessions, err = readOpenCodeDB(ctx, src.Path, out)
 		if err != nil {
 			return err
 		}
@@ -155,139 +168,6 @@ func readOpenCodeExport(path string) (*ocSession, error) {
 	}
 	sortOpenCodeMessages(s.messages)
 	return s, nil
-}
-
-// readOpenCodeStorage reads every session under root with its messages and parts. A file that
-// is not valid JSON is reported and skipped.
-func readOpenCodeStorage(ctx context.Context, root string, out Output) ([]*ocSession, error) {
-	readObj := func(path string) (jsonObject, bool) {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			out.Warnf(0, "%s: %v", path, err)
-			return nil, false
-		}
-		o, err := decodeObject(b)
-		if err != nil {
-			out.Warnf(0, "%s: not a JSON object: %v", path, err)
-			return nil, false
-		}
-		return o, true
-	}
-	sessionDir := filepath.Join(root, "session")
-	var files []string
-	err := filepath.WalkDir(sessionDir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return nil // an unreadable subdirectory is skipped, not fatal
-		}
-		if d.IsDir() {
-			// The pre-0.4 layout nests messages and parts under session/.
-			if p != sessionDir && (d.Name() == "message" || d.Name() == "part") && filepath.Dir(p) == sessionDir {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if strings.HasSuffix(p, ".json") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("opencode: reading %s: %w", sessionDir, err)
-	}
-	sort.Strings(files)
-	var sessions []*ocSession
-	for _, p := range files {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		info, ok := readObj(p)
-		if !ok {
-			continue
-		}
-		id := info.str("id")
-		if id == "" {
-			out.Warnf(0, "%s: session without an id, skipped", p)
-			continue
-		}
-		if !ocSafeName(id) {
-			// Ids become directory names below; one like "../x" must never lead out of the
-			// storage root.
-			out.Warnf(0, "%s: session id %q is not a plain name, skipped", p, id)
-			continue
-		}
-		s := &ocSession{info: info, where: p}
-		msgDir := firstDir(filepath.Join(root, "message", id), filepath.Join(root, "session", "message", id))
-		for _, mp := range jsonFiles(msgDir) {
-			mi, ok := readObj(mp)
-			if !ok {
-				continue
-			}
-			msg := ocMessage{info: mi, where: mp}
-			mid := mi.str("id")
-			if mid == "" {
-				mid = strings.TrimSuffix(filepath.Base(mp), ".json")
-				mi["id"], _ = json.Marshal(mid)
-			}
-			if !ocSafeName(mid) {
-				out.Warnf(0, "%s: message id %q is not a plain name, skipped", mp, mid)
-				continue
-			}
-			partDir := firstDir(filepath.Join(root, "part", mid), filepath.Join(root, "session", "part", id, mid))
-			for _, pp := range jsonFiles(partDir) {
-				po, ok := readObj(pp)
-				if !ok {
-					continue
-				}
-				msg.parts = append(msg.parts, ocPart{obj: po, name: mid + "/" + strings.TrimSuffix(filepath.Base(pp), ".json"), where: pp})
-			}
-			s.messages = append(s.messages, msg)
-		}
-		sortOpenCodeMessages(s.messages)
-		sessions = append(sessions, s)
-	}
-	// Parents first, so a sub-agent's chat is created after the chat it points to; then by
-	// creation time, so the import reads in the order the user worked.
-	sort.SliceStable(sessions, func(i, j int) bool {
-		pi, pj := sessions[i].info.str("parentID") != "", sessions[j].info.str("parentID") != ""
-		if pi != pj {
-			return !pi
-		}
-		ti, tj := sessions[i].info.obj("time").num("created"), sessions[j].info.obj("time").num("created")
-		if ti != tj {
-			return ti < tj
-		}
-		return sessions[i].info.str("id") < sessions[j].info.str("id")
-	})
-	return sessions, nil
-}
-
-func firstDir(dirs ...string) string {
-	for _, d := range dirs {
-		if isDir(d) {
-			return d
-		}
-	}
-	return ""
-}
-
-// jsonFiles lists the *.json files of dir in name order. OpenCode names messages and parts by
-// ids that sort in creation order, so name order is transcript order.
-func jsonFiles(dir string) []string {
-	if dir == "" {
-		return nil
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
-			out = append(out, filepath.Join(dir, e.Name()))
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // sortOpenCodeMessages orders messages by creation time, keeping file order among equal times.
