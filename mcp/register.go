@@ -88,13 +88,24 @@ func (ss *session) addWriteTools(srv *sdk.Server, errs *[]error) {
 	add(srv, errs, t, err, ss.archive)
 }
 
+// envelopeOps are the ops the meta-tool takes in this session: the reads, and the curating
+// writes where writes are allowed. The SDK does not check a raw tool's arguments against its
+// schema, so the handler checks the op itself.
+func (ss *session) envelopeOps() []string {
+	ops := []string{"list", "search", "get", "related", "recap", "resume"}
+	if ss.writes {
+		ops = append(ops, "rename", "annotate", "pin", "archive")
+	}
+	return ops
+}
+
 // addMetaTool registers history: the op envelope for clients written against the loomcycle
 // History tool. Its schema names the ops and lets every other envelope field through; the
 // strict envelope decoder checks them.
 func (ss *session) addMetaTool(srv *sdk.Server) {
-	ops := []any{"list", "search", "get", "related", "recap", "resume"}
-	if ss.writes {
-		ops = append(ops, "rename", "annotate", "pin", "archive")
+	var ops []any
+	for _, op := range ss.envelopeOps() {
+		ops = append(ops, op)
 	}
 	schema := &jsonschema.Schema{
 		Type:                 "object",

@@ -270,6 +270,9 @@ func TestWriteToolsOnlyWithWrites(t *testing.T) {
 	if c := got.Chat; c.Title != "Upload test flakes" || strings.Join(c.Tags, ",") != "ci,flaky" || !c.Pinned || c.Summary == "" {
 		t.Fatalf("stored chat = %+v", c)
 	}
+	if r := callTool(t, rw, "history", map[string]any{"op": "delete", "session_id": "alice-1"}); !r.isError || !strings.Contains(r.text, "not one this session takes") {
+		t.Fatalf("delete through the meta-tool: %s", r.text)
+	}
 	if r := callTool(t, rw, "history_rename", map[string]any{"id": "bob-1", "title": "x"}); !r.isError || !strings.Contains(r.text, "not found") {
 		t.Fatalf("renaming another tenant's chat: %s", r.text)
 	}

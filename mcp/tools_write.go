@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -83,6 +84,9 @@ func (ss *session) envelope(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 	r, err := history.DecodeRequest(strings.NewReader(string(req.Params.Arguments)))
 	if err != nil {
 		return errorResult(ss.fail(err)), nil
+	}
+	if ops := ss.envelopeOps(); !slices.Contains(ops, r.Op) {
+		return errorResult(fmt.Errorf("invalid: op %q is not one this session takes (ops: %s)", r.Op, strings.Join(ops, ", "))), nil
 	}
 	out, err := history.Dispatch(ss.as(ctx), ss.svc, r)
 	if err != nil {
