@@ -34,6 +34,7 @@ func Scenarios() []Scenario {
 	return []Scenario{
 		{"ingest", "entries/s through the library, the annals binary, HTTP and plain SQL (the raw baseline)"},
 		{"search", "p50/p95/p99 of search queries, and the same SQL in the sqlite3 tool (the native baseline)"},
+		{"quality", "recall@10, nDCG@10 and MRR of a judged set of known-item queries built from the corpus"},
 		{"list", "first page and a deep page of the chat list"},
 		{"get", "first page of a 10k-entry chat"},
 		{"related", "related chats at the candidate cap (every chat embedded)"},

@@ -97,8 +97,14 @@ func checkSmokeRow(t *testing.T, r Row, sqlite3 bool) {
 		if r.Hits == nil || *r.Hits != 2 || r.N != 2 || r.P50 <= 0 {
 			t.Errorf("rare-term row %+v: want 2 hits and 2 timed runs", r)
 		}
-		if sqlite3 && (r.Baseline == nil || r.Baseline.Name != "sqlite3" || r.Baseline.N != 2) {
-			t.Errorf("rare-term row %+v: want the sqlite3 baseline replayed twice", r)
+		// A sqlite3 older than the driver's SQLite cannot read the chat index (contentless_delete
+		// needs 3.43): the same SQL through the same driver stands in, and the note says so.
+		name := "sqlite3"
+		if strings.Contains(r.Note, "sqlite3 could not replay") {
+			name = "same driver"
+		}
+		if sqlite3 && (r.Baseline == nil || r.Baseline.Name != name || r.Baseline.N != 2) {
+			t.Errorf("rare-term row %+v: want the %s baseline replayed twice", r, name)
 		}
 	case r.Scenario == "concurrency":
 		if r.Rate <= 0 || r.N == 0 || r.Unit != "searches/s" {

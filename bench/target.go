@@ -72,6 +72,7 @@ func (b *runner) runReadScenarios(ctx context.Context, openTarget func(context.C
 		fn   func() error
 	}{
 		{"search", func() error { return b.searchScenario(ctx, t) }},
+		{"quality", func() error { return b.qualityScenario(t) }},
 		{"list", func() error { return b.listScenario(t) }},
 		{"get", func() error { return b.getScenario(t) }},
 		{"related", func() error { return b.relatedScenario(t) }},

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"strings"
 	"time"
@@ -127,6 +128,10 @@ func (w *BaselineWriter) Apply(ctx context.Context, ops []annals.CaptureOp) erro
 	}
 	if err := w.flushCounters(exec); err != nil {
 		return fmt.Errorf("baseline: chat counters: %w", err)
+	}
+	// The chat search documents are part of what a capture writes, as the triggers are.
+	if err := flushChatDocs(ctx, tx, math.MaxInt64); err != nil {
+		return fmt.Errorf("baseline: chat documents: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("baseline: commit: %w", err)
@@ -303,7 +308,7 @@ func (w *BaselineWriter) run(exec baselineExec, run *annals.Run) error {
 // so that two databases holding the same data give the same line whatever their row ids.
 const summaryQuery = `SELECT (SELECT count(*) FROM chats), (SELECT count(*) FROM entries), (SELECT count(*) FROM runs),
 	(SELECT count(*) FROM chat_tags), (SELECT count(*) FROM chat_attributes), (SELECT count(*) FROM entry_sources),
-	(SELECT count(*) FROM entries_fts_docsize), (SELECT count(*) FROM chats_fts_docsize),
+	(SELECT count(*) FROM entries_fts_docsize), (SELECT count(*) FROM chats_fts_docsize), (SELECT count(*) FROM chat_fts_docsize),
 	(SELECT sum(entry_count) || '/' || sum(last_seq) || '/' || sum(run_count) || '/' || sum(entry_input_tokens + run_input_tokens) || '/' ||
 		sum(entry_output_tokens + run_output_tokens) || '/' || printf('%.4f', sum(cost_usd)) || '/' || sum(last_activity % 1000000007) FROM chats),
 	(SELECT group_concat(status || '=' || n) FROM (SELECT status, count(*) AS n FROM chats GROUP BY status ORDER BY status))`
@@ -318,13 +323,13 @@ func Summarize(ctx context.Context, path string) (string, error) {
 		return "", fmt.Errorf("open %s: %w", path, err)
 	}
 	defer db.Close()
-	var n [8]int64
+	var n [9]int64
 	var sums, statuses sql.NullString
-	if err := db.QueryRowContext(ctx, summaryQuery).Scan(&n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &n[6], &n[7], &sums, &statuses); err != nil {
+	if err := db.QueryRowContext(ctx, summaryQuery).Scan(&n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &n[6], &n[7], &n[8], &sums, &statuses); err != nil {
 		return "", fmt.Errorf("summarize %s: %w", path, err)
 	}
-	return fmt.Sprintf("chats %d, entries %d, runs %d, tags %d, attributes %d, sources %d, fts %d+%d, counters %s, statuses %s",
-		n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7], sums.String, statuses.String), nil
+	return fmt.Sprintf("chats %d, entries %d, runs %d, tags %d, attributes %d, sources %d, fts %d+%d+%d, counters %s, statuses %s",
+		n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8], sums.String, statuses.String), nil
 }
 
 // EngineVersion is the version of the SQLite library inside the driver this package uses, for
@@ -340,4 +345,16 @@ func EngineVersion(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("sqlite_version: %w", err)
 	}
 	return v, nil
+}
+
+// OpenReplay opens the database at path read-only with the settings of the store's reader
+// connections (the same driver, pragmas and memory map), for a benchmark to replay traced search
+// statements through the same driver: annals against its own SQL without the library around it.
+func OpenReplay(path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn(path, Options{ReadOnly: true, BusyTimeout: 5 * time.Second}, true))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
 }

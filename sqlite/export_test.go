@@ -8,3 +8,10 @@ func (db *DB) ExecForTest(ctx context.Context, query string) error {
 	_, err := db.writer.ExecContext(ctx, query)
 	return err
 }
+
+// SetEntryRankingForTest makes chat searches use the entry-level ranking (true) or the chat
+// index (false), so a test can compare them.
+func (db *DB) SetEntryRankingForTest(on bool) { db.entryRanking = on }
+
+// SetCandidatesForTest sets how many of the newest matching chats relevance ranks.
+func (db *DB) SetCandidatesForTest(n int) { db.candidates = n }

@@ -196,6 +196,12 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	if f.Offset < 0 {
 		return nil, 0, annals.Errorf(annals.EINVALID, "offset must not be negative")
 	}
+	if p.useChatDocs() && !db.entryRanking {
+		hits, total, done, err := db.searchChatDocsTx(ctx, p, limit)
+		if done || err != nil {
+			return hits, total, err
+		}
+	}
 
 	var with []string
 	var args []any
@@ -349,6 +355,23 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 		}
 	}
 	return hits, total, skipped.Err()
+}
+
+// searchChatDocsTx runs searchChatDocs in one read transaction, so its statements see one
+// snapshot. done is false when the chat index is not built yet (an upgrade's backfill was
+// interrupted, or an older binary wrote since): the entry-level ranking answers instead.
+func (db *DB) searchChatDocsTx(ctx context.Context, p *searchPlan, limit int) (hits []annals.ChatHit, total int, done bool, err error) {
+	tx, err := db.reader.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, 0, false, storeErr("begin search", err)
+	}
+	defer tx.Rollback()
+	ready, err := chatDocsReady(ctx, tx)
+	if err != nil || !ready {
+		return nil, 0, false, err
+	}
+	hits, total, err = db.searchChatDocs(ctx, tx, p, limit)
+	return hits, total, true, err
 }
 
 // isDisjunction reports whether e is one term or terms joined by OR (no AND, no exclusion).

@@ -1,0 +1,283 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/annals-dev/annals"
+)
+
+// Chat search over the chat documents (migration 0007): rank chats, not entries.
+//
+//  1. cand: walk the chat index's MATCH, narrowed to the caller's owner tokens, in descending
+//     rowid (= last activity), through the chat filters, and stop after rankCandidates chats
+//     (or the page, if it reaches further). FTS5 intersects the query with the owner before a
+//     row is produced, and bm25 is computed only for the rows returned, so the cost grows with
+//     the candidates, not with the matches, and a tenant never scores another tenant's chats.
+//  2. rank the candidates: the chat document's bm25 (entry fields), the metadata's bm25 from
+//     chats_fts, recency; take the page.
+//  3. pageHits: for the page's chats only, their matching entries from the entry index, within
+//     each chat's rowid range: the match count and the best entries' snippets.
+//
+// Sort recent needs no cap beyond the page: the walk order is the sort order.
+
+// rankCandidates is how many of the newest matching chats relevance ranks (see
+// docs/BENCHMARKS.md for the judged set that chose it).
+const rankCandidates = 1000
+
+// docWeights are bm25 weights for chat_fts's columns: metadata (scored from chats_fts, where the
+// documents are short, with metaWeights), then the entry fields as entryWeights, then owner.
+const docWeights = "0, 0, 0, 0, " + entryWeights + ", 0"
+
+// useChatDocs reports whether a search can run on the chat documents: it has words, no
+// entry-level filter (a chat document cannot tell which entry a word came from), and the index
+// is built.
+func (p *searchPlan) useChatDocs() bool {
+	return p.f.Text != nil && len(p.entryWhere.Conds) == 0 && len(positiveTerms(p.f.Text, nil)) > 0
+}
+
+// docColumns are the chat_fts columns a plan searches.
+func (p *searchPlan) docColumns() []string {
+	var cols []string
+	if p.useMeta {
+		if p.metaCols == nil {
+			cols = append(cols, chatDocColumns[:4]...)
+		} else {
+			cols = append(cols, p.metaCols...)
+		}
+	}
+	if p.useEntries {
+		if p.entryCols == nil {
+			cols = append(cols, chatDocColumns[4:]...)
+		} else {
+			cols = append(cols, p.entryCols...)
+		}
+	}
+	return cols
+}
+
+// docHit is a ranked chat of the page, before its snippets.
+type docHit struct {
+	pk  int64
+	hit annals.ChatHit
+}
+
+// searchChatDocs is SearchChats on the chat documents, in one read transaction.
+func (db *DB) searchChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, limit int) ([]annals.ChatHit, int, error) {
+	f := p.f
+	match, err := ftsCompile(f.Text, p.docColumns())
+	if err != nil {
+		return nil, 0, err
+	}
+	match = chatDocMatch(match, f.Chat)
+	cw, err := chatWhere(f.Chat)
+	if err != nil {
+		return nil, 0, err
+	}
+	pos := positiveTerms(f.Text, nil)
+	capN := rankCandidates
+	if db.candidates > 0 {
+		capN = db.candidates
+	}
+	k := max(capN, f.Offset+limit)
+	if f.Sort == annals.SortRecent {
+		k = f.Offset + limit
+	}
+	page, n, skipped, err := db.rankChatDocs(ctx, tx, p, match, cw, pos, k, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	total := n
+	if n >= k {
+		if total, err = countChatDocs(ctx, tx, match, f.Chat); err != nil {
+			return nil, 0, err
+		}
+	}
+	if p.useEntries && len(page) > 0 {
+		if err := pageHits(ctx, tx, p, pos, page); err != nil {
+			return nil, 0, err
+		}
+	}
+	hits := make([]annals.ChatHit, len(page))
+	for i := range page {
+		hits[i] = page[i].hit
+	}
+	return hits, total, skipped.Err()
+}
+
+// rankChatDocs is steps 1 and 2: the page of chats and how many candidates there were.
+func (db *DB) rankChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, match string, cw *where, pos []*annals.TextExpr, k, limit int) ([]docHit, int, *annals.RowSkipper, error) {
+	f := p.f
+	args := []any{match}
+	args = append(args, cw.Args...)
+	args = append(args, k)
+	with := []string{`cand(pk, bb) AS MATERIALIZED (SELECT d.chat_pk, bm25(chat_fts, ` + docWeights + `)
+		FROM chat_fts CROSS JOIN chat_docs d CROSS JOIN chats c
+		WHERE chat_fts MATCH ? AND d.doc = chat_fts.rowid AND c.pk = d.chat_pk AND ` + cw.SQL() + `
+		ORDER BY chat_fts.rowid DESC LIMIT ?)`}
+	from := `(SELECT pk, bb, NULL AS mb FROM cand) r`
+	if p.useMeta {
+		metaAny, err := ftsCompile(anyOf(pos), p.metaCols)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		// The unary + keeps the candidate list from being handed to FTS5 as one lookup each.
+		with = append(with, `meta(pk, mb) AS MATERIALIZED (SELECT rowid, bm25(chats_fts, `+metaWeights+`) FROM chats_fts
+			WHERE chats_fts MATCH ? AND +rowid IN (SELECT pk FROM cand))`)
+		args = append(args, metaAny)
+		from = `(SELECT r.pk AS pk, r.bb AS bb, m.mb AS mb FROM cand r LEFT JOIN meta m ON m.pk = r.pk) r`
+	}
+	if !p.useEntries {
+		with[0] = strings.Replace(with[0], "bm25(chat_fts, "+docWeights+")", "NULL", 1)
+	}
+	// The same blend as the entry-level ranking (SearchChats), with the chat document's bm25 in
+	// place of the best entry's; the number of matching entries is not known before the page.
+	now := float64(unixNano(db.now()))
+	score := fmt.Sprintf(`((coalesce(-r.bb, 0) + coalesce(-r.mb, 0) + (r.mb IS NOT NULL) * %g)
+		* (1.0 + %g / (1.0 + max(0.0, (? - c.last_activity) / 86400e9) / %g)))`, metaMatchBonus, recencyBonus, recencyHalfLifeDays)
+	order := "score DESC, c.last_activity DESC, c.id"
+	if f.Sort == annals.SortRecent {
+		order = "c.last_activity DESC, c.id"
+	}
+	q := "WITH " + strings.Join(with, ", ") + `, page AS MATERIALIZED (SELECT c.pk AS pk, ` + score + ` AS score, count(*) OVER () AS n
+		FROM ` + from + ` JOIN chats c ON c.pk = r.pk ORDER BY ` + order + ` LIMIT ? OFFSET ?)
+		SELECT ` + chatColumns + `, c.pk, p.score, p.n FROM page p JOIN chats c ON c.pk = p.pk ORDER BY ` + strings.ReplaceAll(order, "score", "p.score")
+	args = append(args, now, limit, f.Offset)
+	annals.TraceStatement(ctx, q, args)
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, 0, nil, ftsErr("search chats", err)
+	}
+	defer rows.Close()
+	var page []docHit
+	n := 0
+	skipped := &annals.RowSkipper{}
+	for rows.Next() {
+		var h docHit
+		c, err := scanChat(suffixScanner{rows: rows, extra: []any{&h.pk, &h.hit.Score, &n}})
+		if re, ok := err.(*rowError); ok {
+			skipped.Skip(re.id, re.err) // the rest of the page is served
+			continue
+		}
+		if err != nil {
+			return nil, 0, nil, storeErr("scan search hit", err)
+		}
+		h.hit.Chat = c
+		page = append(page, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, nil, ftsErr("search chats", err)
+	}
+	if len(page) == 0 && f.Offset > 0 {
+		// Past the end the page carries no count; count the candidates (at most k).
+		n = k
+	}
+	return page, n, skipped, nil
+}
+
+// countChatDocs is the exact number of matching chats when the candidates did not hold them all.
+// With no chat filter beyond the owner and the archived state, both inside the MATCH, it is a
+// count of the index's matches, no row read; otherwise each match is checked against the chat.
+func countChatDocs(ctx context.Context, tx *sql.Tx, match string, cf annals.ChatFilter) (int, error) {
+	rest := cf
+	rest.Owner, rest.IncludeArchived = annals.Owner{AllTenants: true}, true
+	rw, err := chatWhere(rest)
+	if err != nil {
+		return 0, err
+	}
+	q := `SELECT count(*) FROM chat_fts WHERE chat_fts MATCH ?`
+	args := []any{match}
+	if len(rw.Conds) > 0 {
+		cw, err := chatWhere(cf)
+		if err != nil {
+			return 0, err
+		}
+		q = `SELECT count(*) FROM chat_fts CROSS JOIN chat_docs d CROSS JOIN chats c
+			WHERE chat_fts MATCH ? AND d.doc = chat_fts.rowid AND c.pk = d.chat_pk AND ` + cw.SQL()
+		args = append(args, cw.Args...)
+	}
+	annals.TraceStatement(ctx, q, args)
+	var total int
+	if err := tx.QueryRowContext(ctx, q, args...).Scan(&total); err != nil {
+		return 0, ftsErr("count search", err)
+	}
+	return total, nil
+}
+
+// pageHits is step 3: each page chat's matching entries (any positive term, as the entry-level
+// ranking counts them), found in the entry index between the chat's smallest and largest entry
+// rowid, so the work is the chat's own matches (and those of chats written in between), never
+// the whole index's. It sets Matches and the best entries' snippets.
+//
+// The best entries are those matching the most distinct terms, then the shortest, not the best
+// by bm25: bm25 computes each term's document frequency with a pass over the term's whole
+// doclist, once per FTS5 cursor, and every chat's rowid range is a cursor of its own, so bm25
+// here would cost the page's chats times the term's matches. For one term, shortest first is
+// bm25's order where the term occurs once.
+func pageHits(ctx context.Context, tx *sql.Tx, p *searchPlan, pos []*annals.TextExpr, page []docHit) error {
+	bodyAny, err := ftsCompile(anyOf(pos), p.entryCols)
+	if err != nil {
+		return err
+	}
+	marks := make([]string, len(page))
+	byPK := make(map[int64]int, len(page))
+	args := make([]any, 0, len(page)+len(pos)+8)
+	for i, h := range page {
+		marks[i] = "?"
+		args = append(args, h.pk)
+		byPK[h.pk] = i
+	}
+	snippets := min(p.f.Snippets, maxSnippets)
+	with := []string{`pg(pk, lo, hi) AS MATERIALIZED (SELECT c.pk, (SELECT min(e.pk) FROM entries e WHERE e.chat_pk = c.pk),
+			(SELECT max(e.pk) FROM entries e WHERE e.chat_pk = c.pk) FROM chats c WHERE c.pk IN (` + strings.Join(marks, ", ") + `))`,
+		`hits(pk, epk) AS MATERIALIZED (SELECT g.pk, entries_fts.rowid FROM pg g CROSS JOIN entries_fts CROSS JOIN entries e
+			WHERE entries_fts MATCH ? AND entries_fts.rowid BETWEEN g.lo AND g.hi AND e.pk = entries_fts.rowid AND e.chat_pk = g.pk)`}
+	args = append(args, bodyAny)
+	terms := `1`
+	if len(pos) > 1 {
+		arms := make([]string, len(pos))
+		for i, term := range pos {
+			m, err := ftsCompile(term, p.entryCols)
+			if err != nil {
+				return err
+			}
+			arms[i] = `SELECT entries_fts.rowid AS epk FROM pg g CROSS JOIN entries_fts WHERE entries_fts MATCH ? AND entries_fts.rowid BETWEEN g.lo AND g.hi`
+			args = append(args, m)
+		}
+		with = append(with, `terms(epk, n) AS MATERIALIZED (SELECT epk, count(*) FROM (`+strings.Join(arms, " UNION ALL ")+`) GROUP BY epk)`)
+		terms = `(SELECT t.n FROM terms t WHERE t.epk = h.epk)`
+	}
+	with = append(with, `ranked(pk, epk, n, m) AS MATERIALIZED (SELECT h.pk, h.epk,
+			row_number() OVER (PARTITION BY h.pk ORDER BY `+terms+` DESC,
+				octet_length(e.text) + octet_length(e.reasoning) + octet_length(e.tool_name) + octet_length(e.tool_args) + octet_length(e.tool_result), h.epk),
+			count(*) OVER (PARTITION BY h.pk) FROM hits h JOIN entries e ON e.pk = h.epk)`,
+		`snip(epk, text) AS MATERIALIZED (SELECT entries_fts.rowid, snippet(entries_fts, -1, ?, ?, '…', 16) FROM pg g CROSS JOIN entries_fts
+			WHERE entries_fts MATCH ? AND entries_fts.rowid BETWEEN g.lo AND g.hi AND +entries_fts.rowid IN (SELECT r.epk FROM ranked r WHERE r.pk = g.pk AND r.n <= ?))`)
+	q := `WITH ` + strings.Join(with, ", ") + ` SELECT r.pk, r.m, e.seq, e.kind, e.tool_name, s.text
+		FROM ranked r LEFT JOIN snip s ON s.epk = r.epk LEFT JOIN entries e ON e.pk = r.epk
+		WHERE r.n <= max(?, 1) ORDER BY r.pk, r.n`
+	args = append(args, p.open, p.shut, bodyAny, snippets, snippets)
+	annals.TraceStatement(ctx, q, args)
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return ftsErr("search snippets", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var pk int64
+		var m int
+		var seq sql.NullInt64
+		var kind, tool, text sql.NullString
+		if err := rows.Scan(&pk, &m, &seq, &kind, &tool, &text); err != nil {
+			return storeErr("scan snippet", err)
+		}
+		h := &page[byPK[pk]].hit
+		h.Matches = m
+		if snippets > 0 && seq.Valid && text.Valid {
+			h.Snippets = append(h.Snippets, annals.Snippet{Seq: seq.Int64, Kind: annals.EntryKind(kind.String), Tool: tool.String, Text: text.String})
+		}
+	}
+	return ftsErr("search snippets", rows.Err())
+}
