@@ -298,9 +298,52 @@ func (m ViewMessage) MarshalJSON() ([]byte, error) {
 
 // ViewContent is a message's content after projection and size capping.
 type ViewContent struct {
+	// Role repeats the message's role, as the reference's stored content does.
+	Role      EntryKind `json:"role"`
 	Text      ViewText  `json:"text"`
 	Reasoning *ViewText `json:"reasoning,omitempty"`
 	Tool      *ViewTool `json:"tool,omitempty"`
+	// ToolCalls are an assistant message's calls in the reference's shape: the tool entries
+	// that directly follow it (see ViewStore.ViewToolCalls), when the view attached them.
+	ToolCalls []ViewCall `json:"tool_calls,omitempty"`
+}
+
+// MarshalJSON writes the content; a tool message also carries its call id, tool name and result
+// under the reference's names (tool_call_id, name, content), as its stored tool rows do.
+func (c ViewContent) MarshalJSON() ([]byte, error) {
+	type plain ViewContent
+	if c.Tool == nil {
+		return json.Marshal(plain(c))
+	}
+	return json.Marshal(struct {
+		plain
+		ToolCallID string   `json:"tool_call_id"`
+		Name       string   `json:"name,omitempty"`
+		Content    ViewText `json:"content"`
+	}{plain(c), c.Tool.CallID, c.Tool.Name, c.Tool.Result})
+}
+
+// ViewCall is one tool call of an assistant message, under the reference's names.
+type ViewCall struct {
+	CallID    string    `json:"call_id"`
+	Name      string    `json:"fn_name"`
+	Arguments *ViewJSON `json:"fn_arguments"`
+}
+
+// ViewRef names one message: its chat and seq.
+type ViewRef struct {
+	ChatID string
+	Seq    int64
+}
+
+// ViewMaxCallsPerMessage bounds the tool entries that count as one message's calls.
+const ViewMaxCallsPerMessage = 64
+
+// ViewToolCallsFilter asks for the calls of some messages.
+type ViewToolCallsFilter struct {
+	Owner Owner
+	// Messages are at most ViewMaxSearch messages.
+	Messages []ViewRef
 }
 
 // ViewTool is the tool part of a tool message.
@@ -410,6 +453,12 @@ type ViewStore interface {
 	// then chat id, then seq.
 	// Errors: invalid (empty correlation id, negative limit), unavailable, internal.
 	ViewConversation(ctx context.Context, f ViewConversationFilter) (*ViewPage, error)
+
+	// ViewToolCalls returns, for each given message in scope, the tool entries that directly
+	// follow it in its chat (no other entry between, at most ViewMaxCallsPerMessage), in order:
+	// an assistant message's calls. Messages with none, or outside Owner, are absent.
+	// Errors: invalid (too many messages), unavailable, internal.
+	ViewToolCalls(ctx context.Context, f ViewToolCallsFilter) (map[ViewRef][]ViewCall, error)
 
 	// ViewEvents returns the event entries in scope sharing a correlation id, in capture order.
 	// Errors: invalid (empty correlation id, negative limit), unavailable, internal.

@@ -339,11 +339,16 @@ func testQueryView(t *testing.T, open Opener) {
 		if want := []string{"channel", "content", "correlation", "created_at", "id", "role", "session"}; !slices.Equal(keys, want) {
 			t.Errorf("message keys = %v, want %v", keys, want)
 		}
-		if got, want := string(wire.Messages[2]["content"]), `{"text":"","tool":{"name":"shell","call_id":"call-1","arguments":{"cmd":"ls -l"},"result":"file1 file2","outcome":"succeeded"}}`; got != want {
+		if got, want := string(wire.Messages[2]["content"]), `{"role":"tool","text":"","tool":{"name":"shell","call_id":"call-1","arguments":{"cmd":"ls -l"},"result":"file1 file2","outcome":"succeeded"},"tool_call_id":"call-1","name":"shell","content":"file1 file2"}`; got != want {
 			t.Errorf("tool content = %s, want %s", got, want)
 		}
-		if got, want := string(wire.Messages[1]["content"]), `{"text":"reactor pressure nominal","reasoning":"thinking about pressure"}`; got != want {
+		if got, want := string(wire.Messages[1]["content"]), `{"role":"assistant","text":"reactor pressure nominal","reasoning":"thinking about pressure","tool_calls":[{"call_id":"call-1","fn_name":"shell","fn_arguments":{"cmd":"ls -l"}}]}`; got != want {
 			t.Errorf("assistant content = %s, want %s", got, want)
+		}
+		// As in the reference, select.tool_calls false drops the assistant's tool_calls.
+		noCalls := f.query(t, tenantA, `{"kind":"transcript","session":"a-main","limit":5,"select":{"tool_calls":false}}`).(*queryview.TranscriptAnswer)
+		if b, _ := json.Marshal(noCalls.Messages[1].Content); string(b) != `{"role":"assistant","text":"reactor pressure nominal","reasoning":"thinking about pressure"}` {
+			t.Errorf("tool_calls false: assistant content = %s", b)
 		}
 		m := ans.Messages[1]
 		if m.ID != 2 || m.Session != "a-main" || m.Role != annals.KindAssistant || m.Channel != "in/agent/main/reply" || m.Correlation != "corr1" || !m.CreatedAt.Equal(vmin(2)) {
@@ -544,9 +549,11 @@ func testQueryView(t *testing.T, open Opener) {
 			}
 			return ans.Messages[0]
 		}
+		// tool_calls false drops an assistant's tool_calls (as the reference does); the tool row
+		// itself stays whole.
 		m := toolMsg(`{"tool_calls":false}`)
-		if tl := m.Content.Tool; tl.Name != "" || tl.Arguments != nil || tl.CallID != "call-1" || tl.Result.Value != "file1 file2" || tl.Outcome != annals.OutcomeSucceeded {
-			t.Errorf("tool_calls false: tool = %+v; want no name or arguments, call id, result and outcome kept", tl)
+		if tl := m.Content.Tool; tl.Name != "shell" || tl.Arguments == nil || tl.CallID != "call-1" || tl.Result.Value != "file1 file2" || tl.Outcome != annals.OutcomeSucceeded {
+			t.Errorf("tool_calls false: tool = %+v; want the tool row whole", tl)
 		}
 		m = toolMsg(`{"tool_calls":true,"tool_results":true}`)
 		if tl := m.Content.Tool; tl.Name != "shell" || tl.Arguments == nil || string(tl.Arguments.Raw) != `{"cmd":"ls -l"}` {

@@ -309,3 +309,59 @@ func TestLaniusClientErrorsAreOkFalseWithTheMessage(t *testing.T) {
 		}
 	}
 }
+
+func TestLaniusClientTranscriptRowsAreTheStoredMessages(t *testing.T) {
+	l := newLaniusEnv(t, 5, 3)
+	for _, sid := range l.strings(t, `SELECT DISTINCT session_id FROM messages ORDER BY 1`) {
+		rows, err := l.src.Query(`SELECT role, content FROM messages WHERE session_id = ? ORDER BY id`, sid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []map[string]any
+		for rows.Next() {
+			var role, content string
+			if err := rows.Scan(&role, &content); err != nil {
+				t.Fatal(err)
+			}
+			var c map[string]any
+			_ = json.Unmarshal([]byte(content), &c)
+			if len(content) > 16384 {
+				c = nil // the reference and annals cap oversized content differently (docs/QUERYVIEW.md)
+			}
+			want = append(want, map[string]any{"role": role, "content": c})
+		}
+		rows.Close()
+		ans := l.query(t, http.StatusOK, `{"kind":"transcript","session":"`+sid+`","limit":200}`)
+		got := ans["messages"].([]any)
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d rows, lanius has %d", sid, len(got), len(want))
+		}
+		for i, g := range got {
+			g := g.(map[string]any)
+			w := want[i]
+			if g["role"] != w["role"] {
+				t.Fatalf("%s row %d: role %v, want %v", sid, i, g["role"], w["role"])
+			}
+			wc, _ := w["content"].(map[string]any)
+			if wc == nil {
+				continue
+			}
+			gc := g["content"].(map[string]any)
+			for _, k := range []string{"role", "tool_calls", "tool_call_id", "name", "content", "reasoning"} {
+				if wv, ok := wc[k]; ok && !reflect.DeepEqual(gc[k], wv) {
+					t.Errorf("%s row %d (%s): content.%s = %v, want %v as stored", sid, i, w["role"], k, gc[k], wv)
+				}
+			}
+			if text, ok := wc["text"]; ok && gc["text"] != text {
+				t.Errorf("%s row %d: content.text = %v, want %v", sid, i, gc["text"], text)
+			}
+		}
+		// select.tool_calls false drops them from assistant rows, as the reference does.
+		bare := l.query(t, http.StatusOK, `{"kind":"transcript","session":"`+sid+`","limit":200,"select":{"tool_calls":false}}`)
+		for _, m := range bare["messages"].([]any) {
+			if c := m.(map[string]any)["content"].(map[string]any); c["tool_calls"] != nil {
+				t.Fatalf("%s: tool_calls false left %v", sid, c["tool_calls"])
+			}
+		}
+	}
+}

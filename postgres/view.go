@@ -342,3 +342,23 @@ func (db *DB) ViewEvents(ctx context.Context, f annals.ViewEventsFilter) (*annal
 	defer rows.Close()
 	return storecore.ReadEvents(rows, limit, db.storeErr)
 }
+
+// ViewToolCalls returns the calls following some messages; see annals.ViewStore.
+func (db *DB) ViewToolCalls(ctx context.Context, f annals.ViewToolCallsFilter) (map[annals.ViewRef][]annals.ViewCall, error) {
+	if len(f.Messages) == 0 {
+		return map[annals.ViewRef][]annals.ViewCall{}, nil
+	}
+	w := &where{}
+	w.AddOwner("c", f.Owner)
+	w.addTenant("e", f.Owner)
+	q, args, err := viewSQL().ViewToolCallsQuery(&w.Where, f)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.pool.Query(ctx, rebind(q), args...)
+	if err != nil {
+		return nil, db.storeErr("view tool calls", err)
+	}
+	defer rows.Close()
+	return storecore.ReadToolCalls(rows, db.storeErr)
+}

@@ -1,6 +1,7 @@
 package queryview
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 
@@ -45,6 +46,34 @@ func sessionIDs(ids []string) []string {
 		ids[i] = sessionID(id)
 	}
 	return ids
+}
+
+// attachCalls gives every assistant message of a page its tool_calls, as the reference stores
+// them on the assistant row: the tool entries that directly follow it. select.tool_calls false
+// leaves them off, which is what it does in the reference; tool rows themselves stay whole.
+func (v *View) attachCalls(ctx context.Context, owner annals.Owner, ms []annals.ViewMessage, sel *Select) error {
+	if sel != nil && sel.ToolCalls != nil && !*sel.ToolCalls {
+		return nil
+	}
+	var refs []annals.ViewRef
+	for _, m := range ms {
+		if m.Role == annals.KindAssistant {
+			refs = append(refs, annals.ViewRef{ChatID: m.Session, Seq: m.ID})
+		}
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	calls, err := v.store.ViewToolCalls(ctx, annals.ViewToolCallsFilter{Owner: owner, Messages: refs})
+	if err != nil {
+		return err
+	}
+	for i := range ms {
+		if cs := calls[annals.ViewRef{ChatID: ms[i].Session, Seq: ms[i].ID}]; ms[i].Role == annals.KindAssistant && len(cs) > 0 {
+			ms[i].Content.ToolCalls = cs
+		}
+	}
+	return nil
 }
 
 // renameMessages renames the sessions of a page in place.

@@ -221,6 +221,9 @@ func (v *View) Transcript(ctx context.Context, req *TranscriptRequest) (*Transcr
 	if err != nil {
 		return nil, err
 	}
+	if err := v.attachCalls(ctx, res.Owner, page.Messages, req.Select); err != nil {
+		return nil, err
+	}
 	out := &TranscriptAnswer{Head: head(KindTranscript), Session: req.Session, Messages: renameMessages(page.Messages), HasMore: page.HasMore, Limit: limit, Caps: caps, Scope: res.Scope}
 	if page.HasMore && len(page.Messages) > 0 {
 		next := page.Messages[0].ID
@@ -262,6 +265,9 @@ func (v *View) Conversation(ctx context.Context, req *ConversationRequest) (*Con
 	if err != nil {
 		return nil, err
 	}
+	if err := v.attachCalls(ctx, res.Owner, page.Messages, req.Select); err != nil {
+		return nil, err
+	}
 	return &ConversationAnswer{Head: head(KindConversation), Correlation: req.Correlation, Events: events, Truncated: evs.HasMore,
 		Messages: renameMessages(page.Messages), HasMore: page.HasMore,
 		Cursor: encodeCursor(cursorConversation, page.Next), Limit: limit, Caps: caps, Scope: res.Scope}, nil
@@ -296,6 +302,9 @@ func (v *View) Search(ctx context.Context, req *SearchRequest) (*SearchAnswer, e
 	if err != nil {
 		return nil, err
 	}
+	if err := v.attachCalls(ctx, res.Owner, got.Messages, req.Select); err != nil {
+		return nil, err
+	}
 	return &SearchAnswer{Head: head(KindSearch), Messages: renameMessages(got.Messages), HasMore: got.HasMore, Cursor: encodeCursor(cursorSearch, got.Next),
 		Limit: f.Limit, Caps: caps, Scope: res.Scope}, nil
 }
@@ -319,7 +328,6 @@ func selectOf(s *Select) (annals.ViewSelect, Caps, error) {
 	if s == nil {
 		return sel, caps, nil
 	}
-	sel.OmitToolCalls = s.ToolCalls != nil && !*s.ToolCalls
 	sel.OmitReasoning = s.Reasoning != nil && !*s.Reasoning
 	if tr := s.ToolResults; tr != nil {
 		sel.DropToolRows = tr.Drop

@@ -341,3 +341,22 @@ func (db *DB) ViewEvents(ctx context.Context, f annals.ViewEventsFilter) (*annal
 	defer rows.Close()
 	return storecore.ReadEvents(rows, limit, storeErr)
 }
+
+// ViewToolCalls returns the calls following some messages; see annals.ViewStore.
+func (db *DB) ViewToolCalls(ctx context.Context, f annals.ViewToolCallsFilter) (map[annals.ViewRef][]annals.ViewCall, error) {
+	if len(f.Messages) == 0 {
+		return map[annals.ViewRef][]annals.ViewCall{}, nil
+	}
+	w := &where{}
+	w.AddOwner("c", f.Owner)
+	q, args, err := viewSQL().ViewToolCallsQuery(&w.Where, f)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.reader.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, storeErr("view tool calls", err)
+	}
+	defer rows.Close()
+	return storecore.ReadToolCalls(rows, storeErr)
+}

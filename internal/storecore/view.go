@@ -165,6 +165,7 @@ func ScanMessage(row Scanner, sel annals.ViewSelect) (annals.ViewMessage, error)
 		return m, err
 	}
 	m.Role = annals.EntryKind(kind)
+	m.Content.Role = m.Role
 	m.CreatedAt = FromNano(t)
 	m.Content.Text = Clipped(text, textN, annals.ViewMaxContentChars)
 	if len(reason) > 0 {
@@ -334,4 +335,55 @@ func ReadEvents(rows RowIter, limit int, storeErr func(op string, err error) err
 		page.Next = &annals.ViewPosition{Time: last.CreatedAt, ChatID: last.Session, Seq: last.Seq}
 	}
 	return page, nil
+}
+
+// ViewToolCallsQuery builds the query of ViewToolCalls on w, which holds the store's owner
+// conditions on alias c: for each given message, the tool entries after it up to the first entry
+// of another kind, at most annals.ViewMaxCallsPerMessage of them. Every probe is a range on the
+// (chat_pk, seq) key.
+func (d ViewDialect) ViewToolCallsQuery(w *Where, f annals.ViewToolCallsFilter) (string, []any, error) {
+	if len(f.Messages) > annals.ViewMaxSearch {
+		return "", nil, annals.Errorf(annals.EINVALID, "%d messages given (at most %d allowed)", len(f.Messages), annals.ViewMaxSearch)
+	}
+	rows := make([]string, len(f.Messages))
+	args := make([]any, 0, 2*len(f.Messages)+len(w.Args))
+	for i, m := range f.Messages {
+		rows[i] = "(CAST(? AS TEXT), CAST(? AS BIGINT))"
+		args = append(args, m.ChatID, m.Seq)
+	}
+	name := strconv.Itoa(annals.ViewMaxToolNameChars)
+	w.Add("e.seq > r.seq AND e.seq <= r.seq + ? AND e.kind = 'tool'", annals.ViewMaxCallsPerMessage)
+	w.Add("NOT EXISTS (SELECT 1 FROM entries z WHERE z.chat_pk = c.pk AND z.seq > r.seq AND z.seq < e.seq AND z.kind <> 'tool')")
+	q := `WITH r(chat_id, seq) AS (VALUES ` + strings.Join(rows, ", ") + `)
+		SELECT c.id, r.seq, substr(e.tool_call_id, 1, ` + name + `), substr(e.tool_name, 1, ` + name + `), ` + d.ClipText("e.tool_args", annals.ViewMaxContentChars) + `
+		FROM r JOIN chats c ON c.id = r.chat_id JOIN entries e ON e.chat_pk = c.pk
+		WHERE ` + w.SQL() + ` ORDER BY c.id, r.seq, e.seq`
+	return q, append(args, w.Args...), nil
+}
+
+// ReadToolCalls reads the rows of ViewToolCallsQuery.
+func ReadToolCalls(rows RowIter, storeErr func(op string, err error) error) (map[annals.ViewRef][]annals.ViewCall, error) {
+	out := map[annals.ViewRef][]annals.ViewCall{}
+	for rows.Next() {
+		var ref annals.ViewRef
+		var call annals.ViewCall
+		var args []byte
+		var argsN int64
+		if err := rows.Scan(&ref.ChatID, &ref.Seq, &call.CallID, &call.Name, &args, &argsN); err != nil {
+			return nil, storeErr("scan view tool call", err)
+		}
+		if len(args) > 0 {
+			a := Clipped(args, argsN, annals.ViewMaxContentChars)
+			if a.Truncated {
+				call.Arguments = &annals.ViewJSON{Truncated: true, Chars: a.Chars, Preview: a.Value}
+			} else {
+				call.Arguments = &annals.ViewJSON{Raw: json.RawMessage(a.Value)}
+			}
+		}
+		out[ref] = append(out[ref], call)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, storeErr("read view tool calls", err)
+	}
+	return out, nil
 }
