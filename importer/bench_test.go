@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -142,11 +143,19 @@ func TestBenchCorpusGenerator(t *testing.T) {
 }
 
 // TestWriteBenchCorpus writes the benchmark's corpus to $ANNALS_BENCH_HOME, for timing
-// `annals import` itself (docs/BENCHMARKS.md); it is skipped otherwise.
+// `annals import` itself (docs/BENCHMARKS.md); it is skipped otherwise. ANNALS_BENCH_FILES and
+// ANNALS_BENCH_TURNS size it (40 files of 200 turns, 27 MiB, by default; 150 of 200 make the
+// ~100 MB directory of the import throughput figures).
 func TestWriteBenchCorpus(t *testing.T) {
 	home := os.Getenv("ANNALS_BENCH_HOME")
 	if home == "" {
 		t.Skip("set ANNALS_BENCH_HOME to write the benchmark corpus there")
 	}
-	t.Logf("%d lines", writeClaudeCorpus(t, home, 40, 200))
+	size := func(env string, def int) int {
+		if n, err := strconv.Atoi(os.Getenv(env)); err == nil && n > 0 {
+			return n
+		}
+		return def
+	}
+	t.Logf("%d lines", writeClaudeCorpus(t, home, size("ANNALS_BENCH_FILES", 40), size("ANNALS_BENCH_TURNS", 200)))
 }

@@ -550,3 +550,47 @@ func countAider(tb testing.TB, path string) srcCount {
 	end()
 	return c
 }
+
+// countAnnalsExport: the entries of an annals export by kind, from the JSON's entries or the
+// Markdown's <!-- annals:entry --> comments; a tool call is paired when it has an outcome or
+// a result.
+func countAnnalsExport(tb testing.TB, path string) srcCount {
+	var c srcCount
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var entries []map[string]any
+	if strings.HasSuffix(path, ".json") {
+		var view map[string]any
+		if json.Unmarshal(data, &view) != nil {
+			c.Unreadable++
+		}
+		for _, e := range arr(view["entries"]) {
+			entries = append(entries, obj(e))
+		}
+	} else {
+		for _, line := range strings.Split(string(data), "\n") {
+			if rest, ok := strings.CutPrefix(line, "<!-- annals:entry "); ok {
+				var e map[string]any
+				if json.Unmarshal([]byte(strings.TrimSuffix(rest, " -->")), &e) == nil {
+					entries = append(entries, e)
+				}
+			}
+		}
+	}
+	for _, e := range entries {
+		switch str(e["kind"]) {
+		case "user":
+			c.User++
+		case "assistant":
+			c.Assistant++
+		case "tool":
+			c.Tool++
+			if t := obj(e["tool"]); str(t["outcome"]) != "" || str(t["result"]) != "" || t["result_bytes"] != nil {
+				c.Paired++
+			}
+		}
+	}
+	return c
+}

@@ -24,6 +24,7 @@ var counters = map[string]func(testing.TB, string) srcCount{
 	"opencode":    countOpenCode,
 	"chatgpt":     countChatGPT,
 	"aider":       countAider,
+	"annals":      countAnnalsExport,
 }
 
 // TestEveryFixtureImportedTogetherKeepsWhatItsSourceHolds is the cross-format test: every

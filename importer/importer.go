@@ -170,6 +170,7 @@ func Formats() []Format {
 		loomcycle{},
 		lanius{},
 		kimiCLI{},
+		annalsExport{},
 		messages{},
 	}
 }

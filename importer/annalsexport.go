@@ -1,0 +1,132 @@
+package importer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/markdown"
+)
+
+// annalsExport imports what `annals export` writes, so that an export parses back exactly: the
+// portable Markdown document (markdown.Parse reads it, byte-checked) and the JSON of
+// `annals export --format json` ({"chat", "format": "json", "entries"}). The chat keeps its id,
+// agent, attributes (its own source among them: the export is a copy of a chat, not a new
+// source), title, description, tags, pinned, archived and summary, and its entries keep their
+// ids, kinds, texts, tool calls, metadata and times, so importing an export into the annals it
+// came from changes nothing. The tenant and user are not taken from the file: they are the
+// importing principal's, as for every import, so a file cannot place a chat in another tenant.
+// Runs are not part of either export and are not recreated; entries keep their run ids.
+type annalsExport struct{}
+
+func (annalsExport) Name() string { return "annals" }
+
+func (annalsExport) DefaultPaths(home string) []string { return nil }
+
+// annalsMarkdownMark opens every Markdown export.
+var annalsMarkdownMark = []byte("<!-- annals:chat {")
+
+func (annalsExport) Detect(path string, head []byte) bool {
+	h := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
+	switch {
+	case hasExt(path, ".md", ".markdown"):
+		return bytes.HasPrefix(h, annalsMarkdownMark)
+	case hasExt(path, ".json"):
+		f, ok := lineFields(h)
+		if !ok || !has(f, "chat") {
+			return false
+		}
+		if f["chat"] == nil {
+			// A chat longer than the head (a long summary): its first fields are still there.
+			return bytes.Contains(h, []byte(`"tenant_id"`)) && bytes.Contains(h, []byte(`"last_activity"`))
+		}
+		c, ok := lineFields(f["chat"])
+		return ok && has(c, "id", "tenant_id", "last_activity") && fieldString(f, "format") == "json"
+	}
+	return false
+}
+
+func (f annalsExport) ParseFile(ctx context.Context, src *Source, out Output) error {
+	r, err := src.Open()
+	if err != nil {
+		return fmt.Errorf("annals export: %w", err)
+	}
+	defer r.Close()
+	var chat *annals.Chat
+	var entries []*annals.Entry
+	if hasExt(src.Path, ".json") {
+		chat, entries, err = readAnnalsJSON(r)
+	} else {
+		var exp *markdown.Export
+		exp, err = markdown.Parse(r)
+		if exp != nil {
+			chat, entries = &exp.Chat, exp.Entries
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("annals export %s: %w", filepath.Base(src.Path), err)
+	}
+	return emitAnnalsExport(ctx, chat, entries, out)
+}
+
+// readAnnalsJSON reads the JSON of `annals export --format json`.
+func readAnnalsJSON(r io.Reader) (*annals.Chat, []*annals.Entry, error) {
+	var view annals.ChatView
+	if err := json.NewDecoder(r).Decode(&view); err != nil {
+		return nil, nil, fmt.Errorf("not an annals JSON export: %w", err)
+	}
+	if view.Chat == nil || view.Chat.ID == "" {
+		return nil, nil, fmt.Errorf("not an annals JSON export: no chat id")
+	}
+	// `annals export --format json` indents the whole document, the JSON values inside entries
+	// too; they are stored compact, as they were before the export.
+	for _, e := range view.Entries {
+		e.Metadata = compactJSON(e.Metadata)
+		if e.Tool != nil {
+			e.Tool.Arguments = compactJSON(e.Tool.Arguments)
+		}
+	}
+	return view.Chat, view.Entries, nil
+}
+
+func compactJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return raw
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+// emitAnnalsExport creates the chat as exported (owner aside) and appends its entries in
+// order, in batches the store accepts.
+func emitAnnalsExport(ctx context.Context, c *annals.Chat, entries []*annals.Entry, out Output) error {
+	chat := &annals.Chat{
+		ID: c.ID, AgentID: c.AgentID, Attributes: c.Attributes, CreatedAt: c.CreatedAt,
+		Title: c.Title, Description: c.Description, Tags: c.Tags, Pinned: c.Pinned,
+		ArchivedAt: c.ArchivedAt, Summary: c.Summary, SummaryUpdatedAt: c.SummaryUpdatedAt,
+	}
+	if err := out.Emit(annals.CaptureOp{Chat: chat}); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		e.ChatID, e.Seq = "", 0 // the store numbers them again, in the same order
+	}
+	for len(entries) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := min(len(entries), annals.MaxBatchEntries)
+		if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chat.ID, Entries: entries[:n]}}); err != nil {
+			return err
+		}
+		entries = entries[n:]
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package importer_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/markdown"
+)
+
+// An annals export, Markdown or JSON (the output of `annals export`, rendered here by the same
+// markdown.Render and ChatView the command uses), imported into another annals gives back the
+// chat and every entry exactly: ids, kinds, texts, reasoning, tool calls, metadata, times.
+func TestAnnalsExportsParseBackExactly(t *testing.T) {
+	ctx := context.Background()
+	const id = "claude-code:sess-main"
+	src := mustOpenDB(t)
+	importAll(t, newImporter(src, importerOptionsFor(t, "claude-code")), testdata("claude-code", "project", "sess-main.jsonl"))
+	chat, err := src.FindChatByID(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := entriesOf(t, src, id)
+	runs, err := src.FindRuns(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := markdown.Render(&md, chat, runs, entries); err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.MarshalIndent(annals.ChatView{Chat: chat, Format: "json", Entries: entries}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{"chat.md": md.Bytes(), "chat.json": js} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			writeFile(t, path, data)
+			if !format(t, "annals").Detect(path, head(t, path)) {
+				t.Fatalf("annals does not claim %s", name)
+			}
+			dst := mustOpenDB(t)
+			im := newImporter(dst, importerOptionsFor(t, "annals", "claude-code", "messages"))
+			cands, _, err := im.Resolve([]string{path}, nil)
+			if err != nil || len(cands) != 1 || cands[0].Format.Name() != "annals" {
+				t.Fatalf("resolved %+v (%v), want the annals format", cands, err)
+			}
+			importAll(t, im, path)
+			got, err := dst.FindChatByID(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Title != chat.Title || !reflect.DeepEqual(got.Attributes, chat.Attributes) || !got.CreatedAt.Equal(chat.CreatedAt) || got.TenantID != chat.TenantID {
+				t.Errorf("chat %q %v %v %s, want %q %v %v %s", got.Title, got.Attributes, got.CreatedAt, got.TenantID, chat.Title, chat.Attributes, chat.CreatedAt, chat.TenantID)
+			}
+			back := entriesOf(t, dst, id)
+			if len(back) != len(entries) {
+				t.Fatalf("%d entries, want %d", len(back), len(entries))
+			}
+			for i := range entries {
+				a, b := *entries[i], *back[i]
+				if !reflect.DeepEqual(a, b) {
+					t.Errorf("entry %d:\n got %+v %+v\nwant %+v %+v", i+1, b, b.Tool, a, a.Tool)
+				}
+			}
+		})
+	}
+}
