@@ -594,3 +594,27 @@ func countAnnalsExport(tb testing.TB, path string) srcCount {
 	}
 	return c
 }
+
+// countClaudeCodeWeb: a web session's loglines counted as the lines of a local session.
+func countClaudeCodeWeb(tb testing.TB, path string) srcCount {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var doc struct {
+		Loglines []json.RawMessage `json:"loglines"`
+	}
+	if json.Unmarshal(data, &doc) != nil {
+		return srcCount{Unreadable: 1}
+	}
+	var b bytes.Buffer
+	for _, l := range doc.Loglines {
+		_ = json.Compact(&b, l)
+		b.WriteByte('\n')
+	}
+	tmp := filepath.Join(tb.TempDir(), "web.jsonl")
+	if err := os.WriteFile(tmp, b.Bytes(), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return countClaudeCode(tb, tmp)
+}

@@ -15,16 +15,17 @@ import (
 // counters count a source of each format independently of the importer
 // (crossformat_count_test.go).
 var counters = map[string]func(testing.TB, string) srcCount{
-	"claude-code": countClaudeCode,
-	"qwen-code":   countQwenCode,
-	"kimi-cli":    countKimi,
-	"cursor":      countCursor,
-	"copilot-cli": countCopilot,
-	"gemini-cli":  countGemini,
-	"opencode":    countOpenCode,
-	"chatgpt":     countChatGPT,
-	"aider":       countAider,
-	"annals":      countAnnalsExport,
+	"claude-code":     countClaudeCode,
+	"qwen-code":       countQwenCode,
+	"kimi-cli":        countKimi,
+	"cursor":          countCursor,
+	"copilot-cli":     countCopilot,
+	"gemini-cli":      countGemini,
+	"opencode":        countOpenCode,
+	"chatgpt":         countChatGPT,
+	"aider":           countAider,
+	"annals":          countAnnalsExport,
+	"claude-code-web": countClaudeCodeWeb,
 }
 
 // TestEveryFixtureImportedTogetherKeepsWhatItsSourceHolds is the cross-format test: every

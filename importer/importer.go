@@ -154,6 +154,7 @@ type Output interface {
 func Formats() []Format {
 	return []Format{
 		claudeCode{},
+		claudeCodeWeb{},
 		qwenCode{},
 		codex{},
 		gemini{},

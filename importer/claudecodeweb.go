@@ -1,0 +1,91 @@
+package importer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// claudeCodeWeb imports a Claude Code on the web session as the sessions API returns it and
+// tools save it: one JSON document {"loglines": [...]} whose loglines are the lines a local
+// Claude Code session writes to its .jsonl file (user, assistant, system, summary, ...). They are
+// read by the Claude Code reader, line by line in order, so a web session maps exactly as a
+// local one does (chat claude-code:<sessionId>, sub-agent side chains, tool pairing, runs).
+type claudeCodeWeb struct{}
+
+func (claudeCodeWeb) Name() string { return "claude-code-web" }
+
+func (claudeCodeWeb) DefaultPaths(home string) []string { return nil }
+
+func (claudeCodeWeb) Detect(path string, head []byte) bool {
+	if head == nil || !hasExt(path, ".json") {
+		return false
+	}
+	f, ok := lineFields(head)
+	if !ok || !has(f, "loglines") {
+		return false
+	}
+	// The array, or its beginning when it is longer than the head, is Claude Code lines.
+	raw := f["loglines"]
+	if raw == nil {
+		// Its first lines follow the key, one object after another.
+		i := bytes.Index(head, []byte(`"loglines"`))
+		j := bytes.IndexByte(head[i:], '[')
+		if j < 0 {
+			return false
+		}
+		return ccEvidence(bytes.ReplaceAll(head[i+j+1:], []byte("},{"), []byte("}\n{")))
+	}
+	var lines []json.RawMessage
+	if json.Unmarshal(raw, &lines) != nil {
+		return false
+	}
+	return len(lines) == 0 || ccEvidence(joinLines(lines, 8))
+}
+
+// joinLines writes up to n JSON values one per line, as a .jsonl head.
+func joinLines(vals []json.RawMessage, n int) []byte {
+	var out []byte
+	for i, v := range vals {
+		if i == n {
+			break
+		}
+		out = append(out, compactJSON(v)...)
+		out = append(out, '\n')
+	}
+	return out
+}
+
+func (claudeCodeWeb) ParseFile(ctx context.Context, src *Source, out Output) error {
+	r, err := src.Open()
+	if err != nil {
+		return fmt.Errorf("claude-code-web: %w", err)
+	}
+	defer r.Close()
+	data, err := io.ReadAll(io.LimitReader(r, 1<<30))
+	if err != nil {
+		return fmt.Errorf("claude-code-web: reading %s: %w", src.Path, err)
+	}
+	var doc struct {
+		Loglines []json.RawMessage `json:"loglines"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("claude-code-web: %s is not a session document: %w", src.Path, err)
+	}
+	sess, err := claudeCode{}.NewSession(src, nil)
+	if err != nil {
+		return err
+	}
+	for i, line := range doc.Loglines {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		// Line numbers are the positions in loglines, so a warning names the line to look at.
+		if err := sess.Line(ctx, i+1, compactJSON(line), out); err != nil {
+			return err
+		}
+	}
+	return sess.Finish(ctx, out)
+}
