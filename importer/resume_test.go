@@ -2,8 +2,10 @@ package importer_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
+	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/importer"
 )
 
@@ -20,7 +22,6 @@ func TestImportedChatsCarryTheirToolsResumeCommand(t *testing.T) {
 		"gemini-cli:gem-legacy-1":                          "gemini --resume gem-legacy-1",
 		"copilot-cli:0f1e2d3c-aaaa-4bbb-8ccc-123456789abc": "copilot --resume=0f1e2d3c-aaaa-4bbb-8ccc-123456789abc",
 		"opencode:ses_main":                                "opencode --session ses_main",
-		"aider:3e789aaec952:2025-03-10T14-00-00":           "aider --restore-chat-history",
 		// Sub-agents, side chains and branches are not sessions their tool resumes.
 		"claude-code:sess-main/agent-a1b2":   "",
 		"claude-code:sess-main/sidechain-s1": "",
@@ -35,6 +36,24 @@ func TestImportedChatsCarryTheirToolsResumeCommand(t *testing.T) {
 		if got := c.Attributes[importer.ResumeCommandAttr]; got != want {
 			t.Errorf("%s resume_command %q, want %q", id, got, want)
 		}
+	}
+	// An Aider chat's id holds a hash of its project folder, which depends on where the
+	// repository is checked out: find it by the rest of the id.
+	chats, _, err := db.FindChats(ctx, annals.ChatFilter{Owner: annals.Owner{AllTenants: true}, IDPrefix: "aider:", Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	aider := 0
+	for _, c := range chats {
+		if strings.HasSuffix(c.ID, ":2025-03-10T14-00-00") {
+			aider++
+			if got := c.Attributes[importer.ResumeCommandAttr]; got != "aider --restore-chat-history" {
+				t.Errorf("%s resume_command %q", c.ID, got)
+			}
+		}
+	}
+	if aider != 1 {
+		t.Errorf("want one Aider chat of 2025-03-10 14:00, found %d among %d", aider, len(chats))
 	}
 	c, err := db.FindChatByID(ctx, "claude-code:sess-main")
 	if err != nil {
