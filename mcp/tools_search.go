@@ -74,9 +74,11 @@ type searchIn struct {
 
 // ChatLine is one session in a list or search answer.
 type ChatLine struct {
-	ID           string   `json:"id"`
-	Title        string   `json:"title"`
-	Summary      string   `json:"summary,omitempty"`
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// Summary is one line: the stored summary, else the description, else (in a search) the
+	// first matching passage.
+	Summary      string   `json:"summary"`
 	LastActivity string   `json:"last_activity"`
 	Entries      int64    `json:"entries"`
 	Status       string   `json:"status,omitempty"`
@@ -191,6 +193,9 @@ func (ss *session) search(ctx context.Context, _ *sdk.CallToolRequest, in search
 		l.Matches, l.Score = h.Matches, h.Score
 		for _, s := range h.Snippets {
 			l.Snippets = append(l.Snippets, SnippetLine{Seq: s.Seq, Kind: string(s.Kind), Tool: s.Tool, Text: oneLine(s.Text, snippetBytes)})
+		}
+		if l.Summary == "" && len(l.Snippets) > 0 {
+			l.Summary = oneLine(strings.NewReplacer(markOpen, "", markClose, "").Replace(l.Snippets[0].Text), lineBytes)
 		}
 		if !b.take(l.size()) {
 			break

@@ -38,6 +38,9 @@ func TestSearchFindsOwnChatsWithSnippetsAndSeq(t *testing.T) {
 	if !strings.Contains(r.text, "<untrusted-transcript-data") || !strings.Contains(r.text, "alice-1") {
 		t.Fatalf("text rendering: %s", r.text)
 	}
+	if c["summary"] == "" || c["summary"] == nil {
+		t.Fatalf("every search result carries a one-line summary: %v", c)
+	}
 	if r.data["notice"] == "" {
 		t.Fatal("structured answer carries no untrusted-data notice")
 	}
