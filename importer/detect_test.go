@@ -22,7 +22,7 @@ var fixtureFormats = map[string]string{
 	"claude-code": "claude-code", "codex": "codex", "gemini": "gemini-cli", "aider": "aider", "chatgpt": "chatgpt",
 	"chatgpt-export": "chatgpt", "messages": "messages", "openai-chat-completions": "messages", "anthropic-messages": "messages",
 	"opencode": "opencode", "copilot-cli": "copilot-cli", "cursor": "cursor", "qwen-code": "qwen-code", "kimi-cli": "kimi-cli",
-	"llm-logsdb": "llm", "annals": "annals", "claude-code-web": "claude-code-web",
+	"llm-logsdb": "llm", "annals": "annals", "claude-code-web": "claude-code-web", "cline": "cline",
 }
 
 // fixtureSources lists every source of the fixture folders: each file, except that an OpenCode
@@ -62,6 +62,10 @@ func fixtureSources(tb testing.TB) []fixtureSource {
 				want = ""
 			case top == "cursor" && strings.HasSuffix(p, ".db"):
 				want = "cursor-store"
+			case top == "cline" && filepath.Base(p) != "api_conversation_history.json":
+				want = "" // a task's other files
+			case top == "cline" && strings.Contains(p, "roo-cline"):
+				want = "roo-code"
 			case top == "codex" && strings.Contains(p, "codex-exec"), top == "opencode" && strings.HasSuffix(p, ".json"):
 			}
 			out = append(out, fixtureSource{p, want})

@@ -152,7 +152,7 @@ type Output interface {
 
 // Formats returns every format annals imports, in detection order, as a new slice each time.
 func Formats() []Format {
-	return []Format{
+	formats := []Format{
 		claudeCode{},
 		claudeCodeWeb{},
 		qwenCode{},
@@ -171,9 +171,10 @@ func Formats() []Format {
 		loomcycle{},
 		lanius{},
 		kimiCLI{},
-		annalsExport{},
-		messages{},
 	}
+	formats = append(formats, clineFormats()...)
+	// The generic formats last: they claim what no tool's own format does.
+	return append(formats, annalsExport{}, messages{})
 }
 
 // Lookup returns the format called name among formats.

@@ -38,7 +38,8 @@ func (messages) Name() string { return "messages" }
 func (messages) DefaultPaths(home string) []string { return nil }
 
 func (messages) Detect(path string, head []byte) bool {
-	if !hasExt(path, ".json", ".jsonl") {
+	if !hasExt(path, ".json", ".jsonl") || filepath.Base(path) == "api_conversation_history.json" {
+		// A Cline task's history is a message array too; the Cline formats read it with its task.
 		return false
 	}
 	h := bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))
