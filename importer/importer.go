@@ -171,6 +171,7 @@ func Formats() []Format {
 		loomcycle{},
 		lanius{},
 		kimiCLI{},
+		goose{},
 	}
 	formats = append(formats, clineFormats()...)
 	// The generic formats last: they claim what no tool's own format does.
