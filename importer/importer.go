@@ -172,6 +172,7 @@ func Formats() []Format {
 		lanius{},
 		kimiCLI{},
 		goose{},
+		crush{},
 	}
 	formats = append(formats, clineFormats()...)
 	// The generic formats last: they claim what no tool's own format does.
