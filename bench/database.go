@@ -137,6 +137,15 @@ func (b *runner) ensurePostgres(ctx context.Context, t *target) (bool, error) {
 	if _, err := b.prepareStore(t); err != nil {
 		return false, err
 	}
+	// A bulk load leaves the planner without statistics and the chat rows (rewritten by every
+	// append) with their dead versions until autovacuum runs: measure the database as a live
+	// one settles, as annals copy leaves it.
+	if a, ok := t.store.(interface{ Analyze(context.Context) error }); ok {
+		b.logf("vacuuming and analyzing the PostgreSQL database")
+		if err := a.Analyze(t.ctx); err != nil {
+			return false, err
+		}
+	}
 	return true, nil
 }
 

@@ -72,8 +72,8 @@ func (b *runner) qualityScenario(t *target) error {
 		}
 		n := float64(s.n)
 		b.add(Row{Scenario: "quality", Case: fmt.Sprintf("known item, %d-word queries", w), Backend: t.backend, N: s.n,
-			Rate: roundTo(float64(s.found)/n, 3), Unit: "recall@10",
-			Note: fmt.Sprintf("nDCG@10 %.3f, MRR@10 %.3f over %d judged queries", s.ndcg/n, s.rr/n, s.n)})
+			Rate: roundTo(100*float64(s.found)/n, 1), Unit: "% recall@10",
+			Note: fmt.Sprintf("recall@10 %.3f, nDCG@10 %.3f, MRR@10 %.3f over %d judged queries", float64(s.found)/n, s.ndcg/n, s.rr/n, s.n)})
 	}
 	return nil
 }

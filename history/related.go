@@ -41,14 +41,14 @@ func (s *Service) FindRelated(ctx context.Context, p annals.RelatedParams) (*ann
 
 	var res *Resolved
 	var source []float32
-	var exclude string
+	var cands []annals.ChatVector
 	if p.ChatID != "" {
 		chat, r, err := s.fetch(ctx, OpRelated, annals.ChatSelector{Scope: p.Scope, ID: p.ChatID})
 		if err != nil {
 			return nil, err
 		}
-		res, exclude = r, chat.ID
-		if source, err = s.vectorOf(ctx, chat); err != nil {
+		res = r
+		if source, cands, err = s.sourceAndCandidates(ctx, res.Owner, chat, p.IncludeArchived); err != nil {
 			return nil, err
 		}
 	} else {
@@ -62,17 +62,10 @@ func (s *Service) FindRelated(ctx context.Context, p annals.RelatedParams) (*ann
 			return nil, err
 		}
 		source = vecs[0]
-	}
-
-	cands, err := s.store.FindEmbeddings(ctx, annals.EmbeddingFilter{
-		Owner:           res.Owner,
-		Model:           s.embedder.Model(),
-		ExcludeChatID:   exclude,
-		IncludeArchived: p.IncludeArchived,
-		Limit:           s.candidateCap,
-	})
-	if err != nil {
-		return nil, err
+		if cands, err = s.store.FindEmbeddings(ctx, annals.EmbeddingFilter{Owner: res.Owner, Model: s.embedder.Model(),
+			IncludeArchived: p.IncludeArchived, Limit: s.candidateCap}); err != nil {
+			return nil, err
+		}
 	}
 	type scored struct {
 		id    string
@@ -103,6 +96,34 @@ func (s *Service) FindRelated(ctx context.Context, p annals.RelatedParams) (*ann
 		out.Results = append(out.Results, annals.RelatedChat{Chat: chat, Score: r.score})
 	}
 	return out, nil
+}
+
+// sourceAndCandidates reads the candidates of a related search by chat: the newest
+// candidateCap in-scope vectors other than the chat's own. It reads one more than the cap, the
+// chat included, so that when the chat is among the newest of its scope (people mostly ask about
+// recent chats) its vector comes from the same read; otherwise vectorOf fetches it.
+func (s *Service) sourceAndCandidates(ctx context.Context, owner annals.Owner, chat *annals.Chat, archived bool) ([]float32, []annals.ChatVector, error) {
+	vecs, err := s.store.FindEmbeddings(ctx, annals.EmbeddingFilter{Owner: owner, Model: s.embedder.Model(),
+		IncludeArchived: archived, Limit: s.candidateCap + 1})
+	if err != nil {
+		return nil, nil, err
+	}
+	var source []float32
+	cands := vecs[:0]
+	for _, v := range vecs {
+		if v.ChatID == chat.ID {
+			source = v.Vector
+			continue
+		}
+		cands = append(cands, v)
+	}
+	cands = cands[:min(len(cands), s.candidateCap)]
+	if source == nil {
+		if source, err = s.vectorOf(ctx, chat); err != nil {
+			return nil, nil, err
+		}
+	}
+	return source, cands, nil
 }
 
 // vectorOf returns a chat's stored vector, embedding it first when it has none.

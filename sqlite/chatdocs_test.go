@@ -151,7 +151,8 @@ func TestChatIndexAgreesWithEntryRanking(t *testing.T) {
 	owners := []annals.Owner{{AllTenants: true}, {TenantID: c.TenantID}, {TenantID: c.TenantID, UserID: c.UserID}, {TenantID: c.TenantID, AgentID: c.AgentID}}
 	queries := []string{"commonterm", "mediumterm", "zqxscarce", "mediumterm commonterm", "commonterm OR zqxscarce",
 		"commonterm -mediumterm", `"the test"`, "mediumt*", "in:title fix", "in:body commonterm", "in:tools commonterm",
-		"in:title,body test", "error (panic OR traceback)", "nosuchwordanywhere"}
+		"in:title,body test", "error (panic OR traceback)", "nosuchwordanywhere",
+		`"most recent call l"*`, "te*", "commonterm -mediumt*", "invoic* mediumterm", "zqx*"}
 	for _, o := range owners {
 		for _, q := range queries {
 			wantSameAsEntryRanking(t, db, q, o, "")
@@ -335,7 +336,7 @@ func TestUpgradeBuildsTheChatIndex(t *testing.T) {
 	if got, total := searchAll(t, db, searchFilter(t, "commonterm", all), false); total != wantTotal || len(got) != len(want) {
 		t.Fatalf("with the index not built: %d chats (total %d), want %d", len(got), total, wantTotal)
 	}
-	for _, q := range []string{`DROP TABLE chat_fts`, `DROP TABLE chat_docs`, `DROP TABLE chat_docs_dirty`,
+	for _, q := range []string{`DROP TABLE chat_fts_vocab`, `DROP TABLE chat_fts`, `DROP TABLE chat_docs`, `DROP TABLE chat_docs_dirty`,
 		`DROP TRIGGER chat_docs_entry_insert`, `DROP TRIGGER chat_docs_entry_delete`, `DROP TRIGGER chat_docs_entry_update`,
 		`DROP TRIGGER chat_docs_chat_insert`, `DROP TRIGGER chat_docs_chat_delete`, `DROP TRIGGER chat_docs_chat_update`,
 		`DELETE FROM schema_migrations WHERE version >= 7`} {

@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 )
 
 // UpsertEmbedding stores a chat's vector; see annals.EmbeddingStore.
@@ -33,24 +34,8 @@ func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model str
 
 // FindEmbeddings returns candidate vectors in owner scope; see annals.EmbeddingStore.
 func (db *DB) FindEmbeddings(ctx context.Context, f annals.EmbeddingFilter) ([]annals.ChatVector, error) {
-	w := &where{}
-	w.AddOwner("v", f.Owner)
-	if f.Model != "" {
-		w.Add("v.model = ?", f.Model)
-	}
-	if f.ExcludeChatID != "" {
-		w.Add("c.id <> ?", f.ExcludeChatID)
-	}
-	if !f.IncludeArchived {
-		w.Add("c.archived_at IS NULL")
-	}
-	limit := f.Limit
-	if limit <= 0 {
-		limit = annals.DefaultCandidateCap
-	}
-	rows, err := db.reader.QueryContext(ctx, `SELECT c.id, v.model, v.vector, c.last_activity
-		FROM chat_embeddings v JOIN chats c ON c.pk = v.chat_pk
-		WHERE `+w.SQL()+` ORDER BY c.last_activity DESC, c.id LIMIT ?`, append(w.Args, limit)...)
+	q, args := storecore.EmbeddingQuery(f)
+	rows, err := db.reader.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, storeErr("find embeddings", err)
 	}

@@ -67,7 +67,12 @@ type docHit struct {
 // searchChatDocs is SearchChats on the chat documents, in one read transaction.
 func (db *DB) searchChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, limit int) ([]annals.ChatHit, int, error) {
 	f := p.f
-	match, err := ftsCompile(f.Text, p.docColumns())
+	expanded := map[*annals.TextExpr]*annals.TextExpr{}
+	text, err := expandPrefixes(ctx, tx, f.Text, expanded)
+	if err != nil {
+		return nil, 0, err
+	}
+	match, err := ftsCompile(text, p.docColumns())
 	if err != nil {
 		return nil, 0, err
 	}
@@ -76,7 +81,14 @@ func (db *DB) searchChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, lim
 	if err != nil {
 		return nil, 0, err
 	}
+	// The positive terms as the query states them, each expanded: the snippets count how many of
+	// them an entry matches, however many words a prefix stands for.
 	pos := positiveTerms(f.Text, nil)
+	for i, t := range pos {
+		if x, ok := expanded[t]; ok {
+			pos[i] = x
+		}
+	}
 	capN := rankCandidates
 	if db.candidates > 0 {
 		capN = db.candidates
