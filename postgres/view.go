@@ -18,7 +18,7 @@ import (
 
 // viewSQL is how this engine writes the view's SQL (storecore.ViewDialect).
 func viewSQL() storecore.ViewDialect {
-	return storecore.ViewDialect{Strpos: "strpos", ClipContent: clipBytes, ClipText: clipText, OmitContent: "''::bytea, -1", OmitText: "'', -1"}
+	return storecore.ViewDialect{Strpos: "strpos", ClipContent: clipBytes, ClipText: clipText, OmitContent: "''::bytea, -1", OmitText: "'', -1", OrderedJoin: "JOIN"}
 }
 
 // clipBytes selects a bytea content column cut to at most 4*capChars bytes (a UTF-8 character is

@@ -28,6 +28,10 @@ type ViewDialect struct {
 	ClipText func(col string, capChars int) string
 	// OmitContent and OmitText stand in for a projected-away column pair of the same shape.
 	OmitContent, OmitText string
+	// OrderedJoin is a join that keeps the written table order: SQLite's CROSS JOIN (its
+	// planner otherwise may start a lookup of given rows from every chat of the tenant), plain
+	// JOIN where the planner needs no help.
+	OrderedJoin string
 }
 
 // AgentChannel is true for an entry on a channel in/agent/<noun>/... with a non-empty noun.
@@ -356,7 +360,7 @@ func (d ViewDialect) ViewToolCallsQuery(w *Where, f annals.ViewToolCallsFilter) 
 	w.Add("NOT EXISTS (SELECT 1 FROM entries z WHERE z.chat_pk = c.pk AND z.seq > r.seq AND z.seq < e.seq AND z.kind <> 'tool')")
 	q := `WITH r(chat_id, seq) AS (VALUES ` + strings.Join(rows, ", ") + `)
 		SELECT c.id, r.seq, substr(e.tool_call_id, 1, ` + name + `), substr(e.tool_name, 1, ` + name + `), ` + d.ClipText("e.tool_args", annals.ViewMaxContentChars) + `
-		FROM r JOIN chats c ON c.id = r.chat_id JOIN entries e ON e.chat_pk = c.pk
+		FROM r ` + d.OrderedJoin + ` chats c ON c.id = r.chat_id ` + d.OrderedJoin + ` entries e ON e.chat_pk = c.pk
 		WHERE ` + w.SQL() + ` ORDER BY c.id, r.seq, e.seq`
 	return q, append(args, w.Args...), nil
 }
