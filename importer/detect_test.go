@@ -22,7 +22,7 @@ var fixtureFormats = map[string]string{
 	"claude-code": "claude-code", "codex": "codex", "gemini": "gemini-cli", "aider": "aider", "chatgpt": "chatgpt",
 	"chatgpt-export": "chatgpt", "messages": "messages", "openai-chat-completions": "messages", "anthropic-messages": "messages",
 	"opencode": "opencode", "copilot-cli": "copilot-cli", "cursor": "cursor", "qwen-code": "qwen-code", "kimi-cli": "kimi-cli",
-	"llm-logsdb": "llm", "annals": "annals", "claude-code-web": "claude-code-web", "cline": "cline",
+	"llm-logsdb": "llm", "annals": "annals", "claude-code-web": "claude-code-web", "cline": "cline", "continue": "continue",
 }
 
 // fixtureSources lists every source of the fixture folders: each file, except that an OpenCode
@@ -58,7 +58,7 @@ func fixtureSources(tb testing.TB) []fixtureSource {
 			switch {
 			case strings.Contains(filepath.ToSlash(p), "storage"):
 				want = "" // read with its storage tree
-			case strings.HasSuffix(p, ".meta.json"), strings.HasSuffix(p, "wire.jsonl"), strings.HasSuffix(p, "state.json"), strings.HasSuffix(p, ".md") && top != "aider" && top != "annals":
+			case strings.HasSuffix(p, ".meta.json"), strings.HasSuffix(p, "wire.jsonl"), strings.HasSuffix(p, "state.json"), strings.HasSuffix(p, "sessions.json"), strings.HasSuffix(p, ".md") && top != "aider" && top != "annals":
 				want = ""
 			case top == "cursor" && strings.HasSuffix(p, ".db"):
 				want = "cursor-store"

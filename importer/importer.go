@@ -173,6 +173,7 @@ func Formats() []Format {
 		kimiCLI{},
 		goose{},
 		crush{},
+		continueDev{},
 	}
 	formats = append(formats, clineFormats()...)
 	// The generic formats last: they claim what no tool's own format does.
