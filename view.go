@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+	"unicode/utf8"
 )
 
 // The read-only history view (the lanius-style POST /query) asks the store for five things:
@@ -287,13 +288,20 @@ type ViewMessage struct {
 	Content     ViewContent `json:"content"`
 }
 
-// MarshalJSON writes the message with its time in FormatViewTime's fixed precision.
+// MarshalJSON writes the message with its time in FormatViewTime's fixed precision, and its
+// channel also as the reference's event_type (the type of the event that carried it; null when
+// none did).
 func (m ViewMessage) MarshalJSON() ([]byte, error) {
 	type plain ViewMessage
+	var eventType *string
+	if m.Channel != "" {
+		eventType = &m.Channel
+	}
 	return json.Marshal(struct {
 		plain
-		CreatedAt string `json:"created_at"`
-	}{plain(m), FormatViewTime(m.CreatedAt)})
+		CreatedAt string  `json:"created_at"`
+		EventType *string `json:"event_type"`
+	}{plain(m), FormatViewTime(m.CreatedAt), eventType})
 }
 
 // ViewContent is a message's content after projection and size capping.
@@ -309,18 +317,27 @@ type ViewContent struct {
 }
 
 // MarshalJSON writes the content; a tool message also carries its call id, tool name and result
-// under the reference's names (tool_call_id, name, content), as its stored tool rows do.
+// under the reference's names (tool_call_id, name, content), as its stored tool rows do. A cut
+// result is, under those names, what the reference's truncation makes of it: the kept
+// characters followed by "…", and truncated_to, their number.
 func (c ViewContent) MarshalJSON() ([]byte, error) {
 	type plain ViewContent
 	if c.Tool == nil {
 		return json.Marshal(plain(c))
 	}
+	r := c.Tool.Result
+	content, cut := r.Value, (*int)(nil)
+	if r.Truncated {
+		n := utf8.RuneCountInString(r.Value)
+		content, cut = r.Value+"…", &n
+	}
 	return json.Marshal(struct {
 		plain
-		ToolCallID string   `json:"tool_call_id"`
-		Name       string   `json:"name,omitempty"`
-		Content    ViewText `json:"content"`
-	}{plain(c), c.Tool.CallID, c.Tool.Name, c.Tool.Result})
+		ToolCallID  string `json:"tool_call_id"`
+		Name        string `json:"name,omitempty"`
+		Content     string `json:"content"`
+		TruncatedTo *int   `json:"truncated_to,omitempty"`
+	}{plain(c), c.Tool.CallID, c.Tool.Name, content, cut})
 }
 
 // ViewCall is one tool call of an assistant message, under the reference's names.

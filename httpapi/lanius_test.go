@@ -313,14 +313,15 @@ func TestLaniusClientErrorsAreOkFalseWithTheMessage(t *testing.T) {
 func TestLaniusClientTranscriptRowsAreTheStoredMessages(t *testing.T) {
 	l := newLaniusEnv(t, 5, 3)
 	for _, sid := range l.strings(t, `SELECT DISTINCT session_id FROM messages ORDER BY 1`) {
-		rows, err := l.src.Query(`SELECT role, content FROM messages WHERE session_id = ? ORDER BY id`, sid)
+		rows, err := l.src.Query(`SELECT m.role, m.content, e.type FROM messages m LEFT JOIN events e ON m.event_id = e.id WHERE m.session_id = ? ORDER BY m.id`, sid)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var want []map[string]any
 		for rows.Next() {
 			var role, content string
-			if err := rows.Scan(&role, &content); err != nil {
+			var typ sql.NullString
+			if err := rows.Scan(&role, &content, &typ); err != nil {
 				t.Fatal(err)
 			}
 			var c map[string]any
@@ -328,7 +329,7 @@ func TestLaniusClientTranscriptRowsAreTheStoredMessages(t *testing.T) {
 			if len(content) > 16384 {
 				c = nil // the reference and annals cap oversized content differently (docs/QUERYVIEW.md)
 			}
-			want = append(want, map[string]any{"role": role, "content": c})
+			want = append(want, map[string]any{"role": role, "content": c, "event_type": typ.String})
 		}
 		rows.Close()
 		ans := l.query(t, http.StatusOK, `{"kind":"transcript","session":"`+sid+`","limit":200}`)
@@ -339,8 +340,8 @@ func TestLaniusClientTranscriptRowsAreTheStoredMessages(t *testing.T) {
 		for i, g := range got {
 			g := g.(map[string]any)
 			w := want[i]
-			if g["role"] != w["role"] {
-				t.Fatalf("%s row %d: role %v, want %v", sid, i, g["role"], w["role"])
+			if g["role"] != w["role"] || g["event_type"] != w["event_type"] {
+				t.Fatalf("%s row %d: role %v event_type %v, want %v %v", sid, i, g["role"], g["event_type"], w["role"], w["event_type"])
 			}
 			wc, _ := w["content"].(map[string]any)
 			if wc == nil {
@@ -362,6 +363,22 @@ func TestLaniusClientTranscriptRowsAreTheStoredMessages(t *testing.T) {
 			if c := m.(map[string]any)["content"].(map[string]any); c["tool_calls"] != nil {
 				t.Fatalf("%s: tool_calls false left %v", sid, c["tool_calls"])
 			}
+		}
+	}
+}
+
+func TestLaniusClientTruncatedToolResultsAreCutAsTheReferenceCutsThem(t *testing.T) {
+	l := newLaniusEnv(t, 3, 2)
+	ans := l.query(t, http.StatusOK, `{"kind":"search","filter":{"roles":["tool"]},"select":{"tool_results":{"truncate":5}}}`)
+	msgs := ans["messages"].([]any)
+	if len(msgs) == 0 {
+		t.Fatal("no tool messages")
+	}
+	for _, m := range msgs {
+		c := m.(map[string]any)["content"].(map[string]any)
+		// The reference: content[:5] + "…" and truncated_to 5, for a result longer than 5.
+		if s, _ := c["content"].(string); utf8.RuneCountInString(s) != 6 || !strings.HasSuffix(s, "…") || c["truncated_to"] != float64(5) {
+			t.Errorf("a truncated tool row: content %v truncated_to %v", c["content"], c["truncated_to"])
 		}
 	}
 }

@@ -319,6 +319,9 @@ func (f lanius) toolResult(content jsonObject, m map[string]any, text string, e 
 	rest := extras(content, "role", "tool_call_id", "call_id", "text", "content", "output", "result", "is_error", "error", "name", "tool_name")
 	if call := open[callID]; callID != "" && call != nil {
 		call.Tool.Result, call.Tool.Outcome = result, outcome
+		// The entry stands for the tool row in the transcript, so it takes that row's event type,
+		// correlation and time; the call's own are the assistant message's, which keeps them.
+		call.Channel, call.CorrelationID, call.Time = e.Channel, e.CorrelationID, e.Time
 		meta := map[string]any{"lanius_result": origin, "result_content": rest}
 		if call.Tool.Name == "unknown" {
 			call.Tool.Name = copilotToolName(firstNonEmpty(content.str("name"), content.str("tool_name")))
