@@ -174,6 +174,7 @@ func Formats() []Format {
 		goose{},
 		crush{},
 		continueDev{},
+		copilotChat{},
 	}
 	formats = append(formats, clineFormats()...)
 	// The generic formats last: they claim what no tool's own format does.

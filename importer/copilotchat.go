@@ -1,0 +1,184 @@
+package importer
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/annals-dev/annals"
+)
+
+// copilotChat imports GitHub Copilot Chat in VS Code: the chat sessions VS Code keeps per
+// workspace, <editor>/User/workspaceStorage/<workspace hash>/chatSessions/<sessionId>.json
+// (and globalStorage/emptyWindowChatSessions/ for windows without a folder). A session is
+// VS Code's serialized chat model (microsoft/vscode, chatModel.ts, version 3): {sessionId,
+// creationDate, customTitle, requests: [{requestId, timestamp, modelId, message: {text},
+// response: [parts], isCanceled}]}, the response parts being markdown fragments ({value}),
+// thinking, tool invocations (kind toolInvocationSerialized, with resultDetails or
+// toolSpecificData), file edits and bookkeeping. Newer versions write the same model as a
+// mutation log, <sessionId>.jsonl: {kind: 0, v: state}, then {kind: 1, k: path, v} sets and
+// {kind: 2, k: path, v: items} appends, which is replayed into the model first. Read whole.
+type copilotChat struct{}
+
+func (copilotChat) Name() string { return "copilot-chat" }
+
+func (copilotChat) DefaultPaths(home string) []string {
+	var out []string
+	for _, base := range []string{filepath.Join(home, ".config"), filepath.Join(home, "Library", "Application Support")} {
+		for _, ed := range []string{"Code", "Code - Insiders"} {
+			user := filepath.Join(base, ed, "User")
+			out = append(out, filepath.Join(user, "workspaceStorage", "*", "chatSessions", "*.json*"),
+				filepath.Join(user, "globalStorage", "emptyWindowChatSessions", "*.json*"))
+		}
+	}
+	return out
+}
+
+func (copilotChat) Detect(path string, head []byte) bool {
+	if head == nil || !hasExt(path, ".json", ".jsonl") {
+		return false
+	}
+	f, ok := lineFields(head)
+	if !ok {
+		return false
+	}
+	if hasExt(path, ".jsonl") {
+		// A log opens with {"kind":0,"v":{...the session...}}.
+		if !has(f, "kind", "v") {
+			return false
+		}
+		if f["v"] == nil { // a session longer than the head
+			return inFolder(path, "chatSessions") || inFolder(path, "emptyWindowChatSessions")
+		}
+		if f, ok = lineFields(f["v"]); !ok {
+			return false
+		}
+	}
+	// VS Code writes the users' names before the requests, the session id after them.
+	return has(f, "requests") && (has(f, "requesterUsername") || has(f, "responderUsername") || has(f, "sessionId", "creationDate"))
+}
+
+func (f copilotChat) ParseFile(ctx context.Context, src *Source, out Output) error {
+	var doc jsonObject
+	var err error
+	if hasExt(src.Path, ".jsonl") {
+		doc, err = replayChatLog(src.Path, out)
+	} else {
+		var b []byte
+		if b, err = os.ReadFile(src.Path); err == nil {
+			doc, err = decodeObject(b)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("copilot-chat: %s: %w", src.Path, err)
+	}
+	sid := firstNonEmpty(doc.str("sessionId"), strings.TrimSuffix(filepath.Base(src.Path), filepath.Ext(src.Path)))
+	chatID := ChatID(f.Name(), sid)
+	attrs := annals.Attributes{"source": f.Name()}
+	if ws := filepath.Dir(filepath.Dir(src.Path)); filepath.Base(filepath.Dir(ws)) == "workspaceStorage" {
+		attrs["workspace_hash"] = filepath.Base(ws)
+	}
+	reqs := doc.arr("requests")
+	var entries []*annals.Entry
+	for i, raw := range reqs {
+		r, err := decodeObject(raw)
+		if err != nil {
+			out.Warnf(0, "requests[%d]: not a JSON object", i)
+			continue
+		}
+		if m := r.str("modelId"); m != "" && attrs["model"] == "" {
+			attrs["model"] = SafeID(m, annals.MaxIDBytes)
+		}
+		entries = append(entries, copilotChatRequest(r, i)...)
+	}
+	created := firstTime(ocTime(doc, "creationDate"), src.ModTime.UTC())
+	chat := &annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created, Title: Truncated(ValidText(doc.str("customTitle")), annals.MaxTitleBytes)}
+	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
+		return err
+	}
+	for len(entries) > 0 {
+		n := min(len(entries), annals.MaxBatchEntries)
+		if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries[:n]}}); err != nil {
+			return err
+		}
+		entries = entries[n:]
+	}
+	return nil
+}
+
+// replayChatLog rebuilds the chat model from a mutation log: the state of its first line, then
+// each set (kind 1) and append (kind 2) at its key path.
+func replayChatLog(path string, out Output) (jsonObject, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	var state any
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(make([]byte, 0, 1<<20), MaxLineBytes)
+	for n := 1; sc.Scan(); n++ {
+		var op struct {
+			Kind int   `json:"kind"`
+			K    []any `json:"k"`
+			V    any   `json:"v"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &op); err != nil {
+			out.Warnf(n, "not a log entry: %s", shortJSONErr(err))
+			continue
+		}
+		if op.Kind == 0 {
+			state = op.V
+			continue
+		}
+		if !applyChatOp(&state, op.K, op.V, op.Kind == 2) {
+			out.Warnf(n, "log entry names a path the session does not have; skipped")
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(state)
+	if err != nil {
+		return nil, err
+	}
+	return decodeObject(b)
+}
+
+// applyChatOp sets (or appends to) the value at path k inside *root.
+func applyChatOp(root *any, k []any, v any, appendTo bool) bool {
+	if len(k) == 0 {
+		if appendTo {
+			arr, _ := (*root).([]any)
+			items, _ := v.([]any)
+			*root = append(arr, items...)
+		} else {
+			*root = v
+		}
+		return true
+	}
+	switch node := (*root).(type) {
+	case map[string]any:
+		key, ok := k[0].(string)
+		if !ok {
+			return false
+		}
+		child := node[key]
+		if !applyChatOp(&child, k[1:], v, appendTo) {
+			return false
+		}
+		node[key] = child
+		return true
+	case []any:
+		idx, ok := k[0].(float64)
+		if !ok || int(idx) < 0 || int(idx) >= len(node) {
+			return false
+		}
+		return applyChatOp(&node[int(idx)], k[1:], v, appendTo)
+	}
+	return false
+}
