@@ -142,6 +142,9 @@ func TestChatIndexAgreesWithEntryRanking(t *testing.T) {
 	if _, err := ingest.Ingest(ctx, db, &buf, ingest.Options{BatchSize: 200}); err != nil {
 		t.Fatal(err)
 	}
+	if err := db.Optimize(ctx); err != nil {
+		t.Fatal(err)
+	}
 	mustCheckIndex(t, db)
 	chats, _, err := db.FindChats(ctx, annals.ChatFilter{Owner: annals.Owner{AllTenants: true}, Limit: 1})
 	if err != nil || len(chats) == 0 {

@@ -223,9 +223,9 @@ func countChatDocs(ctx context.Context, tx *sql.Tx, match string, cf annals.Chat
 // rowid, so the work is the chat's own matches (and those of chats written in between), never
 // the whole index's. It sets Matches and the best entries' snippets.
 //
-// The best entries are those matching the most distinct terms, then the shortest, not the best
-// by bm25: bm25 computes each term's document frequency with a pass over the term's whole
-// doclist, once per FTS5 cursor, and every chat's rowid range is a cursor of its own, so bm25
+// The best entries are those holding every term, then the shortest, not the best by bm25:
+// bm25 computes each term's document frequency with a pass over the term's whole doclist, once
+// per FTS5 cursor, and every chat's rowid range is a cursor of its own, so bm25
 // here would cost the page's chats times the term's matches. For one term, shortest first is
 // bm25's order where the term occurs once.
 func pageHits(ctx context.Context, tx *sql.Tx, p *searchPlan, pos []*annals.TextExpr, page []docHit) error {
@@ -249,17 +249,16 @@ func pageHits(ctx context.Context, tx *sql.Tx, p *searchPlan, pos []*annals.Text
 	args = append(args, bodyAny)
 	terms := `1`
 	if len(pos) > 1 {
-		arms := make([]string, len(pos))
-		for i, term := range pos {
-			m, err := ftsCompile(term, p.entryCols)
-			if err != nil {
-				return err
-			}
-			arms[i] = `SELECT entries_fts.rowid AS epk FROM pg g CROSS JOIN entries_fts WHERE entries_fts MATCH ? AND entries_fts.rowid BETWEEN g.lo AND g.hi`
-			args = append(args, m)
+		// One more pass per chat, for the entries holding every term: a pass per term would
+		// multiply the cursors (each costs a seek per segment) by the number of terms.
+		every, err := ftsCompile(&annals.TextExpr{Op: annals.TextAnd, Items: pos}, p.entryCols)
+		if err != nil {
+			return err
 		}
-		with = append(with, `terms(epk, n) AS MATERIALIZED (SELECT epk, count(*) FROM (`+strings.Join(arms, " UNION ALL ")+`) GROUP BY epk)`)
-		terms = `(SELECT t.n FROM terms t WHERE t.epk = h.epk)`
+		with = append(with, `every(epk) AS MATERIALIZED (SELECT entries_fts.rowid FROM pg g CROSS JOIN entries_fts
+			WHERE entries_fts MATCH ? AND entries_fts.rowid BETWEEN g.lo AND g.hi)`)
+		args = append(args, every)
+		terms = `(h.epk IN (SELECT epk FROM every))`
 	}
 	with = append(with, `ranked(pk, epk, n, m) AS MATERIALIZED (SELECT h.pk, h.epk,
 			row_number() OVER (PARTITION BY h.pk ORDER BY `+terms+` DESC,

@@ -105,6 +105,24 @@ func (db *DB) CheckIndex(ctx context.Context) error {
 	return nil
 }
 
+// Optimize merges each full-text index into one segment. FTS5 merges segments as it writes, but
+// a bulk load leaves a dozen or more (15 in the entry index after 1M entries): every query
+// cursor seeks each segment, and a chat search opens one cursor per chat of its page, so a merged
+// index halves the snippet pass (docs/BENCHMARKS.md). At 1M entries it takes seconds; writers
+// wait meanwhile. Meant for after a bulk load, not for every write.
+func (db *DB) Optimize(ctx context.Context) error {
+	for _, table := range []string{"entries_fts", "chats_fts", "chat_fts"} {
+		q := `INSERT INTO ` + table + ` (` + table + `) VALUES ('optimize')`
+		if err := db.writeTx(ctx, func(tx *sqlTx) error {
+			_, err := tx.ExecContext(ctx, q)
+			return err
+		}); err != nil {
+			return storeErr("optimize "+table, err)
+		}
+	}
+	return nil
+}
+
 func storeErrOrNil(op string, err error) error {
 	if err == nil {
 		return nil
