@@ -175,6 +175,7 @@ func Formats() []Format {
 		crush{},
 		continueDev{},
 		copilotChat{},
+		openHands{},
 	}
 	formats = append(formats, clineFormats()...)
 	// The generic formats last: they claim what no tool's own format does.

@@ -1,0 +1,142 @@
+package importer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/annals-dev/annals"
+)
+
+// openHands imports OpenHands conversations, one folder each with one JSON file per event:
+//
+//   - the agent SDK (OpenHands 1.x): ~/.openhands/conversations/<id>/events/event-<n>-<id>.json,
+//     beside base_state.json; events are typed by kind (OpenHands/software-agent-sdk,
+//     openhands/sdk/event): MessageEvent {source, llm_message {role, content, reasoning_content}},
+//     ActionEvent {thought, reasoning_content, tool_name, tool_call_id, tool_call {arguments}},
+//     ObservationEvent {tool_call_id, observation {content, is_error, exit_code}},
+//     UserRejectObservation, AgentErrorEvent, SystemPromptEvent, condensations, state updates;
+//   - the earlier server (OpenHands 0.x): ~/.openhands/sessions/<id>/events/<n>.json beside
+//     metadata.json; an event is an action {id, source, action, args, message} or an
+//     observation {id, cause, observation, content, extras} answering the action with id cause
+//     (All-Hands-AI/OpenHands, frontend/src/types/core/base.ts).
+//
+// A conversation folder is one source, read whole when any event file changes.
+type openHands struct{}
+
+func (openHands) Name() string { return "openhands" }
+
+func (openHands) DefaultPaths(home string) []string {
+	return []string{filepath.Join(home, ".openhands", "conversations", "*"), filepath.Join(home, ".openhands", "sessions", "*")}
+}
+
+// Detect claims a conversation folder: an events/ folder beside the state file of either
+// generation.
+func (openHands) Detect(path string, head []byte) bool {
+	if head != nil || !isDir(filepath.Join(path, "events")) {
+		return false
+	}
+	for _, f := range []string{"base_state.json", "metadata.json", "agent_state.pkl"} {
+		if _, err := os.Stat(filepath.Join(path, f)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// ohEvents reads the event files in their order (the number in each file name).
+func ohEvents(dir string, out Output) []jsonObject {
+	files := jsonFiles(filepath.Join(dir, "events"))
+	num := func(p string) int {
+		base := strings.TrimPrefix(filepath.Base(p), "event-")
+		n, _ := strconv.Atoi(strings.SplitN(strings.TrimSuffix(base, ".json"), "-", 2)[0])
+		return n
+	}
+	sort.SliceStable(files, func(i, j int) bool { return num(files[i]) < num(files[j]) })
+	var evs []jsonObject
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			out.Warnf(0, "%s: %v", p, err)
+			continue
+		}
+		o, err := decodeObject(b)
+		if err != nil {
+			out.Warnf(0, "%s: not a JSON object: %v", p, err)
+			continue
+		}
+		evs = append(evs, o)
+	}
+	return evs
+}
+
+func (f openHands) ParseFile(ctx context.Context, src *Source, out Output) error {
+	evs := ohEvents(src.Path, out)
+	chatID := ChatID(f.Name(), filepath.Base(src.Path))
+	created := src.ModTime.UTC()
+	if len(evs) > 0 {
+		created = firstTime(ParseTime(evs[0].str("timestamp")), created)
+	}
+	chat := &annals.Chat{ID: chatID, Attributes: annals.Attributes{"source": f.Name()}, CreatedAt: created}
+	if b, err := os.ReadFile(filepath.Join(src.Path, "metadata.json")); err == nil {
+		if m, err := decodeObject(b); err == nil {
+			chat.Title = Truncated(ValidText(m.str("title")), annals.MaxTitleBytes)
+			if r := m.str("selected_repository"); r != "" {
+				chat.Attributes["repository"] = r
+			}
+		}
+	}
+	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
+		return err
+	}
+	calls := map[string]*annals.Entry{}
+	var entries []*annals.Entry
+	last := created
+	for i, ev := range evs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		last = firstTime(ParseTime(ev.str("timestamp")), last)
+		id := SafeID(firstNonEmpty(ev.str("id"), textOf(ev.raw("id")), fmt.Sprintf("e%d", i)), 200)
+		var ents []*annals.Entry
+		if ev.str("kind") != "" {
+			ents = ohSDKEvent(ev, id, calls)
+		} else {
+			ents = ohLegacyEvent(ev, id, calls)
+		}
+		for _, e := range ents {
+			e.Time = last
+			e.SourceIDs = []string{id}
+		}
+		entries = append(entries, ents...)
+	}
+	for len(entries) > 0 {
+		n := min(len(entries), annals.MaxBatchEntries)
+		if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries[:n]}}); err != nil {
+			return err
+		}
+		entries = entries[n:]
+	}
+	return nil
+}
+
+// ohContentText joins the text items of an SDK content list (or returns a plain string).
+func ohContentText(raw json.RawMessage) string {
+	return blocksText(raw)
+}
+
+// ohSetResult lands a result on a waiting call.
+func ohSetResult(calls map[string]*annals.Entry, callID, result string, outcome annals.Outcome) bool {
+	call := calls[callID]
+	if callID == "" || call == nil {
+		return false
+	}
+	call.Tool.Result, call.Tool.Outcome = Truncated(ValidText(result), annals.MaxEntryBytes/4), outcome
+	delete(calls, callID)
+	return true
+}
