@@ -22,7 +22,7 @@ var fixtureFormats = map[string]string{
 	"claude-code": "claude-code", "codex": "codex", "gemini": "gemini-cli", "aider": "aider", "chatgpt": "chatgpt",
 	"chatgpt-export": "chatgpt", "messages": "messages", "openai-chat-completions": "messages", "anthropic-messages": "messages",
 	"opencode": "opencode", "copilot-cli": "copilot-cli", "cursor": "cursor", "qwen-code": "qwen-code", "kimi-cli": "kimi-cli",
-	"llm-logsdb": "llm", "annals": "annals", "claude-code-web": "claude-code-web", "cline": "cline", "continue": "continue", "copilot-chat": "copilot-chat", "openhands": "openhands",
+	"llm-logsdb": "llm", "annals": "annals", "claude-code-web": "claude-code-web", "cline": "cline", "continue": "continue", "copilot-chat": "copilot-chat", "openhands": "openhands", "amp": "amp",
 }
 
 // fixtureSources lists every source of the fixture folders: each file, except that an OpenCode

@@ -176,6 +176,7 @@ func Formats() []Format {
 		continueDev{},
 		copilotChat{},
 		openHands{},
+		amp{},
 	}
 	formats = append(formats, clineFormats()...)
 	// The generic formats last: they claim what no tool's own format does.

@@ -75,7 +75,7 @@ func (messages) Detect(path string, head []byte) bool {
 // {role, content | tool_calls} with a standard role, a request body {messages | input}, or a
 // recorded exchange {request, response}.
 func msgShape(f map[string]json.RawMessage, line []byte) bool {
-	for _, foreign := range []string{"sessionId", "sessionID", "info", "mapping", "uuid", "message", "loglines", "projectHash"} {
+	for _, foreign := range []string{"sessionId", "sessionID", "info", "mapping", "uuid", "message", "loglines", "projectHash", "title", "env", "agentMode"} {
 		if has(f, foreign) {
 			return false
 		}
