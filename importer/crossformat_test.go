@@ -24,6 +24,7 @@ var counters = map[string]func(testing.TB, string) srcCount{
 	"opencode":        countOpenCode,
 	"chatgpt":         countChatGPT,
 	"aider":           countAider,
+	"codex":           countCodex,
 	"annals":          countAnnalsExport,
 	"claude-code-web": countClaudeCodeWeb,
 }

@@ -37,66 +37,6 @@ func (messages) Name() string { return "messages" }
 // imported from paths given on the command line.
 func (messages) DefaultPaths(home string) []string { return nil }
 
-func (messages) Detect(path string, head []byte) bool {
-	if !hasExt(path, ".json", ".jsonl") || filepath.Base(path) == "api_conversation_history.json" {
-		// A Cline task's history is a message array too; the Cline formats read it with its task.
-		return false
-	}
-	h := bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))
-	if len(h) == 0 {
-		return false
-	}
-	if h[0] == '[' {
-		// A JSON array: judge its first element.
-		i := bytes.IndexByte(h, '{')
-		if i < 0 || len(bytes.TrimSpace(h[1:i])) > 0 {
-			return false
-		}
-		f, _ := lineFields(h[i:])
-		return msgShape(f, h[i:])
-	}
-	if hasExt(path, ".json") {
-		f, _ := lineFields(h)
-		return msgShape(f, h)
-	}
-	lines := headLines(h, 4)
-	for _, line := range lines {
-		// Kimi CLI's context lines are messages too, with its own bookkeeping roles.
-		if f, ok := lineFields(line); ok && strings.HasPrefix(fieldString(f, "role"), "_") {
-			return false
-		}
-	}
-	f, _ := lineFields(lines[0])
-	return msgShape(f, lines[0])
-}
-
-// msgShape reports whether the top level of one JSON object is one of the shapes the messages
-// format reads, and nothing that another tool's records would also show: a chat message
-// {role, content | tool_calls} with a standard role, a request body {messages | input}, or a
-// recorded exchange {request, response}.
-func msgShape(f map[string]json.RawMessage, line []byte) bool {
-	for _, foreign := range []string{"sessionId", "sessionID", "info", "mapping", "uuid", "message", "loglines", "projectHash", "title", "env", "agentMode"} {
-		if has(f, foreign) {
-			return false
-		}
-	}
-	switch {
-	case has(f, "request") && (has(f, "response") || has(f, "uri") || has(f, "method")):
-		// A recorded exchange; a long request can hide its response beyond the head.
-		return true
-	case has(f, "role"):
-		switch fieldString(f, "role") {
-		case "system", "developer", "user", "assistant", "tool", "function":
-			return has(f, "content") || has(f, "tool_calls")
-		}
-		return false
-	case has(f, "messages"), has(f, "input"):
-		// A request body: its messages (or input items) have roles.
-		return bytes.Contains(line, []byte(`"role"`)) || has(f, "model")
-	}
-	return false
-}
-
 func (messages) ParseFile(ctx context.Context, src *Source, out Output) error {
 	r, err := src.Open()
 	if err != nil {
