@@ -263,4 +263,3 @@ func countCopilot(tb testing.TB, path string) srcCount {
 	}
 	return c
 }
-

@@ -68,4 +68,3 @@ func msgShape(f map[string]json.RawMessage, line []byte) bool {
 	}
 	return false
 }
-
