@@ -121,13 +121,3 @@ func ptrRef(chat *annals.Chat) *annals.ChatRef {
 	ref := chat.Ref()
 	return &ref
 }
-
-// ReadOnly returns a view of the service that refuses every op and capture that writes, as a
-// service configured with ReadOnly does; reads are unchanged. A transport gives it to callers
-// whose writes it was told not to offer (an MCP session without --allow-writes), so the refusal
-// is the service's, also for the envelope's write ops.
-func (s *Service) ReadOnly() *Service {
-	c := *s
-	c.readOnly = true
-	return &c
-}

@@ -31,7 +31,7 @@ import (
 func BenchmarkToolLatency(b *testing.B) {
 	ctx := context.Background()
 	dir, dbPath, svc, chatID := benchHistory(b)
-	srv := mcp.New(mcp.Config{Service: svc, ReadOnly: svc.ReadOnly()})
+	srv := mcp.New(mcp.Config{Service: svc, ReadOnly: history.ReadOnlyService(svc)})
 	owner := history.LocalOwner()
 
 	pipe := func(b *testing.B) *sdk.ClientSession {

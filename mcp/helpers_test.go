@@ -21,6 +21,7 @@ import (
 // env is a history service over a real SQLite file, with chats of two tenants.
 type env struct {
 	t   *testing.T
+	db  *sqlite.DB
 	svc *history.Service
 	srv *mcp.Server
 }
@@ -48,7 +49,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	svc := history.New(history.Config{Store: db, Summarizer: summarize.Extractive{}, Embedder: emb, Now: func() time.Time { return t0 }})
-	e := &env{t: t, svc: svc, srv: mcp.New(mcp.Config{Service: svc, ReadOnly: svc.ReadOnly(), Version: "test"})}
+	e := &env{t: t, db: db, svc: svc, srv: mcp.New(mcp.Config{Service: svc, ReadOnly: history.ReadOnlyService(svc), Version: "test"})}
 	e.chat(alice(), "alice-1", "Flaky integration test", []*annals.Entry{
 		{ID: "m1", Kind: annals.KindUser, Text: "why is the build red on main?", Time: t0},
 		{ID: "m2", Kind: annals.KindTool, Time: t0.Add(time.Second), Tool: &annals.ToolCall{Name: "Bash", Arguments: json.RawMessage(`{"command":"go test ./..."}`), Result: "FAIL TestUpload (timeout)", Outcome: annals.OutcomeFailed}},

@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/annals-dev/annals/history"
 )
 
 // readFirst ends every tool description: the guide is one call away and the list stays short.
@@ -42,31 +44,35 @@ func (ss *session) addReadTools(srv *sdk.Server, errs *[]error) {
 		"Search earlier agent sessions: words, \"phrases\", prefix*, -not, OR, filters (tag: role: tool: after:). Returns sessions with snippets and their entry seq.",
 		true, true, filterTweaks(map[string]tweak{
 			"mode": enum("chats", "entries"), "sort": enum("relevance", "recent"),
-			"limit": bounded(1, maxSearchLimit, defaultSearchLimit),
+			"limit": bounded(1, maxSearchLimit, defaultSearchLimit), "query": longest(maxQueryArg),
+			"in": func(s *jsonschema.Schema) { enum("title", "description", "summary", "tags", "body", "tools")(s.Items) },
 		}))
 	add(srv, errs, t, err, ss.search)
 	t, err = tool[listIn]("history_list", "List sessions",
 		"List earlier sessions, pinned first, then newest; filter by tag, agent, status, time.",
-		true, true, filterTweaks(map[string]tweak{"limit": bounded(1, maxListLimit, defaultListLimit)}))
+		true, true, filterTweaks(map[string]tweak{"limit": bounded(1, maxListLimit, defaultListLimit), "title_contains": longest(maxNameArg)}))
 	add(srv, errs, t, err, ss.list)
 	t, err = tool[readIn]("history_read", "Read a session",
 		"Read one session by id: mode overview first (a line per entry), then pages by cursor, a window around_seq, or one entry whole by seq.",
 		true, true, map[string]tweak{
+			"id": longest(maxIDArg), "cursor": longest(maxCursorArg),
 			"mode": enum("full", "overview"), "limit": bounded(1, maxReadLimit, defaultReadLimit),
-			"context": bounded(0, 100, nil), "around_seq": atLeast(1), "seq": atLeast(1), "offset": atLeast(0),
+			"context": bounded(0, 49, nil), "around_seq": atLeast(1), "seq": atLeast(1), "offset": atLeast(0),
 		})
 	add(srv, errs, t, err, ss.read)
 	t, err = tool[relatedIn]("history_related", "Related sessions",
 		"Sessions close in meaning to a session (id) or a text (query).",
-		true, true, map[string]tweak{"scope": enum("self", "user", "tenant", "global"), "limit": bounded(1, 25, 10)})
+		true, true, map[string]tweak{"scope": enum("self", "user", "tenant", "global"), "limit": bounded(1, 25, 10),
+			"id": longest(maxIDArg), "query": longest(maxQueryArg)})
 	add(srv, errs, t, err, ss.related)
+	// A recap that computes a summary stores it: where writes are allowed it is a write.
 	t, err = tool[recapIn]("history_recap", "Session summary",
 		"A session's stored summary; computes one when missing only where writes are allowed.",
-		true, true, nil)
+		!ss.writes, !ss.writes, map[string]tweak{"id": longest(maxIDArg)})
 	add(srv, errs, t, err, ss.recap)
 	t, err = tool[byIDIn]("history_resume", "Resume a session",
 		"How to continue a session: its agent, status and resume hint.",
-		true, true, nil)
+		true, true, map[string]tweak{"id": longest(maxIDArg)})
 	add(srv, errs, t, err, ss.resume)
 	docs, err := inputSchema[docsIn](nil)
 	if err != nil {
@@ -78,13 +84,16 @@ func (ss *session) addReadTools(srv *sdk.Server, errs *[]error) {
 }
 
 func (ss *session) addWriteTools(srv *sdk.Server, errs *[]error) {
-	t, err := tool[renameIn]("history_rename", "Rename a session", "Set a session's title.", false, true, nil)
+	id := longest(maxIDArg)
+	t, err := tool[renameIn]("history_rename", "Rename a session", "Set a session's title.", false, true,
+		map[string]tweak{"id": id, "title": longest(maxTextArg)})
 	add(srv, errs, t, err, ss.rename)
-	t, err = tool[annotateIn]("history_annotate", "Describe or tag a session", "Set a session's description and/or replace its tags.", false, true, nil)
+	t, err = tool[annotateIn]("history_annotate", "Describe or tag a session", "Set a session's description and/or replace its tags.", false, true,
+		map[string]tweak{"id": id, "description": longest(maxTextArg)})
 	add(srv, errs, t, err, ss.annotate)
-	t, err = tool[pinIn]("history_pin", "Pin a session", "Pin a session so it lists first (pinned false unpins).", false, true, nil)
+	t, err = tool[pinIn]("history_pin", "Pin a session", "Pin a session so it lists first (pinned false unpins).", false, true, map[string]tweak{"id": id})
 	add(srv, errs, t, err, ss.pin)
-	t, err = tool[archiveIn]("history_archive", "Archive a session", "Archive a session, hiding it from lists (archived false restores).", false, true, nil)
+	t, err = tool[archiveIn]("history_archive", "Archive a session", "Archive a session, hiding it from lists (archived false restores).", false, true, map[string]tweak{"id": id})
 	add(srv, errs, t, err, ss.archive)
 }
 
@@ -92,9 +101,9 @@ func (ss *session) addWriteTools(srv *sdk.Server, errs *[]error) {
 // writes where writes are allowed. The SDK does not check a raw tool's arguments against its
 // schema, so the handler checks the op itself.
 func (ss *session) envelopeOps() []string {
-	ops := []string{"list", "search", "get", "related", "recap", "resume"}
+	ops := []string{history.OpList, history.OpSearch, history.OpGet, history.OpRelated, history.OpRecap, history.OpResume}
 	if ss.writes {
-		ops = append(ops, "rename", "annotate", "pin", "archive")
+		ops = append(ops, history.OpRename, history.OpAnnotate, history.OpPin, history.OpArchive)
 	}
 	return ops
 }
@@ -117,5 +126,8 @@ func (ss *session) addMetaTool(srv *sdk.Server) {
 		Name: "history", Title: "History (op envelope)",
 		Description: "The history op envelope {op, ...} for loomcycle-style clients; prefer the history_* tools." + readFirst,
 		InputSchema: schema, Annotations: annotations("History (op envelope)", !ss.writes, false),
+		// The answer is the op's envelope answer (docs/HTTP.md), one object whose shape the op
+		// decides.
+		OutputSchema: &jsonschema.Schema{Type: "object"},
 	}, ss.envelope)
 }

@@ -38,11 +38,6 @@ const (
 // ':' and '/' (claude-code:<uuid>/sidechain-…) stay one path segment.
 func ChatURI(id string) string { return chatPrefix + url.PathEscape(id) }
 
-// EntryURI is the resource of one entry.
-func EntryURI(id string, seq int64) string {
-	return ChatURI(id) + entryInfix + strconv.FormatInt(seq, 10)
-}
-
 func (ss *session) addResources(srv *sdk.Server) {
 	srv.AddResource(&sdk.Resource{URI: docsURI, Name: "annals-docs", Title: "How to use the history tools", MIMEType: "text/markdown"},
 		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
@@ -73,7 +68,9 @@ func (ss *session) readResource(ctx context.Context, req *sdk.ReadResourceReques
 		if err != nil {
 			return nil, ss.resourceError(uri, err)
 		}
-		text := middle(view.Markdown, resourceBytes, "history_read pages through the session")
+		// Clients hand resources to the model as they are: the export goes in the untrusted
+		// block like every tool result's transcript text.
+		text := untrusted(middle(view.Markdown, resourceBytes, "history_read pages through the session"))
 		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: text}}}, nil
 	}
 	seq, err := strconv.ParseInt(rawSeq, 10, 64)
@@ -88,7 +85,7 @@ func (ss *session) readResource(ctx context.Context, req *sdk.ReadResourceReques
 		return nil, sdk.ResourceNotFoundError(uri)
 	}
 	e := view.Entries[0]
-	text := entryHeader(e) + "\n" + middle(entryBody(e), resourceBytes, call("history_read", map[string]any{"id": id, "seq": seq}))
+	text := untrusted(entryHeader(e) + "\n" + middle(entryBody(e), resourceBytes, call("history_read", map[string]any{"id": id, "seq": seq})))
 	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: text}}}, nil
 }
 

@@ -36,9 +36,21 @@ func atLeast(lo float64) tweak {
 	return func(s *jsonschema.Schema) { s.Minimum = &lo }
 }
 
-func defaultTo(def any) tweak {
-	return func(s *jsonschema.Schema) { s.Default = jsonOf(def) }
+// longest bounds a string argument: ids, cursors and queries are short, and an argument that
+// is not would come back in an error message.
+func longest(n int) tweak {
+	return func(s *jsonschema.Schema) { s.MaxLength = &n }
 }
+
+// Bounds of string arguments.
+const (
+	maxIDArg     = 512
+	maxCursorArg = 256
+	maxQueryArg  = 4096
+	maxNameArg   = 256
+	maxTimeArg   = 64
+	maxTextArg   = 1 << 16
+)
 
 // inputSchema infers T's schema and applies the tweaks by property name. A tweak naming a
 // property T lacks is a mistake in this package, reported as an error so tests catch it.

@@ -23,6 +23,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
 )
 
 // DefaultBudgetTokens bounds one tool result: about 8k tokens of text.
@@ -36,9 +37,8 @@ const bytesPerToken = 4
 type Config struct {
 	// Service answers every tool call and resource read of a session that may write.
 	Service annals.HistoryService
-	// ReadOnly answers the sessions that may not write: the same history, refusing every write
-	// (history.Service.ReadOnly). Nil means every session uses Service, which must then refuse
-	// writes itself.
+	// ReadOnly answers the sessions that may not write: the same history, refusing every write.
+	// Nil means history.ReadOnlyService(Service).
 	ReadOnly annals.HistoryService
 	// BudgetTokens bounds each tool result; 0 means DefaultBudgetTokens.
 	BudgetTokens int
@@ -61,7 +61,7 @@ func New(cfg Config) *Server {
 		cfg.BudgetTokens = DefaultBudgetTokens
 	}
 	if cfg.ReadOnly == nil {
-		cfg.ReadOnly = cfg.Service
+		cfg.ReadOnly = history.ReadOnlyService(cfg.Service)
 	}
 	if cfg.Version == "" {
 		cfg.Version = "dev"
@@ -103,6 +103,7 @@ func (s *Server) NewMCPServer(opts Session) (*sdk.Server, error) {
 		CompletionHandler: ss.complete,
 		SchemaCache:       s.schema,
 	})
+	srv.AddReceivingMiddleware(shortErrors)
 	var errs []error
 	ss.addReadTools(srv, &errs)
 	if opts.AllowWrites {
@@ -200,4 +201,23 @@ func principalID(p *annals.Principal) string {
 	slices.Sort(scopes)
 	h := sha256.Sum256([]byte(strings.Join([]string{p.TenantID, p.UserID, p.AgentID, string(p.Role), strings.Join(scopes, ",")}, "\x00")))
 	return hex.EncodeToString(h[:16])
+}
+
+// errorBytes bounds the text of a tool error. The SDK's own argument validation quotes the
+// offending value, which may be as long as the call allowed; the model needs what was wrong.
+const errorBytes = 1000
+
+// shortErrors cuts the text of every tool error to errorBytes.
+func shortErrors(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*sdk.CallToolResult); ok && r.IsError {
+			for _, c := range r.Content {
+				if t, ok := c.(*sdk.TextContent); ok {
+					t.Text = middle(t.Text, errorBytes, "the value was too long")
+				}
+			}
+		}
+		return res, err
+	}
 }

@@ -34,21 +34,28 @@ func (ss *session) related(ctx context.Context, _ *sdk.CallToolRequest, in relat
 	if err != nil {
 		return nil, nil, ss.fail(err)
 	}
-	out := &RelatedOut{Chats: []ChatLine{}, Candidates: page.Candidates, Model: page.Model, Notice: notice}
-	b := budget{left: ss.budget / 2}
-	var body strings.Builder
-	for _, r := range page.Results {
-		l := chatLine(r.Chat)
-		l.Score = float64(r.Score)
-		if !b.take(l.size()) {
-			break
-		}
-		out.Chats = append(out.Chats, l)
-		l.render(&body)
+	lines := make([]ChatLine, len(page.Results))
+	for i, r := range page.Results {
+		lines[i] = chatLine(r.Chat)
+		lines[i].Score = float64(r.Score)
 	}
-	text := fmt.Sprintf("history_related: %d sessions of %d candidates (%s).", len(out.Chats), out.Candidates, out.Model)
-	if len(out.Chats) > 0 {
-		text += "\n" + untrusted(strings.TrimRight(body.String(), "\n"))
+	out := &RelatedOut{Candidates: page.Candidates, Model: page.Model, Notice: notice}
+	fit := func(n int) (string, bool) {
+		out.Chats = lines[:n]
+		text := fmt.Sprintf("history_related: %d sessions of %d candidates (%s).", n, out.Candidates, out.Model)
+		if n > 0 {
+			var body strings.Builder
+			for _, l := range out.Chats {
+				l.render(&body)
+			}
+			text += "\n" + untrusted(strings.TrimRight(body.String(), "\n"))
+		}
+		return text, ss.fits(text, out)
+	}
+	text, ok := fit(fitCount(len(lines), func(n int) bool { _, ok := fit(n); return ok }))
+	if !ok && len(lines) > 0 {
+		lines[0] = lines[0].shrunk()
+		text, _ = fit(1)
 	}
 	return textResult(text), out, nil
 }
@@ -74,46 +81,74 @@ type RecapOut struct {
 }
 
 // recap returns the stored summary, and computes (and stores) one only when there is none or a
-// refresh was asked for — which the read-only service of a session without writes refuses.
+// refresh was asked for, and only where writes are allowed.
 func (ss *session) recap(ctx context.Context, _ *sdk.CallToolRequest, in recapIn) (*sdk.CallToolResult, *RecapOut, error) {
-	ctx = ss.as(ctx)
-	view, err := ss.svc.GetChat(ctx, annals.GetParams{Chat: annals.ChatSelector{ID: in.ID}, Limit: 1})
+	chat, summary, stored, err := ss.recapOf(ctx, in.ID, in.Refresh)
 	if err != nil {
 		return nil, nil, ss.fail(err)
 	}
-	chat := view.Chat
-	out := &RecapOut{ID: chat.ID, Title: oneLine(titleOf(chat), lineBytes), Notice: notice}
-	if chat.Summary != "" && !in.Refresh {
-		out.Summary, out.Stored = chat.Summary, true
-	} else {
-		if !ss.writes {
-			return nil, nil, fmt.Errorf("forbidden: session %s has no stored summary, and computing one stores it, which this session may not do (writes are off: annals mcp --allow-writes, or an operator key); read it with history_read mode overview instead", chat.ID)
-		}
-		r, err := ss.svc.RecapChat(ctx, annals.ChatSelector{ID: chat.ID})
-		if err != nil {
-			return nil, nil, ss.fail(err)
-		}
-		chat, out.Summary = r.Chat, r.Summary
-	}
+	out := &RecapOut{ID: chat.ID, Title: oneLine(titleOf(chat), lineBytes), Stored: stored, Notice: notice}
 	if chat.SummaryUpdatedAt != nil {
-		out.UpdatedAt = chat.SummaryUpdatedAt.UTC().Format("2006-01-02T15:04:05Z")
+		out.UpdatedAt = stamp(*chat.SummaryUpdatedAt)
 	}
-	out.Summary = middle(out.Summary, ss.budget/2-400, "history_read reads the session itself")
-	return textResult(fmt.Sprintf("history_recap: session %s.\n%s", out.ID, untrusted("title: "+out.Title+"\n"+out.Summary))), out, nil
+	render := func() string {
+		return fmt.Sprintf("history_recap: session %s.\n%s", out.ID, untrusted("title: "+out.Title+"\n"+out.Summary))
+	}
+	more := "history_read reads the session itself"
+	cut := fitCut(256, len(summary), func(n int) bool {
+		out.Summary = middle(summary, n, more)
+		return ss.fits(render(), out)
+	})
+	out.Summary = middle(summary, cut, more)
+	return textResult(render()), out, nil
+}
+
+// recapOf is a chat with its summary: the stored one, or (none stored, or refresh) one computed
+// and stored now where this session may write. The history meta-tool's recap answers the same.
+func (ss *session) recapOf(ctx context.Context, id string, refresh bool) (*annals.Chat, string, bool, error) {
+	ctx = ss.as(ctx)
+	view, err := ss.svc.GetChat(ctx, annals.GetParams{Chat: annals.ChatSelector{ID: id}, Limit: 1})
+	if err != nil {
+		return nil, "", false, err
+	}
+	if view.Chat.Summary != "" && !refresh {
+		return view.Chat, view.Chat.Summary, true, nil
+	}
+	if !ss.writes {
+		return nil, "", false, annals.Errorf(annals.EFORBIDDEN, "session %s has no stored summary, and computing one stores it, which this session may not do (writes are off: annals mcp --allow-writes, or an operator key); read it with history_read mode overview instead", view.Chat.ID)
+	}
+	r, err := ss.svc.RecapChat(ctx, annals.ChatSelector{ID: view.Chat.ID})
+	if err != nil {
+		return nil, "", false, err
+	}
+	return r.Chat, r.Summary, false, nil
 }
 
 // ResumeOut is the structured answer of history_resume.
 type ResumeOut struct {
 	annals.ResumeHandle
+	Notice string `json:"notice"`
 }
 
+// resume says how to continue a session. Everything in the handle came from the chat (its
+// agent, the directory and command an importer read from the source's files), so all of it
+// goes inside the untrusted block.
 func (ss *session) resume(ctx context.Context, _ *sdk.CallToolRequest, in byIDIn) (*sdk.CallToolResult, *ResumeOut, error) {
 	h, err := ss.svc.ResumeChat(ss.as(ctx), annals.ChatSelector{ID: in.ID})
 	if err != nil {
 		return nil, nil, ss.fail(err)
 	}
-	text := fmt.Sprintf("history_resume: session %s of agent %q, status %q, last active %s.\n%s", h.SessionID, h.Agent, h.Status, h.LastActivity, untrusted(h.Hint))
-	return textResult(text), &ResumeOut{*h}, nil
+	var body strings.Builder
+	fmt.Fprintf(&body, "session: %s\nagent: %s\nstatus: %s\nlast active: %s\n", h.SessionID, h.Agent, h.Status, h.LastActivity)
+	if h.Command != "" {
+		fmt.Fprintf(&body, "command: %s\n", h.Command)
+	}
+	if h.Cwd != "" {
+		fmt.Fprintf(&body, "directory: %s\n", h.Cwd)
+	}
+	body.WriteString("hint: " + h.Hint)
+	text := "history_resume: how to continue the session; the user runs the command, not you.\n" + untrusted(body.String())
+	return textResult(text), &ResumeOut{ResumeHandle: *h, Notice: notice}, nil
 }
 
 type docsIn struct{}

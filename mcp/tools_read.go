@@ -22,7 +22,7 @@ type readIn struct {
 	Mode         string `json:"mode,omitempty" jsonschema:"full (default): entries with their text, long fields cut in the middle; overview: one short line per entry and no tool payloads"`
 	Cursor       string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
 	AroundSeq    int64  `json:"around_seq,omitempty" jsonschema:"read a window around this entry (a snippet's seq)"`
-	Context      *int   `json:"context,omitempty" jsonschema:"entries on each side of around_seq, 0 to 100 (default 5)"`
+	Context      *int   `json:"context,omitempty" jsonschema:"entries on each side of around_seq, 0 to 49 (default 5)"`
 	Limit        int    `json:"limit,omitempty" jsonschema:"entries per page, 1 to 100"`
 	Conversation bool   `json:"conversation,omitempty" jsonschema:"only user and assistant messages"`
 	Seq          int64  `json:"seq,omitempty" jsonschema:"read this one entry whole, in pages (see offset)"`
@@ -54,10 +54,12 @@ type ReadOut struct {
 	NextCursor   string      `json:"next_cursor,omitempty"`
 	// One entry read whole (seq): where this part starts, where the next starts (0 at the
 	// end) and the entry's whole size.
-	Offset     int    `json:"offset,omitempty"`
-	NextOffset int    `json:"next_offset,omitempty"`
-	EntryBytes int    `json:"entry_bytes,omitempty"`
-	Notice     string `json:"notice"`
+	Offset     int `json:"offset,omitempty"`
+	NextOffset int `json:"next_offset,omitempty"`
+	EntryBytes int `json:"entry_bytes,omitempty"`
+	// Resource is the session's Markdown export as an MCP resource, for a client to fetch whole.
+	Resource string `json:"resource"`
+	Notice   string `json:"notice"`
 }
 
 func (ss *session) read(ctx context.Context, _ *sdk.CallToolRequest, in readIn) (*sdk.CallToolResult, *ReadOut, error) {
@@ -65,7 +67,7 @@ func (ss *session) read(ctx context.Context, _ *sdk.CallToolRequest, in readIn) 
 		return ss.readEntry(ctx, in)
 	}
 	if in.Offset != 0 {
-		return nil, nil, fmt.Errorf("invalid: offset continues one entry and needs seq")
+		return nil, nil, ss.fail(annals.Errorf(annals.EINVALID, "offset continues one entry and needs seq"))
 	}
 	p := annals.GetParams{Chat: annals.ChatSelector{ID: in.ID}, Limit: in.Limit, AroundSeq: in.AroundSeq, Context: in.Context}
 	if in.Conversation {
@@ -74,7 +76,7 @@ func (ss *session) read(ctx context.Context, _ *sdk.CallToolRequest, in readIn) 
 	if n, ok := strings.CutPrefix(in.Cursor, "after:"); ok {
 		seq, err := strconv.ParseInt(n, 10, 64)
 		if err != nil || seq < 0 {
-			return nil, nil, fmt.Errorf("invalid: cursor %q is not one history_read gave", in.Cursor)
+			return nil, nil, ss.fail(annals.Errorf(annals.EINVALID, "cursor %.40q is not one history_read gave (use next_cursor as it came)", in.Cursor))
 		}
 		p.AfterSeq = seq
 	} else {
@@ -84,86 +86,137 @@ func (ss *session) read(ctx context.Context, _ *sdk.CallToolRequest, in readIn) 
 	if err != nil {
 		return nil, nil, ss.fail(err)
 	}
-	out := &ReadOut{ID: view.Chat.ID, Title: oneLine(titleOf(view.Chat), lineBytes), TotalEntries: view.Chat.Totals.Entries, Mode: "full", Entries: []EntryLine{}, Notice: notice}
+	out := &ReadOut{ID: view.Chat.ID, Title: oneLine(titleOf(view.Chat), lineBytes), TotalEntries: view.Chat.Totals.Entries, Mode: "full", Resource: ChatURI(view.Chat.ID), Notice: notice}
 	if in.Mode == "overview" {
 		out.Mode = "overview"
 	}
-	b := budget{left: ss.budget/2 - len(out.Title) - 200}
 	// A long field gets at most a quarter of the page, so one huge tool result cannot crowd out
-	// the turns around it.
-	fieldCap := max(b.left/4, 512)
+	// the turns around it; the first entry of a page may take what the page has.
+	fieldCap := max(ss.budget/8, 512)
+	lines := make([]EntryLine, len(view.Entries))
 	for i, e := range view.Entries {
-		l := EntryLine{Seq: e.Seq, Kind: string(e.Kind)}
-		if !e.Time.IsZero() {
-			l.Time = e.Time.UTC().Format("2006-01-02T15:04:05Z")
-		}
-		if e.Tool != nil {
-			l.Tool, l.Outcome = e.Tool.Name, string(e.Tool.Outcome)
-		}
-		if out.Mode == "overview" {
-			if e.Tool == nil {
-				l.Text = oneLine(e.Text, 100)
-			}
-		} else {
-			body := entryBody(e)
-			limit := fieldCap
-			if i == 0 {
-				limit = max(min(b.left-100, len(body)), 512) // the first entry always shows
-			}
-			l.Text = middle(body, limit, call("history_read", map[string]any{"id": out.ID, "seq": e.Seq}))
-			l.Cut = len(l.Text) < len(body)
-		}
-		if !b.take(len(l.Text)+len(l.Tool)+80) && i > 0 {
-			out.HasMore, out.NextCursor = true, "after:"+strconv.FormatInt(view.Entries[i-1].Seq, 10)
-			break
-		}
-		out.Entries = append(out.Entries, l)
+		lines[i] = ss.entryLine(out.ID, e, out.Mode, fieldCap)
 	}
-	if out.NextCursor == "" && view.HasMore {
+	lo, hi := ss.fitEntries(out, lines, windowCentre(view.Entries, in.AroundSeq))
+	out.Entries = lines[lo:hi]
+	if len(out.Entries) == 1 && !ss.fits(renderRead(out), out) {
+		ss.shrinkEntry(out, view.Entries[lo])
+	}
+	if hi < len(lines) || view.HasMore {
 		out.HasMore = true
-		if view.NextCursor != "" {
-			out.NextCursor = view.NextCursor
-		} else if n := len(out.Entries); n > 0 {
-			out.NextCursor = "after:" + strconv.FormatInt(out.Entries[n-1].Seq, 10)
+		out.NextCursor = view.NextCursor
+		if hi > 0 && (hi < len(lines) || view.NextCursor == "") {
+			out.NextCursor = "after:" + strconv.FormatInt(lines[hi-1].Seq, 10)
 		}
 	}
 	return textResult(renderRead(out)), out, nil
 }
 
+// entryLine is one entry as a read answer shows it: in overview mode the start of its message
+// and never a tool's payload; in full mode its whole content, cut in the middle past limit.
+func (ss *session) entryLine(chatID string, e *annals.Entry, mode string, limit int) EntryLine {
+	l := EntryLine{Seq: e.Seq, Kind: string(e.Kind), Time: stamp(e.Time)}
+	if e.Tool != nil {
+		l.Tool, l.Outcome = e.Tool.Name, string(e.Tool.Outcome)
+	}
+	if mode == "overview" {
+		if e.Tool == nil {
+			l.Text = oneLine(e.Text, 100)
+		}
+		return l
+	}
+	body := entryBody(e)
+	l.Text = middle(body, limit, call("history_read", map[string]any{"id": chatID, "seq": e.Seq}))
+	l.Cut = len(l.Text) < len(body)
+	return l
+}
+
+// windowCentre is the index of the entry a window was asked around (-1 for a page): the
+// window grows outward from it, so the entry asked for is always on the page.
+func windowCentre(entries []*annals.Entry, around int64) int {
+	if around <= 0 {
+		return -1
+	}
+	for i, e := range entries {
+		if e.Seq >= around {
+			return i
+		}
+	}
+	return len(entries) - 1
+}
+
+// fitEntries is the range of lines the budget holds: a prefix for a page, or a range grown
+// outward from centre for a window. At least one line.
+func (ss *session) fitEntries(out *ReadOut, lines []EntryLine, centre int) (int, int) {
+	if len(lines) == 0 {
+		out.Entries = lines
+		return 0, 0
+	}
+	fits := func(lo, hi int) bool {
+		out.Entries = lines[lo:hi]
+		return ss.fits(renderRead(out), out)
+	}
+	if centre < 0 {
+		return 0, fitCount(len(lines), func(n int) bool { return fits(0, n) })
+	}
+	lo, hi := centre, centre+1
+	for grew := true; grew; {
+		grew = false
+		if hi < len(lines) && fits(lo, hi+1) {
+			hi, grew = hi+1, true
+		}
+		if lo > 0 && fits(lo-1, hi) {
+			lo, grew = lo-1, true
+		}
+	}
+	return lo, hi
+}
+
+// shrinkEntry cuts the one entry of a page until the page fits: a field of HTML or escape
+// codes can cost several times its length on the wire.
+func (ss *session) shrinkEntry(out *ReadOut, e *annals.Entry) {
+	body := entryBody(e)
+	cut := fitCut(256, len(out.Entries[0].Text), func(n int) bool {
+		out.Entries[0] = ss.entryLine(out.ID, e, out.Mode, n)
+		return ss.fits(renderRead(out), out)
+	})
+	out.Entries[0] = ss.entryLine(out.ID, e, out.Mode, cut)
+	out.Entries[0].Cut = len(out.Entries[0].Text) < len(body)
+}
+
 // readEntry reads one entry whole, a budget's worth at a time from Offset.
 func (ss *session) readEntry(ctx context.Context, in readIn) (*sdk.CallToolResult, *ReadOut, error) {
 	if in.Offset < 0 {
-		return nil, nil, fmt.Errorf("invalid: offset must not be negative")
+		return nil, nil, ss.fail(annals.Errorf(annals.EINVALID, "offset must not be negative"))
 	}
 	view, err := ss.svc.GetChat(ss.as(ctx), annals.GetParams{Chat: annals.ChatSelector{ID: in.ID}, AfterSeq: in.Seq - 1, Limit: 1})
 	if err != nil {
 		return nil, nil, ss.fail(err)
 	}
 	if len(view.Entries) == 0 || view.Entries[0].Seq != in.Seq {
-		return nil, nil, fmt.Errorf("not found: session %s has no entry #%d (it has %d entries)", in.ID, in.Seq, view.Chat.Totals.Entries)
+		return nil, nil, ss.fail(annals.Errorf(annals.ENOTFOUND, "session %s has no entry #%d (it has %d entries)", view.Chat.ID, in.Seq, view.Chat.Totals.Entries))
 	}
 	e := view.Entries[0]
 	body := entryBody(e)
 	if in.Offset > len(body) {
-		return nil, nil, fmt.Errorf("invalid: offset %d is past the end of entry #%d (%d bytes)", in.Offset, in.Seq, len(body))
+		return nil, nil, ss.fail(annals.Errorf(annals.EINVALID, "offset %d is past the end of entry #%d (%d bytes)", in.Offset, in.Seq, len(body)))
 	}
 	start := len(body) - validSuffix(body, len(body)-in.Offset) // a rune boundary at or after Offset
-	part := cutValid(body[start:], ss.budget/2-400)
 	out := &ReadOut{
 		ID: view.Chat.ID, Title: oneLine(titleOf(view.Chat), lineBytes), TotalEntries: view.Chat.Totals.Entries, Mode: "entry",
-		Offset: start, EntryBytes: len(body), Notice: notice,
+		Offset: start, EntryBytes: len(body), Resource: ChatURI(view.Chat.ID), Notice: notice,
 	}
-	l := EntryLine{Seq: e.Seq, Kind: string(e.Kind), Text: part}
-	if e.Tool != nil {
-		l.Tool, l.Outcome = e.Tool.Name, string(e.Tool.Outcome)
+	l := ss.entryLine(out.ID, e, "overview", 0)
+	part := func(n int) {
+		l.Text = cutValid(body[start:], n)
+		out.Entries = []EntryLine{l}
+		out.NextOffset = 0
+		if end := start + len(l.Text); end < len(body) {
+			out.NextOffset = end
+		}
 	}
-	if !e.Time.IsZero() {
-		l.Time = e.Time.UTC().Format("2006-01-02T15:04:05Z")
-	}
-	out.Entries = []EntryLine{l}
-	if end := start + len(part); end < len(body) {
-		out.NextOffset = end
-	}
+	n := fitCut(64, len(body)-start, func(n int) bool { part(n); return ss.fits(renderRead(out), out) })
+	part(n)
 	return textResult(renderRead(out)), out, nil
 }
 
@@ -205,7 +258,11 @@ func renderRead(out *ReadOut) string {
 	case out.NextOffset > 0:
 		fmt.Fprintf(&b, "\nThe entry goes on: %s", call("history_read", map[string]any{"id": out.ID, "seq": out.Entries[0].Seq, "offset": out.NextOffset}))
 	case out.HasMore:
-		fmt.Fprintf(&b, "\nMore entries: the same call with cursor %q.", out.NextCursor)
+		args := map[string]any{"id": out.ID, "cursor": out.NextCursor}
+		if out.Mode == "overview" {
+			args["mode"] = "overview"
+		}
+		fmt.Fprintf(&b, "\nMore entries: %s", call("history_read", args))
 	}
 	return b.String()
 }

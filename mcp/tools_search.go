@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -45,22 +46,42 @@ type filters struct {
 func filterTweaks(own map[string]tweak) map[string]tweak {
 	own["scope"] = enum("self", "user", "tenant", "global")
 	own["status"] = enum("running", "awaiting_input", "completed", "failed", "cancelled")
+	own["tag"], own["agent"] = longest(maxNameArg), longest(maxNameArg)
+	own["from"], own["to"] = longest(maxTimeArg), longest(maxTimeArg)
+	own["cursor"] = longest(maxCursorArg)
 	return own
 }
 
-func (f filters) request(op string, limit int) *history.Request {
+func (f filters) request(op string, limit int) (*history.Request, error) {
 	r := &history.Request{
 		Op: op, Scope: f.Scope, Tag: f.Tag, Agent: f.Agent, Status: f.Status,
-		From: f.From, To: f.To, IncludeArchived: f.IncludeArchived, Limit: limit,
+		From: dateOrTime(f.From, false), To: dateOrTime(f.To, true), IncludeArchived: f.IncludeArchived, Limit: limit,
 	}
 	// A page cut short by the budget continues at an offset; the service's own cursor
 	// continues a whole page.
 	if n, ok := strings.CutPrefix(f.Cursor, "offset:"); ok {
-		r.Offset, _ = strconv.Atoi(n)
+		off, err := strconv.Atoi(n)
+		if err != nil || off < 0 {
+			return nil, annals.Errorf(annals.EINVALID, "cursor %.40q is not one this tool gave (use next_cursor as it came)", f.Cursor)
+		}
+		r.Offset = off
 	} else {
 		r.Cursor = f.Cursor
 	}
-	return r
+	return r, nil
+}
+
+// dateOrTime takes a date as the whole day (its start for from, its end for to) and passes a
+// time through: models write dates.
+func dateOrTime(s string, end bool) string {
+	d, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		return s
+	}
+	if end {
+		d = d.Add(24*time.Hour - time.Nanosecond)
+	}
+	return d.Format(time.RFC3339Nano)
 }
 
 type searchIn struct {
@@ -123,7 +144,7 @@ type SearchOut struct {
 
 func chatLine(c *annals.Chat) ChatLine {
 	l := ChatLine{
-		ID: c.ID, Title: oneLine(titleOf(c), lineBytes), LastActivity: c.LastActivity.UTC().Format("2006-01-02T15:04:05Z"),
+		ID: c.ID, Title: oneLine(titleOf(c), lineBytes), LastActivity: stamp(c.LastActivity),
 		Entries: c.Totals.Entries, Status: string(c.Status), Tags: c.Tags, Pinned: c.Pinned, Archived: c.ArchivedAt != nil,
 	}
 	switch {
@@ -135,15 +156,19 @@ func chatLine(c *annals.Chat) ChatLine {
 	return l
 }
 
-func (l ChatLine) size() int {
-	n := len(l.ID) + len(l.Title) + len(l.Summary) + 120
-	for _, t := range l.Tags {
-		n += len(t) + 3
+// shrunk is the line cut down to what any page can carry: a budget that cannot hold one
+// whole session still shows one, with fewer tags and snippets.
+func (l ChatLine) shrunk() ChatLine {
+	l.Tags = l.Tags[:min(len(l.Tags), 8)]
+	for i, t := range l.Tags {
+		l.Tags[i] = oneLine(t, 48)
 	}
-	for _, s := range l.Snippets {
-		n += len(s.Text) + len(s.Tool) + 40
+	l.Snippets = l.Snippets[:min(len(l.Snippets), 1)]
+	for i := range l.Snippets {
+		l.Snippets[i].Text = oneLine(l.Snippets[i].Text, 200)
 	}
-	return n
+	l.Title, l.Summary = oneLine(l.Title, 80), oneLine(l.Summary, 80)
+	return l
 }
 
 func (l ChatLine) render(b *strings.Builder) {
@@ -174,7 +199,10 @@ func (l ChatLine) render(b *strings.Builder) {
 }
 
 func (ss *session) search(ctx context.Context, _ *sdk.CallToolRequest, in searchIn) (*sdk.CallToolResult, *SearchOut, error) {
-	r := in.filters.request(history.OpSearch, in.Limit)
+	r, err := in.filters.request(history.OpSearch, in.Limit)
+	if err != nil {
+		return nil, nil, ss.fail(err)
+	}
 	r.Query, r.Mode, r.Sort, r.In = in.Query, in.Mode, in.Sort, in.In
 	p, err := r.SearchParams()
 	if err != nil {
@@ -185,9 +213,27 @@ func (ss *session) search(ctx context.Context, _ *sdk.CallToolRequest, in search
 		return nil, nil, ss.fail(err)
 	}
 	history.RenderSnippets(page, markOpen, markClose)
-	out := &SearchOut{Query: page.Query, Scope: page.Scope, Total: page.Total, Notice: notice}
-	b := budget{left: ss.budget / 2}
-	shown := 0
+	chats, entries := searchLines(page)
+	out := &SearchOut{Query: oneLine(page.Query, 400), Scope: page.Scope, Total: page.Total, Notice: notice}
+	fit := func(n int) (string, bool) {
+		out.Chats, out.Entries = chats[:min(n, len(chats))], entries[:min(n, len(entries))]
+		out.NextCursor = nextCursor(page.NextCursor, page.Offset, n, len(chats)+len(entries))
+		text := renderSearch(out)
+		return text, ss.fits(text, out)
+	}
+	n := fitCount(len(chats)+len(entries), func(n int) bool { _, ok := fit(n); return ok })
+	text, ok := fit(n)
+	if !ok && len(chats) > 0 {
+		chats[0] = chats[0].shrunk()
+		text, _ = fit(1)
+	}
+	return textResult(text), out, nil
+}
+
+// searchLines are a search page's answers as lines: sessions with their snippets (and a
+// summary line, the first passage where none is stored), or matching entries.
+func searchLines(page *annals.SearchPage) ([]ChatLine, []EntryHitLine) {
+	var chats []ChatLine
 	for _, h := range page.Chats {
 		l := chatLine(h.Chat)
 		l.Matches, l.Score = h.Matches, h.Score
@@ -197,29 +243,18 @@ func (ss *session) search(ctx context.Context, _ *sdk.CallToolRequest, in search
 		if l.Summary == "" && len(l.Snippets) > 0 {
 			l.Summary = oneLine(strings.NewReplacer(markOpen, "", markClose, "").Replace(l.Snippets[0].Text), lineBytes)
 		}
-		if !b.take(l.size()) {
-			break
-		}
-		out.Chats = append(out.Chats, l)
-		shown++
+		chats = append(chats, l)
 	}
+	var entries []EntryHitLine
 	for _, h := range page.Entries {
 		e := h.Entry
-		l := EntryHitLine{ChatID: e.ChatID, Seq: e.Seq, Kind: string(e.Kind), Snippet: oneLine(h.Snippet, snippetBytes)}
+		l := EntryHitLine{ChatID: e.ChatID, Seq: e.Seq, Kind: string(e.Kind), Time: stamp(e.Time), Snippet: oneLine(h.Snippet, snippetBytes)}
 		if e.Tool != nil {
 			l.Tool = e.Tool.Name
 		}
-		if !e.Time.IsZero() {
-			l.Time = e.Time.UTC().Format("2006-01-02T15:04:05Z")
-		}
-		if !b.take(len(l.ChatID) + len(l.Snippet) + 80) {
-			break
-		}
-		out.Entries = append(out.Entries, l)
-		shown++
+		entries = append(entries, l)
 	}
-	out.NextCursor = nextCursor(page.NextCursor, page.Offset, shown, len(page.Chats)+len(page.Entries))
-	return textResult(renderSearch(out, shown)), out, nil
+	return chats, entries
 }
 
 // nextCursor continues a page: the service's cursor when the whole page was shown, else the
@@ -231,10 +266,11 @@ func nextCursor(svcCursor string, offset, shown, got int) string {
 	return svcCursor
 }
 
-func renderSearch(out *SearchOut, shown int) string {
+func renderSearch(out *SearchOut) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "history_search %s: %d matching (scope %s), %d shown.\n", out.Query, out.Total, out.Scope, shown)
-	if shown == 0 {
+	shown := len(out.Chats) + len(out.Entries)
+	fmt.Fprintf(&b, "history_search: %d matching (scope %s), %d shown.\n", out.Total, out.Scope, shown)
+	if out.Total == 0 {
 		b.WriteString("No matches. Try fewer words, a prefix*, or history_list to browse.")
 		return b.String()
 	}
@@ -274,7 +310,10 @@ type ListOut struct {
 }
 
 func (ss *session) list(ctx context.Context, _ *sdk.CallToolRequest, in listIn) (*sdk.CallToolResult, *ListOut, error) {
-	r := in.filters.request(history.OpList, in.Limit)
+	r, err := in.filters.request(history.OpList, in.Limit)
+	if err != nil {
+		return nil, nil, ss.fail(err)
+	}
 	r.TitleContains, r.PinnedOnly = in.Title, in.PinnedOnly
 	p, err := r.ListParams()
 	if err != nil {
@@ -284,16 +323,26 @@ func (ss *session) list(ctx context.Context, _ *sdk.CallToolRequest, in listIn) 
 	if err != nil {
 		return nil, nil, ss.fail(err)
 	}
-	out := &ListOut{Scope: page.Scope, Total: page.Total, Chats: []ChatLine{}, Notice: notice}
-	b := budget{left: ss.budget / 2}
-	for _, c := range page.Chats {
-		l := chatLine(c)
-		if !b.take(l.size()) {
-			break
-		}
-		out.Chats = append(out.Chats, l)
+	lines := make([]ChatLine, len(page.Chats))
+	for i, c := range page.Chats {
+		lines[i] = chatLine(c)
 	}
-	out.NextCursor = nextCursor(page.NextCursor, page.Offset, len(out.Chats), len(page.Chats))
+	out := &ListOut{Scope: page.Scope, Total: page.Total, Notice: notice}
+	fit := func(n int) (string, bool) {
+		out.Chats = lines[:n]
+		out.NextCursor = nextCursor(page.NextCursor, page.Offset, n, len(lines))
+		text := renderList(out)
+		return text, ss.fits(text, out)
+	}
+	text, ok := fit(fitCount(len(lines), func(n int) bool { _, ok := fit(n); return ok }))
+	if !ok && len(lines) > 0 {
+		lines[0] = lines[0].shrunk()
+		text, _ = fit(1)
+	}
+	return textResult(text), out, nil
+}
+
+func renderList(out *ListOut) string {
 	var text strings.Builder
 	fmt.Fprintf(&text, "history_list: %d sessions (scope %s), %d shown.\n", out.Total, out.Scope, len(out.Chats))
 	if len(out.Chats) > 0 {
@@ -306,7 +355,7 @@ func (ss *session) list(ctx context.Context, _ *sdk.CallToolRequest, in listIn) 
 	if out.NextCursor != "" {
 		fmt.Fprintf(&text, "\nMore: the same call with cursor %q.", out.NextCursor)
 	}
-	return textResult(text.String()), out, nil
+	return text.String()
 }
 
 // textResult is a tool result whose text content is the readable rendering; the SDK adds the

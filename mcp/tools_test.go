@@ -127,7 +127,7 @@ func TestBudgetsHoldOnATenMegabyteTranscript(t *testing.T) {
 	}
 	e.chat(alice(), "huge-1", "Huge", entries)
 	cs := e.connect(alice(), false)
-	const limit = 8000 * 4 * 11 / 10 // the default budget in bytes, with 10% slack for framing
+	const limit = budgetBytes
 	r := callTool(t, cs, "history_read", map[string]any{"id": "huge-1"})
 	if r.isError || r.bytes > limit {
 		t.Fatalf("read page is %d bytes (limit %d), error=%v", r.bytes, limit, r.isError)

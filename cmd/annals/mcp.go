@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/mcp"
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,6 +32,9 @@ func runMCP(ctx context.Context, m *Main, args []string) error {
 	if *budget < 1000 || *budget > 1000000 {
 		return usagef("--budget %d is out of range (1000 to 1000000 tokens)", *budget)
 	}
+	if *agent != "" && m.Getenv("ANNALS_SERVER") != "" {
+		return usagef("--agent acts under the local config's agents: policy; against a server (--server) the API key decides who the session is: create a key with 'annals keys create --agent NAME'")
+	}
 	a, err := m.open(ctx, c, false)
 	if err != nil {
 		return err
@@ -52,14 +54,8 @@ func runMCP(ctx context.Context, m *Main, args []string) error {
 		return err
 	}
 	p = policy.Narrow(p)
-	// Against a server (--server) the key decides what may be written; locally the session
-	// without --allow-writes gets the service's read-only view.
-	ro := annals.HistoryService(a.svc)
-	if svc, ok := a.svc.(*history.Service); ok {
-		ro = svc.ReadOnly()
-	}
 	srv := mcp.New(mcp.Config{
-		Service: a.svc, ReadOnly: ro, BudgetTokens: *budget, Version: buildVersion().Version,
+		Service: a.svc, ReadOnly: history.ReadOnlyService(a.svc), BudgetTokens: *budget, Version: buildVersion().Version,
 		Logger: slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	err = srv.Serve(ctx, mcp.Session{Principal: p, AllowWrites: *writes}, mcpStdio(m))

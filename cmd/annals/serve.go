@@ -126,10 +126,11 @@ func newHTTPServer(a *app, f *serveFlags, logger *slog.Logger) (*httpapi.Server,
 		return nil, err
 	}
 	var srv *httpapi.Server
-	mcpServer := mcp.New(mcp.Config{Service: svc, ReadOnly: svc.ReadOnly(), BudgetTokens: *f.mcpBudget, Version: buildVersion().Version, Logger: logger})
+	mcpServer := mcp.New(mcp.Config{Service: svc, ReadOnly: history.ReadOnlyService(svc), BudgetTokens: *f.mcpBudget, Version: buildVersion().Version, Logger: logger})
 	mcpHandler := mcpServer.HTTPHandler(mcp.HTTPOptions{AllowWrites: func(p *annals.Principal) bool {
-		// Local mode has no keys to tell callers apart: writes only when the flag says so.
-		return *f.mcpWrites || (!srv.LocalMode() && history.AgentWritesAllowed(p))
+		// A read-only server offers no writes; local mode has no keys to tell callers apart,
+		// so writes there only when the flag says so. (srv is set before any request arrives.)
+		return !*f.readOnly && (*f.mcpWrites || (!srv.LocalMode() && history.AgentWritesAllowed(p)))
 	}})
 	srv = httpapi.New(httpapi.Config{
 		Addr: *f.addr, Store: a.store, Service: svc, Keys: keys,
