@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -227,5 +228,15 @@ func TestMCPOverStreamableHTTPWithAKey(t *testing.T) {
 	}
 	if out := tm.mustRun("", "show", "acme-1", "--json"); !strings.Contains(out, "Renamed over MCP") {
 		t.Fatalf("rename did not land: %.300s", out)
+	}
+}
+
+func TestMCPAgentAgainstAServerIsAUsageError(t *testing.T) {
+	tm := newTestMain(t)
+	tm.env["ANNALS_SERVER"] = "http://127.0.0.1:1"
+	_, _, err := tm.run("", "mcp", "--agent", "coder")
+	var ue *usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "annals keys create --agent") {
+		t.Fatalf("want a usage error pointing at agent keys, got %v", err)
 	}
 }
