@@ -27,6 +27,9 @@ var counters = map[string]func(testing.TB, string) srcCount{
 	"codex":           countCodex,
 	"annals":          countAnnalsExport,
 	"claude-code-web": countClaudeCodeWeb,
+	"amp":             countAmp,
+	"continue":        countContinue,
+	"openhands":       countOpenHands,
 }
 
 // TestEveryFixtureImportedTogetherKeepsWhatItsSourceHolds is the cross-format test: every
