@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer"
 )
 
 // The opencode.db fixture follows OpenCode's own schema (sst/opencode,
@@ -59,8 +60,14 @@ func TestOpenCodeDatabaseIsStoredLikeTheFiles(t *testing.T) {
 	path := filepath.Join(t.TempDir(), ".local", "share", "opencode", "opencode.db")
 	writeFile(t, path, nil)
 	openCodeDB(t, path)
-	if !format(t, "opencode").Detect(path, head(t, path)) {
-		t.Fatal("opencode does not claim opencode.db")
+	var claims []string
+	for _, f := range importer.Formats() {
+		if f.Detect(path, head(t, path)) {
+			claims = append(claims, f.Name())
+		}
+	}
+	if strings.Join(claims, ",") != "opencode" {
+		t.Fatalf("opencode.db claimed by %v, want opencode only", claims)
 	}
 	c, es, rs := storedChat(t, "opencode:ses_db1", []string{"opencode"}, path)
 	if c.Title != "Fix the walrus clock" || c.Attributes["cwd"] != "/home/u/walrus" || c.Attributes["model"] != "claude-sonnet-4-5" || c.Attributes["share_url"] != "https://opncd.ai/s/walrus" {
