@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"strings"
@@ -305,3 +306,29 @@ func TestStatementTimeoutIsUnavailable(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestAnalyzeVacuumsAndCountsFromTheIndex: Analyze (run after bulk loads) vacuums every table,
+// which PostgreSQL allows only outside a transaction, and afterwards the count of live chats, a
+// list's total, is answered from chats_live_by_owner without reading the chats heap.
+func TestAnalyzeVacuumsAndCountsFromTheIndex(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	for i := range 3 {
+		if _, err := db.CreateChat(ctx, &annals.Chat{ID: fmt.Sprint("c", i), TenantID: "t"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Analyze(ctx); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := db.ExplainForTest(ctx, `SELECT count(*) FROM chats c WHERE c.tenant_id = 't' AND c.archived_at IS NULL`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan, "Index Only Scan using chats_live_by_owner") {
+		t.Errorf("the count's plan is\n%s\nwant an index-only scan of chats_live_by_owner", plan)
+	}
+	if _, total, err := db.FindChats(ctx, annals.ChatFilter{Owner: annals.Owner{TenantID: "t"}}); err != nil || total != 3 {
+		t.Fatalf("total %d, err %v; want 3", total, err)
+	}
+}

@@ -1,0 +1,34 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+)
+
+// ExplainForTest returns the plan of query on one connection with sequential scans disabled, so
+// that a test on a handful of rows sees which index the planner can use.
+func (db *DB) ExplainForTest(ctx context.Context, query string) (string, error) {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SET enable_seqscan = off`); err != nil {
+		return "", err
+	}
+	defer conn.Exec(ctx, `RESET enable_seqscan`)
+	rows, err := conn.Query(ctx, `EXPLAIN `+query)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var l string
+		if err := rows.Scan(&l); err != nil {
+			return "", err
+		}
+		lines = append(lines, l)
+	}
+	return strings.Join(lines, "\n"), rows.Err()
+}
