@@ -167,3 +167,40 @@ func jsonText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// countDroid: a Droid session's message lines, read as Claude Code lines are: the same blocks
+// under message.
+func countDroid(tb testing.TB, path string) srcCount {
+	var c srcCount
+	open := map[string]int{}
+	for _, l := range jsonLines(tb, path, &c) {
+		if str(l["type"]) != "message" {
+			continue
+		}
+		m := obj(l["message"])
+		for _, b := range arr(m["content"]) {
+			bo := obj(b)
+			switch str(bo["type"]) {
+			case "text":
+				if str(m["role"]) == "user" {
+					c.User++
+				} else {
+					c.Assistant++
+				}
+			case "thinking", "redacted_thinking":
+				c.Assistant++
+			case "tool_use":
+				c.Tool++
+				open[str(bo["id"])]++
+			case "tool_result":
+				if id := str(bo["tool_use_id"]); open[id] > 0 {
+					open[id]--
+				} else {
+					c.Tool++
+				}
+				c.Paired++
+			}
+		}
+	}
+	return c
+}

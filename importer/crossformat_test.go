@@ -30,6 +30,7 @@ var counters = map[string]func(testing.TB, string) srcCount{
 	"amp":             countAmp,
 	"continue":        countContinue,
 	"openhands":       countOpenHands,
+	"factory-droid":   countDroid,
 }
 
 // TestEveryFixtureImportedTogetherKeepsWhatItsSourceHolds is the cross-format test: every

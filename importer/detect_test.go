@@ -22,7 +22,7 @@ var fixtureFormats = map[string]string{
 	"claude-code": "claude-code", "codex": "codex", "gemini": "gemini-cli", "aider": "aider", "chatgpt": "chatgpt",
 	"chatgpt-export": "chatgpt", "messages": "messages", "openai-chat-completions": "messages", "anthropic-messages": "messages",
 	"opencode": "opencode", "copilot-cli": "copilot-cli", "cursor": "cursor", "qwen-code": "qwen-code", "kimi-cli": "kimi-cli",
-	"llm-logsdb": "llm", "annals": "annals", "claude-code-web": "claude-code-web", "cline": "cline", "continue": "continue", "copilot-chat": "copilot-chat", "openhands": "openhands", "amp": "amp",
+	"llm-logsdb": "llm", "annals": "annals", "claude-code-web": "claude-code-web", "cline": "cline", "continue": "continue", "copilot-chat": "copilot-chat", "openhands": "openhands", "amp": "amp", "factory-droid": "factory-droid",
 }
 
 // fixtureSources lists every source of the fixture folders: each file, except that an OpenCode
@@ -61,7 +61,7 @@ func fixtureSources(tb testing.TB) []fixtureSource {
 			switch {
 			case strings.Contains(filepath.ToSlash(p), "storage") && top != "copilot-chat", top == "openhands":
 				want = "" // read with its storage tree or conversation folder
-			case strings.HasSuffix(p, ".meta.json"), strings.HasSuffix(p, "wire.jsonl"), strings.HasSuffix(p, "state.json"), strings.HasSuffix(p, "sessions.json"), strings.HasSuffix(p, ".md") && top != "aider" && top != "annals":
+			case strings.HasSuffix(p, ".meta.json"), strings.HasSuffix(p, "wire.jsonl"), strings.HasSuffix(p, "state.json"), strings.HasSuffix(p, "sessions.json"), strings.HasSuffix(p, ".settings.json"), strings.HasSuffix(p, ".md") && top != "aider" && top != "annals":
 				want = ""
 			case top == "cursor" && strings.HasSuffix(p, ".db"):
 				want = "cursor-store"

@@ -177,6 +177,7 @@ func Formats() []Format {
 		copilotChat{},
 		openHands{},
 		amp{},
+		factoryDroid{},
 	}
 	formats = append(formats, clineFormats()...)
 	// The generic formats last: they claim what no tool's own format does.
