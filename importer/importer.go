@@ -178,6 +178,7 @@ func Formats() []Format {
 		openHands{},
 		amp{},
 		factoryDroid{},
+		cursorIDE{},
 	}
 	formats = append(formats, clineFormats()...)
 	// The generic formats last: they claim what no tool's own format does.
