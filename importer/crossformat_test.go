@@ -31,6 +31,7 @@ var counters = map[string]func(testing.TB, string) srcCount{
 	"continue":        countContinue,
 	"openhands":       countOpenHands,
 	"factory-droid":   countDroid,
+	"messages":        countMessages,
 }
 
 // TestEveryFixtureImportedTogetherKeepsWhatItsSourceHolds is the cross-format test: every
