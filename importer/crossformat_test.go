@@ -32,6 +32,7 @@ var counters = map[string]func(testing.TB, string) srcCount{
 	"openhands":       countOpenHands,
 	"factory-droid":   countDroid,
 	"messages":        countMessages,
+	"llm":             countLLM,
 }
 
 // TestEveryFixtureImportedTogetherKeepsWhatItsSourceHolds is the cross-format test: every
