@@ -33,6 +33,10 @@ var counters = map[string]func(testing.TB, string) srcCount{
 	"factory-droid":   countDroid,
 	"messages":        countMessages,
 	"llm":             countLLM,
+	"cline":           countCline,
+	"roo-code":        countCline,
+	"kilo-code":       countCline,
+	"copilot-chat":    countCopilotChat,
 }
 
 // TestEveryFixtureImportedTogetherKeepsWhatItsSourceHolds is the cross-format test: every
