@@ -20,14 +20,13 @@ func countCodex(tb testing.TB, path string) srcCount {
 	var c srcCount
 	lines := jsonLines(tb, path, &c)
 	since, own := time.Time{}, true
-	type side struct{ item, event map[string]int }
-	turns := map[string]*[3]side{} // user, assistant, reasoning
+	turns := map[string]*[3]cxSide{} // user, assistant, reasoning
 	turn, open, ends := "", map[string]int{}, map[string]int{}
-	get := func() *[3]side {
+	get := func() *[3]cxSide {
 		if turns[turn] == nil {
-			t := &[3]side{}
+			t := &[3]cxSide{}
 			for i := range t {
-				t[i] = side{map[string]int{}, map[string]int{}}
+				t[i] = cxSide{map[string]int{}, map[string]int{}}
 			}
 			turns[turn] = t
 		}
@@ -54,33 +53,10 @@ func countCodex(tb testing.TB, path string) srcCount {
 		if !own {
 			continue
 		}
-		t := get()
+		if codexMessage(get(), typ, ptype, p) {
+			continue
+		}
 		switch {
-		case typ == "response_item" && ptype == "message":
-			text := strings.TrimSpace(codexText(p["content"]))
-			switch {
-			case text == "":
-			case str(p["role"]) == "user" && !codexInjected(text):
-				t[0].item[text]++
-			case str(p["role"]) == "assistant":
-				t[1].item[text]++
-			}
-		case typ == "response_item" && ptype == "agent_message":
-			t[1].item[strings.TrimSpace(codexText(p["content"])+str(p["message"]))]++
-		case typ == "response_item" && ptype == "reasoning":
-			var texts []string
-			for _, s := range arr(p["summary"]) {
-				texts = append(texts, str(obj(s)["text"]))
-			}
-			if text := strings.TrimSpace(strings.Join(texts, "\n\n")); text != "" || str(p["encrypted_content"]) != "" {
-				t[2].item[text]++
-			}
-		case typ == "event_msg" && ptype == "user_message" && strings.TrimSpace(str(p["message"])) != "":
-			t[0].event[strings.TrimSpace(str(p["message"]))]++
-		case typ == "event_msg" && ptype == "agent_message" && strings.TrimSpace(str(p["message"])) != "":
-			t[1].event[strings.TrimSpace(str(p["message"]))]++
-		case typ == "event_msg" && (ptype == "agent_reasoning" || ptype == "agent_reasoning_raw_content") && strings.TrimSpace(str(p["text"])) != "":
-			t[2].event[strings.TrimSpace(str(p["text"]))]++
 		case typ == "response_item" && strings.HasSuffix(ptype, "_call"):
 			c.Tool++
 			if id := str(p["call_id"]); id != "" && ptype != "web_search_call" && ptype != "image_generation_call" {
@@ -104,24 +80,28 @@ func countCodex(tb testing.TB, path string) srcCount {
 		c.Paired += min(n, ends[id])
 	}
 	for _, t := range turns {
-		for k, s := range t {
-			n := 0
-			for text, i := range s.item {
-				n += max(i, s.event[text])
-			}
-			for text, e := range s.event {
-				if s.item[text] == 0 {
-					n += e
-				}
-			}
-			if k == 0 {
-				c.User += n
-			} else {
-				c.Assistant += n
-			}
-		}
+		c.User += t[0].messages()
+		c.Assistant += t[1].messages() + t[2].messages()
 	}
 	return c
+}
+
+// cxSide holds one kind of message of a turn, by text, as items and as events.
+type cxSide struct{ item, event map[string]int }
+
+// messages is how many messages the side holds: each text once per copy on the side that has
+// more of it.
+func (s cxSide) messages() int {
+	n := 0
+	for text, i := range s.item {
+		n += max(i, s.event[text])
+	}
+	for text, e := range s.event {
+		if s.item[text] == 0 {
+			n += e
+		}
+	}
+	return n
 }
 
 func codexText(v any) string {
@@ -178,4 +158,39 @@ func countCodexExec(lines []map[string]any, c srcCount) srcCount {
 		}
 	}
 	return c
+}
+
+// codexMessage counts a message, reasoning item or message event into its turn, reporting
+// whether the line was one.
+func codexMessage(t *[3]cxSide, typ, ptype string, p map[string]any) bool {
+	switch {
+	case typ == "response_item" && ptype == "message":
+		text := strings.TrimSpace(codexText(p["content"]))
+		switch {
+		case text == "":
+		case str(p["role"]) == "user" && !codexInjected(text):
+			t[0].item[text]++
+		case str(p["role"]) == "assistant":
+			t[1].item[text]++
+		}
+	case typ == "response_item" && ptype == "agent_message":
+		t[1].item[strings.TrimSpace(codexText(p["content"])+str(p["message"]))]++
+	case typ == "response_item" && ptype == "reasoning":
+		var texts []string
+		for _, s := range arr(p["summary"]) {
+			texts = append(texts, str(obj(s)["text"]))
+		}
+		if text := strings.TrimSpace(strings.Join(texts, "\n\n")); text != "" || str(p["encrypted_content"]) != "" {
+			t[2].item[text]++
+		}
+	case typ == "event_msg" && ptype == "user_message" && strings.TrimSpace(str(p["message"])) != "":
+		t[0].event[strings.TrimSpace(str(p["message"]))]++
+	case typ == "event_msg" && ptype == "agent_message" && strings.TrimSpace(str(p["message"])) != "":
+		t[1].event[strings.TrimSpace(str(p["message"]))]++
+	case typ == "event_msg" && (ptype == "agent_reasoning" || ptype == "agent_reasoning_raw_content") && strings.TrimSpace(str(p["text"])) != "":
+		t[2].event[strings.TrimSpace(str(p["text"]))]++
+	default:
+		return false
+	}
+	return true
 }
