@@ -144,3 +144,40 @@ func entriesOf(tb testing.TB, db *sqlite.DB, chatID string) []*annals.Entry {
 	}
 	return es
 }
+
+// When the user reverts to a checkpoint, Kimi rewrites context.jsonl (cut at the checkpoint,
+// then the new turn) and keeps the old file as context_1.jsonl. Imported again, the chat keeps
+// every entry it had and gains the new turn's, and the rotated file is a chat of its own that
+// points to the session: nothing of either history is lost.
+func TestKimiCLIRevertKeepsBothHistories(t *testing.T) {
+	src := testdata("kimi-cli", "sessions", "4b9d3c1e8f7a6b5c4d3e2f1a0b9c8d7e", "2d5e8f0a-1b3c-4d5e-8f9a-0b1c2d3e4f50", "context.jsonl")
+	full, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), ".kimi", "sessions", "h", "s1")
+	path := filepath.Join(dir, "context.jsonl")
+	writeFile(t, path, full)
+	db := mustOpenDB(t)
+	im := newImporter(db, importerOptionsFor(t, "kimi-cli"))
+	importAll(t, im, dir)
+	before := entriesOf(t, db, "kimi-cli:s1")
+	lines := strings.SplitAfter(string(full), "\n")
+	cut := strings.Join(lines[:8], "") // up to the _checkpoint 1 line
+	writeFile(t, filepath.Join(dir, "context_1.jsonl"), full)
+	writeFile(t, path, []byte(cut+`{"role":"user","content":"List the tests instead"}`+"\n"+`{"role":"assistant","content":"There is otter_test.go."}`+"\n"))
+	importAll(t, im, dir)
+	after := entriesOf(t, db, "kimi-cli:s1")
+	if len(after) != len(before)+2 {
+		t.Errorf("%d entries after the revert, want the %d kept and the 2 new", len(after), len(before))
+	}
+	for i, e := range before {
+		if after[i].ID != e.ID || after[i].Text != e.Text {
+			t.Errorf("entry %d changed: %s %q, was %s %q", i+1, after[i].ID, after[i].Text, e.ID, e.Text)
+		}
+	}
+	rot, err := db.FindChatByID(t.Context(), "kimi-cli:s1/context_1")
+	if err != nil || rot.Attributes["parent"] != "kimi-cli:s1" || len(entriesOf(t, db, rot.ID)) != len(before) {
+		t.Errorf("rotated context chat %+v (%v)", rot, err)
+	}
+}
