@@ -30,8 +30,9 @@ const (
 	ViewMaxTranscript       = 200
 	ViewDefaultConversation = 200
 	ViewMaxConversation     = 1000
-	ViewDefaultSearch       = 100
-	ViewMaxSearch           = 500
+	// ViewDefaultSearch is the reference's page (PAGE_DEFAULT 80).
+	ViewDefaultSearch = 80
+	ViewMaxSearch     = 500
 	// ViewDefaultEvents is the reference's conversation cap (500 events, then truncated).
 	ViewDefaultEvents = 500
 	ViewMaxEvents     = 1000
@@ -249,6 +250,10 @@ type ViewFilter struct {
 	// its entries is on a channel in/agent/<noun>/... (the chats the agents answer lists under
 	// some agent, as opposed to its unlinked ones).
 	AgentsOnly bool
+	// AgentChannelOnly keeps entries that are themselves on an agent channel in/agent/<noun>
+	// [/...] with a non-empty noun: the reference's involvement "agent", which tests the type of
+	// the event that carried each message.
+	AgentChannelOnly bool
 	// Roles keeps entries of these kinds.
 	Roles []EntryKind
 	// Words are literal words that must all occur (in text, reasoning, tool name, arguments or

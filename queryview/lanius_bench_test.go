@@ -2,6 +2,7 @@ package queryview_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,15 +28,15 @@ func TestLaniusViewSpeed(t *testing.T) {
 	}
 	ctx := context.Background()
 	src, dst := filepath.Join(dir, "lanius.db"), filepath.Join(dir, "annals.db")
-	fresh := false
 	if _, err := os.Stat(src); err != nil {
 		db, err := laniustest.Generate(src, laniustest.Options{Sessions: 2200, Turns: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
 		db.Close()
-		fresh = true
 	}
+	_, err := os.Stat(dst)
+	fresh := err != nil
 	store, err := sqlite.Open(ctx, dst, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -75,3 +76,42 @@ func TestLaniusViewSpeed(t *testing.T) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// TestLaniusViewAnswersDump answers the queries of dir/cases.jsonl (one query object a line) on
+// the benchmark database and writes each answer, as the wire carries it, to dir/annals.jsonl,
+// for comparing with the reference's answers on the same lanius.db. It runs only with
+// ANNALS_LANIUS_BENCH_DIR set and a cases file present.
+func TestLaniusViewAnswersDump(t *testing.T) {
+	dir := os.Getenv("ANNALS_LANIUS_BENCH_DIR")
+	cases, err := os.ReadFile(filepath.Join(dir, "cases.jsonl"))
+	if dir == "" || err != nil {
+		t.Skip("set ANNALS_LANIUS_BENCH_DIR to a directory holding annals.db and cases.jsonl")
+	}
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(dir, "annals.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	v := queryview.New(store)
+	pctx := annals.NewContextWithPrincipal(ctx, &annals.Principal{TenantID: "local", Role: annals.RoleMember, Scopes: []annals.Scope{annals.ScopeTenant}})
+	var out strings.Builder
+	for _, q := range strings.Split(strings.TrimSpace(string(cases)), "\n") {
+		start := time.Now()
+		ans, err := v.Query(pctx, strings.NewReader(q))
+		if d := time.Since(start); d > 100*time.Millisecond {
+			t.Logf("%s took %v", q, d)
+		}
+		var b []byte
+		if err != nil {
+			b, _ = json.Marshal(map[string]any{"ok": false, "error": annals.ErrorMessage(err)})
+		} else if b, err = json.Marshal(ans); err != nil {
+			t.Fatal(err)
+		}
+		out.Write(b)
+		out.WriteByte('\n')
+	}
+	if err := os.WriteFile(filepath.Join(dir, "annals.jsonl"), []byte(out.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -374,7 +374,8 @@ func filterOf(in *Filter, f *annals.ViewFilter) error {
 	switch in.Involvement {
 	case "", InvolvementAll:
 	case InvolvementAgent:
-		f.AgentsOnly = true
+		// As in the reference: the message's own channel (its event's type) is in/agent/...
+		f.AgentChannelOnly = true
 	default:
 		return annals.Errorf(annals.EINVALID, "unknown filter.involvement %q (want agent or all)", in.Involvement)
 	}

@@ -259,6 +259,9 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 	if f.AgentsOnly {
 		w.Add(storecore.AgentLinked())
 	}
+	if f.AgentChannelOnly {
+		w.Add(storecore.AgentChannel("e"))
+	}
 	if len(f.Roles) > 0 {
 		marks := make([]string, len(f.Roles))
 		for i, r := range f.Roles {
