@@ -61,7 +61,7 @@ func fixtureSources(tb testing.TB) []fixtureSource {
 			switch {
 			case strings.Contains(filepath.ToSlash(p), "storage") && top != "copilot-chat", top == "openhands":
 				want = "" // read with its storage tree or conversation folder
-			case strings.HasSuffix(p, ".meta.json"), strings.HasSuffix(p, "wire.jsonl"), strings.HasSuffix(p, "state.json"), strings.HasSuffix(p, "sessions.json"), strings.HasSuffix(p, ".settings.json"), strings.HasSuffix(p, ".md") && top != "aider" && top != "annals":
+			case strings.HasSuffix(p, ".meta.json"), strings.HasSuffix(p, "wire.jsonl"), strings.HasSuffix(p, "state.json"), strings.HasSuffix(p, "sessions.json"), strings.HasSuffix(p, ".settings.json"), filepath.Base(p) == "kimi.json", strings.HasSuffix(p, ".md") && top != "aider" && top != "annals":
 				want = ""
 			case top == "cursor" && strings.HasSuffix(p, ".db"):
 				want = "cursor-store"

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"context"
+	"crypto/md5"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -63,7 +64,42 @@ func (kimiCLI) Detect(path string, head []byte) bool {
 // state beside a context file.
 func (kimiCLI) Companion(path string) bool {
 	base := filepath.Base(path)
-	return (base == "wire.jsonl" || base == "state.json") && inFolder(path, "sessions")
+	return (base == "wire.jsonl" || base == "state.json") && inFolder(path, "sessions") ||
+		base == "kimi.json" && isDir(filepath.Join(filepath.Dir(path), "sessions"))
+}
+
+// kimiWorkDir finds a session's work directory in Kimi's metadata, kimi.json in the share
+// folder above sessions/: its session_to_workdir map, else the work directory whose MD5 names
+// the session's folder.
+func kimiWorkDir(contextPath, session string) string {
+	// sessions/<hash>/<session>/context.jsonl, or sessions/<hash>/<session>.jsonl of old.
+	hashDir := filepath.Dir(filepath.Dir(contextPath))
+	if filepath.Base(filepath.Dir(hashDir)) != "sessions" {
+		hashDir = filepath.Dir(contextPath)
+	}
+	hash, share := filepath.Base(hashDir), filepath.Dir(filepath.Dir(hashDir))
+	b, err := os.ReadFile(filepath.Join(share, "kimi.json"))
+	if err != nil {
+		return ""
+	}
+	var meta struct {
+		WorkDirs []struct {
+			Path string `json:"path"`
+		} `json:"work_dirs"`
+		SessionToWorkDir map[string]string `json:"session_to_workdir"`
+	}
+	if json.Unmarshal(b, &meta) != nil {
+		return ""
+	}
+	if p := meta.SessionToWorkDir[session]; p != "" {
+		return p
+	}
+	for _, w := range meta.WorkDirs {
+		if fmt.Sprintf("%x", md5.Sum([]byte(w.Path))) == hash {
+			return w.Path
+		}
+	}
+	return ""
 }
 
 // kmMessage is one context line.
@@ -130,6 +166,9 @@ func (f kimiCLI) NewSession(src *Source, state json.RawMessage) (LineSession, er
 	attrs := annals.Attributes{"source": f.Name(), "session_id": session}
 	if parent := ChatID("kimi-cli", session); parent != chatID {
 		attrs["parent"] = parent
+	}
+	if cwd := kimiWorkDir(src.Path, session); cwd != "" {
+		attrs["cwd"] = cwd
 	}
 	s.chat = &annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: src.ModTime.UTC(), Title: kimiTitle(filepath.Dir(src.Path))}
 	return s, nil

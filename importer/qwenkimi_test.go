@@ -106,8 +106,8 @@ func TestKimiCLISessionIsStoredWithItsTools(t *testing.T) {
 	const id = "kimi-cli:2d5e8f0a-1b3c-4d5e-8f9a-0b1c2d3e4f50"
 	dir := testdata("kimi-cli", "sessions", "4b9d3c1e8f7a6b5c4d3e2f1a0b9c8d7e", "2d5e8f0a-1b3c-4d5e-8f9a-0b1c2d3e4f50")
 	c, es, _ := storedChat(t, id, []string{"kimi-cli"}, filepath.Join(dir, "context.jsonl"))
-	if c.Title != "Otter files" {
-		t.Errorf("title %q, want the custom title from state.json", c.Title)
+	if c.Title != "Otter files" || c.Attributes["cwd"] != "/home/u/otter" {
+		t.Errorf("title %q, cwd %q: want the custom title from state.json and the work directory from kimi.json", c.Title, c.Attributes["cwd"])
 	}
 	want := map[annals.EntryKind]int{annals.KindSystem: 2, annals.KindUser: 2, annals.KindAssistant: 3, annals.KindTool: 2}
 	got := kinds(es)
