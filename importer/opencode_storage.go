@@ -145,7 +145,6 @@ func jsonFiles(dir string) []string {
 	return out
 }
 
-
 // openCodeFlatParts reads the parts kept flat, one file per part directly in part/ (or in
 // session/part/<session>/ of the oldest layout) rather than in a folder per message, and
 // groups them by the messageID each part names. Without this, a flat layout's text and tool
