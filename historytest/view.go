@@ -175,12 +175,12 @@ func testQueryView(t *testing.T, open Opener) {
 				t.Errorf("agent %s: sessions_truncated set for a short list", a.Agent)
 			}
 		}
-		// Most recent session activity first, then noun: aa2 and helper share a-self (+30m).
+		// As in the reference: agents by noun, each one's sessions by id.
 		if want := []string{"aa2", "helper", "main", "mainframe"}; !slices.Equal(order, want) {
 			t.Errorf("agents = %v, want %v", order, want)
 		}
 		for agent, want := range map[string][]string{
-			"aa2": {"a-self"}, "helper": {"a-self", "a-linked"}, "main": {"a-main"}, "mainframe": {"a-main"},
+			"aa2": {"a-self"}, "helper": {"a-linked", "a-self"}, "main": {"a-main"}, "mainframe": {"a-main"},
 		} {
 			if !slices.Equal(got[agent], want) {
 				t.Errorf("agent %s sessions = %v, want %v", agent, got[agent], want)

@@ -7,6 +7,7 @@ package queryview
 import (
 	"context"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/annals-dev/annals"
@@ -147,10 +148,13 @@ func (v *View) Agents(ctx context.Context, req *AgentsRequest) (*AgentsAnswer, e
 	if err != nil {
 		return nil, err
 	}
+	// The store keeps the most recently active agents and sessions when it must cut; the answer
+	// lists them as the reference does, agents by noun and sessions by id.
 	for i := range got.Agents {
-		sessionIDs(got.Agents[i].Sessions)
+		slices.Sort(sessionIDs(got.Agents[i].Sessions))
 	}
-	sessionIDs(got.Unlinked)
+	slices.SortFunc(got.Agents, func(a, b annals.ViewAgent) int { return strings.Compare(a.Agent, b.Agent) })
+	slices.Sort(sessionIDs(got.Unlinked))
 	return &AgentsAnswer{
 		Head:   head(KindAgents),
 		Agents: got.Agents, AgentsTruncated: got.AgentsTruncated, OrphanSessions: got.Unlinked,
