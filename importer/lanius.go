@@ -2,6 +2,7 @@ package importer
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -81,23 +82,49 @@ func (f lanius) ParseFile(ctx context.Context, src *Source, out Output) error {
 		}
 	}
 
+	ss, err := readLaniusSessions(ctx, db, cols, mSession, mTime, ledger, out)
+	if err != nil {
+		return fmt.Errorf("lanius: %w", err)
+	}
+	for _, s := range ss.order {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := f.emitSession(ChatID(f.Name(), s), ss.agentOf[s], ss.timelines[s], cols, out); err != nil {
+			return err
+		}
+	}
+	if ledger != nil && len(ledger.order) > 0 {
+		return f.emitLedger(ledger, out)
+	}
+	return nil
+}
+
+// laniusSessions are the messages grouped by session, in message-id order.
+type laniusSessions struct {
+	timelines map[string][]laniusItem
+	order     []string
+	// agentOf is each session's agent: the noun of its first in/agent/<noun> event.
+	agentOf map[string]string
+}
+
+// readLaniusSessions reads every message, in id order, into its session's timeline.
+func readLaniusSessions(ctx context.Context, db *sql.DB, cols laniusCols, mSession, mTime string, ledger *laniusLedger, out Output) (*laniusSessions, error) {
 	order := "rowid"
 	if cols.id != "" {
 		order = `"` + cols.id + `"`
 	}
 	msgs, err := queryMaps(ctx, db, `SELECT rowid AS annals_rowid, * FROM messages ORDER BY `+order)
 	if err != nil {
-		return fmt.Errorf("lanius: reading messages: %w", err)
+		return nil, fmt.Errorf("reading messages: %w", err)
 	}
-	timelines := map[string][]laniusItem{}
-	var sessionOrder []string
-	agentOf := map[string]string{}
+	ss := &laniusSessions{timelines: map[string][]laniusItem{}, agentOf: map[string]string{}}
 	noteAgent := func(session, typ string) {
-		if agentOf[session] != "" {
+		if ss.agentOf[session] != "" {
 			return
 		}
 		if rest, ok := strings.CutPrefix(typ, "in/agent/"); ok {
-			agentOf[session], _, _ = strings.Cut(rest, "/")
+			ss.agentOf[session], _, _ = strings.Cut(rest, "/")
 		}
 	}
 	for i, m := range msgs {
@@ -106,8 +133,8 @@ func (f lanius) ParseFile(ctx context.Context, src *Source, out Output) error {
 			out.Warnf(0, "messages row %d: no session; skipped", i+1)
 			continue
 		}
-		if _, ok := timelines[s]; !ok {
-			sessionOrder = append(sessionOrder, s)
+		if _, ok := ss.timelines[s]; !ok {
+			ss.order = append(ss.order, s)
 		}
 		if cols.event != "" && m[cols.event] != nil && ledger != nil {
 			if ev := ledger.byID[colInt(m, cols.event)]; ev != nil {
@@ -118,21 +145,9 @@ func (f lanius) ParseFile(ctx context.Context, src *Source, out Output) error {
 		if cols.channel != "" {
 			noteAgent(s, colString(m, cols.channel))
 		}
-		timelines[s] = append(timelines[s], laniusItem{when: colTime(m, mTime), msg: m})
+		ss.timelines[s] = append(ss.timelines[s], laniusItem{when: colTime(m, mTime), msg: m})
 	}
-
-	for _, s := range sessionOrder {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := f.emitSession(ChatID(f.Name(), s), agentOf[s], timelines[s], cols, out); err != nil {
-			return err
-		}
-	}
-	if ledger != nil && len(ledger.order) > 0 {
-		return f.emitLedger(ledger, out)
-	}
-	return nil
+	return ss, nil
 }
 
 type laniusCols struct{ id, role, content, event, channel, corr string }
@@ -213,35 +228,9 @@ func (f lanius) message(m map[string]any, when time.Time, cols laniusCols, open 
 	mk := func(id string, kind annals.EntryKind) *annals.Entry {
 		return &annals.Entry{ID: id, Kind: kind, Channel: channel, CorrelationID: SafeID(corr, annals.MaxIDBytes), Time: when, SourceIDs: []string{base}}
 	}
-	raw := strings.TrimSpace(colString(m, cols.content))
-	var content jsonObject
-	var blocks json.RawMessage
-	switch {
-	case strings.HasPrefix(raw, "{"):
-		c, err := decodeObject([]byte(raw))
-		if err != nil {
-			out.Warnf(0, "messages %s: content is not valid JSON; kept as text", mid)
-		}
-		content = c
-	case strings.HasPrefix(raw, "[") && json.Valid([]byte(raw)):
-		blocks = json.RawMessage(raw)
-	case strings.HasPrefix(raw, `"`):
-		var s string
-		if json.Unmarshal([]byte(raw), &s) == nil {
-			raw = s
-		}
-	}
-	text := raw
-	switch {
-	case blocks != nil:
-		text = blocksText(blocks)
-	case content != nil:
-		text = firstNonEmpty(content.str("text"), content.str("content"), content.str("output"), content.str("result"))
-		if r := content.raw("content"); text == "" && r != nil && r[0] == '[' {
-			text = blocksText(r)
-		}
-	}
-	text = ValidText(text)
+	content, blocks, text := laniusContent(strings.TrimSpace(colString(m, cols.content)), func() {
+		out.Warnf(0, "messages %s: content is not valid JSON; kept as text", mid)
+	})
 	if role == "tool" {
 		return f.toolResult(content, m, text, mk(base, annals.KindTool), origin, open)
 	}
@@ -285,6 +274,37 @@ func (f lanius) message(m map[string]any, when time.Time, cols laniusCols, open 
 		ents = append(ents, te)
 	}
 	return ents
+}
+
+// laniusContent decodes a message's content: a JSON object (lanius's normalized message), a
+// JSON array of blocks, a JSON string, or plain text; text is what it says.
+func laniusContent(raw string, invalid func()) (content jsonObject, blocks json.RawMessage, text string) {
+	switch {
+	case strings.HasPrefix(raw, "{"):
+		c, err := decodeObject([]byte(raw))
+		if err != nil {
+			invalid()
+		}
+		content = c
+	case strings.HasPrefix(raw, "[") && json.Valid([]byte(raw)):
+		blocks = json.RawMessage(raw)
+	case strings.HasPrefix(raw, `"`):
+		var s string
+		if json.Unmarshal([]byte(raw), &s) == nil {
+			raw = s
+		}
+	}
+	text = raw
+	switch {
+	case blocks != nil:
+		text = blocksText(blocks)
+	case content != nil:
+		text = firstNonEmpty(content.str("text"), content.str("content"), content.str("output"), content.str("result"))
+		if r := content.raw("content"); text == "" && r != nil && r[0] == '[' {
+			text = blocksText(r)
+		}
+	}
+	return content, blocks, ValidText(text)
 }
 
 // laniusCall reads one tool call: lanius's {call_id, fn_name, fn_arguments}, or the

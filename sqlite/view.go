@@ -255,7 +255,6 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 		return nil, err
 	}
 	w.AddExcludeAttribute(f.ExcludeAttribute)
-	dense := false
 	if f.AgentsOnly {
 		w.Add(storecore.AgentLinked())
 	}
@@ -273,28 +272,9 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 		}
 		w.Conds = append(w.Conds, "e.kind IN ("+strings.Join(marks, ", ")+")")
 	}
-	if len(f.Words) > 0 {
-		if len(f.Words) > annals.ViewMaxWords {
-			return nil, annals.Errorf(annals.EINVALID, "the text has %d words (at most %d allowed)", len(f.Words), annals.ViewMaxWords)
-		}
-		for i, word := range f.Words {
-			if word == "" {
-				return nil, annals.Errorf(annals.EINVALID, "words[%d] is empty", i)
-			}
-		}
-		// Every word is an FTS5 string (quoted, quotes doubled): never query syntax.
-		q, err := ftsAnd(f.Words)
-		if err != nil {
-			return nil, err
-		}
-		if dense, err = db.denseMatch(ctx, f.Owner, q); err != nil {
-			return nil, err
-		}
-		if dense {
-			w.Add("e.pk IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)", q)
-		} else {
-			w.Add("entries_fts MATCH ?", q)
-		}
+	dense, err := db.addWords(ctx, w, f)
+	if err != nil {
+		return nil, err
 	}
 	if f.Since != nil && f.Until != nil && f.Since.After(*f.Until) {
 		return nil, annals.Errorf(annals.EINVALID, "since %s is after until %s", f.Since.Format(time.RFC3339Nano), f.Until.Format(time.RFC3339Nano))
@@ -373,6 +353,37 @@ func (db *DB) ViewToolCalls(ctx context.Context, f annals.ViewToolCallsFilter) (
 	}
 	defer rows.Close()
 	return storecore.ReadToolCalls(rows, storeErr)
+}
+
+// addWords adds a search's words to w: every word an FTS5 string (quoted, quotes doubled),
+// never query syntax. It reports whether they match densely (see denseMatch), which decides
+// the plan: a dense match is tested against the matches' set while walking by time.
+func (db *DB) addWords(ctx context.Context, w *where, f annals.ViewFilter) (bool, error) {
+	if len(f.Words) == 0 {
+		return false, nil
+	}
+	if len(f.Words) > annals.ViewMaxWords {
+		return false, annals.Errorf(annals.EINVALID, "the text has %d words (at most %d allowed)", len(f.Words), annals.ViewMaxWords)
+	}
+	for i, word := range f.Words {
+		if word == "" {
+			return false, annals.Errorf(annals.EINVALID, "words[%d] is empty", i)
+		}
+	}
+	q, err := ftsAnd(f.Words)
+	if err != nil {
+		return false, err
+	}
+	dense, err := db.denseMatch(ctx, f.Owner, q)
+	if err != nil {
+		return false, err
+	}
+	if dense {
+		w.Add("e.pk IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)", q)
+	} else {
+		w.Add("entries_fts MATCH ?", q)
+	}
+	return dense, nil
 }
 
 // viewDenseMatches is the number of matching entries in scope from which sorting them all costs
