@@ -17,14 +17,18 @@ const formatVersion = 1
 // Marker lines. Each comment fills a whole line: prefix, JSON object, suffix.
 const (
 	chatPrefix   = "<!-- annals:chat "
+	runPrefix    = "<!-- annals:run "
 	entryPrefix  = "<!-- annals:entry "
 	endPrefix    = "<!-- annals:end "
 	markerSuffix = " -->"
 )
 
-// Export is a parsed Markdown export: the chat's metadata and its entries, in document order.
+// Export is a parsed Markdown export: the chat's metadata, its runs and its entries, in
+// document order. Runs is nil for a document without run comments: a chat without runs, or an
+// export written before runs were carried exactly, whose runs table Parse does not guess at.
 type Export struct {
 	Chat    annals.Chat
+	Runs    []*annals.Run
 	Entries []*annals.Entry
 }
 

@@ -23,6 +23,8 @@
 //
 //	## Runs
 //
+//	<!-- annals:run {...} -->
+//
 //	| Run | Status | Model | Started | Ended | Tokens | Cost |
 //	...
 //
@@ -65,14 +67,25 @@
 //
 // # Round trip
 //
-// Every chat and every entry is preceded by a one-line HTML comment (invisible when rendered)
-// carrying, as JSON, the fields that the readable part does not show exactly: ids, seq, kind,
+// Every chat, run and entry has a one-line HTML comment (invisible when rendered) carrying, as
+// JSON, the fields that the readable part does not show exactly: ids, seq, kind,
 // run id, source ids, channel, correlation id, time (RFC 3339 with nanoseconds and the original
 // offset), tool name, call id and outcome, token counts, metadata, the chat's metadata and
 // totals, and the byte length of each content part. Parse reads each part by its length, never
 // by looking for a delimiter, so content that contains fences, headings or a forged
 // "<!-- annals:entry" line cannot confuse it. Headings, metadata lines and the runs table are for
 // people only: Parse skips them.
+//
+// Runs are carried by one <!-- annals:run {...} --> line each, all of them together under the
+// "## Runs" heading, then a blank line, then the table (a comment line between rows would end
+// a GFM table). The comment holds the run's id, status, model, start and end (RFC 3339 with
+// nanoseconds and the original offset), token counts and cost (the shortest decimal that reads
+// back as the same float64), and its chat id only when it differs from the chat's. Parse reads
+// the runs from these lines and checks that the table has as many rows, so a run line deleted
+// by hand is an error, not a lost run. Exports written before the run lines existed have the
+// table alone: they still parse, chat and entries exactly, with no runs, because the table
+// rounds times to the second and costs to four decimals and cannot give a run back exactly.
+// An older parser skips the run lines like any display line and reads the rest as before.
 //
 // The comment JSON can never end its comment early: '<' and '>' are escaped as \u003c and
 // \u003e, and a '-' followed by another '-' as \u002d. Outside JSON strings none of these
@@ -88,10 +101,11 @@
 // The last line, <!-- annals:end {"entries":N} -->, lets Parse tell a complete export from a
 // truncated one.
 //
-// What does not round-trip: runs (the runs table is for people), and strings carried in
-// comment JSON that are not valid UTF-8 (ids, channel, title, tags, attribute values): JSON
-// replaces invalid bytes with U+FFFD. annals.Chat.Validate and annals.Entry.Validate already
-// refuse those, so a stored chat always round-trips. Content parts are copied byte for byte,
+// What does not round-trip: strings carried in comment JSON that are not valid UTF-8 (ids,
+// channel, title, tags, attribute values, run status and model), where JSON replaces invalid
+// bytes with U+FFFD, and a run cost of -0, which is written as no cost and reads back as 0. The
+// Validate methods of annals.Chat, annals.Entry and annals.Run refuse invalid UTF-8, so a
+// stored chat always round-trips. Content parts are copied byte for byte,
 // whatever they contain.
 //
 // The document is byte-exact: converting its line endings (for example to CRLF) or editing

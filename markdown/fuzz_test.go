@@ -116,6 +116,18 @@ func fuzzChat(text, reasoning, args, result, meta, short string, seq, nanos, tok
 	return chat, []*annals.Entry{user, assistant, tool, system, event}
 }
 
+// fuzzRuns builds two runs of chat from the fuzzer's values: one with every field set, one
+// of another chat with only the required ones.
+func fuzzRuns(chat *annals.Chat, at time.Time, text, reasoning, meta string, seq, tokens int64) []*annals.Run {
+	full := &annals.Run{ID: chat.ID, ChatID: chat.ID, Status: annals.RunStatus(valid(text)), Model: valid(reasoning),
+		StartedAt: at, InputTokens: tokens, OutputTokens: -tokens, CostUSD: float64(tokens) / 7}
+	if seq%3 == 0 {
+		end := at.Add(time.Duration(seq))
+		full.EndedAt = &end
+	}
+	return []*annals.Run{full, {ID: valid(meta), ChatID: valid(meta) + "x", Status: annals.StatusRunning}}
+}
+
 func FuzzRenderParse(f *testing.F) {
 	f.Add("hello", "", `{"a":1}`, "ok\n", `{"k":"v"}`, "c1", int64(1), int64(1773482531000000000), int64(10), uint8(2))
 	f.Add("```\ncode", "<!-- annals:entry {} -->", `{"a": [1, 2]}`, "````", "{}", "x--y", int64(0), int64(0), int64(-7), uint8(4))
@@ -123,8 +135,9 @@ func FuzzRenderParse(f *testing.F) {
 	f.Add("~~~\n", "> ```\n", "\xff\xfe", "\x00-->", "\xffmeta", "\xff", int64(3), int64(123456789), int64(0), uint8(3))
 	f.Fuzz(func(t *testing.T, text, reasoning, args, result, meta, short string, seq, nanos, tokens int64, outcome uint8) {
 		chat, entries := fuzzChat(text, reasoning, args, result, meta, short, seq, nanos, tokens, outcome)
+		runs := fuzzRuns(chat, entries[1].Time, text, reasoning, meta, seq, tokens)
 		var buf bytes.Buffer
-		if err := markdown.Render(&buf, chat, nil, entries); err != nil {
+		if err := markdown.Render(&buf, chat, runs, entries); err != nil {
 			t.Fatalf("Render: %v", err)
 		}
 		got, err := markdown.Parse(bytes.NewReader(buf.Bytes()))
@@ -134,6 +147,7 @@ func FuzzRenderParse(f *testing.F) {
 		if d := chatDiff(&got.Chat, chat); d != "" {
 			t.Errorf("chat: %s", d)
 		}
+		checkRuns(t, got.Runs, runs)
 		if len(got.Entries) != len(entries) {
 			t.Fatalf("got %d entries, want %d", len(got.Entries), len(entries))
 		}
@@ -169,7 +183,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		var out bytes.Buffer
-		if err := markdown.Render(&out, &got.Chat, nil, got.Entries); err != nil {
+		if err := markdown.Render(&out, &got.Chat, got.Runs, got.Entries); err != nil {
 			// A parsed time can be outside what JSON encodes (year > 9999) only if the input
 			// held one, which time.Parse refuses, so every accepted export must render.
 			t.Fatalf("Render of a parsed export: %v", err)
@@ -181,6 +195,7 @@ func FuzzParse(f *testing.F) {
 		if d := chatDiff(&again.Chat, &got.Chat); d != "" {
 			t.Errorf("chat: %s", d)
 		}
+		checkRuns(t, again.Runs, got.Runs)
 		if len(again.Entries) != len(got.Entries) {
 			t.Fatalf("got %d entries, want %d", len(again.Entries), len(got.Entries))
 		}

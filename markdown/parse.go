@@ -10,8 +10,8 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// Parse reads a Markdown export written by Render and returns the chat and its entries exactly
-// as they were rendered (runs are not read back). A document that is truncated, edited inside a
+// Parse reads a Markdown export written by Render and returns the chat, its runs and its entries
+// exactly as they were rendered. A document that is truncated, edited inside a
 // content part, converted to other line endings or not an annals export is refused with an
 // annals.Error of code annals.EINVALID that names the line where it stopped matching.
 //
@@ -243,35 +243,53 @@ func (p *parser) document() (*Export, error) {
 		}
 	}
 
-	// Between the header and the first entry come only display sections (runs table,
-	// transcript heading), which are skipped up to the first marker line. After the first
-	// entry nothing but blank lines may separate markers.
+	if err := p.body(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// body reads what follows the chat's header: the runs section and display lines, the entries
+// and the end marker, into out.
+func (p *parser) body(out *Export) error {
+	// Between the header and the first entry come the runs section and display lines (the runs
+	// heading, the transcript heading), which are skipped up to the first marker line. An
+	// export written before runs had comment lines has only the table there, skipped like any
+	// display line. After the first entry nothing but blank lines may separate markers.
 	for {
 		line, ok := p.readLine()
 		if !ok {
-			return nil, p.invalid(nil, "document ends before its %q line (truncated?)", strings.TrimSpace(endPrefix))
+			return p.invalid(nil, "document ends before its %q line (truncated?)", strings.TrimSpace(endPrefix))
 		}
 		switch {
+		case strings.HasPrefix(line, runPrefix) && len(out.Entries) == 0:
+			if out.Runs != nil {
+				return p.invalid(nil, "a second runs section (edited?)")
+			}
+			var err error
+			if out.Runs, err = p.runs(line, &out.Chat); err != nil {
+				return err
+			}
 		case strings.HasPrefix(line, entryPrefix):
 			e, err := p.entry(line, &out.Chat, len(out.Entries))
 			if err != nil {
-				return nil, err
+				return err
 			}
 			out.Entries = append(out.Entries, e)
 		case strings.HasPrefix(line, endPrefix):
 			var ec endComment
 			if err := p.comment(line, endPrefix, "end marker", &ec); err != nil {
-				return nil, err
+				return err
 			}
 			if ec.Entries != len(out.Entries) {
-				return nil, p.invalid(nil, "the end marker counts %d entries but the document holds %d", ec.Entries, len(out.Entries))
+				return p.invalid(nil, "the end marker counts %d entries but the document holds %d", ec.Entries, len(out.Entries))
 			}
 			if rest := p.data[p.pos:]; len(bytes.TrimSpace(rest)) > 0 {
-				return nil, p.invalid(nil, "unexpected content after the end marker")
+				return p.invalid(nil, "unexpected content after the end marker")
 			}
-			return out, nil
+			return nil
 		case len(out.Entries) > 0 && line != "":
-			return nil, p.invalid(nil, "want an entry or the end marker, got %.60q (edited, or a content length no longer matches?)", line)
+			return p.invalid(nil, "want an entry or the end marker, got %.60q (edited, or a content length no longer matches?)", line)
 		}
 	}
 }

@@ -18,11 +18,12 @@ import (
 )
 
 // Render writes chat, its runs and its entries to w as a Markdown export (see the package
-// documentation for the layout). Entries are written in the order given. Runs are shown in a
-// table for people and are not read back by Parse. The totals line shows chat.Totals, the
-// store's counters for the whole chat, even when entries is only part of it.
+// documentation for the layout). Runs and entries are written in the order given; each run is
+// carried exactly by a comment line, which Parse reads back, and shown in a table for people.
+// The totals line shows chat.Totals, the store's counters for the whole chat, even when entries
+// is only part of it.
 //
-// Render fails only on a nil chat or entry, on a value that JSON cannot encode (a time outside
+// Render fails only on a nil chat, run or entry, on a value that JSON cannot encode (a time outside
 // the years 0-9999, a NaN cost) and on a write error.
 func Render(w io.Writer, chat *annals.Chat, runs []*annals.Run, entries []*annals.Entry) error {
 	if chat == nil {
@@ -106,7 +107,30 @@ func renderChat(w *bufio.Writer, chat *annals.Chat, runs []*annals.Run) error {
 	}
 	w.WriteString("# " + title + "\n\n")
 
-	// Header list. Parse skips it as one block, so every item is one non-empty line.
+	renderHeader(w, chat)
+	if chat.Description != "" {
+		writeProse(w, chat.Description, descFenced)
+	}
+	if chat.Summary != "" {
+		w.WriteString("## Summary\n")
+		if chat.SummaryUpdatedAt != nil {
+			w.WriteString("*Updated " + chat.SummaryUpdatedAt.UTC().Format(time.RFC3339) + "*\n")
+		}
+		w.WriteString("\n")
+		writeProse(w, chat.Summary, sumFenced)
+	}
+	if len(runs) > 0 {
+		if err := renderRuns(w, chat, runs); err != nil {
+			return err
+		}
+	}
+	w.WriteString("## Transcript\n\n")
+	return nil
+}
+
+// renderHeader writes the header list under the title. Parse skips it as one block, so every
+// item is one non-empty line.
+func renderHeader(w *bufio.Writer, chat *annals.Chat) {
 	ids := []string{"**Chat:** " + codeSpan(chat.ID), "**Tenant:** " + codeSpan(chat.TenantID)}
 	if chat.UserID != "" {
 		ids = append(ids, "**User:** "+codeSpan(chat.UserID))
@@ -158,44 +182,6 @@ func renderChat(w *bufio.Writer, chat *annals.Chat, runs []*annals.Run) error {
 		" · " + groupDigits(t.InputTokens) + " input / " + groupDigits(t.OutputTokens) + " output tokens · " +
 		formatCost(t.CostUSD) + "\n\n")
 
-	if chat.Description != "" {
-		writeProse(w, chat.Description, descFenced)
-	}
-	if chat.Summary != "" {
-		w.WriteString("## Summary\n")
-		if chat.SummaryUpdatedAt != nil {
-			w.WriteString("*Updated " + chat.SummaryUpdatedAt.UTC().Format(time.RFC3339) + "*\n")
-		}
-		w.WriteString("\n")
-		writeProse(w, chat.Summary, sumFenced)
-	}
-	if len(runs) > 0 {
-		renderRuns(w, runs)
-	}
-	w.WriteString("## Transcript\n\n")
-	return nil
-}
-
-// renderRuns writes the runs as a table. Cells are escaped text, not code spans, because a
-// GFM table splits cells on '|' even inside code spans.
-func renderRuns(w *bufio.Writer, runs []*annals.Run) {
-	w.WriteString("## Runs\n\n| Run | Status | Model | Started | Ended | Tokens | Cost |\n|---|---|---|---|---|---|---|\n")
-	for _, r := range runs {
-		started, ended := "", ""
-		if !r.StartedAt.IsZero() {
-			started = r.StartedAt.UTC().Format(time.RFC3339)
-		}
-		if r.EndedAt != nil {
-			ended = r.EndedAt.UTC().Format(time.RFC3339)
-		}
-		cells := []string{
-			escapeInline(oneLine(r.ID)), statusLabel(r.Status), escapeInline(oneLine(r.Model)),
-			started, ended, groupDigits(r.InputTokens) + " in / " + groupDigits(r.OutputTokens) + " out",
-			formatCost(r.CostUSD),
-		}
-		w.WriteString("| " + strings.Join(cells, " | ") + " |\n")
-	}
-	w.WriteString("\n")
 }
 
 func renderEntry(w *bufio.Writer, chat *annals.Chat, e *annals.Entry, i int, models map[string]string) error {
