@@ -182,8 +182,12 @@ func cgEmit(c *cgConversation, out Output) error {
 	if err := cgEntries(chatID, main, created, out); err != nil {
 		return err
 	}
+	return cgBranches(c, chatID, model, created, onMain, out)
+}
 
-	// Other branches: every leaf off the main path, from the first node not on it.
+// cgBranches emits the other branches: every leaf off the main path, from the first node not
+// on it, as a chat whose parent is the main one.
+func cgBranches(c *cgConversation, chatID, model string, created time.Time, onMain map[string]bool, out Output) error {
 	var leaves []string
 	for id, n := range c.Mapping {
 		if len(n.Children) == 0 && !onMain[id] {
@@ -213,22 +217,29 @@ func cgEmit(c *cgConversation, out Output) error {
 		if model != "" {
 			battrs["model"] = model
 		}
-		// A branch is kept only if it holds something (a regenerated answer that came back
-		// empty does not make a chat).
-		var buf opBuffer
-		if err := cgEntries(bid, branch, created, &buf); err != nil {
+		if err := cgBranch(bid, battrs, branch, created, out); err != nil {
 			return err
 		}
-		if len(buf.ops) == 0 {
-			continue
-		}
-		if err := out.Emit(annals.CaptureOp{Chat: &annals.Chat{ID: bid, Attributes: battrs, CreatedAt: cgFirstTime(branch, created)}}); err != nil {
+	}
+	return nil
+}
+
+// cgBranch emits one branch. A branch is kept only if it holds something (a regenerated
+// answer that came back empty does not make a chat).
+func cgBranch(bid string, battrs annals.Attributes, branch []*cgNode, created time.Time, out Output) error {
+	var buf opBuffer
+	if err := cgEntries(bid, branch, created, &buf); err != nil {
+		return err
+	}
+	if len(buf.ops) == 0 {
+		return nil
+	}
+	if err := out.Emit(annals.CaptureOp{Chat: &annals.Chat{ID: bid, Attributes: battrs, CreatedAt: cgFirstTime(branch, created)}}); err != nil {
+		return err
+	}
+	for _, op := range buf.ops {
+		if err := out.Emit(op); err != nil {
 			return err
-		}
-		for _, op := range buf.ops {
-			if err := out.Emit(op); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
@@ -327,91 +338,115 @@ func cgEntries(chatID string, path []*cgNode, start time.Time, out Output) error
 		} else {
 			last = ts
 		}
-		var ct cgContent
-		_ = json.Unmarshal(m.Content, &ct)
-		text, attachments := cgText(&ct)
-		id := EntryID(n.ID, -1)
-		src := []string{SafeID(n.ID, annals.MaxIDBytes)}
-		meta := map[string]any{}
-		if m.Metadata.ModelSlug != "" {
-			meta["model"] = m.Metadata.ModelSlug
-		}
-		if attachments > 0 {
-			meta["attachments"] = attachments
-		}
-		if ct.ContentType != "" && ct.ContentType != "text" && ct.ContentType != "multimodal_text" {
-			meta["content_type"] = ct.ContentType
-		}
-		if m.Channel != "" {
-			meta["channel"] = m.Channel
-		}
-		role := m.Author.Role
-		switch {
-		case role == "assistant" && m.Recipient != "" && m.Recipient != "all":
-			args := cgArgs(&ct, text)
-			q.pushCall(chatID, "to:"+m.Recipient, &annals.Entry{ID: id, Kind: annals.KindTool, Time: ts, SourceIDs: src,
-				Tool: &annals.ToolCall{Name: SafeID(m.Recipient, annals.MaxIDBytes), Arguments: args}, Metadata: Metadata(meta)})
-		case role == "tool":
-			name := m.Author.Name
-			outcome := annals.OutcomeSucceeded
-			if ct.ContentType == "system_error" || m.Status == "failed" {
-				outcome = annals.OutcomeFailed
-			}
-			if q.resolve("to:"+name, func(e *annals.Entry) {
-				e.Tool.Result = Truncated(ValidText(text), annals.MaxEntryBytes/2)
-				e.Tool.Outcome = outcome
-				e.SourceIDs = addSourceIDs(e.SourceIDs, src...)
-				if attachments > 0 {
-					e.Metadata = joinMeta(e.Metadata, Metadata(map[string]any{"result_attachments": attachments}))
-				}
-			}) {
-				break
-			}
-			if name == "" {
-				name = "tool"
-			}
-			meta["orphan_result"] = true
-			q.pushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindTool, Time: ts, SourceIDs: src,
-				Tool: &annals.ToolCall{Name: SafeID(name, annals.MaxIDBytes), Result: ValidText(text), Outcome: outcome}, Metadata: Metadata(meta)})
-		case role == "assistant" && ct.ContentType == "thoughts":
-			var thoughts []string
-			for _, t := range ct.Thoughts {
-				thoughts = append(thoughts, strings.TrimSpace(t.Summary+"\n"+t.Content))
-			}
-			if r := strings.Join(dropBlank(thoughts), "\n\n"); r != "" {
-				q.pushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, SourceIDs: src, Reasoning: ValidText(r), Metadata: Metadata(meta)})
-			}
-		case role == "assistant" && ct.ContentType == "reasoning_recap":
-			// "Thought for 47s": a label for the reasoning above, kept as an event.
-			q.pushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindEvent, Channel: "chatgpt/reasoning_recap", Time: ts, SourceIDs: src, Text: ValidText(text), Metadata: Metadata(meta)})
-		case role == "assistant":
-			if strings.TrimSpace(text) == "" && attachments == 0 {
-				continue
-			}
-			q.pushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, SourceIDs: src, Text: ValidText(text), Metadata: Metadata(meta)})
-		case role == "user":
-			if strings.TrimSpace(text) == "" && attachments == 0 {
-				continue
-			}
-			q.releaseAll()
-			kind := annals.KindUser
-			if m.Metadata.Hidden {
-				kind = annals.KindSystem
-				meta["hidden"] = true
-			}
-			q.pushEntry(chatID, &annals.Entry{ID: id, Kind: kind, Time: ts, SourceIDs: src, Text: ValidText(text), Metadata: Metadata(meta)})
-		default: // system and anything else
-			if strings.TrimSpace(text) == "" {
-				continue
-			}
-			meta["role"] = role
-			q.pushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindSystem, Time: ts, SourceIDs: src, Text: ValidText(text), Metadata: Metadata(meta)})
+		if !cgEntry(&q, chatID, n, ts) {
+			continue
 		}
 		if err := q.flush(out); err != nil {
 			return err
 		}
 	}
 	return q.flushAll(out)
+}
+
+// cgEntry queues the entry of node n, or fills in the call a tool message answers; it
+// returns false when the node holds nothing to keep.
+func cgEntry(q *opQueue, chatID string, n *cgNode, ts time.Time) bool {
+	m := n.Message
+	var ct cgContent
+	_ = json.Unmarshal(m.Content, &ct)
+	text, attachments := cgText(&ct)
+	id := EntryID(n.ID, -1)
+	src := []string{SafeID(n.ID, annals.MaxIDBytes)}
+	meta := cgMeta(m, &ct, attachments)
+	role := m.Author.Role
+	switch {
+	case role == "assistant" && m.Recipient != "" && m.Recipient != "all":
+		args := cgArgs(&ct, text)
+		q.pushCall(chatID, "to:"+m.Recipient, &annals.Entry{ID: id, Kind: annals.KindTool, Time: ts, SourceIDs: src,
+			Tool: &annals.ToolCall{Name: SafeID(m.Recipient, annals.MaxIDBytes), Arguments: args}, Metadata: Metadata(meta)})
+	case role == "tool":
+		cgToolResult(q, chatID, m, &ct, text, attachments, &annals.Entry{ID: id, Kind: annals.KindTool, Time: ts, SourceIDs: src}, meta)
+	case role == "assistant" && ct.ContentType == "thoughts":
+		var thoughts []string
+		for _, t := range ct.Thoughts {
+			thoughts = append(thoughts, strings.TrimSpace(t.Summary+"\n"+t.Content))
+		}
+		if r := strings.Join(dropBlank(thoughts), "\n\n"); r != "" {
+			q.pushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, SourceIDs: src, Reasoning: ValidText(r), Metadata: Metadata(meta)})
+		}
+	case role == "assistant" && ct.ContentType == "reasoning_recap":
+		// "Thought for 47s": a label for the reasoning above, kept as an event.
+		q.pushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindEvent, Channel: "chatgpt/reasoning_recap", Time: ts, SourceIDs: src, Text: ValidText(text), Metadata: Metadata(meta)})
+	case role == "assistant":
+		if strings.TrimSpace(text) == "" && attachments == 0 {
+			return false
+		}
+		q.pushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, SourceIDs: src, Text: ValidText(text), Metadata: Metadata(meta)})
+	case role == "user":
+		if strings.TrimSpace(text) == "" && attachments == 0 {
+			return false
+		}
+		q.releaseAll()
+		kind := annals.KindUser
+		if m.Metadata.Hidden {
+			kind = annals.KindSystem
+			meta["hidden"] = true
+		}
+		q.pushEntry(chatID, &annals.Entry{ID: id, Kind: kind, Time: ts, SourceIDs: src, Text: ValidText(text), Metadata: Metadata(meta)})
+	default: // system and anything else
+		if strings.TrimSpace(text) == "" {
+			return false
+		}
+		meta["role"] = role
+		q.pushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindSystem, Time: ts, SourceIDs: src, Text: ValidText(text), Metadata: Metadata(meta)})
+	}
+	return true
+}
+
+// cgMeta is what an entry keeps of a message besides its text.
+func cgMeta(m *cgMessage, ct *cgContent, attachments int) map[string]any {
+	meta := map[string]any{}
+	if m.Metadata.ModelSlug != "" {
+		meta["model"] = m.Metadata.ModelSlug
+	}
+	if attachments > 0 {
+		meta["attachments"] = attachments
+	}
+	if ct.ContentType != "" && ct.ContentType != "text" && ct.ContentType != "multimodal_text" {
+		meta["content_type"] = ct.ContentType
+	}
+	if m.Channel != "" {
+		meta["channel"] = m.Channel
+	}
+	return meta
+}
+
+// cgToolResult fills in the call a tool message answers (addressed by the tool's name), or
+// queues e as an orphan result.
+func cgToolResult(q *opQueue, chatID string, m *cgMessage, ct *cgContent, text string, attachments int, e *annals.Entry, meta map[string]any) {
+	name := m.Author.Name
+	outcome := annals.OutcomeSucceeded
+	if ct.ContentType == "system_error" || m.Status == "failed" {
+		outcome = annals.OutcomeFailed
+	}
+	src := e.SourceIDs
+	if q.resolve("to:"+name, func(e *annals.Entry) {
+		e.Tool.Result = Truncated(ValidText(text), annals.MaxEntryBytes/2)
+		e.Tool.Outcome = outcome
+		e.SourceIDs = addSourceIDs(e.SourceIDs, src...)
+		if attachments > 0 {
+			e.Metadata = joinMeta(e.Metadata, Metadata(map[string]any{"result_attachments": attachments}))
+		}
+	}) {
+		return
+	}
+	if name == "" {
+		name = "tool"
+	}
+	meta["orphan_result"] = true
+	e.Tool = &annals.ToolCall{Name: SafeID(name, annals.MaxIDBytes), Result: ValidText(text), Outcome: outcome}
+	e.Metadata = Metadata(meta)
+	q.pushEntry(chatID, e)
 }
 
 // cgText reads a message's text: its string parts, or text/result/content fields, counting

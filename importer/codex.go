@@ -194,25 +194,9 @@ func (s *cxSession) Line(ctx context.Context, n int, raw []byte, out Output) err
 		return err
 	}
 
-	// Rollouts before mid-2025 have no envelope: a first line {id, timestamp, instructions}
-	// and then the items themselves, one per line.
 	if len(l.Payload) == 0 {
-		var legacy struct {
-			ID         string `json:"id"`
-			RecordType string `json:"record_type"`
-		}
-		_ = json.Unmarshal(raw, &legacy)
-		switch {
-		case l.Type == "" && legacy.RecordType != "":
-			return nil // {"record_type":"state"} markers
-		case l.Type == "" && legacy.ID != "" && s.st.Chat == "":
-			_ = json.Unmarshal(raw, &p)
-			s.meta(&p, ts, id, raw)
-			return s.flush(out)
-		case l.Type != "" && l.Type != "session_meta" && l.Type != "turn_context" && l.Type != "compacted" && l.Type != "event_msg" && l.Type != "response_item":
-			_ = json.Unmarshal(raw, &p)
-			s.item(n, &p, ts, id, raw, out)
-			return s.flush(out)
+		if done, err := s.envelopeless(n, raw, ts, id, &l, &p, out); done {
+			return err
 		}
 	}
 
@@ -220,34 +204,68 @@ func (s *cxSession) Line(ctx context.Context, n int, raw []byte, out Output) err
 	case "session_meta":
 		s.meta(&p, ts, id, l.Payload)
 	case "turn_context":
-		if p.Model != "" && !placeholder(p.Model) {
-			s.st.Model = p.Model
-		}
-		if p.Cwd != "" && s.st.Attrs != nil && s.st.Attrs["cwd"] == "" && !placeholder(p.Cwd) {
-			s.st.Attrs["cwd"] = p.Cwd
-		}
-		s.create()
-		s.startTurn(p.TurnID, ts)
+		s.turnContext(&p, ts)
 	case "response_item":
 		s.item(n, &p, ts, id, raw, out)
 	case "event_msg":
 		s.event(&p, ts, id, l.Payload)
 	case "compacted":
-		m := map[string]any{"compaction": true}
-		var hist []json.RawMessage
-		if json.Unmarshal(p.Replacement, &hist) == nil && len(hist) > 0 {
-			// The replacement history repeats messages already in the transcript.
-			m["replaced_items"] = len(hist)
-		}
-		text := p.Message
-		if text == "" {
-			text = "Conversation compacted"
-		}
-		s.push(&annals.Entry{ID: id, Kind: annals.KindSystem, Time: ts, Text: ValidText(text), Metadata: Metadata(m)})
+		s.compacted(&p, ts, id)
 	default:
 		s.unknown(l.Type, "", ts, id, l.Payload)
 	}
 	return s.flush(out)
+}
+
+// envelopeless reads the lines of rollouts before mid-2025, which have no envelope: a first
+// line {id, timestamp, instructions} and then the items themselves, one per line. It reports
+// whether it handled the line.
+func (s *cxSession) envelopeless(n int, raw []byte, ts time.Time, id string, l *cxLine, p *cxPayload, out Output) (bool, error) {
+	var legacy struct {
+		ID         string `json:"id"`
+		RecordType string `json:"record_type"`
+	}
+	_ = json.Unmarshal(raw, &legacy)
+	switch {
+	case l.Type == "" && legacy.RecordType != "":
+		return true, nil // {"record_type":"state"} markers
+	case l.Type == "" && legacy.ID != "" && s.st.Chat == "":
+		_ = json.Unmarshal(raw, p)
+		s.meta(p, ts, id, raw)
+		return true, s.flush(out)
+	case l.Type != "" && l.Type != "session_meta" && l.Type != "turn_context" && l.Type != "compacted" && l.Type != "event_msg" && l.Type != "response_item":
+		_ = json.Unmarshal(raw, p)
+		s.item(n, p, ts, id, raw, out)
+		return true, s.flush(out)
+	}
+	return false, nil
+}
+
+// turnContext starts a turn, taking the model and working directory it names.
+func (s *cxSession) turnContext(p *cxPayload, ts time.Time) {
+	if p.Model != "" && !placeholder(p.Model) {
+		s.st.Model = p.Model
+	}
+	if p.Cwd != "" && s.st.Attrs != nil && s.st.Attrs["cwd"] == "" && !placeholder(p.Cwd) {
+		s.st.Attrs["cwd"] = p.Cwd
+	}
+	s.create()
+	s.startTurn(p.TurnID, ts)
+}
+
+// compacted records a compaction as a system entry.
+func (s *cxSession) compacted(p *cxPayload, ts time.Time, id string) {
+	m := map[string]any{"compaction": true}
+	var hist []json.RawMessage
+	if json.Unmarshal(p.Replacement, &hist) == nil && len(hist) > 0 {
+		// The replacement history repeats messages already in the transcript.
+		m["replaced_items"] = len(hist)
+	}
+	text := p.Message
+	if text == "" {
+		text = "Conversation compacted"
+	}
+	s.push(&annals.Entry{ID: id, Kind: annals.KindSystem, Time: ts, Text: ValidText(text), Metadata: Metadata(m)})
 }
 
 func (s *cxSession) meta(p *cxPayload, ts time.Time, id string, payload json.RawMessage) {
@@ -388,182 +406,6 @@ func (s *cxSession) copyOf(side, key string) bool {
 }
 
 func (s *cxSession) push(e *annals.Entry) { s.q.pushEntry(s.st.Chat, e) }
-
-func (s *cxSession) item(n int, p *cxPayload, ts time.Time, id string, raw []byte, out Output) {
-	switch p.Type {
-	case "message":
-		text, other := cxText(p.Content)
-		kind := annals.KindUser
-		m := map[string]any{}
-		switch p.Role {
-		case "assistant":
-			kind = annals.KindAssistant
-		case "user":
-			if cxInjected(text) {
-				kind = annals.KindSystem
-				m["context"] = true
-			}
-		default: // developer, system
-			kind = annals.KindSystem
-			m["role"] = p.Role
-		}
-		if other > 0 {
-			m["attachments"] = other
-		}
-		if strings.TrimSpace(text) == "" && other == 0 {
-			return
-		}
-		if (kind == annals.KindUser || kind == annals.KindAssistant) && s.copyOf(cxItem, string(kind)+"\x00"+strings.TrimSpace(text)) {
-			return
-		}
-		if kind == annals.KindUser {
-			// A new prompt: calls still waiting will not get an output.
-			s.q.releaseAll()
-		}
-		s.push(&annals.Entry{ID: id, Kind: kind, Time: ts, Text: ValidText(text), RunID: s.st.Turn, Metadata: Metadata(m)})
-	case "reasoning":
-		var parts []struct {
-			Text string `json:"text"`
-		}
-		_ = json.Unmarshal(p.Summary, &parts)
-		var texts []string
-		for _, t := range parts {
-			texts = append(texts, t.Text)
-		}
-		// Reasoning content other than the summary, when a version writes it in clear.
-		if t, _ := cxText(p.Content); t != "" {
-			texts = append(texts, t)
-		}
-		reasoning := strings.Join(dropBlank(texts), "\n\n")
-		m := map[string]any{}
-		if p.Encrypted != "" {
-			m["encrypted_reasoning"] = true // an opaque blob for the API: dropped, never shown
-		}
-		if reasoning == "" && len(m) == 0 {
-			return
-		}
-		if reasoning != "" && s.copyOf(cxItem, "r\x00"+strings.TrimSpace(reasoning)) {
-			return
-		}
-		s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Reasoning: ValidText(reasoning), RunID: s.st.Turn, Metadata: Metadata(m)})
-	case "function_call", "custom_tool_call", "local_shell_call", "tool_search_call", "web_search_call", "image_generation_call", "mcp_tool_call":
-		name := p.Name
-		if name == "" {
-			name = strings.TrimSuffix(p.Type, "_call")
-		}
-		args := cxArgs(p)
-		e := &annals.Entry{ID: id, Kind: annals.KindTool, Time: ts, RunID: s.st.Turn,
-			Tool: &annals.ToolCall{Name: SafeID(name, annals.MaxIDBytes), CallID: SafeID(p.CallID, annals.MaxIDBytes), Arguments: args}}
-		if p.Type == "web_search_call" || p.Type == "image_generation_call" || p.CallID == "" {
-			// Searches and image generations carry their own status and no separate output.
-			e.Tool.Outcome = cxStatus(cxString(p.Status))
-			if len(p.Result) > 0 && p.Result[0] == '"' {
-				var r string
-				_ = json.Unmarshal(p.Result, &r)
-				e.Tool.Result = ValidText(r)
-			}
-			s.push(e)
-			return
-		}
-		s.q.pushCall(s.st.Chat, p.CallID, e)
-	case "function_call_output", "custom_tool_call_output", "local_shell_call_output", "tool_search_output", "mcp_tool_call_output":
-		result, outcome, meta := cxOutput(p)
-		if s.q.resolve(p.CallID, func(e *annals.Entry) {
-			e.Tool.Result = result
-			if e.Tool.Outcome == "" || outcome == annals.OutcomeFailed {
-				e.Tool.Outcome = outcome
-			}
-			if meta != nil {
-				e.Metadata = joinMeta(e.Metadata, meta)
-			}
-		}) {
-			return
-		}
-		s.push(&annals.Entry{ID: id, Kind: annals.KindTool, Time: ts, RunID: s.st.Turn,
-			Tool:     &annals.ToolCall{Name: "unknown", CallID: SafeID(p.CallID, annals.MaxIDBytes), Result: result, Outcome: outcome},
-			Metadata: joinMeta(Metadata(map[string]any{"orphan_result": true}), meta)})
-	case "agent_message":
-		s.agentMessage(p, ts, id, raw)
-	case "ghost_snapshot":
-		// An undo checkpoint (a git commit id): bookkeeping, dropped.
-	default:
-		s.unknown("response_item", p.Type, ts, id, cxPayloadOf(raw))
-	}
-}
-
-func cxPayloadOf(raw []byte) json.RawMessage {
-	var l cxLine
-	if json.Unmarshal(raw, &l) == nil {
-		return l.Payload
-	}
-	return nil
-}
-
-func (s *cxSession) event(p *cxPayload, ts time.Time, id string, payload json.RawMessage) {
-	switch p.Type {
-	case "user_message":
-		text := strings.TrimSpace(p.Message)
-		if text == "" || s.copyOf(cxEvent, string(annals.KindUser)+"\x00"+text) {
-			return
-		}
-		s.q.releaseAll()
-		s.push(&annals.Entry{ID: id, Kind: annals.KindUser, Time: ts, Text: ValidText(p.Message), RunID: s.st.Turn})
-	case "agent_message":
-		text := strings.TrimSpace(p.Message)
-		if text == "" || s.copyOf(cxEvent, string(annals.KindAssistant)+"\x00"+text) {
-			return
-		}
-		s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Text: ValidText(p.Message), RunID: s.st.Turn})
-	case "agent_reasoning", "agent_reasoning_raw_content":
-		text := strings.TrimSpace(p.Text)
-		if text == "" || s.copyOf(cxEvent, "r\x00"+text) {
-			return
-		}
-		s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Reasoning: ValidText(p.Text), RunID: s.st.Turn})
-	case "token_count":
-		if p.Info != nil && p.Info.Last != nil && s.st.Turn != "" {
-			s.st.TurnIn += clampTokens(p.Info.Last.Input)
-			s.st.TurnOut += clampTokens(p.Info.Last.Output)
-			s.recordTurn(annals.StatusRunning, nil)
-		}
-	case "task_started":
-		if s.st.Turn == "" {
-			s.startTurn(p.TurnID, ts)
-		}
-	case "task_complete":
-		s.endTurn(annals.StatusCompleted, ts)
-	case "turn_aborted":
-		s.endTurn(annals.StatusCancelled, ts)
-	case "exec_command_end", "patch_apply_end", "mcp_tool_call_end", "dynamic_tool_call_response":
-		// The UI's copy of a tool outcome: it only refines the outcome of its call.
-		callID := p.CallID
-		if callID == "" {
-			callID = p.CallID2
-		}
-		failed := (p.ExitCode != nil && *p.ExitCode != 0) || (p.Success != nil && !*p.Success) || bytes.HasPrefix(bytes.TrimSpace(p.Result), []byte(`{"Err"`))
-		if s.q.pending(callID) {
-			if failed {
-				s.q.update(callID, func(e *annals.Entry) { e.Tool.Outcome = annals.OutcomeFailed })
-			}
-			return
-		}
-		if callID != "" && !placeholder(callID) {
-			return // the call was answered already: a duplicate
-		}
-		s.unknown("event_msg", p.Type, ts, id, payload)
-	case "context_compacted", "exec_command_begin", "patch_apply_begin", "mcp_tool_call_begin", "web_search_begin", "web_search_end",
-		"image_generation_end", "view_image_tool_call", "dynamic_tool_call_request", "task_status":
-		// Copies or announcements of what the items already hold.
-	case "thread_name_updated":
-		if p.ThreadName != "" && !placeholder(p.ThreadName) {
-			s.title = p.ThreadName
-		}
-	case "error":
-		s.push(&annals.Entry{ID: id, Kind: annals.KindSystem, Time: ts, Text: ValidText(p.Message), RunID: s.st.Turn, Metadata: Metadata(map[string]any{"error": true})})
-	default:
-		s.unknown("event_msg", p.Type, ts, id, payload)
-	}
-}
 
 // unknown keeps a line annals has no mapping for as an event holding its payload.
 func (s *cxSession) unknown(typ, sub string, ts time.Time, id string, payload json.RawMessage) {
