@@ -14,13 +14,15 @@ import (
 
 // annalsExport imports what `annals export` writes, so that an export parses back exactly: the
 // portable Markdown document (markdown.Parse reads it, byte-checked) and the JSON of
-// `annals export --format json` ({"chat", "format": "json", "entries"}). The chat keeps its id,
+// `annals export --format json` ({"chat", "format": "json", "entries", "runs"}). The chat keeps its id,
 // agent, attributes (its own source among them: the export is a copy of a chat, not a new
 // source), title, description, tags, pinned, archived and summary, and its entries keep their
 // ids, kinds, texts, tool calls, metadata and times, so importing an export into the annals it
-// came from changes nothing. The tenant and user are not taken from the file: they are the
+// came from changes nothing. The runs are recorded again with every field (id, status, model,
+// start, end, tokens, cost), as runs of the imported chat, so the chat's status, totals and last
+// activity come out as they were; an export written before runs were exported has none, and its
+// entries keep their run ids. The tenant and user are not taken from the file: they are the
 // importing principal's, as for every import, so a file cannot place a chat in another tenant.
-// Runs are not part of either export and are not recreated; entries keep their run ids.
 type annalsExport struct{}
 
 func (annalsExport) Name() string { return "annals" }
@@ -56,31 +58,34 @@ func (f annalsExport) ParseFile(ctx context.Context, src *Source, out Output) er
 		return fmt.Errorf("annals export: %w", err)
 	}
 	defer r.Close()
-	var chat *annals.Chat
-	var entries []*annals.Entry
+	var exp *markdown.Export
 	if hasExt(src.Path, ".json") {
-		chat, entries, err = readAnnalsJSON(r)
+		exp, err = readAnnalsJSON(r)
 	} else {
-		var exp *markdown.Export
 		exp, err = markdown.Parse(r)
-		if exp != nil {
-			chat, entries = &exp.Chat, exp.Entries
-		}
 	}
 	if err != nil {
 		return fmt.Errorf("annals export %s: %w", filepath.Base(src.Path), err)
 	}
-	return emitAnnalsExport(ctx, chat, entries, out)
+	return emitAnnalsExport(ctx, exp, out)
 }
 
-// readAnnalsJSON reads the JSON of `annals export --format json`.
-func readAnnalsJSON(r io.Reader) (*annals.Chat, []*annals.Entry, error) {
-	var view annals.ChatView
+// annalsJSON is the document `annals export --format json` writes: the chat view of GetChat
+// with every entry, then the chat's runs.
+type annalsJSON struct {
+	annals.ChatView
+	Runs []*annals.Run `json:"runs"`
+}
+
+// readAnnalsJSON reads the JSON of `annals export --format json` into the shape markdown.Parse
+// returns, so both forms are imported alike.
+func readAnnalsJSON(r io.Reader) (*markdown.Export, error) {
+	var view annalsJSON
 	if err := json.NewDecoder(r).Decode(&view); err != nil {
-		return nil, nil, fmt.Errorf("not an annals JSON export: %w", err)
+		return nil, fmt.Errorf("not an annals JSON export: %w", err)
 	}
 	if view.Chat == nil || view.Chat.ID == "" {
-		return nil, nil, fmt.Errorf("not an annals JSON export: no chat id")
+		return nil, fmt.Errorf("not an annals JSON export: no chat id")
 	}
 	// `annals export --format json` indents the whole document, the JSON values inside entries
 	// too; they are stored compact, as they were before the export.
@@ -90,7 +95,7 @@ func readAnnalsJSON(r io.Reader) (*annals.Chat, []*annals.Entry, error) {
 			e.Tool.Arguments = compactJSON(e.Tool.Arguments)
 		}
 	}
-	return view.Chat, view.Entries, nil
+	return &markdown.Export{Chat: *view.Chat, Runs: view.Runs, Entries: view.Entries}, nil
 }
 
 func compactJSON(raw json.RawMessage) json.RawMessage {
@@ -104,9 +109,12 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 	return b.Bytes()
 }
 
-// emitAnnalsExport creates the chat as exported (owner aside) and appends its entries in
-// order, in batches the store accepts.
-func emitAnnalsExport(ctx context.Context, c *annals.Chat, entries []*annals.Entry, out Output) error {
+// emitAnnalsExport creates the chat as exported (owner aside), records its runs in the exported
+// order (the store breaks a tie of start times between runs by the order they were recorded,
+// which decides the chat's status) and appends its entries in order, in batches the store
+// accepts.
+func emitAnnalsExport(ctx context.Context, exp *markdown.Export, out Output) error {
+	c, entries := &exp.Chat, exp.Entries
 	chat := &annals.Chat{
 		ID: c.ID, AgentID: c.AgentID, Attributes: c.Attributes, CreatedAt: c.CreatedAt,
 		Title: c.Title, Description: c.Description, Tags: c.Tags, Pinned: c.Pinned,
@@ -114,6 +122,17 @@ func emitAnnalsExport(ctx context.Context, c *annals.Chat, entries []*annals.Ent
 	}
 	if err := out.Emit(annals.CaptureOp{Chat: chat}); err != nil {
 		return err
+	}
+	for _, r := range exp.Runs {
+		if r == nil {
+			continue
+		}
+		// A run in the file belongs to the chat the file is a copy of, whatever chat id it says.
+		run := *r
+		run.ChatID = chat.ID
+		if err := out.Emit(annals.CaptureOp{Run: &run}); err != nil {
+			return err
+		}
 	}
 	for _, e := range entries {
 		e.ChatID, e.Seq = "", 0 // the store numbers them again, in the same order

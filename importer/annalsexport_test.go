@@ -14,7 +14,8 @@ import (
 
 // An annals export, Markdown or JSON (the output of `annals export`, rendered here by the same
 // markdown.Render and ChatView the command uses), imported into another annals gives back the
-// chat and every entry exactly: ids, kinds, texts, reasoning, tool calls, metadata, times.
+// chat, every entry and every run exactly: ids, kinds, texts, reasoning, tool calls, metadata,
+// times; run statuses, models, starts, ends, tokens and costs.
 func TestAnnalsExportsParseBackExactly(t *testing.T) {
 	ctx := context.Background()
 	const id = "claude-code:sess-main"
@@ -29,11 +30,17 @@ func TestAnnalsExportsParseBackExactly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(runs) < 2 {
+		t.Fatalf("the fixture has %d runs, want several to check their round trip", len(runs))
+	}
 	var md bytes.Buffer
 	if err := markdown.Render(&md, chat, runs, entries); err != nil {
 		t.Fatal(err)
 	}
-	js, err := json.MarshalIndent(annals.ChatView{Chat: chat, Format: "json", Entries: entries}, "", "  ")
+	js, err := json.MarshalIndent(struct {
+		annals.ChatView
+		Runs []*annals.Run `json:"runs"`
+	}{annals.ChatView{Chat: chat, Format: "json", Entries: entries}, runs}, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,6 +76,25 @@ func TestAnnalsExportsParseBackExactly(t *testing.T) {
 					t.Errorf("entry %d:\n got %+v %+v\nwant %+v %+v", i+1, b, b.Tool, a, a.Tool)
 				}
 			}
+			backRuns, err := dst.FindRuns(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(backRuns, runs) {
+				t.Errorf("runs:\n got %s\nwant %s", mustMarshal(t, backRuns), mustMarshal(t, runs))
+			}
+			if got.Status != chat.Status || got.Totals != chat.Totals || !got.LastActivity.Equal(chat.LastActivity) {
+				t.Errorf("chat status %s totals %+v last activity %v, want %s %+v %v", got.Status, got.Totals, got.LastActivity, chat.Status, chat.Totals, chat.LastActivity)
+			}
 		})
 	}
+}
+
+func mustMarshal(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -57,6 +57,19 @@ func runExport(ctx context.Context, m *Main, args []string) error {
 		_, err = io.WriteString(w, res.Markdown)
 		return err
 	}
+	return exportJSON(a, sel, w)
+}
+
+// jsonExport is what `annals export --format json` writes: the chat view that GetChat answers,
+// every entry in one page, and then the chat's runs, shaped as `annals show --json` prints
+// them, so that an import of the file gives the runs back too.
+type jsonExport struct {
+	*history.GetResponse
+	Runs []*annals.Run `json:"runs"`
+}
+
+// exportJSON writes the chat, all its entries and its runs as one indented JSON document.
+func exportJSON(a *app, sel annals.ChatSelector, w io.Writer) error {
 	params := annals.GetParams{Chat: sel, Limit: history.MaxGetLimit}
 	var all *history.GetResponse
 	for {
@@ -75,7 +88,12 @@ func runExport(ctx context.Context, m *Main, args []string) error {
 		params.Cursor = res.NextCursor
 	}
 	all.HasMore, all.NextCursor, all.Limit = false, "", 0
+	// The runs are read by the chat id GetChat answered with, as show reads them.
+	runs, err := a.svc.FindChatRuns(a.ctx, annals.ChatSelector{Scope: sel.Scope, ID: all.Chat.ID})
+	if err != nil {
+		return err
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(all)
+	return enc.Encode(jsonExport{GetResponse: all, Runs: runs})
 }
