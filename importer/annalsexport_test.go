@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"testing"
 
 	"github.com/annals-dev/annals"
@@ -97,4 +98,44 @@ func mustMarshal(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A Markdown export written before runs had comment lines (its runs table alone) still imports:
+// the chat and every entry exactly, and no runs, because the table rounds them.
+func TestAnnalsMarkdownExportWithoutRunLinesImportsWithoutRuns(t *testing.T) {
+	ctx := context.Background()
+	const id = "claude-code:sess-main"
+	src := mustOpenDB(t)
+	importAll(t, newImporter(src, importerOptionsFor(t, "claude-code")), testdata("claude-code", "project", "sess-main.jsonl"))
+	chat, err := src.FindChatByID(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := entriesOf(t, src, id)
+	runs, err := src.FindRuns(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := markdown.Render(&md, chat, runs, entries); err != nil {
+		t.Fatal(err)
+	}
+	old := regexp.MustCompile(`(?m)(^<!-- annals:run .*\n)+\n`).ReplaceAll(md.Bytes(), nil)
+	if bytes.Equal(old, md.Bytes()) || !bytes.Contains(old, []byte("## Runs\n\n| Run |")) {
+		t.Fatalf("could not make the old layout:\n%s", old)
+	}
+	path := filepath.Join(t.TempDir(), "old.md")
+	writeFile(t, path, old)
+	dst := mustOpenDB(t)
+	importAll(t, newImporter(dst, importerOptionsFor(t, "annals")), path)
+	back, err := dst.FindRuns(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != 0 {
+		t.Errorf("got %d runs from an export without run lines, want none", len(back))
+	}
+	if got := entriesOf(t, dst, id); !reflect.DeepEqual(got, entries) {
+		t.Errorf("entries differ after importing the old layout")
+	}
 }
