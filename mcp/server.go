@@ -13,6 +13,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -103,7 +104,7 @@ func (s *Server) NewMCPServer(opts Session) (*sdk.Server, error) {
 		CompletionHandler: ss.complete,
 		SchemaCache:       s.schema,
 	})
-	srv.AddReceivingMiddleware(shortErrors)
+	srv.AddReceivingMiddleware(shortErrors, s.recovered)
 	var errs []error
 	ss.addReadTools(srv, &errs)
 	if opts.AllowWrites {
@@ -211,7 +212,9 @@ const errorBytes = 1000
 func shortErrors(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		res, err := next(ctx, method, req)
-		if r, ok := res.(*sdk.CallToolResult); ok && r.IsError {
+		// A failed call hands back a typed nil result: look before touching it. (A panic here
+		// would run on the SDK's goroutine, past every recover, and stop the server.)
+		if r, ok := res.(*sdk.CallToolResult); ok && r != nil && r.IsError {
 			for _, c := range r.Content {
 				if t, ok := c.(*sdk.TextContent); ok {
 					t.Text = middle(t.Text, errorBytes, "the value was too long")
@@ -219,5 +222,20 @@ func shortErrors(next sdk.MethodHandler) sdk.MethodHandler {
 			}
 		}
 		return res, err
+	}
+}
+
+// recovered turns a panic in a handler into an internal error for that one request. Handlers
+// run on the SDK's own goroutines, where the HTTP server's recovery does not reach: without
+// this, one bad request would stop the whole server.
+func (s *Server) recovered(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (res sdk.Result, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				s.log.Error("mcp handler panicked", "method", method, "panic", fmt.Sprint(v))
+				res, err = nil, annals.Internal("mcp "+method, fmt.Errorf("panic: %v", v))
+			}
+		}()
+		return next(ctx, method, req)
 	}
 }

@@ -376,3 +376,15 @@ func TestListRelatedResumeAndDocs(t *testing.T) {
 		t.Fatalf("docs: %.200s", d.text)
 	}
 }
+
+// A call the SDK itself refuses (no such tool) is a protocol error, and the session goes on.
+func TestUnknownToolIsAProtocolErrorAndTheSessionGoesOn(t *testing.T) {
+	e := newEnv(t)
+	cs := e.connect(alice(), false)
+	if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "no_such_tool"}); err == nil {
+		t.Fatal("calling a tool that does not exist succeeded")
+	}
+	if r := callTool(t, cs, "history_list", map[string]any{}); r.isError {
+		t.Fatalf("the session did not survive: %s", r.text)
+	}
+}
