@@ -44,41 +44,7 @@ func (s *ccSession) user(chat string, n int, l *ccLine, raw []byte, ts time.Time
 			texts = append(texts, "["+b.Type+"]")
 		case "tool_result":
 			part++
-			result := ccToolResult(b.Content)
-			outcome := annals.OutcomeSucceeded
-			switch {
-			case l.ToolDenialKind != "" || strings.Contains(result, "The user doesn't want to proceed with this tool use"):
-				outcome = annals.OutcomeBlocked
-			case strings.HasPrefix(result, "[Request interrupted by user"):
-				outcome = annals.OutcomeCancelled
-			case b.IsError:
-				outcome = annals.OutcomeFailed
-			}
-			extra := map[string]any{}
-			if small := ccSmallResult(l.ToolUseResult); small != nil {
-				extra["tool_use_result"] = small
-			}
-			resultMeta := Metadata(extra)
-			agent := ccResultAgent(l.ToolUseResult)
-			if q.resolve(b.ToolUseID, func(e *annals.Entry) {
-				e.Tool.Result, e.Tool.Outcome = result, outcome
-				if resultMeta != nil {
-					e.Metadata = joinMeta(e.Metadata, resultMeta)
-				}
-				if agent != "" && s.session() != "" {
-					ccLinkCall(e, ChatID("claude-code", s.session()+"/agent-"+agent))
-				}
-				e.SourceIDs = addSourceIDs(e.SourceIDs, s.sourceIDs(l)...)
-			}) {
-				continue
-			}
-			// A result whose call is not in this file (or was released already).
-			extra["orphan_result"] = true
-			q.pushEntry(chat, &annals.Entry{
-				ID: ccEntryID(l, raw, part), Kind: annals.KindTool, Time: ts, SourceIDs: s.sourceIDs(l),
-				Tool:     &annals.ToolCall{Name: "unknown", CallID: SafeID(b.ToolUseID, annals.MaxIDBytes), Result: result, Outcome: outcome},
-				Metadata: s.meta(chat, l, raw, extra),
-			})
+			s.toolResult(q, chat, l, raw, ts, b, part)
 		default:
 			if i < len(rawBlocks) {
 				other = append(other, rawBlocks[i])
@@ -112,6 +78,45 @@ func (s *ccSession) user(chat string, n int, l *ccLine, raw []byte, ts time.Time
 	}
 	q.pushEntry(chat, &annals.Entry{ID: ccEntryID(l, raw, 0), Kind: kind, Time: ts, SourceIDs: s.sourceIDs(l), Text: ValidText(body), Metadata: s.meta(chat, l, raw, m)})
 	return nil
+}
+
+// toolResult fills in the call a tool_result block answers, or queues the result as an
+// orphan entry when its call is not in this file (or was released already).
+func (s *ccSession) toolResult(q *opQueue, chat string, l *ccLine, raw []byte, ts time.Time, b ccBlock, part int) {
+	result := ccToolResult(b.Content)
+	outcome := annals.OutcomeSucceeded
+	switch {
+	case l.ToolDenialKind != "" || strings.Contains(result, "The user doesn't want to proceed with this tool use"):
+		outcome = annals.OutcomeBlocked
+	case strings.HasPrefix(result, "[Request interrupted by user"):
+		outcome = annals.OutcomeCancelled
+	case b.IsError:
+		outcome = annals.OutcomeFailed
+	}
+	extra := map[string]any{}
+	if small := ccSmallResult(l.ToolUseResult); small != nil {
+		extra["tool_use_result"] = small
+	}
+	resultMeta := Metadata(extra)
+	agent := ccResultAgent(l.ToolUseResult)
+	if q.resolve(b.ToolUseID, func(e *annals.Entry) {
+		e.Tool.Result, e.Tool.Outcome = result, outcome
+		if resultMeta != nil {
+			e.Metadata = joinMeta(e.Metadata, resultMeta)
+		}
+		if agent != "" && s.session() != "" {
+			ccLinkCall(e, ChatID("claude-code", s.session()+"/agent-"+agent))
+		}
+		e.SourceIDs = addSourceIDs(e.SourceIDs, s.sourceIDs(l)...)
+	}) {
+		return
+	}
+	extra["orphan_result"] = true
+	q.pushEntry(chat, &annals.Entry{
+		ID: ccEntryID(l, raw, part), Kind: annals.KindTool, Time: ts, SourceIDs: s.sourceIDs(l),
+		Tool:     &annals.ToolCall{Name: "unknown", CallID: SafeID(b.ToolUseID, annals.MaxIDBytes), Result: result, Outcome: outcome},
+		Metadata: s.meta(chat, l, raw, extra),
+	})
 }
 
 func ccHasToolResult(blocks []ccBlock) bool {
@@ -244,22 +249,7 @@ func (s *ccSession) assistant(chat string, n int, l *ccLine, raw []byte, ts time
 		s.create(m.Model)
 	}
 	q := s.queue(chat)
-	runID := ""
-	if m.ID != "" && !placeholder(m.ID) && m.Model != "<synthetic>" && chat != "" {
-		runID = SafeID(chat+"/"+m.ID, annals.MaxIDBytes)
-		run := &annals.Run{ID: runID, ChatID: chat, Status: annals.StatusCompleted, StartedAt: ts}
-		if !placeholder(m.Model) {
-			run.Model = SafeID(m.Model, annals.MaxIDBytes)
-		}
-		if u := m.Usage; u != nil {
-			// The prompt the model processed, cache included (as OpenAI counts prompt tokens).
-			run.InputTokens = clampTokens(u.InputTokens) + clampTokens(u.CacheCreationTokens) + clampTokens(u.CacheReadTokens)
-			run.OutputTokens = clampTokens(u.OutputTokens)
-		}
-		// A split reply repeats its message id on every line: the run is recorded again with
-		// the latest usage, an upsert.
-		q.push(annals.CaptureOp{Run: run})
-	}
+	runID := ccRecordRun(q, chat, m, ts)
 	text, blocks, err := ccContent(m.Content)
 	if err != nil {
 		out.Warnf(n, "message content: %s", shortJSONErr(err))
@@ -270,11 +260,7 @@ func (s *ccSession) assistant(chat string, n int, l *ccLine, raw []byte, ts time
 		texts = append(texts, text)
 	}
 	redacted := false
-	type call struct {
-		b    ccBlock
-		part int
-	}
-	var calls []call
+	var calls []ccCallBlock
 	var other []json.RawMessage
 	var rawBlocks []json.RawMessage
 	_ = json.Unmarshal(m.Content, &rawBlocks)
@@ -290,13 +276,51 @@ func (s *ccSession) assistant(chat string, n int, l *ccLine, raw []byte, ts time
 		case "redacted_thinking":
 			redacted = true // encrypted reasoning: dropped, only marked
 		case "tool_use", "server_tool_use", "mcp_tool_use":
-			calls = append(calls, call{b: b, part: i + 1})
+			calls = append(calls, ccCallBlock{b: b, part: i + 1})
 		default:
 			if i < len(rawBlocks) {
 				other = append(other, rawBlocks[i])
 			}
 		}
 	}
+	meta := ccAssistantMeta(l, redacted, other)
+	body := strings.Join(dropBlank(texts), "\n\n")
+	reasoning := strings.Join(dropBlank(thoughts), "\n\n")
+	if body != "" || reasoning != "" || len(calls) == 0 {
+		q.pushEntry(chat, &annals.Entry{
+			ID: ccEntryID(l, raw, 0), Kind: annals.KindAssistant, Time: ts, RunID: runID, SourceIDs: s.sourceIDs(l),
+			Text: ValidText(body), Reasoning: ValidText(reasoning), Metadata: s.meta(chat, l, raw, meta),
+		})
+	}
+	s.queueCalls(q, chat, l, raw, ts, runID, calls, meta, body == "" && reasoning == "")
+	return nil
+}
+
+// ccRecordRun queues the run of a reply and returns its id ("" when the reply is not a model
+// call annals can name).
+func ccRecordRun(q *opQueue, chat string, m *ccMessage, ts time.Time) string {
+	if m.ID == "" || placeholder(m.ID) || m.Model == "<synthetic>" || chat == "" {
+		return ""
+	}
+	runID := SafeID(chat+"/"+m.ID, annals.MaxIDBytes)
+	run := &annals.Run{ID: runID, ChatID: chat, Status: annals.StatusCompleted, StartedAt: ts}
+	if !placeholder(m.Model) {
+		run.Model = SafeID(m.Model, annals.MaxIDBytes)
+	}
+	if u := m.Usage; u != nil {
+		// The prompt the model processed, cache included (as OpenAI counts prompt tokens).
+		run.InputTokens = clampTokens(u.InputTokens) + clampTokens(u.CacheCreationTokens) + clampTokens(u.CacheReadTokens)
+		run.OutputTokens = clampTokens(u.OutputTokens)
+	}
+	// A split reply repeats its message id on every line: the run is recorded again with
+	// the latest usage, an upsert.
+	q.push(annals.CaptureOp{Run: run})
+	return runID
+}
+
+// ccAssistantMeta is what an assistant entry keeps besides its text.
+func ccAssistantMeta(l *ccLine, redacted bool, other []json.RawMessage) map[string]any {
+	m := l.Message
 	meta := map[string]any{}
 	if m.Model != "" && !placeholder(m.Model) {
 		meta["model"] = m.Model
@@ -313,14 +337,18 @@ func (s *ccSession) assistant(chat string, n int, l *ccLine, raw []byte, ts time
 	if len(other) > 0 {
 		meta["blocks"] = sizedJSON(other)
 	}
-	body := strings.Join(dropBlank(texts), "\n\n")
-	reasoning := strings.Join(dropBlank(thoughts), "\n\n")
-	if body != "" || reasoning != "" || len(calls) == 0 {
-		q.pushEntry(chat, &annals.Entry{
-			ID: ccEntryID(l, raw, 0), Kind: annals.KindAssistant, Time: ts, RunID: runID, SourceIDs: s.sourceIDs(l),
-			Text: ValidText(body), Reasoning: ValidText(reasoning), Metadata: s.meta(chat, l, raw, meta),
-		})
-	}
+	return meta
+}
+
+// ccCallBlock is a tool_use block and its position in the message.
+type ccCallBlock struct {
+	b    ccBlock
+	part int
+}
+
+// queueCalls queues a reply's tool calls. When the reply has no text (bare), a lone call takes
+// the message's own entry id and the calls carry the reply's metadata.
+func (s *ccSession) queueCalls(q *opQueue, chat string, l *ccLine, raw []byte, ts time.Time, runID string, calls []ccCallBlock, meta map[string]any, bare bool) {
 	for _, c := range calls {
 		args := c.b.Input
 		if len(bytes.TrimSpace(args)) == 0 {
@@ -331,14 +359,14 @@ func (s *ccSession) assistant(chat string, n int, l *ccLine, raw []byte, ts time
 			name = "unknown"
 		}
 		id := ccEntryID(l, raw, c.part)
-		if body == "" && reasoning == "" && len(calls) == 1 {
+		if bare && len(calls) == 1 {
 			id = ccEntryID(l, raw, 0)
 		}
 		e := &annals.Entry{
 			ID: id, Kind: annals.KindTool, Time: ts, RunID: runID, SourceIDs: s.sourceIDs(l),
 			Tool: &annals.ToolCall{Name: SafeID(name, annals.MaxIDBytes), CallID: SafeID(c.b.ID, annals.MaxIDBytes), Arguments: args},
 		}
-		if len(meta) > 0 && body == "" && reasoning == "" {
+		if len(meta) > 0 && bare {
 			e.Metadata = s.meta(chat, l, raw, meta)
 		}
 		if c.b.ID == "" {
@@ -347,7 +375,6 @@ func (s *ccSession) assistant(chat string, n int, l *ccLine, raw []byte, ts time
 		}
 		q.pushCall(chat, c.b.ID, e)
 	}
-	return nil
 }
 
 func clampTokens(n int64) int64 {

@@ -207,6 +207,20 @@ func (s *copilotSession) line(n int, line []byte, out Output) error {
 		return e
 	}
 
+	if handled, err := s.lineMessage(typ, data, n, id, base, out); handled {
+		return err
+	}
+	if handled, err := s.lineLifecycle(typ, data, id, t, base, out); handled {
+		return err
+	}
+	return s.lineOther(typ, ev, data, base, out)
+}
+
+// copilotBase makes an entry of a line's event, tied to its sub-agent call when it has one.
+type copilotBase = func(kind annals.EntryKind, part int) *annals.Entry
+
+// lineMessage maps the events that are messages; it reports whether typ was one.
+func (s *copilotSession) lineMessage(typ string, data jsonObject, n int, id string, base copilotBase, out Output) (bool, error) {
 	switch typ {
 	case "user.message":
 		e := base(annals.KindUser, -1)
@@ -217,71 +231,62 @@ func (s *copilotSession) line(n int, line []byte, out Output) error {
 		}
 		e.Metadata = safeMeta(map[string]any{"transformed_content": ValidText(tc), "attachments": data.raw("attachments"),
 			"extra": extras(data, "content", "transformedContent", "attachments")})
-		return s.add(out, e)
+		return true, s.add(out, e)
 
 	case "system.message":
 		e := base(annals.KindSystem, -1)
 		e.Text = ValidText(data.str("content"))
 		e.Metadata = safeMeta(map[string]any{"extra": extras(data, "content")})
-		return s.add(out, e)
+		return true, s.add(out, e)
 
 	case "assistant.message":
-		return s.assistant(n, id, data, base, out)
+		return true, s.assistant(n, id, data, base, out)
 
 	case "assistant.reasoning":
 		e := base(annals.KindAssistant, -1)
 		e.Reasoning = ValidText(data.str("content"))
 		e.Metadata = safeMeta(map[string]any{"extra": extras(data, "content")})
-		return s.add(out, e)
+		return true, s.add(out, e)
 
+	case "session.error":
+		e := base(annals.KindSystem, -1)
+		e.Text = ValidText(strings.TrimSpace("error: " + data.str("message")))
+		e.Metadata = safeMeta(map[string]any{"error": extras(data, "message")})
+		return true, s.add(out, e)
+
+	case "session.model_change":
+		e := base(annals.KindEvent, -1)
+		e.Channel = "copilot-cli/session/model_change"
+		e.Text = ValidText(fmt.Sprintf("model changed from %s to %s", firstNonEmpty(data.str("previousModel"), "(none)"), data.str("newModel")))
+		e.Metadata = safeMeta(map[string]any{"data": extras(data)})
+		return true, s.add(out, e)
+	}
+	return false, nil
+}
+
+// lineLifecycle maps the events of turns, tool calls and the process; it reports whether typ
+// was one.
+func (s *copilotSession) lineLifecycle(typ string, data jsonObject, id string, t time.Time, base copilotBase, out Output) (bool, error) {
+	switch typ {
 	case "assistant.turn_start":
 		runKey := firstNonEmpty(data.str("interactionId"), id) + "/" + data.str("turnId")
 		s.st.RunID = SafeID(s.st.ChatID+"/turn/"+runKey, annals.MaxIDBytes)
 		s.st.RunStart = t
 		s.st.RunOut = 0
 		s.st.RunModel = SafeID(data.str("model"), annals.MaxIDBytes)
-		return out.Emit(annals.CaptureOp{Run: &annals.Run{ID: s.st.RunID, ChatID: s.st.ChatID, Status: annals.StatusRunning, Model: s.st.RunModel, StartedAt: t}})
+		return true, out.Emit(annals.CaptureOp{Run: &annals.Run{ID: s.st.RunID, ChatID: s.st.ChatID, Status: annals.StatusRunning, Model: s.st.RunModel, StartedAt: t}})
 
 	case "assistant.turn_end":
 		if m := data.str("model"); m != "" && s.st.RunModel == "" {
 			s.st.RunModel = SafeID(m, annals.MaxIDBytes)
 		}
-		return s.endRun(out, annals.StatusCompleted, t)
+		return true, s.endRun(out, annals.StatusCompleted, t)
 
 	case "tool.execution_start":
-		callID := data.str("toolCallId")
-		if e := s.open[callID]; e != nil {
-			if len(e.Tool.Arguments) == 0 || string(e.Tool.Arguments) == "{}" {
-				if a := copilotArgs(data.raw("arguments")); a != nil {
-					e.Tool.Arguments = a
-				}
-			}
-			return nil
-		}
-		e := base(annals.KindTool, -1)
-		e.Tool = &annals.ToolCall{Name: copilotToolName(data.str("toolName")), CallID: SafeID(callID, annals.MaxIDBytes), Arguments: copilotArgs(data.raw("arguments"))}
-		e.Metadata = safeMeta(map[string]any{"extra": extras(data, "toolCallId", "toolName", "arguments", "parentToolCallId")})
-		if callID != "" {
-			// The start is the first we hear of this call: it waits for its result.
-			s.open[callID] = e
-		}
-		return s.add(out, e)
+		return true, s.toolStart(data, base, out)
 
 	case "tool.execution_complete":
-		callID := data.str("toolCallId")
-		e := s.open[callID]
-		if e == nil {
-			// A result without a call in this file (the call was in a rotated part, or the
-			// file was cut): the result still becomes a tool entry, so nothing is lost.
-			e = base(annals.KindTool, -1)
-			name := data.obj("toolTelemetry").obj("properties").str("tool")
-			e.Tool = &annals.ToolCall{Name: copilotToolName(name), CallID: SafeID(callID, annals.MaxIDBytes)}
-			copilotResult(e, data)
-			return s.add(out, e)
-		}
-		delete(s.open, callID)
-		copilotResult(e, data)
-		return nil
+		return true, s.toolComplete(data, base, out)
 
 	case "abort":
 		// Calls still waiting were cancelled by the abort.
@@ -293,9 +298,9 @@ func (s *copilotSession) line(n int, line []byte, out Output) error {
 		e.Text = ValidText(strings.TrimSpace("aborted: " + data.str("reason")))
 		e.Metadata = safeMeta(map[string]any{"extra": extras(data, "reason")})
 		if err := s.add(out, e); err != nil {
-			return err
+			return true, err
 		}
-		return s.endRun(out, annals.StatusCancelled, t)
+		return true, s.endRun(out, annals.StatusCancelled, t)
 
 	case "session.shutdown", "session.resume", "session.start":
 		// The process ended or restarted: a call still waiting will never get its result
@@ -310,25 +315,53 @@ func (s *copilotSession) line(n int, line []byte, out Output) error {
 			e.Text = ValidText(strings.TrimSpace("session ended " + data.str("shutdownType")))
 		}
 		if err := s.add(out, e); err != nil {
-			return err
+			return true, err
 		}
 		// A turn still open when the process ended or restarted was cut short.
-		return s.endRun(out, annals.StatusCancelled, t)
+		return true, s.endRun(out, annals.StatusCancelled, t)
+	}
+	return false, nil
+}
 
-	case "session.error":
-		e := base(annals.KindSystem, -1)
-		e.Text = ValidText(strings.TrimSpace("error: " + data.str("message")))
-		e.Metadata = safeMeta(map[string]any{"error": extras(data, "message")})
-		return s.add(out, e)
+func (s *copilotSession) toolStart(data jsonObject, base copilotBase, out Output) error {
+	callID := data.str("toolCallId")
+	if e := s.open[callID]; e != nil {
+		if len(e.Tool.Arguments) == 0 || string(e.Tool.Arguments) == "{}" {
+			if a := copilotArgs(data.raw("arguments")); a != nil {
+				e.Tool.Arguments = a
+			}
+		}
+		return nil
+	}
+	e := base(annals.KindTool, -1)
+	e.Tool = &annals.ToolCall{Name: copilotToolName(data.str("toolName")), CallID: SafeID(callID, annals.MaxIDBytes), Arguments: copilotArgs(data.raw("arguments"))}
+	e.Metadata = safeMeta(map[string]any{"extra": extras(data, "toolCallId", "toolName", "arguments", "parentToolCallId")})
+	if callID != "" {
+		// The start is the first we hear of this call: it waits for its result.
+		s.open[callID] = e
+	}
+	return s.add(out, e)
+}
 
-	case "session.model_change":
-		e := base(annals.KindEvent, -1)
-		e.Channel = "copilot-cli/session/model_change"
-		e.Text = ValidText(fmt.Sprintf("model changed from %s to %s", firstNonEmpty(data.str("previousModel"), "(none)"), data.str("newModel")))
-		e.Metadata = safeMeta(map[string]any{"data": extras(data)})
+func (s *copilotSession) toolComplete(data jsonObject, base copilotBase, out Output) error {
+	callID := data.str("toolCallId")
+	e := s.open[callID]
+	if e == nil {
+		// A result without a call in this file (the call was in a rotated part, or the
+		// file was cut): the result still becomes a tool entry, so nothing is lost.
+		e = base(annals.KindTool, -1)
+		name := data.obj("toolTelemetry").obj("properties").str("tool")
+		e.Tool = &annals.ToolCall{Name: copilotToolName(name), CallID: SafeID(callID, annals.MaxIDBytes)}
+		copilotResult(e, data)
 		return s.add(out, e)
 	}
+	delete(s.open, callID)
+	copilotResult(e, data)
+	return nil
+}
 
+// lineOther maps a compaction, and keeps everything else as an event.
+func (s *copilotSession) lineOther(typ string, ev, data jsonObject, base copilotBase, out Output) error {
 	// A compaction: Copilot summarises the context and starts over from the summary.
 	if strings.Contains(typ, "compaction") {
 		if sum := firstNonEmpty(data.str("summaryContent"), data.str("summary"), data.str("content")); sum != "" {
@@ -416,7 +449,7 @@ func (s *copilotSession) start(n int, data jsonObject, t time.Time, out Output) 
 
 // assistant maps an assistant message: its text and reasoning, then one tool entry per tool
 // request, each waiting for its result.
-func (s *copilotSession) assistant(n int, id string, data jsonObject, base func(annals.EntryKind, int) *annals.Entry, out Output) error {
+func (s *copilotSession) assistant(n int, id string, data jsonObject, base copilotBase, out Output) error {
 	text := ValidText(data.str("content"))
 	reasoning := ValidText(data.str("reasoningText"))
 	opaque := data.str("reasoningOpaque") != "" || data.str("encryptedContent") != ""
