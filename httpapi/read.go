@@ -78,7 +78,9 @@ func query(r *http.Request, allowed ...string) (url.Values, error) {
 
 // ExportDocument is the JSON export of one chat: its metadata, runs and whole transcript.
 type ExportDocument struct {
-	Chat    *annals.Chat    `json:"chat"`
+	Chat *annals.Chat `json:"chat"`
+	// Format is "json", as in the CLI's export, so that annals import knows the file.
+	Format  string          `json:"format"`
 	Runs    []*annals.Run   `json:"runs"`
 	Entries []*annals.Entry `json:"entries"`
 }
@@ -130,7 +132,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) error {
 			runs = []*annals.Run{}
 		}
 		rb, _ := json.Marshal(runs)
-		fmt.Fprintf(w, `{"chat":%s,"runs":%s,"entries":[`, chat, rb)
+		fmt.Fprintf(w, `{"chat":%s,"format":"json","runs":%s,"entries":[`, chat, rb)
 		first := true
 		for {
 			for _, e := range res.Entries {

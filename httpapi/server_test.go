@@ -401,7 +401,7 @@ func TestExportIsADownload(t *testing.T) {
 	r = f.must(http.StatusOK, "GET", "/v1/sessions/a1/export?format=json", f.keyA, "")
 	var doc httpapi.ExportDocument
 	r.json(t, &doc)
-	if doc.Chat.ID != "a1" || len(doc.Entries) != 3 || len(doc.Runs) != 1 || r.header.Get("Content-Disposition") != `attachment; filename="a1.json"` {
+	if doc.Chat.ID != "a1" || doc.Format != "json" || len(doc.Entries) != 3 || len(doc.Runs) != 1 || r.header.Get("Content-Disposition") != `attachment; filename="a1.json"` {
 		t.Errorf("json export: %+v", doc)
 	}
 	var runs httpapi.RunsAnswer
