@@ -338,53 +338,17 @@ func gmEntries(chatID string, rec *gmRecord, last *time.Time) []annals.CaptureOp
 		runID := ""
 		if rec.Tokens != nil || rec.Model != "" {
 			runID = SafeID(chatID+"/"+base, annals.MaxIDBytes)
-			run := &annals.Run{ID: runID, ChatID: chatID, Status: annals.StatusCompleted, StartedAt: ts, Model: SafeID(rec.Model, annals.MaxIDBytes)}
-			if t := rec.Tokens; t != nil {
-				// input counts the prompt (cached tokens included); output counts the reply,
-				// thoughts and tool-call tokens.
-				run.InputTokens = clampTokens(t.Input)
-				run.OutputTokens = clampTokens(t.Output) + clampTokens(t.Thoughts) + clampTokens(t.Tool)
-			}
-			ops = append(ops, annals.CaptureOp{Run: run})
-		}
-		var thoughts []string
-		for _, th := range rec.Thoughts {
-			switch {
-			case th.Subject != "" && th.Description != "":
-				thoughts = append(thoughts, th.Subject+": "+th.Description)
-			default:
-				thoughts = append(thoughts, th.Subject+th.Description)
-			}
+			ops = append(ops, annals.CaptureOp{Run: gmRun(runID, chatID, rec, ts)})
 		}
 		if rec.Model != "" {
 			meta["model"] = rec.Model
 		}
-		reasoning := strings.Join(dropBlank(thoughts), "\n\n")
+		reasoning := gmThoughts(rec.Thoughts)
 		if text != "" || reasoning != "" || len(rec.ToolCalls) == 0 {
 			appendEntry(&annals.Entry{ID: EntryID(base, -1), Kind: annals.KindAssistant, RunID: runID, Text: ValidText(text), Reasoning: ValidText(reasoning), Metadata: Metadata(meta)})
 		}
 		for i, tc := range rec.ToolCalls {
-			name := tc.Name
-			if name == "" {
-				name = "unknown"
-			}
-			args := tc.Args
-			if len(bytes.TrimSpace(args)) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
-				args = nil
-			} else {
-				var buf bytes.Buffer
-				if json.Compact(&buf, args) == nil {
-					args = buf.Bytes()
-				}
-			}
-			tm := map[string]any{}
-			if tc.DisplayName != "" {
-				tm["display_name"] = tc.DisplayName
-			}
-			e := &annals.Entry{ID: EntryID(base, i+1), Kind: annals.KindTool, RunID: runID,
-				Tool: &annals.ToolCall{Name: SafeID(name, annals.MaxIDBytes), CallID: SafeID(tc.ID, annals.MaxIDBytes), Arguments: args,
-					Result: gmResult(tc), Outcome: gmOutcome(tc.Status)},
-				Metadata: Metadata(tm)}
+			e := gmToolEntry(base, i, tc, runID)
 			appendEntry(e)
 			if t := ParseTime(tc.Timestamp); !t.IsZero() {
 				e.Time = t
@@ -400,6 +364,57 @@ func gmEntries(chatID string, rec *gmRecord, last *time.Time) []annals.CaptureOp
 		appendEntry(&annals.Entry{ID: EntryID(base, -1), Kind: annals.KindEvent, Channel: "gemini-cli/" + channelPart(rec.Type), Text: ValidText(text), Metadata: Metadata(meta)})
 	}
 	return ops
+}
+
+// gmRun is the run of one model reply.
+func gmRun(runID, chatID string, rec *gmRecord, ts time.Time) *annals.Run {
+	run := &annals.Run{ID: runID, ChatID: chatID, Status: annals.StatusCompleted, StartedAt: ts, Model: SafeID(rec.Model, annals.MaxIDBytes)}
+	if t := rec.Tokens; t != nil {
+		// input counts the prompt (cached tokens included); output counts the reply,
+		// thoughts and tool-call tokens.
+		run.InputTokens = clampTokens(t.Input)
+		run.OutputTokens = clampTokens(t.Output) + clampTokens(t.Thoughts) + clampTokens(t.Tool)
+	}
+	return run
+}
+
+// gmThoughts joins a reply's thoughts, each "subject: description".
+func gmThoughts(ths []gmThought) string {
+	var thoughts []string
+	for _, th := range ths {
+		switch {
+		case th.Subject != "" && th.Description != "":
+			thoughts = append(thoughts, th.Subject+": "+th.Description)
+		default:
+			thoughts = append(thoughts, th.Subject+th.Description)
+		}
+	}
+	return strings.Join(dropBlank(thoughts), "\n\n")
+}
+
+// gmToolEntry is the entry of a reply's tool call i, its result included.
+func gmToolEntry(base string, i int, tc gmToolCall, runID string) *annals.Entry {
+	name := tc.Name
+	if name == "" {
+		name = "unknown"
+	}
+	args := tc.Args
+	if len(bytes.TrimSpace(args)) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
+		args = nil
+	} else {
+		var buf bytes.Buffer
+		if json.Compact(&buf, args) == nil {
+			args = buf.Bytes()
+		}
+	}
+	tm := map[string]any{}
+	if tc.DisplayName != "" {
+		tm["display_name"] = tc.DisplayName
+	}
+	return &annals.Entry{ID: EntryID(base, i+1), Kind: annals.KindTool, RunID: runID,
+		Tool: &annals.ToolCall{Name: SafeID(name, annals.MaxIDBytes), CallID: SafeID(tc.ID, annals.MaxIDBytes), Arguments: args,
+			Result: gmResult(tc), Outcome: gmOutcome(tc.Status)},
+		Metadata: Metadata(tm)}
 }
 
 // gmText reads content that is a string, or a list of parts with text.
