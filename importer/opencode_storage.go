@@ -26,28 +26,10 @@ func readOpenCodeStorage(ctx context.Context, root string, out Output) ([]*ocSes
 		}
 		return o, true
 	}
-	sessionDir := filepath.Join(root, "session")
-	var files []string
-	err := filepath.WalkDir(sessionDir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return nil // an unreadable subdirectory is skipped, not fatal
-		}
-		if d.IsDir() {
-			// The pre-0.4 layout nests messages and parts under session/.
-			if p != sessionDir && (d.Name() == "message" || d.Name() == "part") && filepath.Dir(p) == sessionDir {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if strings.HasSuffix(p, ".json") {
-			files = append(files, p)
-		}
-		return nil
-	})
+	files, err := openCodeSessionFiles(filepath.Join(root, "session"))
 	if err != nil {
-		return nil, fmt.Errorf("opencode: reading %s: %w", sessionDir, err)
+		return nil, err
 	}
-	sort.Strings(files)
 	flat := openCodeFlatParts(root, readObj)
 	var sessions []*ocSession
 	for _, p := range files {
@@ -70,38 +52,77 @@ func readOpenCodeStorage(ctx context.Context, root string, out Output) ([]*ocSes
 			continue
 		}
 		s := &ocSession{info: info, where: p}
-		msgDir := firstDir(filepath.Join(root, "message", id), filepath.Join(root, "session", "message", id))
-		for _, mp := range jsonFiles(msgDir) {
-			mi, ok := readObj(mp)
-			if !ok {
-				continue
-			}
-			msg := ocMessage{info: mi, where: mp}
-			mid := mi.str("id")
-			if mid == "" {
-				mid = strings.TrimSuffix(filepath.Base(mp), ".json")
-				mi["id"], _ = json.Marshal(mid)
-			}
-			if !ocSafeName(mid) {
-				out.Warnf(0, "%s: message id %q is not a plain name, skipped", mp, mid)
-				continue
-			}
-			partDir := firstDir(filepath.Join(root, "part", mid), filepath.Join(root, "session", "part", id, mid))
-			for _, pp := range jsonFiles(partDir) {
-				po, ok := readObj(pp)
-				if !ok {
-					continue
-				}
-				msg.parts = append(msg.parts, ocPart{obj: po, name: mid + "/" + strings.TrimSuffix(filepath.Base(pp), ".json"), where: pp})
-			}
-			msg.parts = mergeFlatParts(msg.parts, flat[mid])
-			s.messages = append(s.messages, msg)
-		}
+		s.messages = openCodeStorageMessages(root, id, readObj, flat, out)
 		sortOpenCodeMessages(s.messages)
 		sessions = append(sessions, s)
 	}
-	// Parents first, so a sub-agent's chat is created after the chat it points to; then by
-	// creation time, so the import reads in the order the user worked.
+	sortOpenCodeSessions(sessions)
+	return sessions, nil
+}
+
+// openCodeSessionFiles lists the session files under sessionDir, in name order.
+func openCodeSessionFiles(sessionDir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(sessionDir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil // an unreadable subdirectory is skipped, not fatal
+		}
+		if d.IsDir() {
+			// The pre-0.4 layout nests messages and parts under session/.
+			if p != sessionDir && (d.Name() == "message" || d.Name() == "part") && filepath.Dir(p) == sessionDir {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(p, ".json") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("opencode: reading %s: %w", sessionDir, err)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// openCodeStorageMessages reads session id's messages, each with its parts (from the
+// per-message part directory, merged with the flat parts).
+func openCodeStorageMessages(root, id string, readObj func(string) (jsonObject, bool), flat map[string][]ocPart, out Output) []ocMessage {
+	var messages []ocMessage
+	msgDir := firstDir(filepath.Join(root, "message", id), filepath.Join(root, "session", "message", id))
+	for _, mp := range jsonFiles(msgDir) {
+		mi, ok := readObj(mp)
+		if !ok {
+			continue
+		}
+		msg := ocMessage{info: mi, where: mp}
+		mid := mi.str("id")
+		if mid == "" {
+			mid = strings.TrimSuffix(filepath.Base(mp), ".json")
+			mi["id"], _ = json.Marshal(mid)
+		}
+		if !ocSafeName(mid) {
+			out.Warnf(0, "%s: message id %q is not a plain name, skipped", mp, mid)
+			continue
+		}
+		partDir := firstDir(filepath.Join(root, "part", mid), filepath.Join(root, "session", "part", id, mid))
+		for _, pp := range jsonFiles(partDir) {
+			po, ok := readObj(pp)
+			if !ok {
+				continue
+			}
+			msg.parts = append(msg.parts, ocPart{obj: po, name: mid + "/" + strings.TrimSuffix(filepath.Base(pp), ".json"), where: pp})
+		}
+		msg.parts = mergeFlatParts(msg.parts, flat[mid])
+		messages = append(messages, msg)
+	}
+	return messages
+}
+
+// sortOpenCodeSessions puts parents first, so a sub-agent's chat is created after the chat it
+// points to; then orders by creation time, so the import reads in the order the user worked.
+func sortOpenCodeSessions(sessions []*ocSession) {
 	sort.SliceStable(sessions, func(i, j int) bool {
 		pi, pj := sessions[i].info.str("parentID") != "", sessions[j].info.str("parentID") != ""
 		if pi != pj {
@@ -113,7 +134,6 @@ func readOpenCodeStorage(ctx context.Context, root string, out Output) ([]*ocSes
 		}
 		return sessions[i].info.str("id") < sessions[j].info.str("id")
 	})
-	return sessions, nil
 }
 
 func firstDir(dirs ...string) string {
