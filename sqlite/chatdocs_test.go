@@ -286,6 +286,12 @@ func TestOwnerNarrowsBeforeTheCandidates(t *testing.T) {
 	if hits, total, err = db.SearchChats(ctx, f); err != nil || len(hits) != 2 || total != 7 {
 		t.Fatalf("global: %d hits, total %d, err %v; want 2 of 7", len(hits), total, err)
 	}
+	f = searchFilter(t, "shared", annals.Owner{})
+	if hits, total, err = db.SearchChats(ctx, f); err != nil || len(hits) != 0 || total != 0 {
+		t.Fatalf("the zero owner: %d hits, total %d, err %v; want nothing", len(hits), total, err)
+	}
+	f = searchFilter(t, "shared", annals.Owner{AllTenants: true})
+	f.Limit = 2
 	tag := "x"
 	f.Chat.Tag = &tag // a filter outside the MATCH: the total is counted through the chats
 	if hits, total, err = db.SearchChats(ctx, f); err != nil || len(hits) != 0 || total != 0 {

@@ -67,6 +67,11 @@ type docHit struct {
 // searchChatDocs is SearchChats on the chat documents, in one read transaction.
 func (db *DB) searchChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, limit int) ([]annals.ChatHit, int, error) {
 	f := p.f
+	if !f.Chat.Owner.AllTenants && f.Chat.Owner.TenantID == "" {
+		// The zero owner matches nothing (as in SQL, where AddOwner writes 1 = 0); said here too,
+		// because the index-only count has no SQL owner condition to fail closed on.
+		return []annals.ChatHit{}, 0, nil
+	}
 	expanded := map[*annals.TextExpr]*annals.TextExpr{}
 	text, err := expandPrefixes(ctx, tx, f.Text, expanded)
 	if err != nil {
