@@ -36,17 +36,9 @@ func (im *Importer) importSource(ctx context.Context, c Candidate, run *runState
 	if err != nil {
 		return counts, fmt.Errorf("reading %s: %w", path, err)
 	}
-	prev, err := im.store.FindImportSource(ctx, path)
-	if annals.ErrorCode(err) == annals.ENOTFOUND {
-		prev, err = nil, nil
-	}
+	prev, err := im.previousSource(ctx, path, c.Format.Name())
 	if err != nil {
-		return counts, fmt.Errorf("reading import state of %s: %w", path, err)
-	}
-	if prev != nil && prev.Format != c.Format.Name() {
-		// Another format read this path before (a file that changed shape, or a forced
-		// format): start over, keeping the chat list so the bookkeeping stays complete.
-		prev = &annals.ImportSource{Path: path, ChatIDs: prev.ChatIDs, Entries: prev.Entries}
+		return counts, err
 	}
 	if prev != nil && prev.Format != "" && prev.GoneAt == nil && prev.LastError == "" &&
 		prev.Size == src.Size && prev.ModTime.Equal(src.ModTime) {
@@ -65,13 +57,55 @@ func (im *Importer) importSource(ctx context.Context, c Candidate, run *runState
 		}
 	}
 
-	switch p := c.Format.(type) {
+	err = im.readSource(ctx, c.Format, src, fi, prev, next, out, counts)
+	if im.opts.DryRun {
+		return counts, err
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return counts, err
+		}
+		return counts, im.saveFailed(ctx, path, c.Format.Name(), prev, next, out, err)
+	}
+	next.ChatIDs = mergeIDs(next.ChatIDs, out.chatOrder)
+	next.Entries += int64(counts.Entries - counts.Removed)
+	if next.Entries < 0 {
+		next.Entries = 0
+	}
+	if err := im.store.SaveImportSource(ctx, next); err != nil {
+		return counts, fmt.Errorf("saving import state of %s: %w", path, err)
+	}
+	return counts, nil
+}
+
+// previousSource is the import state of path, or nil when it was never read.
+func (im *Importer) previousSource(ctx context.Context, path, format string) (*annals.ImportSource, error) {
+	prev, err := im.store.FindImportSource(ctx, path)
+	if annals.ErrorCode(err) == annals.ENOTFOUND {
+		prev, err = nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading import state of %s: %w", path, err)
+	}
+	if prev != nil && prev.Format != format {
+		// Another format read this path before (a file that changed shape, or a forced
+		// format): start over, keeping the chat list so the bookkeeping stays complete.
+		prev = &annals.ImportSource{Path: path, ChatIDs: prev.ChatIDs, Entries: prev.Entries}
+	}
+	return prev, nil
+}
+
+// readSource reads the source with its format's parser and flushes what it produced; a source
+// the parser finds unchanged counts as such and is no error.
+func (im *Importer) readSource(ctx context.Context, f Format, src *Source, fi fs.FileInfo, prev, next *annals.ImportSource, out *output, counts *Counts) error {
+	var err error
+	switch p := f.(type) {
 	case LineParser:
 		err = im.readLines(ctx, p, src, prev, next, out)
 	case FileParser:
 		err = im.readWhole(ctx, p, src, fi, prev, next, out, counts)
 	default:
-		err = fmt.Errorf("format %s implements neither LineParser nor FileParser", c.Format.Name())
+		err = fmt.Errorf("format %s implements neither LineParser nor FileParser", f.Name())
 	}
 	if err == nil {
 		out.releaseAll()
@@ -84,37 +118,24 @@ func (im *Importer) importSource(ctx context.Context, c Candidate, run *runState
 		counts.Unchanged++
 		err = nil
 	}
-	if im.opts.DryRun {
-		return counts, err
+	return err
+}
+
+// saveFailed records a failed read. It keeps the old checkpoint, so the next run reads the
+// same bytes again; the error makes the next run retry even if the source does not change.
+func (im *Importer) saveFailed(ctx context.Context, path, format string, prev, next *annals.ImportSource, out *output, err error) error {
+	failed := next
+	if prev != nil {
+		cp := *prev
+		failed = &cp
+		failed.Format = format
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return counts, err
-		}
-		// Keep the old checkpoint, so the next run reads the same bytes again; the error
-		// makes the next run retry even if the source does not change.
-		failed := next
-		if prev != nil {
-			cp := *prev
-			failed = &cp
-			failed.Format = c.Format.Name()
-		}
-		failed.Path, failed.LastError = path, describeErr(err)
-		failed.ChatIDs = mergeIDs(failed.ChatIDs, out.chatOrder)
-		if serr := im.store.SaveImportSource(ctx, failed); serr != nil {
-			return counts, errors.Join(err, serr)
-		}
-		return counts, err
+	failed.Path, failed.LastError = path, describeErr(err)
+	failed.ChatIDs = mergeIDs(failed.ChatIDs, out.chatOrder)
+	if serr := im.store.SaveImportSource(ctx, failed); serr != nil {
+		return errors.Join(err, serr)
 	}
-	next.ChatIDs = mergeIDs(next.ChatIDs, out.chatOrder)
-	next.Entries += int64(counts.Entries - counts.Removed)
-	if next.Entries < 0 {
-		next.Entries = 0
-	}
-	if err := im.store.SaveImportSource(ctx, next); err != nil {
-		return counts, fmt.Errorf("saving import state of %s: %w", path, err)
-	}
-	return counts, nil
+	return err
 }
 
 // errUnchanged reports a source whose content is what was imported last time.
@@ -190,35 +211,8 @@ func (im *Importer) readLines(ctx context.Context, p LineParser, src *Source, pr
 	}
 	defer f.Close()
 
-	h := sha256.New()
-	cp := checkpoint{}
-	if prev != nil && prev.Offset > 0 && prev.Offset <= src.Size && prev.Hash != "" {
-		n, err := io.CopyN(h, f, prev.Offset)
-		if err == nil && n == prev.Offset && hex.EncodeToString(h.Sum(nil)) == prev.Hash {
-			cp = checkpoint{offset: prev.Offset, line: prev.Line, state: prev.State}
-		} else {
-			// The file was rewritten, not appended to: read it all again. Entries already
-			// stored are skipped by id.
-			h.Reset()
-			if _, err := f.Seek(0, io.SeekStart); err != nil {
-				return fmt.Errorf("rewinding %s: %w", src.Path, err)
-			}
-		}
-	}
-	sess, err := p.NewSession(src, cp.state)
-	if err != nil && cp.state != nil {
-		// A state written by another version of the parser: start over.
-		h.Reset()
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return fmt.Errorf("rewinding %s: %w", src.Path, err)
-		}
-		cp = checkpoint{}
-		sess, err = p.NewSession(src, nil)
-	}
+	sess, h, cp, err := resumeLines(f, p, src, prev)
 	if err != nil {
-		return fmt.Errorf("%s: %w", src.Path, err)
-	}
-	if cp.hash, err = marshalHash(h); err != nil {
 		return err
 	}
 
@@ -262,15 +256,9 @@ func (im *Importer) readLines(ctx context.Context, p LineParser, src *Source, pr
 			return out.err
 		}
 		if sess.Settled() {
-			st, err := sess.State()
-			if err != nil {
-				return fmt.Errorf("%s line %d: saving parser state: %w", src.Path, line, err)
-			}
-			hs, err := marshalHash(h)
-			if err != nil {
+			if cp, err = settledCheckpoint(sess, h, src, offset, line); err != nil {
 				return err
 			}
-			cp = checkpoint{offset: offset, line: line, state: st, hash: hs}
 			out.settle()
 		}
 		if errors.Is(rerr, io.EOF) {
@@ -287,6 +275,57 @@ func (im *Importer) readLines(ctx context.Context, p LineParser, src *Source, pr
 	next.Offset, next.Line, next.State, next.Hash = cp.offset, cp.line, cp.state, sum
 	next.Provisional = out.provisional()
 	return nil
+}
+
+// resumeLines starts the parser session: from the previous checkpoint when the file still
+// begins with the bytes it covers, else from the start. h holds the hash of the bytes before
+// the checkpoint, and the returned checkpoint its marshalled state.
+func resumeLines(f *os.File, p LineParser, src *Source, prev *annals.ImportSource) (LineSession, hash.Hash, checkpoint, error) {
+	h := sha256.New()
+	cp := checkpoint{}
+	if prev != nil && prev.Offset > 0 && prev.Offset <= src.Size && prev.Hash != "" {
+		n, err := io.CopyN(h, f, prev.Offset)
+		if err == nil && n == prev.Offset && hex.EncodeToString(h.Sum(nil)) == prev.Hash {
+			cp = checkpoint{offset: prev.Offset, line: prev.Line, state: prev.State}
+		} else {
+			// The file was rewritten, not appended to: read it all again. Entries already
+			// stored are skipped by id.
+			h.Reset()
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return nil, nil, cp, fmt.Errorf("rewinding %s: %w", src.Path, err)
+			}
+		}
+	}
+	sess, err := p.NewSession(src, cp.state)
+	if err != nil && cp.state != nil {
+		// A state written by another version of the parser: start over.
+		h.Reset()
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, nil, cp, fmt.Errorf("rewinding %s: %w", src.Path, err)
+		}
+		cp = checkpoint{}
+		sess, err = p.NewSession(src, nil)
+	}
+	if err != nil {
+		return nil, nil, cp, fmt.Errorf("%s: %w", src.Path, err)
+	}
+	if cp.hash, err = marshalHash(h); err != nil {
+		return nil, nil, cp, err
+	}
+	return sess, h, cp, nil
+}
+
+// settledCheckpoint is the checkpoint after line, where the session has nothing pending.
+func settledCheckpoint(sess LineSession, h hash.Hash, src *Source, offset int64, line int) (checkpoint, error) {
+	st, err := sess.State()
+	if err != nil {
+		return checkpoint{}, fmt.Errorf("%s line %d: saving parser state: %w", src.Path, line, err)
+	}
+	hs, err := marshalHash(h)
+	if err != nil {
+		return checkpoint{}, err
+	}
+	return checkpoint{offset: offset, line: line, state: st, hash: hs}, nil
 }
 
 // readLine returns the next line with its line ending. complete is false for a last line

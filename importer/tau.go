@@ -2,6 +2,7 @@ package importer
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -60,50 +61,13 @@ func (f tau) ParseFile(ctx context.Context, src *Source, out Output) error {
 	sCreated := pickColumn(sc, "created_at", "started_at", "created")
 	sAttrs := pickColumn(sc, "attributes", "attributes_json", "attrs")
 	eSession := pickColumn(ec, "session_id", "session")
-	eSeq := pickColumn(ec, "seq", "position", "ordinal")
-	eID := pickColumn(ec, "id", "entry_id")
-	eSource := pickColumn(ec, "source_id", "source_message_id", "message_id")
-	eKind := pickColumn(ec, "kind", "role", "type")
-	eText := pickColumn(ec, "text", "content", "body")
-	eTool := pickColumn(ec, "tool_name", "tool", "name")
-	eArgs := pickColumn(ec, "arguments", "tool_arguments", "args", "input")
-	eResult := pickColumn(ec, "result", "tool_result", "output")
-	eOutcome := pickColumn(ec, "outcome", "status")
-	eCallID := pickColumn(ec, "call_id", "tool_call_id")
-	eTime := pickColumn(ec, "created_at", "time", "ts", "timestamp")
-	eReasoning := pickColumn(ec, "reasoning")
-	eMeta := pickColumn(ec, "metadata", "meta")
-	if sID == "" || eSession == "" || eKind == "" {
+	c := tauEntryColumns(ec)
+	if sID == "" || eSession == "" || c.kind == "" {
 		return fmt.Errorf("tau: %s: history_sessions(id) and history_entries(session_id, kind) are required (see docs/IMPORT.md)", src.Path)
 	}
-
-	// Attributes: a JSON column, and/or a key-value table.
-	attrTable := ""
-	for _, t := range []string{"history_attributes", "history_session_attributes", "attributes"} {
-		if tables[t] {
-			attrTable = t
-			break
-		}
-	}
-	kv := map[string]map[string]string{}
-	if attrTable != "" {
-		ac, err := tableColumns(ctx, db, attrTable)
-		if err == nil {
-			aSession, aKey, aValue := pickColumn(ac, "session_id", "session"), pickColumn(ac, "key", "name"), pickColumn(ac, "value")
-			if aSession != "" && aKey != "" && aValue != "" {
-				rows, err := queryMaps(ctx, db, `SELECT * FROM "`+attrTable+`" ORDER BY rowid`)
-				if err != nil {
-					return fmt.Errorf("tau: reading %s: %w", attrTable, err)
-				}
-				for _, m := range rows {
-					sid := colString(m, aSession)
-					if kv[sid] == nil {
-						kv[sid] = map[string]string{}
-					}
-					kv[sid][colString(m, aKey)] = colString(m, aValue)
-				}
-			}
-		}
+	kv, err := tauAttributeTable(ctx, db, tables)
+	if err != nil {
+		return err
 	}
 
 	order := "rowid"
@@ -115,8 +79,8 @@ func (f tau) ParseFile(ctx context.Context, src *Source, out Output) error {
 		return fmt.Errorf("tau: reading history_sessions: %w", err)
 	}
 	eorder := `"` + eSession + `", rowid`
-	if eSeq != "" {
-		eorder = `"` + eSession + `", "` + eSeq + `", rowid`
+	if c.seq != "" {
+		eorder = `"` + eSession + `", "` + c.seq + `", rowid`
 	}
 	entryRows, err := queryMaps(ctx, db, `SELECT rowid AS annals_rowid, * FROM history_entries ORDER BY `+eorder)
 	if err != nil {
@@ -137,28 +101,12 @@ func (f tau) ParseFile(ctx context.Context, src *Source, out Output) error {
 			continue
 		}
 		known[sid] = true
-		attrs := annals.Attributes{}
-		if raw := colString(sm, sAttrs); raw != "" {
-			var m map[string]any
-			if err := json.Unmarshal([]byte(raw), &m); err != nil {
-				out.Warnf(0, "history_sessions %s: attributes are not a JSON object; dropped", sid)
-			}
-			for k, v := range m {
-				if s, ok := v.(string); ok {
-					attrs[k] = s
-				} else if b, err := json.Marshal(v); err == nil {
-					attrs[k] = string(b)
-				}
-			}
-		}
-		for k, v := range kv[sid] {
-			attrs[k] = v
-		}
+		attrs := tauSessionAttributes(sid, colString(sm, sAttrs), kv[sid], out)
 		chat := &annals.Chat{ID: ChatID(f.Name(), sid), Attributes: tauAttributes(attrs, f.Name(), func(msg string) { out.Warnf(0, "history_sessions %s: %s", sid, msg) }), CreatedAt: colTime(sm, sCreated)}
 		if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
 			return err
 		}
-		ents := f.entries(bySession[sid], tauCols{eID, eSource, eKind, eText, eTool, eArgs, eResult, eOutcome, eCallID, eTime, eReasoning, eMeta, eSeq}, chat, out)
+		ents := f.entries(bySession[sid], c, chat, out)
 		for len(ents) > 0 {
 			n := min(len(ents), annals.MaxBatchEntries)
 			if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chat.ID, Entries: ents[:n]}}); err != nil {
@@ -167,8 +115,89 @@ func (f tau) ParseFile(ctx context.Context, src *Source, out Output) error {
 			ents = ents[n:]
 		}
 	}
-	// Entries of a session with no session row are still history: their chat is made from
-	// what the entries say.
+	return f.orphans(bySession, known, c, out)
+}
+
+// tauEntryColumns names the history_entries columns, as this database spells them.
+func tauEntryColumns(ec map[string]bool) tauCols {
+	return tauCols{
+		id:        pickColumn(ec, "id", "entry_id"),
+		source:    pickColumn(ec, "source_id", "source_message_id", "message_id"),
+		kind:      pickColumn(ec, "kind", "role", "type"),
+		text:      pickColumn(ec, "text", "content", "body"),
+		tool:      pickColumn(ec, "tool_name", "tool", "name"),
+		args:      pickColumn(ec, "arguments", "tool_arguments", "args", "input"),
+		result:    pickColumn(ec, "result", "tool_result", "output"),
+		outcome:   pickColumn(ec, "outcome", "status"),
+		callID:    pickColumn(ec, "call_id", "tool_call_id"),
+		when:      pickColumn(ec, "created_at", "time", "ts", "timestamp"),
+		reasoning: pickColumn(ec, "reasoning"),
+		meta:      pickColumn(ec, "metadata", "meta"),
+		seq:       pickColumn(ec, "seq", "position", "ordinal"),
+	}
+}
+
+// tauAttributeTable reads the key-value attributes table, when there is one, by session.
+func tauAttributeTable(ctx context.Context, db *sql.DB, tables map[string]bool) (map[string]map[string]string, error) {
+	attrTable := ""
+	for _, t := range []string{"history_attributes", "history_session_attributes", "attributes"} {
+		if tables[t] {
+			attrTable = t
+			break
+		}
+	}
+	kv := map[string]map[string]string{}
+	if attrTable == "" {
+		return kv, nil
+	}
+	ac, err := tableColumns(ctx, db, attrTable)
+	if err != nil {
+		return kv, nil
+	}
+	aSession, aKey, aValue := pickColumn(ac, "session_id", "session"), pickColumn(ac, "key", "name"), pickColumn(ac, "value")
+	if aSession == "" || aKey == "" || aValue == "" {
+		return kv, nil
+	}
+	rows, err := queryMaps(ctx, db, `SELECT * FROM "`+attrTable+`" ORDER BY rowid`)
+	if err != nil {
+		return nil, fmt.Errorf("tau: reading %s: %w", attrTable, err)
+	}
+	for _, m := range rows {
+		sid := colString(m, aSession)
+		if kv[sid] == nil {
+			kv[sid] = map[string]string{}
+		}
+		kv[sid][colString(m, aKey)] = colString(m, aValue)
+	}
+	return kv, nil
+}
+
+// tauSessionAttributes merges a session's attributes: its JSON column (values that are not
+// strings kept as JSON), then the key-value table's.
+func tauSessionAttributes(sid, raw string, kv map[string]string, out Output) annals.Attributes {
+	attrs := annals.Attributes{}
+	if raw != "" {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(raw), &m); err != nil {
+			out.Warnf(0, "history_sessions %s: attributes are not a JSON object; dropped", sid)
+		}
+		for k, v := range m {
+			if s, ok := v.(string); ok {
+				attrs[k] = s
+			} else if b, err := json.Marshal(v); err == nil {
+				attrs[k] = string(b)
+			}
+		}
+	}
+	for k, v := range kv {
+		attrs[k] = v
+	}
+	return attrs
+}
+
+// orphans imports the entries of sessions with no session row: they are still history, and
+// their chat is made from what the entries say.
+func (f tau) orphans(bySession map[string][]map[string]any, known map[string]bool, c tauCols, out Output) error {
 	var orphans []string
 	for sid := range bySession {
 		if !known[sid] && sid != "" {
@@ -182,7 +211,7 @@ func (f tau) ParseFile(ctx context.Context, src *Source, out Output) error {
 		if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
 			return err
 		}
-		ents := f.entries(bySession[sid], tauCols{eID, eSource, eKind, eText, eTool, eArgs, eResult, eOutcome, eCallID, eTime, eReasoning, eMeta, eSeq}, chat, out)
+		ents := f.entries(bySession[sid], c, chat, out)
 		if len(ents) > 0 {
 			if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chat.ID, Entries: ents}}); err != nil {
 				return err
