@@ -141,6 +141,13 @@ func BatchIndex(err error) (int, bool) {
 	return 0, false
 }
 
+// Capturer is the one write method a store implements: Capture applies ops in order in one
+// transaction; on failure nothing is committed and the error is a *BatchError naming the failed
+// op. CaptureOps builds the rest of CaptureStore over it.
+type Capturer interface {
+	Capture(ctx context.Context, ops []CaptureOp) (*CaptureResult, error)
+}
+
 // CaptureStore is the write side of a store. Every method validates its input, applies it in one
 // transaction together with the derived state (seq numbers, chat counters and last activity,
 // chat status, full-text index rows), and either commits all of it or none of it.
@@ -150,9 +157,7 @@ func BatchIndex(err error) (int, bool) {
 // id reused with different immutable data), forbidden (the store was opened read-only),
 // unavailable (the database cannot be reached), internal.
 type CaptureStore interface {
-	// Capture applies ops in order in one transaction. On failure nothing is committed and the
-	// error is a *BatchError naming the failed op.
-	Capture(ctx context.Context, ops []CaptureOp) (*CaptureResult, error)
+	Capturer
 
 	// CreateChat creates a chat, idempotently (see CaptureOp.Chat), and returns it as stored.
 	// Errors: invalid, conflict, forbidden, unavailable, internal.

@@ -15,7 +15,7 @@ import (
 // and embeddings. Any annals.Store has it; the optional capabilities (the query view, keys,
 // rescan) are other consumers' business.
 type Store interface {
-	annals.CaptureStore
+	annals.Capturer
 	annals.ChatStore
 	annals.SearchStore
 	annals.EmbeddingStore
@@ -63,7 +63,7 @@ func New(cfg Config) *Service {
 		redactor:     cfg.Redactor,
 		candidateCap: cfg.CandidateCap,
 		readOnly:     cfg.ReadOnly,
-		capture:      &RedactingCapture{Store: cfg.Store, Redactor: cfg.Redactor},
+		capture:      &RedactingCapture{Store: annals.CaptureOps{Store: cfg.Store}, Redactor: cfg.Redactor},
 		log:          cfg.Logger,
 		now:          cfg.Now,
 	}

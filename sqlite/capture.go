@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/internal/storecore"
 )
 
 // Capture applies ops in order in one write transaction; see annals.CaptureStore.
@@ -51,22 +50,22 @@ func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp) (*annals.Capt
 
 // CreateChat creates a chat idempotently; see annals.CaptureStore.
 func (db *DB) CreateChat(ctx context.Context, chat *annals.Chat) (*annals.Chat, error) {
-	return storecore.CreateChat(ctx, db, chat)
+	return annals.CaptureOps{Store: db}.CreateChat(ctx, chat)
 }
 
 // AppendEntries appends entries idempotently; see annals.CaptureStore.
 func (db *DB) AppendEntries(ctx context.Context, chatID string, entries []*annals.Entry) (*annals.AppendResult, error) {
-	return storecore.AppendEntries(ctx, db, chatID, entries)
+	return annals.CaptureOps{Store: db}.AppendEntries(ctx, chatID, entries)
 }
 
 // TruncateChat rewinds a chat; see annals.CaptureStore.
 func (db *DB) TruncateChat(ctx context.Context, chatID string, point annals.TruncatePoint) (*annals.TruncateResult, error) {
-	return storecore.TruncateChat(ctx, db, chatID, point)
+	return annals.CaptureOps{Store: db}.TruncateChat(ctx, chatID, point)
 }
 
 // RecordRun upserts a run; see annals.CaptureStore.
 func (db *DB) RecordRun(ctx context.Context, run *annals.Run) (*annals.Run, error) {
-	return storecore.RecordRun(ctx, db, run)
+	return annals.CaptureOps{Store: db}.RecordRun(ctx, run)
 }
 
 // writer applies capture ops inside one transaction, caching prepared statements across the
