@@ -80,6 +80,16 @@ func ValidText(s string) string {
 // ParseTime reads the timestamp forms agent tools write: RFC 3339 (with or without fraction),
 // and Unix seconds or milliseconds as a JSON number. The zero time means unknown.
 func ParseTime(v any) time.Time {
+	t := parseAnyTime(v)
+	if t.IsZero() || t.Before(annals.MinTime) || !t.Before(annals.MaxTime) {
+		// A time annals cannot store (year 0000, a counter read as seconds) is no time: the
+		// record is kept with the time its neighbours give it, never refused for its clock.
+		return time.Time{}
+	}
+	return t
+}
+
+func parseAnyTime(v any) time.Time {
 	switch t := v.(type) {
 	case string:
 		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999", "2006-01-02 15:04:05"} {
