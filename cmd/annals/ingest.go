@@ -60,10 +60,31 @@ func runIngest(ctx context.Context, m *Main, args []string) error {
 		}
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	if err := m.optimizeAfterBulkLoad(ctx, a, report.EntriesAppended); err != nil {
+		return err
+	}
 	if *asJSON {
 		return json.NewEncoder(m.Stdout).Encode(report)
 	}
 	return writeIngestReport(m.Stdout, name, report)
+}
+
+// bulkLoadEntries is the size of a load after which the full-text indexes are merged: a bulk
+// load leaves many segments that every search then seeks (docs/BENCHMARKS.md).
+const bulkLoadEntries = 50000
+
+// optimizeAfterBulkLoad merges the store's full-text indexes after a large load, for stores
+// that have the operation (SQLite); it takes seconds at a million entries.
+func (m *Main) optimizeAfterBulkLoad(ctx context.Context, a *app, appended int) error {
+	opt, ok := a.store.(interface{ Optimize(context.Context) error })
+	if !ok || appended < bulkLoadEntries {
+		return nil
+	}
+	if m.IsTerminal(m.Stderr) {
+		fmt.Fprint(m.Stderr, "merging the search indexes…")
+		defer fmt.Fprint(m.Stderr, "\r\033[K")
+	}
+	return opt.Optimize(ctx)
 }
 
 func writeIngestReport(w io.Writer, name string, r *ingest.Report) error {

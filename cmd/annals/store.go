@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 
@@ -17,12 +18,27 @@ func (m *Main) openDB(ctx context.Context, flagValue string, readOnly bool) (ann
 	if err != nil {
 		return nil, err
 	}
-	db, err := openStore(ctx, path, readOnly)
+	db, err := openStoreWith(ctx, path, readOnly, m.indexProgress())
 	if err != nil {
 		return nil, err
 	}
 	m.store = db
 	return db, nil
+}
+
+// indexProgress shows, on a terminal, the one-time build of the chat search index that opening
+// a database from before it runs (minutes at a million entries).
+func (m *Main) indexProgress() func(done, total int) {
+	if !m.IsTerminal(m.Stderr) {
+		return nil
+	}
+	return func(done, total int) {
+		if done >= total {
+			fmt.Fprint(m.Stderr, "\r\033[K")
+			return
+		}
+		fmt.Fprintf(m.Stderr, "\r\033[Kbuilding the chat search index: %d of %d chats", done, total)
+	}
 }
 
 // isPostgres reports whether a database location is a PostgreSQL connection URL.
@@ -35,6 +51,11 @@ func isPostgres(location string) bool {
 // connect timeout come from its pool_max_conns, statement_timeout and connect_timeout
 // parameters; docs/POSTGRES.md), "sqlite:PATH" or any other value is a SQLite file.
 func openStore(ctx context.Context, location string, readOnly bool) (annals.Store, error) {
+	return openStoreWith(ctx, location, readOnly, nil)
+}
+
+// openStoreWith is openStore with a progress callback for a SQLite upgrade's index build.
+func openStoreWith(ctx context.Context, location string, readOnly bool, progress func(done, total int)) (annals.Store, error) {
 	if isPostgres(location) {
 		return postgres.Open(ctx, location, postgres.Options{ReadOnly: readOnly})
 	}
@@ -42,7 +63,7 @@ func openStore(ctx context.Context, location string, readOnly bool) (annals.Stor
 	if path == "" {
 		return nil, annals.Errorf(annals.EINVALID, "database location %q names no file (want sqlite:PATH, a file path or postgres://...)", location)
 	}
-	return sqlite.Open(ctx, path, sqlite.Options{ReadOnly: readOnly})
+	return sqlite.Open(ctx, path, sqlite.Options{ReadOnly: readOnly, Progress: progress})
 }
 
 // backendName names the backend of a location for reports.
