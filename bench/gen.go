@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/annals-dev/annals/internal/human"
+
 	"github.com/annals-dev/annals/corpus"
 )
 
@@ -88,7 +90,7 @@ func (r *GenReport) WriteText(w io.Writer) error {
 		rate = float64(st.Entries) / s
 	}
 	fmt.Fprintf(w, "Wrote %s: %d entries in %d chats (%d lines, %s) in %s (%.0f entries/s)\n",
-		r.Out, st.Entries, st.Chats, st.Lines, humanBytes(st.Bytes), r.elapsed.Round(time.Millisecond), rate)
+		r.Out, st.Entries, st.Chats, st.Lines, human.Bytes(st.Bytes), r.elapsed.Round(time.Millisecond), rate)
 	fmt.Fprintf(w, "seed %d; %d tenants, %d users, %d agents; %d runs, %d tool calls (%d failed); %d chats to pin\n",
 		o.Seed, o.Tenants, o.Users, o.Agents, st.Runs, st.ToolCalls, st.FailedToolCalls, len(st.Pinned))
 	var marks []string

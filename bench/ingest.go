@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/annals-dev/annals/internal/human"
+
 	"github.com/annals-dev/annals/ingest"
 )
 
@@ -135,7 +137,7 @@ func (b *runner) binaryIngest(ctx context.Context, scratch string, rawRate float
 	cliRate := rate(cli.entries, cli.duration)
 	b.add(Row{Scenario: "ingest", Case: "annals ingest (binary)", Backend: "sqlite", Rate: cliRate, Unit: "entries/s",
 		Baseline: &Baseline{Name: "raw", Rate: rawRate}, Ratio: ratio(cliRate, rawRate),
-		Note: fmt.Sprintf("with redaction; wall %.1f s, max RSS %s", cli.wall.Seconds(), humanBytes(cli.maxRSS))})
+		Note: fmt.Sprintf("with redaction; wall %.1f s, max RSS %s", cli.wall.Seconds(), human.Bytes(cli.maxRSS))})
 	return nil
 }
 

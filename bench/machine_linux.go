@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/annals-dev/annals/internal/human"
 )
 
 func processCPU() time.Duration {
@@ -53,7 +55,7 @@ func diskInfo(dir string) string {
 			}
 		}
 	}
-	return strings.TrimSpace(fmt.Sprintf("%s %s, %s free", dev, humanBytes(size), humanBytes(free)))
+	return strings.TrimSpace(fmt.Sprintf("%s %s, %s free", dev, human.Bytes(size), human.Bytes(free)))
 }
 
 // peakRSS reads VmHWM, the peak resident set size, of a running process.

@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 
+	"github.com/annals-dev/annals/internal/human"
+
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/history"
 )
@@ -126,7 +128,7 @@ func (b *runner) exportScenario(t *target) error {
 		return err
 	}
 	size := len(res.Markdown)
-	row.Note = fmt.Sprintf("%s of Markdown", humanBytes(int64(size)))
+	row.Note = fmt.Sprintf("%s of Markdown", human.Bytes(int64(size)))
 	if row.P50 > 0 {
 		row.Note += fmt.Sprintf(", %.0f MB/s", float64(size)/1e6/(row.P50/1000))
 	}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/annals-dev/annals/internal/human"
+
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/httpapi"
@@ -115,7 +117,7 @@ func (b *runner) httpIngest(ctx context.Context, scratch string, rawRate float64
 	r := rate(rep.EntriesAppended, rep.Duration)
 	note := fmt.Sprintf("ingest.Ingest -> Go client -> POST /v1/capture (%d records per request), with redaction", ingest.DefaultBatchSize)
 	if rss, err := srv.peakRSS(); err == nil {
-		note += "; server peak RSS " + humanBytes(rss)
+		note += "; server peak RSS " + human.Bytes(rss)
 	}
 	b.add(Row{Scenario: "ingest", Case: "HTTP (annals serve)", Backend: "sqlite", Rate: r, Unit: "entries/s",
 		Baseline: &Baseline{Name: "raw", Rate: rawRate}, Ratio: ratio(r, rawRate), Note: note})
@@ -168,9 +170,9 @@ func (b *runner) memoryScenario(ctx context.Context, t *target, scratch string) 
 		return nil
 	}
 	mib := float64(peak) / (1 << 20)
-	note := fmt.Sprintf("%s right after start", humanBytes(start))
+	note := fmt.Sprintf("%s right after start", human.Bytes(start))
 	if anon, file, err := residentSplit(srv.cmd.Process.Pid); err == nil {
-		note += fmt.Sprintf("; at the end %s anonymous + %s file-backed", humanBytes(anon), humanBytes(file))
+		note += fmt.Sprintf("; at the end %s anonymous + %s file-backed", human.Bytes(anon), human.Bytes(file))
 	}
 	b.add(Row{Scenario: "memory", Case: "annals serve peak RSS (VmHWM) over the search cases", Backend: t.backend,
 		Rate: roundTo(mib, 1), Unit: "MiB", Target: fmt.Sprintf("< %d MB", targetServeRSS/1_000_000), Met: boolp(float64(peak) < targetServeRSS),

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/annals-dev/annals/internal/human"
 )
 
 // WriteText prints the report as tables for people: a header naming the corpus, machine and
@@ -41,7 +43,7 @@ func writeHeader(w io.Writer, rep *Report) {
 	fmt.Fprintf(w, "annals bench: %s entries in %s chats (seed %d), %s\n", groupThousands(float64(rep.Corpus.Entries)),
 		groupThousands(float64(rep.Corpus.Chats)), rep.Corpus.Seed, rep.Date)
 	fmt.Fprintf(w, "machine: %d cores, %s memory, %s; load average %s before, %s after\n", rep.Machine.Cores,
-		humanBytes(rep.Machine.MemoryBytes), rep.Machine.OS, rep.Machine.LoadBefore, rep.Machine.LoadAfter)
+		human.Bytes(rep.Machine.MemoryBytes), rep.Machine.OS, rep.Machine.LoadBefore, rep.Machine.LoadAfter)
 	commit := rep.Build.Commit
 	if commit == "" {
 		commit = "unknown"

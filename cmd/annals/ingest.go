@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/annals-dev/annals/internal/human"
+
 	"github.com/annals-dev/annals/ingest"
 )
 
@@ -128,25 +130,12 @@ func (p *progressLine) update(pr ingest.Progress) {
 		verb = "writing"
 	}
 	fmt.Fprintf(p.w, "\r\033[K%s%s  %d lines  %s  %d chats  %d entries  %.0f entries/s",
-		verb, pct, pr.Lines, humanBytes(pr.Bytes), pr.ChatsCreated, pr.EntriesAppended, rate)
+		verb, pct, pr.Lines, human.Bytes(pr.Bytes), pr.ChatsCreated, pr.EntriesAppended, rate)
 	p.drawn = true
 }
 
 func (p *progressLine) done() {
 	if p.drawn {
 		fmt.Fprint(p.w, "\r\033[K")
-	}
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	default:
-		return fmt.Sprintf("%d B", n)
 	}
 }

@@ -3,8 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/spf13/pflag"
 	"log/slog"
+
+	"github.com/spf13/pflag"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/embed"
