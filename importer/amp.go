@@ -85,14 +85,7 @@ func (f amp) ParseFile(ctx context.Context, src *Source, out Output) error {
 	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
 		return err
 	}
-	for len(entries) > 0 {
-		n := min(len(entries), annals.MaxBatchEntries)
-		if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries[:n]}}); err != nil {
-			return err
-		}
-		entries = entries[n:]
-	}
-	return nil
+	return emitEntries(chatID, entries, out)
 }
 
 // ampBlocks maps one message: Amp's tool results are turned into Anthropic's shape and the

@@ -120,14 +120,7 @@ func (f clineTasks) ParseFile(ctx context.Context, src *Source, out Output) erro
 		return err
 	}
 	entries := f.entries(msgs, created, out)
-	for len(entries) > 0 {
-		n := min(len(entries), annals.MaxBatchEntries)
-		if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries[:n]}}); err != nil {
-			return err
-		}
-		entries = entries[n:]
-	}
-	return nil
+	return emitEntries(chatID, entries, out)
 }
 
 // entries maps the messages: each block an entry (anthropicBlocks), a tool_result landing on

@@ -100,14 +100,7 @@ func (f continueDev) ParseFile(ctx context.Context, src *Source, out Output) err
 		return err
 	}
 	entries := continueEntries(s.History, created, out)
-	for len(entries) > 0 {
-		n := min(len(entries), annals.MaxBatchEntries)
-		if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries[:n]}}); err != nil {
-			return err
-		}
-		entries = entries[n:]
-	}
-	return nil
+	return emitEntries(chatID, entries, out)
 }
 
 // continueDir turns a workspace directory (a file:// URI in newer versions) into a path.

@@ -100,14 +100,7 @@ func (f copilotChat) ParseFile(ctx context.Context, src *Source, out Output) err
 	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
 		return err
 	}
-	for len(entries) > 0 {
-		n := min(len(entries), annals.MaxBatchEntries)
-		if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries[:n]}}); err != nil {
-			return err
-		}
-		entries = entries[n:]
-	}
-	return nil
+	return emitEntries(chatID, entries, out)
 }
 
 // replayChatLog rebuilds the chat model from a mutation log: the state of its first line, then

@@ -98,14 +98,7 @@ func (f crush) session(s map[string]any, msgs []map[string]any, out Output) erro
 	for _, m := range msgs {
 		entries = append(entries, crushParts(m, calls, out)...)
 	}
-	for len(entries) > 0 {
-		n := min(len(entries), annals.MaxBatchEntries)
-		if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries[:n]}}); err != nil {
-			return err
-		}
-		entries = entries[n:]
-	}
-	return nil
+	return emitEntries(chatID, entries, out)
 }
 
 // crushParts maps one message's parts to entries <message id>#<n>; a tool_result lands on its

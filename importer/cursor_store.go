@@ -63,14 +63,7 @@ func (f cursorStore) ParseFile(ctx context.Context, src *Source, out Output) err
 	if name := ValidText(meta.str("name")); name != "" && name != "New Agent" && name != "New Chat" {
 		out.TitleForChat(chatID, name)
 	}
-	for len(entries) > 0 {
-		n := min(len(entries), annals.MaxBatchEntries)
-		if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries[:n]}}); err != nil {
-			return err
-		}
-		entries = entries[n:]
-	}
-	return nil
+	return emitEntries(chatID, entries, out)
 }
 
 // cursorStoreMeta reads meta row "0": hex-encoded JSON, or in some versions the JSON itself.

@@ -102,14 +102,7 @@ func (f cursorIDE) conversation(ctx context.Context, db *sql.DB, id string, c js
 	if name := ValidText(c.str("name")); name != "" {
 		out.TitleForChat(chatID, Truncated(name, annals.MaxTitleBytes))
 	}
-	for len(entries) > 0 {
-		n := min(len(entries), annals.MaxBatchEntries)
-		if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries[:n]}}); err != nil {
-			return err
-		}
-		entries = entries[n:]
-	}
-	return nil
+	return emitEntries(chatID, entries, out)
 }
 
 // cursorBubble maps one bubble: a user message, or an assistant's text and thinking, and a

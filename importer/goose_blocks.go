@@ -34,14 +34,7 @@ func (f goose) emit(s *gsSession, out Output) error {
 	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
 		return err
 	}
-	for len(entries) > 0 {
-		n := min(len(entries), annals.MaxBatchEntries)
-		if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries[:n]}}); err != nil {
-			return err
-		}
-		entries = entries[n:]
-	}
-	return nil
+	return emitEntries(chatID, entries, out)
 }
 
 // gooseModel reads the model a message's metadata names (metadata_json.inference), if any.

@@ -234,3 +234,16 @@ func jsonString(s string) json.RawMessage {
 	}
 	return b
 }
+
+// emitEntries appends entries to a chat in appends of at most annals.MaxBatchEntries, the
+// largest one capture op takes.
+func emitEntries(chatID string, entries []*annals.Entry, out Output) error {
+	for len(entries) > 0 {
+		n := min(len(entries), annals.MaxBatchEntries)
+		if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries[:n]}}); err != nil {
+			return err
+		}
+		entries = entries[n:]
+	}
+	return nil
+}

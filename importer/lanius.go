@@ -180,18 +180,6 @@ func (f lanius) emitSession(chatID, agent string, items []laniusItem, cols laniu
 	return emitEntries(chatID, entries, out)
 }
 
-// emitEntries appends entries to a chat in batches the capture accepts.
-func emitEntries(chatID string, entries []*annals.Entry, out Output) error {
-	for len(entries) > 0 {
-		n := min(len(entries), annals.MaxBatchEntries)
-		if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries[:n]}}); err != nil {
-			return err
-		}
-		entries = entries[n:]
-	}
-	return nil
-}
-
 // laniusChannel keeps a lanius event type as the channel: both are slash-separated paths.
 func laniusChannel(typ string) string {
 	if len(typ) > annals.MaxChannelBytes {

@@ -95,18 +95,6 @@ type llmReader struct {
 
 func (r *llmReader) runID(id string) string { return SafeID(r.f.Name()+":"+id, annals.MaxIDBytes) }
 
-// emitEntries appends entries in batches the store accepts.
-func (r *llmReader) emitEntries(chatID string, entries []*annals.Entry) error {
-	for len(entries) > 0 {
-		n := min(len(entries), annals.MaxBatchEntries)
-		if err := r.out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries[:n]}}); err != nil {
-			return err
-		}
-		entries = entries[n:]
-	}
-	return nil
-}
-
 // llmTurn is one turns row.
 type llmTurn struct {
 	id, thread, parent, tip string

@@ -125,7 +125,7 @@ func (r *llmReader) conversation(cid string, conv map[string]any, resps []map[st
 	for _, m := range resps {
 		r.response(c, m, d)
 	}
-	if err := r.emitEntries(c.chatID, c.entries); err != nil {
+	if err := emitEntries(c.chatID, c.entries, r.out); err != nil {
 		return err
 	}
 	for _, run := range c.runs {

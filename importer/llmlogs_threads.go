@@ -166,7 +166,7 @@ func (r *llmReader) thread(tid string, th map[string]any, d *llmThreadData) erro
 	if err := r.out.Emit(annals.CaptureOp{Chat: cleanChat(&annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created, Title: colString(th, "name")})}); err != nil {
 		return err
 	}
-	if err := r.emitEntries(chatID, r.threadEntries(chain, own, created, d)); err != nil {
+	if err := emitEntries(chatID, r.threadEntries(chain, own, created, d), r.out); err != nil {
 		return err
 	}
 	for _, t := range own {

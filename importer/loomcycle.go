@@ -213,12 +213,8 @@ func (f loomcycle) session(c *lcColumns, sm map[string]any, sid string, srs []*l
 			entries = append(entries, ent)
 		}
 	}
-	for len(entries) > 0 {
-		n := min(len(entries), annals.MaxBatchEntries)
-		if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries[:n]}}); err != nil {
-			return err
-		}
-		entries = entries[n:]
+	if err := emitEntries(chatID, entries, out); err != nil {
+		return err
 	}
 	r := c.r
 	for _, run := range srs {

@@ -115,14 +115,7 @@ func (f openHands) ParseFile(ctx context.Context, src *Source, out Output) error
 		}
 		entries = append(entries, ents...)
 	}
-	for len(entries) > 0 {
-		n := min(len(entries), annals.MaxBatchEntries)
-		if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries[:n]}}); err != nil {
-			return err
-		}
-		entries = entries[n:]
-	}
-	return nil
+	return emitEntries(chatID, entries, out)
 }
 
 // ohContentText joins the text items of an SDK content list (or returns a plain string).

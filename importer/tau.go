@@ -106,13 +106,8 @@ func (f tau) ParseFile(ctx context.Context, src *Source, out Output) error {
 		if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
 			return err
 		}
-		ents := f.entries(bySession[sid], c, chat, out)
-		for len(ents) > 0 {
-			n := min(len(ents), annals.MaxBatchEntries)
-			if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chat.ID, Entries: ents[:n]}}); err != nil {
-				return err
-			}
-			ents = ents[n:]
+		if err := emitEntries(chat.ID, f.entries(bySession[sid], c, chat, out), out); err != nil {
+			return err
 		}
 	}
 	return f.orphans(bySession, known, c, out)
@@ -211,11 +206,9 @@ func (f tau) orphans(bySession map[string][]map[string]any, known map[string]boo
 		if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
 			return err
 		}
-		ents := f.entries(bySession[sid], c, chat, out)
-		if len(ents) > 0 {
-			if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chat.ID, Entries: ents}}); err != nil {
-				return err
-			}
+		// In appends the capture accepts, as for sessions with a row.
+		if err := emitEntries(chat.ID, f.entries(bySession[sid], c, chat, out), out); err != nil {
+			return err
 		}
 	}
 	return nil
