@@ -199,3 +199,14 @@ func TestParseTimeGivesNoTimeForOneAnnalsCannotStore(t *testing.T) {
 		t.Errorf("an ordinary time: %v", got)
 	}
 }
+
+func TestReportTotalAddsEveryCount(t *testing.T) {
+	r := &importer.Report{Formats: []importer.FormatReport{
+		{Format: "a", Counts: importer.Counts{Files: 1, Unchanged: 2, Chats: 3, Entries: 4, Skipped: 5, Removed: 6, Warnings: 7, Errors: 8}},
+		{Format: "b", Counts: importer.Counts{Files: 10, Unchanged: 20, Chats: 30, Entries: 40, Skipped: 50, Removed: 60, Warnings: 70, Errors: 80}},
+	}}
+	want := importer.Counts{Files: 11, Unchanged: 22, Chats: 33, Entries: 44, Skipped: 55, Removed: 66, Warnings: 77, Errors: 88}
+	if got := r.Total(); got != want {
+		t.Fatalf("Total = %+v, want %+v", got, want)
+	}
+}

@@ -49,6 +49,17 @@ func (c *Counts) add(o *Counts) {
 	c.Warnings += o.Warnings
 }
 
+// Total is every format's counts added up.
+func (r *Report) Total() Counts {
+	var t Counts
+	for _, f := range r.Formats {
+		t.add(&f.Counts)
+		t.Files += f.Files
+		t.Errors += f.Errors
+	}
+	return t
+}
+
 // FormatReport is one format's share of a run.
 type FormatReport struct {
 	Format string `json:"format"`

@@ -38,18 +38,10 @@ func writeImportReport(w, errw io.Writer, r *importer.Report, defaults, interrup
 	fmt.Fprintf(w, "%s %d sources in %s (%.0f entries/s)\n", verb, r.Sources, r.Duration.Round(time.Millisecond), rate)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "format\tfiles\tunchanged\tchats\tentries\tskipped\tremoved\twarnings\terrors\t\n")
-	var tot importer.FormatReport
 	for _, f := range r.Formats {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", f.Format, f.Files, f.Unchanged, f.Chats, f.Entries, f.Skipped, f.Removed, f.Warnings, f.Errors)
-		tot.Files += f.Files
-		tot.Unchanged += f.Unchanged
-		tot.Chats += f.Chats
-		tot.Entries += f.Entries
-		tot.Skipped += f.Skipped
-		tot.Removed += f.Removed
-		tot.Warnings += f.Warnings
-		tot.Errors += f.Errors
 	}
+	tot := r.Total()
 	if len(r.Formats) > 1 {
 		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", tot.Files, tot.Unchanged, tot.Chats, tot.Entries, tot.Skipped, tot.Removed, tot.Warnings, tot.Errors)
 	}
