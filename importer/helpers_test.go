@@ -201,7 +201,7 @@ func TestParseTimeGivesNoTimeForOneAnnalsCannotStore(t *testing.T) {
 }
 
 func TestReportTotalAddsEveryCount(t *testing.T) {
-	r := &importer.Report{Formats: []importer.FormatReport{
+	r := &importer.Report{Formats: []*importer.FormatReport{
 		{Format: "a", Counts: importer.Counts{Files: 1, Unchanged: 2, Chats: 3, Entries: 4, Skipped: 5, Removed: 6, Warnings: 7, Errors: 8}},
 		{Format: "b", Counts: importer.Counts{Files: 10, Unchanged: 20, Chats: 30, Entries: 40, Skipped: 50, Removed: 60, Warnings: 70, Errors: 80}},
 	}}
