@@ -291,6 +291,12 @@ type ViewMessage struct {
 	Correlation string      `json:"correlation"`
 	CreatedAt   time.Time   `json:"created_at"`
 	Content     ViewContent `json:"content"`
+	// EventID is the id of the event that carried the message in the store it was imported
+	// from (the reference's messages.event_id), nil when there is none.
+	EventID *int64 `json:"event_id"`
+	// Metadata is the entry's metadata JSON, for the view's own reading; nil when it has none or
+	// when it is longer than ViewMaxContentChars (it is then not read whole). Never encoded.
+	Metadata json.RawMessage `json:"-"`
 }
 
 // MarshalJSON writes the message with its time in FormatViewTime's fixed precision, and its
@@ -319,6 +325,10 @@ type ViewContent struct {
 	// ToolCalls are an assistant message's calls in the reference's shape: the tool entries
 	// that directly follow it (see ViewStore.ViewToolCalls), when the view attached them.
 	ToolCalls []ViewCall `json:"tool_calls,omitempty"`
+	// Stored, when set, is written instead of everything above: the content as the store it was
+	// imported from answers it (a value that is no object, or that store's marker for content
+	// over its size cap), so a client of that store reads what it always read.
+	Stored json.RawMessage `json:"-"`
 }
 
 // MarshalJSON writes the content; a tool message also carries its call id, tool name and result
@@ -327,6 +337,9 @@ type ViewContent struct {
 // characters followed by "…", and truncated_to, their number.
 func (c ViewContent) MarshalJSON() ([]byte, error) {
 	type plain ViewContent
+	if len(c.Stored) > 0 {
+		return c.Stored, nil
+	}
 	if c.Tool == nil {
 		return json.Marshal(plain(c))
 	}

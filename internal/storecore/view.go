@@ -124,7 +124,8 @@ func (d ViewDialect) MessageColumns(sel annals.ViewSelect) string {
 	} else {
 		cols = append(cols, "substr(e.tool_name, 1, "+name+")", d.ClipText("e.tool_args", max))
 	}
-	cols = append(cols, "substr(e.tool_call_id, 1, "+name+")", d.ClipContent("e.tool_result", ResultCap(sel)), "e.tool_outcome")
+	cols = append(cols, "substr(e.tool_call_id, 1, "+name+")", d.ClipContent("e.tool_result", ResultCap(sel)), "e.tool_outcome",
+		d.ClipText("e.metadata", max))
 	return strings.Join(cols, ", ")
 }
 
@@ -161,13 +162,14 @@ type Scanner interface{ Scan(dest ...any) error }
 func ScanMessage(row Scanner, sel annals.ViewSelect) (annals.ViewMessage, error) {
 	var m annals.ViewMessage
 	var kind, name, callID, outcome string
-	var t, textN, reasonN, argsN, resultN int64
-	var text, reason, args, result []byte
+	var t, textN, reasonN, argsN, resultN, metaN int64
+	var text, reason, args, result, meta []byte
 	err := row.Scan(&m.Session, &m.ID, &kind, &m.Channel, &m.Correlation, &t, &text, &textN, &reason, &reasonN,
-		&name, &args, &argsN, &callID, &result, &resultN, &outcome)
+		&name, &args, &argsN, &callID, &result, &resultN, &outcome, &meta, &metaN)
 	if err != nil {
 		return m, err
 	}
+	m.Metadata = wholeJSON(meta, metaN)
 	m.Role = annals.EntryKind(kind)
 	m.Content.Role = m.Role
 	m.CreatedAt = FromNano(t)
@@ -325,10 +327,7 @@ func ReadEvents(rows RowIter, limit int, storeErr func(op string, err error) err
 		}
 		ev.CreatedAt = FromNano(t)
 		ev.Text = Clipped(text, textN, annals.ViewMaxContentChars)
-		// Metadata is only useful whole: a clipped object is no JSON.
-		if m := Clipped(meta, metaN, annals.ViewMaxContentChars); !m.Truncated && json.Valid([]byte(m.Value)) {
-			ev.Metadata = json.RawMessage(m.Value)
-		}
+		ev.Metadata = wholeJSON(meta, metaN)
 		page.Events = append(page.Events, ev)
 	}
 	if err := rows.Err(); err != nil {
@@ -339,6 +338,15 @@ func ReadEvents(rows RowIter, limit int, storeErr func(op string, err error) err
 		page.Next = &annals.ViewPosition{Time: last.CreatedAt, ChatID: last.Session, Seq: last.Seq}
 	}
 	return page, nil
+}
+
+// wholeJSON is a clipped metadata column as JSON, nil when it was clipped or is no JSON:
+// metadata is only useful whole, and a clipped object is no JSON.
+func wholeJSON(v []byte, n int64) json.RawMessage {
+	if m := Clipped(v, n, annals.ViewMaxContentChars); !m.Truncated && json.Valid([]byte(m.Value)) {
+		return json.RawMessage(m.Value)
+	}
+	return nil
 }
 
 // ViewToolCallsQuery builds the query of ViewToolCalls on w, which holds the store's owner
