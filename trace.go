@@ -11,8 +11,8 @@ type Statement struct {
 type statementTraceKey struct{}
 
 // NewContextWithStatementTrace returns a copy of ctx under which a store reports the SQL
-// statements of its search methods (SearchChats, SearchEntries) to fn, just before running each
-// one. It exists so that the benchmark harness (package bench) can replay exactly the SQL a
+// statements of its search methods (SearchChats, SearchEntries; the PostgreSQL store also those
+// of FindChats and FindEmbeddings) to fn, just before running each one. It exists so that the benchmark harness (package bench) can replay exactly the SQL a
 // store ran in the database's native client (the sqlite3 command-line tool, psql) and report
 // the library's overhead as a ratio, and for debugging a slow query. fn runs on the calling goroutine, must
 // not keep Args past the call unless it copies them, and must be safe for concurrent use when

@@ -200,11 +200,11 @@ func (db *DB) FindChats(ctx context.Context, f annals.ChatFilter) ([]*annals.Cha
 	}
 	limit := annals.EffectiveLimit(f.Limit, annals.DefaultListLimit, annals.MaxListLimit)
 	var total int
-	if err := db.pool.QueryRow(ctx, rebind(`SELECT count(*) FROM chats c WHERE `+w.SQL()), w.Args...).Scan(&total); err != nil {
+	if err := db.tracedQueryRow(ctx, `SELECT count(*) FROM chats c WHERE `+w.SQL(), w.Args...).Scan(&total); err != nil {
 		return nil, 0, db.storeErr("count chats", err)
 	}
-	rows, err := db.pool.Query(ctx, rebind(`SELECT `+chatColumns+` FROM chats c WHERE `+w.SQL()+`
-		ORDER BY c.pinned DESC, c.last_activity DESC, c.id LIMIT ? OFFSET ?`), append(w.Args, limit, f.Offset)...)
+	rows, err := db.tracedQuery(ctx, `SELECT `+chatColumns+` FROM chats c WHERE `+w.SQL()+`
+		ORDER BY c.pinned DESC, c.last_activity DESC, c.id LIMIT ? OFFSET ?`, append(w.Args, limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, db.storeErr("find chats", err)
 	}

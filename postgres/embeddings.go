@@ -42,7 +42,7 @@ func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model str
 // FindEmbeddings returns candidate vectors in owner scope; see annals.EmbeddingStore.
 func (db *DB) FindEmbeddings(ctx context.Context, f annals.EmbeddingFilter) ([]annals.ChatVector, error) {
 	q, args := storecore.EmbeddingQuery(f)
-	rows, err := db.pool.Query(ctx, rebind(q), args...)
+	rows, err := db.tracedQuery(ctx, q, args...)
 	if err != nil {
 		return nil, db.storeErr("find embeddings", err)
 	}

@@ -282,7 +282,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	q := with + ` SELECT ` + chatColumns + `, c.pk, ` + score + ` AS score, coalesce(m.bn, 0), count(*) OVER ()` + from +
 		` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
 	qargs := append(append(append(append([]any{}, args...), unixNano(db.now())), cw.Args...), limit, f.Offset)
-	rows, err := db.pool.Query(ctx, rebind(q), qargs...)
+	rows, err := db.tracedQuery(ctx, q, qargs...)
 	if err != nil {
 		return nil, 0, db.storeErr("search chats", err)
 	}
@@ -314,7 +314,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	if len(hits) == 0 && f.Offset > 0 {
 		// A page past the end carries no window total: count apart.
 		cargs := append(append([]any{}, args...), cw.Args...)
-		if err := db.pool.QueryRow(ctx, rebind(with+` SELECT count(*)`+from), cargs...).Scan(&total); err != nil {
+		if err := db.tracedQueryRow(ctx, with+` SELECT count(*)`+from, cargs...).Scan(&total); err != nil {
 			return nil, 0, db.storeErr("count search", err)
 		}
 	}
@@ -360,7 +360,7 @@ func (db *DB) snippets(ctx context.Context, p *searchPlan, pos []*annals.TextExp
 			FROM entries e WHERE ` + w.SQL() + `) s
 		JOIN entries e ON e.pk = s.pk WHERE s.rn <= ? ORDER BY s.chat_pk, s.rn`
 	args := append(append([]any{q}, w.Args...), n)
-	rows, err := db.pool.Query(ctx, rebind(sql), args...)
+	rows, err := db.tracedQuery(ctx, sql, args...)
 	if err != nil {
 		return db.storeErr("snippets", err)
 	}
@@ -444,7 +444,7 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 			FROM ` + from + ` WHERE ` + w.SQL() + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?) k
 		JOIN entries e ON e.pk = k.pk JOIN chats c ON c.pk = e.chat_pk ORDER BY ` + strings.ReplaceAll(order, "r DESC", "k.r DESC")
 	args := append(append(pre, w.Args...), limit, f.Offset)
-	rows, err := db.pool.Query(ctx, rebind(q), args...)
+	rows, err := db.tracedQuery(ctx, q, args...)
 	if err != nil {
 		return nil, 0, db.storeErr("search entries", err)
 	}
@@ -475,7 +475,7 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	}
 	rows.Close()
 	if len(hits) == 0 && f.Offset > 0 {
-		if err := db.pool.QueryRow(ctx, rebind(`SELECT count(*) FROM `+from+` WHERE `+w.SQL()), w.Args...).Scan(&total); err != nil {
+		if err := db.tracedQueryRow(ctx, `SELECT count(*) FROM `+from+` WHERE `+w.SQL(), w.Args...).Scan(&total); err != nil {
 			return nil, 0, db.storeErr("count entry search", err)
 		}
 	}
