@@ -49,6 +49,8 @@ const (
 	// arbitrarily large statement.
 	ViewMaxChannels = 64
 	ViewMaxWords    = 32
+	// ViewMaxSubstringChars bounds a search's substring, for the same reason.
+	ViewMaxSubstringChars = 1024
 )
 
 // ViewAgentChannelPrefix is the channel prefix that links an entry, and so its chat, to an agent
@@ -259,6 +261,11 @@ type ViewFilter struct {
 	// Words are literal words that must all occur (in text, reasoning, tool name, arguments or
 	// result), matched through the full-text index, never read as query syntax.
 	Words []string
+	// Substring, when not empty, must occur in the text, reasoning, tool name, arguments or
+	// result of the entry (in one of them, not across two): SQL LIKE's match, so ASCII letters
+	// match either case and every other character only itself, and %, _ and \ are ordinary
+	// characters. A substring of three characters or more is looked up in a trigram index.
+	Substring string
 	// Since and Until bound the entry time, inclusively.
 	Since *time.Time
 	Until *time.Time
@@ -502,6 +509,7 @@ type ViewStore interface {
 	// ViewSearch returns the entries in scope matching the filter, newest first (time, chat id,
 	// seq, descending).
 	// Errors: invalid (an empty channel or word, an unknown role, too many channels or words,
-	// Since after Until, a negative limit), unavailable, internal.
+	// a substring over ViewMaxSubstringChars, Since after Until, a negative limit), unavailable,
+	// internal.
 	ViewSearch(ctx context.Context, f ViewFilter) (*ViewPage, error)
 }
