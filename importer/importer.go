@@ -76,8 +76,12 @@ type Format interface {
 
 // Source is one file, database or directory being imported.
 type Source struct {
-	// Path is the source's absolute, clean path.
+	// Path is the source's absolute, clean path; for a database server (see ServerParser),
+	// its connection URL without the password.
 	Path string
+	// DSN is the connection URL of a database server source, password included; "" for a
+	// file or directory. Only the parser sees it: the import state and reports use Path.
+	DSN string
 	// Size and ModTime are as stat'ed before the parse (for a directory: the total size and
 	// newest modification time of the files beneath it).
 	Size    int64

@@ -2,9 +2,9 @@ package importer
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -13,23 +13,22 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// loomcycle imports a loomcycle database (reference 000): sessions with their human layer
-// (title, description, tags, pinned, archived_at, summary), the runs of each session, and the
-// events each run recorded. The schema is not published; the importer reads the one
-// docs/IMPORT.md describes, inferred from the History tool's description, and accepts the usual
-// alternative column names:
+// loomcycle imports a loomcycle runtime's database: sessions with their human layer (migration
+// 0057: title, description, tags, pinned, archived_at, summary), the runs of each session, and
+// the events each run recorded. It reads loomcycle's own schema, on SQLite (a file) or on
+// PostgreSQL (a postgres:// URL, see ServerParser), and still accepts the alternative column
+// names of the schema it was first written against (docs/IMPORT.md):
 //
-//	sessions(id, tenant_id, user_id, agent, created_at, title, description, tags, pinned,
+//	sessions(id, tenant_id, agent, user_id, created_at, title, description, tags, pinned,
 //	         archived_at, summary, summary_updated_at)
-//	runs(id, session_id, agent, status, model, started_at, ended_at, input_tokens,
-//	     output_tokens, cost_usd)
-//	events(id, run_id, session_id?, seq, type, payload, created_at)
+//	runs(id, session_id, status, started_at, completed_at, input_tokens, output_tokens,
+//	     model, cost, ...)
+//	events(seq, session_id, run_id, ts, type, payload)
 //
 // A session becomes a chat that keeps its tenant, user and agent (loomcycle is multi-tenant,
 // and the owner boundary must survive the move), its title, description and tags. A run
-// becomes a run; its events become entries in (run start, seq) order: messages, reasoning, tool
-// calls joined with their results by call id, compaction summaries, and every other event type
-// as an event entry on the channel of its type.
+// becomes a run; its events become entries in (run start, seq) order, mapped by
+// loomcycle_events.go.
 type loomcycle struct{}
 
 func (loomcycle) Name() string { return "loomcycle" }
@@ -40,6 +39,12 @@ func (loomcycle) Detect(path string, head []byte) bool {
 
 func (loomcycle) DefaultPaths(home string) []string {
 	return []string{filepath.Join(home, ".loomcycle", "loomcycle.db"), filepath.Join(home, ".local", "share", "loomcycle", "loomcycle.db")}
+}
+
+// AcceptsServer takes a PostgreSQL connection URL: loomcycle's other store.
+func (loomcycle) AcceptsServer(dsn string) bool {
+	u, err := url.Parse(dsn)
+	return err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql")
 }
 
 // lcEvent is one events row with the run it belongs to.
@@ -61,29 +66,28 @@ type lcRun struct {
 }
 
 func (f loomcycle) ParseFile(ctx context.Context, src *Source, out Output) error {
-	db, err := openSourceDB(ctx, src.Path)
+	q, d, done, err := lcOpen(ctx, src)
 	if err != nil {
 		return fmt.Errorf("loomcycle: %w", err)
 	}
-	defer db.Close()
-	c, err := lcReadColumns(ctx, db)
+	defer done()
+	c, err := lcReadColumns(ctx, q, d)
 	if err != nil {
 		return err
 	}
 	s, r, e := c.s, c.r, c.e
 	if s.id == "" || r.id == "" || r.session == "" || e.typ == "" || (e.run == "" && e.session == "") {
-		return fmt.Errorf("loomcycle: %s: sessions(id), runs(id, session_id) and events(run_id, type) are required (see docs/IMPORT.md)", src.Path)
+		return annals.Errorf(annals.EINVALID, "loomcycle: %s: not a loomcycle database: sessions(id), runs(id, session_id) and events(run_id, type) are required (see docs/IMPORT.md)", src.Path)
 	}
-
-	sessions, err := queryMaps(ctx, db, `SELECT * FROM sessions ORDER BY rowid`)
-	if err != nil {
-		return fmt.Errorf("loomcycle: reading sessions: %w", err)
-	}
-	runs, runsOf, err := c.readRuns(ctx, db)
+	sessions, err := lcReadTable(ctx, q, d, c, "sessions")
 	if err != nil {
 		return err
 	}
-	eventsOf, err := c.readEvents(ctx, db, runs, out)
+	runs, runsOf, err := c.readRuns(ctx, q, d)
+	if err != nil {
+		return err
+	}
+	eventsOf, err := c.readEvents(ctx, q, d, runs, out)
 	if err != nil {
 		return err
 	}
@@ -109,19 +113,16 @@ type lcColumns struct {
 	e struct{ id, run, session, seq, typ, payload, when string }
 }
 
-func lcReadColumns(ctx context.Context, db *sql.DB) (*lcColumns, error) {
-	sc, err := tableColumns(ctx, db, "sessions")
-	if err != nil {
-		return nil, fmt.Errorf("loomcycle: %w", err)
+func lcReadColumns(ctx context.Context, q lcQuerier, d lcDialect) (*lcColumns, error) {
+	var cols [3]map[string]bool
+	for i, table := range []string{"sessions", "runs", "events"} {
+		m, err := lcTableColumns(ctx, q, d, table)
+		if err != nil {
+			return nil, fmt.Errorf("loomcycle: %w", err)
+		}
+		cols[i] = m
 	}
-	rc, err := tableColumns(ctx, db, "runs")
-	if err != nil {
-		return nil, fmt.Errorf("loomcycle: %w", err)
-	}
-	ec, err := tableColumns(ctx, db, "events")
-	if err != nil {
-		return nil, fmt.Errorf("loomcycle: %w", err)
-	}
+	sc, rc, ec := cols[0], cols[1], cols[2]
 	c := &lcColumns{}
 	c.s.id, c.s.tenant, c.s.user = pickColumn(sc, "id", "session_id"), pickColumn(sc, "tenant_id", "tenant"), pickColumn(sc, "user_id", "user")
 	c.s.agent, c.s.created, c.s.updated = pickColumn(sc, "agent", "agent_id", "agent_name"), pickColumn(sc, "created_at", "started_at"), pickColumn(sc, "updated_at", "last_activity")
@@ -129,24 +130,25 @@ func lcReadColumns(ctx context.Context, db *sql.DB) (*lcColumns, error) {
 	c.s.archived, c.s.summary, c.s.summaryAt = pickColumn(sc, "archived_at", "archived"), pickColumn(sc, "summary"), pickColumn(sc, "summary_updated_at")
 	c.r.id, c.r.session, c.r.agent = pickColumn(rc, "id", "run_id"), pickColumn(rc, "session_id", "session"), pickColumn(rc, "agent", "agent_id")
 	c.r.status, c.r.model, c.r.start = pickColumn(rc, "status", "state"), pickColumn(rc, "model", "model_id"), pickColumn(rc, "started_at", "created_at")
-	c.r.end, c.r.in = pickColumn(rc, "ended_at", "finished_at", "completed_at"), pickColumn(rc, "input_tokens", "tokens_in", "prompt_tokens")
-	c.r.out, c.r.cost = pickColumn(rc, "output_tokens", "tokens_out", "completion_tokens"), pickColumn(rc, "cost_usd", "cost")
-	c.e.id, c.e.run, c.e.session = pickColumn(ec, "id", "event_id"), pickColumn(ec, "run_id", "run"), pickColumn(ec, "session_id", "session")
+	c.r.end, c.r.in = pickColumn(rc, "completed_at", "ended_at", "finished_at"), pickColumn(rc, "input_tokens", "tokens_in", "prompt_tokens")
+	c.r.out, c.r.cost = pickColumn(rc, "output_tokens", "tokens_out", "completion_tokens"), pickColumn(rc, "cost", "cost_usd")
+	// loomcycle's events are keyed by seq; the first schema had an id and a per-run seq.
+	c.e.id, c.e.run, c.e.session = pickColumn(ec, "id", "event_id", "seq"), pickColumn(ec, "run_id", "run"), pickColumn(ec, "session_id", "session")
 	c.e.seq, c.e.typ = pickColumn(ec, "seq", "sequence", "idx"), pickColumn(ec, "type", "event_type", "kind")
-	c.e.payload, c.e.when = pickColumn(ec, "payload", "data", "body", "content"), pickColumn(ec, "created_at", "ts", "timestamp", "time")
+	c.e.payload, c.e.when = pickColumn(ec, "payload", "data", "body", "content"), pickColumn(ec, "ts", "created_at", "timestamp", "time")
 	return c, nil
 }
 
 // readRuns reads the runs by id, and by session in row order.
-func (c *lcColumns) readRuns(ctx context.Context, db *sql.DB) (map[string]*lcRun, map[string][]*lcRun, error) {
-	runRows, err := queryMaps(ctx, db, `SELECT * FROM runs ORDER BY rowid`)
+func (c *lcColumns) readRuns(ctx context.Context, q lcQuerier, d lcDialect) (map[string]*lcRun, map[string][]*lcRun, error) {
+	runRows, err := lcReadTable(ctx, q, d, c, "runs")
 	if err != nil {
-		return nil, nil, fmt.Errorf("loomcycle: reading runs: %w", err)
+		return nil, nil, err
 	}
 	runs := map[string]*lcRun{}
 	runsOf := map[string][]*lcRun{}
 	for i, m := range runRows {
-		run := &lcRun{row: m, id: colString(m, c.r.id), start: colTime(m, c.r.start), ord: i}
+		run := &lcRun{row: m, id: colString(m, c.r.id), start: lcTime(m, c.r.start), ord: i}
 		runs[run.id] = run
 		runsOf[colString(m, c.r.session)] = append(runsOf[colString(m, c.r.session)], run)
 	}
@@ -154,15 +156,15 @@ func (c *lcColumns) readRuns(ctx context.Context, db *sql.DB) (map[string]*lcRun
 }
 
 // readEvents reads the events by session: an event names its session, or its run does.
-func (c *lcColumns) readEvents(ctx context.Context, db *sql.DB, runs map[string]*lcRun, out Output) (map[string][]*lcEvent, error) {
+func (c *lcColumns) readEvents(ctx context.Context, q lcQuerier, d lcDialect, runs map[string]*lcRun, out Output) (map[string][]*lcEvent, error) {
 	e := c.e
-	evRows, err := queryMaps(ctx, db, `SELECT rowid AS annals_rowid, * FROM events ORDER BY rowid`)
+	evRows, err := lcReadTable(ctx, q, d, c, "events")
 	if err != nil {
-		return nil, fmt.Errorf("loomcycle: reading events: %w", err)
+		return nil, err
 	}
 	eventsOf := map[string][]*lcEvent{}
 	for i, m := range evRows {
-		ev := &lcEvent{row: m, ord: i, seq: colInt(m, e.seq), when: colTime(m, e.when), typ: colString(m, e.typ), event: colInt(m, "annals_rowid")}
+		ev := &lcEvent{row: m, ord: i, seq: colInt(m, e.seq), when: lcTime(m, e.when), typ: colString(m, e.typ), event: colInt(m, "annals_rowid")}
 		if e.id != "" && m[e.id] != nil {
 			ev.event = colInt(m, e.id)
 		}
@@ -174,7 +176,7 @@ func (c *lcColumns) readEvents(ctx context.Context, db *sql.DB, runs map[string]
 			}
 		}
 		if sid == "" {
-			out.Warnf(0, "events row %d: belongs to no known run or session; skipped", i+1)
+			out.Warnf(0, "events row %d (seq %d): belongs to no known run or session; skipped", i+1, ev.event)
 			continue
 		}
 		eventsOf[sid] = append(eventsOf[sid], ev)
@@ -192,44 +194,42 @@ func (f loomcycle) session(c *lcColumns, sm map[string]any, sid string, srs []*l
 		return srs[i].ord < srs[j].ord
 	})
 	chat := f.chat(c, sm, chatID, srs)
+	// pinned, archived_at and summary travel with the chat: the store takes the human layer
+	// of a new chat at creation, so a curated loomcycle history arrives curated.
 	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
 		return err
 	}
-	// pinned, archived_at and summary travel with the chat: the store takes the human layer
-	// of a new chat at creation, so a curated loomcycle history arrives curated.
-
 	lcSortEvents(evs)
-	open := map[string]*annals.Entry{}
-	var entries []*annals.Entry
+	b := newLCBuilder(f)
 	last := chat.CreatedAt
 	for _, ev := range evs {
-		when := ev.when
-		if when.IsZero() {
-			when = last
+		if ev.when.IsZero() {
+			ev.when = last
 		}
-		last = when
-		ent := f.event(ev, colString(ev.row, c.e.payload), when, open)
-		if ent != nil {
-			entries = append(entries, ent)
-		}
+		last = ev.when
+		b.add(ev, colString(ev.row, c.e.payload))
 	}
-	if err := emitEntries(chatID, entries, out); err != nil {
+	if err := emitEntries(chatID, b.entries, out); err != nil {
 		return err
 	}
-	r := c.r
 	for _, run := range srs {
-		m := run.row
-		rr := &annals.Run{ID: f.runID(run.id), ChatID: chatID, Status: loomcycleStatus(colString(m, r.status)),
-			Model: SafeID(colString(m, r.model), annals.MaxIDBytes), StartedAt: run.start,
-			InputTokens: colInt(m, r.in), OutputTokens: colInt(m, r.out), CostUSD: colFloat(m, r.cost)}
-		if end := colTime(m, r.end); !end.IsZero() && !end.Before(rr.StartedAt) {
-			rr.EndedAt = &end
-		}
-		if err := out.Emit(annals.CaptureOp{Run: rr}); err != nil {
+		if err := out.Emit(annals.CaptureOp{Run: f.run(c, run, chatID)}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// run maps a runs row.
+func (f loomcycle) run(c *lcColumns, run *lcRun, chatID string) *annals.Run {
+	m, r := run.row, c.r
+	rr := &annals.Run{ID: f.runID(run.id), ChatID: chatID, Status: loomcycleStatus(colString(m, r.status)),
+		Model: SafeID(colString(m, r.model), annals.MaxIDBytes), StartedAt: run.start,
+		InputTokens: colInt(m, r.in), OutputTokens: colInt(m, r.out), CostUSD: colFloat(m, r.cost)}
+	if end := lcTime(m, r.end); !end.IsZero() && !end.Before(rr.StartedAt) {
+		rr.EndedAt = &end
+	}
+	return rr
 }
 
 // chat is a session's chat; srs are its runs, in start order.
@@ -244,20 +244,20 @@ func (f loomcycle) chat(c *lcColumns, sm map[string]any, chatID string, srs []*l
 	}
 	chat := &annals.Chat{
 		ID: chatID, TenantID: SafeID(colString(sm, s.tenant), annals.MaxIDBytes), UserID: SafeID(colString(sm, s.user), annals.MaxIDBytes),
-		AgentID: SafeID(agent, annals.MaxIDBytes), Attributes: attrs, CreatedAt: colTime(sm, s.created),
+		AgentID: SafeID(agent, annals.MaxIDBytes), Attributes: attrs, CreatedAt: lcTime(sm, s.created),
 		Title: ValidText(colString(sm, s.title)), Description: ValidText(colString(sm, s.descr)), Tags: loomcycleTags(colString(sm, s.tags)),
 		Pinned: colBool(sm, s.pinned), Summary: ValidText(colString(sm, s.summary)),
 	}
 	if chat.CreatedAt.IsZero() && len(srs) > 0 {
 		chat.CreatedAt = srs[0].start
 	}
-	if a := colTime(sm, s.archived); !a.IsZero() {
+	if a := lcTime(sm, s.archived); !a.IsZero() {
 		chat.ArchivedAt = &a
 	} else if s.archived == "archived" && colBool(sm, s.archived) {
-		now := colTime(sm, s.updated)
+		now := lcTime(sm, s.updated)
 		chat.ArchivedAt = &now
 	}
-	if t := colTime(sm, s.summaryAt); !t.IsZero() && chat.Summary != "" {
+	if t := lcTime(sm, s.summaryAt); !t.IsZero() && chat.Summary != "" {
 		chat.SummaryUpdatedAt = &t
 	}
 	return chat
@@ -321,7 +321,7 @@ func loomcycleStatus(s string) annals.RunStatus {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "running", "queued", "pending", "started", "in_progress":
 		return annals.StatusRunning
-	case "awaiting_input", "waiting", "parked":
+	case "awaiting_input", "waiting", "parked", "paused":
 		return annals.StatusAwaitingInput
 	case "failed", "error", "errored":
 		return annals.StatusFailed
@@ -329,117 +329,4 @@ func loomcycleStatus(s string) annals.RunStatus {
 		return annals.StatusCancelled
 	}
 	return annals.StatusCompleted
-}
-
-// event maps one loomcycle event. A tool result lands on its call (returning nil).
-func (f loomcycle) event(ev *lcEvent, payload string, when time.Time, open map[string]*annals.Entry) *annals.Entry {
-	id := fmt.Sprintf("ev%d", ev.event)
-	e := &annals.Entry{ID: id, Time: when, SourceIDs: []string{id}}
-	if ev.run != nil {
-		e.RunID = f.runID(ev.run.id)
-	}
-	p, err := decodeObject([]byte(payload))
-	if err != nil && strings.TrimSpace(payload) != "" {
-		if json.Valid([]byte(payload)) {
-			// A JSON string or array: keep it as text.
-			p = jsonObject{"text": json.RawMessage(mustJSON(textOf(json.RawMessage(payload))))}
-		} else {
-			p = jsonObject{"text": json.RawMessage(mustJSON(payload))}
-		}
-	}
-	typ := strings.ToLower(ev.typ)
-	text := ValidText(firstNonEmpty(p.str("text"), p.str("content"), p.str("message"), p.str("delta")))
-	role := strings.ToLower(p.str("role"))
-	known := []string{"text", "content", "message", "role"}
-	switch {
-	case typ == "tool_result" || typ == "tool.result" || typ == "tool_call_result" || typ == "tool_output":
-		return lcToolResult(e, p, text, open)
-	case typ == "tool_call" || typ == "tool.call" || typ == "tool_use" || typ == "tool_call_start":
-		e.Kind = annals.KindTool
-		args := firstRaw(p, "arguments", "input", "args")
-		e.Tool = &annals.ToolCall{Name: copilotToolName(firstNonEmpty(p.str("name"), p.str("tool"), p.str("tool_name"))),
-			CallID: SafeID(firstNonEmpty(p.str("id"), p.str("call_id"), p.str("tool_call_id")), annals.MaxIDBytes), Arguments: copilotArgs(args)}
-		e.Metadata = safeMeta(map[string]any{"payload": extras(p, "name", "tool", "tool_name", "id", "call_id", "tool_call_id", "arguments", "input", "args")})
-		if e.Tool.CallID != "" {
-			open[e.Tool.CallID] = e
-		}
-		return e
-	case strings.Contains(typ, "reasoning") || strings.Contains(typ, "thinking"):
-		e.Kind = annals.KindAssistant
-		e.Reasoning = ValidText(firstNonEmpty(text, p.str("reasoning"), p.str("thinking")))
-		_, opaque := scrubOpaque(json.RawMessage(payload))
-		e.Metadata = safeMeta(map[string]any{"encrypted_reasoning": boolOrNil(opaque), "payload": extras(p, append(known, "reasoning", "thinking")...)})
-		return e
-	case strings.Contains(typ, "compact") || typ == "summary":
-		e.Kind = annals.KindSystem
-		e.Text = ValidText(firstNonEmpty(p.str("summary"), text))
-		e.Metadata = safeMeta(map[string]any{"compaction": true, "type": ev.typ, "payload": extras(p, append(known, "summary")...)})
-		return e
-	case typ == "user_message" || typ == "user" || typ == "input" || typ == "prompt" || (typ == "message" && role == "user"):
-		e.Kind = annals.KindUser
-	case typ == "assistant_message" || typ == "assistant" || typ == "text" || typ == "output" || typ == "response" || (typ == "message" && (role == "assistant" || role == "")):
-		e.Kind = annals.KindAssistant
-		if r := p.str("reasoning"); r != "" {
-			e.Reasoning = ValidText(r)
-			known = append(known, "reasoning")
-		}
-	case typ == "system" || typ == "system_message" || (typ == "message" && role == "system"):
-		e.Kind = annals.KindSystem
-	default:
-		e.Kind = annals.KindEvent
-		e.Channel = "loomcycle/" + sanitizeChannel(ev.typ)
-	}
-	e.Text = text
-	if tk := p.obj("usage"); tk != nil && e.Kind == annals.KindAssistant && ev.run == nil {
-		// Usage only when the event has no run: a run carries its own totals.
-		e.InputTokens, e.OutputTokens = int64(tk.num("input_tokens")), int64(tk.num("output_tokens"))
-	}
-	e.Metadata = safeMeta(map[string]any{"payload": extras(p, known...)})
-	return e
-}
-
-// lcToolResult fills the call in open that a tool result answers and returns nil; otherwise
-// it returns e as an orphan result.
-func lcToolResult(e *annals.Entry, p jsonObject, text string, open map[string]*annals.Entry) *annals.Entry {
-	callID := firstNonEmpty(p.str("tool_call_id"), p.str("call_id"), p.str("tool_use_id"), p.str("id"))
-	res := firstNonEmpty(p.str("output"), p.str("result"), text)
-	if res == "" {
-		res = textOf(firstRaw(p, "output", "result", "content"))
-	}
-	outcome := annals.OutcomeSucceeded
-	switch {
-	case p.boolean("is_error") || p.str("error") != "" || strings.EqualFold(p.str("status"), "error") || strings.EqualFold(p.str("status"), "failed"):
-		outcome = annals.OutcomeFailed
-	case strings.EqualFold(p.str("status"), "blocked") || strings.EqualFold(p.str("status"), "denied"):
-		outcome = annals.OutcomeBlocked
-	case strings.EqualFold(p.str("status"), "cancelled") || strings.EqualFold(p.str("status"), "canceled"):
-		outcome = annals.OutcomeCancelled
-	}
-	if res == "" {
-		res = p.str("error")
-	}
-	res = Truncated(ValidText(res), annals.MaxEntryBytes/4)
-	if call := open[callID]; callID != "" && call != nil {
-		call.Tool.Result, call.Tool.Outcome = res, outcome
-		delete(open, callID)
-		return nil
-	}
-	e.Kind = annals.KindTool
-	e.Tool = &annals.ToolCall{Name: copilotToolName(firstNonEmpty(p.str("name"), p.str("tool"), p.str("tool_name"))), CallID: SafeID(callID, annals.MaxIDBytes), Result: res, Outcome: outcome}
-	e.Metadata = safeMeta(map[string]any{"orphan_result": true, "payload": extras(p, "tool_call_id", "call_id", "tool_use_id", "id", "output", "result", "content", "text", "is_error", "status", "name", "tool", "tool_name")})
-	return e
-}
-
-func firstRaw(o jsonObject, keys ...string) json.RawMessage {
-	for _, k := range keys {
-		if r := o.raw(k); r != nil {
-			return r
-		}
-	}
-	return nil
-}
-
-func mustJSON(s string) []byte {
-	b, _ := json.Marshal(s)
-	return b
 }

@@ -99,6 +99,7 @@ func (im *Importer) Formats() []Format { return im.opts.Formats }
 type Candidate struct {
 	Path   string
 	Format Format
+	dsn    string // a database server's connection URL (Path is it without the password)
 }
 
 // Discover finds the sources at the default locations of the importer's formats under home,
@@ -157,6 +158,16 @@ func (im *Importer) Resolve(paths []string, format Format) (cands []Candidate, u
 		}
 	}
 	for _, raw := range paths {
+		if c, ok, err := serverCandidate(formats, raw); ok {
+			if err != nil {
+				return nil, nil, err
+			}
+			if !seen[c.Path] {
+				seen[c.Path] = true
+				cands = append(cands, c)
+			}
+			continue
+		}
 		p, err := filepath.Abs(raw)
 		if err != nil {
 			return nil, nil, fmt.Errorf("resolving %s: %w", raw, err)
@@ -474,7 +485,7 @@ func (run *runState) markGone(ctx context.Context) error {
 		return fmt.Errorf("import: reading import state: %w", err)
 	}
 	for _, s := range srcs {
-		if s.GoneAt != nil {
+		if s.GoneAt != nil || isServerURL(s.Path) {
 			continue
 		}
 		if _, err := os.Lstat(s.Path); !errors.Is(err, fs.ErrNotExist) {
