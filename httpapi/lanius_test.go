@@ -313,23 +313,24 @@ func TestLaniusClientErrorsAreOkFalseWithTheMessage(t *testing.T) {
 func TestLaniusClientTranscriptRowsAreTheStoredMessages(t *testing.T) {
 	l := newLaniusEnv(t, 5, 3)
 	for _, sid := range l.strings(t, `SELECT DISTINCT session_id FROM messages ORDER BY 1`) {
-		rows, err := l.src.Query(`SELECT m.role, m.content, e.type FROM messages m LEFT JOIN events e ON m.event_id = e.id WHERE m.session_id = ? ORDER BY m.id`, sid)
+		rows, err := l.src.Query(`SELECT m.role, m.content, m.event_id, e.type FROM messages m LEFT JOIN events e ON m.event_id = e.id WHERE m.session_id = ? ORDER BY m.id`, sid)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var want []map[string]any
 		for rows.Next() {
-			var role, content string
+			var role string
+			var content sql.NullString
+			var event sql.NullInt64
 			var typ sql.NullString
-			if err := rows.Scan(&role, &content, &typ); err != nil {
+			if err := rows.Scan(&role, &content, &event, &typ); err != nil {
 				t.Fatal(err)
 			}
-			var c map[string]any
-			_ = json.Unmarshal([]byte(content), &c)
-			if len(content) > 16384 {
-				c = nil // the reference and annals cap oversized content differently (docs/QUERYVIEW.md)
+			var eventID any
+			if event.Valid {
+				eventID = float64(event.Int64)
 			}
-			want = append(want, map[string]any{"role": role, "content": c, "event_type": typ.String})
+			want = append(want, map[string]any{"role": role, "content": cappedJSON(content), "event_type": typ.String, "event_id": eventID})
 		}
 		rows.Close()
 		ans := l.query(t, http.StatusOK, `{"kind":"transcript","session":"`+sid+`","limit":200}`)
@@ -340,11 +341,16 @@ func TestLaniusClientTranscriptRowsAreTheStoredMessages(t *testing.T) {
 		for i, g := range got {
 			g := g.(map[string]any)
 			w := want[i]
-			if g["role"] != w["role"] || g["event_type"] != w["event_type"] {
-				t.Fatalf("%s row %d: role %v event_type %v, want %v %v", sid, i, g["role"], g["event_type"], w["role"], w["event_type"])
+			if g["role"] != w["role"] || g["event_type"] != w["event_type"] || g["event_id"] != w["event_id"] {
+				t.Fatalf("%s row %d: role %v event_type %v event_id %v, want %v %v %v", sid, i, g["role"], g["event_type"], g["event_id"], w["role"], w["event_type"], w["event_id"])
 			}
+			// A content that is no object (a bare string, blocks), or the reference's marker in
+			// place of an oversized one, is answered exactly as the reference answers it.
 			wc, _ := w["content"].(map[string]any)
-			if wc == nil {
+			if wc == nil || wc["truncated"] == true {
+				if !reflect.DeepEqual(g["content"], w["content"]) {
+					t.Errorf("%s row %d (%s): content = %.200v, want %.200v", sid, i, w["role"], g["content"], w["content"])
+				}
 				continue
 			}
 			gc := g["content"].(map[string]any)
@@ -360,7 +366,7 @@ func TestLaniusClientTranscriptRowsAreTheStoredMessages(t *testing.T) {
 		// select.tool_calls false drops them from assistant rows, as the reference does.
 		bare := l.query(t, http.StatusOK, `{"kind":"transcript","session":"`+sid+`","limit":200,"select":{"tool_calls":false}}`)
 		for _, m := range bare["messages"].([]any) {
-			if c := m.(map[string]any)["content"].(map[string]any); c["tool_calls"] != nil {
+			if c, _ := m.(map[string]any)["content"].(map[string]any); c["tool_calls"] != nil {
 				t.Fatalf("%s: tool_calls false left %v", sid, c["tool_calls"])
 			}
 		}
@@ -381,4 +387,21 @@ func TestLaniusClientTruncatedToolResultsAreCutAsTheReferenceCutsThem(t *testing
 			t.Errorf("a truncated tool row: content %v truncated_to %v", c["content"], c["truncated_to"])
 		}
 	}
+}
+
+// cappedJSON is what the reference's view answers for a stored content (its capped_json): a
+// text over 16384 characters becomes {"truncated": true, "chars", "preview": its first 2048
+// characters}; valid JSON is the value it holds; anything else is the string; NULL is null.
+func cappedJSON(s sql.NullString) any {
+	if !s.Valid {
+		return nil
+	}
+	if n := utf8.RuneCountInString(s.String); n > 16384 {
+		return map[string]any{"truncated": true, "chars": float64(n), "preview": string([]rune(s.String)[:2048])}
+	}
+	var v any
+	if err := json.Unmarshal([]byte(s.String), &v); err != nil {
+		return s.String
+	}
+	return v
 }

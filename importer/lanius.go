@@ -220,6 +220,7 @@ func (f lanius) message(m map[string]any, when time.Time, cols laniusCols, open 
 		out.Warnf(0, "messages %s: content is not valid JSON; kept as text", mid)
 	})
 	if role == "tool" {
+		origin[LaniusContentMetaKey] = laniusStoredContent(m, cols.content)
 		return f.toolResult(content, m, text, mk(base, annals.KindTool), origin, open)
 	}
 	kind := annals.KindUser
@@ -243,6 +244,7 @@ func (f lanius) message(m map[string]any, when time.Time, cols laniusCols, open 
 	if kind == annals.KindEvent {
 		meta["role"] = role
 	}
+	meta[LaniusContentMetaKey] = laniusStoredContent(m, cols.content)
 	e.Metadata = safeMeta(meta)
 	// The message itself is always an entry, even with no text: it is one row of the session
 	// (message counts match lanius's), and the calls below follow it.
@@ -330,7 +332,9 @@ func (f lanius) toolResult(content jsonObject, m map[string]any, text string, e 
 		// The entry stands for the tool row in the transcript, so it takes that row's event type,
 		// correlation and time; the call's own are the assistant message's, which keeps them.
 		call.Channel, call.CorrelationID, call.Time = e.Channel, e.CorrelationID, e.Time
-		meta := map[string]any{"lanius_result": origin, "result_content": rest}
+		stored := origin[LaniusContentMetaKey]
+		delete(origin, LaniusContentMetaKey)
+		meta := map[string]any{"lanius_result": origin, "result_content": rest, LaniusContentMetaKey: stored}
 		if call.Tool.Name == "unknown" {
 			call.Tool.Name = copilotToolName(firstNonEmpty(content.str("name"), content.str("tool_name")))
 		}
@@ -340,7 +344,9 @@ func (f lanius) toolResult(content jsonObject, m map[string]any, text string, e 
 	}
 	e.Tool = &annals.ToolCall{Name: copilotToolName(firstNonEmpty(content.str("name"), content.str("tool_name"))), CallID: SafeID(callID, annals.MaxIDBytes),
 		Result: result, Outcome: outcome}
-	e.Metadata = safeMeta(map[string]any{"lanius": origin, "orphan_result": true, "content": rest})
+	stored := origin[LaniusContentMetaKey]
+	delete(origin, LaniusContentMetaKey)
+	e.Metadata = safeMeta(map[string]any{"lanius": origin, "orphan_result": true, "content": rest, LaniusContentMetaKey: stored})
 	return []*annals.Entry{e}
 }
 

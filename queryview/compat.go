@@ -76,12 +76,57 @@ func (v *View) attachCalls(ctx context.Context, owner annals.Owner, ms []annals.
 	return nil
 }
 
-// renameMessages renames the sessions of a page in place.
+// renameMessages renames the sessions of a page in place and gives imported lanius messages what
+// lanius answers for them (laniusOverlay).
 func renameMessages(ms []annals.ViewMessage) []annals.ViewMessage {
 	for i := range ms {
 		ms[i].Session = sessionID(ms[i].Session)
+		laniusOverlay(&ms[i])
 	}
 	return ms
+}
+
+// laniusOrigin is where the lanius importer keeps a message row's ledger link.
+type laniusOrigin struct {
+	EventID *int64 `json:"event_id"`
+}
+
+// laniusOverlay gives a message imported from lanius what lanius's view answers for it and the
+// entry's fields cannot say (importer.LaniusContentMetaKey): the id of the event that carried it
+// (for a tool entry, the tool row's) and, for a content that was no JSON object or was over
+// lanius's cap, the content exactly as lanius answers it — its value, or its
+// {"truncated": true, "chars", "preview"} marker in place of the whole content.
+func laniusOverlay(m *annals.ViewMessage) {
+	if len(m.Metadata) == 0 {
+		return
+	}
+	var meta struct {
+		Lanius       *laniusOrigin              `json:"lanius"`
+		LaniusResult *laniusOrigin              `json:"lanius_result"`
+		Content      map[string]json.RawMessage `json:"lanius_content"`
+	}
+	if json.Unmarshal(m.Metadata, &meta) != nil {
+		return
+	}
+	switch {
+	case meta.LaniusResult != nil && meta.LaniusResult.EventID != nil:
+		m.EventID = meta.LaniusResult.EventID
+	case meta.Lanius != nil && meta.Lanius.EventID != nil:
+		m.EventID = meta.Lanius.EventID
+	}
+	if v, ok := meta.Content["value"]; ok && len(v) > 0 {
+		m.Content.Stored = v
+		return
+	}
+	var chars int64
+	var preview string
+	if json.Unmarshal(meta.Content["chars"], &chars) == nil && chars > 0 && json.Unmarshal(meta.Content["preview"], &preview) == nil {
+		m.Content.Stored, _ = json.Marshal(struct {
+			Truncated bool   `json:"truncated"`
+			Chars     int64  `json:"chars"`
+			Preview   string `json:"preview"`
+		}{true, chars, preview})
+	}
 }
 
 // Event is one event of a conversation, in the reference's shape: its ledger id, type, cause,

@@ -1,0 +1,57 @@
+package importer
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+)
+
+// LaniusContentMetaKey is the entry metadata key under which the lanius importer keeps what
+// lanius's own view answers for a message's content when the entry's fields cannot say it: a
+// content that is no JSON object ({"value": <as lanius reads it>}), or one longer than lanius's
+// cap ({"chars": N, "preview": <its first characters>}, lanius's marker). A normalized object
+// under the cap is rebuilt from the entry and needs nothing here.
+const LaniusContentMetaKey = "lanius_content"
+
+// laniusContentCap and laniusPreviewChars are lanius's view's CONTENT_CAP and the preview it
+// shows instead of a longer content: text[:2048], in characters (code points).
+const (
+	laniusContentCap   = 16 << 10
+	laniusPreviewChars = 2048
+)
+
+// laniusStoredContent is the LaniusContentMetaKey value of one messages row, nil when none is
+// needed (or the row has no content column).
+func laniusStoredContent(m map[string]any, col string) map[string]any {
+	v, ok := m[col]
+	if col == "" || !ok {
+		return nil
+	}
+	if v == nil {
+		return map[string]any{"value": nil}
+	}
+	raw := colString(m, col)
+	if n := utf8.RuneCountInString(raw); n > laniusContentCap {
+		return map[string]any{"chars": n, "preview": ValidText(firstRunes(raw, laniusPreviewChars))}
+	}
+	t := strings.TrimSpace(raw)
+	switch {
+	case strings.HasPrefix(t, "{") && json.Valid([]byte(t)):
+		return nil
+	case t != "" && json.Valid([]byte(t)):
+		return map[string]any{"value": json.RawMessage(t)}
+	}
+	return map[string]any{"value": ValidText(raw)}
+}
+
+// firstRunes is s cut to its first n code points.
+func firstRunes(s string, n int) string {
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k]
+		}
+		i++
+	}
+	return s
+}
