@@ -12,7 +12,7 @@ import (
 // Related limits.
 const (
 	DefaultRelatedLimit = 10
-	MaxRelatedLimit     = 50
+	MaxRelatedLimit     = 500
 	// embedFallbackBytes is how much transcript text stands in for a chat that has no title,
 	// description, summary or tags yet (an imported chat, say).
 	embedFallbackBytes = 4000

@@ -44,7 +44,7 @@ type route struct {
 func (s *Server) routes() {
 	s.mux = http.NewServeMux()
 	s.handle("POST /v1/history", route{access: reader, h: s.handleHistory})
-	s.handle("POST /v1/_history", route{access: reader, h: s.handleHistory})
+	s.handle("POST /v1/_history", route{access: reader, h: s.handleLoomcycleHistory})
 
 	s.handle("POST /v1/sessions", route{access: writer, h: s.handleCreateChat})
 	s.handle("POST /v1/sessions/{id}/entries", route{access: writer, h: s.handleAppend})

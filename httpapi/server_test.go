@@ -110,7 +110,7 @@ func TestAMemberKeyCannotReachAnotherTenantsChatByAnyRoute(t *testing.T) {
 	byID := []struct{ method, path, body string }{
 		{"POST", "/v1/history", `{"op":"get","session_id":"%s"}`},
 		{"POST", "/v1/history", `{"op":"get","session_id":"%s","format":"markdown"}`},
-		{"POST", "/v1/_history", `{"op":"rename","session_id":"%s","title":"mine"}`},
+		{"POST", "/v1/history", `{"op":"rename","session_id":"%s","title":"mine"}`},
 		{"POST", "/v1/history", `{"op":"annotate","session_id":"%s","tags":["mine"]}`},
 		{"POST", "/v1/history", `{"op":"pin","session_id":"%s"}`},
 		{"POST", "/v1/history", `{"op":"archive","session_id":"%s"}`},
@@ -433,7 +433,7 @@ func TestReadOnlyServerRefusesEveryWrite(t *testing.T) {
 		{"POST", "/v1/ingest", `{"type":"chat","id":"x"}`},
 		{"POST", "/v1/history", `{"op":"rename","session_id":"a1","title":"x"}`},
 		{"POST", "/v1/history", `{"op":"recap","session_id":"a1"}`},
-		{"POST", "/v1/_history", `{"op":"delete","session_id":"a1"}`},
+		{"POST", "/v1/history", `{"op":"delete","session_id":"a1"}`},
 	} {
 		r := e.do(w.method, w.path, key, w.body)
 		if r.status != http.StatusForbidden || !strings.Contains(r.errorOf(t).Message, "read-only") {
