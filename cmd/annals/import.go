@@ -18,7 +18,10 @@ func runImport(ctx context.Context, m *Main, args []string) error {
 With no PATH, every supported tool's default location is searched (Claude Code's
 ~/.claude/projects, Codex's ~/.codex/sessions, Gemini CLI's ~/.gemini/tmp, ...) and
 everything found is imported. FORMAT limits the import to one format; PATH names files or
-directories (each file's format is detected unless FORMAT is given).
+directories (each file's format is detected unless FORMAT is given). A loomcycle
+deployment on PostgreSQL is named by its connection URL instead of a path:
+annals import --format loomcycle postgres://user@host:5432/loomcycle (the password, if the
+URL holds one, is never written down; PGPASSWORD and ~/.pgpass work too).
 
 Importing again reads only what changed: a file whose size and time are the same is skipped,
 and lines appended to a JSON Lines transcript are read from where the last import stopped.
@@ -34,10 +37,11 @@ Everything imported passes through redaction. Formats: `+strings.Join(importer.N
 		quiet:  fs.Bool("quiet", false, "no progress display"),
 		batch:  fs.Int("batch", importer.DefaultBatchSize, "entries per transaction"),
 	}
+	formatName := fs.String("format", "", "read every PATH as this format, as the FORMAT argument does")
 	if err := m.parse(fs, args); err != nil {
 		return err
 	}
-	formats, format, paths, err := importTargets(fs.Args())
+	formats, format, paths, err := importTargets(fs.Args(), *formatName)
 	if err != nil {
 		return err
 	}
@@ -112,9 +116,16 @@ type importFlags struct {
 }
 
 // importTargets reads the arguments of annals import: an optional FORMAT (a path named like a
-// format is a path), then paths.
-func importTargets(args []string) ([]importer.Format, importer.Format, []string, error) {
+// format is a path), then paths. --format names the format instead.
+func importTargets(args []string, name string) ([]importer.Format, importer.Format, []string, error) {
 	formats := importer.Formats()
+	if name != "" {
+		f, ok := importer.Lookup(formats, name)
+		if !ok {
+			return nil, nil, nil, usagef("unknown --format %q (want one of: %s)", name, strings.Join(importer.Names(formats), ", "))
+		}
+		return []importer.Format{f}, f, args, nil
+	}
 	var format importer.Format
 	paths := args
 	if len(paths) > 0 {
