@@ -491,7 +491,9 @@ func testQueryView(t *testing.T, open Opener) {
 		f.wantInvalid(t, tenantA, `{"kind":"search","filter":{"roles":["bot"]}}`, `"bot"`, "user, assistant, tool, system, event")
 	})
 
-	t.Run("SearchTextIsLiteralWordsANDedThroughTheIndex", func(t *testing.T) {
+	t.Run("SearchTextIsASubstringAsInTheReference", func(t *testing.T) { testViewSubstring(t, open) })
+
+	t.Run("SearchWordsAreLiteralWordsANDedThroughTheIndex", func(t *testing.T) {
 		for _, tc := range []struct {
 			text string
 			want []string
@@ -509,13 +511,13 @@ func testQueryView(t *testing.T, open Opener) {
 			{"100", []string{"a-plain#1"}},
 			{"   ", allA}, // blank text is no filter
 		} {
-			body, _ := json.Marshal(map[string]any{"kind": "search", "filter": map[string]string{"text": tc.text}})
+			body, _ := json.Marshal(map[string]any{"kind": "search", "filter": map[string]string{"words": tc.text}})
 			got := f.searchKeys(t, tenantA, string(body))
 			if !slices.Equal(got, tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
-				t.Errorf("text %q = %v, want %v", tc.text, got, tc.want)
+				t.Errorf("words %q = %v, want %v", tc.text, got, tc.want)
 			}
 		}
-		f.wantInvalid(t, tenantA, `{"kind":"search","filter":{"text":"!!! ---"}}`, "no words")
+		f.wantInvalid(t, tenantA, `{"kind":"search","filter":{"words":"!!! ---"}}`, "no words")
 	})
 
 	t.Run("SearchTimeBoundsAreInclusive", func(t *testing.T) {

@@ -302,6 +302,13 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 			w.Add("false")
 		}
 	}
+	if err := storecore.ValidateSubstring(f.Substring); err != nil {
+		return nil, err
+	}
+	if f.Substring != "" {
+		cond, args := substringCond(f.Substring)
+		w.Add(cond, args...)
+	}
 	if f.Since != nil && f.Until != nil && f.Since.After(*f.Until) {
 		return nil, annals.Errorf(annals.EINVALID, "since %s is after until %s", f.Since.Format(time.RFC3339Nano), f.Until.Format(time.RFC3339Nano))
 	}

@@ -125,8 +125,12 @@ type Filter struct {
 	Involvement string `json:"involvement,omitempty"`
 	// Roles are entry kinds: user, assistant, tool, system, event.
 	Roles []string `json:"roles,omitempty"`
-	// Text holds literal words that must all occur, matched through the full-text index.
+	// Text is a substring that must occur in the content, as in the reference: SQL LIKE's
+	// match (ASCII letters in either case, %, _ and \ literal), looked up in a trigram index.
 	Text string `json:"text,omitempty"`
+	// Words is annals's own: literal words that must all occur, matched through the full-text
+	// index (whole words, case- and accent-insensitive).
+	Words string `json:"words,omitempty"`
 	// Since and Until are RFC3339 times bounding the message time, inclusively.
 	Since string `json:"since,omitempty"`
 	Until string `json:"until,omitempty"`

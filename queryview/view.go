@@ -390,13 +390,16 @@ func filterOf(in *Filter, f *annals.ViewFilter) error {
 		}
 		f.Roles = append(f.Roles, k)
 	}
-	if strings.TrimSpace(in.Text) != "" {
-		ws := words(in.Text)
+	// Any non-empty text is a substring, blanks included, as the reference's LIKE takes it; the
+	// store refuses one it cannot search for (too long, a NUL).
+	f.Substring = in.Text
+	if strings.TrimSpace(in.Words) != "" {
+		ws := words(in.Words)
 		if len(ws) == 0 {
-			return annals.Errorf(annals.EINVALID, "filter.text %q has no words to search for (letters or digits)", in.Text)
+			return annals.Errorf(annals.EINVALID, "filter.words %q has no words to search for (letters or digits)", in.Words)
 		}
 		if len(ws) > annals.ViewMaxWords {
-			return annals.Errorf(annals.EINVALID, "filter.text has %d words (at most %d allowed)", len(ws), annals.ViewMaxWords)
+			return annals.Errorf(annals.EINVALID, "filter.words has %d words (at most %d allowed)", len(ws), annals.ViewMaxWords)
 		}
 		f.Words = ws
 	}

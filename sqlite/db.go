@@ -32,6 +32,9 @@ type Options struct {
 	// Progress, when set, hears how far the build of the chat search index has got when an
 	// upgrade (migration 0007) has to build it on open: done and total chats.
 	Progress func(done, total int)
+	// SubstringProgress, when set, hears how far the build of the view's substring index has
+	// got when an upgrade (migration 0009) has to build it on open: done and total entries.
+	SubstringProgress func(done, total int)
 }
 
 // DB is an annals.Store backed by one SQLite file.
@@ -96,6 +99,10 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 			return nil, err
 		}
 		if err := db.backfillChatDocs(ctx, opts.Progress); err != nil {
+			db.Close()
+			return nil, err
+		}
+		if err := db.backfillSubstringIndex(ctx, opts.SubstringProgress); err != nil {
 			db.Close()
 			return nil, err
 		}

@@ -86,14 +86,14 @@ func (db *DB) MatchChats(ctx context.Context, m annals.TextMatch) ([]string, err
 	return out, storeErrOrNil("match chats", rows.Err())
 }
 
-// CheckIndex runs FTS5's integrity check on the three indexes: it fails if any index entry
+// CheckIndex runs FTS5's integrity check on the four indexes: it fails if any index entry
 // disagrees with the rows it was built from (for the contentless chat index, with itself and
 // with the chats it must hold, see checkChatDocs). Tests call it after every kind of write.
 func (db *DB) CheckIndex(ctx context.Context) error {
 	if err := db.writeTx(ctx, func(tx *sqlTx) error { return checkChatDocs(ctx, tx) }); err != nil {
 		return annals.Internal("check chat_fts", err)
 	}
-	for _, table := range []string{"entries_fts", "chats_fts", "chat_fts"} {
+	for _, table := range []string{"entries_fts", "chats_fts", "chat_fts", "entries_tri"} {
 		q := `INSERT INTO ` + table + ` (` + table + `, rank) VALUES ('integrity-check', 1)`
 		if err := db.writeTx(ctx, func(tx *sqlTx) error {
 			_, err := tx.ExecContext(ctx, q)
@@ -111,7 +111,7 @@ func (db *DB) CheckIndex(ctx context.Context) error {
 // index halves the snippet pass (docs/BENCHMARKS.md). At 1M entries it takes seconds; writers
 // wait meanwhile. Meant for after a bulk load, not for every write.
 func (db *DB) Optimize(ctx context.Context) error {
-	for _, table := range []string{"entries_fts", "chats_fts", "chat_fts"} {
+	for _, table := range []string{"entries_fts", "chats_fts", "chat_fts", "entries_tri"} {
 		q := `INSERT INTO ` + table + ` (` + table + `) VALUES ('optimize')`
 		if err := db.writeTx(ctx, func(tx *sqlTx) error {
 			_, err := tx.ExecContext(ctx, q)

@@ -272,6 +272,9 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 		}
 		w.Conds = append(w.Conds, "e.kind IN ("+strings.Join(marks, ", ")+")")
 	}
+	if err := storecore.ValidateSubstring(f.Substring); err != nil {
+		return nil, err
+	}
 	dense, err := db.addWords(ctx, w, f)
 	if err != nil {
 		return nil, err
@@ -293,6 +296,9 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 		// order total, so a page boundary inside one instant neither repeats nor skips a row.
 		t := unixNano(f.After.Time)
 		w.Add("e.time <= ? AND (e.time, c.id, e.seq) < (?, ?, ?)", t, t, f.After.ChatID, f.After.Seq)
+	}
+	if f.Substring != "" {
+		return db.viewSubstring(ctx, w, f, limit)
 	}
 	// The plan is chosen here, because SQLite without statistics guesses that the owner's
 	// tenant is selective and would sort every entry in scope for each page. Without words, walk
@@ -374,9 +380,13 @@ func (db *DB) addWords(ctx context.Context, w *where, f annals.ViewFilter) (bool
 	if err != nil {
 		return false, err
 	}
-	dense, err := db.denseMatch(ctx, f.Owner, q)
-	if err != nil {
-		return false, err
+	// With a substring the plan walks by time or starts from entries_tri, so the words are a
+	// set either way.
+	dense := f.Substring != ""
+	if !dense {
+		if dense, err = db.denseMatch(ctx, f.Owner, q); err != nil {
+			return false, err
+		}
 	}
 	if dense {
 		w.Add("e.pk IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)", q)

@@ -1,0 +1,95 @@
+package storecore
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/annals-dev/annals"
+)
+
+// The query view's substring filter (annals.ViewFilter.Substring), as both stores match it: the
+// reference's SQL LIKE over the stored content, so ASCII letters match either case, every other
+// character only itself, and %, _ and \ are ordinary characters. Each store narrows the entries
+// through its own trigram index and proves the match with the condition built here.
+
+// SubstringFields are the entry fields a substring is looked for in, each on its own: a match
+// never spans two of them.
+var SubstringFields = []string{"e.text", "e.reasoning", "e.tool_name", "e.tool_args", "e.tool_result"}
+
+// SubstringPageWalk is how many entries in scope, newest first, a search reads and tests
+// directly before it turns to the trigram index. A common substring fills its page among them
+// (a word in one entry of five: 81 matches in about 400 entries), which is the reference's own
+// LIKE scan, stopped at the page; a rare one is then looked up in the index among the older
+// entries only. Testing an entry costs about as much as reading it, so the walk is bounded by
+// what the index lookup of a rare substring costs anyway.
+const SubstringPageWalk = 1000
+
+// ValidateSubstring refuses a substring the view does not search for: longer than
+// annals.ViewMaxSubstringChars, or holding a NUL character (SQLite's LIKE stops at one).
+func ValidateSubstring(s string) error {
+	if n := utf8.RuneCountInString(s); n > annals.ViewMaxSubstringChars {
+		return annals.Errorf(annals.EINVALID, "the search text has %d characters (at most %d allowed)", n, annals.ViewMaxSubstringChars)
+	}
+	if strings.ContainsRune(s, 0) {
+		return annals.Errorf(annals.EINVALID, "the search text holds a NUL character (not searchable)")
+	}
+	return nil
+}
+
+// LikePattern is the LIKE pattern (with ESCAPE '\') matching any value that holds s: its \, %
+// and _ escaped, between two %.
+func LikePattern(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteByte('%')
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '\\' || c == '%' || c == '_' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	b.WriteByte('%')
+	return b.String()
+}
+
+// FoldASCII lower-cases the ASCII letters of s and leaves every other byte alone: the folding
+// under which LIKE compares.
+func FoldASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// Trigrams returns at most max distinct windows of three characters of s, spread over it and
+// always holding the first and the last: enough for an index to narrow the entries (a match
+// holds every window), few enough to keep the lookup short for a long substring. Nil when s has
+// fewer than three characters, which no trigram index can look up.
+func Trigrams(s string, max int) []string {
+	runes := []rune(s)
+	n := len(runes) - 2
+	if n < 1 || max < 1 {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	take := func(i int) {
+		if g := string(runes[i : i+3]); !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	if n <= max {
+		for i := 0; i < n; i++ {
+			take(i)
+		}
+		return out
+	}
+	for k := 0; k < max; k++ {
+		take(k * (n - 1) / (max - 1))
+	}
+	return out
+}

@@ -1,0 +1,200 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+	"strings"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
+)
+
+// The view's substring filter (annals.ViewFilter.Substring) on SQLite: LIKE proves every match;
+// entries_tri (migration 0009, a trigram index without positions) finds the candidates of a rare
+// substring. A page is found in two steps, each stopping at the page:
+//
+//  1. Walk the newest storecore.SubstringPageWalk entries in scope by time, testing each one:
+//     a common substring fills its page here, as the reference's LIKE scan does.
+//  2. Otherwise, among the entries older than the last one walked: a substring of three
+//     characters or more is looked up in entries_tri and its candidates tested and sorted; a
+//     shorter one (no trigram to look up, and then nearly every entry matches) continues the
+//     walk until the page is full, which is the reference's scan.
+
+// substringTrigrams bounds the trigrams of one lookup: a match holds them all, and a dozen
+// spread over a long substring narrow it as well as all of them would.
+const substringTrigrams = 12
+
+// substringCond is the LIKE condition on the entry fields, and its arguments.
+func substringCond(s string) (string, []any) {
+	p := storecore.LikePattern(s)
+	parts := make([]string, len(storecore.SubstringFields))
+	args := make([]any, len(parts))
+	for i, col := range storecore.SubstringFields {
+		parts[i] = col + ` LIKE ? ESCAPE '\'`
+		args[i] = p
+	}
+	return "(" + strings.Join(parts, " OR ") + ")", args
+}
+
+// trigramMatch is the entries_tri MATCH string for s: its trigrams, each an FTS5 string (quotes
+// doubled), ANDed. "" when s is too short to look up.
+func trigramMatch(s string) string {
+	gs := storecore.Trigrams(s, substringTrigrams)
+	for i, g := range gs {
+		gs[i] = `"` + strings.ReplaceAll(g, `"`, `""`) + `"`
+	}
+	return strings.Join(gs, " AND ")
+}
+
+// walkedKey is an entry the walk read: its pk, its place in the search order, and whether it
+// matched.
+type walkedKey struct {
+	pk, time, seq int64
+	chat          string
+	hit           bool
+}
+
+const viewSearchOrder = "e.time DESC, c.id DESC, e.seq DESC"
+
+// viewSubstring answers a search with a substring; w holds every other condition.
+func (db *DB) viewSubstring(ctx context.Context, w *where, f annals.ViewFilter, limit int) (*annals.ViewPage, error) {
+	cond, condArgs := substringCond(f.Substring)
+	walked, err := db.walkSubstring(ctx, w, cond, condArgs, storecore.SubstringPageWalk)
+	if err != nil {
+		return nil, err
+	}
+	var pks []int64
+	for _, k := range walked {
+		if k.hit && len(pks) <= limit {
+			pks = append(pks, k.pk)
+		}
+	}
+	if need := limit + 1 - len(pks); need > 0 && len(walked) == storecore.SubstringPageWalk {
+		last := walked[len(walked)-1]
+		rest := &where{}
+		rest.Conds, rest.Args = slices.Clone(w.Conds), slices.Clone(w.Args)
+		rest.Add("e.time <= ? AND (e.time, c.id, e.seq) < (?, ?, ?)", last.time, last.time, last.chat, last.seq)
+		more, err := db.olderSubstring(ctx, rest, f.Substring, cond, condArgs, need)
+		if err != nil {
+			return nil, err
+		}
+		pks = append(pks, more...)
+	}
+	return db.viewPageOf(ctx, f, pks, limit)
+}
+
+// walkSubstring reads up to n entries matching w newest first, each with whether it holds the
+// substring.
+func (db *DB) walkSubstring(ctx context.Context, w *where, cond string, condArgs []any, n int) ([]walkedKey, error) {
+	q := func(from string) string {
+		return `SELECT e.pk, e.time, c.id, e.seq, ` + cond + ` FROM ` + from + ` WHERE ` + w.SQL() + ` ORDER BY ` + viewSearchOrder + ` LIMIT ?`
+	}
+	args := append(append(slices.Clone(condArgs), w.Args...), n)
+	rows, err := db.queryTimeWalk(ctx, q, args)
+	if err != nil {
+		return nil, storeErr("view search walk", err)
+	}
+	defer rows.Close()
+	var out []walkedKey
+	for rows.Next() {
+		var k walkedKey
+		if err := rows.Scan(&k.pk, &k.time, &k.chat, &k.seq, &k.hit); err != nil {
+			return nil, storeErr("scan view search walk", err)
+		}
+		out = append(out, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, storeErr("view search walk", err)
+	}
+	return out, nil
+}
+
+// queryTimeWalk runs a query that walks entries_by_time (q builds it from its FROM clause). A
+// read-only open of a file written by an older annals never ran migration 0003: the hint names an
+// index that is not there, and the same answer comes from the planner's plan.
+func (db *DB) queryTimeWalk(ctx context.Context, q func(from string) string, args []any) (*sql.Rows, error) {
+	rows, err := db.reader.QueryContext(ctx, q(`entries e INDEXED BY entries_by_time JOIN chats c ON c.pk = e.chat_pk`), args...)
+	if err != nil && strings.Contains(err.Error(), "no such index") {
+		rows, err = db.reader.QueryContext(ctx, q(entriesJoin), args...)
+	}
+	return rows, err
+}
+
+// olderSubstring finds up to n more matches among the entries w keeps (those older than the
+// walk), newest first: through entries_tri when the substring has trigrams and the index is
+// whole, else by walking on.
+func (db *DB) olderSubstring(ctx context.Context, w *where, s, cond string, condArgs []any, n int) ([]int64, error) {
+	match := trigramMatch(s)
+	ready := false
+	if match != "" {
+		var err error
+		if ready, err = db.substringIndexReady(ctx); err != nil {
+			return nil, err
+		}
+	}
+	w.Add(cond, condArgs...)
+	var rows *sql.Rows
+	var err error
+	if ready {
+		rows, err = db.reader.QueryContext(ctx, `SELECT e.pk FROM entries_tri CROSS JOIN entries e ON e.pk = entries_tri.rowid
+			JOIN chats c ON c.pk = e.chat_pk WHERE entries_tri MATCH ? AND `+w.SQL()+` ORDER BY `+viewSearchOrder+` LIMIT ?`,
+			append(append([]any{match}, w.Args...), n)...)
+	} else {
+		rows, err = db.queryTimeWalk(ctx, func(from string) string {
+			return `SELECT e.pk FROM ` + from + ` WHERE ` + w.SQL() + ` ORDER BY ` + viewSearchOrder + ` LIMIT ?`
+		}, append(slices.Clone(w.Args), n))
+	}
+	if err != nil {
+		return nil, storeErr("view search substring", err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var pk int64
+		if err := rows.Scan(&pk); err != nil {
+			return nil, storeErr("scan view search substring", err)
+		}
+		out = append(out, pk)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, storeErr("view search substring", err)
+	}
+	return out, nil
+}
+
+// viewPageOf reads the (clipped) content of the page's entries, given newest first; the owner
+// constraint is applied again by the statement that reads them.
+func (db *DB) viewPageOf(ctx context.Context, f annals.ViewFilter, pks []int64, limit int) (*annals.ViewPage, error) {
+	if len(pks) == 0 {
+		return &annals.ViewPage{Messages: []annals.ViewMessage{}}, nil
+	}
+	w := &where{}
+	marks := make([]string, len(pks))
+	for i, pk := range pks {
+		marks[i] = "?"
+		w.Args = append(w.Args, pk)
+	}
+	w.Conds = append(w.Conds, "e.pk IN ("+strings.Join(marks, ", ")+")")
+	w.AddOwner("c", f.Owner)
+	rows, err := db.reader.QueryContext(ctx, `SELECT `+viewSQL().MessageColumns(f.Select)+` FROM `+entriesJoin+`
+		WHERE `+w.SQL()+` ORDER BY `+viewSearchOrder, w.Args...)
+	if err != nil {
+		return nil, storeErr("view search page", err)
+	}
+	return readMessages(rows, f.Select, limit)
+}
+
+// substringIndexReady reports whether entries_tri holds every entry: migration 0009 ran and the
+// entries before it have all been added. A file from before 0009, opened read-only, has no index.
+func (db *DB) substringIndexReady(ctx context.Context) (bool, error) {
+	var todo bool
+	err := db.reader.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM entries_tri_todo)`).Scan(&todo)
+	if err != nil && strings.Contains(err.Error(), "no such table") {
+		return false, nil
+	}
+	if err != nil {
+		return false, storeErr("view search substring index", err)
+	}
+	return !todo, nil
+}
