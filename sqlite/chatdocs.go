@@ -30,14 +30,24 @@ var chatDocColumns = []string{"title", "description", "summary", "tags", "text",
 const backfillBatch = 500
 
 // flushChatDocs rebuilds the documents of the dirty chats with pk <= bound (all of them for
-// math.MaxInt64) inside tx and clears their marks. A deleted chat loses its document.
+// math.MaxInt64) inside tx, with the default block limits, and clears their marks.
 func flushChatDocs(ctx context.Context, tx *sql.Tx, bound int64) error {
+	return flushChatDocsIn(ctx, tx, bound, defaultBlockLimits())
+}
+
+// flushChatDocsIn is flushChatDocs with the block limits given. A chat marked full loses its
+// sealed blocks and is packed again from its first entry; every other dirty chat keeps them and
+// has its head rebuilt (sealing what has filled up). A deleted chat loses its documents.
+func flushChatDocsIn(ctx context.Context, tx *sql.Tx, bound int64, lim blockLimits) error {
 	var any bool
 	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chat_docs_dirty WHERE chat_pk <= ?)`, bound).Scan(&any); err != nil {
 		return storeErr("chat documents: dirty", err)
 	}
 	if !any {
 		return nil
+	}
+	if err := dropSealedBlocks(ctx, tx, bound); err != nil {
+		return err
 	}
 	const set = `(SELECT chat_pk FROM chat_docs_dirty WHERE chat_pk <= ?)`
 	steps := []struct{ what, q string }{
@@ -46,8 +56,8 @@ func flushChatDocs(ctx context.Context, tx *sql.Tx, bound int64) error {
 		// Ties of last activity get consecutive keys below it, the smallest id on top, so that
 		// walking the keys down gives the search order (last activity DESC, id).
 		{"key", `INSERT OR IGNORE INTO chat_docs (doc, chat_pk)
-			SELECT c.last_activity - (row_number() OVER (PARTITION BY c.last_activity ORDER BY c.id) - 1), c.pk
-			FROM chats c WHERE c.pk IN ` + set},
+			SELECT k, pk FROM (SELECT c.last_activity - (row_number() OVER (PARTITION BY c.last_activity ORDER BY c.id) - 1) AS k, c.pk AS pk
+			FROM chats c WHERE c.pk IN ` + set + `) WHERE NOT EXISTS (SELECT 1 FROM chat_blocks b WHERE b.doc = k)`},
 	}
 	for _, s := range steps {
 		if _, err := tx.ExecContext(ctx, s.q, bound); err != nil {
@@ -57,21 +67,34 @@ func flushChatDocs(ctx context.Context, tx *sql.Tx, bound int64) error {
 	if err := keyCollisions(ctx, tx, bound); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO chat_fts (rowid, title, description, summary, tags, text, reasoning, tool_name, tool_args, tool_result, owner)
-		SELECT d.doc, c.title, c.description, c.summary, c.tags, x.text, x.reasoning, x.tool_name, x.tool_args, x.tool_result,
-			't' || hex(c.tenant_id) || ' u' || hex(c.user_id) || ' a' || hex(c.agent_id) || CASE WHEN c.archived_at IS NULL THEN '' ELSE ' archived' END
-		FROM chats c JOIN chat_docs d ON d.chat_pk = c.pk
-		LEFT JOIN (SELECT chat_pk, group_concat(nullif(text, ''), ?1) AS text, group_concat(nullif(reasoning, ''), ?1) AS reasoning,
-				group_concat(nullif(tool_name, ''), ?1) AS tool_name, group_concat(nullif(tool_args, ''), ?1) AS tool_args,
-				group_concat(nullif(tool_result, ''), ?1) AS tool_result
-			FROM entries WHERE chat_pk IN (SELECT chat_pk FROM chat_docs_dirty WHERE chat_pk <= ?2) GROUP BY chat_pk) x ON x.chat_pk = c.pk
-		WHERE c.pk IN (SELECT chat_pk FROM chat_docs_dirty WHERE chat_pk <= ?2)`, entrySeparator, bound); err != nil {
-		return storeErr("chat documents: build", err)
+	if err := sealBlocks(ctx, tx, bound, lim); err != nil {
+		return err
+	}
+	if err := buildHeads(ctx, tx, bound); err != nil {
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM chat_docs_dirty WHERE chat_pk <= ?`, bound); err != nil {
 		return storeErr("chat documents: clear", err)
 	}
 	return nil
+}
+
+// buildHeads writes the head documents of the dirty chats (pk <= bound): metadata, the entries
+// after the last sealed block, and the owner tokens, "multi" for a chat with sealed blocks and
+// "archived" for an archived one.
+func buildHeads(ctx context.Context, tx *sql.Tx, bound int64) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO chat_fts (rowid, title, description, summary, tags, text, reasoning, tool_name, tool_args, tool_result, owner)
+		SELECT d.doc, c.title, c.description, c.summary, c.tags, x.text, x.reasoning, x.tool_name, x.tool_args, x.tool_result,
+			`+ownerTokens+` || CASE WHEN EXISTS (SELECT 1 FROM chat_blocks b WHERE b.chat_pk = c.pk) THEN ' multi' ELSE '' END
+			|| CASE WHEN c.archived_at IS NULL THEN '' ELSE ' archived' END
+		FROM chats c JOIN chat_docs d ON d.chat_pk = c.pk
+		LEFT JOIN (SELECT e.chat_pk, group_concat(nullif(e.text, ''), ?1) AS text, group_concat(nullif(e.reasoning, ''), ?1) AS reasoning,
+				group_concat(nullif(e.tool_name, ''), ?1) AS tool_name, group_concat(nullif(e.tool_args, ''), ?1) AS tool_args,
+				group_concat(nullif(e.tool_result, ''), ?1) AS tool_result
+			FROM chats c JOIN entries e ON e.chat_pk = c.pk AND e.pk > `+headLo+`
+			WHERE c.pk IN (SELECT chat_pk FROM chat_docs_dirty WHERE chat_pk <= ?2) GROUP BY e.chat_pk) x ON x.chat_pk = c.pk
+		WHERE c.pk IN (SELECT chat_pk FROM chat_docs_dirty WHERE chat_pk <= ?2)`, entrySeparator, bound)
+	return storeErrOrNil("chat documents: build", err)
 }
 
 // keyCollisions gives a key to the dirty chats whose last activity collided with another chat's
@@ -99,7 +122,8 @@ func keyCollisions(ctx context.Context, tx *sql.Tx, bound int64) error {
 	}
 	for _, p := range todo {
 		for key := p.key - 1; ; key-- {
-			r, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO chat_docs (doc, chat_pk) VALUES (?, ?)`, key, p.pk)
+			r, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO chat_docs (doc, chat_pk)
+				SELECT ?1, ?2 WHERE NOT EXISTS (SELECT 1 FROM chat_blocks WHERE doc = ?1)`, key, p.pk)
 			if err != nil {
 				return storeErr("chat documents: key", err)
 			}
@@ -129,7 +153,7 @@ func (db *DB) backfillChatDocs(ctx context.Context, report func(done, total int)
 			} else if err != nil {
 				return storeErr("chat documents: batch", err)
 			}
-			return flushChatDocs(ctx, tx, bound)
+			return flushChatDocsIn(ctx, tx, bound, db.blockLimits())
 		}, func(*sql.Tx) error { return nil })
 		if err != nil {
 			return err
@@ -182,7 +206,8 @@ func ownerMatch(o annals.Owner, includeArchived bool) (pos []string, not string)
 	return pos, not
 }
 
-// chatDocMatch combines a compiled query with the owner narrowing.
+// chatDocMatch combines a compiled query with the owner narrowing, for the chats of one
+// document: the long chats ("multi", migration 0010) are matched over their blocks apart.
 func chatDocMatch(query string, f annals.ChatFilter) string {
 	pos, not := ownerMatch(f.Owner, f.IncludeArchived)
 	m := "(" + query + ")"
@@ -192,24 +217,24 @@ func chatDocMatch(query string, f annals.ChatFilter) string {
 	if not != "" {
 		m = "(" + m + ") NOT " + not
 	}
-	return m
+	return "(" + m + `) NOT owner : "multi"`
 }
 
 // checkChatDocs verifies what FTS5's integrity check cannot see in a contentless index: nothing
-// is left dirty, every chat has exactly one document keyed near its last activity, and the index
-// holds exactly those documents.
+// is left dirty, every chat has exactly one head document keyed near its last activity, the
+// sealed blocks are sound, and the index holds exactly those documents.
 func checkChatDocs(ctx context.Context, tx *sql.Tx) error {
-	var dirty, chats, docs, orphans, stale, rows int
+	var dirty, chats, docs, orphans, stale, blocks, rows int
 	err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chat_docs_dirty), (SELECT count(*) FROM chats),
 		(SELECT count(*) FROM chat_docs), (SELECT count(*) FROM chat_docs d WHERE NOT EXISTS (SELECT 1 FROM chats c WHERE c.pk = d.chat_pk)),
 		(SELECT count(*) FROM chat_docs d JOIN chats c ON c.pk = d.chat_pk WHERE d.doc > c.last_activity),
-		(SELECT count(*) FROM chat_fts_docsize)`).Scan(&dirty, &chats, &docs, &orphans, &stale, &rows)
+		(SELECT count(*) FROM chat_blocks), (SELECT count(*) FROM chat_fts_docsize)`).Scan(&dirty, &chats, &docs, &orphans, &stale, &blocks, &rows)
 	if err != nil {
 		return err
 	}
-	if dirty != 0 || docs != chats || orphans != 0 || stale != 0 || rows != docs {
-		return fmt.Errorf("chat documents inconsistent: %d dirty, %d chats, %d documents (%d orphaned, %d keyed after their activity), %d indexed",
-			dirty, chats, docs, orphans, stale, rows)
+	if dirty != 0 || docs != chats || orphans != 0 || stale != 0 || rows != docs+blocks {
+		return fmt.Errorf("chat documents inconsistent: %d dirty, %d chats, %d documents (%d orphaned, %d keyed after their activity), %d blocks, %d indexed",
+			dirty, chats, docs, orphans, stale, blocks, rows)
 	}
-	return nil
+	return checkChatBlocks(ctx, tx)
 }

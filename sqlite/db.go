@@ -49,6 +49,8 @@ type DB struct {
 	entryRanking bool
 	// candidates overrides rankCandidates (0: the constant), for tests of the cap.
 	candidates int
+	// blocks overrides the chat document block limits (zero: the defaults), for tests of blocks.
+	blocks blockLimits
 }
 
 var _ annals.Store = (*DB)(nil)
@@ -182,7 +184,7 @@ func errReadOnly() error {
 // writeTx runs fn in one write transaction, committing only if fn succeeds. Before the commit
 // it rebuilds the search documents of the chats fn changed, so no reader ever sees a stale one.
 func (db *DB) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return db.writeTxThen(ctx, fn, func(tx *sql.Tx) error { return flushChatDocs(ctx, tx, math.MaxInt64) })
+	return db.writeTxThen(ctx, fn, func(tx *sql.Tx) error { return flushChatDocsIn(ctx, tx, math.MaxInt64, db.blockLimits()) })
 }
 
 // writeTxThen is writeTx with the step before the commit given (the backfill bounds its own).

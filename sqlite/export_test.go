@@ -15,3 +15,7 @@ func (db *DB) SetEntryRankingForTest(on bool) { db.entryRanking = on }
 
 // SetCandidatesForTest sets how many of the newest matching chats relevance ranks.
 func (db *DB) SetCandidatesForTest(n int) { db.candidates = n }
+
+// SetBlockLimitsForTest sets how many entries and bytes a block of a chat's search document
+// holds (0, 0: the defaults).
+func (db *DB) SetBlockLimitsForTest(entries, bytes int64) { db.blocks = blockLimits{entries, bytes} }

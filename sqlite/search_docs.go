@@ -81,6 +81,10 @@ func (db *DB) searchChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, lim
 	if err != nil {
 		return nil, 0, err
 	}
+	longs, err := longChats(ctx, tx, text, p.docColumns(), f.Chat, p.useEntries)
+	if err != nil {
+		return nil, 0, err
+	}
 	match = chatDocMatch(match, f.Chat)
 	cw, err := chatWhere(f.Chat)
 	if err != nil {
@@ -102,15 +106,17 @@ func (db *DB) searchChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, lim
 	if f.Sort == annals.SortRecent {
 		k = f.Offset + limit
 	}
-	page, n, skipped, err := db.rankChatDocs(ctx, tx, p, match, cw, pos, k, limit)
+	lj := longJSON(longs)
+	page, n, err := db.rankChatDocs(ctx, tx, p, match, lj, cw, pos, k, limit)
 	if err != nil {
 		return nil, 0, err
 	}
-	total := n
-	if n >= k {
+	total := n.short + n.long
+	if n.short >= k {
 		if total, err = countChatDocs(ctx, tx, match, f.Chat); err != nil {
 			return nil, 0, err
 		}
+		total += n.long
 	}
 	if p.useEntries && len(page) > 0 {
 		if err := pageHits(ctx, tx, p, pos, page); err != nil {
@@ -121,24 +127,42 @@ func (db *DB) searchChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, lim
 	for i := range page {
 		hits[i] = page[i].hit
 	}
-	return hits, total, skipped.Err()
+	return hits, total, n.skipped.Err()
+}
+
+// candCounts are how many chats of one document the walk took (at most the candidates asked
+// for) and how many long chats match, both through the chat filters.
+type candCounts struct {
+	short, long int
+	skipped     *annals.RowSkipper
+}
+
+// candidates is step 1: the k newest matching chats, the chats of one document from the index
+// walk, the long chats from lj (longJSON), both through the chat filters.
+func candidates(match, lj string, cw *where, k int) ([]string, []any) {
+	args := []any{match}
+	args = append(args, cw.Args...)
+	args = append(args, k, lj)
+	args = append(args, cw.Args...)
+	args = append(args, k)
+	return []string{`short(pk, bb, k) AS MATERIALIZED (SELECT d.chat_pk, bm25(chat_fts, ` + docWeights + `), chat_fts.rowid
+		FROM chat_fts CROSS JOIN chat_docs d CROSS JOIN chats c
+		WHERE chat_fts MATCH ? AND d.doc = chat_fts.rowid AND c.pk = d.chat_pk AND ` + cw.SQL() + `
+		ORDER BY chat_fts.rowid DESC LIMIT ?)`,
+		`long(pk, bb, k) AS MATERIALIZED (SELECT c.pk, j.value ->> 1, d.doc FROM json_each(?) j CROSS JOIN chats c CROSS JOIN chat_docs d
+		WHERE c.pk = j.value ->> 0 AND d.chat_pk = c.pk AND ` + cw.SQL() + `)`,
+		`cand(pk, bb) AS MATERIALIZED (SELECT pk, bb FROM (SELECT pk, bb, k FROM short UNION ALL SELECT pk, bb, k FROM long) ORDER BY k DESC LIMIT ?)`}, args
 }
 
 // rankChatDocs is steps 1 and 2: the page of chats and how many candidates there were.
-func (db *DB) rankChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, match string, cw *where, pos []*annals.TextExpr, k, limit int) ([]docHit, int, *annals.RowSkipper, error) {
+func (db *DB) rankChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, match, lj string, cw *where, pos []*annals.TextExpr, k, limit int) ([]docHit, candCounts, error) {
 	f := p.f
-	args := []any{match}
-	args = append(args, cw.Args...)
-	args = append(args, k)
-	with := []string{`cand(pk, bb) AS MATERIALIZED (SELECT d.chat_pk, bm25(chat_fts, ` + docWeights + `)
-		FROM chat_fts CROSS JOIN chat_docs d CROSS JOIN chats c
-		WHERE chat_fts MATCH ? AND d.doc = chat_fts.rowid AND c.pk = d.chat_pk AND ` + cw.SQL() + `
-		ORDER BY chat_fts.rowid DESC LIMIT ?)`}
+	with, args := candidates(match, lj, cw, k)
 	from := `(SELECT pk, bb, NULL AS mb FROM cand) r`
 	if p.useMeta {
 		metaAny, err := ftsCompile(anyOf(pos), p.metaCols)
 		if err != nil {
-			return nil, 0, nil, err
+			return nil, candCounts{}, err
 		}
 		// The unary + keeps the candidate list from being handed to FTS5 as one lookup each.
 		with = append(with, `meta(pk, mb) AS MATERIALIZED (SELECT rowid, bm25(chats_fts, `+metaWeights+`) FROM chats_fts
@@ -149,8 +173,9 @@ func (db *DB) rankChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, match
 	if !p.useEntries {
 		with[0] = strings.Replace(with[0], "bm25(chat_fts, "+docWeights+")", "NULL", 1)
 	}
-	// The same blend as the entry-level ranking (SearchChats), with the chat document's bm25 in
-	// place of the best entry's; the number of matching entries is not known before the page.
+	// The same blend as the entry-level ranking (SearchChats), with the chat document's bm25 (a
+	// long chat's best block's) in place of the best entry's; the number of matching entries is
+	// not known before the page.
 	now := float64(unixNano(db.now()))
 	score := fmt.Sprintf(`((coalesce(-r.bb, 0) + coalesce(-r.mb, 0) + (r.mb IS NOT NULL) * %g)
 		* (1.0 + %g / (1.0 + max(0.0, (? - c.last_activity) / 86400e9) / %g)))`, metaMatchBonus, recencyBonus, recencyHalfLifeDays)
@@ -158,40 +183,50 @@ func (db *DB) rankChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, match
 	if f.Sort == annals.SortRecent {
 		order = "c.last_activity DESC, c.id"
 	}
-	q := "WITH " + strings.Join(with, ", ") + `, page AS MATERIALIZED (SELECT c.pk AS pk, ` + score + ` AS score, count(*) OVER () AS n
+	q := "WITH " + strings.Join(with, ", ") + `, page AS MATERIALIZED (SELECT c.pk AS pk, ` + score + ` AS score
 		FROM ` + from + ` JOIN chats c ON c.pk = r.pk ORDER BY ` + order + ` LIMIT ? OFFSET ?)
-		SELECT ` + chatColumns + `, c.pk, p.score, p.n FROM page p JOIN chats c ON c.pk = p.pk ORDER BY ` + strings.ReplaceAll(order, "score", "p.score")
+		SELECT ` + chatColumns + `, c.pk, p.score, (SELECT count(*) FROM short), (SELECT count(*) FROM long)
+		FROM page p JOIN chats c ON c.pk = p.pk ORDER BY ` + strings.ReplaceAll(order, "score", "p.score")
 	args = append(args, now, limit, f.Offset)
 	annals.TraceStatement(ctx, q, args)
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, 0, nil, ftsErr("search chats", err)
+		return nil, candCounts{}, ftsErr("search chats", err)
 	}
 	defer rows.Close()
+	page, n, err := scanDocHits(rows)
+	if err != nil || len(page) > 0 || f.Offset == 0 {
+		return page, n, err
+	}
+	// Past the end the page carries no counts: the long chats are counted, and the others
+	// counted afresh (as if the walk had been cut short).
+	n.short = k
+	lw, ls := candidates(match, lj, cw, k)
+	cq := "WITH " + strings.Join(lw, ", ") + " SELECT count(*) FROM long"
+	annals.TraceStatement(ctx, cq, ls)
+	err = tx.QueryRowContext(ctx, cq, ls...).Scan(&n.long)
+	return page, n, ftsErr("count search", err)
+}
+
+// scanDocHits reads the page rows of rankChatDocs; a chat that cannot be read is skipped and
+// the rest of the page served.
+func scanDocHits(rows *sql.Rows) ([]docHit, candCounts, error) {
 	var page []docHit
-	n := 0
-	skipped := &annals.RowSkipper{}
+	n := candCounts{skipped: &annals.RowSkipper{}}
 	for rows.Next() {
 		var h docHit
-		c, err := scanChat(suffixScanner{rows: rows, extra: []any{&h.pk, &h.hit.Score, &n}})
+		c, err := scanChat(suffixScanner{rows: rows, extra: []any{&h.pk, &h.hit.Score, &n.short, &n.long}})
 		if re, ok := err.(*rowError); ok {
-			skipped.Skip(re.id, re.err) // the rest of the page is served
+			n.skipped.Skip(re.id, re.err)
 			continue
 		}
 		if err != nil {
-			return nil, 0, nil, storeErr("scan search hit", err)
+			return nil, n, storeErr("scan search hit", err)
 		}
 		h.hit.Chat = c
 		page = append(page, h)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, nil, ftsErr("search chats", err)
-	}
-	if len(page) == 0 && f.Offset > 0 {
-		// Past the end the page carries no count; count the candidates (at most k).
-		n = k
-	}
-	return page, n, skipped, nil
+	return page, n, ftsErr("search chats", rows.Err())
 }
 
 // countChatDocs is the exact number of matching chats when the candidates did not hold them all.
