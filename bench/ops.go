@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/annals-dev/annals/internal/human"
@@ -11,24 +12,21 @@ import (
 
 // The list, get, related and export scenarios: each times one history.Service call end to end.
 
-// timeOp warms fn once, times it, and adds the row.
-func (b *runner) timeOp(t *target, row Row, fn func() error) (Row, error) {
-	if err := fn(); err != nil {
-		return row, fmt.Errorf("%s %s: %w", row.Scenario, row.Case, err)
-	}
-	s, err := b.measure(fn)
+// timeOp warms fn once, traced, then times it, in turn with replays of the SQL it ran where
+// the store traces it (see measureTraced).
+func (b *runner) timeOp(ctx context.Context, t *target, as context.Context, row Row, fn func(context.Context) error) (Row, error) {
+	row, _, err := b.measureTraced(ctx, t, as, row, fn)
 	if err != nil {
 		return row, fmt.Errorf("%s %s: %w", row.Scenario, row.Case, err)
 	}
-	row.Backend = t.backend
-	return latencyRow(row, s), nil
+	return row, nil
 }
 
-func (b *runner) listScenario(t *target) error {
+func (b *runner) listScenario(ctx context.Context, t *target) error {
 	first := &history.Request{Op: history.OpList, Scope: string(annals.ScopeGlobal)}
 	var res *history.ListResponse
-	row, err := b.timeOp(t, Row{Scenario: "list", Case: "first page (50), all tenants"}, func() (err error) {
-		res, err = t.svc.List(t.ctx, first)
+	row, err := b.timeOp(ctx, t, t.ctx, Row{Scenario: "list", Case: "first page (50), all tenants"}, func(ctx context.Context) (err error) {
+		res, err = t.svc.List(ctx, first)
 		return err
 	})
 	if err != nil {
@@ -39,8 +37,8 @@ func (b *runner) listScenario(t *target) error {
 	b.add(row)
 
 	deep := &history.Request{Op: history.OpList, Scope: string(annals.ScopeGlobal), Offset: max(0, res.Total-res.Limit)}
-	row, err = b.timeOp(t, Row{Scenario: "list", Case: fmt.Sprintf("deep page (offset %d)", deep.Offset), Hits: intp(res.Total)}, func() error {
-		_, err := t.svc.List(t.ctx, deep)
+	row, err = b.timeOp(ctx, t, t.ctx, Row{Scenario: "list", Case: fmt.Sprintf("deep page (offset %d)", deep.Offset), Hits: intp(res.Total)}, func(ctx context.Context) error {
+		_, err := t.svc.List(ctx, deep)
 		return err
 	})
 	if err != nil {
@@ -56,8 +54,8 @@ func (b *runner) listScenario(t *target) error {
 	member := annals.NewContextWithPrincipal(t.ctx, &annals.Principal{TenantID: tenant, Role: annals.RoleMember, Scopes: []annals.Scope{annals.ScopeTenant}})
 	own := &history.Request{Op: history.OpList, Scope: string(annals.ScopeTenant)}
 	var mine *history.ListResponse
-	row, err = b.timeOp(t, Row{Scenario: "list", Case: "first page (50), one tenant"}, func() (err error) {
-		mine, err = t.svc.List(member, own)
+	row, err = b.timeOp(ctx, t, member, Row{Scenario: "list", Case: "first page (50), one tenant"}, func(ctx context.Context) (err error) {
+		mine, err = t.svc.List(ctx, own)
 		return err
 	})
 	if err != nil {
@@ -69,7 +67,7 @@ func (b *runner) listScenario(t *target) error {
 	return nil
 }
 
-func (b *runner) getScenario(t *target) error {
+func (b *runner) getScenario(ctx context.Context, t *target) error {
 	big := b.data.bigChat
 	n := b.data.bigStats.Entries
 	for _, c := range []struct {
@@ -81,8 +79,8 @@ func (b *runner) getScenario(t *target) error {
 	} {
 		req := &history.Request{Op: history.OpGet, Scope: string(annals.ScopeGlobal), SessionID: big, AfterSeq: c.after}
 		var res *history.GetResponse
-		row, err := b.timeOp(t, Row{Scenario: "get", Case: c.name}, func() (err error) {
-			res, err = t.svc.Get(t.ctx, req)
+		row, err := b.timeOp(ctx, t, t.ctx, Row{Scenario: "get", Case: c.name}, func(ctx context.Context) (err error) {
+			res, err = t.svc.Get(ctx, req)
 			return err
 		})
 		if err != nil {
@@ -94,7 +92,7 @@ func (b *runner) getScenario(t *target) error {
 	return nil
 }
 
-func (b *runner) relatedScenario(t *target) error {
+func (b *runner) relatedScenario(ctx context.Context, t *target) error {
 	for _, c := range []struct {
 		name string
 		req  *history.Request
@@ -103,8 +101,8 @@ func (b *runner) relatedScenario(t *target) error {
 		{"by free text, at the candidate cap", &history.Request{Op: history.OpRelated, Scope: string(annals.ScopeGlobal), Query: "fix the failing invoice total test"}},
 	} {
 		var res *history.RelatedResponse
-		row, err := b.timeOp(t, Row{Scenario: "related", Case: c.name}, func() (err error) {
-			res, err = t.svc.Related(t.ctx, c.req)
+		row, err := b.timeOp(ctx, t, t.ctx, Row{Scenario: "related", Case: c.name}, func(ctx context.Context) (err error) {
+			res, err = t.svc.Related(ctx, c.req)
 			return err
 		})
 		if err != nil {
@@ -117,11 +115,11 @@ func (b *runner) relatedScenario(t *target) error {
 	return nil
 }
 
-func (b *runner) exportScenario(t *target) error {
+func (b *runner) exportScenario(ctx context.Context, t *target) error {
 	req := &history.Request{Op: history.OpGet, Scope: string(annals.ScopeGlobal), SessionID: b.data.bigChat, Format: history.FormatMarkdown}
 	var res *history.GetResponse
-	row, err := b.timeOp(t, Row{Scenario: "export", Case: fmt.Sprintf("Markdown of a %s-entry chat", countLabel(b.data.bigStats.Entries))}, func() (err error) {
-		res, err = t.svc.Get(t.ctx, req)
+	row, err := b.timeOp(ctx, t, t.ctx, Row{Scenario: "export", Case: fmt.Sprintf("Markdown of a %s-entry chat", countLabel(b.data.bigStats.Entries))}, func(ctx context.Context) (err error) {
+		res, err = t.svc.Get(ctx, req)
 		return err
 	})
 	if err != nil {

@@ -1,13 +1,9 @@
 package bench
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"encoding/hex"
 	"fmt"
 	"math"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -19,109 +15,34 @@ import (
 // native baseline: the same statements, traced through annals.NewContextWithStatementTrace,
 // without the library around them.
 
-// sqlite3Times runs the statements n+1 times in one sqlite3 process with .timer on and returns
-// the summed time of each repetition but the first (a warm-up, like the library's): a warm
-// process against a warm page cache, as the library's pooled connections are. Arguments are
-// inlined as SQL literals, since the tool has no way to bind them.
-func sqlite3Times(ctx context.Context, tool, dbPath string, stmts []annals.Statement, n int) ([]sample, error) {
-	group, err := inlineAll(stmts)
-	if err != nil {
-		return nil, err
+// parseSQLiteTimerLine reads a "Run Time: real 0.012 user 0.010000 sys 0.001000" line of
+// .timer on; ok is false for any other line.
+func parseSQLiteTimerLine(line string) (s sample, ok bool, err error) {
+	f := strings.Fields(line)
+	if len(f) != 8 || f[0] != "Run" || f[1] != "Time:" || f[2] != "real" || f[4] != "user" || f[6] != "sys" {
+		return sample{}, false, nil
 	}
-	var script strings.Builder
-	script.WriteString(".timer on\n.output /dev/null\n")
-	for range n + 1 {
-		script.WriteString(group)
+	real, err1 := strconv.ParseFloat(f[3], 64)
+	user, err2 := strconv.ParseFloat(f[5], 64)
+	sys, err3 := strconv.ParseFloat(f[7], 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return sample{}, false, fmt.Errorf("cannot read the timer line %q", line)
 	}
-	cmd := exec.CommandContext(ctx, tool, "-batch", "-bail", dbPath)
-	cmd.Stdin = strings.NewReader(script.String())
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%v: %s", err, firstLine(errOut.String()))
-	}
-	times, err := parseSQLiteTimer(out.String())
-	if err != nil {
-		return nil, err
-	}
-	return groupTimes(times, len(stmts), n)
-}
-
-// parseSQLiteTimer reads the "Run Time: real 0.012 user 0.010000 sys 0.001000" lines of
-// .timer on, one per statement.
-func parseSQLiteTimer(out string) ([]sample, error) {
-	var times []sample
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) != 8 || f[0] != "Run" || f[1] != "Time:" || f[2] != "real" || f[4] != "user" || f[6] != "sys" {
-			continue
-		}
-		real, err1 := strconv.ParseFloat(f[3], 64)
-		user, err2 := strconv.ParseFloat(f[5], 64)
-		sys, err3 := strconv.ParseFloat(f[7], 64)
-		if err1 != nil || err2 != nil || err3 != nil {
-			return nil, fmt.Errorf("cannot read the timer line %q", sc.Text())
-		}
-		times = append(times, sample{wall: seconds(real), cpu: seconds(user + sys)})
-	}
-	return times, nil
+	return sample{wall: seconds(real), cpu: seconds(user + sys)}, true, nil
 }
 
 func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
 
-// groupTimes sums per-statement times into one sample per repetition, dropping the warm-up.
-func groupTimes(times []sample, perGroup, n int) ([]sample, error) {
-	if len(times) != perGroup*(n+1) {
-		return nil, fmt.Errorf("got %d timings, want %d (%d statements x %d runs)", len(times), perGroup*(n+1), perGroup, n+1)
-	}
-	out := make([]sample, 0, n)
-	for g := 1; g <= n; g++ {
-		var s sample
-		for _, x := range times[g*perGroup : (g+1)*perGroup] {
-			s.wall += x.wall
-			s.cpu += x.cpu
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
-// psqlTimes is sqlite3Times for PostgreSQL: psql with \timing on, which prints each statement's
-// round trip ("Time: 1.234 ms"); psql reports no CPU time.
-func psqlTimes(ctx context.Context, tool, dsn string, stmts []annals.Statement, n int) ([]sample, error) {
-	group, err := inlineAll(stmts)
-	if err != nil {
-		return nil, err
-	}
-	var script strings.Builder
-	script.WriteString("\\timing on\n\\o /dev/null\n")
-	for range n + 1 {
-		script.WriteString(group)
-	}
-	cmd := exec.CommandContext(ctx, tool, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", dsn, "-f", "-")
-	cmd.Stdin = strings.NewReader(script.String())
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%v: %s", err, firstLine(errOut.String()))
-	}
-	return groupTimes(parsePsqlTiming(out.String()), len(stmts), n)
-}
-
-// parsePsqlTiming reads the "Time: 1.234 ms" lines of \timing (longer ones add " (00:01.234)").
-func parsePsqlTiming(out string) []sample {
-	var times []sample
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) >= 3 && f[0] == "Time:" && f[2] == "ms" {
-			if v, err := strconv.ParseFloat(f[1], 64); err == nil {
-				times = append(times, sample{wall: time.Duration(math.Round(v * 1e6))})
-			}
+// parsePsqlTimingLine reads a "Time: 1.234 ms" line of \timing (longer ones add
+// " (00:01.234)"); psql reports no CPU time.
+func parsePsqlTimingLine(line string) (sample, bool) {
+	f := strings.Fields(line)
+	if len(f) >= 3 && f[0] == "Time:" && f[2] == "ms" {
+		if v, err := strconv.ParseFloat(f[1], 64); err == nil {
+			return sample{wall: time.Duration(math.Round(v * 1e6))}, true
 		}
 	}
-	return times
+	return sample{}, false
 }
 
 func firstLine(s string) string {
@@ -231,6 +152,20 @@ func sqlLiteral(v any) (string, error) {
 		return s, nil
 	case time.Time:
 		return "'" + x.UTC().Format(time.RFC3339Nano) + "'", nil
+	case []int64:
+		parts := make([]string, len(x))
+		for i, v := range x {
+			parts[i] = strconv.FormatInt(v, 10)
+		}
+		return "'{" + strings.Join(parts, ",") + "}'", nil
+	case []string:
+		// A PostgreSQL array literal, each element double-quoted; the statement's cast (or
+		// its column) gives it its type.
+		parts := make([]string, len(x))
+		for i, v := range x {
+			parts[i] = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
+		}
+		return "'{" + strings.ReplaceAll(strings.Join(parts, ","), "'", "''") + "}'", nil
 	}
 	return "", fmt.Errorf("cannot render an argument of type %T as SQL", v)
 }

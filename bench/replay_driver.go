@@ -4,40 +4,64 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/sqlite"
 )
 
-// driverTimes replays the statements n+1 times through the same driver and connection settings
-// as the store (sqlite.OpenReplay) and returns one sample per repetition but the first: the
-// library's cost over its own SQL, with the driver's cost on both sides. It is the SQLite
-// baseline where the sqlite3 tool cannot read the schema (tools older than SQLite 3.43 do not
-// know the chat index's contentless_delete option), and a second baseline everywhere.
-func driverTimes(ctx context.Context, dbPath string, stmts []annals.Statement, n int) ([]sample, error) {
-	db, err := sqlite.OpenReplay(dbPath)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	out := make([]sample, 0, n)
-	for i := range n + 1 {
-		c0, t0 := processCPU(), time.Now()
-		for _, s := range stmts {
-			if err := drain(ctx, db, s); err != nil {
-				return nil, err
+// The same SQL through the same driver is the second baseline: the store's traced statements,
+// run with their bound arguments on a connection of the store's own driver (modernc's SQLite
+// with the store's reader settings, or pgx), each row read and dropped. annals over this is the
+// library's own overhead (parsing, compiling, scanning into values); this over the native
+// client is the driver's cost, which annals shares with every Go program on that driver.
+
+// driverSide opens a replay connection for the target's backend.
+func driverSide(ctx context.Context, t *target, stmts []annals.Statement) (*side, error) {
+	switch t.backend {
+	case "sqlite":
+		db, err := sqlite.OpenReplay(t.dbPath)
+		if err != nil {
+			return nil, err
+		}
+		run := func(ctx context.Context) error {
+			for _, s := range stmts {
+				if err := drainSQL(ctx, db, s); err != nil {
+					return err
+				}
 			}
+			return nil
 		}
-		if i > 0 {
-			out = append(out, sample{wall: time.Since(t0), cpu: processCPU() - c0})
+		return replaySide(run, db.Close), nil
+	case "postgres":
+		conn, err := pgx.Connect(ctx, t.dsn)
+		if err != nil {
+			return nil, fmt.Errorf("replay: %w", err)
 		}
+		run := func(ctx context.Context) error {
+			for _, s := range stmts {
+				if err := drainPgx(ctx, conn, s); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		return replaySide(run, func() error { return conn.Close(context.Background()) }), nil
 	}
-	return out, nil
+	return nil, fmt.Errorf("no driver replay for backend %q", t.backend)
 }
 
-// drain runs one statement and reads every row, as the store does.
-func drain(ctx context.Context, db *sql.DB, s annals.Statement) error {
+// replaySide is the side of a replay: one run of every statement warms it, then each sample
+// is one more.
+func replaySide(run func(context.Context) error, closeFn func() error) *side {
+	return &side{name: "same driver", warm: run, close: closeFn, next: func(ctx context.Context) (sample, error) {
+		return timeCall(func() error { return run(ctx) })
+	}}
+}
+
+// drainSQL runs one statement and reads every row, as the store does.
+func drainSQL(ctx context.Context, db *sql.DB, s annals.Statement) error {
 	rows, err := db.QueryContext(ctx, s.SQL, s.Args...)
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
@@ -53,6 +77,21 @@ func drain(ctx context.Context, db *sql.DB, s annals.Statement) error {
 	}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+	}
+	return rows.Err()
+}
+
+// drainPgx is drainSQL on a pgx connection: every row's values decoded.
+func drainPgx(ctx context.Context, conn *pgx.Conn, s annals.Statement) error {
+	rows, err := conn.Query(ctx, s.SQL, s.Args...)
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if _, err := rows.Values(); err != nil {
 			return fmt.Errorf("replay: %w", err)
 		}
 	}

@@ -21,6 +21,8 @@ func TestInlineSQLRendersArgumentsAsLiterals(t *testing.T) {
 		{"SELECT ?", nil, "", false},
 		{"SELECT 1", []any{1}, "", false},
 		{"SELECT ?", []any{struct{}{}}, "", false},
+		{"SELECT $1::bigint[]", []any{[]int64{3, 14}}, "SELECT '{3,14}'::bigint[]", true},
+		{"SELECT $1::text[]", []any{[]string{`a"b`, "it's", `c\d`}}, `SELECT '{"a\"b","it''s","c\\d"}'::text[]`, true},
 	} {
 		got, err := inlineSQL(tc.sql, tc.args)
 		if (err == nil) != tc.ok || got != tc.want {
@@ -29,21 +31,23 @@ func TestInlineSQLRendersArgumentsAsLiterals(t *testing.T) {
 	}
 }
 
-func TestParseToolTimings(t *testing.T) {
-	out := "Run Time: real 0.012 user 0.010000 sys 0.001000\nnoise\nRun Time: real 0.001 user 0.000500 sys 0.000000\n"
-	got, err := parseSQLiteTimer(out)
-	if err != nil || len(got) != 2 || got[0].wall != 12*time.Millisecond || got[0].cpu != 11*time.Millisecond || got[1].cpu != 500*time.Microsecond {
-		t.Errorf("parseSQLiteTimer = %v, %v", got, err)
+func TestParseToolTimingLines(t *testing.T) {
+	s, ok, err := parseSQLiteTimerLine("Run Time: real 0.012 user 0.010000 sys 0.001000")
+	if err != nil || !ok || s.wall != 12*time.Millisecond || s.cpu != 11*time.Millisecond {
+		t.Errorf("parseSQLiteTimerLine = %v, %v, %v", s, ok, err)
 	}
-	groups, err := groupTimes(append(got, got...), 2, 1)
-	if err != nil || len(groups) != 1 || groups[0].wall != 13*time.Millisecond {
-		t.Errorf("groupTimes = %v, %v; want one group of 13ms (the first group is the warm-up)", groups, err)
+	if _, ok, err := parseSQLiteTimerLine("noise"); ok || err != nil {
+		t.Errorf("a line that is no timing read as one: %v, %v", ok, err)
 	}
-	if _, err := groupTimes(got, 2, 1); err == nil {
-		t.Error("groupTimes accepted too few timings")
+	if _, _, err := parseSQLiteTimerLine("Run Time: real x user 0.1 sys 0.1"); err == nil {
+		t.Error("a garbled timer line was accepted")
 	}
-	ps := parsePsqlTiming("Timing is on.\nTime: 1.250 ms\nTime: 1234.500 ms (00:01.235)\n")
-	if len(ps) != 2 || ps[0].wall != 1250*time.Microsecond || ps[1].wall != 1234500*time.Microsecond {
-		t.Errorf("parsePsqlTiming = %v", ps)
+	for line, want := range map[string]time.Duration{"Time: 1.250 ms": 1250 * time.Microsecond, "Time: 1234.500 ms (00:01.235)": 1234500 * time.Microsecond} {
+		if s, ok := parsePsqlTimingLine(line); !ok || s.wall != want {
+			t.Errorf("parsePsqlTimingLine(%q) = %v, %v; want %v", line, s, ok, want)
+		}
+	}
+	if _, ok := parsePsqlTimingLine("Timing is on."); ok {
+		t.Error("psql's banner read as a timing")
 	}
 }

@@ -21,9 +21,12 @@ type Report struct {
 	Build   Build   `json:"build"`
 	Corpus  Corpus  `json:"corpus"`
 	Targets string  `json:"targets"`
-	Rows    []Row   `json:"results"`
-	Gaps    []Gap   `json:"gaps,omitempty"`
-	Seconds float64 `json:"seconds"`
+	// Reading says in words how to read the numbers: which percentiles are reported, and how
+	// the gap to the native client splits between annals and the driver in this run.
+	Reading []string `json:"reading,omitempty"`
+	Rows    []Row    `json:"results"`
+	Gaps    []Gap    `json:"gaps,omitempty"`
+	Seconds float64  `json:"seconds"`
 }
 
 // Corpus is what the report says about the data: the generated corpus, the big chat the get
@@ -77,6 +80,9 @@ type Row struct {
 	CPU50 float64 `json:"cpu_p50_ms,omitempty"`
 	Rate  float64 `json:"rate,omitempty"`
 	Unit  string  `json:"unit,omitempty"`
+	// Tail names the highest percentile the row reports, by its number of samples (see
+	// tailFor): "p99", "p95" or "p50"; the percentiles above it are left out.
+	Tail string `json:"tail,omitempty"`
 	// Baseline is the same work done by the native tool or plain SQL, in the same run.
 	Baseline *Baseline `json:"baseline,omitempty"`
 	// Ratio is annals over the baseline: p50 wall time over the baseline's p50 for latencies
@@ -84,6 +90,13 @@ type Row struct {
 	// better). CPURatio compares median CPU times.
 	Ratio    float64 `json:"ratio,omitempty"`
 	CPURatio float64 `json:"cpu_ratio,omitempty"`
+	// Driver is the same SQL replayed through the same driver as the store, sampled in turn
+	// with annals and Baseline. OwnRatio is annals p50 over Driver's p50: the library's own
+	// overhead. DriverGap is Driver's p50 over Baseline's: the driver's cost against the
+	// native client, which is not annals' to remove.
+	Driver    *Baseline `json:"driver,omitempty"`
+	OwnRatio  float64   `json:"own_ratio,omitempty"`
+	DriverGap float64   `json:"driver_gap,omitempty"`
 	// Target names the issue's target for this row, Met whether this run meets it.
 	Target string `json:"target,omitempty"`
 	Met    *bool  `json:"met,omitempty"`
@@ -94,6 +107,7 @@ type Row struct {
 type Baseline struct {
 	Name  string  `json:"name"`
 	N     int     `json:"n,omitempty"`
+	Tail  string  `json:"tail,omitempty"`
 	P50   float64 `json:"p50_ms,omitempty"`
 	P95   float64 `json:"p95_ms,omitempty"`
 	P99   float64 `json:"p99_ms,omitempty"`
@@ -120,7 +134,14 @@ func latencyRow(r Row, s []sample) Row {
 	if len(s) == 0 {
 		return r
 	}
-	r.P50, r.P95, r.P99 = ms(percentile(walls, 50)), ms(percentile(walls, 95)), ms(percentile(walls, 99))
+	r.Tail = tailFor(len(s))
+	r.P50 = ms(percentile(walls, 50))
+	if r.Tail != "p50" {
+		r.P95 = ms(percentile(walls, 95))
+	}
+	if r.Tail == "p99" {
+		r.P99 = ms(percentile(walls, 99))
+	}
 	r.Mean = ms(sum / time.Duration(len(s)))
 	r.CPU50 = ms(percentile(cpus, 50))
 	return r
@@ -128,7 +149,7 @@ func latencyRow(r Row, s []sample) Row {
 
 func baselineOf(name string, s []sample) *Baseline {
 	r := latencyRow(Row{}, s)
-	return &Baseline{Name: name, N: r.N, P50: r.P50, P95: r.P95, P99: r.P99, CPU50: r.CPU50}
+	return &Baseline{Name: name, N: r.N, Tail: r.Tail, P50: r.P50, P95: r.P95, P99: r.P99, CPU50: r.CPU50}
 }
 
 // percentile is the nearest-rank percentile of sorted values.

@@ -157,7 +157,7 @@ func (b *runner) memoryScenario(ctx context.Context, t *target, scratch string) 
 		if err := search(); err != nil {
 			return fmt.Errorf("search %q over HTTP: %w", c.query, err)
 		}
-		s, err := b.measure(search)
+		s, err := b.measure(ctx, search)
 		if err != nil {
 			return fmt.Errorf("search %q over HTTP: %w", c.query, err)
 		}

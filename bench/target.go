@@ -73,10 +73,10 @@ func (b *runner) runReadScenarios(ctx context.Context, openTarget func(context.C
 	}{
 		{"search", func() error { return b.searchScenario(ctx, t) }},
 		{"quality", func() error { return b.qualityScenario(t) }},
-		{"list", func() error { return b.listScenario(t) }},
-		{"get", func() error { return b.getScenario(t) }},
-		{"related", func() error { return b.relatedScenario(t) }},
-		{"export", func() error { return b.exportScenario(t) }},
+		{"list", func() error { return b.listScenario(ctx, t) }},
+		{"get", func() error { return b.getScenario(ctx, t) }},
+		{"related", func() error { return b.relatedScenario(ctx, t) }},
+		{"export", func() error { return b.exportScenario(ctx, t) }},
 		{"concurrency", func() error { return b.concurrencyScenario(ctx, t, scratch) }},
 		{"memory", func() error { return b.memoryScenario(ctx, t, scratch) }},
 	}

@@ -27,6 +27,13 @@ func (r *Report) WriteText(w io.Writer) error {
 	if err := writeLatencies(w, lats); err != nil {
 		return err
 	}
+	if len(r.Reading) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "How to read this:")
+		for _, p := range r.Reading {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
+	}
 	if len(r.Gaps) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Not measured:")
@@ -79,20 +86,27 @@ func writeLatencies(w io.Writer, lats []Row) error {
 		return nil
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Latencies in ms. BASE is the same SQL in the sqlite3 tool (p50); RATIO is annals p50 over BASE p50, CPU the same for CPU time.")
+	fmt.Fprintln(w, "Latencies in ms; each row is sampled in turn with its baselines, N samples each. DRIVER is the p50 of")
+	fmt.Fprintln(w, "the same SQL through the same driver as the store, NATIVE of the same SQL in the database's own client")
+	fmt.Fprintln(w, "(sqlite3, psql). OWN = annals/DRIVER is annals' own overhead; GAP = DRIVER/NATIVE is the driver's cost")
+	fmt.Fprintln(w, "against the native client, not annals'; RATIO = annals/NATIVE (the target), CPU the same for CPU time.")
+	fmt.Fprintln(w, "TAIL is the highest percentile the row's N supports.")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tCASE\tBACKEND\tHITS\tN\tP50\tP95\tP99\tBASE P50\tRATIO\tCPU\tTARGET\tNOTE")
+	fmt.Fprintln(tw, "SCENARIO\tCASE\tBACKEND\tHITS\tN\tTAIL\tP50\tP95\tP99\tDRIVER\tOWN\tNATIVE\tGAP\tRATIO\tCPU\tTARGET\tNOTE")
 	for _, r := range lats {
-		hits, base := "-", "-"
+		hits, drv, base := "-", "-", "-"
 		if r.Hits != nil {
 			hits = groupThousands(float64(*r.Hits))
+		}
+		if r.Driver != nil {
+			drv = fmtMS(r.Driver.P50)
 		}
 		if r.Baseline != nil {
 			base = fmtMS(r.Baseline.P50)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, r.Case, r.Backend, hits, r.N,
-			fmtMS(r.P50), fmtMS(r.P95), fmtMS(r.P99), base, fmtRatio(r.Ratio), fmtRatio(r.CPURatio),
-			strings.TrimSpace(r.Target+" "+met(r)), r.Note)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, r.Case, r.Backend, hits, r.N,
+			orDash(r.Tail), fmtMS(r.P50), fmtMS(r.P95), fmtMS(r.P99), drv, fmtRatio(r.OwnRatio), base, fmtRatio(r.DriverGap),
+			fmtRatio(r.Ratio), fmtRatio(r.CPURatio), strings.TrimSpace(r.Target+" "+met(r)), r.Note)
 	}
 	return tw.Flush()
 }
