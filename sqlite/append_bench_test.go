@@ -110,3 +110,31 @@ func BenchmarkSearchSnippets(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAppendToLongChat times appending one entry to a chat that already holds 10,000
+// (a long-running agent session): the chat search document's upkeep is what grows with the
+// chat, so this is where the block size shows (migration 0010).
+//
+//	go test ./sqlite -run '^$' -bench AppendToLongChat -benchtime 20x
+func BenchmarkAppendToLongChat(b *testing.B) {
+	ctx := context.Background()
+	pool := corpusEntries(b, 10000)
+	db := MustOpenDB(b)
+	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "long", TenantID: "t"}); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < len(pool); i += 1000 {
+		if _, err := db.AppendEntries(ctx, "long", pool[i:min(i+1000, len(pool))]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	next := 0
+	for b.Loop() {
+		e := *pool[next%len(pool)]
+		e.ID = fmt.Sprintf("more%d", next)
+		next++
+		if _, err := db.AppendEntries(ctx, "long", []*annals.Entry{&e}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

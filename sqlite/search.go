@@ -2,8 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
 	"strings"
 
 	"github.com/annals-dev/annals"
@@ -167,22 +165,9 @@ func (p *searchPlan) chatSet(e *annals.TextExpr) (string, []any, error) {
 	return "", nil, errOnlyExclusions()
 }
 
-// SearchChats ranks chats; see annals.SearchStore.
-//
-// It is one statement, shaped so that its cost does not hinge on the planner of one SQLite
-// release and so that the matches of the query are scanned as few times as possible:
-//   - scored: every match (entry or chat metadata) with its bm25 score, in one pass over the
-//     full-text index (for AND and exclusions, after a first pass that finds the matching set);
-//   - ranked: per chat, the best entry score, the number of matching entries, the metadata
-//     score; page: the requested page of chats, with the total as a window count, so the
-//     total costs no second run of the query;
-//   - top and snip: the best entries of each chat of the page, taken from scored, and their
-//     snippets from one more pass over the matches that reads no other table: the unary + keeps
-//     SQLite from handing the rowid list to FTS5 as one lookup per rowid, each of which would set
-//     up the whole full-text query again.
-//
-// Every common table expression is MATERIALIZED: SQLite 3.54 otherwise re-runs a metadata
-// full-text match per candidate chat, a hundredfold slowdown on common terms.
+// SearchChats ranks chats; see annals.SearchStore. A query with words and no entry-level
+// filter is answered from the chat documents (search_docs.go); the rest by ranking entries
+// (search_entries.go).
 func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.ChatHit, int, error) {
 	p, err := planSearch(f)
 	if err != nil {
@@ -202,159 +187,11 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 			return hits, total, err
 		}
 	}
-
-	var with []string
-	var args []any
-	pos := positiveTerms(f.Text, nil)
-	rankBody, rankMeta := p.useEntries && len(pos) > 0, p.useMeta && len(pos) > 0
-	// A query of one term, or of terms joined by OR, matches exactly the chats that hold one of
-	// its terms somewhere: the scoring pass finds them all, so the matching set needs no pass
-	// of its own. Anything with AND or an exclusion computes the set first, then scores only
-	// its chats.
-	restrict := false
-	switch {
-	case f.Text != nil && isDisjunction(f.Text):
-	case f.Text != nil:
-		set, setArgs, err := p.chatSet(f.Text)
-		if err != nil {
-			return nil, 0, err
-		}
-		with = append(with, "matched(pk) AS MATERIALIZED ("+set+")")
-		args = append(args, setArgs...)
-		restrict = true
-	case len(p.entryWhere.Conds) > 0:
-		with = append(with, "matched(pk) AS MATERIALIZED (SELECT DISTINCT e.chat_pk FROM entries e WHERE "+p.entryWhere.SQL()+")")
-		args = append(args, p.entryWhere.Args...)
-	default:
-		with = append(with, "matched(pk) AS MATERIALIZED (SELECT pk FROM chats)")
-	}
-
-	var bodyAny string
-	var arms []string
-	if rankBody {
-		if bodyAny, err = ftsCompile(anyOf(pos), p.entryCols); err != nil {
-			return nil, 0, err
-		}
-		arm := `SELECT e.pk AS epk, e.chat_pk AS pk, bm25(entries_fts, ` + entryWeights + `) AS bb, 1 AS bn, NULL AS mb
-			FROM entries_fts JOIN entries e ON e.pk = entries_fts.rowid WHERE entries_fts MATCH ?`
-		args = append(args, bodyAny)
-		if len(p.entryWhere.Conds) > 0 {
-			arm += " AND " + p.entryWhere.SQL()
-			args = append(args, p.entryWhere.Args...)
-		}
-		if restrict {
-			arm += " AND e.chat_pk IN (SELECT pk FROM matched)"
-		}
-		arms = append(arms, arm)
-	}
-	if rankMeta {
-		metaAny, err := ftsCompile(anyOf(pos), p.metaCols)
-		if err != nil {
-			return nil, 0, err
-		}
-		arm := `SELECT NULL AS epk, rowid AS pk, NULL AS bb, 0 AS bn, bm25(chats_fts, ` + metaWeights + `) AS mb FROM chats_fts WHERE chats_fts MATCH ?`
-		args = append(args, metaAny)
-		if restrict {
-			arm += " AND rowid IN (SELECT pk FROM matched)"
-		}
-		arms = append(arms, arm)
-	}
-	switch {
-	case len(arms) > 0:
-		with = append(with, `scored(epk, pk, bb, bn, mb) AS MATERIALIZED (`+strings.Join(arms, " UNION ALL ")+`)`,
-			`ranked(pk, bb, bn, mb) AS MATERIALIZED (SELECT pk, min(bb), sum(bn), min(mb) FROM scored GROUP BY pk)`)
-	case f.Text != nil:
-		// The fields leave nothing to match (entry filters with metadata fields only).
-		with = append(with, "ranked(pk, bb, bn, mb) AS MATERIALIZED (SELECT NULL, NULL, 0, NULL WHERE 0)")
-	default:
-		with = append(with, "ranked(pk, bb, bn, mb) AS MATERIALIZED (SELECT pk, NULL, 0, NULL FROM matched)")
-	}
-	from := ` FROM ranked r JOIN chats c ON c.pk = r.pk WHERE ` + cw.SQL()
-	countArgs := append(append([]any{}, args...), cw.Args...)
-	countQ := "WITH " + strings.Join(with, ", ") + " SELECT count(*)" + from
-
-	// Relevance: bm25 is negative, lower is better, so negate. bm25's idf vanishes for a term
-	// found in more than half the documents, so two structural terms keep ranking meaningful
-	// there too: a metadata match, and the number of matching entries (saturating). Recency
-	// then multiplies by up to (1 + recencyBonus), decaying with age.
-	now := float64(unixNano(db.now()))
-	score := fmt.Sprintf(`((coalesce(-r.bb, 0) + coalesce(-r.mb, 0) + (r.mb IS NOT NULL) * %g + %g * r.bn / (r.bn + 4.0))
-		* (1.0 + %g / (1.0 + max(0.0, (? - c.last_activity) / 86400e9) / %g)))`, metaMatchBonus, entryCountBonus, recencyBonus, recencyHalfLifeDays)
-	order := "score DESC, c.last_activity DESC, c.id"
-	if f.Sort == annals.SortRecent {
-		order = "c.last_activity DESC, c.id"
-	}
-	// The page is chosen on narrow rows; only its chats are read whole.
-	with = append(with, `page AS MATERIALIZED (SELECT c.pk AS pk, `+score+` AS score, r.bn AS bn, count(*) OVER () AS total`+
-		from+` ORDER BY `+order+` LIMIT ? OFFSET ?)`)
-	args = append(append(append(args, now), cw.Args...), limit, f.Offset)
-	snippets := min(f.Snippets, maxSnippets)
-	if !rankBody {
-		snippets = 0
-	}
-	cols := `, NULL, NULL, NULL, NULL`
-	joins := ``
-	if snippets > 0 {
-		with = append(with, `top AS MATERIALIZED (SELECT epk, pk, r FROM (SELECT s.epk AS epk, s.pk AS pk, s.bb AS r,
-				row_number() OVER (PARTITION BY s.pk ORDER BY s.bb, s.epk) AS n
-				FROM scored s WHERE s.epk IS NOT NULL AND s.pk IN (SELECT pk FROM page)) WHERE n <= ?)`,
-			`snip AS MATERIALIZED (SELECT rowid AS epk, snippet(entries_fts, -1, ?, ?, '…', 16) AS text FROM entries_fts
-				WHERE entries_fts MATCH ? AND +rowid IN (SELECT epk FROM top))`)
-		args = append(args, snippets, p.open, p.shut, bodyAny)
-		cols = `, e.seq, e.kind, e.tool_name, s.text`
-		joins = ` LEFT JOIN top t ON t.pk = p.pk LEFT JOIN snip s ON s.epk = t.epk LEFT JOIN entries e ON e.pk = t.epk`
-	}
-	rowOrder := strings.ReplaceAll(order, "score", "p.score")
-	if snippets > 0 {
-		rowOrder += ", t.r, t.epk"
-	}
-	q := "WITH " + strings.Join(with, ", ") + ` SELECT ` + chatColumns + `, c.pk, p.score, p.bn, p.total` + cols +
-		` FROM page p JOIN chats c ON c.pk = p.pk` + joins + ` ORDER BY ` + rowOrder
-	annals.TraceStatement(ctx, q, args)
-	rows, err := db.reader.QueryContext(ctx, q, args...)
+	r, err := p.entryRanking(cw, limit, float64(unixNano(db.now())))
 	if err != nil {
-		return nil, 0, ftsErr("search chats", err)
+		return nil, 0, err
 	}
-	defer rows.Close()
-	hits := []annals.ChatHit{}
-	total := 0
-	lastPK := int64(-1)
-	var skipped annals.RowSkipper
-	for rows.Next() {
-		var h annals.ChatHit
-		var pk int64
-		var seq sql.NullInt64
-		var kind, tool, text sql.NullString
-		c, err := scanChat(suffixScanner{rows: rows, extra: []any{&pk, &h.Score, &h.Matches, &total, &seq, &kind, &tool, &text}})
-		if re, ok := err.(*rowError); ok {
-			skipped.Skip(re.id, re.err) // the rest of the page is served
-			continue
-		}
-		if err != nil {
-			return nil, 0, storeErr("scan search hit", err)
-		}
-		// A chat comes once per snippet, in page order; its first row starts its hit.
-		if pk != lastPK {
-			h.Chat = c
-			hits = append(hits, h)
-			lastPK = pk
-		}
-		if seq.Valid && text.Valid {
-			last := &hits[len(hits)-1]
-			last.Snippets = append(last.Snippets, annals.Snippet{Seq: seq.Int64, Kind: annals.EntryKind(kind.String), Tool: tool.String, Text: text.String})
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, ftsErr("search chats", err)
-	}
-	if len(hits) == 0 && f.Offset > 0 {
-		// Past the end: the page carries no total, so count.
-		annals.TraceStatement(ctx, countQ, countArgs)
-		if err := db.reader.QueryRowContext(ctx, countQ, countArgs...).Scan(&total); err != nil {
-			return nil, 0, ftsErr("count search", err)
-		}
-	}
-	return hits, total, skipped.Err()
+	return db.runEntryRanking(ctx, r)
 }
 
 // searchChatDocsTx runs searchChatDocs in one read transaction, so its statements see one
