@@ -23,7 +23,7 @@ import (
 // lcPostgres writes a generated loomcycle database into a schema of its own on the test server
 // and returns a connection URL whose search_path is that schema, carrying a password the
 // server does not ask for (so that the tests can check it is never written down).
-func lcPostgres(t *testing.T, o loomcycletest.Options) (string, *loomcycletest.Stats) {
+func lcPostgres(t testing.TB, o loomcycletest.Options) (string, *loomcycletest.Stats) {
 	t.Helper()
 	base := os.Getenv("ANNALS_TEST_POSTGRES_DSN")
 	if base == "" {
