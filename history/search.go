@@ -37,50 +37,9 @@ func (s *Service) SearchChats(ctx context.Context, p annals.SearchParams) (*anna
 	if mode != annals.SearchChatsMode && mode != annals.SearchEntriesMode {
 		return nil, annals.Errorf(annals.EINVALID, "unknown search mode %q (want chats or entries)", mode)
 	}
-	if strings.TrimSpace(p.Query) == "" {
-		return nil, annals.Errorf(annals.EINVALID, "search needs a query (words, \"phrases\", prefix*, -exclusions, OR, or filters such as tool:Bash; see docs/QUERY.md)")
-	}
-	q, err := query.Parse(p.Query)
+	f, q, err := searchFilter(p, res.Owner)
 	if err != nil {
 		return nil, err
-	}
-	for _, in := range p.In {
-		if !containsString(annals.SearchFields, in) {
-			return nil, annals.Errorf(annals.EINVALID, "unknown search field %q in \"in\" (want any of: %s)", in, strings.Join(annals.SearchFields, ", "))
-		}
-	}
-	chat, err := chatFilter(p.Filter, p.Page, res.Owner)
-	if err != nil {
-		return nil, err
-	}
-	chat.Agents = q.Filters.Agents
-	chat.Tags = q.Filters.Tags
-	for k, v := range q.Filters.Attrs {
-		if chat.Attributes == nil {
-			chat.Attributes = map[string]annals.AttrMatch{}
-		}
-		if _, dup := chat.Attributes[k]; dup {
-			return nil, annals.Errorf(annals.EINVALID, "attribute %q is filtered both in the query and in attributes; give it once", k)
-		}
-		chat.Attributes[k] = annals.AttrMatch{Value: v}
-	}
-	f := annals.SearchFilter{
-		Chat:      chat,
-		Text:      query.ToTextExpr(q.Text),
-		Fields:    q.Fields,
-		Roles:     q.Filters.Roles,
-		Tools:     q.Filters.Tools,
-		After:     q.Filters.After,
-		Before:    q.Filters.Before,
-		Sort:      p.Sort,
-		Limit:     chat.Limit,
-		Offset:    chat.Offset,
-		Snippets:  3,
-		MarkOpen:  annals.SnippetMarkOpen,
-		MarkClose: annals.SnippetMarkClose,
-	}
-	if len(p.In) > 0 {
-		f.Fields = p.In
 	}
 	out := &annals.SearchPage{Limit: f.Limit, Offset: f.Offset, Scope: string(res.Scope), Mode: string(mode), Query: q.String()}
 	var n int
@@ -114,4 +73,55 @@ func (s *Service) SearchChats(ctx context.Context, p annals.SearchParams) (*anna
 		out.NextCursor = encodeCursor(cursor{Offset: next})
 	}
 	return out, nil
+}
+
+// searchFilter turns the parameters of a search into the store's filter, checking the query,
+// the fields and the attributes; q is the parsed query, whose canonical form the page echoes.
+func searchFilter(p annals.SearchParams, owner annals.Owner) (annals.SearchFilter, *query.Query, error) {
+	if strings.TrimSpace(p.Query) == "" {
+		return annals.SearchFilter{}, nil, annals.Errorf(annals.EINVALID, "search needs a query (words, \"phrases\", prefix*, -exclusions, OR, or filters such as tool:Bash; see docs/QUERY.md)")
+	}
+	q, err := query.Parse(p.Query)
+	if err != nil {
+		return annals.SearchFilter{}, nil, err
+	}
+	for _, in := range p.In {
+		if !containsString(annals.SearchFields, in) {
+			return annals.SearchFilter{}, nil, annals.Errorf(annals.EINVALID, "unknown search field %q in \"in\" (want any of: %s)", in, strings.Join(annals.SearchFields, ", "))
+		}
+	}
+	chat, err := chatFilter(p.Filter, p.Page, owner)
+	if err != nil {
+		return annals.SearchFilter{}, nil, err
+	}
+	chat.Agents = q.Filters.Agents
+	chat.Tags = q.Filters.Tags
+	for k, v := range q.Filters.Attrs {
+		if chat.Attributes == nil {
+			chat.Attributes = map[string]annals.AttrMatch{}
+		}
+		if _, dup := chat.Attributes[k]; dup {
+			return annals.SearchFilter{}, nil, annals.Errorf(annals.EINVALID, "attribute %q is filtered both in the query and in attributes; give it once", k)
+		}
+		chat.Attributes[k] = annals.AttrMatch{Value: v}
+	}
+	f := annals.SearchFilter{
+		Chat:      chat,
+		Text:      query.ToTextExpr(q.Text),
+		Fields:    q.Fields,
+		Roles:     q.Filters.Roles,
+		Tools:     q.Filters.Tools,
+		After:     q.Filters.After,
+		Before:    q.Filters.Before,
+		Sort:      p.Sort,
+		Limit:     chat.Limit,
+		Offset:    chat.Offset,
+		Snippets:  3,
+		MarkOpen:  annals.SnippetMarkOpen,
+		MarkClose: annals.SnippetMarkClose,
+	}
+	if len(p.In) > 0 {
+		f.Fields = p.In
+	}
+	return f, q, nil
 }
