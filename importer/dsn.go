@@ -23,9 +23,9 @@ type ServerParser interface {
 	AcceptsServer(dsn string) bool
 }
 
-// isServerURL reports whether s looks like a connection URL (scheme://...) rather than a path.
+// IsServerURL reports whether s looks like a connection URL (scheme://...) rather than a path.
 // An absolute path never does, and a relative path holding "://" names no file anyone has.
-func isServerURL(s string) bool {
+func IsServerURL(s string) bool {
 	i := strings.Index(s, "://")
 	if i <= 0 {
 		return false
@@ -42,7 +42,7 @@ func isServerURL(s string) bool {
 // first of formats that reads it. ok is false when raw is not a URL; a URL no format reads is
 // an invalid error naming the formats that read servers.
 func serverCandidate(formats []Format, raw string) (c Candidate, ok bool, err error) {
-	if !isServerURL(raw) {
+	if !IsServerURL(raw) {
 		return Candidate{}, false, nil
 	}
 	var readers []string

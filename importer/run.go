@@ -485,7 +485,7 @@ func (run *runState) markGone(ctx context.Context) error {
 		return fmt.Errorf("import: reading import state: %w", err)
 	}
 	for _, s := range srcs {
-		if s.GoneAt != nil || isServerURL(s.Path) {
+		if s.GoneAt != nil || IsServerURL(s.Path) {
 			continue
 		}
 		if _, err := os.Lstat(s.Path); !errors.Is(err, fs.ErrNotExist) {

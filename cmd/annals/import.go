@@ -48,6 +48,11 @@ Everything imported passes through redaction. Formats: `+strings.Join(importer.N
 	if *o.watch && *o.dryRun {
 		return usagef("--watch and --dry-run do not go together: a watch writes what it finds")
 	}
+	for _, p := range paths {
+		if *o.watch && importer.IsServerURL(p) {
+			return usagef("--watch watches files; a database server cannot be watched (import it again, e.g. on a schedule, to pick up what is new)")
+		}
+	}
 	if *o.list {
 		home, _ := m.HomeDir()
 		return writeImportList(m.Stdout, formats, home, *o.asJSON)

@@ -77,4 +77,7 @@ func TestImportFormatFlagNamesTheFormat(t *testing.T) {
 	if _, _, err := tm.run("", "import", "--format", "nosuch", path); err == nil || !strings.Contains(err.Error(), "loomcycle") {
 		t.Errorf("an unknown --format: %v", err)
 	}
+	if _, _, err := tm.run("", "import", "--watch", "--format", "loomcycle", "postgres://me:pw@db.example/lc"); err == nil || !strings.Contains(err.Error(), "cannot be watched") || strings.Contains(err.Error(), "pw@") {
+		t.Errorf("watching a server: %v", err)
+	}
 }
