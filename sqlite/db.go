@@ -104,7 +104,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 			db.Close()
 			return nil, err
 		}
-		if err := db.backfillSubstringIndex(ctx, opts.SubstringProgress); err != nil {
+		if err := db.backfillSubstringIndex(ctx, opts.SubstringProgress, substringBatch); err != nil {
 			db.Close()
 			return nil, err
 		}

@@ -60,13 +60,13 @@ const viewSearchOrder = "e.time DESC, c.id DESC, e.seq DESC"
 // viewSubstring answers a search with a substring; w holds every other condition.
 func (db *DB) viewSubstring(ctx context.Context, w *where, f annals.ViewFilter, limit int) (*annals.ViewPage, error) {
 	cond, condArgs := substringCond(f.Substring)
-	walked, err := db.walkSubstring(ctx, w, cond, condArgs, storecore.SubstringPageWalk)
+	walked, err := db.walkSubstring(ctx, w, cond, condArgs, storecore.SubstringPageWalk, limit+1)
 	if err != nil {
 		return nil, err
 	}
 	var pks []int64
 	for _, k := range walked {
-		if k.hit && len(pks) <= limit {
+		if k.hit {
 			pks = append(pks, k.pk)
 		}
 	}
@@ -85,8 +85,9 @@ func (db *DB) viewSubstring(ctx context.Context, w *where, f annals.ViewFilter, 
 }
 
 // walkSubstring reads up to n entries matching w newest first, each with whether it holds the
-// substring.
-func (db *DB) walkSubstring(ctx context.Context, w *where, cond string, condArgs []any, n int) ([]walkedKey, error) {
+// substring, and stops early at the hits-th entry that does: the rows stream from SQLite, so
+// the entries after it are never read.
+func (db *DB) walkSubstring(ctx context.Context, w *where, cond string, condArgs []any, n, hits int) ([]walkedKey, error) {
 	q := func(from string) string {
 		return `SELECT e.pk, e.time, c.id, e.seq, ` + cond + ` FROM ` + from + ` WHERE ` + w.SQL() + ` ORDER BY ` + viewSearchOrder + ` LIMIT ?`
 	}
@@ -103,6 +104,11 @@ func (db *DB) walkSubstring(ctx context.Context, w *where, cond string, condArgs
 			return nil, storeErr("scan view search walk", err)
 		}
 		out = append(out, k)
+		if k.hit {
+			if hits--; hits == 0 {
+				break
+			}
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, storeErr("view search walk", err)

@@ -12,11 +12,11 @@ import (
 const substringBatch = 20000
 
 // backfillSubstringIndex adds to entries_tri the entries migration 0009 found (the range in
-// entries_tri_todo), in batches of substringBatch, reporting progress to report (when set) as
+// entries_tri_todo), in batches of batch entries (Open: substringBatch), reporting progress to report (when set) as
 // entries done and total. Searches scan with LIKE until it is done, so a read-only open of a
 // half-built file still answers right. Each batch moves the range's start in the same
 // transaction, so a crash or a second process building at once never adds an entry twice.
-func (db *DB) backfillSubstringIndex(ctx context.Context, report func(done, total int)) error {
+func (db *DB) backfillSubstringIndex(ctx context.Context, report func(done, total int), batch int) error {
 	var from, last int64
 	err := db.writer.QueryRowContext(ctx, `SELECT done, last FROM entries_tri_todo`).Scan(&from, &last)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -34,7 +34,7 @@ func (db *DB) backfillSubstringIndex(ctx context.Context, report func(done, tota
 		var n int64
 		err := db.writeTxThen(ctx, func(tx *sql.Tx) error {
 			var err error
-			n, finished, err = substringIndexBatch(ctx, tx)
+			n, finished, err = substringIndexBatch(ctx, tx, batch)
 			return err
 		}, func(*sql.Tx) error { return nil })
 		if err != nil {
@@ -59,7 +59,7 @@ func (db *DB) backfillSubstringIndex(ctx context.Context, report func(done, tota
 // substringIndexBatch adds the next batch of entries to entries_tri and moves the range past
 // it, deleting the range when it is done. It returns the entries added and whether it was the
 // last batch.
-func substringIndexBatch(ctx context.Context, tx *sql.Tx) (int64, bool, error) {
+func substringIndexBatch(ctx context.Context, tx *sql.Tx, batch int) (int64, bool, error) {
 	var from, last int64
 	err := tx.QueryRowContext(ctx, `SELECT done, last FROM entries_tri_todo`).Scan(&from, &last)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -69,7 +69,7 @@ func substringIndexBatch(ctx context.Context, tx *sql.Tx) (int64, bool, error) {
 		return 0, false, storeErr("substring index: read", err)
 	}
 	bound := last
-	err = tx.QueryRowContext(ctx, `SELECT pk FROM entries WHERE pk > ? AND pk <= ? ORDER BY pk LIMIT 1 OFFSET ?`, from, last, substringBatch-1).Scan(&bound)
+	err = tx.QueryRowContext(ctx, `SELECT pk FROM entries WHERE pk > ? AND pk <= ? ORDER BY pk LIMIT 1 OFFSET ?`, from, last, batch-1).Scan(&bound)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, false, storeErr("substring index: batch", err)
 	}

@@ -18,7 +18,7 @@ func (m *Main) openDB(ctx context.Context, flagValue string, readOnly bool) (ann
 	if err != nil {
 		return nil, err
 	}
-	db, err := openStoreWith(ctx, path, readOnly, m.indexProgress())
+	db, err := openStoreWith(ctx, path, readOnly, m.indexProgress("chat search index", "chats"), m.indexProgress("substring search index", "entries"))
 	if err != nil {
 		return nil, err
 	}
@@ -26,9 +26,10 @@ func (m *Main) openDB(ctx context.Context, flagValue string, readOnly bool) (ann
 	return db, nil
 }
 
-// indexProgress shows, on a terminal, the one-time build of the chat search index that opening
-// a database from before it runs (minutes at a million entries).
-func (m *Main) indexProgress() func(done, total int) {
+// indexProgress shows, on a terminal, the one-time build of a search index (the chat index, the
+// view's substring index) that opening a database from before it runs (minutes at a million
+// entries).
+func (m *Main) indexProgress(index, unit string) func(done, total int) {
 	if !m.IsTerminal(m.Stderr) {
 		return nil
 	}
@@ -37,7 +38,7 @@ func (m *Main) indexProgress() func(done, total int) {
 			fmt.Fprint(m.Stderr, "\r\033[K")
 			return
 		}
-		fmt.Fprintf(m.Stderr, "\r\033[Kbuilding the chat search index: %d of %d chats", done, total)
+		fmt.Fprintf(m.Stderr, "\r\033[Kbuilding the %s: %d of %d %s", index, done, total, unit)
 	}
 }
 
@@ -51,11 +52,12 @@ func isPostgres(location string) bool {
 // connect timeout come from its pool_max_conns, statement_timeout and connect_timeout
 // parameters; docs/POSTGRES.md), "sqlite:PATH" or any other value is a SQLite file.
 func openStore(ctx context.Context, location string, readOnly bool) (annals.Store, error) {
-	return openStoreWith(ctx, location, readOnly, nil)
+	return openStoreWith(ctx, location, readOnly, nil, nil)
 }
 
-// openStoreWith is openStore with a progress callback for a SQLite upgrade's index build.
-func openStoreWith(ctx context.Context, location string, readOnly bool, progress func(done, total int)) (annals.Store, error) {
+// openStoreWith is openStore with progress callbacks for a SQLite upgrade's index builds: the
+// chat search index (chats) and the view's substring index (entries).
+func openStoreWith(ctx context.Context, location string, readOnly bool, progress, substring func(done, total int)) (annals.Store, error) {
 	if isPostgres(location) {
 		return postgres.Open(ctx, location, postgres.Options{ReadOnly: readOnly})
 	}
@@ -63,7 +65,7 @@ func openStoreWith(ctx context.Context, location string, readOnly bool, progress
 	if path == "" {
 		return nil, annals.Errorf(annals.EINVALID, "database location %q names no file (want sqlite:PATH, a file path or postgres://...)", location)
 	}
-	return sqlite.Open(ctx, path, sqlite.Options{ReadOnly: readOnly, Progress: progress})
+	return sqlite.Open(ctx, path, sqlite.Options{ReadOnly: readOnly, Progress: progress, SubstringProgress: substring})
 }
 
 // backendName names the backend of a location for reports.

@@ -1,0 +1,96 @@
+package sqlite_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/sqlite"
+)
+
+// An upgrade to migration 0009 finds entries already stored: they are added to the substring
+// index on open, in batches with progress, searches answer right before and after, and writes
+// made while the build is pending neither go missing from the index nor enter it twice.
+func TestSubstringIndexBuildOfAnUpgrade(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "annals.db")
+	db, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { db.Close() }()
+	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "A"}); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 6, 12, 0, 0, 0, 0, time.UTC)
+	es := []*annals.Entry{
+		{ID: "old1", Kind: annals.KindUser, Time: t0, Text: "old Zqxw one"},
+		{ID: "old2", Kind: annals.KindUser, Time: t0.Add(time.Second), Text: "old zqxw two"},
+	}
+	// More entries after them than a search reads before it turns to the index.
+	for i := 0; i < 1100; i++ {
+		es = append(es, &annals.Entry{ID: fmt.Sprintf("f%d", i), Kind: annals.KindAssistant, Time: t0.Add(time.Duration(i+2) * time.Second), Text: fmt.Sprintf("filler %d", i)})
+	}
+	if _, err := db.AppendEntries(ctx, "c1", es); err != nil {
+		t.Fatal(err)
+	}
+	search := func(what string, want ...string) {
+		t.Helper()
+		page, err := db.ViewSearch(ctx, annals.ViewFilter{Owner: annals.Owner{TenantID: "A"}, Substring: "zqxw"})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		var got []string
+		for _, m := range page.Messages {
+			got = append(got, m.Content.Text.Value)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: search = %q, want %q", what, got, want)
+		}
+	}
+	if err := db.UndoSubstringIndexForTest(ctx); err != nil {
+		t.Fatal(err)
+	}
+	search("before the build", "old zqxw two", "old Zqxw one")
+
+	// While the build is pending: a truncate removes the last entry of the pending range, and
+	// an append takes its pk again (SQLite reuses the highest), so the build adds it, once.
+	if _, err := db.TruncateChat(ctx, "c1", annals.TruncatePoint{EntryID: "f1099"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AppendEntries(ctx, "c1", []*annals.Entry{{ID: "late", Kind: annals.KindUser, Time: t0.Add(-time.Minute), Text: "late zqxw"}}); err != nil {
+		t.Fatal(err)
+	}
+	var calls [][2]int
+	if err := db.BuildSubstringIndexForTest(ctx, func(done, total int) { calls = append(calls, [2]int{done, total}) }, 250); err != nil {
+		t.Fatal(err)
+	}
+	if want := [][2]int{{250, 1102}, {500, 1102}, {750, 1102}, {1000, 1102}, {1102, 1102}}; !slices.Equal(calls, want) {
+		t.Errorf("progress = %v, want %v", calls, want)
+	}
+	if err := db.CheckIndex(ctx); err != nil {
+		t.Fatalf("after the build: %v", err)
+	}
+	search("after the build", "old zqxw two", "old Zqxw one", "late zqxw")
+
+	// The same on open, as the CLI sees it.
+	if err := db.UndoSubstringIndexForTest(ctx); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	calls = nil
+	if db, err = sqlite.Open(ctx, path, sqlite.Options{SubstringProgress: func(done, total int) { calls = append(calls, [2]int{done, total}) }}); err != nil {
+		t.Fatal(err)
+	}
+	if want := [][2]int{{1102, 1102}}; !slices.Equal(calls, want) {
+		t.Errorf("progress on open = %v, want %v", calls, want)
+	}
+	if err := db.CheckIndex(ctx); err != nil {
+		t.Fatalf("after the build on open: %v", err)
+	}
+	search("after the build on open", "old zqxw two", "old Zqxw one", "late zqxw")
+}
