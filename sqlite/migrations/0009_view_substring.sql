@@ -5,13 +5,14 @@
 --
 -- detail = none: the index answers "holds these trigrams", not where. Positions would let a
 -- phrase of trigrams prove adjacency, but the LIKE check proves the match exactly anyway, and
--- without them the index is several times smaller and cheaper to write. case_sensitive 0 folds
+-- without them the index is several times smaller and cheaper to write; columnsize = 0 drops the
+-- per-entry token counts, which only ranking reads, and nothing ranks here. case_sensitive 0 folds
 -- case for every script, a superset of LIKE's ASCII folding, so no match is lost before the check.
 -- External content, kept in step by triggers, as entries_fts is.
 CREATE VIRTUAL TABLE entries_tri USING fts5 (
 	text, reasoning, tool_name, tool_args, tool_result,
 	content = 'entries', content_rowid = 'pk',
-	tokenize = 'trigram case_sensitive 0', detail = none
+	tokenize = 'trigram case_sensitive 0', detail = none, columnsize = 0
 );
 
 -- Entries that existed before this migration are indexed on open, in batches with progress

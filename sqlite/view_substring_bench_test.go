@@ -1,0 +1,51 @@
+package sqlite_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/annals-dev/annals"
+)
+
+// BenchmarkAppendSubstringIndex is what the substring index (migration 0009) costs a capture:
+// batches of 100 corpus entries appended with its triggers in place, and with them dropped.
+//
+//	go test ./sqlite -run '^$' -bench AppendSubstringIndex -count 6
+func BenchmarkAppendSubstringIndex(b *testing.B) {
+	pool := corpusEntries(b, 5000)
+	for _, indexed := range []bool{true, false} {
+		b.Run(fmt.Sprintf("index=%v", indexed), func(b *testing.B) {
+			ctx := context.Background()
+			db := MustOpenDB(b)
+			if !indexed {
+				for _, q := range []string{`DROP TRIGGER entries_tri_insert`, `DROP TRIGGER entries_tri_delete`, `DROP TRIGGER entries_tri_update`} {
+					if err := db.ExecForTest(ctx, q); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			if _, err := db.CreateChat(ctx, &annals.Chat{ID: "bench", TenantID: "t"}); err != nil {
+				b.Fatal(err)
+			}
+			batch := make([]*annals.Entry, 100)
+			next, appended := 0, 0
+			for b.Loop() {
+				b.StopTimer()
+				for i := range batch {
+					e := *pool[next%len(pool)]
+					e.ID = fmt.Sprintf("e%d", next)
+					batch[i] = &e
+					next++
+				}
+				b.StartTimer()
+				res, err := db.AppendEntries(ctx, "bench", batch)
+				if err != nil {
+					b.Fatal(err)
+				}
+				appended += res.Appended
+			}
+			b.ReportMetric(float64(appended)/b.Elapsed().Seconds(), "entries/s")
+		})
+	}
+}
