@@ -17,9 +17,10 @@ import (
 //  1. Walk the newest storecore.SubstringPageWalk entries in scope by time, testing each one:
 //     a common substring fills its page here, as the reference's LIKE scan does.
 //  2. Otherwise, among the entries older than the last one walked: a substring of three
-//     characters or more is looked up in entries_tri and its candidates tested and sorted; a
-//     shorter one (no trigram to look up, and then nearly every entry matches) continues the
-//     walk until the page is full, which is the reference's scan.
+//     characters or more is looked up in entries_tri and its candidates tested and sorted (or,
+//     when they are many, tested while walking on by time); a shorter one (no trigram to look
+//     up, and then nearly every entry matches) continues the walk until the page is full, which
+//     is the reference's scan.
 
 // substringTrigrams bounds the trigrams of one lookup: a match holds them all, and a dozen
 // spread over a long substring narrow it as well as all of them would.
@@ -129,24 +130,36 @@ func (db *DB) queryTimeWalk(ctx context.Context, q func(from string) string, arg
 
 // olderSubstring finds up to n more matches among the entries w keeps (those older than the
 // walk), newest first: through entries_tri when the substring has trigrams and the index is
-// whole, else by walking on.
+// whole, else by walking on. A substring with many candidates in scope (denseSubstring) is
+// common in older entries only: its candidates become one set, tested while walking by time,
+// which stops at the page instead of sorting them all.
 func (db *DB) olderSubstring(ctx context.Context, w *where, s, cond string, condArgs []any, n int) ([]int64, error) {
 	match := trigramMatch(s)
-	ready := false
+	ready, dense := false, false
 	if match != "" {
 		var err error
 		if ready, err = db.substringIndexReady(ctx); err != nil {
 			return nil, err
 		}
+		if ready {
+			if dense, err = db.denseSubstring(ctx, w, match); err != nil {
+				return nil, err
+			}
+		}
 	}
-	w.Add(cond, condArgs...)
 	var rows *sql.Rows
 	var err error
-	if ready {
+	switch {
+	case ready && !dense:
+		w.Add(cond, condArgs...)
 		rows, err = db.reader.QueryContext(ctx, `SELECT e.pk FROM entries_tri CROSS JOIN entries e ON e.pk = entries_tri.rowid
 			JOIN chats c ON c.pk = e.chat_pk WHERE entries_tri MATCH ? AND `+w.SQL()+` ORDER BY `+viewSearchOrder+` LIMIT ?`,
 			append(append([]any{match}, w.Args...), n)...)
-	} else {
+	default:
+		if dense {
+			w.Add("e.pk IN (SELECT rowid FROM entries_tri WHERE entries_tri MATCH ?)", match)
+		}
+		w.Add(cond, condArgs...)
 		rows, err = db.queryTimeWalk(ctx, func(from string) string {
 			return `SELECT e.pk FROM ` + from + ` WHERE ` + w.SQL() + ` ORDER BY ` + viewSearchOrder + ` LIMIT ?`
 		}, append(slices.Clone(w.Args), n))
@@ -167,6 +180,20 @@ func (db *DB) olderSubstring(ctx context.Context, w *where, s, cond string, cond
 		return nil, storeErr("view search substring", err)
 	}
 	return out, nil
+}
+
+// denseSubstring reports whether the trigram lookup match has at least viewDenseMatches
+// candidates among the entries w keeps. Counting stops there and counts only entries in scope,
+// so the plan (and its time) depends on nothing outside the caller's scope.
+func (db *DB) denseSubstring(ctx context.Context, w *where, match string) (bool, error) {
+	var n int
+	err := db.reader.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM entries_tri CROSS JOIN entries e ON e.pk = entries_tri.rowid
+		JOIN chats c ON c.pk = e.chat_pk WHERE entries_tri MATCH ? AND `+w.SQL()+` LIMIT ?)`,
+		append(append([]any{match}, w.Args...), viewDenseMatches)...).Scan(&n)
+	if err != nil {
+		return false, storeErr("view search substring density", err)
+	}
+	return n >= viewDenseMatches, nil
 }
 
 // viewPageOf reads the (clipped) content of the page's entries, given newest first; the owner

@@ -94,3 +94,40 @@ func TestSubstringIndexBuildOfAnUpgrade(t *testing.T) {
 	}
 	search("after the build on open", "old zqxw two", "old Zqxw one", "late zqxw")
 }
+
+// A substring common in older entries only has more candidates than the search sorts: it is
+// tested while walking on by time, and pages (with their cursor) come out as from the sort.
+func TestSubstringCommonInOlderEntriesOnly(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "A"}); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 6, 12, 0, 0, 0, 0, time.UTC)
+	var es []*annals.Entry
+	for i := 0; i < 4100; i++ {
+		es = append(es, &annals.Entry{ID: fmt.Sprintf("o%d", i), Kind: annals.KindUser, Time: t0.Add(time.Duration(i) * time.Second), Text: fmt.Sprintf("old zqxw %d", i)})
+	}
+	for i := 0; i < 1100; i++ {
+		es = append(es, &annals.Entry{ID: fmt.Sprintf("f%d", i), Kind: annals.KindAssistant, Time: t0.Add(time.Hour * 3).Add(time.Duration(i) * time.Second), Text: fmt.Sprintf("filler %d", i)})
+	}
+	if _, err := db.AppendEntries(ctx, "c1", es); err != nil {
+		t.Fatal(err)
+	}
+	f := annals.ViewFilter{Owner: annals.Owner{TenantID: "A"}, Substring: "ZQXW", Limit: 3}
+	var got []string
+	for page := 0; page < 2; page++ {
+		p, err := db.ViewSearch(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range p.Messages {
+			got = append(got, m.Content.Text.Value)
+		}
+		f.After = p.Next
+	}
+	want := []string{"old zqxw 4099", "old zqxw 4098", "old zqxw 4097", "old zqxw 4096", "old zqxw 4095", "old zqxw 4094"}
+	if !slices.Equal(got, want) {
+		t.Errorf("pages = %q, want %q", got, want)
+	}
+}
