@@ -68,7 +68,7 @@ var unquotedSet = func() *byteSet {
 // It searches for the operators ('=' and ':') and the flag dashes rather than for the key words:
 // one vectorised pass per byte, then a short look back at the name before each operator.
 func assignmentRule() rule {
-	return rule{may: keywordAnchors.contains, find: func(t *scrub) []span {
+	return rule{anchors: keywordAnchors, find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
 		try := func(start, end int) int {

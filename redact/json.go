@@ -42,12 +42,7 @@ func (r *Redactor) mayMatchJSON(doc string) bool {
 	if strings.Contains(doc, `\u`) || strings.Contains(doc, `\/`) {
 		return true
 	}
-	for i := range r.rules {
-		if r.rules[i].may(doc) {
-			return true
-		}
-	}
-	return false
+	return r.pre.any(r.pre.mask(doc))
 }
 
 // frame is one open object or array of the JSON walk.

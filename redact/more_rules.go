@@ -12,7 +12,7 @@ const awsPairWindow = 300
 func awsPairRule() rule {
 	ids := newAnchorSet(false, "AKIA", "ASIA", "ABIA", "ACCA", Marker(KindAWSAccessKey))
 	marker := Marker(KindAWSSecretKey)
-	return rule{may: ids.contains, find: func(t *scrub) []span {
+	return rule{anchors: ids, find: func(t *scrub) []span {
 		s := t.s
 		var near [][2]int
 		ids.each(s, func(i int, p string) int {
@@ -78,7 +78,7 @@ var cookieValueStop = newByteSet(";", " \t\r\n", `"'\`)
 func cookieRule() rule {
 	anchors := newAnchorSet(true, "cookie")
 	marker := Marker(KindCookie)
-	return rule{may: anchors.contains, find: func(t *scrub) []span {
+	return rule{anchors: anchors, find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
 		anchors.each(s, func(i int, _ string) int {
@@ -127,7 +127,7 @@ func cookieRule() rule {
 func netrcRule() rule {
 	anchors := newAnchorSet(false, "password")
 	marker := Marker(KindPassword)
-	return rule{may: func(s string) bool { return strings.Contains(s, "machine") || strings.Contains(s, "login") }, find: func(t *scrub) []span {
+	return rule{anchors: newAnchorSet(false, "machine", "login"), find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
 		anchors.each(s, func(i int, _ string) int {
@@ -192,7 +192,7 @@ func netrcEntryBefore(text string) bool {
 func mysqlPasswordRule() rule {
 	commands := newAnchorSet(false, "mysql", "mariadb", "mysqldump", "mysqladmin", "mysqlimport")
 	marker := Marker(KindPassword)
-	return rule{may: commands.contains, find: func(t *scrub) []span {
+	return rule{anchors: commands, find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
 		commands.each(s, func(i int, p string) int {
@@ -272,7 +272,7 @@ func headerValueStart(s string, i int) (int, bool) {
 func telegramRule() rule {
 	anchors := newAnchorSet(false, ":AA")
 	marker := Marker(KindTelegramToken)
-	return rule{may: anchors.contains, find: func(t *scrub) []span {
+	return rule{anchors: anchors, find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
 		anchors.each(s, func(i int, _ string) int {
@@ -302,7 +302,7 @@ var azureSecretSet = newByteSet("a-z", "A-Z", "0-9", "_~.-")
 func azureSecretRule() rule {
 	anchors := newAnchorSet(false, "Q~")
 	marker := Marker(KindAzureClientSecret)
-	return rule{may: anchors.contains, find: func(t *scrub) []span {
+	return rule{anchors: anchors, find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
 		anchors.each(s, func(i int, _ string) int {
@@ -333,7 +333,7 @@ func azureSecretRule() rule {
 // linear in the text.
 func curlUserRule() rule {
 	marker := Marker(KindPassword)
-	return rule{may: func(s string) bool { return strings.Contains(s, "curl") }, find: func(t *scrub) []span {
+	return rule{anchors: newAnchorSet(false, "curl"), find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
 		occurrences(s, "curl", func(c int) int {

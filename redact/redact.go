@@ -114,6 +114,7 @@ type Config struct {
 // Redactor applies a fixed set of rules. It is immutable after New and safe for concurrent use.
 type Redactor struct {
 	rules []rule
+	pre   *prefilter
 	// builtin enables the JSON rule that replaces the value of a key naming a secret.
 	builtin bool
 }
@@ -142,6 +143,7 @@ func New(cfg Config) (*Redactor, error) {
 	if r.builtin {
 		r.rules = append(r.rules, builtinRules()...)
 	}
+	r.pre = newPrefilter(r.rules)
 	return r, nil
 }
 
@@ -181,9 +183,17 @@ func (r *Redactor) RedactText(s string) (string, int) {
 		return s, 0
 	}
 	t := scrub{s: s}
+	m := r.pre.mask(s)
 	for i := range r.rules {
+		// A rule none of whose anchors occurs cannot match: most texts skip every rule.
+		if !r.pre.may(m, i) {
+			continue
+		}
 		if spans := r.rules[i].find(&t); len(spans) > 0 {
 			t.apply(spans)
+			// A replacement can bring in an anchor of a later rule (the AWS secret rule looks
+			// for the marker the key id became): look again at the new text.
+			m = r.pre.mask(t.s)
 		}
 	}
 	return t.s, t.n

@@ -8,15 +8,13 @@ import (
 	"strings"
 )
 
-// rule finds the spans to replace in the current text. may is a cheap test that is true
-// whenever the rule could match (an anchor occurs); the JSON walker uses it to skip documents no
-// rule can touch.
+// rule finds the spans to replace in the current text. anchors are literals of which one
+// occurs wherever the rule could match: a text holding none of them is not given to find (see
+// prefilter). A rule without anchors (a custom regular expression) sees every text.
 type rule struct {
-	may  func(s string) bool
-	find func(t *scrub) []span
+	anchors anchorSet
+	find    func(t *scrub) []span
 }
-
-func always(string) bool { return true }
 
 // byteSet is a set of bytes, for scanning runs of token characters without regular expressions.
 type byteSet [256]bool
@@ -186,7 +184,7 @@ func prefixRule(trs []tokenRule) rule {
 		}
 	}
 	anchors := newAnchorSet(false, lits...)
-	return rule{may: anchors.contains, find: func(t *scrub) []span {
+	return rule{anchors: anchors, find: func(t *scrub) []span {
 		s := t.s
 		// Collect every candidate first, then take them from left to right: the end of a token
 		// taken counts as a word boundary for the next one (AKIA…ghp_… holds two tokens), as the
@@ -267,7 +265,7 @@ func hasDigitOrUpper(s string) bool {
 func jwtRule() rule {
 	marker := Marker(KindJWT)
 	anchors := newAnchorSet(false, "eyJ")
-	return rule{may: anchors.contains, find: func(t *scrub) []span {
+	return rule{anchors: anchors, find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
 		anchors.each(s, func(i int, _ string) int {
@@ -300,7 +298,7 @@ func pemRule() rule {
 	marker := Marker(KindPrivateKey)
 	const begin = "-----BEGIN "
 	anchors := newAnchorSet(false, begin)
-	return rule{may: anchors.contains, find: func(t *scrub) []span {
+	return rule{anchors: anchors, find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
 		anchors.each(s, func(i int, _ string) int {
@@ -366,7 +364,7 @@ func webhookRule() rule {
 	marker := Marker(KindSlackWebhook)
 	const host = "hooks.slack.com/"
 	anchors := newAnchorSet(false, host)
-	return rule{may: anchors.contains, find: func(t *scrub) []span {
+	return rule{anchors: anchors, find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
 		anchors.each(s, func(i int, _ string) int {
@@ -393,7 +391,7 @@ func webhookRule() rule {
 func bearerRule() rule {
 	marker := Marker(KindBearerToken)
 	anchors := newAnchorSet(true, "bearer")
-	return rule{may: anchors.contains, find: func(t *scrub) []span {
+	return rule{anchors: anchors, find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
 		anchors.each(s, func(i int, _ string) int {
@@ -447,7 +445,7 @@ func skipBlanks(s string, i int) int {
 func urlPasswordRule() rule {
 	marker := Marker(KindURLPassword)
 	anchors := newAnchorSet(false, "://")
-	return rule{may: anchors.contains, find: func(t *scrub) []span {
+	return rule{anchors: anchors, find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
 		anchors.each(s, func(i int, _ string) int {
@@ -483,7 +481,7 @@ func urlPasswordRule() rule {
 // end of the text: when the writer's intent is unclear, dropping too much is the safe failure.
 func privateRule() rule {
 	open, closing := newAnchorSet(true, "<private"), newAnchorSet(true, "</private")
-	return rule{may: open.contains, find: func(t *scrub) []span {
+	return rule{anchors: open, find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
 		open.each(s, func(i int, _ string) int {
@@ -556,7 +554,7 @@ func envRule(values []string) *rule {
 	}
 	marker := Marker(KindSecretEnv)
 	anchors := newAnchorSet(false, lits...)
-	return &rule{may: anchors.contains, find: func(t *scrub) []span {
+	return &rule{anchors: anchors, find: func(t *scrub) []span {
 		s := t.s
 		var spans []span
 		anchors.each(s, func(i int, v string) int {
@@ -571,7 +569,7 @@ func envRule(values []string) *rule {
 func regexRule(name string, re *regexp.Regexp) rule {
 	marker := Marker(name)
 	group := re.SubexpIndex("secret")
-	return rule{may: always, find: func(t *scrub) []span {
+	return rule{find: func(t *scrub) []span {
 		ms := re.FindAllStringSubmatchIndex(t.s, -1)
 		if ms == nil {
 			return nil
