@@ -23,7 +23,10 @@ type EmbeddingFilter struct {
 	// comparable).
 	Model string
 	// ExcludeChatID leaves one chat out (the source of a by-id related query).
-	ExcludeChatID   string
+	ExcludeChatID string
+	// ChatID, when set, returns that chat's vector alone (if it is in scope): the source of a
+	// by-id related query, read without its owner's other vectors.
+	ChatID          string
 	IncludeArchived bool
 	// Limit keeps the newest Limit candidates by chat last activity (the candidate cap).
 	Limit int

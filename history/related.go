@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 
@@ -67,70 +68,79 @@ func (s *Service) FindRelated(ctx context.Context, p annals.RelatedParams) (*ann
 			return nil, err
 		}
 	}
-	type scored struct {
-		id    string
-		score float32
-	}
-	ranked := make([]scored, 0, len(cands))
-	for _, c := range cands {
-		if sc := embed.Cosine(source, c.Vector); sc > 0 {
-			ranked = append(ranked, scored{c.ChatID, sc})
-		}
-	}
-	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].score > ranked[j].score })
 	out := &annals.RelatedPage{Results: []annals.RelatedChat{}, Candidates: len(cands), CandidateCap: s.candidateCap, Limit: limit, Model: s.embedder.Model()}
-	for _, r := range ranked {
-		if len(out.Results) == limit {
-			break
+	// Rank only as deep as the page needs; if chats drop out (deleted between the two reads),
+	// rank everything and fill the page again.
+	for depth := limit; ; depth = len(cands) {
+		out.Results = out.Results[:0]
+		ranked := rankTop(source, cands, depth)
+		for _, r := range ranked {
+			if len(out.Results) == limit {
+				break
+			}
+			chat, err := s.store.FindChatByID(ctx, r.id)
+			if annals.ErrorCode(err) == annals.ENOTFOUND {
+				continue // deleted between the two reads
+			}
+			if err != nil {
+				return nil, err
+			}
+			if !res.Owner.Matches(chat) {
+				continue // belt and braces: the SQL fold already excluded it
+			}
+			out.Results = append(out.Results, annals.RelatedChat{Chat: chat, Score: r.score})
 		}
-		chat, err := s.store.FindChatByID(ctx, r.id)
-		if annals.ErrorCode(err) == annals.ENOTFOUND {
-			continue // deleted between the two reads
+		if len(out.Results) == limit || len(ranked) < depth || depth >= len(cands) {
+			return out, nil
 		}
-		if err != nil {
-			return nil, err
-		}
-		if !res.Owner.Matches(chat) {
-			continue // belt and braces: the SQL fold already excluded it
-		}
-		out.Results = append(out.Results, annals.RelatedChat{Chat: chat, Score: r.score})
 	}
-	return out, nil
 }
 
-// sourceAndCandidates reads the candidates of a related search by chat: the newest
-// candidateCap in-scope vectors other than the chat's own. It reads one more than the cap, the
-// chat included, so that when the chat is among the newest of its scope (people mostly ask about
-// recent chats) its vector comes from the same read; otherwise vectorOf fetches it.
+type scored struct {
+	id    string
+	score float32
+}
+
+// rankTop returns the depth candidates most similar to source (positive similarity only), best
+// first, equal scores in candidate order: what a stable sort of them all would start with,
+// without sorting them all.
+func rankTop(source []float32, cands []annals.ChatVector, depth int) []scored {
+	best := make([]scored, 0, min(depth, len(cands))+1)
+	for _, c := range cands {
+		sc := embed.Cosine(source, c.Vector)
+		if sc <= 0 || (len(best) == depth && sc <= best[len(best)-1].score) {
+			continue
+		}
+		at := sort.Search(len(best), func(i int) bool { return best[i].score < sc })
+		best = slices.Insert(best, at, scored{c.ChatID, sc})
+		if len(best) > depth {
+			best = best[:depth]
+		}
+	}
+	return best
+}
+
+// sourceAndCandidates reads the candidates of a related search by chat: the chat's own vector,
+// fetched alone, and the newest candidateCap in-scope vectors other than it.
 func (s *Service) sourceAndCandidates(ctx context.Context, owner annals.Owner, chat *annals.Chat, archived bool) ([]float32, []annals.ChatVector, error) {
-	vecs, err := s.store.FindEmbeddings(ctx, annals.EmbeddingFilter{Owner: owner, Model: s.embedder.Model(),
-		IncludeArchived: archived, Limit: s.candidateCap + 1})
+	source, err := s.vectorOf(ctx, chat)
 	if err != nil {
 		return nil, nil, err
 	}
-	var source []float32
-	cands := vecs[:0]
-	for _, v := range vecs {
-		if v.ChatID == chat.ID {
-			source = v.Vector
-			continue
-		}
-		cands = append(cands, v)
-	}
-	cands = cands[:min(len(cands), s.candidateCap)]
-	if source == nil {
-		if source, err = s.vectorOf(ctx, chat); err != nil {
-			return nil, nil, err
-		}
+	cands, err := s.store.FindEmbeddings(ctx, annals.EmbeddingFilter{Owner: owner, Model: s.embedder.Model(),
+		ExcludeChatID: chat.ID, IncludeArchived: archived, Limit: s.candidateCap})
+	if err != nil {
+		return nil, nil, err
 	}
 	return source, cands, nil
 }
 
-// vectorOf returns a chat's stored vector, embedding it first when it has none.
+// vectorOf returns a chat's stored vector, embedding it first when it has none. It reads that
+// one vector, never its owner's others.
 func (s *Service) vectorOf(ctx context.Context, chat *annals.Chat) ([]float32, error) {
 	vecs, err := s.store.FindEmbeddings(ctx, annals.EmbeddingFilter{
 		Owner: annals.Owner{TenantID: chat.TenantID, UserID: chat.UserID, AgentID: chat.AgentID},
-		Model: s.embedder.Model(), IncludeArchived: true, Limit: annals.DefaultCandidateCap,
+		Model: s.embedder.Model(), ChatID: chat.ID, IncludeArchived: true, Limit: 1,
 	})
 	if err != nil {
 		return nil, err

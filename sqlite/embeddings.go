@@ -32,24 +32,44 @@ func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model str
 	})
 }
 
-// FindEmbeddings returns candidate vectors in owner scope; see annals.EmbeddingStore.
+// FindEmbeddings returns candidate vectors in owner scope; see annals.EmbeddingStore. It reads
+// the scope unordered first, and in order only when that comes back over the cap (see
+// storecore.EmbeddingScan).
 func (db *DB) FindEmbeddings(ctx context.Context, f annals.EmbeddingFilter) ([]annals.ChatVector, error) {
-	q, args := storecore.EmbeddingQuery(f)
+	arena := &storecore.VectorArena{}
+	q, args := storecore.EmbeddingScan(f)
+	out, err := db.readEmbeddings(ctx, arena, q, args)
+	if err != nil || len(out) <= storecore.EmbeddingLimit(f) {
+		storecore.SortCandidates(out)
+		return out, err
+	}
+	q, args = storecore.EmbeddingQuery(f)
+	return db.readEmbeddings(ctx, &storecore.VectorArena{}, q, args)
+}
+
+func (db *DB) readEmbeddings(ctx context.Context, arena *storecore.VectorArena, q string, args []any) ([]annals.ChatVector, error) {
 	rows, err := db.reader.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, storeErr("find embeddings", err)
 	}
 	defer rows.Close()
 	out := []annals.ChatVector{}
+	var model string
 	for rows.Next() {
 		var cv annals.ChatVector
-		var blob []byte
+		// The blob is decoded in place: it is only valid until the next row.
+		var blob, m sql.RawBytes
 		var active int64
-		if err := rows.Scan(&cv.ChatID, &cv.Model, &blob, &active); err != nil {
+		if err := rows.Scan(&cv.ChatID, &m, &blob, &active); err != nil {
 			return nil, storeErr("scan embedding", err)
 		}
-		if cv.Vector, err = decodeVector(blob); err != nil {
-			return nil, annals.Internal("decode embedding", err)
+		if string(m) != model {
+			model = string(m)
+		}
+		cv.Model = model
+		var ok bool
+		if cv.Vector, ok = arena.Decode(blob); !ok {
+			return nil, annals.Internal("decode embedding", fmt.Errorf("vector blob of %d bytes is not a whole number of float32s", len(blob)))
 		}
 		cv.LastActivity = fromNano(active)
 		out = append(out, cv)
@@ -87,15 +107,4 @@ func encodeVector(v []float32) []byte {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
 	}
 	return b
-}
-
-func decodeVector(b []byte) ([]float32, error) {
-	if len(b)%4 != 0 {
-		return nil, fmt.Errorf("vector blob of %d bytes is not a whole number of float32s", len(b))
-	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v, nil
 }

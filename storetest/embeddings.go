@@ -16,6 +16,7 @@ func embeddingTests() []test {
 		{"FindFoldsByOwner", testEmbedOwner},
 		{"FindFiltersModelExcludedChatAndArchived", testEmbedFilters},
 		{"FindKeepsNewestByActivity", testEmbedNewest},
+		{"FindByChatReadsThatChatAlone", testEmbedByChat},
 		{"DeleteChatRemovesItsVector", testEmbedDelete},
 		{"FindChatsWithoutEmbeddingListsChatsLackingTheModel", testEmbedMissingModel},
 	}
@@ -208,5 +209,26 @@ func testEmbedMissingModel(t *testing.T, s Store) {
 	}
 	if len(cs) != 0 {
 		t.Errorf("FindChatsWithoutEmbedding(m1) after backfill = %q, want none", chatIDs(cs))
+	}
+}
+
+// A by-chat read answers that chat's vector alone, still folded by owner and archive.
+func testEmbedByChat(t *testing.T, s Store) {
+	for _, c := range []*annals.Chat{NewChat("c1", "A"), NewChat("c2", "A"), NewChat("c3", "A"), NewChat("b1", "B")} {
+		mustCreateChat(t, s, c)
+	}
+	for i, id := range []string{"c1", "c2", "c3", "b1"} {
+		mustUpsertEmbedding(t, s, id, "m", vec(float32(i+1)))
+	}
+	got := mustFindEmbeddings(t, s, annals.EmbeddingFilter{Owner: tenant("A"), Model: "m", ChatID: "c2", Limit: 1})
+	if len(got) != 1 || got[0].ChatID != "c2" || !slices.Equal(got[0].Vector, vec(2)) {
+		t.Fatalf("FindEmbeddings by c2 = %+v, want c2's vector alone", got)
+	}
+	if got := mustFindEmbeddings(t, s, annals.EmbeddingFilter{Owner: tenant("A"), Model: "m", ChatID: "b1"}); len(got) != 0 {
+		t.Errorf("FindEmbeddings by b1 in tenant A = %q, want nothing", vectorChatIDs(got))
+	}
+	mustUpdate(t, s, "c2", annals.ChatUpdate{Archived: ptr(true)})
+	if got := mustFindEmbeddings(t, s, annals.EmbeddingFilter{Owner: tenant("A"), Model: "m", ChatID: "c2"}); len(got) != 0 {
+		t.Errorf("FindEmbeddings by archived c2 = %q, want nothing without IncludeArchived", vectorChatIDs(got))
 	}
 }
