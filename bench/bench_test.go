@@ -57,6 +57,9 @@ func TestRunsEveryScenarioAtASmokeSizeAndCachesItsDatabase(t *testing.T) {
 		seen[r.Scenario]++
 		checkSmokeRow(t, r, opts.SQLite3 != "")
 	}
+	if !hasRow(rep.Rows, "ingest", "decode + redact only (1 pass, no database)") {
+		t.Error("no redaction-only ingest row")
+	}
 	for _, s := range ScenarioNames() {
 		if seen[s] == 0 && s != "memory" {
 			t.Errorf("no %s rows in the report", s)
@@ -111,6 +114,10 @@ func checkSmokeRow(t *testing.T, r Row, sqlite3 bool) {
 			}
 		case r.Baseline == nil || r.Baseline.Name != "sqlite3" || r.Baseline.N != 2 || r.DriverGap <= 0:
 			t.Errorf("rare-term row %+v: want the sqlite3 baseline replayed twice", r)
+		}
+	case r.Scenario == "ingest" && strings.HasPrefix(r.Case, "decode + redact only"):
+		if r.Rate <= 0 || r.Unit != "entries/s" {
+			t.Errorf("redaction-only row %+v: want its rate", r)
 		}
 	case r.Scenario == "concurrency":
 		if r.Rate <= 0 || r.N == 0 || r.Unit != "searches/s" {
@@ -183,4 +190,13 @@ func TestReportWritesTablesAndJSON(t *testing.T) {
 	if !strings.HasSuffix(js.String(), "}\n") || !strings.Contains(js.String(), "\n  \"results\"") {
 		t.Errorf("want indented JSON ending in a newline, got %q", js.String())
 	}
+}
+
+func hasRow(rows []Row, scenario, c string) bool {
+	for _, r := range rows {
+		if r.Scenario == scenario && r.Case == c {
+			return true
+		}
+	}
+	return false
 }

@@ -15,7 +15,9 @@ import (
 
 	"github.com/annals-dev/annals/internal/human"
 
+	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/ingest"
+	"github.com/annals-dev/annals/redact"
 )
 
 // ingestScenario measures entries/s into fresh SQLite databases, each from the same cached
@@ -30,6 +32,14 @@ func (b *runner) ingestScenario(ctx context.Context, scratch string) error {
 	}
 	b.add(Row{Scenario: "ingest", Case: "decode only (1 pass, no database)", Backend: "-",
 		Rate: rate(b.data.stats.Entries, decoded), Unit: "entries/s", Note: "the capture-format decoder alone: an upper bound"})
+
+	b.logf("ingest: decoding and redacting only")
+	redacted, err := redactOnly(ctx, b.data.corpusPath)
+	if err != nil {
+		return err
+	}
+	b.add(Row{Scenario: "ingest", Case: "decode + redact only (1 pass, no database)", Backend: "-",
+		Rate: rate(b.data.stats.Entries, redacted), Unit: "entries/s", Note: "the decoder and the built-in redaction rules over every text field, as annals ingest runs them: redaction's share of its time"})
 
 	libPath := filepath.Join(scratch, "library.db")
 	rawRate, err := b.ingestRawAndLibrary(ctx, scratch, libPath)
@@ -173,6 +183,55 @@ func decodeOnly(ctx context.Context, path string) (time.Duration, error) {
 		}
 	}
 	return time.Since(start), nil
+}
+
+// redactOnly times one pass of the decoder with the built-in redaction rules applied to every
+// chat and entry, on copies, as the capture path does (history.RedactingCapture).
+func redactOnly(ctx context.Context, path string) (time.Duration, error) {
+	red, err := redact.New(redact.Config{})
+	if err != nil {
+		return 0, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	start := time.Now()
+	dec := ingest.NewDecoder(f)
+	for {
+		line, err := dec.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+		redactOp(red, line.Op)
+		if dec.LineNumber()%10000 == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return time.Since(start), nil
+}
+
+func redactOp(red *redact.Redactor, op annals.CaptureOp) {
+	if op.Chat != nil {
+		c := *op.Chat
+		red.RedactChat(&c)
+	}
+	if op.Append != nil {
+		for _, e := range op.Append.Entries {
+			c := *e
+			if e.Tool != nil {
+				t := *e.Tool
+				c.Tool = &t
+			}
+			red.RedactEntry(&c)
+		}
+	}
 }
 
 type ingestRun struct {
