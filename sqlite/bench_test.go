@@ -54,3 +54,27 @@ func BenchmarkSearch(b *testing.B) {
 	s := benchStore(b)
 	storetest.BenchSearch(b, s)
 }
+
+// BenchmarkFindEmbeddings times the candidate read of related at the cap (2,000 newest chats
+// with a vector, every tenant), the store's part of a related call. It needs a database whose
+// chats are embedded, e.g. one the bench's related scenario ran on:
+//
+//	ANNALS_BENCH_SQLITE=bench.db go test ./sqlite -run '^$' -bench FindEmbeddings -benchtime 20x
+func BenchmarkFindEmbeddings(b *testing.B) {
+	if os.Getenv("ANNALS_BENCH_SQLITE") == "" {
+		b.Skip("needs ANNALS_BENCH_SQLITE, a database with embeddings")
+	}
+	s := benchStore(b)
+	ctx := context.Background()
+	var model string
+	if err := s.(*sqlite.DB).QueryRowForTest(ctx, `SELECT model FROM chat_embeddings LIMIT 1`, &model); err != nil {
+		b.Fatal(err)
+	}
+	f := annals.EmbeddingFilter{Owner: annals.Owner{AllTenants: true}, Model: model, Limit: annals.DefaultCandidateCap}
+	for b.Loop() {
+		vs, err := s.FindEmbeddings(ctx, f)
+		if err != nil || len(vs) == 0 {
+			b.Fatalf("%d candidates, err %v", len(vs), err)
+		}
+	}
+}

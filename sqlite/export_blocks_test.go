@@ -29,3 +29,8 @@ func (db *DB) BlocksForTest(ctx context.Context, id string) ([]BlockForTest, int
 	err = db.reader.QueryRowContext(ctx, `SELECT d.doc FROM chat_docs d JOIN chats c ON c.pk = d.chat_pk WHERE c.id = ?`, id).Scan(&head)
 	return out, head, err
 }
+
+// QueryRowForTest scans one row of query on a reader into dest.
+func (db *DB) QueryRowForTest(ctx context.Context, query string, dest ...any) error {
+	return db.reader.QueryRowContext(ctx, query).Scan(dest...)
+}
