@@ -54,7 +54,7 @@ func (db *DB) FindEmbeddings(ctx context.Context, f annals.EmbeddingFilter) ([]a
 }
 
 func (db *DB) readEmbeddings(ctx context.Context, q string, args []any) ([]annals.ChatVector, error) {
-	rows, err := db.pool.Query(ctx, rebind(q), args...)
+	rows, err := db.tracedQuery(ctx, q, args...)
 	if err != nil {
 		return nil, db.storeErr("find embeddings", err)
 	}
