@@ -21,9 +21,21 @@ import (
 // compared in CPU.
 func BenchmarkRelatedByChat(b *testing.B) {
 	const chats = 1000
-	ctx := context.Background()
-	_, svc := relatedBenchDB(b, chats)
-	ctx = annals.NewContextWithPrincipal(ctx, &annals.Principal{TenantID: "T", UserID: "u", AgentID: "bot", Role: annals.RoleMember, Scopes: annals.Scopes})
+	db, svc := relatedBenchDB(b, chats)
+	emb, err := embed.NewHashing(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Under the cap every vector of the owner is a candidate (the common case); over it, the
+	// store reads the newest cap in order.
+	b.Run("under-cap", func(b *testing.B) { benchRelated(b, svc) })
+	b.Run("over-cap", func(b *testing.B) {
+		benchRelated(b, history.New(history.Config{Store: db, Embedder: emb, CandidateCap: chats / 2}))
+	})
+}
+
+func benchRelated(b *testing.B, svc *history.Service) {
+	ctx := annals.NewContextWithPrincipal(context.Background(), &annals.Principal{TenantID: "T", UserID: "u", AgentID: "bot", Role: annals.RoleMember, Scopes: annals.Scopes})
 	// Ask about old and recent chats alike: an old chat's vector is not among the newest.
 	ids := []string{"loomcycle:s_0003", "loomcycle:s_0500", "loomcycle:s_0997"}
 	cpu0 := cpuNanos()
