@@ -199,7 +199,7 @@ func (f loomcycle) session(c *lcColumns, sm map[string]any, sid string, srs []*l
 	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
 		return err
 	}
-	lcSortEvents(evs)
+	lcSortEvents(evs, c.e.id == "seq")
 	b := newLCBuilder(f)
 	last := chat.CreatedAt
 	for _, ev := range evs {
@@ -263,9 +263,16 @@ func (f loomcycle) chat(c *lcColumns, sm map[string]any, chatID string, srs []*l
 	return chat
 }
 
-// lcSortEvents orders a session's events: by their run's start (run order on a tie), then by
-// seq, then by row; an event without a run keeps its row order.
-func lcSortEvents(evs []*lcEvent) {
+// lcSortEvents orders a session's events. Where seq keys the events table (loomcycle's own
+// schema), it is the order they were appended in across the runs of the session, the order
+// loomcycle's transcript reads them in: seq alone orders them. A per-run seq (the first schema)
+// orders events by their run's start (run order on a tie), then by seq, then by row; an event
+// without a run keeps its row order.
+func lcSortEvents(evs []*lcEvent, globalSeq bool) {
+	if globalSeq {
+		sort.SliceStable(evs, func(i, j int) bool { return evs[i].seq < evs[j].seq })
+		return
+	}
 	sort.SliceStable(evs, func(i, j int) bool {
 		ri, rj := evs[i].run, evs[j].run
 		if ri != rj {

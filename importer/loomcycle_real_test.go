@@ -279,3 +279,23 @@ func TestLoomcycleRealBigPayloadsAreKeptCut(t *testing.T) {
 		t.Errorf("big tool result kept cut: %v; big prompt snapshot kept cut with its size: %v", bigResult, bigSnapshot)
 	}
 }
+
+// Events keyed by loomcycle's seq are read in seq order, as loomcycle reads a transcript,
+// even when a session's runs overlap or their clocks disagree.
+func TestLoomcycleRealEventsFollowSeqAcrossRuns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "loomcycle.db")
+	db := srcDB(t, path, loomcycletest.Schema(loomcycletest.SQLite)...)
+	srcExec(t, db, `INSERT INTO sessions (id, tenant_id, agent, created_at) VALUES ('s', 't', 'a', 1781234567000000000)`)
+	srcExec(t, db, `INSERT INTO runs (id, session_id, status, started_at) VALUES ('late', 's', 'completed', 1781234567900000000), ('early', 's', 'completed', 1781234567100000000)`)
+	for i, run := range []string{"late", "early", "late", "early"} {
+		payload := `{"type":"text","text":"` + strconv.Itoa(i+1) + `"}`
+		srcExec(t, db, `INSERT INTO events (session_id, run_id, ts, type, payload) VALUES ('s', ?, ?, 'text', ?)`, run, 1781234568000000000+int64(i), []byte(payload))
+	}
+	var order []string
+	for _, e := range srcParse(t, "loomcycle", path).Entries["loomcycle:s"] {
+		order = append(order, e.ID+"="+e.Text)
+	}
+	if got := strings.Join(order, " "); got != "ev1=1 ev2=2 ev3=3 ev4=4" {
+		t.Errorf("order: got %s", got)
+	}
+}
