@@ -32,7 +32,7 @@ const (
 	ViewMaxConversation     = 1000
 	// ViewDefaultSearch is the reference's page (PAGE_DEFAULT 80).
 	ViewDefaultSearch = 80
-	ViewMaxSearch     = 500
+	ViewMaxSearch     = 200
 	// ViewDefaultEvents is the reference's conversation cap (500 events, then truncated).
 	ViewDefaultEvents = 500
 	ViewMaxEvents     = 1000

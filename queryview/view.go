@@ -218,9 +218,13 @@ func (v *View) Transcript(ctx context.Context, req *TranscriptRequest) (*Transcr
 		// A client of the reference knows an imported session by its own id (s-982613bf); the
 		// chat's own id wins when both exist. Same scope, same opaque not_found.
 		f.ChatID = laniusChatPrefix + req.Session
-		if page, err = v.store.ViewTranscript(ctx, f); annals.ErrorCode(err) == annals.ENOTFOUND {
-			return nil, annals.NotFound(req.Session)
-		}
+		page, err = v.store.ViewTranscript(ctx, f)
+	}
+	if annals.ErrorCode(err) == annals.ENOTFOUND {
+		// The reference answers a session it has no messages of with an empty page, not an
+		// error; annals does too, and the same for a session outside the caller's scope, so
+		// the answer still tells nothing about what exists elsewhere.
+		page, err = &annals.ViewPage{Messages: []annals.ViewMessage{}}, nil
 	}
 	if err != nil {
 		return nil, err
