@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/annals-dev/annals"
 )
@@ -170,10 +171,9 @@ func (b *lcBuilder) toolResult(e *annals.Entry, p jsonObject) {
 	}
 	rest := extras(p, "type", "tool_use", "text", "is_error")
 	if call := b.open[callID]; callID != "" && call != nil {
+		// The result's own event and time stay on the call, next to what else it carried.
 		call.Tool.Result, call.Tool.Outcome = res, outcome
-		if rest != nil {
-			call.Metadata = lcMergeMeta(call.Metadata, "result", rest)
-		}
+		call.Metadata = lcMergeMeta(call.Metadata, map[string]any{"result": rest, "result_event": e.ID, "result_time": e.Time.Format(time.RFC3339Nano)})
 		delete(b.open, callID)
 		return
 	}
@@ -202,7 +202,7 @@ func (b *lcBuilder) done(e *annals.Entry, raw string, p jsonObject) {
 	}
 	b.event(e, "done", raw, p)
 	if signed {
-		e.Metadata = lcMergeMeta(e.Metadata, "encrypted_reasoning", true)
+		e.Metadata = lcMergeMeta(e.Metadata, map[string]any{"encrypted_reasoning": true})
 	}
 	b.turn, b.thought = nil, false
 }
@@ -251,8 +251,8 @@ func (b *lcBuilder) event(e *annals.Entry, typ, raw string, p jsonObject) {
 	b.push(e)
 }
 
-// lcMergeMeta sets key in a marshalled metadata object.
-func lcMergeMeta(meta json.RawMessage, key string, v any) json.RawMessage {
+// lcMergeMeta sets the keys of add in a marshalled metadata object (a nil value sets none).
+func lcMergeMeta(meta json.RawMessage, add map[string]any) json.RawMessage {
 	m := map[string]any{}
 	if len(meta) > 0 {
 		var old map[string]json.RawMessage
@@ -262,7 +262,9 @@ func lcMergeMeta(meta json.RawMessage, key string, v any) json.RawMessage {
 			}
 		}
 	}
-	m[key] = v
+	for k, v := range add {
+		m[k] = v
+	}
 	return safeMeta(m)
 }
 

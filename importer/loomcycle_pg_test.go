@@ -3,6 +3,7 @@ package importer_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"net/url"
@@ -79,10 +80,11 @@ func TestLoomcyclePostgresReadsAsSQLiteDoes(t *testing.T) {
 			t.Fatalf("%s: %d entries from postgres, %d from sqlite", id, len(got), len(want))
 		}
 		for i := range want {
-			w := *want[i]
+			w, g := *want[i], *got[i]
 			w.Time = w.Time.Truncate(time.Microsecond)
-			if !reflect.DeepEqual(*got[i], w) {
-				t.Fatalf("%s entry %d:\npostgres %+v\n  sqlite %+v", id, i, *got[i], w)
+			w.Metadata, g.Metadata = lcMicroMeta(t, w.Metadata), lcMicroMeta(t, g.Metadata)
+			if !reflect.DeepEqual(g, w) {
+				t.Fatalf("%s entry %d:\npostgres %+v %s\n  sqlite %+v %s", id, i, g, g.Metadata, w, w.Metadata)
 			}
 		}
 	}
@@ -165,4 +167,29 @@ func TestLoomcycleStoredTimesKeepTheirNanoseconds(t *testing.T) {
 			t.Fatalf("%s: stored time %d, source %d", e.ID, e.Time.UnixNano(), ts)
 		}
 	}
+}
+
+// lcMicroMeta is an entry's metadata with the time of its tool result cut to the microsecond,
+// what TIMESTAMPTZ keeps.
+func lcMicroMeta(t *testing.T, meta json.RawMessage) json.RawMessage {
+	t.Helper()
+	if len(meta) == 0 {
+		return meta
+	}
+	var m map[string]any
+	if err := json.Unmarshal(meta, &m); err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := m["result_time"].(string); ok {
+		at, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m["result_time"] = at.Truncate(time.Microsecond).Format(time.RFC3339Nano)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -95,6 +95,9 @@ func TestLoomcycleRealToolCallsJoinTheirResultsByID(t *testing.T) {
 			if want := map[bool]annals.Outcome{false: annals.OutcomeSucceeded, true: annals.OutcomeFailed}[c.IsError]; e.Tool.Outcome != want {
 				t.Errorf("%s: outcome %q, want %q", e.ID, e.Tool.Outcome, want)
 			}
+			if m := srcMeta(t, e); m["result_event"] == nil || m["result_time"] == nil {
+				t.Errorf("%s: the result's event and time are not kept: %s", e.ID, e.Metadata)
+			}
 		}
 	}
 	if len(seen) != len(st.Calls) || orphans != st.Orphans || st.Orphans == 0 {
