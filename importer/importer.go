@@ -13,7 +13,8 @@
 //   - FileParser, for everything else: a JSON document, a Markdown file, a SQLite database or a
 //     directory tree. The framework fingerprints the source (size, modification time, content
 //     hash) and calls ParseFile again only when it changed; entries are idempotent by id, so a
-//     re-parse appends only what is new.
+//     re-parse appends only what is new. A FileParser that can also read a database server,
+//     named by a connection URL instead of a path, implements ServerParser too (dsn.go).
 //
 // Then add its constructor to the slice in Formats() below. That function is the whole registry:
 // there is no init() registration and no package state, so a test (or a program embedding
