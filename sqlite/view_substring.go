@@ -153,7 +153,7 @@ func (db *DB) olderSubstring(ctx context.Context, w *where, s, cond string, cond
 	case ready && !dense:
 		w.Add(cond, condArgs...)
 		rows, err = db.reader.QueryContext(ctx, `SELECT e.pk FROM entries_tri CROSS JOIN entries e ON e.pk = entries_tri.rowid
-			JOIN chats c ON c.pk = e.chat_pk WHERE entries_tri MATCH ? AND `+w.SQL()+` ORDER BY `+viewSearchOrder+` LIMIT ?`,
+			CROSS JOIN chats c ON c.pk = e.chat_pk WHERE entries_tri MATCH ? AND `+w.SQL()+` ORDER BY `+viewSearchOrder+` LIMIT ?`,
 			append(append([]any{match}, w.Args...), n)...)
 	default:
 		if dense {
@@ -188,7 +188,7 @@ func (db *DB) olderSubstring(ctx context.Context, w *where, s, cond string, cond
 func (db *DB) denseSubstring(ctx context.Context, w *where, match string) (bool, error) {
 	var n int
 	err := db.reader.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM entries_tri CROSS JOIN entries e ON e.pk = entries_tri.rowid
-		JOIN chats c ON c.pk = e.chat_pk WHERE entries_tri MATCH ? AND `+w.SQL()+` LIMIT ?)`,
+		CROSS JOIN chats c ON c.pk = e.chat_pk WHERE entries_tri MATCH ? AND `+w.SQL()+` LIMIT ?)`,
 		append(append([]any{match}, w.Args...), viewDenseMatches)...).Scan(&n)
 	if err != nil {
 		return false, storeErr("view search substring density", err)
@@ -210,7 +210,9 @@ func (db *DB) viewPageOf(ctx context.Context, f annals.ViewFilter, pks []int64, 
 	}
 	w.Conds = append(w.Conds, "e.pk IN ("+strings.Join(marks, ", ")+")")
 	w.AddOwner("c", f.Owner)
-	rows, err := db.reader.QueryContext(ctx, `SELECT `+viewSQL().MessageColumns(f.Select)+` FROM `+entriesJoin+`
+	// CROSS JOIN keeps entries first: left to itself, with a tenant constraint SQLite starts from
+	// the tenant's chats and probes their entries (150 ms instead of 1 on the lanius database).
+	rows, err := db.reader.QueryContext(ctx, `SELECT `+viewSQL().MessageColumns(f.Select)+` FROM entries e CROSS JOIN chats c ON c.pk = e.chat_pk
 		WHERE `+w.SQL()+` ORDER BY `+viewSearchOrder, w.Args...)
 	if err != nil {
 		return nil, storeErr("view search page", err)
