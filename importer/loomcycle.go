@@ -87,20 +87,35 @@ func (f loomcycle) ParseFile(ctx context.Context, src *Source, out Output) error
 	if err != nil {
 		return err
 	}
-	eventsOf, err := c.readEvents(ctx, q, d, runs, out)
-	if err != nil {
-		return err
-	}
+	byID := map[string]map[string]any{}
+	var order []string
 	for _, sm := range sessions {
+		if sid := colString(sm, s.id); sid != "" && byID[sid] == nil {
+			byID[sid] = sm
+			order = append(order, sid)
+		}
+	}
+	emitted := map[string]bool{}
+	err = c.eachSession(ctx, q, d, runs, order, out, func(sid string, evs []*lcEvent) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		sid := colString(sm, s.id)
-		if sid == "" {
-			continue
+		sm := byID[sid]
+		if sm == nil {
+			out.Warnf(0, "%d events of session %s: no such session in the sessions table; skipped", len(evs), sid)
+			return nil
 		}
-		if err := f.session(c, sm, sid, runsOf[sid], eventsOf[sid], out); err != nil {
-			return err
+		emitted[sid] = true
+		return f.session(c, sm, sid, runsOf[sid], evs, out)
+	})
+	if err != nil {
+		return err
+	}
+	for _, sid := range order {
+		if !emitted[sid] {
+			if err := f.session(c, byID[sid], sid, runsOf[sid], nil, out); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -153,35 +168,6 @@ func (c *lcColumns) readRuns(ctx context.Context, q lcQuerier, d lcDialect) (map
 		runsOf[colString(m, c.r.session)] = append(runsOf[colString(m, c.r.session)], run)
 	}
 	return runs, runsOf, nil
-}
-
-// readEvents reads the events by session: an event names its session, or its run does.
-func (c *lcColumns) readEvents(ctx context.Context, q lcQuerier, d lcDialect, runs map[string]*lcRun, out Output) (map[string][]*lcEvent, error) {
-	e := c.e
-	evRows, err := lcReadTable(ctx, q, d, c, "events")
-	if err != nil {
-		return nil, err
-	}
-	eventsOf := map[string][]*lcEvent{}
-	for i, m := range evRows {
-		ev := &lcEvent{row: m, ord: i, seq: colInt(m, e.seq), when: lcTime(m, e.when), typ: colString(m, e.typ), event: colInt(m, "annals_rowid")}
-		if e.id != "" && m[e.id] != nil {
-			ev.event = colInt(m, e.id)
-		}
-		sid := colString(m, e.session)
-		if run := runs[colString(m, e.run)]; run != nil {
-			ev.run = run
-			if sid == "" {
-				sid = colString(run.row, c.r.session)
-			}
-		}
-		if sid == "" {
-			out.Warnf(0, "events row %d (seq %d): belongs to no known run or session; skipped", i+1, ev.event)
-			continue
-		}
-		eventsOf[sid] = append(eventsOf[sid], ev)
-	}
-	return eventsOf, nil
 }
 
 // session emits one session: its chat, its events as entries, then its runs.

@@ -123,28 +123,39 @@ func lcReadTable(ctx context.Context, q lcQuerier, d lcDialect, c *lcColumns, ta
 	if table == "events" {
 		sel = d.rowid + "*"
 	}
+	var out []map[string]any
 	// table is one of three constants and the order names picked columns: no source text.
-	rows, err := q.QueryContext(ctx, "SELECT "+sel+" FROM "+table+" ORDER BY "+d.order(c, table))
+	err := lcEachRow(ctx, q, "SELECT "+sel+" FROM "+table+" ORDER BY "+d.order(c, table), func(m map[string]any) error {
+		out = append(out, m)
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("loomcycle: reading %s: %w", table, err)
+	}
+	return out, nil
+}
+
+// lcEachRow runs query and hands each row to fn as a map (see rowMap), one at a time.
+func lcEachRow(ctx context.Context, q lcQuerier, query string, fn func(map[string]any) error) error {
+	rows, err := q.QueryContext(ctx, query)
+	if err != nil {
+		return err
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
-		return nil, fmt.Errorf("loomcycle: reading %s: %w", table, err)
+		return err
 	}
-	var out []map[string]any
 	for rows.Next() {
 		m, err := rowMap(rows, cols)
 		if err != nil {
-			return nil, fmt.Errorf("loomcycle: reading %s: %w", table, err)
+			return err
 		}
-		out = append(out, m)
+		if err := fn(m); err != nil {
+			return err
+		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("loomcycle: reading %s: %w", table, err)
-	}
-	return out, nil
+	return rows.Err()
 }
 
 // lcTime reads a loomcycle time exactly. loomcycle writes Unix nanoseconds as integers on

@@ -302,3 +302,24 @@ func TestLoomcycleRealEventsFollowSeqAcrossRuns(t *testing.T) {
 		t.Errorf("order: got %s", got)
 	}
 }
+
+// An event whose session is not in the sessions table is reported, never dropped silently.
+func TestLoomcycleRealEventsOfAnUnknownSessionAreReported(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "loomcycle.db")
+	db := srcDB(t, path, loomcycletest.Schema(loomcycletest.SQLite)...)
+	srcExec(t, db, `PRAGMA foreign_keys = OFF`)
+	srcExec(t, db, `INSERT INTO sessions (id, tenant_id, agent, created_at) VALUES ('s', 't', 'a', 1781234567000000000)`)
+	srcExec(t, db, `INSERT INTO runs (id, session_id, status, started_at) VALUES ('r', 's', 'completed', 1781234567100000000)`)
+	srcExec(t, db, `INSERT INTO events (session_id, run_id, ts, type, payload) VALUES ('s', 'r', 1781234567200000000, 'text', '{"text":"kept"}'), ('gone', 'r', 1781234567300000000, 'text', '{"text":"lost"}')`)
+	p := srcParse(t, "loomcycle", path)
+	if es := p.Entries["loomcycle:s"]; len(es) != 1 || es[0].Text != "kept" {
+		t.Errorf("session s: got %+v", es)
+	}
+	var reported bool
+	for _, w := range p.Warnings {
+		reported = reported || strings.Contains(w.Message, "session gone")
+	}
+	if !reported {
+		t.Errorf("the event of an unknown session is not reported: %+v", p.Warnings)
+	}
+}
