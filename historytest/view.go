@@ -336,7 +336,7 @@ func testQueryView(t *testing.T, open Opener) {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
-		if want := []string{"channel", "content", "correlation", "created_at", "event_type", "id", "role", "session"}; !slices.Equal(keys, want) {
+		if want := []string{"channel", "content", "correlation", "created_at", "event_id", "event_type", "id", "role", "session"}; !slices.Equal(keys, want) {
 			t.Errorf("message keys = %v, want %v", keys, want)
 		}
 		if got, want := string(wire.Messages[2]["content"]), `{"role":"tool","text":"","tool":{"name":"shell","call_id":"call-1","arguments":{"cmd":"ls -l"},"result":"file1 file2","outcome":"succeeded"},"tool_call_id":"call-1","name":"shell","content":"file1 file2"}`; got != want {
