@@ -2,7 +2,10 @@ package importer_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -12,7 +15,15 @@ import (
 )
 
 // lcBench is about 50,000 events: the size of the measurement of the reference.
-var lcBench = loomcycletest.Options{Sessions: 700, Turns: 5}
+// LOOMCYCLE_BENCH_SESSIONS scales it (700 sessions ≈ 48,500 events).
+var lcBench = loomcycletest.Options{Sessions: lcBenchSessions(), Turns: 5}
+
+func lcBenchSessions() int {
+	if n, err := strconv.Atoi(os.Getenv("LOOMCYCLE_BENCH_SESSIONS")); err == nil && n > 0 {
+		return n
+	}
+	return 700
+}
 
 // BenchmarkLoomcycleParse measures reading and mapping a loomcycle database (SQLite), without
 // a store: go test ./importer/ -run '^$' -bench LoomcycleParse -benchtime 5x
@@ -44,6 +55,8 @@ func BenchmarkLoomcycleImport(b *testing.B) {
 	}
 	db.Close()
 	formats := []importer.Format{srcFormat(b, "loomcycle")}
+	runtime.GC()
+	peak := lcPeakHeap()
 	cpu := lcCPU()
 	b.ResetTimer()
 	for b.Loop() {
@@ -53,6 +66,7 @@ func BenchmarkLoomcycleImport(b *testing.B) {
 		importAll(b, newImporter(store, importer.Options{Formats: formats}), path)
 	}
 	lcReport(b, st.Events, cpu)
+	b.ReportMetric(float64(peak())/(1<<20), "peak-heap-MiB")
 }
 
 // lcReport reports events per second of wall time and of process CPU time: the machine the
@@ -87,4 +101,35 @@ func BenchmarkLoomcycleParsePostgres(b *testing.B) {
 		}
 	}
 	lcReport(b, st.Events, cpu)
+}
+
+// lcPeakHeap samples the heap in use every 20 ms until the returned function is called, which
+// returns the largest sample.
+func lcPeakHeap() func() uint64 {
+	stop := make(chan struct{})
+	res := make(chan uint64)
+	go func() {
+		var max uint64
+		var ms runtime.MemStats
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			max = maxU(max, ms.HeapInuse)
+			select {
+			case <-stop:
+				res <- max
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() uint64 { close(stop); return <-res }
+}
+
+func maxU(a, b uint64) uint64 {
+	if a > b {
+		return a
+	}
+	return b
 }
