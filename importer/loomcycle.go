@@ -27,8 +27,8 @@ import (
 //
 // A session becomes a chat that keeps its tenant, user and agent (loomcycle is multi-tenant,
 // and the owner boundary must survive the move), its title, description and tags. A run
-// becomes a run; its events become entries in (run start, seq) order, mapped by
-// loomcycle_events.go.
+// becomes a run; its events become entries in seq order (loomcycle_read.go reads them a
+// session at a time), mapped by loomcycle_events.go.
 type loomcycle struct{}
 
 func (loomcycle) Name() string { return "loomcycle" }
