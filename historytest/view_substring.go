@@ -84,7 +84,7 @@ func testViewSubstring(t *testing.T, open Opener) {
 }
 
 // testViewSubstringOlder puts the matches behind more entries than a search walks before it
-// looks the substring up in an index (storecore.SubstringPageWalk), so the index (or, for a
+// looks the substring up in an index (storecore.SubstringFirstWalk and SubstringMoreWalk, 1000), so the index (or, for a
 // short needle, the longer scan) answers, and checks the answer after appends, a truncate and a
 // delete.
 func testViewSubstringOlder(t *testing.T, open Opener) {

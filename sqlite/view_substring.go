@@ -14,8 +14,9 @@ import (
 // entries_tri (migration 0009, a trigram index without positions) finds the candidates of a rare
 // substring. A page is found in two steps, each stopping at the page:
 //
-//  1. Walk the newest storecore.SubstringPageWalk entries in scope by time, testing each one:
-//     a common substring fills its page here, as the reference's LIKE scan does.
+//  1. Walk the newest entries in scope by time, testing each one (storecore.SubstringFirstWalk,
+//     250, then SubstringMoreWalk, 750 more, if those held a match): a common substring fills
+//     its page here, as the reference's LIKE scan does.
 //  2. Otherwise, among the entries older than the last one walked: a substring of three
 //     characters or more is looked up in entries_tri and its candidates tested and sorted (or,
 //     when they are many, tested while walking on by time); a shorter one (no trigram to look
@@ -29,9 +30,10 @@ const substringTrigrams = 12
 // substringCond is the LIKE condition on the entry fields, and its arguments.
 func substringCond(s string) (string, []any) {
 	p := storecore.LikePattern(s)
-	parts := make([]string, len(storecore.SubstringFields))
+	fields := storecore.SubstringFields()
+	parts := make([]string, len(fields))
 	args := make([]any, len(parts))
-	for i, col := range storecore.SubstringFields {
+	for i, col := range fields {
 		parts[i] = col + ` LIKE ? ESCAPE '\'`
 		args[i] = p
 	}
@@ -61,28 +63,36 @@ const viewSearchOrder = "e.time DESC, c.id DESC, e.seq DESC"
 // viewSubstring answers a search with a substring; w holds every other condition.
 func (db *DB) viewSubstring(ctx context.Context, w *where, f annals.ViewFilter, limit int) (*annals.ViewPage, error) {
 	cond, condArgs := substringCond(f.Substring)
-	walked, err := db.walkSubstring(ctx, w, cond, condArgs, storecore.SubstringPageWalk, limit+1)
-	if err != nil {
-		return nil, err
-	}
 	var pks []int64
-	for _, k := range walked {
-		if k.hit {
-			pks = append(pks, k.pk)
-		}
-	}
-	if need := limit + 1 - len(pks); need > 0 && len(walked) == storecore.SubstringPageWalk {
-		last := walked[len(walked)-1]
-		rest := &where{}
-		rest.Conds, rest.Args = slices.Clone(w.Conds), slices.Clone(w.Args)
-		rest.Add("e.time <= ? AND (e.time, c.id, e.seq) < (?, ?, ?)", last.time, last.time, last.chat, last.seq)
-		more, err := db.olderSubstring(ctx, rest, f.Substring, cond, condArgs, need)
+	rest := w
+	for _, n := range []int{storecore.SubstringFirstWalk, storecore.SubstringMoreWalk} {
+		walked, err := db.walkSubstring(ctx, rest, cond, condArgs, n, limit+1-len(pks))
 		if err != nil {
 			return nil, err
 		}
-		pks = append(pks, more...)
+		found := len(pks)
+		for _, k := range walked {
+			if k.hit {
+				pks = append(pks, k.pk)
+			}
+		}
+		if len(pks) > limit || len(walked) < n {
+			// The page is full, or the walk reached the oldest entry in scope.
+			return db.viewPageOf(ctx, f, pks, limit)
+		}
+		last := walked[len(walked)-1]
+		rest = &where{}
+		rest.Conds, rest.Args = slices.Clone(w.Conds), slices.Clone(w.Args)
+		rest.Add("e.time <= ? AND (e.time, c.id, e.seq) < (?, ?, ?)", last.time, last.time, last.chat, last.seq)
+		if len(pks) == found {
+			break // no match in this step: rare enough for the index
+		}
 	}
-	return db.viewPageOf(ctx, f, pks, limit)
+	more, err := db.olderSubstring(ctx, rest, f.Substring, cond, condArgs, limit+1-len(pks))
+	if err != nil {
+		return nil, err
+	}
+	return db.viewPageOf(ctx, f, append(pks, more...), limit)
 }
 
 // walkSubstring reads up to n entries matching w newest first, each with whether it holds the

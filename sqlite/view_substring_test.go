@@ -131,3 +131,45 @@ func TestSubstringCommonInOlderEntriesOnly(t *testing.T) {
 		t.Errorf("pages = %q, want %q", got, want)
 	}
 }
+
+// A match among the first entries walked, none in the next ones, the rest only old: every step
+// of the search contributes its matches, in order, once.
+func TestSubstringMatchesFromEveryStep(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "A"}); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 6, 12, 0, 0, 0, 0, time.UTC)
+	var es []*annals.Entry
+	add := func(text string) {
+		n := len(es)
+		es = append(es, &annals.Entry{ID: fmt.Sprintf("e%d", n), Kind: annals.KindUser, Time: t0.Add(time.Duration(n) * time.Second), Text: text})
+	}
+	add("old zqxw 1")
+	add("old zqxw 2")
+	for i := 0; i < 2000; i++ {
+		add("filler")
+	}
+	add("new zqxw")
+	for i := 0; i < 100; i++ {
+		add("filler")
+	}
+	if _, err := db.AppendEntries(ctx, "c1", es); err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int{1, 2, 3, 80} {
+		page, err := db.ViewSearch(ctx, annals.ViewFilter{Owner: annals.Owner{TenantID: "A"}, Substring: "zqxw", Limit: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range page.Messages {
+			got = append(got, m.Content.Text.Value)
+		}
+		want := []string{"new zqxw", "old zqxw 2", "old zqxw 1"}[:min(limit, 3)]
+		if !slices.Equal(got, want) || page.HasMore != (limit < 3) {
+			t.Errorf("limit %d: %q (more %v), want %q", limit, got, page.HasMore, want)
+		}
+	}
+}
