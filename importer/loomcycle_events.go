@@ -198,7 +198,12 @@ func (b *lcBuilder) done(e *annals.Entry, raw string, p jsonObject) {
 		}
 	}
 	if p != nil {
-		p = jsonObject(extraMap(p, "reasoning", "reasoning_signature"))
+		// Never nil once decoded: a nil payload would be kept raw, signature and all.
+		rest := extraMap(p, "reasoning", "reasoning_signature")
+		if rest == nil {
+			rest = map[string]json.RawMessage{}
+		}
+		p = jsonObject(rest)
 	}
 	b.event(e, "done", raw, p)
 	if signed {
@@ -238,7 +243,7 @@ func (b *lcBuilder) event(e *annals.Entry, typ, raw string, p jsonObject) {
 			payload, _ = json.Marshal(rest)
 		}
 	case raw != "":
-		payload = rawJSON(raw)
+		payload, _ = scrubOpaque(rawJSON(raw))
 		if strings.HasPrefix(raw, `"`) || !json.Valid([]byte(raw)) {
 			e.Text = ValidText(textOf(payload))
 		}

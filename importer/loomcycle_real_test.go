@@ -323,3 +323,17 @@ func TestLoomcycleRealEventsOfAnUnknownSessionAreReported(t *testing.T) {
 		t.Errorf("the event of an unknown session is not reported: %+v", p.Warnings)
 	}
 }
+
+// A done event carrying nothing but its reasoning and signature keeps the reasoning, never
+// the signature.
+func TestLoomcycleRealDoneNeverKeepsTheSignature(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "loomcycle.db")
+	db := srcDB(t, path, loomcycletest.Schema(loomcycletest.SQLite)...)
+	srcExec(t, db, `INSERT INTO sessions (id, tenant_id, agent, created_at) VALUES ('s', 't', 'a', 1781234567000000000)`)
+	srcExec(t, db, `INSERT INTO runs (id, session_id, status, started_at) VALUES ('r', 's', 'completed', 1781234567100000000)`)
+	srcExec(t, db, `INSERT INTO events (session_id, run_id, ts, type, payload) VALUES ('s', 'r', 1781234567200000000, 'done', ?), ('s', 'r', 1781234567300000000, 'custom', ?)`,
+		[]byte(`{"reasoning":"weighed it","reasoning_signature":"`+loomcycletest.Secret+`"}`), []byte(`[{"signature":"`+loomcycletest.Secret+`","n":1}]`))
+	p := srcParse(t, "loomcycle", path)
+	srcNoSecret(t, p, loomcycletest.Secret)
+	srcWantText(t, p, "weighed it")
+}
