@@ -42,10 +42,10 @@ func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp) (*annals.Capt
 				return w.batchError(i, err)
 			}
 		}
-		if err := w.flush(); err != nil {
+		if err := w.refreshDocs(); err != nil {
 			return err
 		}
-		return nil
+		return w.flush()
 	})
 	if err != nil {
 		return nil, err
@@ -91,6 +91,8 @@ type writer struct {
 	// pending are the queued statements, readers their result checks, in order.
 	pending *pgx.Batch
 	readers []pendingResult
+	// docChats are the chats whose documents refreshDocs brings up to date before commit.
+	docChats []int64
 }
 
 // pendingResult reads one queued statement's result; op is the index of the op that queued it.
@@ -409,6 +411,9 @@ func (w *writer) append(op *annals.AppendOp, expect *annals.ChatOwner, res *anna
 		r.metadata = append(r.metadata, string(e.Metadata))
 		r.tsv = append(r.tsv, entryTSV(e))
 	}
+	if err := w.docChanged(chat.pk, false); err != nil {
+		return err
+	}
 	total := len(op.Entries)
 	read := func(br pgx.BatchResults) error {
 		var n, last int64
@@ -461,6 +466,9 @@ func (w *writer) truncate(op *annals.TruncateOp, expect *annals.ChatOwner, res *
 	}
 	res.EntriesRemoved += int(n)
 	res.LastSeq = *from - 1
+	if err := w.docChanged(chat.pk, true); err != nil {
+		return err
+	}
 	// Recount from the rows that remain rather than subtracting, so counters can never drift.
 	_, err = w.exec(`UPDATE chats SET
 			last_seq = ? - 1,

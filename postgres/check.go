@@ -63,5 +63,5 @@ func (db *DB) CheckIndex(ctx context.Context) error {
 	if chats != metaRows {
 		return annals.Internal("check index", fmt.Errorf("%d chats but %d chat_meta rows", chats, metaRows))
 	}
-	return nil
+	return db.checkChatDocs(ctx)
 }

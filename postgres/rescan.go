@@ -90,7 +90,11 @@ func (db *DB) rescanEntries(ctx context.Context, r annals.Redactor, after int64,
 			}
 			changed++
 		}
-		return nil
+		pks := make([]int64, len(changes))
+		for i, ch := range changes {
+			pks[i] = ch.pk
+		}
+		return db.rebuildDocsOf(ctx, tx, pks)
 	})
 	if err == nil {
 		rep.EntriesScanned += scanned

@@ -197,6 +197,9 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 		return nil, 0, annals.Errorf(annals.EINVALID, "offset must not be negative")
 	}
 
+	if p.useChatDocs() {
+		return db.searchChatDocs(ctx, p, limit)
+	}
 	pos := positiveTerms(f.Text, nil)
 	var with string
 	var args []any
@@ -319,7 +322,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 		}
 	}
 	if f.Snippets > 0 && rankBody && len(hits) > 0 {
-		if err := db.snippets(ctx, p, pos, pks, hits); err != nil {
+		if err := db.pageEntries(ctx, db.pool, p, pos, pks, hits, false, false); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -344,23 +347,33 @@ func nullFlags(n int) string {
 	return b.String()
 }
 
-// snippets fills up to f.Snippets excerpts per hit from the chat's best-matching entries, in
+// pageEntries fills up to f.Snippets excerpts per hit from the chat's best-matching entries, in
 // one query for the whole page: the inner query ranks keys only, the outer reads the content of
-// the few entries kept.
-func (db *DB) snippets(ctx context.Context, p *searchPlan, pos []*annals.TextExpr, pks []int64, hits []annals.ChatHit) error {
+// the few entries kept. The chat-document search (docs) also takes each hit's Matches, the
+// number of its matching entries, from here, and with perChat finds them by reading the page
+// chats' entries (the match is written so that no index can serve it) instead of the entry
+// index, whose posting lists a common word makes long.
+func (db *DB) pageEntries(ctx context.Context, q querier, p *searchPlan, pos []*annals.TextExpr, pks []int64, hits []annals.ChatHit, docs, perChat bool) error {
 	n := min(p.f.Snippets, maxSnippets)
-	q := tsAny(pos, p.entryW)
+	tq := tsAny(pos, p.entryW)
 	w := &where{}
-	w.Add("e.chat_pk = ANY(?::bigint[]) AND e.tsv @@ ?::tsquery", pks, q)
+	match := "e.tsv @@ ?::tsquery"
+	if perChat {
+		match = "(e.tsv @@ ?::tsquery) IS TRUE"
+	}
+	w.Add("e.chat_pk = ANY(?::bigint[]) AND "+match, pks, tq)
 	w.Conds = append(w.Conds, p.entryWhere.Conds...)
 	w.Args = append(w.Args, p.entryWhere.Args...)
-	sql := `SELECT s.chat_pk, e.seq, e.kind, e.tool_name, e.text, e.reasoning, e.tool_args, e.tool_result
+	sql := `SELECT s.chat_pk, s.n, e.seq, e.kind, e.tool_name, e.text, e.reasoning, e.tool_args, e.tool_result
 		FROM (SELECT e.pk, e.chat_pk, row_number() OVER (PARTITION BY e.chat_pk
-				ORDER BY ts_rank(` + entryRankWeights + `, e.tsv, ?::tsquery, ` + itoa(rankNorm) + `) DESC, e.seq) AS rn
+				ORDER BY ts_rank(` + entryRankWeights + `, e.tsv, ?::tsquery, ` + itoa(rankNorm) + `) DESC, e.seq) AS rn,
+				count(*) OVER (PARTITION BY e.chat_pk) AS n
 			FROM entries e WHERE ` + w.SQL() + `) s
-		JOIN entries e ON e.pk = s.pk WHERE s.rn <= ? ORDER BY s.chat_pk, s.rn`
-	args := append(append([]any{q}, w.Args...), n)
-	rows, err := db.tracedQuery(ctx, sql, args...)
+		JOIN entries e ON e.pk = s.pk WHERE s.rn <= greatest(?, 1) ORDER BY s.chat_pk, s.rn`
+	args := append(append([]any{tq}, w.Args...), n)
+	sql = rebind(sql)
+	annals.TraceStatement(ctx, sql, args)
+	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
 		return db.storeErr("snippets", err)
 	}
@@ -370,16 +383,22 @@ func (db *DB) snippets(ctx context.Context, p *searchPlan, pos []*annals.TextExp
 		index[pk] = i
 	}
 	for rows.Next() {
-		var pk int64
+		var pk, matches int64
 		var s annals.Snippet
 		var kind, args string
 		var text, reasoning, result []byte
-		if err := rows.Scan(&pk, &s.Seq, &kind, &s.Tool, &text, &reasoning, &args, &result); err != nil {
+		if err := rows.Scan(&pk, &matches, &s.Seq, &kind, &s.Tool, &text, &reasoning, &args, &result); err != nil {
 			return db.storeErr("scan snippet", err)
+		}
+		h := &hits[index[pk]]
+		if docs {
+			h.Matches = int(matches)
+		}
+		if n == 0 {
+			continue
 		}
 		s.Kind = annals.EntryKind(kind)
 		s.Text = buildSnippet(p.fieldTexts(string(text), string(reasoning), s.Tool, args, string(result)), pos, p.open, p.shut)
-		h := &hits[index[pk]]
 		h.Snippets = append(h.Snippets, s)
 	}
 	if err := rows.Err(); err != nil {

@@ -1,0 +1,342 @@
+package postgres
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/annals-dev/annals"
+)
+
+// Chat search over the chat documents (migration 0006): rank chats, not entries, reading no
+// vector at all.
+//
+//  1. hits: one GIN bitmap scan of chat_docs per query term (ANDed with the caller's owner
+//     lexemes) and one per term and frequency marker, plus the metadata index per term. A
+//     bitmap scan of a plain lexeme needs no recheck, so it returns chat keys without reading
+//     a document: the cost is the index's posting lists, not the matching rows' text.
+//  2. fold per chat: which terms it has (the query's AND / OR / NOT over them) and, per
+//     positive term, the highest frequency marker: the chats that match, and how many (the
+//     total).
+//  3. the newest docCandidates of them (chats_search, an index-only scan) are scored: BM25 over
+//     the bucketed term frequencies and the chat's entry count, the metadata's ts_rank, recency.
+//  4. the page's chats only: their chat rows, and from the entry index their matching entries
+//     (the match count and the snippets).
+//
+// Sort recent needs no candidates beyond the page. Phrases, field filters and entry-level
+// filters go to the entry index (SearchChats): a document keeps no positions and no fields.
+
+// docCandidates is how many of the newest matching chats relevance ranks, as in the SQLite
+// store.
+const docCandidates = 1000
+
+// perChatEntriesAbove is the number of matching chats above which the page's matching entries
+// are found by reading the page chats' entries rather than the entry index: the index's posting
+// lists then hold ~100k entries at 1M (0.1-0.2 s to read), the page's chats a few thousand.
+const perChatEntriesAbove = 200
+
+// BM25's constants, FTS5's defaults.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// tfMarkers are the term-frequency markers migration 0006 writes: ' 2word' for a word that
+// occurs at least twice in the document, and so on.
+var tfMarkers = []int{2, 4, 8, 16}
+
+// docLeaf is one leaf term of the query, in compileChat's numbering.
+type docLeaf struct {
+	term    *annals.TextExpr
+	negated bool
+}
+
+func docLeaves(e *annals.TextExpr, negated bool, out []docLeaf) []docLeaf {
+	switch e.Op {
+	case annals.TextTerm:
+		return append(out, docLeaf{term: e, negated: negated})
+	case annals.TextNot:
+		negated = true
+	}
+	for _, it := range e.Items {
+		out = docLeaves(it, negated, out)
+	}
+	return out
+}
+
+// useChatDocs reports whether a search can run on the chat documents: words, every one a
+// single token (a phrase needs positions), no field restriction and no entry-level filter.
+func (p *searchPlan) useChatDocs() bool {
+	if p.f.Text == nil || len(p.f.Fields) > 0 || len(p.entryWhere.Conds) > 0 || len(positiveTerms(p.f.Text, nil)) == 0 {
+		return false
+	}
+	for _, l := range docLeaves(p.f.Text, false, nil) {
+		if len(l.term.Tokens) != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// ownerLexemes is the tsquery that narrows chat_docs to the owner's documents ("" for every
+// tenant): the lexemes migration 0006 writes.
+func ownerLexemes(o annals.Owner) string {
+	if o.AllTenants {
+		return ""
+	}
+	tok := func(prefix, v string) string {
+		sum := sha256.Sum256([]byte(v))
+		return " & ' " + prefix + hex.EncodeToString(sum[:]) + "'"
+	}
+	s := tok("t", o.TenantID)
+	if o.UserID != "" {
+		s += tok("u", o.UserID)
+	}
+	if o.AgentID != "" {
+		s += tok("a", o.AgentID)
+	}
+	return s
+}
+
+// markerQuery is the tsquery of a term's frequency marker.
+func markerQuery(t *annals.TextExpr, n int) string {
+	var b strings.Builder
+	tsLexeme(&b, " "+itoa(int64(n))+lexeme(t.Tokens[0]))
+	if t.Prefix {
+		b.WriteString(":*")
+	}
+	return b.String()
+}
+
+// docHits builds step 1 and 2: the hits CTE and the per-chat fold m (pk, t0.., f0.., meta).
+func (p *searchPlan) docHits(q *chatQuery, leaves []docLeaf, args *[]any) string {
+	owner := ownerLexemes(p.f.Chat.Owner)
+	var parts []string
+	scan := func(i, bucket int, tsq string) {
+		parts = append(parts, fmt.Sprintf(`SELECT chat_pk, %d, %d FROM chat_docs WHERE tsv @@ ?::tsquery`, i, bucket))
+		*args = append(*args, "("+tsq+")"+owner)
+	}
+	for i, l := range leaves {
+		scan(i, 1, q.entryTerms[i])
+		if l.negated {
+			continue
+		}
+		for _, n := range tfMarkers {
+			scan(i, n, markerQuery(l.term, n))
+		}
+	}
+	if p.useMeta {
+		for i := range leaves {
+			w := &where{}
+			w.Add("meta_tsv @@ ?::tsquery", q.metaTerms[i])
+			w.addTenant("chat_meta", p.f.Chat.Owner)
+			parts = append(parts, fmt.Sprintf(`SELECT chat_pk, %d, 0 FROM chat_meta WHERE `, i)+w.SQL())
+			*args = append(*args, w.Args...)
+		}
+	}
+	var fold strings.Builder
+	for i, l := range leaves {
+		fmt.Fprintf(&fold, ", bool_or(t = %d) AS t%d", i, i)
+		if !l.negated {
+			fmt.Fprintf(&fold, ", max(b) FILTER (WHERE t = %d AND b > 0) AS f%d", i, i)
+		}
+	}
+	return `hits(pk, t, b) AS MATERIALIZED (` + strings.Join(parts, " UNION ALL ") + `),
+		m AS (SELECT pk` + fold.String() + `, bool_or(b = 0) AS meta FROM hits GROUP BY pk)`
+}
+
+// docScore is step 3's score over the candidate alias r: BM25 of the positive terms (the
+// frequency is the marker's lower bound, the length the chat's entry count), the metadata rank
+// y.mr with its bonus, and the recency blend of the entry-level ranking.
+func docScore(leaves []docLeaf) string {
+	var bm []string
+	for i, l := range leaves {
+		if l.negated {
+			continue
+		}
+		bm = append(bm, fmt.Sprintf(`coalesce(ln(1.0::float8 + (s.n - s.d%[1]d + 0.5::float8) / (s.d%[1]d + 0.5::float8)) * r.f%[1]d::float8 * %[2]g::float8
+			/ (r.f%[1]d::float8 + %[3]g::float8 * (%[4]g::float8 + %[5]g::float8 * r.entry_count::float8 / s.len)), 0::float8)`, i, bm25K1+1, bm25K1, 1-bm25B, bm25B))
+	}
+	return fmt.Sprintf(`((%s + %g::float8 * coalesce(y.mr, 0)::float8 + (CASE WHEN r.meta THEN %g::float8 ELSE 0::float8 END))
+		* (1.0::float8 + %g::float8 / (1.0::float8 + greatest(0.0::float8, (?::bigint - r.last_activity)::float8 / 86400e9::float8) / %g::float8)))`,
+		strings.Join(bm, " + "), rankScale, metaMatchBonus, recencyBonus, recencyHalfLifeDays)
+}
+
+// docStats is the document frequency of each positive term among the matches, and the number
+// of documents (at least the matches: the planner's count lags behind a fresh load).
+func docStats(leaves []docLeaf) string {
+	var b strings.Builder
+	for i, l := range leaves {
+		if !l.negated {
+			fmt.Fprintf(&b, ", count(f%d)::float8 AS d%d", i, i)
+		}
+	}
+	return `s AS (SELECT greatest(count(*)::float8, (SELECT reltuples::float8 FROM pg_class WHERE oid = 'chat_docs'::regclass)) AS n,
+		(SELECT greatest(avg(entry_count)::float8, 1) FROM cand) AS len` + b.String() + ` FROM f)`
+}
+
+// searchChatDocs is SearchChats on the chat documents, in one read-only transaction.
+func (db *DB) searchChatDocs(ctx context.Context, p *searchPlan, limit int) ([]annals.ChatHit, int, error) {
+	f := p.f
+	if !f.Chat.Owner.AllTenants && f.Chat.Owner.TenantID == "" {
+		// The zero owner matches nothing; said here, because the owner lexemes are not SQL.
+		return []annals.ChatHit{}, 0, nil
+	}
+	var q chatQuery
+	cond, err := p.compileChat(f.Text, &q)
+	if err != nil {
+		return nil, 0, err
+	}
+	cw, err := chatWhere(f.Chat)
+	if err != nil {
+		return nil, 0, err
+	}
+	leaves := docLeaves(f.Text, false, nil)
+	var args []any
+	with := []string{p.docHits(&q, leaves, &args)}
+	// The owner is in the index (its tenant, and its user and agent when set); the chat rows are
+	// read here only when the filter asks for more than the owner and the archived state.
+	fw := &where{}
+	fw.Add("c.archived_at IS NULL")
+	if !ownerOnly(f.Chat) {
+		fw = cw
+	}
+	with = append(with, `f AS MATERIALIZED (SELECT m.*, c.last_activity, c.id, c.entry_count FROM m JOIN chats c ON c.pk = m.pk
+		WHERE `+cond+` AND `+fw.SQL()+`)`)
+	args = append(args, fw.Args...)
+	countArgs := args
+	k := max(docCandidates, f.Offset+limit)
+	order := "score DESC, r.last_activity DESC, r.id"
+	if f.Sort == annals.SortRecent {
+		k = f.Offset + limit
+		order = "r.last_activity DESC, r.id"
+	}
+	with = append(with, `cand AS MATERIALIZED (SELECT * FROM f ORDER BY last_activity DESC, id LIMIT ?)`, docStats(leaves))
+	args = append(args, k)
+	args = append(args, unixNano(db.now()))
+	// The metadata rank, of the candidates whose metadata matched.
+	meta := `(SELECT NULL::real AS mr) y ON false`
+	if p.useMeta {
+		meta = `(SELECT x.chat_pk, ts_rank(` + metaRankWeights + `, x.meta_tsv, ?::tsquery, ` + itoa(rankNorm) + `) AS mr
+			FROM chat_meta x WHERE x.chat_pk IN (SELECT pk FROM cand WHERE meta)) y ON y.chat_pk = r.pk`
+		args = append(args, tsAny(positiveTerms(f.Text, nil), p.metaW))
+	}
+	with = append(with, `page AS MATERIALIZED (SELECT r.pk, r.last_activity, r.id, `+docScore(leaves)+` AS score
+		FROM cand r CROSS JOIN s LEFT JOIN `+meta+`
+		ORDER BY `+order+` LIMIT ? OFFSET ?)`)
+	args = append(args, limit, f.Offset)
+	sql := `WITH ` + strings.Join(with, ",\n") + `
+		SELECT ` + chatColumns + `, c.pk, r.score, (SELECT count(*) FROM f) FROM page r JOIN chats c ON c.pk = r.pk
+		WHERE ` + cw.SQL() + ` ORDER BY ` + strings.ReplaceAll(order, "score", "r.score")
+	args = append(args, cw.Args...)
+	var hits []annals.ChatHit
+	var total int
+	var skipped annals.RowSkipper
+	err = db.searchTx(ctx, func(tx pgx.Tx) error {
+		var pks []int64
+		hits, pks, total, err = db.scanDocPage(ctx, tx, sql, args, &skipped)
+		if err != nil || !p.useEntries || len(hits) == 0 {
+			return err
+		}
+		return db.pageEntries(ctx, tx, p, positiveTerms(f.Text, nil), pks, hits, true, total > perChatEntriesAbove)
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(hits) == 0 && f.Offset > 0 {
+		// A page past the end carries no total: count apart.
+		if err := db.searchTx(ctx, func(tx pgx.Tx) error {
+			cq := `WITH ` + strings.Join(with[:2], ",\n") + ` SELECT count(*) FROM f`
+			return db.traced(ctx, tx, cq, countArgs).Scan(&total)
+		}); err != nil {
+			return nil, 0, err
+		}
+	}
+	return hits, total, skipped.Err()
+}
+
+// ownerOnly reports whether a chat filter asks for nothing but an owner (a tenant, or every
+// tenant) and unarchived chats: what the chat documents and chats_search answer without the
+// chat rows.
+func ownerOnly(cf annals.ChatFilter) bool {
+	if cf.IncludeArchived || cf.Owner.UserID != "" || cf.Owner.AgentID != "" {
+		return false
+	}
+	rest := cf
+	rest.Owner, rest.IncludeArchived = annals.Owner{AllTenants: true}, true
+	w, err := chatWhere(rest)
+	return err == nil && len(w.Conds) == 0
+}
+
+// scanDocPage runs the page query and reads its chats.
+func (db *DB) scanDocPage(ctx context.Context, tx pgx.Tx, sql string, args []any, skipped *annals.RowSkipper) ([]annals.ChatHit, []int64, int, error) {
+	rows, err := db.tracedRows(ctx, tx, sql, args)
+	if err != nil {
+		return nil, nil, 0, db.storeErr("search chats", err)
+	}
+	defer rows.Close()
+	hits := []annals.ChatHit{}
+	var pks []int64
+	total := 0
+	for rows.Next() {
+		var h annals.ChatHit
+		var pk, all int64
+		c, err := scanChat(rows, &pk, &h.Score, &all)
+		total = int(all)
+		if re, ok := err.(*rowError); ok {
+			skipped.Skip(re.id, re.err) // the rest of the page is served
+			continue
+		}
+		if err != nil {
+			return nil, nil, 0, db.storeErr("scan search hit", err)
+		}
+		h.Chat = c
+		hits = append(hits, h)
+		pks = append(pks, pk)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, 0, db.storeErr("search chats", err)
+	}
+	return hits, pks, total, nil
+}
+
+// searchTx runs fn in a read-only transaction that keeps the planner off sequential scans of
+// chat_docs: the table is small in pages (the vectors live in TOAST), so a sequential scan
+// looks cheap, but it reads and matches every vector (~0.1 ms each) where the GIN index reads
+// none. Nor does it start parallel workers: the scans return keys only, and starting workers
+// cost more than the whole query (8-40 ms on a loaded machine).
+func (db *DB) searchTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return db.storeErr("search", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off; SET LOCAL max_parallel_workers_per_gather = 0`); err != nil {
+		return db.storeErr("search", err)
+	}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return db.storeErr("search", err)
+	}
+	return nil
+}
+
+// tracedRows numbers q's placeholders, reports it to the context's trace and runs it in tx.
+func (db *DB) tracedRows(ctx context.Context, tx pgx.Tx, q string, args []any) (pgx.Rows, error) {
+	q = rebind(q)
+	annals.TraceStatement(ctx, q, args)
+	return tx.Query(ctx, q, args...)
+}
+
+// traced is tracedRows for a statement of one row.
+func (db *DB) traced(ctx context.Context, tx pgx.Tx, q string, args []any) pgx.Row {
+	q = rebind(q)
+	annals.TraceStatement(ctx, q, args)
+	return tx.QueryRow(ctx, q, args...)
+}

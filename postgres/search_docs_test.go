@@ -1,0 +1,197 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/query"
+	"github.com/annals-dev/annals/redact"
+)
+
+// searchIDs runs a chat search as owner and returns the ids of the page and the total.
+func searchIDs(t *testing.T, db annals.Store, owner annals.Owner, q string) ([]string, int) {
+	t.Helper()
+	parsed, err := query.Parse(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, total, err := db.SearchChats(context.Background(), annals.SearchFilter{Chat: annals.ChatFilter{Owner: owner}, Text: query.ToTextExpr(parsed.Text), Snippets: 1})
+	if err != nil {
+		t.Fatalf("search %q: %v", q, err)
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.Chat.ID
+	}
+	return ids, total
+}
+
+var seqID atomic.Int64
+
+func mustAppend(t *testing.T, db annals.Store, chat string, texts ...string) {
+	t.Helper()
+	entries := make([]*annals.Entry, len(texts))
+	for i, s := range texts {
+		entries[i] = &annals.Entry{ID: fmt.Sprintf("%s-%d-%d", chat, len(s), i) + fmt.Sprint(seqID.Add(1)), Kind: annals.KindUser, Text: s}
+	}
+	if _, err := db.AppendEntries(context.Background(), chat, entries); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The chat document follows its chat: a word appended is found, a truncated one is not, a
+// secret a rescan redacts is found no more, and a deleted chat leaves no document; after each
+// step the documents equal a build from scratch (CheckIndex).
+func TestChatDocumentFollowsAppendTruncateRescanDelete(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	owner := annals.Owner{TenantID: "A"}
+	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "A"}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(step string) {
+		t.Helper()
+		if err := db.CheckIndex(ctx); err != nil {
+			t.Fatalf("after %s: %v", step, err)
+		}
+	}
+	mustAppend(t, db, "c1", "alpha beta", "gamma")
+	mustAppend(t, db, "c1", "delta TICKET-123456")
+	check("append")
+	if ids, total := searchIDs(t, db, owner, "delta gamma"); total != 1 || len(ids) != 1 {
+		t.Fatalf("words of two appends: %v (total %d), want c1", ids, total)
+	}
+	if _, err := db.TruncateChat(ctx, "c1", annals.TruncatePoint{Seq: 3}); err != nil {
+		t.Fatal(err)
+	}
+	check("truncate")
+	if ids, total := searchIDs(t, db, owner, "delta"); total != 0 || len(ids) != 0 {
+		t.Errorf("a truncated word is still found: %v (total %d)", ids, total)
+	}
+	if ids, _ := searchIDs(t, db, owner, "alpha"); len(ids) != 1 {
+		t.Errorf("a word before the truncation point is lost: %v", ids)
+	}
+	mustAppend(t, db, "c1", "see TICKET-654321")
+	r, err := redact.New(redact.Config{Custom: []redact.CustomRule{{Name: "ticket", Pattern: `TICKET-[0-9]{6}`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Rescan(ctx, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	check("rescan")
+	if ids, _ := searchIDs(t, db, owner, "654321"); len(ids) != 0 {
+		t.Errorf("a redacted secret is still found through the chat document: %v", ids)
+	}
+	c, err := db.FindChatByID(ctx, "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeleteChat(ctx, c.Ref()); err != nil {
+		t.Fatal(err)
+	}
+	check("delete")
+	if n := db.CountRowsForTest(t, `SELECT count(*) FROM chat_docs`); n != 0 {
+		t.Errorf("a deleted chat leaves %d document parts", n)
+	}
+	if ids, _ := searchIDs(t, db, owner, "alpha"); len(ids) != 0 {
+		t.Errorf("a deleted chat is still found: %v", ids)
+	}
+}
+
+// A chat longer than one document part (64 KiB of entry vectors) is split, and a word of any
+// part, and the AND of words in different parts, still find it once.
+func TestLongChatDocumentParts(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "long", TenantID: "A"}); err != nil {
+		t.Fatal(err)
+	}
+	for batch := range 6 {
+		texts := make([]string, 100)
+		for i := range texts {
+			var words []string
+			for k := range 40 {
+				words = append(words, fmt.Sprintf("f%dy%dz%d", batch, i, k))
+			}
+			texts[i] = fmt.Sprintf("w%dx%d %s", batch, i, strings.Join(words, " "))
+		}
+		mustAppend(t, db, "long", texts...)
+	}
+	mustAppend(t, db, "long", "lastword")
+	if err := db.CheckIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	parts := db.CountRowsForTest(t, `SELECT count(*) FROM chat_docs`)
+	if parts < 2 {
+		t.Fatalf("the long chat has %d document parts, want several", parts)
+	}
+	owner := annals.Owner{TenantID: "A"}
+	for _, q := range []string{"w0x0", "lastword", "w0x0 lastword", "w5x99 w0x1"} {
+		if ids, total := searchIDs(t, db, owner, q); total != 1 || len(ids) != 1 {
+			t.Errorf("%q on a chat of %d parts: %v (total %d), want the chat once", q, parts, ids, total)
+		}
+	}
+}
+
+// The owner is inside the chat index: a member's search reads only documents of its tenant (the
+// GIN scan itself is narrowed, so the total and the ranking statistics are the tenant's), and a
+// prefix or a word equal to an owner marker never matches one.
+func TestChatDocumentOwnerIsolation(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	for _, c := range []struct{ id, tenant, user string }{{"a1", "A", "u1"}, {"a2", "A", "u2"}, {"b1", "B", "u1"}, {"b2", "B", "u1"}} {
+		if _, err := db.CreateChat(ctx, &annals.Chat{ID: c.id, TenantID: c.tenant, UserID: c.user}); err != nil {
+			t.Fatal(err)
+		}
+		mustAppend(t, db, c.id, "shared word", "shared again "+c.id)
+	}
+	if ids, total := searchIDs(t, db, annals.Owner{TenantID: "A"}, "shared"); total != 2 || len(ids) != 2 || strings.Contains(strings.Join(ids, ","), "b") {
+		t.Errorf("tenant A finds %v (total %d), want a1, a2", ids, total)
+	}
+	if ids, total := searchIDs(t, db, annals.Owner{TenantID: "A", UserID: "u1"}, "shared"); total != 1 || len(ids) != 1 || ids[0] != "a1" {
+		t.Errorf("user u1 of tenant A finds %v (total %d), want a1", ids, total)
+	}
+	if ids, total := searchIDs(t, db, annals.Owner{AllTenants: true}, "shared"); total != 4 || len(ids) != 4 {
+		t.Errorf("every tenant finds %v (total %d), want 4", ids, total)
+	}
+	if ids, _ := searchIDs(t, db, annals.Owner{}, "shared"); len(ids) != 0 {
+		t.Errorf("the zero owner finds %v, want nothing", ids)
+	}
+	// The index scan for tenant A returns A's documents only.
+	if n := db.DocMatchesForTest(t, annals.Owner{TenantID: "A"}, "shared"); n != 2 {
+		t.Errorf("tenant A's GIN scan returns %d documents, want 2", n)
+	}
+	for _, q := range []string{"t*", "u*", "2shared", "16shared", "shared*"} {
+		ids, _ := searchIDs(t, db, annals.Owner{TenantID: "A"}, q)
+		if q == "shared*" && len(ids) != 2 || q != "shared*" && len(ids) != 0 {
+			t.Errorf("%q finds %v", q, ids)
+		}
+	}
+}
+
+// Relevance over chat documents counts how often a word occurs in the chat: of two chats alike
+// but for that, the one saying it more often ranks first, whichever is newer.
+func TestChatDocumentRanksByTermFrequency(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	for _, id := range []string{"often", "once"} {
+		if _, err := db.CreateChat(ctx, &annals.Chat{ID: id, TenantID: "A"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustAppend(t, db, "often", "kubernetes pods", "kubernetes nodes", "kubernetes services", "kubernetes ingress", "other words")
+	mustAppend(t, db, "once", "kubernetes pods", "helm charts", "helm values", "other words", "more words")
+	ids, total := searchIDs(t, db, annals.Owner{TenantID: "A"}, "kubernetes")
+	if total != 2 || len(ids) != 2 || ids[0] != "often" {
+		t.Errorf("ranking = %v (total %d), want often first", ids, total)
+	}
+	ids, _ = searchIDs(t, db, annals.Owner{TenantID: "A"}, "kubernetes -helm")
+	if len(ids) != 1 || ids[0] != "often" {
+		t.Errorf("kubernetes -helm = %v, want often", ids)
+	}
+}
