@@ -76,11 +76,15 @@ func (b *runner) measureTraced(ctx context.Context, t *target, as context.Contex
 // cannot start is left out with a note saying why (a sqlite3 older than the driver's SQLite may
 // not read the schema).
 func (b *runner) baselineSides(ctx context.Context, t *target, stmts []annals.Statement) (driver, tool *side, notes []string) {
+	// Warmed here rather than by interleave, so that a replay that fails leaves a note, not
+	// an error.
 	driver, err := driverSide(ctx, t, stmts)
 	if err == nil {
 		if err = driver.warm(ctx); err != nil {
 			driver.close()
 			driver = nil
+		} else {
+			driver.warm = nil
 		}
 	}
 	if err != nil {
