@@ -310,17 +310,24 @@ func (db *DB) scanDocPage(ctx context.Context, tx pgx.Tx, sql string, args []any
 // none. Nor does it start parallel workers: the scans return keys only, and starting workers
 // cost more than the whole query (8-40 ms on a loaded machine).
 func (db *DB) searchTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	// The transaction's own statements are traced too, so a replay in psql runs with the same
+	// settings.
+	annals.TraceStatement(ctx, "BEGIN READ ONLY", nil)
 	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return db.storeErr("search", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off; SET LOCAL max_parallel_workers_per_gather = 0`); err != nil {
+	// set_config(..., true) is SET LOCAL, as one statement any client can replay.
+	const settings = `SELECT set_config('enable_seqscan', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`
+	annals.TraceStatement(ctx, settings, nil)
+	if _, err := tx.Exec(ctx, settings); err != nil {
 		return db.storeErr("search", err)
 	}
 	if err := fn(tx); err != nil {
 		return err
 	}
+	annals.TraceStatement(ctx, "COMMIT", nil)
 	if err := tx.Commit(ctx); err != nil {
 		return db.storeErr("search", err)
 	}
