@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/corpus"
@@ -134,6 +136,30 @@ func BenchmarkAppendToLongChat(b *testing.B) {
 		e.ID = fmt.Sprintf("more%d", next)
 		next++
 		if _, err := db.AppendEntries(ctx, "long", []*annals.Entry{&e}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAppendToBenchChat appends one entry at a time to chat ANNALS_BENCH_CHAT of the
+// database ANNALS_BENCH_SQLITE (a copy: it writes), e.g. the 10k-entry chat of a 1M bench
+// database, where the search indexes are as large as they get.
+//
+//	ANNALS_BENCH_SQLITE=copy.db ANNALS_BENCH_CHAT=id go test ./sqlite -run '^$' -bench AppendToBenchChat -benchtime 20x
+func BenchmarkAppendToBenchChat(b *testing.B) {
+	chat := os.Getenv("ANNALS_BENCH_CHAT")
+	if os.Getenv("ANNALS_BENCH_SQLITE") == "" || chat == "" {
+		b.Skip("needs ANNALS_BENCH_SQLITE and ANNALS_BENCH_CHAT")
+	}
+	ctx := context.Background()
+	s := benchStore(b)
+	pool := corpusEntries(b, 1000)
+	next := 0
+	for b.Loop() {
+		e := *pool[next%len(pool)]
+		e.ID = fmt.Sprintf("bench-append-%d-%d", time.Now().UnixNano(), next)
+		next++
+		if _, err := s.AppendEntries(ctx, chat, []*annals.Entry{&e}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -26,6 +26,10 @@ const entrySeparator = " \uE002 "
 // no user query can match an owner token.
 var chatDocColumns = []string{"title", "description", "summary", "tags", "text", "reasoning", "tool_name", "tool_args", "tool_result"}
 
+// headKey is a chat's head document key before collisions: its last activity, kept below the
+// sealed blocks' rowids (firstSealedDoc).
+const headKey = `min(c.last_activity, 4611686018427387903)`
+
 // backfillBatch is how many chats one transaction of the backfill on open rebuilds.
 const backfillBatch = 500
 
@@ -56,7 +60,7 @@ func flushChatDocsIn(ctx context.Context, tx *sql.Tx, bound int64, lim blockLimi
 		// Ties of last activity get consecutive keys below it, the smallest id on top, so that
 		// walking the keys down gives the search order (last activity DESC, id).
 		{"key", `INSERT OR IGNORE INTO chat_docs (doc, chat_pk)
-			SELECT k, pk FROM (SELECT c.last_activity - (row_number() OVER (PARTITION BY c.last_activity ORDER BY c.id) - 1) AS k, c.pk AS pk
+			SELECT k, pk FROM (SELECT ` + headKey + ` - (row_number() OVER (PARTITION BY c.last_activity ORDER BY c.id) - 1) AS k, c.pk AS pk
 			FROM chats c WHERE c.pk IN ` + set + `) WHERE NOT EXISTS (SELECT 1 FROM chat_blocks b WHERE b.doc = k)`},
 	}
 	for _, s := range steps {
@@ -100,7 +104,7 @@ func buildHeads(ctx context.Context, tx *sql.Tx, bound int64) error {
 // keyCollisions gives a key to the dirty chats whose last activity collided with another chat's
 // key: the next free one below it. Rare (two chats active in the same nanosecond), so one by one.
 func keyCollisions(ctx context.Context, tx *sql.Tx, bound int64) error {
-	rows, err := tx.QueryContext(ctx, `SELECT c.pk, c.last_activity FROM chats c
+	rows, err := tx.QueryContext(ctx, `SELECT c.pk, `+headKey+` FROM chats c
 		WHERE c.pk IN (SELECT chat_pk FROM chat_docs_dirty WHERE chat_pk <= ?)
 		AND NOT EXISTS (SELECT 1 FROM chat_docs d WHERE d.chat_pk = c.pk)`, bound)
 	if err != nil {
@@ -218,6 +222,25 @@ func chatDocMatch(query string, f annals.ChatFilter) string {
 		m = "(" + m + ") NOT " + not
 	}
 	return "(" + m + `) NOT owner : "multi"`
+}
+
+// walkMatch is the MATCH of a search's walk over every document (sqlite/search_blocks.go): the
+// query's own documents in the owner's scope, and, when the query is not a plain disjunction
+// (so that a long chat may hold it across blocks), every long-chat document holding any of its
+// positive terms (anyQ).
+func walkMatch(query, anyQ string, disjunction bool, f annals.ChatFilter) string {
+	pos, not := ownerMatch(f.Owner, f.IncludeArchived)
+	m := "(" + query + ")"
+	if !disjunction {
+		m = "(" + m + ` OR ((` + anyQ + `) AND owner : "multi"))`
+	}
+	if len(pos) > 0 {
+		m += " AND " + strings.Join(pos, " AND ")
+	}
+	if not != "" {
+		m = "(" + m + ") NOT " + not
+	}
+	return m
 }
 
 // checkChatDocs verifies what FTS5's integrity check cannot see in a contentless index: nothing

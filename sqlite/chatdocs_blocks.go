@@ -13,8 +13,10 @@ import (
 const (
 	defaultBlockEntries = 256
 	defaultBlockBytes   = 256 << 10
-	// firstSealedDoc is the rowid of the first sealed block; later ones go down from it.
-	firstSealedDoc = -(1 << 62)
+	// firstSealedDoc is the rowid of the first sealed block; later ones go up from it. Above
+	// every activity key (unix nanoseconds: until 2116), so a walk from the highest rowid down
+	// meets every sealed block before the first chat head.
+	firstSealedDoc = 1 << 62
 )
 
 // blockLimits are the most entries and bytes (of the five indexed entry fields) a block holds;
@@ -82,7 +84,7 @@ func sealBlocks(ctx context.Context, tx *sql.Tx, bound int64, lim blockLimits) e
 		return storeErrOrNil("chat documents: heads", err)
 	}
 	var next int64
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(min(doc) - 1, ?) FROM chat_blocks`, int64(firstSealedDoc)).Scan(&next); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(doc) + 1, ?) FROM chat_blocks`, int64(firstSealedDoc)).Scan(&next); err != nil {
 		return storeErr("chat documents: next block", err)
 	}
 	base := next
@@ -96,12 +98,12 @@ func sealBlocks(ctx context.Context, tx *sql.Tx, bound int64, lim blockLimits) e
 		SELECT b.doc, group_concat(nullif(e.text, ''), ?1), group_concat(nullif(e.reasoning, ''), ?1), group_concat(nullif(e.tool_name, ''), ?1),
 			group_concat(nullif(e.tool_args, ''), ?1), group_concat(nullif(e.tool_result, ''), ?1), `+ownerTokens+` || ' multi'
 		FROM chat_blocks b JOIN chats c ON c.pk = b.chat_pk JOIN entries e ON e.chat_pk = b.chat_pk AND e.pk BETWEEN b.lo AND b.hi
-		WHERE b.doc <= ?2 GROUP BY b.doc`, entrySeparator, base)
+		WHERE b.doc >= ?2 GROUP BY b.doc`, entrySeparator, base)
 	return storeErrOrNil("chat documents: build blocks", err)
 }
 
 // sealHead packs the entries of chat pk after lo into blocks and records every full one in
-// chat_blocks, numbered down from next; it returns the next free number.
+// chat_blocks, numbered up from next; it returns the next free number.
 func sealHead(ctx context.Context, tx *sql.Tx, pk, lo, next int64, lim blockLimits) (int64, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT e.pk, `+entryBytes+` FROM entries e WHERE e.chat_pk = ? AND e.pk > ? ORDER BY e.pk`, pk, lo)
 	if err != nil {
@@ -136,7 +138,7 @@ func sealHead(ctx context.Context, tx *sql.Tx, pk, lo, next int64, lim blockLimi
 		if _, err := tx.ExecContext(ctx, `INSERT INTO chat_blocks (doc, chat_pk, lo, hi) VALUES (?, ?, ?, ?)`, next, pk, b.lo, b.hi); err != nil {
 			return 0, storeErr("chat documents: seal", err)
 		}
-		next--
+		next++
 	}
 	return next, nil
 }

@@ -34,3 +34,8 @@ func (db *DB) BlocksForTest(ctx context.Context, id string) ([]BlockForTest, int
 func (db *DB) QueryRowForTest(ctx context.Context, query string, dest ...any) error {
 	return db.reader.QueryRowContext(ctx, query).Scan(dest...)
 }
+
+// FlushForTest runs an empty write transaction, which rebuilds the dirty chats' documents.
+func (db *DB) FlushForTest(ctx context.Context) error {
+	return db.writeTx(ctx, func(*sqlTx) error { return nil })
+}

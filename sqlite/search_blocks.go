@@ -10,20 +10,18 @@ import (
 )
 
 // The long chats of a chat search: those with sealed blocks (migration 0010). A chat of one
-// document matches when its document does, and the index walks those newest first (with
-// "multi" excluded from the MATCH). A long chat's text is spread over its blocks, so "a b" may
-// hold with a in one block and b in another, and "a -b" fail with b in another block: its
-// match is evaluated over the union of its blocks, each subexpression that is a plain
-// disjunction one walk over the long chats' blocks. There are few of them (a block holds
-// hundreds of entries; at 1M entries the long chats' blocks are a few thousand documents), so
-// the walk reads every one of their matching blocks and the cost stays bounded by the long
+// document matches when its document does. A long chat's text is spread over its blocks, so
+// "a b" may hold with a in one block and b in another, and "a -b" fail with b in another block:
+// its match is evaluated over the union of its blocks, each subexpression that is a plain
+// disjunction one walk over the long chats' documents ("multi" in the MATCH), with no score.
+// There are few of them (a block holds hundreds of entries), so the cost is bounded by the long
 // chats' share of the index, not by the matches of the whole index.
-
-// longHit is a matching long chat and its relevance: the best bm25 of its blocks.
-type longHit struct {
-	pk int64
-	bb *float64
-}
+//
+// The scores come from the search's one scored walk (candidates, search_docs.go): sealed blocks
+// have the highest rowids, so walking down it reads every long chat's matching blocks first,
+// then the chat heads newest first; a long chat scores its best document. One scored walk, not
+// two: bm25 counts each phrase's documents over the whole index once per walk, which for a
+// phrase of common words is most of the search.
 
 // multiMatch is the owner narrowing of the long chats' documents: the owner's tokens and
 // "multi". Their archived state is checked on the chat row (sealed blocks do not carry it).
@@ -32,48 +30,30 @@ func multiMatch(query string, f annals.ChatFilter) string {
 	return "(" + query + ") AND " + strings.Join(append(pos, `owner : "multi"`), " AND ")
 }
 
-// longChats finds the long chats matching text (expanded) in the columns cols, with the bm25 of
-// their best block for the positive terms when rank is set. It answers nothing quickly on a
-// database without long chats.
-func longChats(ctx context.Context, tx *sql.Tx, text *annals.TextExpr, cols []string, f annals.ChatFilter, rank bool) ([]longHit, error) {
-	var any bool
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chat_blocks)`).Scan(&any); err != nil || !any {
-		return nil, storeErrOrNil("search long chats", err)
+// longChats finds the long chats matching text (expanded) in the columns cols, and how many
+// long-chat documents there are in all (an upper bound on those a walk meets). It answers
+// nothing quickly on a database without long chats.
+func longChats(ctx context.Context, tx *sql.Tx, text *annals.TextExpr, cols []string, f annals.ChatFilter) ([]int64, int, error) {
+	var docs int
+	err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chat_blocks) + (SELECT count(DISTINCT chat_pk) FROM chat_blocks)`).Scan(&docs)
+	if err != nil || docs == 0 {
+		return nil, 0, storeErrOrNil("search long chats", err)
 	}
-	pos := positiveTerms(text, nil)
-	best, err := longWalk(ctx, tx, anyOf(pos), cols, f, rank)
+	set, err := longEval(ctx, tx, text, cols, f)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	set := map[int64]bool{}
-	for pk := range best {
-		set[pk] = true
-	}
-	if !isDisjunction(text) {
-		if set, err = longEval(ctx, tx, text, cols, f); err != nil {
-			return nil, err
-		}
-	}
-	out := make([]longHit, 0, len(set))
+	out := make([]int64, 0, len(set))
 	for pk := range set {
-		h := longHit{pk: pk}
-		if b, ok := best[pk]; ok && rank {
-			h.bb = &b
-		}
-		out = append(out, h)
+		out = append(out, pk)
 	}
-	return out, nil
+	return out, docs, nil
 }
 
 // longEval is the set of long chats in which e holds, their blocks taken as one document.
 func longEval(ctx context.Context, tx *sql.Tx, e *annals.TextExpr, cols []string, f annals.ChatFilter) (map[int64]bool, error) {
 	if isDisjunction(e) {
-		best, err := longWalk(ctx, tx, e, cols, f, false)
-		set := make(map[int64]bool, len(best))
-		for pk := range best {
-			set[pk] = true
-		}
-		return set, err
+		return longWalk(ctx, tx, e, cols, f)
 	}
 	var acc map[int64]bool
 	var neg []map[int64]bool
@@ -121,18 +101,13 @@ func combine(acc, s map[int64]bool, or bool) map[int64]bool {
 	return acc
 }
 
-// longWalk reads every long-chat document matching the disjunction e: the chats, each with the
-// best (lowest) bm25 of its matching blocks when rank is set.
-func longWalk(ctx context.Context, tx *sql.Tx, e *annals.TextExpr, cols []string, f annals.ChatFilter, rank bool) (map[int64]float64, error) {
+// longWalk is the set of long chats with a document matching the disjunction e.
+func longWalk(ctx context.Context, tx *sql.Tx, e *annals.TextExpr, cols []string, f annals.ChatFilter) (map[int64]bool, error) {
 	m, err := ftsCompile(e, cols)
 	if err != nil {
 		return nil, err
 	}
-	score := "0.0"
-	if rank {
-		score = "bm25(chat_fts, " + docWeights + ")"
-	}
-	q := `SELECT coalesce(d.chat_pk, b.chat_pk), ` + score + ` FROM chat_fts LEFT JOIN chat_docs d ON d.doc = chat_fts.rowid
+	q := `SELECT coalesce(d.chat_pk, b.chat_pk) FROM chat_fts LEFT JOIN chat_docs d ON d.doc = chat_fts.rowid
 		LEFT JOIN chat_blocks b ON b.doc = chat_fts.rowid WHERE chat_fts MATCH ?`
 	args := []any{multiMatch(m, f)}
 	annals.TraceStatement(ctx, q, args)
@@ -141,26 +116,21 @@ func longWalk(ctx context.Context, tx *sql.Tx, e *annals.TextExpr, cols []string
 		return nil, ftsErr("search long chats", err)
 	}
 	defer rows.Close()
-	best := map[int64]float64{}
+	set := map[int64]bool{}
 	for rows.Next() {
 		var pk sql.NullInt64
-		var s float64
-		if err := rows.Scan(&pk, &s); err != nil {
+		if err := rows.Scan(&pk); err != nil {
 			return nil, storeErr("scan long chat", err)
 		}
-		if b, ok := best[pk.Int64]; pk.Valid && (!ok || s < b) {
-			best[pk.Int64] = s
+		if pk.Valid {
+			set[pk.Int64] = true
 		}
 	}
-	return best, ftsErr("search long chats", rows.Err())
+	return set, ftsErr("search long chats", rows.Err())
 }
 
 // longJSON encodes the long chats for the ranking statement, which reads them with json_each.
-func longJSON(hits []longHit) string {
-	rows := make([][2]any, len(hits))
-	for i, h := range hits {
-		rows[i] = [2]any{h.pk, h.bb}
-	}
-	b, _ := json.Marshal(rows) // int64 and *float64 always encode
+func longJSON(pks []int64) string {
+	b, _ := json.Marshal(pks) // int64s always encode
 	return string(b)
 }

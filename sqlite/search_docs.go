@@ -77,15 +77,10 @@ func (db *DB) searchChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, lim
 	if err != nil {
 		return nil, 0, err
 	}
-	match, err := ftsCompile(text, p.docColumns())
+	w, small, err := planWalk(ctx, tx, p, text)
 	if err != nil {
 		return nil, 0, err
 	}
-	longs, err := longChats(ctx, tx, text, p.docColumns(), f.Chat, p.useEntries)
-	if err != nil {
-		return nil, 0, err
-	}
-	match = chatDocMatch(match, f.Chat)
 	cw, err := chatWhere(f.Chat)
 	if err != nil {
 		return nil, 0, err
@@ -106,14 +101,13 @@ func (db *DB) searchChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, lim
 	if f.Sort == annals.SortRecent {
 		k = f.Offset + limit
 	}
-	lj := longJSON(longs)
-	page, n, err := db.rankChatDocs(ctx, tx, p, match, lj, cw, pos, k, limit)
+	page, n, err := db.rankChatDocs(ctx, tx, p, w, cw, pos, k, limit)
 	if err != nil {
 		return nil, 0, err
 	}
 	total := n.short + n.long
 	if n.short >= k {
-		if total, err = countChatDocs(ctx, tx, match, f.Chat); err != nil {
+		if total, err = countChatDocs(ctx, tx, small, f.Chat); err != nil {
 			return nil, 0, err
 		}
 		total += n.long
@@ -137,27 +131,69 @@ type candCounts struct {
 	skipped     *annals.RowSkipper
 }
 
-// candidates is step 1: the k newest matching chats, the chats of one document from the index
-// walk, the long chats from lj (longJSON), both through the chat filters.
-func candidates(match, lj string, cw *where, k int) ([]string, []any) {
-	args := []any{match}
+// docWalk is the scored walk of a search over the chat index: its MATCH (walkMatch), its score
+// expression, the long chats that match (longJSON) and how many long-chat documents there are.
+type docWalk struct {
+	match, score, longs string
+	longDocs            int
+}
+
+// planWalk prepares the walk of a search for text (expanded), and the MATCH of its chats of one
+// document alone (chatDocMatch), which counts them.
+func planWalk(ctx context.Context, tx *sql.Tx, p *searchPlan, text *annals.TextExpr) (*docWalk, string, error) {
+	cols := p.docColumns()
+	match, err := ftsCompile(text, cols)
+	if err != nil {
+		return nil, "", err
+	}
+	anyQ, err := ftsCompile(anyOf(positiveTerms(text, nil)), cols)
+	if err != nil {
+		return nil, "", err
+	}
+	longs, longDocs, err := longChats(ctx, tx, text, cols, p.f.Chat)
+	if err != nil {
+		return nil, "", err
+	}
+	disjunction := isDisjunction(text)
+	w := &docWalk{match: walkMatch(match, anyQ, disjunction, p.f.Chat), longs: longJSON(longs), longDocs: longDocs, score: "NULL"}
+	if p.useEntries && p.f.Sort != annals.SortRecent {
+		w.score = "bm25(chat_fts, " + docWeights + ")"
+		if !disjunction {
+			// The walk's MATCH holds every positive phrase twice (the query's and anyQ's), and
+			// bm25 sums over the phrases of the MATCH, whichever side matched.
+			w.score += " / 2"
+		}
+	}
+	return w, chatDocMatch(match, p.f.Chat), nil
+}
+
+// candidates is step 1: the k newest matching chats, through the chat filters. The walk reads
+// the matching documents from the highest rowid down: every long chat's sealed blocks, then the
+// heads newest first, as far as k heads of chats of one document beyond the long chats'
+// documents. A long chat counts if it holds the query over its blocks (w.longs), scored by its
+// best document the walk met; one the walk did not reach is older than the k-th candidate.
+func candidates(w *docWalk, cw *where, k int) ([]string, []any) {
+	args := []any{w.match}
 	args = append(args, cw.Args...)
-	args = append(args, k, lj)
+	args = append(args, k+w.longDocs, k, w.longs)
 	args = append(args, cw.Args...)
 	args = append(args, k)
-	return []string{`short(pk, bb, k) AS MATERIALIZED (SELECT d.chat_pk, bm25(chat_fts, ` + docWeights + `), chat_fts.rowid
-		FROM chat_fts CROSS JOIN chat_docs d CROSS JOIN chats c
-		WHERE chat_fts MATCH ? AND d.doc = chat_fts.rowid AND c.pk = d.chat_pk AND ` + cw.SQL() + `
+	return []string{`walk(k, bb, pk, long) AS MATERIALIZED (SELECT chat_fts.rowid, ` + w.score + `, c.pk,
+			b.doc IS NOT NULL OR EXISTS (SELECT 1 FROM chat_blocks x WHERE x.chat_pk = c.pk)
+		FROM chat_fts LEFT JOIN chat_docs d ON d.doc = chat_fts.rowid LEFT JOIN chat_blocks b ON b.doc = chat_fts.rowid CROSS JOIN chats c
+		WHERE chat_fts MATCH ? AND c.pk = coalesce(d.chat_pk, b.chat_pk) AND ` + cw.SQL() + `
 		ORDER BY chat_fts.rowid DESC LIMIT ?)`,
-		`long(pk, bb, k) AS MATERIALIZED (SELECT c.pk, j.value ->> 1, d.doc FROM json_each(?) j CROSS JOIN chats c CROSS JOIN chat_docs d
-		WHERE c.pk = j.value ->> 0 AND d.chat_pk = c.pk AND ` + cw.SQL() + `)`,
+		`short(pk, bb, k) AS MATERIALIZED (SELECT pk, bb, k FROM walk WHERE NOT long ORDER BY k DESC LIMIT ?)`,
+		`lb(pk, bb) AS MATERIALIZED (SELECT pk, min(bb) FROM walk WHERE long GROUP BY pk)`,
+		`long(pk, bb, k) AS MATERIALIZED (SELECT c.pk, lb.bb, d.doc FROM json_each(?) j CROSS JOIN chats c CROSS JOIN chat_docs d
+			LEFT JOIN lb ON lb.pk = c.pk WHERE c.pk = j.value AND d.chat_pk = c.pk AND ` + cw.SQL() + `)`,
 		`cand(pk, bb) AS MATERIALIZED (SELECT pk, bb FROM (SELECT pk, bb, k FROM short UNION ALL SELECT pk, bb, k FROM long) ORDER BY k DESC LIMIT ?)`}, args
 }
 
 // rankChatDocs is steps 1 and 2: the page of chats and how many candidates there were.
-func (db *DB) rankChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, match, lj string, cw *where, pos []*annals.TextExpr, k, limit int) ([]docHit, candCounts, error) {
+func (db *DB) rankChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, w *docWalk, cw *where, pos []*annals.TextExpr, k, limit int) ([]docHit, candCounts, error) {
 	f := p.f
-	with, args := candidates(match, lj, cw, k)
+	with, args := candidates(w, cw, k)
 	from := `(SELECT pk, bb, NULL AS mb FROM cand) r`
 	if p.useMeta {
 		metaAny, err := ftsCompile(anyOf(pos), p.metaCols)
@@ -169,9 +205,6 @@ func (db *DB) rankChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, match
 			WHERE chats_fts MATCH ? AND +rowid IN (SELECT pk FROM cand))`)
 		args = append(args, metaAny)
 		from = `(SELECT r.pk AS pk, r.bb AS bb, m.mb AS mb FROM cand r LEFT JOIN meta m ON m.pk = r.pk) r`
-	}
-	if !p.useEntries {
-		with[0] = strings.Replace(with[0], "bm25(chat_fts, "+docWeights+")", "NULL", 1)
 	}
 	// The same blend as the entry-level ranking (SearchChats), with the chat document's bm25 (a
 	// long chat's best block's) in place of the best entry's; the number of matching entries is
@@ -201,7 +234,7 @@ func (db *DB) rankChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, match
 	// Past the end the page carries no counts: the long chats are counted, and the others
 	// counted afresh (as if the walk had been cut short).
 	n.short = k
-	lw, ls := candidates(match, lj, cw, k)
+	lw, ls := candidates(w, cw, k)
 	cq := "WITH " + strings.Join(lw, ", ") + " SELECT count(*) FROM long"
 	annals.TraceStatement(ctx, cq, ls)
 	err = tx.QueryRowContext(ctx, cq, ls...).Scan(&n.long)

@@ -10,9 +10,11 @@
 -- column of all its documents, so that a search can take the one-document chats newest first
 -- from the index and the few long chats apart (sqlite/search_blocks.go).
 --
--- Sealed blocks get rowids from -2^62 down, far from any chat's activity key. Their owner column
--- holds the owner tokens but not "archived": archiving rewrites the head only, and a search
--- checks a long chat's archived state on its row.
+-- Sealed blocks get rowids from 2^62 up, above any chat's activity key (until 2116), so a search
+-- walking its matches from the highest rowid down reads the long chats' blocks first, then the
+-- heads newest first, and stops early. Their owner column holds the owner tokens but not
+-- "archived": archiving rewrites the head only, and a search checks a long chat's archived
+-- state on its row.
 CREATE TABLE chat_blocks (
 	doc     INTEGER PRIMARY KEY,
 	chat_pk INTEGER NOT NULL,
