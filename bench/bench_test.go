@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -91,6 +92,9 @@ func checkSmokeRow(t *testing.T, r Row, sqlite3 bool) {
 	case r.Scenario == "ingest" && r.Case == "library (ingest.Ingest)":
 		if r.Rate <= 0 || r.Baseline == nil || r.Baseline.Rate <= 0 || r.Ratio <= 0 {
 			t.Errorf("library ingest row %+v lacks its rate, the raw baseline or the ratio", r)
+		}
+		if runtime.GOOS == "linux" && (r.CPURatio <= 0 || !strings.Contains(r.Note, "CPU per entry")) {
+			t.Errorf("library ingest row %+v lacks the ratio of CPU per entry", r)
 		}
 		if strings.Contains(r.Note, "differ") || strings.Contains(r.Note, "cannot compare") {
 			t.Errorf("the raw baseline wrote different rows than the library: %s", r.Note)

@@ -67,12 +67,25 @@ type ingestBest struct {
 	entries  int
 	duration time.Duration
 	rates    []string
+	// cpu is the least CPU time per entry of any run, for the sides measured in this process.
+	cpu time.Duration
 }
 
 func (s *ingestBest) record(entries int, d time.Duration) {
 	s.rates = append(s.rates, groupThousands(rate(entries, d)))
 	if s.duration == 0 || d < s.duration {
 		s.duration, s.entries = d, entries
+	}
+}
+
+// recordCPU notes a run's CPU time. CPU time, unlike wall time, hardly grows when other work
+// shares the machine, so the ratio of CPU per entry is the steadier comparison there.
+func (s *ingestBest) recordCPU(entries int, cpu time.Duration) {
+	if entries <= 0 || cpu <= 0 {
+		return
+	}
+	if per := cpu / time.Duration(entries); s.cpu == 0 || per < s.cpu {
+		s.cpu = per
 	}
 }
 
@@ -99,16 +112,20 @@ func (b *runner) ingestRawAndLibrary(ctx context.Context, scratch, libPath strin
 		of := fmt.Sprintf("run %d of %d", run+1, b.opts.IngestRuns)
 		removeDB(rawPath)
 		b.logf("ingest: raw baseline (plain SQL) into %s, %s", rawPath, of)
+		c0 := processCPU()
 		r, err := rawIngest(ctx, rawPath, b.data.corpusPath)
 		if err != nil {
 			return 0, fmt.Errorf("raw baseline: %w", err)
 		}
 		raw.record(r.entries, r.duration)
+		raw.recordCPU(r.entries, processCPU()-c0)
+		c0 = processCPU()
 		rep, err := b.libraryIngest(ctx, libPath, "ingest: library (ingest.Ingest), "+of)
 		if err != nil {
 			return 0, err
 		}
 		lib.record(rep.EntriesAppended, rep.Duration)
+		lib.recordCPU(rep.EntriesAppended, processCPU()-c0)
 		if b.opts.AnnalsBin != "" {
 			if cliLast, err = b.binaryIngest(ctx, scratch, of); err != nil {
 				return 0, err
@@ -123,6 +140,11 @@ func (b *runner) ingestRawAndLibrary(ctx context.Context, scratch, libPath strin
 		Baseline: &Baseline{Name: "raw", Rate: rawRate}, Ratio: ratio(libRate, rawRate),
 		Target: fmt.Sprintf(">= %.1fx", targetIngestRatio), Met: boolp(ratio(libRate, rawRate) >= targetIngestRatio),
 		Note: "validate + apply passes, no redaction" + lib.note()}
+	if raw.cpu > 0 && lib.cpu > 0 {
+		// For a rate, higher is better: the raw side's CPU per entry over the library's.
+		row.CPURatio = ratio(float64(raw.cpu), float64(lib.cpu))
+		row.Note += fmt.Sprintf("; CPU per entry %s (raw %s)", lib.cpu.Round(time.Microsecond), raw.cpu.Round(time.Microsecond))
+	}
 	if diff := compareDatabases(ctx, libPath, rawPath); diff != "" {
 		row.Note += "; raw rows differ: " + diff
 	}

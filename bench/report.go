@@ -87,7 +87,8 @@ type Row struct {
 	Baseline *Baseline `json:"baseline,omitempty"`
 	// Ratio is annals over the baseline: p50 wall time over the baseline's p50 for latencies
 	// (lower is better, 1 is parity), rate over the baseline's rate for throughput (higher is
-	// better). CPURatio compares median CPU times.
+	// better). CPURatio compares median CPU times for latencies, and for an ingest rate the
+	// baseline's least CPU time per entry over this row's (higher is better).
 	Ratio    float64 `json:"ratio,omitempty"`
 	CPURatio float64 `json:"cpu_ratio,omitempty"`
 	// Driver is the same SQL replayed through the same driver as the store, sampled in turn

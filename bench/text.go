@@ -69,14 +69,14 @@ func writeRates(w io.Writer, rates []Row) error {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tCASE\tBACKEND\tRATE\tUNIT\tBASELINE\tRATIO\tTARGET\tNOTE")
+	fmt.Fprintln(tw, "SCENARIO\tCASE\tBACKEND\tRATE\tUNIT\tBASELINE\tRATIO\tCPU\tTARGET\tNOTE")
 	for _, r := range rates {
 		base := "-"
 		if r.Baseline != nil && r.Baseline.Rate > 0 {
 			base = groupThousands(r.Baseline.Rate) + " (" + r.Baseline.Name + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, r.Case, r.Backend, groupThousands(r.Rate), r.Unit,
-			base, fmtRatio(r.Ratio), strings.TrimSpace(r.Target+" "+met(r)), r.Note)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, r.Case, r.Backend, groupThousands(r.Rate), r.Unit,
+			base, fmtRatio(r.Ratio), fmtRatio(r.CPURatio), strings.TrimSpace(r.Target+" "+met(r)), r.Note)
 	}
 	return tw.Flush()
 }
