@@ -158,7 +158,8 @@ func (s *Server) lcRelated(ctx context.Context, in *lcRequest) (any, error) {
 	var err error
 	switch {
 	case in.SessionID != "":
-		out.SourceSessionID = in.SessionID
+		// The reference echoes the chat's own id: the bare session id, however the client named it.
+		out.SourceSessionID = clientID(in.SessionID)
 		page, err = byID(in, "related", func(sel annals.ChatSelector) (*annals.RelatedPage, error) {
 			q := p
 			q.ChatID = sel.ID

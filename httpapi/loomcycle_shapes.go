@@ -184,13 +184,50 @@ func transcriptEvent(e *annals.Entry) LoomcycleEvent {
 		if ev.Type == "" {
 			ev.Type = string(e.Kind)
 		}
-		if t := strings.TrimSpace(e.Text); t != "" && json.Valid([]byte(t)) {
-			ev.Payload = json.RawMessage(t)
-		} else if e.Text != "" {
-			ev.Payload = text(e.Text)
-		}
+		ev.Payload = eventPayload(e)
 	}
 	return ev
+}
+
+// eventPayload is the payload of an entry kept as an event. For one the loomcycle importer
+// made, it is the payload as loomcycle stored it: the importer keeps the payload's fields in
+// metadata ("payload") and its text (or error, or message) as the entry's text, so the text is
+// put back beside them unless a field already holds it. Otherwise the entry's text stands for
+// the payload: as JSON when it is JSON, else as {"text"}.
+func eventPayload(e *annals.Entry) json.RawMessage {
+	if strings.HasPrefix(e.Channel, "loomcycle/") {
+		var meta struct {
+			Payload json.RawMessage `json:"payload"`
+		}
+		if json.Unmarshal(e.Metadata, &meta) == nil && len(meta.Payload) > 0 && string(meta.Payload) != "null" {
+			var fields map[string]json.RawMessage
+			if json.Unmarshal(meta.Payload, &fields) != nil {
+				return meta.Payload // stored as a JSON value other than an object
+			}
+			if e.Text != "" && !holdsText(fields, e.Text) {
+				fields["text"] = mustJSON(e.Text)
+			}
+			return mustJSON(fields)
+		}
+	}
+	if t := strings.TrimSpace(e.Text); t != "" && json.Valid([]byte(t)) {
+		return json.RawMessage(t)
+	} else if e.Text != "" {
+		return mustJSON(map[string]string{"text": e.Text})
+	}
+	return nil
+}
+
+// holdsText reports whether the payload's error or message field is text, where the importer
+// took the entry's text from when the payload had no text of its own.
+func holdsText(fields map[string]json.RawMessage, text string) bool {
+	for _, k := range []string{"error", "message"} {
+		var s string
+		if json.Unmarshal(fields[k], &s) == nil && s == text {
+			return true
+		}
+	}
+	return false
 }
 
 // clientRunID names a run as its client knows it: the loomcycle importer's run ids carry the
@@ -225,8 +262,9 @@ func mustJSON(v any) json.RawMessage {
 
 // conversationMarkdown is the reference's format:"conversation" rendering: the user turns and
 // the assistant's replies alone, each "### <speaker>\n\n<text>\n\n", nothing else. An assistant
-// turn runs until the next user message or tool call (where a loomcycle loop iteration ends), its
-// segments joined as the reference joins streamed text.
+// turn runs until the next user message, tool call or loomcycle done event (the end of a model
+// call, which the reference ends a turn at), its segments joined as the reference joins
+// streamed text.
 func conversationMarkdown(entries []*annals.Entry) string {
 	var b, asst strings.Builder
 	flush := func() {
@@ -246,6 +284,10 @@ func conversationMarkdown(entries []*annals.Entry) string {
 			asst.WriteString(e.Text)
 		case annals.KindTool:
 			flush()
+		case annals.KindEvent:
+			if e.Channel == "loomcycle/done" {
+				flush()
+			}
 		}
 	}
 	flush()
