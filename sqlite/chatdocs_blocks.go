@@ -7,12 +7,13 @@ import (
 )
 
 // Blocks of a chat's search document (migration 0010). The limits were chosen by measurement
-// (/tmp/bench/search_sqlite.md, docs/BENCHMARKS.md): an append re-tokenizes at most one block,
-// so they bound its cost (about 25 µs an entry at 1M), while every block is one more document a
-// search over a long chat reads.
+// at 1M entries (docs/BENCHMARKS.md): an append re-tokenizes at most one block, so they bound its
+// cost (about 25 µs an entry), while every search reads all the matching sealed blocks of the
+// long chats. At 256 entries 723 of 10,000 chats were long and a search cost up to 1.6x its CPU
+// time before blocks; at 1,024 only the chats of thousands of entries are, and it costs the same.
 const (
-	defaultBlockEntries = 256
-	defaultBlockBytes   = 256 << 10
+	defaultBlockEntries = 1024
+	defaultBlockBytes   = 1 << 20
 	// firstSealedDoc is the rowid of the first sealed block; later ones go up from it. Above
 	// every activity key (unix nanoseconds: until 2116), so a walk from the highest rowid down
 	// meets every sealed block before the first chat head.

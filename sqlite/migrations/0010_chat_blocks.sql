@@ -2,13 +2,14 @@
 -- block, not the whole chat (an append to a 10k-entry chat rebuilt 10k entries' text, issue 16).
 --
 -- A chat's entries are packed greedily, in entry order, into blocks of at most a fixed number of
--- entries and bytes (sqlite/chatdocs_blocks.go). Every block but the last is sealed: a document
--- of its own in chat_fts, listed in chat_blocks with the range of entry pks it holds, written
--- once and left alone by appends. The last block, the head, is the chat's document of 0007:
--- metadata, owner and archived tokens, rowid the chat's last activity (chat_docs), rewritten on
--- every change of the chat. A chat with sealed blocks carries the token "multi" in the owner
--- column of all its documents, so that a search can take the one-document chats newest first
--- from the index and the few long chats apart (sqlite/search_blocks.go).
+-- entries and bytes (1,024 and 1 MiB, sqlite/chatdocs_blocks.go). Every block but the last is
+-- sealed: a document of its own in chat_fts, listed in chat_blocks with the range of entry pks
+-- it holds, written once and left alone by appends. The last block, the head, is the chat's
+-- document of 0007: metadata, owner and archived tokens, rowid the chat's last activity
+-- (chat_docs), rewritten on every change of the chat. A chat with sealed blocks carries the
+-- token "multi" in the owner column of all its documents, so that a search can count the
+-- one-document chats from the index alone and match the few long chats apart
+-- (sqlite/search_blocks.go).
 --
 -- Sealed blocks get rowids from 2^62 up, above any chat's activity key (until 2116), so a search
 -- walking its matches from the highest rowid down reads the long chats' blocks first, then the
