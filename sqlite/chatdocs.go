@@ -87,7 +87,7 @@ func flushChatDocsIn(ctx context.Context, tx *sql.Tx, bound int64, lim blockLimi
 // after the last sealed block, and the owner tokens, "multi" for a chat with sealed blocks and
 // "archived" for an archived one.
 func buildHeads(ctx context.Context, tx *sql.Tx, bound int64) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO chat_fts (rowid, title, description, summary, tags, text, reasoning, tool_name, tool_args, tool_result, owner)
+	_, err := tx.ExecContext(ctx, `WITH `+headsCTE+` INSERT INTO chat_fts (rowid, title, description, summary, tags, text, reasoning, tool_name, tool_args, tool_result, owner)
 		SELECT d.doc, c.title, c.description, c.summary, c.tags, x.text, x.reasoning, x.tool_name, x.tool_args, x.tool_result,
 			`+ownerTokens+` || CASE WHEN EXISTS (SELECT 1 FROM chat_blocks b WHERE b.chat_pk = c.pk) THEN ' multi' ELSE '' END
 			|| CASE WHEN c.archived_at IS NULL THEN '' ELSE ' archived' END
@@ -95,8 +95,7 @@ func buildHeads(ctx context.Context, tx *sql.Tx, bound int64) error {
 		LEFT JOIN (SELECT e.chat_pk, group_concat(nullif(e.text, ''), ?1) AS text, group_concat(nullif(e.reasoning, ''), ?1) AS reasoning,
 				group_concat(nullif(e.tool_name, ''), ?1) AS tool_name, group_concat(nullif(e.tool_args, ''), ?1) AS tool_args,
 				group_concat(nullif(e.tool_result, ''), ?1) AS tool_result
-			FROM chats c JOIN entries e ON e.chat_pk = c.pk AND e.pk > `+headLo+`
-			WHERE c.pk IN (SELECT chat_pk FROM chat_docs_dirty WHERE chat_pk <= ?2) GROUP BY e.chat_pk) x ON x.chat_pk = c.pk
+			FROM heads h `+headEntries+` GROUP BY e.chat_pk) x ON x.chat_pk = c.pk
 		WHERE c.pk IN (SELECT chat_pk FROM chat_docs_dirty WHERE chat_pk <= ?2)`, entrySeparator, bound)
 	return storeErrOrNil("chat documents: build", err)
 }

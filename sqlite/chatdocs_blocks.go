@@ -43,6 +43,17 @@ const ownerTokens = `'t' || hex(c.tenant_id) || ' u' || hex(c.user_id) || ' a' |
 // headLo is the pk after which chat c's head block starts: its last sealed block's end.
 const headLo = `coalesce((SELECT max(b.hi) FROM chat_blocks b WHERE b.chat_pk = c.pk), 0)`
 
+// headsCTE is heads(pk, lo, seq): every dirty chat with pk <= ?2, the pk its head starts after
+// and that entry's seq. The head's entries are read through the (chat_pk, seq) index from seq
+// on, so an append to a long chat reads its head and not the chat: a chat's seqs grow with its
+// pks (an append numbers after the last seq, a truncation removes the tail), and the pk test
+// stays as well.
+const headsCTE = `heads(pk, lo, seq) AS MATERIALIZED (SELECT h.pk, h.lo, coalesce((SELECT e.seq FROM entries e WHERE e.pk = h.lo), -1)
+	FROM (SELECT c.pk AS pk, ` + headLo + ` AS lo FROM chats c WHERE c.pk IN (SELECT chat_pk FROM chat_docs_dirty WHERE chat_pk <= ?2)) h)`
+
+// headEntries joins a head's entries (alias e) to heads h.
+const headEntries = `JOIN entries e ON e.chat_pk = h.pk AND e.seq > h.seq AND e.pk > h.lo`
+
 // dropSealedBlocks removes the sealed blocks of the fully dirty chats (pk <= bound), which are
 // then rebuilt from their first entry.
 func dropSealedBlocks(ctx context.Context, tx *sql.Tx, bound int64) error {
@@ -63,10 +74,9 @@ func dropSealedBlocks(ctx context.Context, tx *sql.Tx, bound int64) error {
 // document of its own. Greedy packing from a block's start does not depend on what comes after
 // the block, so sealing as a chat grows gives the blocks a build from scratch gives.
 func sealBlocks(ctx context.Context, tx *sql.Tx, bound int64, lim blockLimits) error {
-	rows, err := tx.QueryContext(ctx, `SELECT c.pk, `+headLo+` FROM chats c
-		WHERE c.pk IN (SELECT chat_pk FROM chat_docs_dirty WHERE chat_pk <= ?)
-		AND (SELECT count(*) > ? OR sum(`+entryBytes+`) > ? FROM entries e WHERE e.chat_pk = c.pk AND e.pk > `+headLo+`)`,
-		bound, lim.maxEntries, lim.maxBytes)
+	rows, err := tx.QueryContext(ctx, `WITH `+headsCTE+` SELECT h.pk, h.lo FROM heads h `+headEntries+`
+		GROUP BY h.pk HAVING count(*) > ?3 OR sum(`+entryBytes+`) > ?4`,
+		nil, bound, lim.maxEntries, lim.maxBytes)
 	if err != nil {
 		return storeErr("chat documents: heads", err)
 	}
