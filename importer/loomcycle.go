@@ -131,7 +131,7 @@ type lcColumns struct {
 func lcReadColumns(ctx context.Context, q lcQuerier, d lcDialect) (*lcColumns, error) {
 	var cols [3]map[string]bool
 	for i, table := range []string{"sessions", "runs", "events"} {
-		m, err := lcTableColumns(ctx, q, d, table)
+		m, err := queryColumns(ctx, q, d.columns, table)
 		if err != nil {
 			return nil, fmt.Errorf("loomcycle: %w", err)
 		}

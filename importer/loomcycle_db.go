@@ -99,24 +99,6 @@ func lcOpen(ctx context.Context, src *Source) (q lcQuerier, d lcDialect, done fu
 	return tx, lcPostgres, func() { _ = tx.Rollback(); db.Close() }, nil
 }
 
-// lcTableColumns lists the columns of table.
-func lcTableColumns(ctx context.Context, q lcQuerier, d lcDialect, table string) (map[string]bool, error) {
-	rows, err := q.QueryContext(ctx, d.columns, table)
-	if err != nil {
-		return nil, fmt.Errorf("reading the columns of %s: %w", table, err)
-	}
-	defer rows.Close()
-	out := map[string]bool{}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, fmt.Errorf("reading the columns of %s: %w", table, err)
-		}
-		out[strings.ToLower(name)] = true
-	}
-	return out, rows.Err()
-}
-
 // lcReadTable reads a whole table in the dialect's order, each row a map (see rowMap).
 func lcReadTable(ctx context.Context, q lcQuerier, d lcDialect, c *lcColumns, table string) ([]map[string]any, error) {
 	sel := "*"

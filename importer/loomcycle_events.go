@@ -173,7 +173,7 @@ func (b *lcBuilder) toolResult(e *annals.Entry, p jsonObject) {
 	if call := b.open[callID]; callID != "" && call != nil {
 		// The result's own event and time stay on the call, next to what else it carried.
 		call.Tool.Result, call.Tool.Outcome = res, outcome
-		call.Metadata = lcMergeMeta(call.Metadata, map[string]any{"result": rest, "result_event": e.ID, "result_time": e.Time.Format(time.RFC3339Nano)})
+		call.Metadata = mergeMeta(call.Metadata, map[string]any{"result": rest, "result_event": e.ID, "result_time": e.Time.Format(time.RFC3339Nano)})
 		delete(b.open, callID)
 		return
 	}
@@ -207,7 +207,7 @@ func (b *lcBuilder) done(e *annals.Entry, raw string, p jsonObject) {
 	}
 	b.event(e, "done", raw, p)
 	if signed {
-		e.Metadata = lcMergeMeta(e.Metadata, map[string]any{"encrypted_reasoning": true})
+		e.Metadata = mergeMeta(e.Metadata, map[string]any{"encrypted_reasoning": true})
 	}
 	b.turn, b.thought = nil, false
 }
@@ -254,23 +254,6 @@ func (b *lcBuilder) event(e *annals.Entry, typ, raw string, p jsonObject) {
 		e.Metadata = safeMeta(map[string]any{"payload": payload})
 	}
 	b.push(e)
-}
-
-// lcMergeMeta sets the keys of add in a marshalled metadata object (a nil value sets none).
-func lcMergeMeta(meta json.RawMessage, add map[string]any) json.RawMessage {
-	m := map[string]any{}
-	if len(meta) > 0 {
-		var old map[string]json.RawMessage
-		if json.Unmarshal(meta, &old) == nil {
-			for k, raw := range old {
-				m[k] = raw
-			}
-		}
-	}
-	for k, v := range add {
-		m[k] = v
-	}
-	return safeMeta(m)
 }
 
 // lcSegment is one segment of a user_input payload (loomcycle's loop.PromptSegment).

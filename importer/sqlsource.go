@@ -89,7 +89,16 @@ func detectSQLiteTables(path string, head []byte, tables ...string) bool {
 // tableColumns returns the lowercased column names of table (bound as a parameter of
 // pragma_table_info, never spliced into SQL).
 func tableColumns(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
-	rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
+	return queryColumns(ctx, db, `SELECT name FROM pragma_table_info(?)`, table)
+}
+
+// queryColumns runs query, which lists a table's column names with the table as its one
+// parameter (SQLite's pragma_table_info, PostgreSQL's information_schema), and returns them
+// lowercased.
+func queryColumns(ctx context.Context, q interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}, query, table string) (map[string]bool, error) {
+	rows, err := q.QueryContext(ctx, query, table)
 	if err != nil {
 		return nil, fmt.Errorf("reading the columns of %s: %w", table, err)
 	}
