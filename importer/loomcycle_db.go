@@ -94,7 +94,8 @@ func lcOpen(ctx context.Context, src *Source) (q lcQuerier, d lcDialect, done fu
 	tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 	if err != nil {
 		db.Close()
-		return nil, d, nil, fmt.Errorf("connecting to %s: %w", src.Path, err)
+		// The source is named by whoever reports this (never with its password): not again here.
+		return nil, d, nil, fmt.Errorf("connecting to the server: %w", err)
 	}
 	return tx, lcPostgres, func() { _ = tx.Rollback(); db.Close() }, nil
 }
