@@ -31,8 +31,8 @@ func BenchmarkSearchShapes(b *testing.B) {
 		repackLongChats(b, s.(*sqlite.DB), int64(n))
 	}
 	term := func(tokens ...string) *annals.TextExpr { return &annals.TextExpr{Op: annals.TextTerm, Tokens: tokens} }
-	prefix := term("mediumt")
-	prefix.Prefix = true
+	prefix, invoic := term("mediumt"), term("invoic")
+	prefix.Prefix, invoic.Prefix = true, true
 	shapes := []struct {
 		name string
 		text *annals.TextExpr
@@ -41,6 +41,8 @@ func BenchmarkSearchShapes(b *testing.B) {
 		{"common", term(corpus.CommonTerm)},
 		{"and", &annals.TextExpr{Op: annals.TextAnd, Items: []*annals.TextExpr{term(corpus.MediumTerm), term(corpus.CommonTerm)}}},
 		{"prefix", prefix}, {"phrase", term("the", "test")},
+		// The prefix and phrase of the bench's search scenario (bench/search.go).
+		{"prefix-invoic", invoic}, {"phrase-traceback", term("most", "recent", "call", "last")},
 	}
 	for _, sort := range []string{annals.SortRelevance, annals.SortRecent} {
 		for _, sh := range shapes {
