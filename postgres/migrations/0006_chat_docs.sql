@@ -32,8 +32,11 @@ CREATE INDEX chat_docs_tsv ON chat_docs USING gin (tsv) WITH (gin_pending_list_l
 -- annals_refresh_chat_doc brings one chat's document up to date with its entries: the entries
 -- past the newest part's upto are merged into the part they fall in (the last one, or new
 -- ones). So it is both the update after an append and, for a chat whose parts were deleted (a
--- truncate, a rescan, this migration), the full build.
-CREATE FUNCTION annals_refresh_chat_doc(chat bigint) RETURNS void LANGUAGE sql AS $fn$
+-- truncate, a rescan, this migration), the full build. PL/pgSQL rather than SQL, because a
+-- PL/pgSQL function keeps its statement's plan for the session: planning this one costs ~10 ms,
+-- which every capture would pay again for every chat it appends to.
+CREATE FUNCTION annals_refresh_chat_doc(chat bigint) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
 WITH st AS (
 	SELECT coalesce(max(upto), 0) AS upto, coalesce(max(bytes), 0) AS bytes FROM chat_docs WHERE chat_pk = chat),
 fresh AS (
@@ -57,15 +60,16 @@ lexemes AS (
 		|| CASE WHEN n >= 8 THEN ' '' 8' || q || '''' ELSE '' END
 		|| CASE WHEN n >= 16 THEN ' '' 16' || q || '''' ELSE '' END AS lex
 	FROM quoted),
+docs AS (SELECT part, string_agg(lex, ' ') AS lex FROM lexemes GROUP BY part),
 owner AS (
 	SELECT tenant_id, ''' t' || encode(sha256(convert_to(tenant_id, 'UTF8')), 'hex') || ''' '' u' || encode(sha256(convert_to(user_id, 'UTF8')), 'hex')
 		|| ''' '' a' || encode(sha256(convert_to(agent_id, 'UTF8')), 'hex') || '''' AS lex
 	FROM chats WHERE pk = chat)
 INSERT INTO chat_docs (chat_pk, part, tenant_id, upto, bytes, tsv)
-SELECT chat, p.part, o.tenant_id, p.upto, p.bytes,
-	(o.lex || coalesce(' ' || (SELECT string_agg(l.lex, ' ') FROM lexemes l WHERE l.part = p.part), ''))::tsvector
-FROM parts p CROSS JOIN owner o
-ON CONFLICT (chat_pk, part) DO UPDATE SET upto = excluded.upto, bytes = excluded.bytes, tsv = excluded.tsv
+SELECT chat, p.part, o.tenant_id, p.upto, p.bytes, (o.lex || coalesce(' ' || d.lex, ''))::tsvector
+FROM parts p CROSS JOIN owner o LEFT JOIN docs d ON d.part = p.part
+ON CONFLICT (chat_pk, part) DO UPDATE SET upto = excluded.upto, bytes = excluded.bytes, tsv = excluded.tsv;
+END
 $fn$;
 
 -- What a search reads of every matching chat (activity order, size), without the chat
