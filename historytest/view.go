@@ -593,7 +593,7 @@ func testQueryView(t *testing.T, open Opener) {
 		}
 		f.wantInvalid(t, tenantA, `{"kind":"search","select":{"tool_results":{"truncate":-1}}}`, "truncate")
 		f.wantInvalid(t, tenantA, `{"kind":"search","select":{"tool_results":"some"}}`, "tool_results")
-		f.wantInvalid(t, tenantA, `{"kind":"search","select":{"tool_results":{"truncate":1,"x":2}}}`, "tool_results")
+		f.wantInvalid(t, tenantA, `{"kind":"search","select":{"tool_results":{"truncate":1,"x":2}},"annals":{"strict":true}}`, "tool_results")
 	})
 
 	t.Run("TenantIsolationForEveryKind", func(t *testing.T) {
@@ -662,11 +662,29 @@ func testQueryView(t *testing.T, open Opener) {
 	})
 
 	t.Run("StrictDecoding", func(t *testing.T) {
-		f.wantInvalid(t, tenantA, `{"kind":"agents","tenant_id":"B"}`, `"tenant_id"`, "kind agents takes")
-		f.wantInvalid(t, tenantA, `{"kind":"agents","session":"a-main"}`, `"session"`)
-		f.wantInvalid(t, tenantA, `{"kind":"search","filter":{"channel":"x"}}`, `"filter.channel"`, "channels")
-		f.wantInvalid(t, tenantA, `{"kind":"search","select":{"tools":true}}`, `"select.tools"`)
-		f.wantInvalid(t, tenantA, `{"kind":"search","page":{"offset":1}}`, `"page.offset"`)
+		// With annals.strict, unknown fields are refused by name at every level; without it they
+		// are ignored, as the reference ignores them (it reads the fields it knows from a dict):
+		// the answer is the one without them, and a wire owner never widens anything.
+		strict := func(body string) string { return strings.TrimSuffix(body, "}") + `,"annals":{"strict":true}}` }
+		for _, c := range []struct{ body, plain, mention string }{
+			{`{"kind":"agents","tenant_id":"B"}`, `{"kind":"agents"}`, `"tenant_id"`},
+			{`{"kind":"agents","session":"a-main"}`, `{"kind":"agents"}`, `"session"`},
+			{`{"kind":"search","filter":{"channel":"x"}}`, `{"kind":"search","filter":{}}`, `"filter.channel"`},
+			{`{"kind":"search","select":{"tools":true}}`, `{"kind":"search"}`, `"select.tools"`},
+			{`{"kind":"search","page":{"offset":1}}`, `{"kind":"search"}`, `"page.offset"`},
+			{`{"kind":"search","page":{"Limit":1}}`, `{"kind":"search"}`, `"page.Limit"`},
+			{`{"kind":"search","select":{"tool_results":{"truncate":1,"x":2}}}`, `{"kind":"search","select":{"tool_results":{"truncate":1}}}`, "tool_results"},
+		} {
+			f.wantInvalid(t, tenantA, strict(c.body), c.mention)
+			got, err := json.Marshal(f.query(t, tenantA, c.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := json.Marshal(f.query(t, tenantA, c.plain))
+			if string(got) != string(want) {
+				t.Errorf("%s answered %.200s, want the answer without the unknown field %.200s", c.body, got, want)
+			}
+		}
 		f.wantInvalid(t, tenantA, `{"kind":"search","filter":{"since":1}}`, `"filter.since"`, "string")
 		f.wantInvalid(t, tenantA, `{"kind":"sessions","limit":"ten"}`, `"limit"`, "integer")
 		f.wantInvalid(t, tenantA, `{"kind":"teleport"}`, `"teleport"`, "agents, sessions, transcript, conversation, search")

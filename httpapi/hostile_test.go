@@ -78,8 +78,9 @@ func TestBodiesMustBeExactUTF8JSON(t *testing.T) {
 		{"/v1/capture", `{"ops":[{"append":{"chat_id":"a1","Entries":[]}}]}`, "case-sensitive"},
 		{"/v1/sessions", `{"id":"d1","title":"one","title":"two"}`, "twice"},
 		{"/v1/sessions/a1/entries", `{"id":"e9","kind":"user","text":"a","text":"b"}`, "twice"},
-		{"/query", `{"kind":"search","filter":{"TEXT":"reactor"}}`, "case-sensitive"},
-		{"/query", `{"kind":"search","page":{"LIMIT":1}}`, "case-sensitive"},
+		{"/query", `{"kind":"search","filter":{"TEXT":"reactor"},"annals":{"strict":true}}`, "case-sensitive"},
+		{"/query", `{"kind":"search","page":{"LIMIT":1},"annals":{"strict":true}}`, "case-sensitive"},
+		{"/query", `{"kind":"search","filter":{"text":"a","text":"b"}}`, "twice"},
 	} {
 		r := f.do("POST", tc.path, f.keyA, tc.body)
 		if r.status != http.StatusBadRequest || !strings.Contains(r.errorOf(t).Message, tc.mention) {

@@ -275,7 +275,7 @@ func TestMalformedRequestsGetTheRightStatusAndAClearMessage(t *testing.T) {
 		{"wrong type", "POST", "/v1/history", `{"op":"list","limit":"3"}`, 400, "invalid", `"limit"`},
 		{"two values", "POST", "/v1/history", `{"op":"list"} {"op":"list"}`, 400, "invalid", "more than one JSON value"},
 		{"unknown enum", "POST", "/v1/history", `{"op":"list","status":"done"}`, 400, "invalid", "want one of: running"},
-		{"view unknown field", "POST", "/query", `{"kind":"agents","x":1}`, 400, "invalid", `unknown field "x"`},
+		{"view unknown field", "POST", "/query", `{"kind":"agents","x":1,"annals":{"strict":true}}`, 400, "invalid", `unknown field "x"`},
 		{"chat unknown field", "POST", "/v1/sessions", `{"id":"n1","titel":"x"}`, 400, "invalid", `unknown field "titel"`},
 		{"chat wrong type", "POST", "/v1/sessions", `{"id":"n1","tags":"x"}`, 400, "invalid", "chat.tags"},
 		{"entry unknown kind", "POST", "/v1/sessions/a1/entries", `{"entries":[{"id":"e9","kind":"answer"}]}`, 400, "invalid", `entries[0]: entry.kind: unknown entry kind "answer"`},

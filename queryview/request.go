@@ -65,6 +65,8 @@ type AgentsRequest struct {
 	// Limit is accepted and ignored, as the reference does: its UI probes liveness with
 	// {"kind":"agents","limit":"1"}.
 	Limit Int `json:"limit,omitempty"`
+	// Annals holds annals's own options (opt-in; see Options).
+	Annals *Options `json:"annals,omitempty"`
 }
 
 // SessionsRequest asks for sessions in scope, most recent activity first.
@@ -75,6 +77,8 @@ type SessionsRequest struct {
 	Agent string `json:"agent,omitempty"`
 	// Limit: 0 means 500 (the reference's page); capped at 1000; below 0 means 1.
 	Limit Int `json:"limit,omitempty"`
+	// Annals holds annals's own options (opt-in; see Options).
+	Annals *Options `json:"annals,omitempty"`
 }
 
 // TranscriptRequest asks for a page of one session, paging backwards.
@@ -88,6 +92,8 @@ type TranscriptRequest struct {
 	// 0 starts at the newest message; below 0 nothing comes before it.
 	BeforeID Int     `json:"before_id,omitempty"`
 	Select   *Select `json:"select,omitempty"`
+	// Annals holds annals's own options (opt-in; see Options).
+	Annals *Options `json:"annals,omitempty"`
 }
 
 // ConversationRequest asks for the messages sharing a correlation id, in every session in scope.
@@ -100,6 +106,8 @@ type ConversationRequest struct {
 	// Cursor is the cursor of the previous answer.
 	Cursor string  `json:"cursor,omitempty"`
 	Select *Select `json:"select,omitempty"`
+	// Annals holds annals's own options (opt-in; see Options).
+	Annals *Options `json:"annals,omitempty"`
 }
 
 // SearchRequest is the query DSL: filter x projection x pagination.
@@ -109,6 +117,8 @@ type SearchRequest struct {
 	Filter *Filter `json:"filter,omitempty"`
 	Select *Select `json:"select,omitempty"`
 	Page   *Page   `json:"page,omitempty"`
+	// Annals holds annals's own options (opt-in; see Options).
+	Annals *Options `json:"annals,omitempty"`
 }
 
 // Involvement values of a search filter.
@@ -263,8 +273,19 @@ func decode(body io.Reader) (any, error) {
 	default:
 		return nil, annals.Errorf(annals.EINVALID, "unknown kind %q (want one of: %s)", kind, strings.Join(Kinds(), ", "))
 	}
-	if err := strictjson.Check(raw, req); err != nil {
-		return nil, err
+	// Like the reference, a query's unknown fields (and names in another case) are ignored
+	// unless annals.strict asks for them to be refused by name. Either way the text must be
+	// valid UTF-8 and no field may be given twice: which of two values counts is no question a
+	// query should leave to the parser.
+	if strictRequested(raw) {
+		if err := strictjson.Check(raw, req); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := strictjson.Check(raw, nil); err != nil {
+			return nil, err
+		}
+		raw = prune(raw, reflect.TypeOf(req))
 	}
 	// Fields of another kind are unknown here too: the message names the kind asked for.
 	if err := strictObject(raw, req, "", "kind "+kind); err != nil {
