@@ -9,15 +9,17 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// Chat search over the chat documents (migration 0007): rank chats, not entries.
+// Chat search over the chat documents (migrations 0007 and 0010): rank chats, not entries.
 //
 //  1. cand: walk the chat index's MATCH, narrowed to the caller's owner tokens, in descending
-//     rowid (= last activity), through the chat filters, and stop after rankCandidates chats
-//     (or the page, if it reaches further). FTS5 intersects the query with the owner before a
-//     row is produced, and bm25 is computed only for the rows returned, so the cost grows with
-//     the candidates, not with the matches, and a tenant never scores another tenant's chats.
-//  2. rank the candidates: the chat document's bm25 (entry fields), the metadata's bm25 from
-//     chats_fts, recency; take the page.
+//     rowid (the long chats' sealed blocks, then the chat heads by last activity), through the
+//     chat filters, and stop after rankCandidates chats (or the page, if it reaches further);
+//     the long chats' matches over their blocks come from search_blocks.go. FTS5 intersects the
+//     query with the owner before a row is produced, and bm25 is computed only for the rows
+//     returned, so the cost grows with the candidates (and the long chats' documents), not
+//     with the matches, and a tenant never scores another tenant's chats.
+//  2. rank the candidates: the chat document's bm25 (entry fields; a long chat's best block),
+//     the metadata's bm25 from chats_fts, recency; take the page.
 //  3. pageHits: for the page's chats only, their matching entries from the entry index, within
 //     each chat's rowid range: the match count and the best entries' snippets.
 //
