@@ -198,12 +198,30 @@ func (f loomcycle) session(c *lcColumns, sm map[string]any, sid string, srs []*l
 	if err := emitEntries(chatID, b.entries, out); err != nil {
 		return err
 	}
+	if m, ok := out.(ProvisionalMarker); ok {
+		if e := b.provisional(f.liveRuns(c, srs)); e != nil {
+			m.MarkProvisional(chatID, e.ID)
+		}
+	}
 	for _, run := range srs {
 		if err := out.Emit(annals.CaptureOp{Run: f.run(c, run, chatID)}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// liveRuns are the annals ids of the runs still going (running, or awaiting input): what they
+// recorded so far may still change.
+func (f loomcycle) liveRuns(c *lcColumns, srs []*lcRun) map[string]bool {
+	live := map[string]bool{}
+	for _, run := range srs {
+		switch loomcycleStatus(colString(run.row, c.r.status)) {
+		case annals.StatusRunning, annals.StatusAwaitingInput:
+			live[f.runID(run.id)] = true
+		}
+	}
+	return live
 }
 
 // run maps a runs row.

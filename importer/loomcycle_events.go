@@ -69,6 +69,21 @@ func (b *lcBuilder) add(ev *lcEvent, payload string) {
 	}
 }
 
+// provisional returns the session's first entry that a live run may still change, or nil: a
+// tool call whose result has not come, or the assistant entry of a model call that has not
+// ended (more deltas, or its done's reasoning, land on it). Call it after the last event.
+func (b *lcBuilder) provisional(live map[string]bool) *annals.Entry {
+	for _, e := range b.entries {
+		if !live[e.RunID] {
+			continue
+		}
+		if e == b.turn || e.Kind == annals.KindTool && e.Tool != nil && b.open[e.Tool.CallID] == e {
+			return e
+		}
+	}
+	return nil
+}
+
 // push appends an entry to the session's transcript.
 func (b *lcBuilder) push(e *annals.Entry) {
 	b.entries = append(b.entries, e)

@@ -31,6 +31,7 @@ type output struct {
 
 	sinceCP    map[string]string
 	sinceOrder []string
+	marks      provisionalMarks // what a FileParser marked provisional (provisional.go)
 
 	// held are the ops of chats whose creation waits for a title to derive (titles.go):
 	// a chat without a title is held until its first real prompt names it.

@@ -143,23 +143,27 @@ func (im *Importer) readWhole(ctx context.Context, p FileParser, src *Source, fi
 	if src.DSN != "" {
 		// A database server has no content to hash: it is read whole every time, and the
 		// entries already stored are skipped by id.
-		if err := p.ParseFile(ctx, src, out); err != nil {
-			return fmt.Errorf("%s: %w", src.Path, err)
-		}
-		return nil
+		return parseWhole(ctx, p, src, next, out)
 	}
 	sum, err := fingerprint(src.Path, fi)
 	if err != nil {
 		return err
 	}
 	next.Hash = sum
-	if prev != nil && prev.Hash == sum && prev.LastError == "" && prev.GoneAt == nil {
-		// Touched but not changed: remember the new size and time, read nothing.
+	if prev != nil && prev.Hash == sum && prev.LastError == "" && prev.GoneAt == nil && len(prev.Provisional) == 0 {
+		// Touched but not changed: remember the new size and time, read nothing. (Provisional
+		// entries were removed before this read, so a source holding some is read again.)
 		return errUnchanged
 	}
+	return parseWhole(ctx, p, src, next, out)
+}
+
+// parseWhole parses a FileParser source and keeps what it marked provisional.
+func parseWhole(ctx context.Context, p FileParser, src *Source, next *annals.ImportSource, out *output) error {
 	if err := p.ParseFile(ctx, src, out); err != nil {
 		return fmt.Errorf("%s: %w", src.Path, err)
 	}
+	next.Provisional = out.markedProvisional()
 	return nil
 }
 

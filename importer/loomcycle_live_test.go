@@ -1,0 +1,149 @@
+package importer_test
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer"
+	"github.com/annals-dev/annals/importer/loomcycletest"
+	"github.com/annals-dev/annals/sqlite"
+)
+
+// A loomcycle database imported while a run is still going, then again once it has gone on,
+// ends up as the whole database imported once: a tool call imported before its result lands
+// gets the result, and a reply imported mid-stream gets the rest of its text.
+func TestLoomcycleLiveRunImportedTwiceEndsAsOnce(t *testing.T) {
+	// With two sessions of four turns, session 1's last run is still awaiting input.
+	opts := loomcycletest.Options{Sessions: 2, Turns: 4}
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full.db")
+	db, _, err := loomcycletest.GenerateSQLite(full, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := loomcycletest.RunID(1, opts.Turns-1)
+	cuts := map[string]string{
+		"after its last tool call":   `SELECT MAX(seq) FROM events WHERE run_id = ? AND type = 'tool_call'`,
+		"after its first text delta": `SELECT MIN(seq) FROM events WHERE run_id = ? AND type = 'text'`,
+	}
+	cutAt := map[string]int64{}
+	for name, q := range cuts {
+		var seq sql.NullInt64
+		if err := db.QueryRow(q, live).Scan(&seq); err != nil || !seq.Valid {
+			t.Fatalf("%s: no such event in run %s (%v): the generator changed", name, live, err)
+		}
+		cutAt[name] = seq.Int64
+	}
+	db.Close()
+	want := takeSnapshot(t, importOnce(t, full))
+	for name, seq := range cutAt {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "live.db")
+			copyFile(t, full, path)
+			saved := cutEvents(t, path, loomcycletest.SessionID(1), seq)
+			store := mustOpenDB(t)
+			im := newImporter(store, importer.Options{Formats: []importer.Format{format(t, "loomcycle")}})
+			importAll(t, im, path)
+			restoreEvents(t, path, saved)
+			importAll(t, im, path)
+			got := takeSnapshot(t, store)
+			for id, es := range want.Entries {
+				g, w := entryFacts(got.Entries[id]), entryFacts(es)
+				for i := 0; i < max(len(g), len(w)); i++ {
+					if i >= len(g) || i >= len(w) || g[i] != w[i] {
+						t.Errorf("%s: %d entries imported while live, then again; %d imported once; first difference at %d:\n%v\nwant\n%v", id, len(g), len(w), i, at(g, i), at(w, i))
+						break
+					}
+				}
+			}
+		})
+	}
+}
+
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return "(none)"
+}
+
+func importOnce(t *testing.T, path string) *sqlite.DB {
+	t.Helper()
+	store := mustOpenDB(t)
+	importAll(t, newImporter(store, importer.Options{Formats: []importer.Format{format(t, "loomcycle")}}), path)
+	return store
+}
+
+// entryFacts is what a reader sees of entries, one line each.
+func entryFacts(es []*annals.Entry) []string {
+	var out []string
+	for _, e := range es {
+		s := fmt.Sprintf("%d %s %s %q %q %s %s", e.Seq, e.ID, e.Kind, e.Text, e.Reasoning, e.Time.Format(time.RFC3339Nano), e.Metadata)
+		if e.Tool != nil {
+			s += fmt.Sprintf(" tool %s %s %q %s", e.Tool.Name, e.Tool.CallID, e.Tool.Result, e.Tool.Outcome)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// cutEvents removes the events of session sid after seq, as if the runtime had not written
+// them yet, and returns them.
+func cutEvents(t *testing.T, path, sid string, seq int64) [][]any {
+	t.Helper()
+	db := openLC(t, path)
+	defer db.Close()
+	rows, err := db.Query(`SELECT seq, session_id, run_id, ts, type, payload FROM events WHERE session_id = ? AND seq > ? ORDER BY seq`, sid, seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved [][]any
+	for rows.Next() {
+		var seq, ts int64
+		var sess, run, typ string
+		var payload []byte
+		if err := rows.Scan(&seq, &sess, &run, &ts, &typ, &payload); err != nil {
+			t.Fatal(err)
+		}
+		saved = append(saved, []any{seq, sess, run, ts, typ, payload})
+	}
+	rows.Close()
+	if len(saved) == 0 {
+		t.Fatal("nothing after the cut")
+	}
+	if _, err := db.Exec(`DELETE FROM events WHERE session_id = ? AND seq > ?`, sid, seq); err != nil {
+		t.Fatal(err)
+	}
+	return saved
+}
+
+// restoreEvents writes the cut events back, as the runtime goes on, and moves the file's time
+// on so the import sees it changed.
+func restoreEvents(t *testing.T, path string, saved [][]any) {
+	t.Helper()
+	db := openLC(t, path)
+	for _, r := range saved {
+		if _, err := db.Exec(`INSERT INTO events (seq, session_id, run_id, ts, type, payload) VALUES (?, ?, ?, ?, ?, ?)`, r...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(path, later, later); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func openLC(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
