@@ -148,3 +148,17 @@ func TestLoomcycleRelatedEchoesTheSessionID(t *testing.T) {
 		}
 	}
 }
+
+// An assistant entry that holds both reasoning and text (the importer merges a model call's
+// thinking and text deltas into one) keeps the reasoning in its text event.
+func TestLoomcycleTextEventKeepsItsReasoning(t *testing.T) {
+	l := newLCEnv(t, "sqlite")
+	l.must(http.StatusOK, "POST", "/v1/ingest", l.admin,
+		`{"type":"entry","chat_id":"loomcycle:s_alpha","id":"r1","kind":"assistant","text":"Use a TTL.","reasoning":"Caches go stale."}`+"\n")
+	ans := l.call(t, l.key, http.StatusOK, `{"op":"get","session_id":"s_alpha"}`)
+	texts := payloadsOf(t, ans, "text")
+	last := texts[len(texts)-1]
+	if last["text"] != "Use a TTL." || last["reasoning"] != "Caches go stale." {
+		t.Errorf("text event payload %v, want its text and its reasoning", last)
+	}
+}

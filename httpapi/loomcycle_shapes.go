@@ -172,8 +172,13 @@ func transcriptEvent(e *annals.Entry) LoomcycleEvent {
 		ev.Payload = mustJSON([]map[string]any{{"role": "user", "content": []map[string]string{{"type": "text", "text": e.Text}}}})
 	case annals.KindAssistant:
 		ev.Type, ev.Payload = "text", text(e.Text)
-		if e.Text == "" && e.Reasoning != "" {
+		switch {
+		case e.Text == "" && e.Reasoning != "":
 			ev.Type, ev.Payload = "thinking", text(e.Reasoning)
+		case e.Reasoning != "":
+			// One entry holds what the reference streams as thinking deltas and then text
+			// deltas; one event per entry keeps the reasoning beside the text, not dropped.
+			ev.Payload = mustJSON(map[string]string{"text": e.Text, "reasoning": e.Reasoning})
 		}
 	case annals.KindTool:
 		ev.Type, ev.Payload = "tool_call", toolPayload(e.Tool)
