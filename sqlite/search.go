@@ -290,6 +290,23 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	if f.Sort == annals.SortRecent && f.Text != nil {
 		q = strings.Replace(q, "ORDER BY p.r, p.time DESC, p.pk DESC", "ORDER BY p.time DESC, p.pk DESC", 1)
 	}
+	hits, total, err := db.runEntrySearch(ctx, q, args)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(hits) == 0 && f.Offset > 0 {
+		// Past the end: the page carries no total, so count.
+		countQ := `SELECT count(*) FROM ` + from + ` WHERE ` + w.SQL()
+		annals.TraceStatement(ctx, countQ, w.Args)
+		if err := db.reader.QueryRowContext(ctx, countQ, w.Args...).Scan(&total); err != nil {
+			return nil, 0, ftsErr("count entry search", err)
+		}
+	}
+	return hits, total, nil
+}
+
+// runEntrySearch runs an entry search's statement and reads its page and total.
+func (db *DB) runEntrySearch(ctx context.Context, q string, args []any) ([]annals.EntryHit, int, error) {
 	annals.TraceStatement(ctx, q, args)
 	rows, err := db.reader.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -307,18 +324,7 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 		h.Entry, h.Score = e, -h.Score
 		hits = append(hits, h)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, ftsErr("search entries", err)
-	}
-	if len(hits) == 0 && f.Offset > 0 {
-		// Past the end: the page carries no total, so count.
-		countQ := `SELECT count(*) FROM ` + from + ` WHERE ` + w.SQL()
-		annals.TraceStatement(ctx, countQ, w.Args)
-		if err := db.reader.QueryRowContext(ctx, countQ, w.Args...).Scan(&total); err != nil {
-			return nil, 0, ftsErr("count entry search", err)
-		}
-	}
-	return hits, total, nil
+	return hits, total, ftsErr("search entries", rows.Err())
 }
 
 // suffixScanner scans the caller's targets, then extra trailing columns.
