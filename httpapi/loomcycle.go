@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/annals-dev/annals"
 )
@@ -119,6 +120,11 @@ func (s *Server) lcRefusal(err error) (string, bool) {
 // the input, the op, the scope, then the op's own fields.
 func (s *Server) lcDispatch(ctx context.Context, body []byte) (any, error) {
 	var in lcRequest
+	if !utf8.Valid(body) {
+		// encoding/json would store U+FFFD in place of each bad byte: a title renamed that way
+		// would not be the one the caller sent, so the input is refused instead.
+		return nil, refuse("invalid input JSON: the body is not valid UTF-8; send text as UTF-8")
+	}
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, refuse("invalid input JSON: %v", err)
 	}

@@ -332,6 +332,8 @@ func TestLoomcycleRefusals(t *testing.T) {
 		l.refused(t, l.keyNoAgent, `{"op":"list"}`, "history: …")
 		// Fields the tool documents (and any it does not) are accepted and ignored, as it does.
 		l.call(t, l.key, http.StatusOK, `{"op":"list","include_internal":true,"quote":"x","bogus":1}`)
+		// Text that is not UTF-8 is refused, never stored with replacement characters.
+		l.refused(t, l.key, "{\"op\":\"rename\",\"session_id\":\"n1\",\"title\":\"bad \xff\"}", "invalid input JSON: the body is not valid UTF-8; send text as UTF-8")
 		// A body that is not JSON at all never reaches the tool.
 		if r := l.do("POST", "/v1/_history", l.key, `{"op":`); r.status != http.StatusBadRequest {
 			t.Errorf("malformed JSON: %d %s", r.status, r.body)
