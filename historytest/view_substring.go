@@ -101,6 +101,7 @@ func testViewSubstringOlder(t *testing.T, open Opener) {
 	}
 	f.chat("big", "A", "ua1", "", 0, append(old, filler...)...)
 	f.chat("other", "B", "ub1", "", 0, ve(annals.KindUser, 0, "", "", "zqxw q in another tenant"))
+	f.chat("valves", "A", "ua1", "", 0, ve(annals.KindUser, 0, "", "", "the relief valve opened at 14:02, pressure fell"))
 	search := func(text string, limit int) []string {
 		body, _ := json.Marshal(map[string]any{"kind": "search", "filter": map[string]string{"text": text}, "page": map[string]int{"limit": limit}})
 		return f.searchKeys(t, a, string(body))
@@ -115,6 +116,8 @@ func testViewSubstringOlder(t *testing.T, open Opener) {
 	check("index, page of one", "zqxw", 1, "big#2")
 	check("scan of a short needle", "q", 80, "big#2", "big#1")
 	check("a needle nowhere", "zqxwv", 80)
+	check("a long needle", "RELIEF VALVE OPENED AT 14:02", 80, "valves#1") // more trigrams than one lookup takes
+	check("a long needle nowhere", "relief valve opened at 14:03", 80)
 
 	// An append of an entry as old as the others: found behind the walk again.
 	if _, err := f.store.AppendEntries(ctx, "big", []*annals.Entry{{ID: "late", Kind: annals.KindUser, Time: vmin(-1), Text: "late zqxw"}}); err != nil {
