@@ -147,3 +147,60 @@ func openLC(t *testing.T, path string) *sql.DB {
 	}
 	return db
 }
+
+// The same on a PostgreSQL deployment, where the runtime appends its events with seqs of its
+// own: what it wrote after the first import lands on the entries it finishes.
+func TestLoomcyclePostgresLiveRunImportedTwiceEndsAsOnce(t *testing.T) {
+	opts := loomcycletest.Options{Sessions: 2, Turns: 4}
+	dsn, _ := lcPostgres(t, opts)
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var cut int64
+	if err := db.QueryRow(`SELECT MAX(seq) FROM events WHERE run_id = $1 AND type = 'tool_call'`, loomcycletest.RunID(1, opts.Turns-1)).Scan(&cut); err != nil {
+		t.Fatalf("no tool call in the live run (%v): the generator changed", err)
+	}
+	rows, err := db.Query(`SELECT session_id, run_id, ts, type, payload FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq`, loomcycletest.SessionID(1), cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var later [][]any
+	for rows.Next() {
+		var sid, run, typ string
+		var ts time.Time
+		var payload []byte
+		if err := rows.Scan(&sid, &run, &ts, &typ, &payload); err != nil {
+			t.Fatal(err)
+		}
+		later = append(later, []any{sid, run, ts, typ, payload})
+	}
+	rows.Close()
+	if _, err := db.Exec(`DELETE FROM events WHERE session_id = $1 AND seq > $2`, loomcycletest.SessionID(1), cut); err != nil {
+		t.Fatal(err)
+	}
+	lc := format(t, "loomcycle")
+	store := mustOpenDB(t)
+	im := newImporter(store, importer.Options{Formats: []importer.Format{lc}})
+	importAll(t, im, dsn)
+	for _, r := range later {
+		// As the runtime appends: the events table's own sequence numbers them.
+		if _, err := db.Exec(`INSERT INTO events (session_id, run_id, ts, type, payload) VALUES ($1, $2, $3, $4, $5)`, r...); err != nil {
+			t.Fatalf("appending as the runtime does: %v", err)
+		}
+	}
+	importAll(t, im, dsn)
+	once := mustOpenDB(t)
+	importAll(t, newImporter(once, importer.Options{Formats: []importer.Format{lc}}), dsn)
+	want, got := takeSnapshot(t, once), takeSnapshot(t, store)
+	for id, es := range want.Entries {
+		g, w := entryFacts(got.Entries[id]), entryFacts(es)
+		for i := 0; i < max(len(g), len(w)); i++ {
+			if i >= len(g) || i >= len(w) || g[i] != w[i] {
+				t.Errorf("%s: first difference at %d:\n%v\nwant\n%v", id, i, at(g, i), at(w, i))
+				break
+			}
+		}
+	}
+}
