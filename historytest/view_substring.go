@@ -101,7 +101,7 @@ func testViewSubstringOlder(t *testing.T, open Opener) {
 	}
 	f.chat("big", "A", "ua1", "", 0, append(old, filler...)...)
 	f.chat("other", "B", "ub1", "", 0, ve(annals.KindUser, 0, "", "", "zqxw q in another tenant"))
-	f.chat("valves", "A", "ua1", "", 0, ve(annals.KindUser, 0, "", "", "the relief valve opened at 14:02, pressure fell"))
+	f.chat("valves", "A", "ua1", "", 0, ve(annals.KindUser, 0, "", "", `the relief valve opened at 14:02, pressure fell; he said "stop" (100% sure)`))
 	search := func(text string, limit int) []string {
 		body, _ := json.Marshal(map[string]any{"kind": "search", "filter": map[string]string{"text": text}, "page": map[string]int{"limit": limit}})
 		return f.searchKeys(t, a, string(body))
@@ -118,6 +118,8 @@ func testViewSubstringOlder(t *testing.T, open Opener) {
 	check("a needle nowhere", "zqxwv", 80)
 	check("a long needle", "RELIEF VALVE OPENED AT 14:02", 80, "valves#1") // more trigrams than one lookup takes
 	check("a long needle nowhere", "relief valve opened at 14:03", 80)
+	check("quotes and wildcards", `said "STOP" (100%`, 80, "valves#1") // FTS5 strings and LIKE patterns both escaped
+	check("quotes and wildcards nowhere", `said "STOP" (10_%`, 80)
 
 	// An append of an entry as old as the others: found behind the walk again.
 	if _, err := f.store.AppendEntries(ctx, "big", []*annals.Entry{{ID: "late", Kind: annals.KindUser, Time: vmin(-1), Text: "late zqxw"}}); err != nil {
