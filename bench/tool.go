@@ -74,6 +74,8 @@ type toolSession struct {
 	stderr bytes.Buffer
 	script string
 	want   int
+	// ended is set once the process has been waited for (killed, or closed).
+	ended bool
 }
 
 // startTool starts the client at path with the statements, arguments inlined as SQL literals
@@ -163,6 +165,10 @@ func (t *toolSession) fail(err error) error {
 }
 
 func (t *toolSession) kill() {
+	if t.ended {
+		return
+	}
+	t.ended = true
 	if t.cmd.Process != nil {
 		_ = t.cmd.Process.Kill()
 	}
@@ -175,13 +181,14 @@ func (t *toolSession) kill() {
 
 // close ends the client: end of input makes it exit.
 func (t *toolSession) close() error {
-	if t.cmd.ProcessState != nil {
+	if t.ended {
 		return nil
 	}
+	t.ended = true
 	t.stdin.Close()
 	for range t.lines {
 	}
-	if err := t.cmd.Wait(); err != nil && !strings.Contains(err.Error(), "killed") {
+	if err := t.cmd.Wait(); err != nil {
 		return fmt.Errorf("%s: %w: %s", t.d.name, err, firstLine(t.stderr.String()))
 	}
 	return nil
