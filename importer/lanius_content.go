@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/annals-dev/annals/internal/textcut"
 )
 
 // LaniusContentMetaKey is the entry metadata key under which the lanius importer keeps what
@@ -32,7 +34,7 @@ func laniusStoredContent(m map[string]any, col string) map[string]any {
 	}
 	raw := colString(m, col)
 	if n := utf8.RuneCountInString(raw); n > laniusContentCap {
-		return map[string]any{"chars": n, "preview": ValidText(firstRunes(raw, laniusPreviewChars))}
+		return map[string]any{"chars": n, "preview": ValidText(textcut.First(raw, laniusPreviewChars))}
 	}
 	t := strings.TrimSpace(raw)
 	switch {
@@ -42,16 +44,4 @@ func laniusStoredContent(m map[string]any, col string) map[string]any {
 		return map[string]any{"value": json.RawMessage(t)}
 	}
 	return map[string]any{"value": ValidText(raw)}
-}
-
-// firstRunes is s cut to its first n code points.
-func firstRunes(s string, n int) string {
-	i := 0
-	for k := range s {
-		if i == n {
-			return s[:k]
-		}
-		i++
-	}
-	return s
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/textcut"
 )
 
 // What a client of the reference view (lanius's history package) relies on, and annals's own
@@ -190,7 +191,7 @@ func payloadOf(t annals.ViewText) json.RawMessage {
 			Truncated bool   `json:"truncated"`
 			Chars     int64  `json:"chars"`
 			Preview   string `json:"preview"`
-		}{true, chars, firstChars(t.Value, payloadPreviewChars)})
+		}{true, chars, textcut.First(t.Value, payloadPreviewChars)})
 		return b
 	}
 	if v := strings.TrimSpace(t.Value); v != "" && json.Valid([]byte(v)) {
@@ -198,15 +199,4 @@ func payloadOf(t annals.ViewText) json.RawMessage {
 	}
 	b, _ := json.Marshal(t.Value)
 	return b
-}
-
-func firstChars(s string, n int) string {
-	i := 0
-	for k := range s {
-		if i == n {
-			return s[:k]
-		}
-		i++
-	}
-	return s
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/textcut"
 )
 
 // The read-only history view (annals.ViewStore), as both stores build it: every statement is made
@@ -238,18 +239,7 @@ func Clipped(v []byte, n int64, capChars int) annals.ViewText {
 		}
 		n = int64(c)
 	}
-	return annals.ViewText{Value: firstRunes(s, capChars), Truncated: true, Chars: n}
-}
-
-func firstRunes(s string, n int) string {
-	i := 0
-	for k := range s {
-		if i == n {
-			return s[:k]
-		}
-		i++
-	}
-	return s
+	return annals.ViewText{Value: textcut.First(s, capChars), Truncated: true, Chars: n}
 }
 
 // ViewSessionsQuery builds the query of ViewSessions: a page of chats in scope (newest activity
