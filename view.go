@@ -112,10 +112,21 @@ type ViewSession struct {
 	// Messages counts user, assistant and tool entries; Events counts system and event entries.
 	Messages int64 `json:"messages"`
 	Events   int64 `json:"events"`
+	// SourceEvents counts the distinct upstream events the chat's entries came from, as an
+	// importer names them among an entry's source ids (ViewSourceEventPrefix): what the
+	// reference's event_count counts for the sessions it holds.
+	SourceEvents int64 `json:"source_events"`
 }
 
+// ViewSourceEventPrefix starts the source id that names the upstream event an entry was carried
+// by, when the system it was imported from records one (lanius's messages.event_id): "event:"
+// followed by that event's id. Several entries may name the same event.
+const ViewSourceEventPrefix = "event:"
+
 // MarshalJSON writes the session under annals's names and the reference's (first_ts, last_ts,
-// message_count, event_count), its times in FormatViewTime's fixed precision.
+// message_count, event_count), its times in FormatViewTime's fixed precision. event_count is the
+// events behind the session: its own event and system entries and the distinct upstream events
+// its imported entries came from.
 func (s ViewSession) MarshalJSON() ([]byte, error) {
 	type plain ViewSession
 	at := func(t *time.Time) *string {
@@ -135,7 +146,7 @@ func (s ViewSession) MarshalJSON() ([]byte, error) {
 		LastTS       *string `json:"last_ts"`
 		MessageCount int64   `json:"message_count"`
 		EventCount   int64   `json:"event_count"`
-	}{plain(s), FormatViewTime(s.CreatedAt), FormatViewTime(s.LastActivity), at(s.FirstAt), at(s.LastAt), at(s.FirstAt), at(s.LastAt), s.Messages, s.Events})
+	}{plain(s), FormatViewTime(s.CreatedAt), FormatViewTime(s.LastActivity), at(s.FirstAt), at(s.LastAt), at(s.FirstAt), at(s.LastAt), s.Messages, s.Events + s.SourceEvents})
 }
 
 // ViewSessionList is one bounded page of sessions.

@@ -131,26 +131,27 @@ func TestLaniusClientSessionsAreTheMessageSessions(t *testing.T) {
 	if ans["ok"] != true || ans["kind"] != "sessions" {
 		t.Fatalf("want ok true and kind sessions, got %v %v", ans["ok"], ans["kind"])
 	}
-	rows, err := l.src.Query(`SELECT session_id, MIN(created_at), MAX(created_at), COUNT(*) FROM messages GROUP BY session_id`)
+	rows, err := l.src.Query(`SELECT session_id, MIN(created_at), MAX(created_at), COUNT(*), COUNT(DISTINCT event_id) FROM messages GROUP BY session_id`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	want := map[string][3]any{}
+	want := map[string][4]any{}
 	for rows.Next() {
 		var id, first, last string
-		var n float64
-		if err := rows.Scan(&id, &first, &last, &n); err != nil {
+		var n, events float64
+		if err := rows.Scan(&id, &first, &last, &n, &events); err != nil {
 			t.Fatal(err)
 		}
-		want[id] = [3]any{first, last, n}
+		want[id] = [4]any{first, last, n, events}
 	}
-	got := map[string][3]any{}
+	got := map[string][4]any{}
 	for _, s := range ans["sessions"].([]any) {
 		s := s.(map[string]any)
-		got[s["session"].(string)] = [3]any{s["first_ts"], s["last_ts"], s["message_count"]}
+		got[s["session"].(string)] = [4]any{s["first_ts"], s["last_ts"], s["message_count"], s["event_count"]}
 	}
-	// Same sessions (the ledger is none), same counts, times as stored: "...19.950Z".
+	// Same sessions (the ledger is none), same counts (event_count: the distinct events behind
+	// the messages), times as stored: "...19.950Z".
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("sessions:\ngot  %v\nwant %v", got, want)
 	}

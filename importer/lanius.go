@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -206,15 +208,18 @@ func (f lanius) message(m map[string]any, when time.Time, cols laniusCols, open 
 	channel := laniusChannel(colString(m, cols.channel))
 	corr := colString(m, cols.corr)
 	origin := map[string]any{"id": colInt(m, cols.id)}
+	sources := []string{base}
 	if ev, ok := m["annals_event"].(*laniusEvent); ok {
 		channel = laniusChannel(ev.typ)
 		origin["event_id"] = ev.id
+		// The event that carried the row, as a source id: the view's event_count counts them.
+		sources = append(sources, annals.ViewSourceEventPrefix+strconv.FormatInt(ev.id, 10))
 		if corr == "" {
 			corr = ev.corr
 		}
 	}
 	mk := func(id string, kind annals.EntryKind) *annals.Entry {
-		return &annals.Entry{ID: id, Kind: kind, Channel: channel, CorrelationID: SafeID(corr, annals.MaxIDBytes), Time: when, SourceIDs: []string{base}}
+		return &annals.Entry{ID: id, Kind: kind, Channel: channel, CorrelationID: SafeID(corr, annals.MaxIDBytes), Time: when, SourceIDs: slices.Clone(sources)}
 	}
 	content, blocks, text := laniusContent(strings.TrimSpace(colString(m, cols.content)), func() {
 		out.Warnf(0, "messages %s: content is not valid JSON; kept as text", mid)
@@ -332,6 +337,8 @@ func (f lanius) toolResult(content jsonObject, m map[string]any, text string, e 
 		// The entry stands for the tool row in the transcript, so it takes that row's event type,
 		// correlation and time; the call's own are the assistant message's, which keeps them.
 		call.Channel, call.CorrelationID, call.Time = e.Channel, e.CorrelationID, e.Time
+		// The entry is the tool row's too: a rewind to it, or its event, finds it.
+		call.SourceIDs = append(call.SourceIDs, e.SourceIDs...)
 		stored := origin[LaniusContentMetaKey]
 		delete(origin, LaniusContentMetaKey)
 		meta := map[string]any{"lanius_result": origin, "result_content": rest, LaniusContentMetaKey: stored}

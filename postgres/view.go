@@ -144,7 +144,7 @@ func (db *DB) ViewSessions(ctx context.Context, f annals.ViewSessionsFilter) (*a
 		var title []byte
 		var created, active int64
 		var first, last *int64
-		if err := rows.Scan(&s.ID, &s.AgentID, &title, &created, &active, &first, &last, &s.Messages, &s.Events); err != nil {
+		if err := rows.Scan(&s.ID, &s.AgentID, &title, &created, &active, &first, &last, &s.Messages, &s.Events, &s.SourceEvents); err != nil {
 			return nil, db.storeErr("scan view session", err)
 		}
 		if len(out.Sessions) == limit {

@@ -137,7 +137,7 @@ func (db *DB) ViewSessions(ctx context.Context, f annals.ViewSessionsFilter) (*a
 		var s annals.ViewSession
 		var created, active int64
 		var first, last sql.NullInt64
-		if err := rows.Scan(&s.ID, &s.AgentID, &s.Title, &created, &active, &first, &last, &s.Messages, &s.Events); err != nil {
+		if err := rows.Scan(&s.ID, &s.AgentID, &s.Title, &created, &active, &first, &last, &s.Messages, &s.Events, &s.SourceEvents); err != nil {
 			return nil, storeErr("scan view session", err)
 		}
 		if len(out.Sessions) == limit {

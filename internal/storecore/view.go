@@ -272,10 +272,15 @@ func ViewSessionsQuery(f annals.ViewSessionsFilter) (string, []any, int, error) 
 			WHERE ` + w.SQL() + ` ORDER BY c.last_activity DESC, c.id LIMIT ?)
 		SELECT p.id, p.agent_id, p.title, p.created_at, p.last_activity, min(e.time), max(e.time),
 			count(CASE WHEN e.kind IN ('user', 'assistant', 'tool') THEN 1 END),
-			count(CASE WHEN e.kind IN ('system', 'event') THEN 1 END)
+			count(CASE WHEN e.kind IN ('system', 'event') THEN 1 END),
+			(SELECT count(DISTINCT s.source_id) FROM entry_sources s WHERE s.chat_pk = p.pk
+				AND substr(s.source_id, 1, ?) = ?)
 		FROM page p LEFT JOIN entries e ON e.chat_pk = p.pk
 		GROUP BY p.pk, p.id, p.agent_id, p.title, p.created_at, p.last_activity ORDER BY p.last_activity DESC, p.id`
-	return q, append(w.Args, limit+1), limit, nil
+	// The source events are those of one chat's entry_sources keys that start with the prefix:
+	// compared as a prefix of the value, never a pattern, and the same under any collation.
+	prefix := annals.ViewSourceEventPrefix
+	return q, append(w.Args, limit+1, len(prefix), prefix), limit, nil
 }
 
 // ViewEventsQuery builds the query of ViewEvents on w, which holds the store's owner
