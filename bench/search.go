@@ -13,8 +13,9 @@ import (
 // searchCase is one query of the search scenario.
 type searchCase struct {
 	name, query, mode string
-	// single marks a single-term query: the issue's p50 and p99 targets apply to it.
-	single bool
+	// timed marks a query shape issue 16's latency targets name (p50 < 20 ms, p99 < 100 ms):
+	// the single terms, the two-term AND and the prefix.
+	timed bool
 	// tenant runs the query as a member of one tenant (the newest chat's), scope tenant: what
 	// the owner narrowing saves against the same query over every tenant.
 	tenant bool
@@ -28,9 +29,9 @@ func searchCases() []searchCase {
 		{"scarce term (0.1%)", corpus.ScarceTerm, "", true, false},
 		{"medium term (1%)", corpus.MediumTerm, "", true, false},
 		{"common term (10%)", corpus.CommonTerm, "", true, false},
-		{"two-term AND", corpus.MediumTerm + " " + corpus.CommonTerm, "", false, false},
+		{"two-term AND", corpus.MediumTerm + " " + corpus.CommonTerm, "", true, false},
 		{"phrase", `"most recent call last"`, "", false, false},
-		{"prefix", "invoic*", "", false, false},
+		{"prefix", "invoic*", "", true, false},
 		{"field filter + term", "tool:Bash " + corpus.MediumTerm, "", false, false},
 		{"entry-level, medium term", corpus.MediumTerm, history.ModeEntries, true, false},
 		{"scarce term, one tenant", corpus.ScarceTerm, "", true, true},
@@ -91,7 +92,7 @@ func (b *runner) searchCase(ctx context.Context, t *target, c searchCase) (Row, 
 		b.untracedGap(t.backend)
 		row.Note = joinNote(row.Note, "no SQL traced")
 	}
-	row.Target, row.Met = searchTarget(row, c.single)
+	row.Target, row.Met = searchTarget(row, c.timed)
 	return row, nil
 }
 
@@ -101,10 +102,10 @@ func (b *runner) searchCase(ctx context.Context, t *target, c searchCase) (Row, 
 const coarseBaseline = 2.0
 
 // searchTarget evaluates the issue's targets for a search row.
-func searchTarget(r Row, single bool) (string, *bool) {
+func searchTarget(r Row, timed bool) (string, *bool) {
 	ok := true
 	var parts []string
-	if single {
+	if timed {
 		// Too few samples for a p99 judge the p50 alone, and the target says so.
 		if r.Tail == "p99" {
 			parts = append(parts, fmt.Sprintf("p50<%d p99<%d", targetSearchP50.Milliseconds(), targetSearchP99.Milliseconds()))
