@@ -38,23 +38,23 @@ func testViewSubstring(t *testing.T, open Opener) {
 		text string
 		want []string
 	}{
-		{"actor pres", []string{"s-text#1"}},           // mid-word, across a space
-		{"pressure", []string{"s-text#2", "s-text#1"}}, // ASCII letters in either case
-		{"PRESS", []string{"s-text#2", "s-text#1"}},    // and a part of a word
-		{"100%", []string{"s-text#2"}},                 // % is literal: not "1000", not "100x"
-		{"x_l", []string{"s-text#2"}},                  // _ is literal: not "xXl"
-		{`C:\temp`, []string{"s-text#2"}},              // \ is literal; found in the reasoning
-		{`C:\\temp`, nil},                              // two backslashes are two characters
-		{"rep_to", []string{"s-text#3"}},               // the tool name
-		{`"a_b"`, []string{"s-text#3"}},                // the arguments, quotes included
-		{"Überdruck", []string{"s-text#3"}},            // the result, non-ASCII exact
-		{"überdruck", nil},                             // non-ASCII letters keep their case, as LIKE does
-		{"KESSEL — ÇA", nil},                           // ASCII folds, Ç does not
-		{"kessel — ça", []string{"s-text#3"}},          // a needle across words and punctuation
-		{"max_loadpath", nil},                          // never across two fields
-		{"ç", []string{"s-text#3"}},                    // one character, non-ASCII
-		{"%", []string{"s-text#2"}},                    // one character, a LIKE wildcard
-		{"aB", []string{"s-text#5"}},                   // two characters, either case
+		{"actor pres", []string{"s-text#1"}},                                        // mid-word, across a space
+		{"pressure", []string{"s-text#2", "s-text#1"}},                              // ASCII letters in either case
+		{"PRESS", []string{"s-text#2", "s-text#1"}},                                 // and a part of a word
+		{"100%", []string{"s-text#2"}},                                              // % is literal: not "1000", not "100x"
+		{"x_l", []string{"s-text#2"}},                                               // _ is literal: not "xXl"
+		{`C:\temp`, []string{"s-text#2"}},                                           // \ is literal; found in the reasoning
+		{`C:\\temp`, nil},                                                           // two backslashes are two characters
+		{"rep_to", []string{"s-text#3", "s-text#2"}},                                // the tool name: the call's and its assistant's
+		{`"a_b"`, []string{"s-text#2"}},                                             // the arguments, quotes included: the assistant's
+		{"Überdruck", []string{"s-text#3"}},                                         // the result, non-ASCII exact
+		{"überdruck", nil},                                                          // non-ASCII letters keep their case, as LIKE does
+		{"KESSEL — ÇA", nil},                                                        // ASCII folds, Ç does not
+		{"kessel — ça", []string{"s-text#3"}},                                       // a needle across words and punctuation
+		{"max_loadpath", nil},                                                       // never across two fields
+		{"ç", []string{"s-text#3"}},                                                 // one character, non-ASCII
+		{"%", []string{"s-text#2"}},                                                 // one character, a LIKE wildcard
+		{"aB", []string{"s-text#5"}},                                                // two characters, either case
 		{" ", []string{"s-text#5", "s-text#4", "s-text#3", "s-text#2", "s-text#1"}}, // blanks are a substring too
 		{"secret", nil},
 	} {
@@ -81,6 +81,7 @@ func testViewSubstring(t *testing.T, open Opener) {
 		}
 	})
 	t.Run("PastTheWalkAndInSyncAfterWrites", func(t *testing.T) { testViewSubstringOlder(t, open) })
+	t.Run("CallsBelongToTheAssistant", func(t *testing.T) { testViewSubstringCalls(t, open) })
 }
 
 // testViewSubstringOlder puts the matches behind more entries than a search walks before it
@@ -147,4 +148,56 @@ func testViewSubstringOlder(t *testing.T, open Opener) {
 			t.Errorf("the indexes are out of step with the entries: %v", err)
 		}
 	}
+}
+
+// testViewSubstringCalls: the reference stores a tool call's name, call id and arguments on the
+// assistant row and the result on the tool row, so a substring is matched the same way here,
+// newest entries and behind the walk alike, whatever the answer's projection.
+func testViewSubstringCalls(t *testing.T, open Opener) {
+	f := newViewFixture(t, open)
+	a := as(member("A", "ua1", "aa1", annals.ScopeTenant, annals.ScopeUser))
+	call := func(minute int, name, id, args, result string) *annals.Entry {
+		e := ve(annals.KindTool, minute, "", "", "")
+		e.Tool = &annals.ToolCall{Name: name, CallID: id, Arguments: json.RawMessage(args), Result: result}
+		return e
+	}
+	f.chat("calls", "A", "ua1", "", 0,
+		ve(annals.KindUser, 1, "", "", "look it up"),
+		ve(annals.KindAssistant, 2, "", "", "on it"),
+		call(3, "fetch_page", "call_7QZ", `{"q":"wombat"}`, "kestrel found"),
+		call(4, "read_note", "call_8RT", `{"q":"otter"}`, "nothing"),
+		ve(annals.KindUser, 5, "", "", "thanks"))
+	deep := []*annals.Entry{
+		ve(annals.KindAssistant, 0, "", "", "digging"),
+		call(0, "dig", "call_deep", `{"where":"pangolin burrow"}`, "a pangolin result"),
+	}
+	for i := 0; i < 1200; i++ {
+		deep = append(deep, ve(annals.KindUser, 10+i, "", "", fmt.Sprintf("filler line %d", i)))
+	}
+	f.chat("deep", "A", "ua1", "", 0, deep...)
+	f.chat("b-calls", "B", "ub1", "", 0, ve(annals.KindUser, 1, "", "", "wombat kestrel fetch_page call_7QZ pangolin burrow"))
+	for _, sel := range []string{"", `,"select":{"tool_calls":false}`} {
+		for _, tc := range []struct {
+			text string
+			want []string
+		}{
+			{"wombat", []string{"calls#2"}},              // the arguments: the assistant's, not the tool's
+			{"OTTER", []string{"calls#2"}},               // the second call's arguments too
+			{"kestrel", []string{"calls#3"}},             // the result: the tool's
+			{"fetch_pa", []string{"calls#3", "calls#2"}}, // the name: both
+			{"pangolin burrow", []string{"deep#1"}},      // behind 1,200 newer entries: the index
+			{"pangolin", []string{"deep#2", "deep#1"}},   // in the result and the arguments
+			{"thanks", []string{"calls#5"}},              // a user message owns no calls
+		} {
+			body := `{"kind":"search","filter":{"text":` + mustJSON(tc.text) + `},"page":{"limit":80}` + sel + `}`
+			if got := f.searchKeys(t, a, body); !slices.Equal(got, tc.want) {
+				t.Errorf("%s = %v, want %v", body, got, tc.want)
+			}
+		}
+	}
+}
+
+func mustJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

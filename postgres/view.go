@@ -305,10 +305,6 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 	if err := storecore.ValidateSubstring(f.Substring); err != nil {
 		return nil, err
 	}
-	if f.Substring != "" {
-		cond, args := substringCond(f.Substring)
-		w.Add(cond, args...)
-	}
 	if f.Since != nil && f.Until != nil && f.Since.After(*f.Until) {
 		return nil, annals.Errorf(annals.EINVALID, "since %s is after until %s", f.Since.Format(time.RFC3339Nano), f.Until.Format(time.RFC3339Nano))
 	}
@@ -327,8 +323,10 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 		t := unixNano(f.After.Time)
 		w.Add("e.time <= ? AND (e.time, c.id, e.seq) < (?::bigint, ?::text, ?::bigint)", t, t, f.After.ChatID, f.After.Seq)
 	}
-	order := "e.time DESC, c.id DESC, e.seq DESC"
-	rows, err := db.pool.Query(ctx, rebind(viewSQL().KeysFirst(f.Select, entriesJoin, &w.Where, order)), append(w.Args, limit+1)...)
+	if f.Substring != "" {
+		return db.viewSubstring(ctx, w, f, limit)
+	}
+	rows, err := db.pool.Query(ctx, rebind(viewSQL().KeysFirst(f.Select, entriesJoin, &w.Where, viewSearchOrder)), append(w.Args, limit+1)...)
 	if err != nil {
 		return nil, db.storeErr("view search", err)
 	}

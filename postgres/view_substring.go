@@ -1,37 +1,108 @@
 package postgres
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/storecore"
 )
 
 // The view's substring filter (annals.ViewFilter.Substring) on PostgreSQL. Migration 0005
-// indexes annals_view_text, every field in the 'escape' encoding, with pg_trgm; the condition
-// below asks that index for candidates with ILIKE on the substring in the same encoding, and
-// proves each one on the bytes of each field, ASCII letters folded: SQL LIKE's match, the same
-// answer SQLite gives, whatever the server's locale.
+// indexes annals_view_text, every field in the 'escape' encoding, with pg_trgm; a search asks
+// that index for candidates with ILIKE on the substring in the same encoding, and proves each
+// one on the fields it matches by (substringProof).
 
-// substringCond is the condition and its arguments. A substring of fewer than three characters
-// has no trigram: pg_trgm would answer the ILIKE with every entry (a full index scan, then a
-// sort of all of them), so the condition is the proof alone, and the planner walks
-// entries_by_time newest first, stopping at the page, as the reference's LIKE scan does.
-func substringCond(s string) (string, []any) {
-	folded := []byte(storecore.FoldASCII(s))
-	fields := []string{"e.text", "e.reasoning", "convert_to(e.tool_name, 'UTF8')", "convert_to(e.tool_args, 'UTF8')", "e.tool_result"}
-	parts := make([]string, len(fields))
+const viewSearchOrder = "e.time DESC, c.id DESC, e.seq DESC"
+
+// viewSubstring answers a search with a substring; w holds every other condition. A message
+// matches on its own fields or, for an assistant message, on its calls' (storecore.SubstringMatch).
+// A substring of fewer than three characters has no trigram: pg_trgm would answer the ILIKE with
+// every entry (a full index scan, then a sort of all of them), so the condition is the proof
+// alone, and the planner walks entries_by_time newest first, stopping at the page, as the
+// reference's LIKE scan does. A longer one is looked up in the trigram index: when no tool entry
+// in the owner's chats holds it in its call fields, on the entries' own fields alone; else as a
+// UNION of the entries holding it in their own fields and the assistant messages with a call
+// holding it, each stopped at the page, so that the planner chooses for each part between the
+// GIN index and the time walk. One condition with an OR over the calls' EXISTS would hide the
+// first part from the index and scan every entry in scope for a rare substring.
+func (db *DB) viewSubstring(ctx context.Context, w *where, f annals.ViewFilter, limit int) (*annals.ViewPage, error) {
+	var q string
 	var args []any
-	for i, col := range fields {
-		parts[i] = "position(?::bytea in annals_view_fold(" + col + ")) > 0"
-		args = append(args, folded)
+	if utf8.RuneCountInString(f.Substring) < 3 {
+		cond, condArgs := substringProof(f.Substring, storecore.SubstringMatch)
+		w.Add(cond, condArgs...)
+		q, args = viewSQL().KeysFirst(f.Select, entriesJoin, &w.Where, viewSearchOrder), append(w.Args, limit+1)
+	} else {
+		pattern := storecore.LikePattern(pgEscape(f.Substring))
+		calls, callArgs := substringProof(f.Substring, storecore.SubstringCallMatch)
+		callsHold := substringIndexed("t") + ` ILIKE ? AND ` + calls
+		held, err := db.heldByCalls(ctx, f.Owner, callsHold, append([]any{pattern}, callArgs...))
+		if err != nil {
+			return nil, err
+		}
+		own, ownArgs := substringProof(f.Substring, storecore.SubstringOwnMatch)
+		w.Add(substringIndexed("e")+` ILIKE ? AND `+own, append([]any{pattern}, ownArgs...)...)
+		if !held {
+			q, args = viewSQL().KeysFirst(f.Select, entriesJoin, &w.Where, viewSearchOrder), append(w.Args, limit+1)
+		} else {
+			byCalls := &where{}
+			byCalls.Conds, byCalls.Args = slices.Clone(w.Conds[:len(w.Conds)-1]), slices.Clone(w.Args[:len(w.Args)-len(ownArgs)-1])
+			byCalls.Add(`e.kind = 'assistant' AND EXISTS (SELECT 1 FROM entries t WHERE `+storecore.CallOf("t", "e.chat_pk", "e.seq")+` AND `+callsHold+`)`,
+				append([]any{pattern}, callArgs...)...)
+			q = `SELECT ` + viewSQL().MessageColumns(f.Select) + ` FROM (
+				(SELECT e.pk FROM ` + entriesJoin + ` WHERE ` + w.SQL() + ` ORDER BY ` + viewSearchOrder + ` LIMIT ?)
+				UNION
+				(SELECT e.pk FROM ` + entriesJoin + ` WHERE ` + byCalls.SQL() + ` ORDER BY ` + viewSearchOrder + ` LIMIT ?)) page
+				JOIN entries e ON e.pk = page.pk JOIN chats c ON c.pk = e.chat_pk ORDER BY ` + viewSearchOrder + ` LIMIT ?`
+			args = append(append(append(slices.Clone(w.Args), limit+1), byCalls.Args...), limit+1, limit+1)
+		}
 	}
-	proof := "(" + strings.Join(parts, " OR ") + ")"
-	if utf8.RuneCountInString(s) < 3 {
-		return proof, args
+	rows, err := db.pool.Query(ctx, rebind(q), args...)
+	if err != nil {
+		return nil, db.storeErr("view search", err)
 	}
-	return `annals_view_text(e.text, e.reasoning, e.tool_name, e.tool_args, e.tool_result) ILIKE ? AND ` + proof,
-		append([]any{storecore.LikePattern(pgEscape(s))}, args...)
+	return db.readMessages(rows, f.Select, limit)
+}
+
+// heldByCalls reports whether a tool entry (alias t) in the owner's chats satisfies cond. Only
+// the owner's chats are read, so the plan depends on nothing outside the caller's scope.
+func (db *DB) heldByCalls(ctx context.Context, owner annals.Owner, cond string, args []any) (bool, error) {
+	w := &where{}
+	w.AddOwner("c", owner)
+	var held bool
+	err := db.pool.QueryRow(ctx, rebind(`SELECT EXISTS (SELECT 1 FROM entries t JOIN chats c ON c.pk = t.chat_pk
+		WHERE t.kind = 'tool' AND `+cond+` AND `+w.SQL()+`)`), append(slices.Clone(args), w.Args...)...).Scan(&held)
+	if err != nil {
+		return false, db.storeErr("view search substring calls", err)
+	}
+	return held, nil
+}
+
+// substringIndexed is the expression migration 0005 indexes with pg_trgm, on the entry alias.
+func substringIndexed(alias string) string {
+	a := alias + "."
+	return "annals_view_text(" + a + "text, " + a + "reasoning, " + a + "tool_name, " + a + "tool_args, " + a + "tool_result)"
+}
+
+// substringProof is a part of storecore.SubstringMatch built by match, each field tested on its
+// bytes with ASCII letters folded: SQL LIKE's match, the same answer SQLite gives, whatever the
+// server's locale. The text fields are converted to their bytes first.
+func substringProof(s string, match func(like func(col string) string) (string, int)) (string, []any) {
+	cond, n := match(func(col string) string {
+		if strings.HasSuffix(col, ".tool_name") || strings.HasSuffix(col, ".tool_args") {
+			col = "convert_to(" + col + ", 'UTF8')"
+		}
+		return "position(?::bytea in annals_view_fold(" + col + ")) > 0"
+	})
+	folded := []byte(storecore.FoldASCII(s))
+	args := make([]any, n)
+	for i := range args {
+		args[i] = folded
+	}
+	return cond, args
 }
 
 // pgEscape is PostgreSQL's encode(b, 'escape') of the bytes of s: a backslash doubled, NUL and

@@ -27,17 +27,56 @@ import (
 // spread over a long substring narrow it as well as all of them would.
 const substringTrigrams = 12
 
-// substringCond is the LIKE condition on the entry fields, and its arguments.
-func substringCond(s string) (string, []any) {
-	p := storecore.LikePattern(s)
-	fields := storecore.SubstringFields()
-	parts := make([]string, len(fields))
-	args := make([]any, len(parts))
-	for i, col := range fields {
-		parts[i] = col + ` LIKE ? ESCAPE '\'`
-		args[i] = p
+// substringCond is the LIKE condition on the fields of a message row (storecore.SubstringMatch),
+// and its arguments; without calls, on the entry's own fields only (SubstringOwnMatch).
+func substringCond(s string, calls bool) (string, []any) {
+	match := storecore.SubstringMatch
+	if !calls {
+		match = storecore.SubstringOwnMatch
 	}
-	return "(" + strings.Join(parts, " OR ") + ")", args
+	cond, n := match(sqliteLike)
+	return cond, likeArgs(s, n)
+}
+
+func sqliteLike(col string) string { return col + ` LIKE ? ESCAPE '\'` }
+
+func likeArgs(s string, n int) []any {
+	args := make([]any, n)
+	for i := range args {
+		args[i] = storecore.LikePattern(s)
+	}
+	return args
+}
+
+// heldByCalls reports whether a tool entry in the owner's chats holds s in its call fields,
+// found through entries_tri when match is set. When none does, no assistant message matches by
+// its calls, and the walk tests each entry's own fields alone: probing the calls of every
+// assistant entry walked would cost up to twice the walk (measured on the lanius database).
+// Only the owner's chats are read, so the plan depends on nothing outside the caller's scope.
+func (db *DB) heldByCalls(ctx context.Context, owner annals.Owner, s, match string) (bool, error) {
+	w := &where{}
+	w.AddOwner("c", owner)
+	calls, n := storecore.SubstringCallMatch(sqliteLike)
+	from, args := `entries t CROSS JOIN chats c ON c.pk = t.chat_pk WHERE `, []any{}
+	if match != "" {
+		from, args = `entries_tri CROSS JOIN entries t ON t.pk = entries_tri.rowid CROSS JOIN chats c ON c.pk = t.chat_pk
+			WHERE entries_tri MATCH ? AND `, []any{match}
+	}
+	args = append(append(args, likeArgs(s, n)...), w.Args...)
+	var held bool
+	err := db.reader.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+from+`t.kind = 'tool' AND `+calls+` AND `+w.SQL()+`)`, args...).Scan(&held)
+	if err != nil {
+		return false, storeErr("view search substring calls", err)
+	}
+	return held, nil
+}
+
+// substringCandidates is the set of pks that may hold a trigram lookup (one argument, the MATCH
+// string): the entries holding the trigrams, and the assistant messages owning those of them that
+// are tool entries, whose call fields are the assistant's (storecore.SubstringOwner).
+func substringCandidates() string {
+	return `WITH m(pk) AS (SELECT rowid FROM entries_tri WHERE entries_tri MATCH ?)
+		SELECT pk FROM m UNION SELECT (` + storecore.SubstringOwner() + `) FROM m CROSS JOIN entries t ON t.pk = m.pk WHERE t.kind = 'tool'`
 }
 
 // trigramMatch is the entries_tri MATCH string for s: its trigrams, each an FTS5 string (quotes
@@ -62,7 +101,21 @@ const viewSearchOrder = "e.time DESC, c.id DESC, e.seq DESC"
 
 // viewSubstring answers a search with a substring; w holds every other condition.
 func (db *DB) viewSubstring(ctx context.Context, w *where, f annals.ViewFilter, limit int) (*annals.ViewPage, error) {
-	cond, condArgs := substringCond(f.Substring)
+	match := trigramMatch(f.Substring)
+	if match != "" {
+		ready, err := db.substringIndexReady(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !ready {
+			match = ""
+		}
+	}
+	calls, err := db.heldByCalls(ctx, f.Owner, f.Substring, match)
+	if err != nil {
+		return nil, err
+	}
+	cond, condArgs := substringCond(f.Substring, calls)
 	var pks []int64
 	rest := w
 	for _, n := range []int{storecore.SubstringFirstWalk, storecore.SubstringMoreWalk} {
@@ -88,7 +141,7 @@ func (db *DB) viewSubstring(ctx context.Context, w *where, f annals.ViewFilter, 
 			break // no match in this step: rare enough for the index
 		}
 	}
-	more, err := db.olderSubstring(ctx, rest, f.Substring, cond, condArgs, limit+1-len(pks))
+	more, err := db.olderSubstring(ctx, rest, f.Substring, cond, condArgs, calls, limit+1-len(pks))
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +196,7 @@ func (db *DB) queryTimeWalk(ctx context.Context, q func(from string) string, arg
 // whole, else by walking on. A substring with many candidates in scope (denseSubstring) is
 // common in older entries only: its candidates become one set, tested while walking by time,
 // which stops at the page instead of sorting them all.
-func (db *DB) olderSubstring(ctx context.Context, w *where, s, cond string, condArgs []any, n int) ([]int64, error) {
+func (db *DB) olderSubstring(ctx context.Context, w *where, s, cond string, condArgs []any, calls bool, n int) ([]int64, error) {
 	match := trigramMatch(s)
 	ready, dense := false, false
 	if match != "" {
@@ -160,16 +213,17 @@ func (db *DB) olderSubstring(ctx context.Context, w *where, s, cond string, cond
 	var rows *sql.Rows
 	var err error
 	switch {
+	case ready && calls:
+		w.Add("e.pk IN ("+substringCandidates()+")", match)
+	case ready:
+		w.Add("e.pk IN (SELECT rowid FROM entries_tri WHERE entries_tri MATCH ?)", match)
+	}
+	w.Add(cond, condArgs...)
+	switch {
 	case ready && !dense:
-		w.Add(cond, condArgs...)
-		rows, err = db.reader.QueryContext(ctx, `SELECT e.pk FROM entries_tri CROSS JOIN entries e ON e.pk = entries_tri.rowid
-			CROSS JOIN chats c ON c.pk = e.chat_pk WHERE entries_tri MATCH ? AND `+w.SQL()+` ORDER BY `+viewSearchOrder+` LIMIT ?`,
-			append(append([]any{match}, w.Args...), n)...)
+		rows, err = db.reader.QueryContext(ctx, `SELECT e.pk FROM entries e CROSS JOIN chats c ON c.pk = e.chat_pk
+			WHERE `+w.SQL()+` ORDER BY `+viewSearchOrder+` LIMIT ?`, append(slices.Clone(w.Args), n)...)
 	default:
-		if dense {
-			w.Add("e.pk IN (SELECT rowid FROM entries_tri WHERE entries_tri MATCH ?)", match)
-		}
-		w.Add(cond, condArgs...)
 		rows, err = db.queryTimeWalk(ctx, func(from string) string {
 			return `SELECT e.pk FROM ` + from + ` WHERE ` + w.SQL() + ` ORDER BY ` + viewSearchOrder + ` LIMIT ?`
 		}, append(slices.Clone(w.Args), n))

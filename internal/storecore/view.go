@@ -359,13 +359,28 @@ func (d ViewDialect) ViewToolCallsQuery(w *Where, f annals.ViewToolCallsFilter) 
 		args = append(args, m.ChatID, m.Seq)
 	}
 	name := strconv.Itoa(annals.ViewMaxToolNameChars)
-	w.Add("e.seq > r.seq AND e.seq <= r.seq + ? AND e.kind = 'tool'", annals.ViewMaxCallsPerMessage)
-	w.Add("NOT EXISTS (SELECT 1 FROM entries z WHERE z.chat_pk = c.pk AND z.seq > r.seq AND z.seq < e.seq AND z.kind <> 'tool')")
+	w.Add(CallOf("e", "c.pk", "r.seq"))
 	q := `WITH r(chat_id, seq) AS (VALUES ` + strings.Join(rows, ", ") + `)
 		SELECT c.id, r.seq, substr(e.tool_call_id, 1, ` + name + `), substr(e.tool_name, 1, ` + name + `), ` + d.ClipText("e.tool_args", annals.ViewMaxContentChars) + `
 		FROM r ` + d.OrderedJoin + ` chats c ON c.id = r.chat_id ` + d.OrderedJoin + ` entries e ON e.chat_pk = c.pk
 		WHERE ` + w.SQL() + ` ORDER BY c.id, r.seq, e.seq`
 	return q, append(args, w.Args...), nil
+}
+
+// CallOf is the condition that the entry aliased call is one of the calls of the message at seq
+// in the chat chatPK (SQL expressions): a tool entry after it, up to the first entry of another
+// kind, at most annals.ViewMaxCallsPerMessage entries on. It is the one definition of a message's
+// calls: the view attaches them (ViewToolCallsQuery) and its substring filter matches the message
+// by their fields (SubstringMatch, SubstringOwners).
+//
+// The first entry of another kind is found once, as the upper bound of the range of the
+// (chat_pk, seq) key: the range then reads the calls alone, not the window of
+// ViewMaxCallsPerMessage entries (the substring search tests every assistant entry it walks).
+func CallOf(call, chatPK, seq string) string {
+	max := strconv.Itoa(annals.ViewMaxCallsPerMessage)
+	return call + `.chat_pk = ` + chatPK + ` AND ` + call + `.seq > ` + seq + ` AND ` + call + `.seq <= ` + seq + ` + ` + max +
+		` AND ` + call + `.seq < coalesce((SELECT z.seq FROM entries z WHERE z.chat_pk = ` + chatPK + ` AND z.seq > ` + seq +
+		` AND z.kind <> 'tool' ORDER BY z.seq LIMIT 1), ` + seq + ` + ` + max + ` + 1) AND ` + call + `.kind = 'tool'`
 }
 
 // ReadToolCalls reads the rows of ViewToolCallsQuery.

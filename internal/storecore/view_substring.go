@@ -1,6 +1,7 @@
 package storecore
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -12,10 +13,36 @@ import (
 // character only itself, and %, _ and \ are ordinary characters. Each store narrows the entries
 // through its own trigram index and proves the match with the condition built here.
 
-// SubstringFields returns the entry fields a substring is looked for in, each on its own: a
-// match never spans two of them.
-func SubstringFields() []string {
-	return []string{"e.text", "e.reasoning", "e.tool_name", "e.tool_args", "e.tool_result"}
+// SubstringMatch is the condition that the entry aliased e holds the substring, in the fields the
+// reference stores on its message row: an assistant message owns its calls (their name and
+// arguments; CallOf), so a tool entry is matched by its name and result but not by its
+// arguments, which are its assistant's. The call id, which the reference stores on both rows,
+// is not matched on either: neither store's trigram index holds it yet. like(col) is the store's test of one field; each use
+// takes one argument, and n is how many there are. A match never spans two fields.
+func SubstringMatch(like func(col string) string) (cond string, n int) {
+	own, n := SubstringOwnMatch(like)
+	calls, m := SubstringCallMatch(like)
+	return "(" + own + " OR (e.kind = 'assistant' AND EXISTS (SELECT 1 FROM entries t WHERE " +
+		CallOf("t", "e.chat_pk", "e.seq") + " AND " + calls + ")))", n + m
+}
+
+// SubstringOwnMatch is the part of SubstringMatch on the entry's own fields.
+func SubstringOwnMatch(like func(col string) string) (cond string, n int) {
+	return "(" + like("e.text") + " OR " + like("e.reasoning") + " OR " + like("e.tool_name") + " OR " + like("e.tool_result") +
+		" OR (e.kind <> 'tool' AND " + like("e.tool_args") + "))", 5
+}
+
+// SubstringCallMatch is the part of SubstringMatch on a call (the tool entry aliased t): the
+// fields its assistant message owns.
+func SubstringCallMatch(like func(col string) string) (cond string, n int) {
+	return "(" + like("t.tool_name") + " OR " + like("t.tool_args") + ")", 2
+}
+
+// SubstringOwner is a query of the pk of the assistant message owning the tool entry aliased t
+// as a call (CallOf), or no row. The bounds on o.seq repeat CallOf's for the (chat_pk, seq) key.
+func SubstringOwner() string {
+	return `SELECT o.pk FROM entries o WHERE o.chat_pk = t.chat_pk AND o.seq < t.seq AND o.seq >= t.seq - ` +
+		strconv.Itoa(annals.ViewMaxCallsPerMessage) + ` AND o.kind = 'assistant' AND ` + CallOf("t", "o.chat_pk", "o.seq")
 }
 
 // SubstringFirstWalk and SubstringMoreWalk are how many entries in scope, newest first, a search reads and tests
