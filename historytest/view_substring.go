@@ -195,6 +195,20 @@ func testViewSubstringCalls(t *testing.T, open Opener) {
 			}
 		}
 	}
+	testViewSubstringCallRoles(t, f, a)
+}
+
+// A role filter applies to the message matched, not to the call that holds the substring.
+func testViewSubstringCallRoles(t *testing.T, f *viewFixture, a context.Context) {
+	for body, want := range map[string][]string{
+		`{"kind":"search","filter":{"text":"wombat","roles":["assistant"]}}`:  {"calls#2"},
+		`{"kind":"search","filter":{"text":"wombat","roles":["tool"]}}`:       nil,
+		`{"kind":"search","filter":{"text":"kestrel","roles":["assistant"]}}`: nil,
+	} {
+		if got := f.searchKeys(t, a, body); !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("%s = %v, want %v", body, got, want)
+		}
+	}
 }
 
 func mustJSON(s string) string {
