@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -262,25 +261,8 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 	w := &where{}
 	w.AddOwner("c", f.Owner)
 	w.addTenant("e", f.Owner)
-	if err := w.AddChannelPrefixes(f.Channels); err != nil {
+	if err := w.AddViewFilters(f); err != nil {
 		return nil, err
-	}
-	w.AddExcludeAttribute(f.ExcludeAttribute)
-	if f.AgentsOnly {
-		w.Add(storecore.AgentLinked())
-	}
-	if f.AgentChannelOnly {
-		w.Add(storecore.AgentChannel("e"))
-	}
-	if len(f.Roles) > 0 {
-		kinds := make([]string, len(f.Roles))
-		for i, r := range f.Roles {
-			if _, err := annals.ParseEntryKind(string(r)); err != nil {
-				return nil, err
-			}
-			kinds[i] = string(r)
-		}
-		w.In("e.kind", kinds)
 	}
 	if len(f.Words) > 0 {
 		if len(f.Words) > annals.ViewMaxWords {
@@ -304,18 +286,6 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 	}
 	if err := storecore.ValidateSubstring(f.Substring); err != nil {
 		return nil, err
-	}
-	if f.Since != nil && f.Until != nil && f.Since.After(*f.Until) {
-		return nil, annals.Errorf(annals.EINVALID, "since %s is after until %s", f.Since.Format(time.RFC3339Nano), f.Until.Format(time.RFC3339Nano))
-	}
-	if f.Since != nil {
-		w.Add("e.time >= ?", unixNano(*f.Since))
-	}
-	if f.Until != nil {
-		w.Add("e.time <= ?", unixNano(*f.Until))
-	}
-	if f.Select.DropToolRows {
-		w.Add("e.kind <> 'tool'")
 	}
 	if f.After != nil {
 		// The plain time bound lets the planner walk entries_by_time; the row value makes the

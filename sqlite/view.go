@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
-	"time"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/storecore"
@@ -251,26 +250,8 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 	}
 	w := &where{}
 	w.AddOwner("c", f.Owner)
-	if err := w.AddChannelPrefixes(f.Channels); err != nil {
+	if err := w.AddViewFilters(f); err != nil {
 		return nil, err
-	}
-	w.AddExcludeAttribute(f.ExcludeAttribute)
-	if f.AgentsOnly {
-		w.Add(storecore.AgentLinked())
-	}
-	if f.AgentChannelOnly {
-		w.Add(storecore.AgentChannel("e"))
-	}
-	if len(f.Roles) > 0 {
-		marks := make([]string, len(f.Roles))
-		for i, r := range f.Roles {
-			if _, err := annals.ParseEntryKind(string(r)); err != nil {
-				return nil, err
-			}
-			marks[i] = "?"
-			w.Args = append(w.Args, string(r))
-		}
-		w.Conds = append(w.Conds, "e.kind IN ("+strings.Join(marks, ", ")+")")
 	}
 	if err := storecore.ValidateSubstring(f.Substring); err != nil {
 		return nil, err
@@ -278,18 +259,6 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 	dense, err := db.addWords(ctx, w, f)
 	if err != nil {
 		return nil, err
-	}
-	if f.Since != nil && f.Until != nil && f.Since.After(*f.Until) {
-		return nil, annals.Errorf(annals.EINVALID, "since %s is after until %s", f.Since.Format(time.RFC3339Nano), f.Until.Format(time.RFC3339Nano))
-	}
-	if f.Since != nil {
-		w.Add("e.time >= ?", unixNano(*f.Since))
-	}
-	if f.Until != nil {
-		w.Add("e.time <= ?", unixNano(*f.Until))
-	}
-	if f.Select.DropToolRows {
-		w.Add("e.kind <> 'tool'")
 	}
 	if f.After != nil {
 		// The plain time bound lets the planner seek entries_by_time; the row value makes the

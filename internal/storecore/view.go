@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/annals-dev/annals"
@@ -98,6 +99,46 @@ func (w *Where) AddChannelPrefixes(prefixes []string) error {
 	}
 	if len(parts) > 0 {
 		w.Conds = append(w.Conds, "e.channel <> '' AND ("+strings.Join(parts, " OR ")+")")
+	}
+	return nil
+}
+
+// AddViewFilters adds the filters of a view search that both stores write alike: channel
+// prefixes, the excluded attribute, agent linkage, roles, the inclusive time bounds and the
+// dropped tool rows. The words, the substring and the position to continue after are each
+// store's own. Errors: invalid.
+func (w *Where) AddViewFilters(f annals.ViewFilter) error {
+	if err := w.AddChannelPrefixes(f.Channels); err != nil {
+		return err
+	}
+	w.AddExcludeAttribute(f.ExcludeAttribute)
+	if f.AgentsOnly {
+		w.Add(AgentLinked())
+	}
+	if f.AgentChannelOnly {
+		w.Add(AgentChannel("e"))
+	}
+	if len(f.Roles) > 0 {
+		kinds := make([]string, len(f.Roles))
+		for i, r := range f.Roles {
+			if _, err := annals.ParseEntryKind(string(r)); err != nil {
+				return err
+			}
+			kinds[i] = string(r)
+		}
+		w.In("e.kind", kinds)
+	}
+	if f.Since != nil && f.Until != nil && f.Since.After(*f.Until) {
+		return annals.Errorf(annals.EINVALID, "since %s is after until %s", f.Since.Format(time.RFC3339Nano), f.Until.Format(time.RFC3339Nano))
+	}
+	if f.Since != nil {
+		w.Add("e.time >= ?", f.Since.UTC().UnixNano())
+	}
+	if f.Until != nil {
+		w.Add("e.time <= ?", f.Until.UTC().UnixNano())
+	}
+	if f.Select.DropToolRows {
+		w.Add("e.kind <> 'tool'")
 	}
 	return nil
 }
