@@ -210,7 +210,7 @@ func TestBenchCommandRunsTheChosenScenariosAndWritesBothReports(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second bench: %v\nstderr: %s", err, errOut)
 	}
-	for _, want := range []string{"annals bench: 300 entries in 60 chats (seed 1)", "SCENARIO", "first page (50), all tenants", "Targets (issue 7"} {
+	for _, want := range []string{"annals bench: 300 entries in 60 chats (seed 1)", "SCENARIO", "first page (50), all tenants", "Targets (issues 7 and 16"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the table lacks %q:\n%s", want, out)
 		}
