@@ -16,6 +16,7 @@ import (
 	"github.com/annals-dev/annals/internal/human"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/ingest"
 	"github.com/annals-dev/annals/redact"
 )
@@ -26,7 +27,7 @@ import (
 // three alternately, then HTTP.
 func (b *runner) ingestScenario(ctx context.Context, scratch string) error {
 	b.logf("ingest: decoding only")
-	decoded, err := decodeOnly(ctx, b.data.corpusPath)
+	decoded, err := decodePass(ctx, b.data.corpusPath, nil)
 	if err != nil {
 		return err
 	}
@@ -34,7 +35,11 @@ func (b *runner) ingestScenario(ctx context.Context, scratch string) error {
 		Rate: rate(b.data.stats.Entries, decoded), Unit: "entries/s", Note: "the capture-format decoder alone: an upper bound"})
 
 	b.logf("ingest: decoding and redacting only")
-	redacted, err := redactOnly(ctx, b.data.corpusPath)
+	redacting, err := redactingDiscard()
+	if err != nil {
+		return err
+	}
+	redacted, err := decodePass(ctx, b.data.corpusPath, redacting)
 	if err != nil {
 		return err
 	}
@@ -182,38 +187,10 @@ func (b *runner) binaryIngest(ctx context.Context, scratch, of string) (*ingestR
 	return b.cliIngest(ctx, scratch, cliPath, b.data.corpusPath)
 }
 
-// decodeOnly times one pass of the capture-format decoder over the corpus.
-func decodeOnly(ctx context.Context, path string) (time.Duration, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	start := time.Now()
-	dec := ingest.NewDecoder(f)
-	for {
-		if _, err := dec.Next(); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return 0, err
-		}
-		if dec.LineNumber()%10000 == 0 {
-			if err := ctx.Err(); err != nil {
-				return 0, err
-			}
-		}
-	}
-	return time.Since(start), nil
-}
-
-// redactOnly times one pass of the decoder with the built-in redaction rules applied to every
-// chat and entry, on copies, as the capture path does (history.RedactingCapture).
-func redactOnly(ctx context.Context, path string) (time.Duration, error) {
-	red, err := redact.New(redact.Config{})
-	if err != nil {
-		return 0, err
-	}
+// decodePass times one pass of the capture-format decoder over the corpus. When capture is set,
+// every op is handed to it: the redaction row passes history.RedactingCapture in front of a
+// store that keeps nothing, the very path annals ingest takes, without the database.
+func decodePass(ctx context.Context, path string, capture annals.Capturer) (time.Duration, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
@@ -229,7 +206,11 @@ func redactOnly(ctx context.Context, path string) (time.Duration, error) {
 		if err != nil {
 			return 0, err
 		}
-		redactOp(red, line.Op)
+		if capture != nil {
+			if _, err := capture.Capture(ctx, []annals.CaptureOp{line.Op}); err != nil {
+				return 0, err
+			}
+		}
 		if dec.LineNumber()%10000 == 0 {
 			if err := ctx.Err(); err != nil {
 				return 0, err
@@ -239,21 +220,20 @@ func redactOnly(ctx context.Context, path string) (time.Duration, error) {
 	return time.Since(start), nil
 }
 
-func redactOp(red *redact.Redactor, op annals.CaptureOp) {
-	if op.Chat != nil {
-		c := *op.Chat
-		red.RedactChat(&c)
+// redactingDiscard is the capture path with the built-in redaction rules in front of discard.
+func redactingDiscard() (annals.Capturer, error) {
+	red, err := redact.New(redact.Config{})
+	if err != nil {
+		return nil, err
 	}
-	if op.Append != nil {
-		for _, e := range op.Append.Entries {
-			c := *e
-			if e.Tool != nil {
-				t := *e.Tool
-				c.Tool = &t
-			}
-			red.RedactEntry(&c)
-		}
-	}
+	return &history.RedactingCapture{Store: discard{}, Redactor: red}, nil
+}
+
+// discard is a capture store that keeps nothing; only Capture is ever called on it.
+type discard struct{ annals.CaptureStore }
+
+func (discard) Capture(context.Context, []annals.CaptureOp) (*annals.CaptureResult, error) {
+	return &annals.CaptureResult{}, nil
 }
 
 type ingestRun struct {
