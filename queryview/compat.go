@@ -1,6 +1,7 @@
 package queryview
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -98,7 +99,8 @@ type laniusOrigin struct {
 // lanius's cap, the content exactly as lanius answers it — its value, or its
 // {"truncated": true, "chars", "preview"} marker in place of the whole content.
 func laniusOverlay(m *annals.ViewMessage) {
-	if len(m.Metadata) == 0 {
+	// Every key the lanius importer writes starts with "lanius": other metadata is not parsed.
+	if !bytes.Contains(m.Metadata, []byte(`"lanius`)) {
 		return
 	}
 	var meta struct {
