@@ -39,18 +39,12 @@ func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model str
 	})
 }
 
-// FindEmbeddings returns candidate vectors in owner scope; see annals.EmbeddingStore. It reads
-// the scope unordered first, and in order only when that comes back over the cap (see
-// storecore.EmbeddingScan).
+// FindEmbeddings returns candidate vectors in owner scope; see annals.EmbeddingStore and
+// storecore.FindEmbeddings.
 func (db *DB) FindEmbeddings(ctx context.Context, f annals.EmbeddingFilter) ([]annals.ChatVector, error) {
-	q, args := storecore.EmbeddingScan(f)
-	out, err := db.readEmbeddings(ctx, q, args)
-	if err != nil || len(out) <= storecore.EmbeddingLimit(f) {
-		storecore.SortCandidates(out)
-		return out, err
-	}
-	q, args = storecore.EmbeddingQuery(f)
-	return db.readEmbeddings(ctx, q, args)
+	return storecore.FindEmbeddings(f, func(q string, args []any) ([]annals.ChatVector, error) {
+		return db.readEmbeddings(ctx, q, args)
+	})
 }
 
 func (db *DB) readEmbeddings(ctx context.Context, q string, args []any) ([]annals.ChatVector, error) {

@@ -147,7 +147,7 @@ func dsn(path string, opts Options, reader bool) string {
 		// Reads through a memory map skip a copy into the page cache per page: a search reads
 		// many index pages (1.37x on a common-term search at 1M entries, issue 16). Address
 		// space only; writes still go through the writer's normal I/O.
-		q.Add("_pragma", "mmap_size(1073741824)")
+		q.Add("_pragma", "mmap_size(2147418112)")
 	} else {
 		// Writers take the write lock at BEGIN, so a transaction never fails half-way on an
 		// upgrade from a read lock.

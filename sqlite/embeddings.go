@@ -32,19 +32,12 @@ func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model str
 	})
 }
 
-// FindEmbeddings returns candidate vectors in owner scope; see annals.EmbeddingStore. It reads
-// the scope unordered first, and in order only when that comes back over the cap (see
-// storecore.EmbeddingScan).
+// FindEmbeddings returns candidate vectors in owner scope; see annals.EmbeddingStore and
+// storecore.FindEmbeddings.
 func (db *DB) FindEmbeddings(ctx context.Context, f annals.EmbeddingFilter) ([]annals.ChatVector, error) {
-	arena := &storecore.VectorArena{}
-	q, args := storecore.EmbeddingScan(f)
-	out, err := db.readEmbeddings(ctx, arena, q, args)
-	if err != nil || len(out) <= storecore.EmbeddingLimit(f) {
-		storecore.SortCandidates(out)
-		return out, err
-	}
-	q, args = storecore.EmbeddingQuery(f)
-	return db.readEmbeddings(ctx, &storecore.VectorArena{}, q, args)
+	return storecore.FindEmbeddings(f, func(q string, args []any) ([]annals.ChatVector, error) {
+		return db.readEmbeddings(ctx, &storecore.VectorArena{}, q, args)
+	})
 }
 
 func (db *DB) readEmbeddings(ctx context.Context, arena *storecore.VectorArena, q string, args []any) ([]annals.ChatVector, error) {

@@ -16,6 +16,7 @@ func embeddingTests() []test {
 		{"FindFoldsByOwner", testEmbedOwner},
 		{"FindFiltersModelExcludedChatAndArchived", testEmbedFilters},
 		{"FindKeepsNewestByActivity", testEmbedNewest},
+		{"FindOverTheCapKeepsNewestWhateverThePins", testEmbedNewestPinned},
 		{"FindByChatReadsThatChatAlone", testEmbedByChat},
 		{"DeleteChatRemovesItsVector", testEmbedDelete},
 		{"FindChatsWithoutEmbeddingListsChatsLackingTheModel", testEmbedMissingModel},
@@ -156,6 +157,41 @@ func testEmbedNewest(t *testing.T, s Store) {
 	// The candidate cap keeps the newest, not any two.
 	got = vectorChatIDs(mustFindEmbeddings(t, s, annals.EmbeddingFilter{Owner: tenant("A"), Model: "m", Limit: 2}))
 	wantIDs(t, "FindEmbeddings with limit 2", got, []string{"n2", "n4"})
+}
+
+// Over the cap a store may walk the chat list's indexes, which put pinned chats first: the
+// candidates must still be the newest by activity, pinned or not, in scope and filtered.
+func testEmbedNewestPinned(t *testing.T, s Store) {
+	ids := []string{"p1", "p2", "p3", "p4", "p5", "p6"}
+	activityChats(t, s, "A", ids, []string{"p3", "p1", "p6", "p4", "p2", "p5"}) // activity: p3 < p1 < p6 < p4 < p2 < p5
+	mustCreateChat(t, s, &annals.Chat{ID: "q1", TenantID: "B"})
+	for i, id := range append(ids, "q1") {
+		model := "m"
+		if id == "p4" {
+			model = "other"
+		}
+		mustUpsertEmbedding(t, s, id, model, vec(float32(i+1)))
+	}
+	mustUpdate(t, s, "p3", annals.ChatUpdate{Pinned: ptr(true)}) // the oldest, pinned
+	mustUpdate(t, s, "p2", annals.ChatUpdate{Pinned: ptr(true)})
+	mustUpdate(t, s, "p6", annals.ChatUpdate{Archived: ptr(true)})
+	cases := []struct {
+		name   string
+		filter annals.EmbeddingFilter
+		want   []string
+	}{
+		// In scope: p5, p2 (pinned), p1, p3 (pinned); p4 is another model's, p6 archived.
+		{"cap 2", annals.EmbeddingFilter{Owner: tenant("A"), Model: "m", Limit: 2}, []string{"p5", "p2"}},
+		{"cap 3", annals.EmbeddingFilter{Owner: tenant("A"), Model: "m", Limit: 3}, []string{"p5", "p2", "p1"}},
+		{"cap 3 with archived", annals.EmbeddingFilter{Owner: tenant("A"), Model: "m", Limit: 3, IncludeArchived: true}, []string{"p5", "p2", "p6"}},
+		{"cap 2 without p5", annals.EmbeddingFilter{Owner: tenant("A"), Model: "m", Limit: 2, ExcludeChatID: "p5"}, []string{"p2", "p1"}},
+		{"cap 3, every tenant", annals.EmbeddingFilter{Owner: allTenants, Model: "m", Limit: 3}, []string{"p5", "p2", "p1"}},
+		{"cap 3, tenant B", annals.EmbeddingFilter{Owner: tenant("B"), Model: "m", Limit: 3}, []string{"q1"}},
+	}
+	for _, tc := range cases {
+		got := vectorChatIDs(mustFindEmbeddings(t, s, tc.filter))
+		wantIDs(t, "FindEmbeddings "+tc.name, got, tc.want)
+	}
 }
 
 func testEmbedDelete(t *testing.T, s Store) {

@@ -3,24 +3,25 @@ package storecore
 import (
 	"encoding/binary"
 	"math"
-	"slices"
-	"strings"
 
 	"github.com/annals-dev/annals"
 )
 
-// The statements of FindEmbeddings in both stores (? placeholders), columns id, model, vector,
-// last_activity, and the rule that picks between them.
+// The statement of FindEmbeddings in both stores (? placeholders), columns id, model, vector,
+// last_activity, and the rule that merges its two runs (FindEmbeddings below).
 //
-// Most owners hold fewer vectors than the candidate cap, and then every one of them is a
-// candidate and their order is only the order of equal scores. So a store first reads them
-// unordered (EmbeddingScan: one pass, no sort) and orders that set in Go (SortCandidates); only
-// when the scan comes back over the cap does it read the newest cap in order (EmbeddingQuery).
+// The candidates are the newest cap vectors in scope. They are found by walking the chat list's
+// own indexes (chats_by_activity, chats_by_tenant_activity: pinned, then activity) newest first,
+// once over the pinned chats and once over the others, each walk stopping at the cap, and the two
+// ordered runs merged. Ordering by activity alone cannot follow those indexes, and then every
+// in-scope chat was looked up (and, before that, sorted with its 2 KB vector) to keep 2,000
+// (issue 16: 200+ ms at 1M entries).
 
-// embeddingWhere is the scope of a candidate read.
+// embeddingWhere is the scope of a candidate walk. The owner is the chat's (chat_embeddings
+// copies it): the walk reads the chat index, whose first column is the tenant.
 func embeddingWhere(f annals.EmbeddingFilter) *Where {
 	w := &Where{}
-	w.AddOwner("v", f.Owner)
+	w.AddOwner("c", f.Owner)
 	if f.Model != "" {
 		w.Add("v.model = ?", f.Model)
 	}
@@ -44,38 +45,52 @@ func EmbeddingLimit(f annals.EmbeddingFilter) int {
 	return f.Limit
 }
 
-// EmbeddingScan reads the vectors in scope in no order, at most one over the cap: a store that
-// gets no more than the cap back has every candidate, and sorts them with SortCandidates.
-func EmbeddingScan(f annals.EmbeddingFilter) (string, []any) {
-	w := embeddingWhere(f)
-	q := `SELECT c.id, v.model, v.vector, c.last_activity FROM chat_embeddings v JOIN chats c ON c.pk = v.chat_pk
-		WHERE ` + w.SQL() + ` LIMIT ?`
-	return q, append(w.Args, EmbeddingLimit(f)+1)
+// FindEmbeddings is annals.EmbeddingStore.FindEmbeddings over a store's way to read candidate
+// rows: the pinned chats' newest cap, the others' newest cap, merged into the newest cap.
+func FindEmbeddings(f annals.EmbeddingFilter, read func(q string, args []any) ([]annals.ChatVector, error)) ([]annals.ChatVector, error) {
+	pinned, err := read(EmbeddingWalk(f, true))
+	if err != nil {
+		return nil, err
+	}
+	rest, err := read(EmbeddingWalk(f, false))
+	if err != nil {
+		return nil, err
+	}
+	return mergeNewest(pinned, rest, EmbeddingLimit(f)), nil
 }
 
-// EmbeddingQuery reads the newest cap candidates in scope, newest first. The candidates are
-// chosen on narrow rows (chat pk, id, activity) and only then joined to their vectors: sorting
-// every in-scope row together with its 2 KB vector to keep the newest 2000 was most of related's
-// time (issue 16).
-func EmbeddingQuery(f annals.EmbeddingFilter) (string, []any) {
+// EmbeddingWalk reads the newest cap vectors in scope among the pinned chats or the others,
+// newest first (then by chat id). CROSS JOIN keeps the chat index outermost in SQLite;
+// PostgreSQL plans it freely.
+func EmbeddingWalk(f annals.EmbeddingFilter, pinned bool) (string, []any) {
 	w := embeddingWhere(f)
-	q := `WITH pick AS MATERIALIZED (SELECT v.chat_pk AS pk, c.id AS id, c.last_activity AS active
-			FROM chat_embeddings v JOIN chats c ON c.pk = v.chat_pk
-			WHERE ` + w.SQL() + ` ORDER BY c.last_activity DESC, c.id LIMIT ?)
-		SELECT p.id, v.model, v.vector, p.active FROM pick p JOIN chat_embeddings v ON v.chat_pk = p.pk
-		ORDER BY p.active DESC, p.id`
-	return q, append(w.Args, EmbeddingLimit(f))
+	q := `SELECT c.id, v.model, v.vector, c.last_activity FROM chats c CROSS JOIN chat_embeddings v
+		WHERE v.chat_pk = c.pk AND c.pinned = ? AND ` + w.SQL() + `
+		ORDER BY c.last_activity DESC, c.id LIMIT ?`
+	args := append([]any{pinned}, w.Args...)
+	return q, append(args, EmbeddingLimit(f))
 }
 
-// SortCandidates puts a scan's vectors in EmbeddingQuery's order: newest activity first, then by
-// chat id (byte order, as SQLite's and the C collation compare).
-func SortCandidates(vs []annals.ChatVector) {
-	slices.SortFunc(vs, func(a, b annals.ChatVector) int {
-		if c := b.LastActivity.Compare(a.LastActivity); c != 0 {
-			return c
+// mergeNewest merges two runs in EmbeddingWalk's order and keeps the first n.
+func mergeNewest(a, b []annals.ChatVector, n int) []annals.ChatVector {
+	out := make([]annals.ChatVector, 0, min(n, len(a)+len(b)))
+	for len(out) < n && (len(a) > 0 || len(b) > 0) {
+		if len(b) == 0 || (len(a) > 0 && newerCandidate(a[0], b[0])) {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
 		}
-		return strings.Compare(a.ChatID, b.ChatID)
-	})
+	}
+	return out
+}
+
+// newerCandidate reports whether x comes before y: newer activity first, then by chat id (byte
+// order, as SQLite's and the C collation compare).
+func newerCandidate(x, y annals.ChatVector) bool {
+	if c := y.LastActivity.Compare(x.LastActivity); c != 0 {
+		return c < 0
+	}
+	return x.ChatID < y.ChatID
 }
 
 // VectorArena hands out float32 slices from shared blocks, so a read of a few thousand vectors
