@@ -43,6 +43,7 @@ type DB struct {
 	readOnly bool
 	writer   *sql.DB // nil when read-only
 	reader   *sql.DB
+	stmts    *stmtCache // the reader's prepared search statements
 	now      func() time.Time
 	// entryRanking makes chat searches rank entries even when the chat index could answer:
 	// the tests compare the two rankings' match sets through it.
@@ -87,6 +88,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	db.reader.SetMaxOpenConns(opts.Readers)
 	db.reader.SetMaxIdleConns(opts.Readers)
+	db.stmts = newStmtCache(db.reader)
 
 	if !opts.ReadOnly {
 		if db.writer, err = sql.Open("sqlite", dsn(path, opts, false)); err != nil {
@@ -171,6 +173,7 @@ func (db *DB) Close() error {
 		errs = append(errs, db.writer.Close())
 	}
 	if db.reader != nil {
+		db.stmts.close()
 		errs = append(errs, db.reader.Close())
 	}
 	return errors.Join(errs...)

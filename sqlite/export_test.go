@@ -19,3 +19,17 @@ func (db *DB) SetCandidatesForTest(n int) { db.candidates = n }
 // SetBlockLimitsForTest sets how many entries and bytes a block of a chat's search document
 // holds (0, 0: the defaults).
 func (db *DB) SetBlockLimitsForTest(entries, bytes int64) { db.blocks = blockLimits{entries, bytes} }
+
+// SetStatementCacheForTest sets how many statement texts the reader's cache keeps.
+func (db *DB) SetStatementCacheForTest(n int) {
+	db.stmts.mu.Lock()
+	defer db.stmts.mu.Unlock()
+	db.stmts.max = n
+}
+
+// StatementsCachedForTest is how many statement texts the reader's cache holds.
+func (db *DB) StatementsCachedForTest() int {
+	db.stmts.mu.Lock()
+	defer db.stmts.mu.Unlock()
+	return db.stmts.lru.Len()
+}

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/query"
@@ -20,7 +19,7 @@ const maxPrefixWords = 64
 //
 // done maps each term of e to its expansion, so a caller can expand a subtree (a positive term)
 // the same way without reading the vocabulary again.
-func expandPrefixes(ctx context.Context, tx *sql.Tx, e *annals.TextExpr, done map[*annals.TextExpr]*annals.TextExpr) (*annals.TextExpr, error) {
+func expandPrefixes(ctx context.Context, tx queryer, e *annals.TextExpr, done map[*annals.TextExpr]*annals.TextExpr) (*annals.TextExpr, error) {
 	if e == nil {
 		return nil, nil
 	}
@@ -64,7 +63,7 @@ func expandPrefixes(ctx context.Context, tx *sql.Tx, e *annals.TextExpr, done ma
 
 // prefixWords lists up to maxPrefixWords+1 words of the chat index starting with prefix, in
 // order. The vocabulary's terms are byte strings; U+10FFFF sorts after every continuation.
-func prefixWords(ctx context.Context, tx *sql.Tx, prefix string) ([]string, error) {
+func prefixWords(ctx context.Context, tx queryer, prefix string) ([]string, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT term FROM chat_fts_vocab WHERE term >= ? AND term <= ? ORDER BY term LIMIT ?`,
 		prefix, prefix+"\U0010FFFF", maxPrefixWords+1)
 	if err != nil {

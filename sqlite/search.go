@@ -198,11 +198,12 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 // snapshot. done is false when the chat index is not built yet (an upgrade's backfill was
 // interrupted, or an older binary wrote since): the entry-level ranking answers instead.
 func (db *DB) searchChatDocsTx(ctx context.Context, p *searchPlan, limit int) (hits []annals.ChatHit, total int, done bool, err error) {
-	tx, err := db.reader.BeginTx(ctx, nil)
+	sqlTx, err := db.reader.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, 0, false, storeErr("begin search", err)
 	}
-	defer tx.Rollback()
+	tx := &readTx{tx: sqlTx, cache: db.stmts}
+	defer tx.end(ctx)
 	ready, err := chatDocsReady(ctx, tx)
 	if err != nil || !ready {
 		return nil, 0, false, err
@@ -308,7 +309,7 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 // runEntrySearch runs an entry search's statement and reads its page and total.
 func (db *DB) runEntrySearch(ctx context.Context, q string, args []any) ([]annals.EntryHit, int, error) {
 	annals.TraceStatement(ctx, q, args)
-	rows, err := db.reader.QueryContext(ctx, q, args...)
+	rows, err := db.stmts.query(ctx, q, args...)
 	if err != nil {
 		return nil, 0, ftsErr("search entries", err)
 	}

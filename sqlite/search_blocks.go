@@ -33,7 +33,7 @@ func multiMatch(query string, f annals.ChatFilter) string {
 // longChats finds the long chats matching text (expanded) in the columns cols, and how many
 // long-chat documents there are in all (an upper bound on those a walk meets). It answers
 // nothing quickly on a database without long chats.
-func longChats(ctx context.Context, tx *sql.Tx, text *annals.TextExpr, cols []string, f annals.ChatFilter) ([]int64, int, error) {
+func longChats(ctx context.Context, tx queryer, text *annals.TextExpr, cols []string, f annals.ChatFilter) ([]int64, int, error) {
 	var docs int
 	err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chat_blocks) + (SELECT count(DISTINCT chat_pk) FROM chat_blocks)`).Scan(&docs)
 	if err != nil || docs == 0 {
@@ -51,7 +51,7 @@ func longChats(ctx context.Context, tx *sql.Tx, text *annals.TextExpr, cols []st
 }
 
 // longEval is the set of long chats in which e holds, their blocks taken as one document.
-func longEval(ctx context.Context, tx *sql.Tx, e *annals.TextExpr, cols []string, f annals.ChatFilter) (map[int64]bool, error) {
+func longEval(ctx context.Context, tx queryer, e *annals.TextExpr, cols []string, f annals.ChatFilter) (map[int64]bool, error) {
 	if isDisjunction(e) {
 		return longWalk(ctx, tx, e, cols, f)
 	}
@@ -102,7 +102,7 @@ func combine(acc, s map[int64]bool, or bool) map[int64]bool {
 }
 
 // longWalk is the set of long chats with a document matching the disjunction e.
-func longWalk(ctx context.Context, tx *sql.Tx, e *annals.TextExpr, cols []string, f annals.ChatFilter) (map[int64]bool, error) {
+func longWalk(ctx context.Context, tx queryer, e *annals.TextExpr, cols []string, f annals.ChatFilter) (map[int64]bool, error) {
 	m, err := ftsCompile(e, cols)
 	if err != nil {
 		return nil, err

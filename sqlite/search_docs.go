@@ -67,7 +67,7 @@ type docHit struct {
 }
 
 // searchChatDocs is SearchChats on the chat documents, in one read transaction.
-func (db *DB) searchChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, limit int) ([]annals.ChatHit, int, error) {
+func (db *DB) searchChatDocs(ctx context.Context, tx queryer, p *searchPlan, limit int) ([]annals.ChatHit, int, error) {
 	f := p.f
 	if !f.Chat.Owner.AllTenants && f.Chat.Owner.TenantID == "" {
 		// The zero owner matches nothing (as in SQL, where AddOwner writes 1 = 0); said here too,
@@ -142,7 +142,7 @@ type docWalk struct {
 
 // planWalk prepares the walk of a search for text (expanded), and the MATCH of its chats of one
 // document alone (chatDocMatch), which counts them.
-func planWalk(ctx context.Context, tx *sql.Tx, p *searchPlan, text *annals.TextExpr) (*docWalk, string, error) {
+func planWalk(ctx context.Context, tx queryer, p *searchPlan, text *annals.TextExpr) (*docWalk, string, error) {
 	cols := p.docColumns()
 	match, err := ftsCompile(text, cols)
 	if err != nil {
@@ -193,7 +193,7 @@ func candidates(w *docWalk, cw *where, k int) ([]string, []any) {
 }
 
 // rankChatDocs is steps 1 and 2: the page of chats and how many candidates there were.
-func (db *DB) rankChatDocs(ctx context.Context, tx *sql.Tx, p *searchPlan, w *docWalk, cw *where, pos []*annals.TextExpr, k, limit int) ([]docHit, candCounts, error) {
+func (db *DB) rankChatDocs(ctx context.Context, tx queryer, p *searchPlan, w *docWalk, cw *where, pos []*annals.TextExpr, k, limit int) ([]docHit, candCounts, error) {
 	f := p.f
 	with, args := candidates(w, cw, k)
 	from := `(SELECT pk, bb, NULL AS mb FROM cand) r`
@@ -267,7 +267,7 @@ func scanDocHits(rows *sql.Rows) ([]docHit, candCounts, error) {
 // countChatDocs is the exact number of matching chats when the candidates did not hold them all.
 // With no chat filter beyond the owner and the archived state, both inside the MATCH, it is a
 // count of the index's matches, no row read; otherwise each match is checked against the chat.
-func countChatDocs(ctx context.Context, tx *sql.Tx, match string, cf annals.ChatFilter) (int, error) {
+func countChatDocs(ctx context.Context, tx queryer, match string, cf annals.ChatFilter) (int, error) {
 	rest := cf
 	rest.Owner, rest.IncludeArchived = annals.Owner{AllTenants: true}, true
 	rw, err := chatWhere(rest)
@@ -303,7 +303,7 @@ func countChatDocs(ctx context.Context, tx *sql.Tx, match string, cf annals.Chat
 // per FTS5 cursor, and every chat's rowid range is a cursor of its own, so bm25
 // here would cost the page's chats times the term's matches. For one term, shortest first is
 // bm25's order where the term occurs once.
-func pageHits(ctx context.Context, tx *sql.Tx, p *searchPlan, pos []*annals.TextExpr, page []docHit) error {
+func pageHits(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.TextExpr, page []docHit) error {
 	bodyAny, err := ftsCompile(anyOf(pos), p.entryCols)
 	if err != nil {
 		return err

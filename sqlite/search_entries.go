@@ -165,7 +165,7 @@ func (p *searchPlan) rankedCTEs() (*rankingCTEs, error) {
 // order. A chat that cannot be read is skipped and the rest of the page served.
 func (db *DB) runEntryRanking(ctx context.Context, r *entryRanking) ([]annals.ChatHit, int, error) {
 	annals.TraceStatement(ctx, r.q, r.args)
-	rows, err := db.reader.QueryContext(ctx, r.q, r.args...)
+	rows, err := db.stmts.query(ctx, r.q, r.args...)
 	if err != nil {
 		return nil, 0, ftsErr("search chats", err)
 	}
