@@ -54,9 +54,19 @@ func TestRunsEveryScenarioAtASmokeSizeAndCachesItsDatabase(t *testing.T) {
 		t.Errorf("report header: command %q, targets %q, machine %+v, build %+v", rep.Command, rep.Targets, rep.Machine, rep.Build)
 	}
 	seen := map[string]int{}
+	hits := map[string]int{}
 	for _, r := range rep.Rows {
 		seen[r.Scenario]++
 		checkSmokeRow(t, r, opts.SQLite3 != "")
+		if r.Scenario == "search" && r.Hits != nil {
+			hits[r.Case] = *r.Hits
+		}
+	}
+	// The owner cases search as members: a user's chats are some of a tenant's, which are some
+	// of every tenant's.
+	all, tenant, user := hits["common term (10%)"], hits["common term, one tenant"], hits["common term, one user"]
+	if user <= 0 || user >= tenant || tenant >= all {
+		t.Errorf("common-term hits: %d over every tenant, %d in one tenant, %d of one user; want 0 < user < tenant < all", all, tenant, user)
 	}
 	if !hasRow(rep.Rows, "ingest", "decode + redact only (1 pass, no database)") {
 		t.Error("no redaction-only ingest row")

@@ -16,26 +16,28 @@ type searchCase struct {
 	// timed marks a query shape issue 16's latency targets name (p50 < 20 ms, p99 < 100 ms):
 	// the single terms, the two-term AND and the prefix.
 	timed bool
-	// tenant runs the query as a member of one tenant (the newest chat's), scope tenant: what
-	// the owner narrowing saves against the same query over every tenant.
-	tenant bool
+	// scope runs the query as a member of the newest chat's tenant (scope tenant) or of its
+	// tenant and user (scope user), "" over every tenant: what the owner narrowing saves
+	// against the same query over every tenant, for owners of different shares of the data.
+	scope annals.Scope
 }
 
 // searchCases are the queries of the search scenario. The single terms are the corpus's
 // planted markers, so their hit counts are known in advance (docs/BENCHMARKS.md).
 func searchCases() []searchCase {
 	return []searchCase{
-		{"rare term (1 in 100k)", corpus.RareTerm, "", true, false},
-		{"scarce term (0.1%)", corpus.ScarceTerm, "", true, false},
-		{"medium term (1%)", corpus.MediumTerm, "", true, false},
-		{"common term (10%)", corpus.CommonTerm, "", true, false},
-		{"two-term AND", corpus.MediumTerm + " " + corpus.CommonTerm, "", true, false},
-		{"phrase", `"most recent call last"`, "", false, false},
-		{"prefix", "invoic*", "", true, false},
-		{"field filter + term", "tool:Bash " + corpus.MediumTerm, "", false, false},
-		{"entry-level, medium term", corpus.MediumTerm, history.ModeEntries, true, false},
-		{"scarce term, one tenant", corpus.ScarceTerm, "", true, true},
-		{"common term, one tenant", corpus.CommonTerm, "", true, true},
+		{"rare term (1 in 100k)", corpus.RareTerm, "", true, ""},
+		{"scarce term (0.1%)", corpus.ScarceTerm, "", true, ""},
+		{"medium term (1%)", corpus.MediumTerm, "", true, ""},
+		{"common term (10%)", corpus.CommonTerm, "", true, ""},
+		{"two-term AND", corpus.MediumTerm + " " + corpus.CommonTerm, "", true, ""},
+		{"phrase", `"most recent call last"`, "", false, ""},
+		{"prefix", "invoic*", "", true, ""},
+		{"field filter + term", "tool:Bash " + corpus.MediumTerm, "", false, ""},
+		{"entry-level, medium term", corpus.MediumTerm, history.ModeEntries, true, ""},
+		{"scarce term, one tenant", corpus.ScarceTerm, "", true, annals.ScopeTenant},
+		{"common term, one tenant", corpus.CommonTerm, "", true, annals.ScopeTenant},
+		{"common term, one user", corpus.CommonTerm, "", true, annals.ScopeUser},
 	}
 }
 
@@ -66,13 +68,13 @@ func (b *runner) searchScenario(ctx context.Context, t *target) error {
 func (b *runner) searchCase(ctx context.Context, t *target, c searchCase) (Row, error) {
 	req := &history.Request{Op: history.OpSearch, Scope: string(annals.ScopeGlobal), Query: c.query, Mode: c.mode}
 	ctx0 := t.ctx
-	if c.tenant {
-		res, err := t.svc.List(t.ctx, &history.Request{Op: history.OpList, Scope: string(annals.ScopeGlobal), Limit: 1})
-		if err != nil || len(res.Chats) == 0 {
-			return Row{}, fmt.Errorf("the newest chat's tenant: %w", err)
+	if c.scope != "" {
+		p, err := newestOwner(t, c.scope)
+		if err != nil {
+			return Row{}, err
 		}
-		ctx0 = annals.NewContextWithPrincipal(t.ctx, &annals.Principal{TenantID: res.Chats[0].TenantID, Role: annals.RoleMember, Scopes: []annals.Scope{annals.ScopeTenant}})
-		req.Scope = string(annals.ScopeTenant)
+		ctx0 = annals.NewContextWithPrincipal(t.ctx, p)
+		req.Scope = string(c.scope)
 	}
 	var res *history.SearchResponse
 	search := func(ctx context.Context) (err error) {
@@ -94,6 +96,26 @@ func (b *runner) searchCase(ctx context.Context, t *target, c searchCase) (Row, 
 	}
 	row.Target, row.Met = searchTarget(row, c.timed)
 	return row, nil
+}
+
+// newestOwner is a member principal of the newest chat's tenant, and for scope user of its user
+// (the newest chat that has one), holding scope.
+func newestOwner(t *target, scope annals.Scope) (*annals.Principal, error) {
+	res, err := t.svc.List(t.ctx, &history.Request{Op: history.OpList, Scope: string(annals.ScopeGlobal), Limit: 50})
+	if err != nil {
+		return nil, fmt.Errorf("the newest chat's owner: %w", err)
+	}
+	for _, c := range res.Chats {
+		if scope == annals.ScopeUser && c.UserID == "" {
+			continue
+		}
+		p := &annals.Principal{TenantID: c.TenantID, Role: annals.RoleMember, Scopes: []annals.Scope{scope}}
+		if scope == annals.ScopeUser {
+			p.UserID = c.UserID
+		}
+		return p, nil
+	}
+	return nil, fmt.Errorf("none of the newest %d chats has an owner for scope %s", len(res.Chats), scope)
 }
 
 // coarseBaseline is the sqlite3 timer's resolution: it prints wall times to the millisecond, so
