@@ -1,0 +1,73 @@
+package sqlite_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/annals-dev/annals"
+)
+
+// The chat index holds owner tokens (tenant, user and agent as t, u and a with their hex,
+// "archived", "multi") beside the chats' words. A search for a word that happens to be one of
+// them finds the chats whose text holds it, never a chat for its owner or state; ordinary words
+// still find every chat that holds them, long chats' blocks included.
+func TestOwnerTokensAreNotWords(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	db.SetBlockLimitsForTest(2, 1<<20) // "long" gets sealed blocks, so its documents carry "multi"
+	owner := annals.Chat{TenantID: "acme", UserID: "bob", AgentID: "bot"}
+	refs := map[string]annals.ChatRef{}
+	for _, id := range []string{"plain", "long", "gone", "mentions"} {
+		c := owner
+		c.ID = id
+		created, err := db.CreateChat(ctx, &c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs[id] = created.Ref()
+	}
+	appendWords(t, db, "plain", "hello")
+	appendWords(t, db, "long", "hello", "l1", "l2", "l3", "l4", "l5")
+	appendWords(t, db, "gone", "hello")
+	appendWords(t, db, "mentions", "archived", "multi", "t61636d65", "u626f62x")
+	archived := true
+	if _, err := db.UpdateChat(ctx, refs["gone"], annals.ChatUpdate{Archived: &archived}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := mustBlocks(t, db, "long"); len(b) == 0 {
+		t.Fatal("the long chat has no sealed blocks: the test needs its multi token")
+	}
+	cases := []struct {
+		q    string
+		want []string
+	}{
+		{"archived", []string{"mentions"}},
+		{"multi", []string{"mentions"}},
+		{"t61636d65", []string{"mentions"}}, // acme's tenant token
+		{"u626f62", nil},                    // bob's user token
+		{"a626f74", nil},                    // bot's agent token
+		{`"t61636d65 u626f62"`, nil},        // acme's and bob's tokens side by side, as in the owner column
+		{"x-t61636d65", nil},
+		{"t6*", []string{"mentions"}},
+		{"u626f62*", []string{"mentions"}},
+		{"hello", []string{"gone", "long", "plain"}},
+		{"hello common", []string{"gone", "long", "plain"}},
+		{"common -hello", []string{"mentions"}},
+	}
+	for _, o := range []annals.Owner{{AllTenants: true}, {TenantID: "acme"}, {TenantID: "acme", UserID: "bob", AgentID: "bot"}} {
+		for _, tc := range cases {
+			f := searchFilter(t, tc.q, o)
+			f.Chat.IncludeArchived = true
+			hits, total := searchAll(t, db, f, true)
+			var got []string
+			for _, h := range hits {
+				got = append(got, h.Chat.ID)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) || total != len(tc.want) {
+				t.Errorf("owner %s, %q: chats %q (total %d), want %q", o, tc.q, got, total, tc.want)
+			}
+		}
+	}
+}
