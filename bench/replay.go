@@ -134,10 +134,11 @@ func sqlLiteral(v any) (string, error) {
 	case []byte:
 		return "X'" + hex.EncodeToString(x) + "'", nil
 	case bool:
+		// TRUE and FALSE are literals of both SQLite (as 1 and 0) and PostgreSQL (boolean).
 		if x {
-			return "1", nil
+			return "TRUE", nil
 		}
-		return "0", nil
+		return "FALSE", nil
 	case int:
 		return strconv.Itoa(x), nil
 	case int64:

@@ -17,6 +17,7 @@ func TestInlineSQLRendersArgumentsAsLiterals(t *testing.T) {
 		{"SELECT ?", []any{1e18}, "SELECT 1e+18", true},
 		{"SELECT ?", []any{2.0}, "SELECT 2.0", true},
 		{"SELECT ?", []any{nil}, "SELECT NULL", true},
+		{"SELECT ?, ?", []any{true, false}, "SELECT TRUE, FALSE", true},
 		{"SELECT $2, $1", []any{"a", 7}, "SELECT 7, 'a'", true},
 		{"SELECT ?", nil, "", false},
 		{"SELECT 1", []any{1}, "", false},

@@ -291,6 +291,32 @@ func TestTextWithNULRoundTripsAndIsSearchable(t *testing.T) {
 	}
 }
 
+// Statements are planned with their values (a cached statement's generic plan cannot know how
+// common a search's terms are), unless the DSN chooses otherwise.
+func TestStatementsArePlannedWithTheirValues(t *testing.T) {
+	dsn := MustCreateSchema(t)
+	ctx := context.Background()
+	for _, tc := range []struct{ dsn, want string }{
+		{dsn, "force_custom_plan"},
+		{withParam(dsn, "plan_cache_mode", "auto"), "auto"},
+	} {
+		db := MustOpen(t, tc.dsn, postgres.Options{})
+		got, err := db.SettingForTest(ctx, "plan_cache_mode")
+		if err != nil || got != tc.want {
+			t.Errorf("plan_cache_mode = %q (%v), want %q", got, err, tc.want)
+		}
+	}
+}
+
+// withParam adds a query parameter to a postgres:// URL.
+func withParam(dsn, k, v string) string {
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + k + "=" + v
+}
+
 // A statement that runs past the configured timeout is cancelled and reported as unavailable.
 func TestStatementTimeoutIsUnavailable(t *testing.T) {
 	dsn := MustCreateSchema(t)

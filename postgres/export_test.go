@@ -32,3 +32,10 @@ func (db *DB) ExplainForTest(ctx context.Context, query string) (string, error) 
 	}
 	return strings.Join(lines, "\n"), rows.Err()
 }
+
+// SettingForTest returns a run-time setting of the store's connections.
+func (db *DB) SettingForTest(ctx context.Context, name string) (string, error) {
+	var v string
+	err := db.pool.QueryRow(ctx, `SELECT current_setting($1)`, name).Scan(&v)
+	return v, err
+}
