@@ -143,42 +143,71 @@ func (p *searchPlan) docHits(q *chatQuery, leaves []docLeaf, args *[]any) string
 		m AS (SELECT pk` + fold.String() + `, bool_or(b = 0) AS meta FROM hits GROUP BY pk)`
 }
 
-// docMarkers is the frequency markers of the candidates: tf, one GIN scan per positive term
-// and marker, semi-joined with the candidates, and cf, each candidate's highest marker per term.
-// Folding the markers of every match instead cost most of a common word's search (28k of its
-// 41k keys at 1M entries). chat_pk + 0 keeps the planner from probing the candidates through
-// the primary key, which reads and matches each candidate's vector (150 ms for 1,000).
+// docMarkers is tf, the frequency markers of the matches: one GIN scan per positive term and
+// marker. Their rows are kept to the candidates by docFeatures's grouping, not by a semi-join:
+// the planner has no statistics for chat documents (ANALYZE skips values over 1 KB, and a chat's
+// tsvector is larger), so it estimates one row for every step and a semi-join or a join with
+// the candidates became a nested loop over them (a member's common-term search at 100k entries:
+// 345 ms, most of it rescanning 1,000 candidates per row).
 func (p *searchPlan) docMarkers(leaves []docLeaf, args *[]any) string {
 	owner := ownerLexemes(p.f.Chat.Owner)
 	var parts []string
-	var fold strings.Builder
 	for i, l := range leaves {
 		if l.negated {
 			continue
 		}
 		for _, n := range tfMarkers {
-			parts = append(parts, fmt.Sprintf(`SELECT chat_pk, %d, %d FROM chat_docs WHERE tsv @@ ?::tsquery AND chat_pk + 0 IN (SELECT pk FROM cand)`, i, n))
+			parts = append(parts, fmt.Sprintf(`SELECT chat_pk, %d, %d FROM chat_docs WHERE tsv @@ ?::tsquery`, i, n))
 			*args = append(*args, "("+markerQuery(l.term, n)+")"+owner)
 		}
-		fmt.Fprintf(&fold, ", max(b) FILTER (WHERE t = %d) AS g%d", i, i)
 	}
-	return `tf(pk, t, b) AS MATERIALIZED (` + strings.Join(parts, " UNION ALL ") + `),
-		cf AS (SELECT pk` + fold.String() + ` FROM tf GROUP BY pk)`
+	if len(parts) == 0 {
+		return `tf(pk, t, b) AS MATERIALIZED (SELECT NULL::bigint, NULL::int, NULL::int WHERE false)`
+	}
+	return `tf(pk, t, b) AS MATERIALIZED (` + strings.Join(parts, " UNION ALL ") + `)`
 }
 
-// docScore is step 3's score over the candidate alias r: BM25 of the positive terms (the
-// frequency is the marker's lower bound, the length the chat's entry count), the metadata rank
-// y.mr with its bonus, and the recency blend of the entry-level ranking.
+// docFeatures is feat, one row per candidate with what its score needs: its chat's activity, id
+// and entry count and its flags (from cand), its highest marker per positive term g0.. (from
+// tf) and its metadata rank mr (of the candidates whose metadata matched). The three are put
+// together by grouping their union by chat, which costs the same whatever the planner believes
+// about their sizes (see docMarkers); with useMeta the metadata query is an argument.
+func (p *searchPlan) docFeatures(leaves []docLeaf, metaQuery string, args *[]any) string {
+	candCols, markCols, metaCols, agg := []string{}, []string{}, []string{}, []string{}
+	for i, l := range leaves {
+		if l.negated {
+			continue
+		}
+		candCols = append(candCols, fmt.Sprintf("f%[1]d, NULL::int AS g%[1]d", i))
+		markCols = append(markCols, fmt.Sprintf("NULL, CASE WHEN t = %d THEN b END", i))
+		metaCols = append(metaCols, "NULL, NULL")
+		agg = append(agg, fmt.Sprintf("bool_or(f%[1]d) AS f%[1]d, max(g%[1]d) AS g%[1]d", i))
+	}
+	union := `SELECT pk, true AS c, last_activity, id, entry_count, meta, ` + strings.Join(candCols, ", ") + `, NULL::real AS mr FROM cand
+		UNION ALL SELECT pk, false, NULL, NULL, NULL, NULL, ` + strings.Join(markCols, ", ") + `, NULL FROM tf`
+	if p.useMeta {
+		union += `
+		UNION ALL SELECT r.pk, false, NULL, NULL, NULL, NULL, ` + strings.Join(metaCols, ", ") + `,
+			ts_rank(` + metaRankWeights + `, x.meta_tsv, ?::tsquery, ` + itoa(rankNorm) + `) FROM cand r JOIN chat_meta x ON x.chat_pk = r.pk WHERE r.meta`
+		*args = append(*args, metaQuery)
+	}
+	return `feat AS MATERIALIZED (SELECT pk, max(last_activity) AS last_activity, max(id) AS id, max(entry_count) AS entry_count,
+		bool_or(meta) AS meta, ` + strings.Join(agg, ", ") + `, max(mr) AS mr FROM (` + union + `) u GROUP BY pk HAVING bool_or(c))`
+}
+
+// docScore is step 3's score over the features alias r (docFeatures): BM25 of the positive
+// terms (the frequency is the marker's lower bound, the length the chat's entry count), the
+// metadata rank r.mr with its bonus, and the recency blend of the entry-level ranking.
 func docScore(leaves []docLeaf) string {
 	var bm []string
 	for i, l := range leaves {
 		if l.negated {
 			continue
 		}
-		bm = append(bm, fmt.Sprintf(`coalesce(ln(1.0::float8 + (s.n - s.d%[1]d + 0.5::float8) / (s.d%[1]d + 0.5::float8)) * (CASE WHEN r.f%[1]d THEN coalesce(cf.g%[1]d, 1) END)::float8 * %[2]g::float8
-			/ ((CASE WHEN r.f%[1]d THEN coalesce(cf.g%[1]d, 1) END)::float8 + %[3]g::float8 * (%[4]g::float8 + %[5]g::float8 * r.entry_count::float8 / s.len)), 0::float8)`, i, bm25K1+1, bm25K1, 1-bm25B, bm25B))
+		bm = append(bm, fmt.Sprintf(`coalesce(ln(1.0::float8 + (s.n - s.d%[1]d + 0.5::float8) / (s.d%[1]d + 0.5::float8)) * (CASE WHEN r.f%[1]d THEN coalesce(r.g%[1]d, 1) END)::float8 * %[2]g::float8
+			/ ((CASE WHEN r.f%[1]d THEN coalesce(r.g%[1]d, 1) END)::float8 + %[3]g::float8 * (%[4]g::float8 + %[5]g::float8 * r.entry_count::float8 / s.len)), 0::float8)`, i, bm25K1+1, bm25K1, 1-bm25B, bm25B))
 	}
-	return fmt.Sprintf(`((%s + %g::float8 * coalesce(y.mr, 0)::float8 + (CASE WHEN r.meta THEN %g::float8 ELSE 0::float8 END))
+	return fmt.Sprintf(`((%s + %g::float8 * coalesce(r.mr, 0)::float8 + (CASE WHEN r.meta THEN %g::float8 ELSE 0::float8 END))
 		* (1.0::float8 + %g::float8 / (1.0::float8 + greatest(0.0::float8, (?::bigint - r.last_activity)::float8 / 86400e9::float8) / %g::float8)))`,
 		strings.Join(bm, " + "), rankScale, metaMatchBonus, recencyBonus, recencyHalfLifeDays)
 }
@@ -192,7 +221,7 @@ func docStats(leaves []docLeaf) string {
 			fmt.Fprintf(&b, ", (count(*) FILTER (WHERE f%d))::float8 AS d%d", i, i)
 		}
 	}
-	return `s AS (SELECT greatest(count(*)::float8, (SELECT reltuples::float8 FROM pg_class WHERE oid = 'chat_docs'::regclass)) AS n,
+	return `s AS MATERIALIZED (SELECT greatest(count(*)::float8, (SELECT reltuples::float8 FROM pg_class WHERE oid = 'chat_docs'::regclass)) AS n,
 		(SELECT greatest(avg(entry_count)::float8, 1) FROM cand) AS len` + b.String() + ` FROM f)`
 }
 
@@ -234,18 +263,14 @@ func (db *DB) searchChatDocs(ctx context.Context, p *searchPlan, limit int) ([]a
 	}
 	with = append(with, `cand AS MATERIALIZED (SELECT * FROM f ORDER BY last_activity DESC, id LIMIT ?)`)
 	args = append(args, k)
-	with = append(with, p.docMarkers(leaves, &args), docStats(leaves))
-	args = append(args, unixNano(db.now()))
-	// The metadata rank, of the candidates whose metadata matched.
-	meta := `(SELECT NULL::real AS mr) y ON false`
+	metaQuery := ""
 	if p.useMeta {
-		meta = `(SELECT x.chat_pk, ts_rank(` + metaRankWeights + `, x.meta_tsv, ?::tsquery, ` + itoa(rankNorm) + `) AS mr
-			FROM chat_meta x WHERE x.chat_pk IN (SELECT pk FROM cand WHERE meta)) y ON y.chat_pk = r.pk`
-		args = append(args, tsAny(positiveTerms(f.Text, nil), p.metaW))
+		metaQuery = tsAny(positiveTerms(f.Text, nil), p.metaW)
 	}
+	with = append(with, p.docMarkers(leaves, &args), p.docFeatures(leaves, metaQuery, &args), docStats(leaves))
+	args = append(args, unixNano(db.now()))
 	with = append(with, `page AS MATERIALIZED (SELECT r.pk, r.last_activity, r.id, `+docScore(leaves)+` AS score
-		FROM cand r LEFT JOIN cf ON cf.pk = r.pk CROSS JOIN s LEFT JOIN `+meta+`
-		ORDER BY `+order+` LIMIT ? OFFSET ?)`)
+		FROM feat r CROSS JOIN s ORDER BY `+order+` LIMIT ? OFFSET ?)`)
 	args = append(args, limit, f.Offset)
 	sql := `WITH ` + strings.Join(with, ",\n") + `
 		SELECT ` + chatColumns + `, c.pk, r.score, (SELECT count(*) FROM f) FROM page r JOIN chats c ON c.pk = r.pk
