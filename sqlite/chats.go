@@ -150,6 +150,10 @@ func chatWhere(f annals.ChatFilter) (*where, error) {
 	return w, nil
 }
 
+// chatCountSQL counts the chats of a list (over chats_live_by_owner, migration 0011, when only
+// the owner and the archived state filter).
+func chatCountSQL(w *where) string { return `SELECT count(*) FROM chats c WHERE ` + w.SQL() }
+
 // FindChats lists chats in owner scope; see annals.ChatStore.
 func (db *DB) FindChats(ctx context.Context, f annals.ChatFilter) ([]*annals.Chat, int, error) {
 	w, err := chatWhere(f)
@@ -161,7 +165,7 @@ func (db *DB) FindChats(ctx context.Context, f annals.ChatFilter) ([]*annals.Cha
 	}
 	limit := annals.EffectiveLimit(f.Limit, annals.DefaultListLimit, annals.MaxListLimit)
 	var total int
-	if err := db.reader.QueryRowContext(ctx, `SELECT count(*) FROM chats c WHERE `+w.SQL(), w.Args...).Scan(&total); err != nil {
+	if err := db.reader.QueryRowContext(ctx, chatCountSQL(w), w.Args...).Scan(&total); err != nil {
 		return nil, 0, storeErr("count chats", err)
 	}
 	rows, err := db.reader.QueryContext(ctx, `SELECT `+chatColumns+` FROM chats c WHERE `+w.SQL()+`

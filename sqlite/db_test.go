@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/annals-dev/annals"
@@ -148,5 +149,18 @@ func TestCheckIndexDetectsAnIndexOutOfStep(t *testing.T) {
 	}
 	if err := db.CheckIndex(ctx); err == nil {
 		t.Error("CheckIndex passed on an index that no longer matches its rows")
+	}
+}
+
+// A list's total of live chats is counted from the small partial index (migration 0011), not
+// by reading every chat row.
+func TestLiveChatCountReadsTheOwnerIndex(t *testing.T) {
+	db := MustOpenDB(t)
+	plan, err := db.ChatCountPlanForTest(context.Background(), annals.ChatFilter{Owner: annals.Owner{AllTenants: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan, "chats_live_by_owner") {
+		t.Errorf("the count of every live chat runs as %q, want it to read chats_live_by_owner", plan)
 	}
 }

@@ -1,6 +1,11 @@
 package sqlite
 
-import "context"
+import (
+	"context"
+	"strings"
+
+	"github.com/annals-dev/annals"
+)
 
 // ExecForTest runs a statement on the writer, for tests that must set up states the API
 // cannot produce (a schema from the future, say).
@@ -32,4 +37,27 @@ func (db *DB) StatementsCachedForTest() int {
 	db.stmts.mu.Lock()
 	defer db.stmts.mu.Unlock()
 	return db.stmts.lru.Len()
+}
+
+// ChatCountPlanForTest is SQLite's plan of FindChats's count for f, its lines joined.
+func (db *DB) ChatCountPlanForTest(ctx context.Context, f annals.ChatFilter) (string, error) {
+	w, err := chatWhere(f)
+	if err != nil {
+		return "", err
+	}
+	rows, err := db.reader.QueryContext(ctx, "EXPLAIN QUERY PLAN "+chatCountSQL(w), w.Args...)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			return "", err
+		}
+		lines = append(lines, detail)
+	}
+	return strings.Join(lines, "; "), rows.Err()
 }
