@@ -94,35 +94,39 @@ func TestPreparedSearchStatementsAnswerAsUnprepared(t *testing.T) {
 	if n := db.StatementsCachedForTest(); n == 0 {
 		t.Fatalf("no statement was kept after %d searches", len(filters))
 	}
-	check := func(round string) {
-		var wg sync.WaitGroup
-		errs := make(chan error, 4)
-		for g := range 4 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for r := range 2 {
-					for i := range filters {
-						j := (i + g + r) % len(filters)
-						got, err := run(j)
-						if err == nil && !reflect.DeepEqual(got, want[j]) {
-							err = fmt.Errorf("search %d answered %+v, want %+v", j, got, want[j])
-						}
-						if err != nil {
-							errs <- fmt.Errorf("%s: %w", round, err)
-							return
-						}
+	searchInTurns(t, "prepared", len(filters), func(i int) (any, error) { return run(i) }, func(i int) any { return want[i] })
+	db.SetStatementCacheForTest(2) // evicts while the others run
+	searchInTurns(t, "evicting", len(filters), func(i int) (any, error) { return run(i) }, func(i int) any { return want[i] })
+}
+
+// searchInTurns runs searches 0..n-1 from four goroutines at once, twice each, each goroutine in
+// its own order, and reports every answer that is not the one wanted.
+func searchInTurns(t *testing.T, round string, n int, run func(int) (any, error), want func(int) any) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range 2 {
+				for i := range n {
+					j := (i + g + r) % n
+					got, err := run(j)
+					if err == nil && !reflect.DeepEqual(got, want(j)) {
+						err = fmt.Errorf("search %d answered %+v, want %+v", j, got, want(j))
+					}
+					if err != nil {
+						errs <- fmt.Errorf("%s: %w", round, err)
+						return
 					}
 				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Error(err)
-		}
+			}
+		}()
 	}
-	check("prepared")
-	db.SetStatementCacheForTest(2) // evicts while the others run
-	check("evicting")
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }
