@@ -63,9 +63,9 @@ func TestRunsEveryScenarioAtASmokeSizeAndCachesItsDatabase(t *testing.T) {
 		}
 	}
 	// The owner cases search as members: a user's chats are some of a tenant's, which are some
-	// of every tenant's.
+	// of every tenant's (under -race the corpus is too small for the user to have any).
 	all, tenant, user := hits["common term (10%)"], hits["common term, one tenant"], hits["common term, one user"]
-	if user <= 0 || user >= tenant || tenant >= all {
+	if user > tenant || tenant <= 0 || tenant >= all || (user == 0 && !benchRace) || user == tenant {
 		t.Errorf("common-term hits: %d over every tenant, %d in one tenant, %d of one user; want 0 < user < tenant < all", all, tenant, user)
 	}
 	if !hasRow(rep.Rows, "ingest", "decode + redact only (1 pass, no database)") {
