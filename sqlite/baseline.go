@@ -129,7 +129,11 @@ func (w *BaselineWriter) Apply(ctx context.Context, ops []annals.CaptureOp) erro
 	if err := w.flushCounters(exec); err != nil {
 		return fmt.Errorf("baseline: chat counters: %w", err)
 	}
-	// The chat search documents are part of what a capture writes, as the triggers are.
+	// The entry indexes and chat search documents are part of what a capture writes, as the
+	// triggers are.
+	if err := flushEntryIndex(ctx, tx); err != nil {
+		return fmt.Errorf("baseline: entry index: %w", err)
+	}
 	if err := flushChatDocs(ctx, tx, math.MaxInt64); err != nil {
 		return fmt.Errorf("baseline: chat documents: %w", err)
 	}

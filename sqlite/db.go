@@ -185,12 +185,14 @@ func errReadOnly() error {
 }
 
 // writeTx runs fn in one write transaction, committing only if fn succeeds. Before the commit
-// it rebuilds the search documents of the chats fn changed, so no reader ever sees a stale one.
+// it indexes the entries fn added or changed and rebuilds the search documents of the chats fn
+// changed, so no reader ever sees a stale index.
 func (db *DB) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return db.writeTxThen(ctx, fn, func(tx *sql.Tx) error { return flushChatDocsIn(ctx, tx, math.MaxInt64, db.blockLimits()) })
 }
 
-// writeTxThen is writeTx with the step before the commit given (the backfill bounds its own).
+// writeTxThen is writeTx with the chat-document step before the commit given (the backfill
+// bounds its own). The entry indexes are always brought up to date (flushEntryIndex).
 func (db *DB) writeTxThen(ctx context.Context, fn, before func(tx *sql.Tx) error) error {
 	if db.readOnly {
 		return errReadOnly()
@@ -200,6 +202,10 @@ func (db *DB) writeTxThen(ctx context.Context, fn, before func(tx *sql.Tx) error
 		return storeErr("begin", err)
 	}
 	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := flushEntryIndex(ctx, tx); err != nil {
 		_ = tx.Rollback()
 		return err
 	}

@@ -144,7 +144,7 @@ func TestCheckIndexDetectsAnIndexOutOfStep(t *testing.T) {
 		t.Fatalf("fresh index: %v", err)
 	}
 	// Change a row behind the trigger's back: the index still holds the old words.
-	if err := db.ExecForTest(ctx, `DROP TRIGGER entries_fts_update; UPDATE entries SET text = 'other words'`); err != nil {
+	if err := db.ExecForTest(ctx, `DROP TRIGGER entries_index_update; UPDATE entries SET text = 'other words'`); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.CheckIndex(ctx); err == nil {

@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"strings"
 
 	"github.com/annals-dev/annals"
@@ -60,4 +62,46 @@ func (db *DB) ChatCountPlanForTest(ctx context.Context, f annals.ChatFilter) (st
 		lines = append(lines, detail)
 	}
 	return strings.Join(lines, "; "), rows.Err()
+}
+
+// WriteTxForTest runs query (several statements allowed) in one write transaction, as a
+// capture runs its statements, with the entry indexes brought up to date before the commit.
+func (db *DB) WriteTxForTest(ctx context.Context, query string) error {
+	return db.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, query)
+		return err
+	})
+}
+
+// LeavesWrittenForTest reads an FTS5 index's count of leaf pages written to its first level
+// since it was created (nWriteCounter in the structure record, row 10 of its %_data table).
+func (db *DB) LeavesWrittenForTest(ctx context.Context, table string) (uint64, error) {
+	var rec []byte
+	if err := db.writer.QueryRowContext(ctx, `SELECT block FROM `+table+`_data WHERE id = 10`).Scan(&rec); err != nil {
+		return 0, err
+	}
+	// A 4-byte cookie, then three of SQLite's varints (big-endian, 7 bits a byte, the 9th byte
+	// whole): levels, segments, leaves written.
+	i := 4
+	var fields [3]uint64
+	for f := range fields {
+		var v uint64
+		for n := 0; ; n++ {
+			if i >= len(rec) {
+				return 0, fmt.Errorf("%s: structure record of %d bytes ends in field %d", table, len(rec), f)
+			}
+			b := rec[i]
+			i++
+			if n == 8 {
+				v = v<<8 | uint64(b)
+				break
+			}
+			v = v<<7 | uint64(b&0x7f)
+			if b < 0x80 {
+				break
+			}
+		}
+		fields[f] = v
+	}
+	return fields[2], nil
 }

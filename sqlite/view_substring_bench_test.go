@@ -19,10 +19,9 @@ func BenchmarkAppendSubstringIndex(b *testing.B) {
 			ctx := context.Background()
 			db := MustOpenDB(b)
 			if !indexed {
-				for _, q := range []string{`DROP TRIGGER entries_tri_insert`, `DROP TRIGGER entries_tri_delete`, `DROP TRIGGER entries_tri_update`} {
-					if err := db.ExecForTest(ctx, q); err != nil {
-						b.Fatal(err)
-					}
+				// Every pk is left to a backfill that never runs, so nothing writes the index.
+				if err := db.ExecForTest(ctx, `INSERT INTO entries_tri_todo (done, last) VALUES (0, 9223372036854775807)`); err != nil {
+					b.Fatal(err)
 				}
 			}
 			if _, err := db.CreateChat(ctx, &annals.Chat{ID: "bench", TenantID: "t"}); err != nil {
