@@ -153,14 +153,24 @@ func TestCheckIndexDetectsAnIndexOutOfStep(t *testing.T) {
 }
 
 // A list's total of live chats is counted from the small partial index (migration 0011), not
-// by reading every chat row.
+// by reading every chat row, for every owner form (for one tenant the planner chose the tenant's
+// activity index unless told).
 func TestLiveChatCountReadsTheOwnerIndex(t *testing.T) {
 	db := MustOpenDB(t)
-	plan, err := db.ChatCountPlanForTest(context.Background(), annals.ChatFilter{Owner: annals.Owner{AllTenants: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(plan, "chats_live_by_owner") {
-		t.Errorf("the count of every live chat runs as %q, want it to read chats_live_by_owner", plan)
+	tag := "deploy"
+	for _, f := range []annals.ChatFilter{
+		{Owner: annals.Owner{AllTenants: true}},
+		{Owner: annals.Owner{TenantID: "t"}},
+		{Owner: annals.Owner{TenantID: "t", UserID: "u"}},
+		{Owner: annals.Owner{TenantID: "t", UserID: "u", AgentID: "a"}},
+		{Owner: annals.Owner{TenantID: "t"}, Tag: &tag, PinnedOnly: true},
+	} {
+		plan, err := db.ChatCountPlanForTest(context.Background(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan, "USING INDEX chats_live_by_owner") {
+			t.Errorf("the count of the live chats of %v (tag %v) runs as %q, want it over chats_live_by_owner", f.Owner, f.Tag, plan)
+		}
 	}
 }

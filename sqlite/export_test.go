@@ -47,7 +47,7 @@ func (db *DB) ChatCountPlanForTest(ctx context.Context, f annals.ChatFilter) (st
 	if err != nil {
 		return "", err
 	}
-	rows, err := db.reader.QueryContext(ctx, "EXPLAIN QUERY PLAN "+chatCountSQL(w), w.Args...)
+	rows, err := db.reader.QueryContext(ctx, "EXPLAIN QUERY PLAN "+chatCountSQL(w, f), w.Args...)
 	if err != nil {
 		return "", err
 	}
