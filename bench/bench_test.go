@@ -170,6 +170,7 @@ func TestReportWritesTablesAndJSON(t *testing.T) {
 	rep := &Report{
 		Date: "2026-12-02T00:00:00Z", Command: "annals bench", Targets: "t",
 		Corpus: Corpus{Entries: 12345, Chats: 120, Seed: 3},
+		Build:  Build{Commit: "abc123", CommitFromCheckout: true},
 		Rows: []Row{
 			{Scenario: "ingest", Case: "library", Backend: "sqlite", Rate: 50000, Unit: "entries/s",
 				Baseline: &Baseline{Name: "raw", Rate: 60000}, Ratio: 0.83, Target: ">= 0.8x", Met: boolp(true)},
@@ -182,7 +183,8 @@ func TestReportWritesTablesAndJSON(t *testing.T) {
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"12,345 entries in 120 chats (seed 3)", "50,000", "60,000 (raw)", "0.83x", ">= 0.8x met", "p50<20 MISSED", "1.50", "Not measured:\n  memory: no binary", "Targets (t)."} {
+	for _, want := range []string{"12,345 entries in 120 chats (seed 3)", "50,000", "60,000 (raw)", "0.83x", ">= 0.8x met", "p50<20 MISSED", "1.50", "Not measured:\n  memory: no binary", "Targets (t).",
+		"commit abc123 (the working directory's checkout: the binary carries no revision)"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the tables lack %q:\n%s", want, text.String())
 		}

@@ -28,6 +28,10 @@ type Machine struct {
 type Build struct {
 	Commit   string `json:"commit,omitempty"`
 	Modified bool   `json:"modified,omitempty"`
+	// CommitFromCheckout says the binary carries no revision (go run, or a build outside a
+	// checkout) and Commit is the checkout's in the working directory, which may not be the
+	// code that runs.
+	CommitFromCheckout bool `json:"commit_from_checkout,omitempty"`
 	Go       string `json:"go"`
 	// SQLite is the version inside the modernc driver, SQLite3Tool that of the baseline tool.
 	SQLite      string `json:"sqlite"`
@@ -118,7 +122,7 @@ func buildInfo(ctx context.Context, sqlite3Tool, psqlTool string) Build {
 	if b.Commit == "" {
 		// go run does not stamp the revision; ask git, when this runs inside the checkout.
 		if out, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output(); err == nil {
-			b.Commit = strings.TrimSpace(string(out))
+			b.Commit, b.CommitFromCheckout = strings.TrimSpace(string(out)), true
 			if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil {
 				b.Modified = len(strings.TrimSpace(string(st))) > 0
 			}

@@ -58,6 +58,9 @@ func writeHeader(w io.Writer, rep *Report) {
 	if rep.Build.Modified {
 		commit += " (modified)"
 	}
+	if rep.Build.CommitFromCheckout {
+		commit += " (the working directory's checkout: the binary carries no revision)"
+	}
 	fmt.Fprintf(w, "build: commit %s, %s, SQLite %s (modernc %s); sqlite3 tool %s\n", commit, rep.Build.Go,
 		rep.Build.SQLite, rep.Build.Modernc, orDash(rep.Build.SQLite3Tool))
 	fmt.Fprintf(w, "command: %s\n", rep.Command)
