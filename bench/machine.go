@@ -31,8 +31,8 @@ type Build struct {
 	// CommitFromCheckout says the binary carries no revision (go run, or a build outside a
 	// checkout) and Commit is the checkout's in the working directory, which may not be the
 	// code that runs.
-	CommitFromCheckout bool `json:"commit_from_checkout,omitempty"`
-	Go       string `json:"go"`
+	CommitFromCheckout bool   `json:"commit_from_checkout,omitempty"`
+	Go                 string `json:"go"`
 	// SQLite is the version inside the modernc driver, SQLite3Tool that of the baseline tool.
 	SQLite      string `json:"sqlite"`
 	Modernc     string `json:"modernc,omitempty"`
