@@ -42,7 +42,7 @@ func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model str
 // FindEmbeddings returns candidate vectors in owner scope; see annals.EmbeddingStore and
 // storecore.FindEmbeddings.
 func (db *DB) FindEmbeddings(ctx context.Context, f annals.EmbeddingFilter) ([]annals.ChatVector, error) {
-	return storecore.FindEmbeddings(f, func(q string, args []any) ([]annals.ChatVector, error) {
+	return storecore.FindEmbeddings(f, storecore.VectorColumns, func(q string, args []any) ([]annals.ChatVector, error) {
 		return db.readEmbeddings(ctx, q, args)
 	})
 }

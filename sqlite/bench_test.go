@@ -71,10 +71,19 @@ func BenchmarkFindEmbeddings(b *testing.B) {
 		b.Fatal(err)
 	}
 	f := annals.EmbeddingFilter{Owner: annals.Owner{AllTenants: true}, Model: model, Limit: annals.DefaultCandidateCap}
-	for b.Loop() {
-		vs, err := s.FindEmbeddings(ctx, f)
-		if err != nil || len(vs) == 0 {
-			b.Fatalf("%d candidates, err %v", len(vs), err)
-		}
+	// warm: the vectors are in the store's cache from the call before, as in a server; cold: a
+	// first call, every vector read from the file.
+	for _, cold := range []bool{false, true} {
+		b.Run(map[bool]string{false: "warm", true: "cold"}[cold], func(b *testing.B) {
+			for b.Loop() {
+				if cold {
+					s.(*sqlite.DB).DropVectorCacheForTest()
+				}
+				vs, err := s.FindEmbeddings(ctx, f)
+				if err != nil || len(vs) == 0 {
+					b.Fatalf("%d candidates, err %v", len(vs), err)
+				}
+			}
+		})
 	}
 }

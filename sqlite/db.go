@@ -43,7 +43,8 @@ type DB struct {
 	readOnly bool
 	writer   *sql.DB // nil when read-only
 	reader   *sql.DB
-	stmts    *stmtCache // the reader's prepared search statements
+	stmts    *stmtCache   // the reader's prepared search statements
+	vectors  *vectorCache // decoded embeddings, checked against their row's stamp
 	now      func() time.Time
 	// entryRanking makes chat searches rank entries even when the chat index could answer:
 	// the tests compare the two rankings' match sets through it.
@@ -89,6 +90,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	db.reader.SetMaxOpenConns(opts.Readers)
 	db.reader.SetMaxIdleConns(opts.Readers)
 	db.stmts = newStmtCache(db.reader)
+	db.vectors = newVectorCache(vectorCacheFloats)
 
 	if !opts.ReadOnly {
 		if db.writer, err = sql.Open("sqlite", dsn(path, opts, false)); err != nil {

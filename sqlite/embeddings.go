@@ -4,11 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
-	"fmt"
+	"errors"
 	"math"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/internal/storecore"
 )
 
 // UpsertEmbedding stores a chat's vector; see annals.EmbeddingStore.
@@ -17,57 +16,31 @@ func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model str
 		return annals.Errorf(annals.EINVALID, "an embedding needs a model name and a non-empty vector")
 	}
 	return db.writeTx(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `INSERT INTO chat_embeddings (chat_pk, tenant_id, user_id, agent_id, model, dimension, vector, updated_at)
+		// updated_at only moves forward, even under a clock that stands still or steps back:
+		// it is the version the vector cache checks (vectorcache.go).
+		var pk int64
+		err := tx.QueryRowContext(ctx, `INSERT INTO chat_embeddings (chat_pk, tenant_id, user_id, agent_id, model, dimension, vector, updated_at)
 			SELECT pk, tenant_id, user_id, agent_id, ?, ?, ?, ? FROM chats WHERE `+refWhere+`
 			ON CONFLICT (chat_pk) DO UPDATE SET model = excluded.model, dimension = excluded.dimension,
-				vector = excluded.vector, updated_at = excluded.updated_at`,
-			append([]any{model, len(vector), encodeVector(vector), unixNano(db.now())}, refArgs(ref)...)...)
+				vector = excluded.vector, updated_at = max(excluded.updated_at, chat_embeddings.updated_at + 1)
+			RETURNING chat_pk`,
+			append([]any{model, len(vector), encodeVector(vector), unixNano(db.now())}, refArgs(ref)...)...).Scan(&pk)
+		if errors.Is(err, sql.ErrNoRows) {
+			return annals.NotFound(ref.ID)
+		}
 		if err != nil {
 			return storeErr("upsert embedding", err)
 		}
-		if n, _ := r.RowsAffected(); n == 0 {
-			return annals.NotFound(ref.ID)
-		}
+		db.vectors.forget(pk)
 		return nil
 	})
 }
 
-// FindEmbeddings returns candidate vectors in owner scope; see annals.EmbeddingStore and
-// storecore.FindEmbeddings.
+// FindEmbeddings returns candidate vectors in owner scope; see annals.EmbeddingStore,
+// storecore.FindEmbeddings and findEmbeddings (vectorcache.go). The vectors returned may be
+// shared with later calls: callers read them, never write.
 func (db *DB) FindEmbeddings(ctx context.Context, f annals.EmbeddingFilter) ([]annals.ChatVector, error) {
-	return storecore.FindEmbeddings(f, func(q string, args []any) ([]annals.ChatVector, error) {
-		return db.readEmbeddings(ctx, &storecore.VectorArena{}, q, args)
-	})
-}
-
-func (db *DB) readEmbeddings(ctx context.Context, arena *storecore.VectorArena, q string, args []any) ([]annals.ChatVector, error) {
-	rows, err := db.reader.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, storeErr("find embeddings", err)
-	}
-	defer rows.Close()
-	out := []annals.ChatVector{}
-	var model string
-	for rows.Next() {
-		var cv annals.ChatVector
-		// The blob is decoded in place: it is only valid until the next row.
-		var blob, m sql.RawBytes
-		var active int64
-		if err := rows.Scan(&cv.ChatID, &m, &blob, &active); err != nil {
-			return nil, storeErr("scan embedding", err)
-		}
-		if string(m) != model {
-			model = string(m)
-		}
-		cv.Model = model
-		var ok bool
-		if cv.Vector, ok = arena.Decode(blob); !ok {
-			return nil, annals.Internal("decode embedding", fmt.Errorf("vector blob of %d bytes is not a whole number of float32s", len(blob)))
-		}
-		cv.LastActivity = fromNano(active)
-		out = append(out, cv)
-	}
-	return out, storeErrOrNil("find embeddings", rows.Err())
+	return db.findEmbeddings(ctx, f)
 }
 
 // FindChatsWithoutEmbedding lists chats lacking a vector of model; see annals.EmbeddingStore.

@@ -105,3 +105,7 @@ func (db *DB) LeavesWrittenForTest(ctx context.Context, table string) (uint64, e
 	}
 	return fields[2], nil
 }
+
+// DropVectorCacheForTest empties the decoded-vector cache, so the next FindEmbeddings reads every
+// vector from the file (a cold call).
+func (db *DB) DropVectorCacheForTest() { db.vectors = newVectorCache(vectorCacheFloats) }

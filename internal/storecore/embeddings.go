@@ -7,8 +7,9 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// The statement of FindEmbeddings in both stores (? placeholders), columns id, model, vector,
-// last_activity, and the rule that merges its two runs (FindEmbeddings below).
+// The statement of FindEmbeddings in both stores (? placeholders), with the columns a store
+// asks for (VectorColumns: id, model, vector, last_activity), and the rule that merges its two
+// runs (FindEmbeddings below).
 //
 // The candidates are the newest cap vectors in scope. They are found by walking the chat list's
 // own indexes (chats_by_activity, chats_by_tenant_activity: pinned, then activity) newest first,
@@ -45,14 +46,19 @@ func EmbeddingLimit(f annals.EmbeddingFilter) int {
 	return f.Limit
 }
 
+// VectorColumns are the walk's columns of a store that reads the vectors in the walk: chat id,
+// model, vector, last activity. The chat is c and its vector row v.
+const VectorColumns = "c.id, v.model, v.vector, c.last_activity"
+
 // FindEmbeddings is annals.EmbeddingStore.FindEmbeddings over a store's way to read candidate
-// rows: the pinned chats' newest cap, the others' newest cap, merged into the newest cap.
-func FindEmbeddings(f annals.EmbeddingFilter, read func(q string, args []any) ([]annals.ChatVector, error)) ([]annals.ChatVector, error) {
-	pinned, err := read(EmbeddingWalk(f, true))
+// rows (the walk's columns cols): the pinned chats' newest cap, the others' newest cap, merged
+// into the newest cap.
+func FindEmbeddings(f annals.EmbeddingFilter, cols string, read func(q string, args []any) ([]annals.ChatVector, error)) ([]annals.ChatVector, error) {
+	pinned, err := read(EmbeddingWalk(f, cols, true))
 	if err != nil {
 		return nil, err
 	}
-	rest, err := read(EmbeddingWalk(f, false))
+	rest, err := read(EmbeddingWalk(f, cols, false))
 	if err != nil {
 		return nil, err
 	}
@@ -60,11 +66,11 @@ func FindEmbeddings(f annals.EmbeddingFilter, read func(q string, args []any) ([
 }
 
 // EmbeddingWalk reads the newest cap vectors in scope among the pinned chats or the others,
-// newest first (then by chat id). CROSS JOIN keeps the chat index outermost in SQLite;
-// PostgreSQL plans it freely.
-func EmbeddingWalk(f annals.EmbeddingFilter, pinned bool) (string, []any) {
+// newest first (then by chat id), selecting cols. CROSS JOIN keeps the chat index outermost in
+// SQLite; PostgreSQL plans it freely.
+func EmbeddingWalk(f annals.EmbeddingFilter, cols string, pinned bool) (string, []any) {
 	w := embeddingWhere(f)
-	q := `SELECT c.id, v.model, v.vector, c.last_activity FROM chats c CROSS JOIN chat_embeddings v
+	q := `SELECT ` + cols + ` FROM chats c CROSS JOIN chat_embeddings v
 		WHERE v.chat_pk = c.pk AND c.pinned = ? AND ` + w.SQL() + `
 		ORDER BY c.last_activity DESC, c.id LIMIT ?`
 	args := append([]any{pinned}, w.Args...)
@@ -96,6 +102,18 @@ func newerCandidate(x, y annals.ChatVector) bool {
 // VectorArena hands out float32 slices from shared blocks, so a read of a few thousand vectors
 // costs a few allocations rather than one per vector.
 type VectorArena struct{ block []float32 }
+
+// DecodeVector returns the little-endian float32s of b in a slice of exactly their length, for
+// a vector kept apart from the others read with it; ok is false when b is not a whole number
+// of float32s.
+func DecodeVector(b []byte) ([]float32, bool) {
+	if len(b)%4 != 0 {
+		return nil, false
+	}
+	v := make([]float32, len(b)/4)
+	decodeFloats(v, b)
+	return v, true
+}
 
 // Decode returns the little-endian float32s of b in a slice of their own (the caller may keep
 // it); ok is false when b is not a whole number of float32s.

@@ -1,0 +1,203 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
+)
+
+// vectorCacheFloats bounds the decoded vectors a DB keeps: 8M float32s (32 MiB), 16k chats at
+// 512 dimensions. related reads the newest 2,000 vectors of a scope at every call; with them
+// in memory its walk reads the chat index and each vector's stamp, not 4 MB of blobs that the
+// driver copies and Go decodes (three quarters of a related call's CPU at 1M entries, issue 16).
+const vectorCacheFloats = 8 << 20
+
+// vectorCache holds decoded embeddings by chat row. An entry is used only while the row still
+// has the stamp it was read with: the chat id (a pk a deleted chat left may be taken by
+// another), the model and updated_at, which UpsertEmbedding moves forward on every write
+// (max(now, previous + 1)), so a vector written since, by this process or another, is never
+// served from memory. The slices are shared between callers, who only read them.
+type vectorCache struct {
+	mu     sync.Mutex
+	budget int // floats
+	floats int
+	byPK   map[int64]cachedVector
+}
+
+type cachedVector struct {
+	stamp vectorStamp
+	vec   []float32
+}
+
+// vectorStamp identifies one version of a chat's stored vector.
+type vectorStamp struct {
+	chatID, model string
+	updated       int64
+}
+
+func newVectorCache(budget int) *vectorCache {
+	return &vectorCache{budget: budget, byPK: map[int64]cachedVector{}}
+}
+
+// get returns the vector of row pk if the cache holds the version st.
+func (c *vectorCache) get(pk int64, st vectorStamp) ([]float32, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.byPK[pk]
+	if !ok || e.stamp != st {
+		return nil, false
+	}
+	return e.vec, true
+}
+
+// put keeps vec as row pk's version st; when over budget it first drops arbitrary entries
+// (map order) down to three quarters of it, so a scan wider than the cache costs a few
+// evictions per call, not one per vector.
+func (c *vectorCache) put(pk int64, st vectorStamp, vec []float32) {
+	if len(vec) > c.budget {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.byPK[pk]; ok {
+		c.floats -= len(old.vec)
+	}
+	if c.floats+len(vec) > c.budget {
+		for k, e := range c.byPK {
+			if c.floats+len(vec) <= c.budget*3/4 {
+				break
+			}
+			delete(c.byPK, k)
+			c.floats -= len(e.vec)
+		}
+	}
+	c.byPK[pk] = cachedVector{stamp: st, vec: vec}
+	c.floats += len(vec)
+}
+
+// forget drops row pk (its vector was just rewritten here).
+func (c *vectorCache) forget(pk int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.byPK[pk]; ok {
+		delete(c.byPK, pk)
+		c.floats -= len(e.vec)
+	}
+}
+
+// walkColumns are the columns of findEmbeddings' walks: no vector.
+const walkColumns = "c.id, v.model, c.last_activity, v.chat_pk, v.updated_at"
+
+// candidateRow is a walk row of FindEmbeddings before its vector: where to find it and which
+// version it is.
+type candidateRow struct {
+	pk    int64
+	stamp vectorStamp
+}
+
+// findEmbeddings is FindEmbeddings in one read transaction: the two walks of
+// storecore.FindEmbeddings read ids, stamps and activity only, and the chosen candidates'
+// vectors come from the cache or, for those it lacks, one read by primary key.
+func (db *DB) findEmbeddings(ctx context.Context, f annals.EmbeddingFilter) ([]annals.ChatVector, error) {
+	sqlTx, err := db.reader.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, storeErr("begin find embeddings", err)
+	}
+	tx := &readTx{tx: sqlTx, cache: db.stmts}
+	defer tx.end(ctx)
+	rowOf := map[string]candidateRow{}
+	out, err := storecore.FindEmbeddings(f, walkColumns, func(q string, args []any) ([]annals.ChatVector, error) {
+		return walkEmbeddings(ctx, tx, q, args, rowOf)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var missing []int64
+	at := map[int64]int{}
+	for i := range out {
+		r := rowOf[out[i].ChatID]
+		if v, ok := db.vectors.get(r.pk, r.stamp); ok {
+			out[i].Vector = v
+			continue
+		}
+		missing = append(missing, r.pk)
+		at[r.pk] = i
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	if err := db.readVectors(ctx, tx, missing, func(pk int64, updated int64, vec []float32) {
+		i := at[pk]
+		out[i].Vector = vec
+		if st := rowOf[out[i].ChatID].stamp; st.updated == updated {
+			db.vectors.put(pk, st, vec)
+		}
+	}); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if out[i].Vector == nil {
+			// The walk and the read share a snapshot, so every row the walk met is there.
+			return nil, annals.Internal("read embeddings", fmt.Errorf("the vector of chat %s vanished within one read", out[i].ChatID))
+		}
+	}
+	return out, nil
+}
+
+// walkEmbeddings reads one walk's rows (storecore.EmbeddingWalk with the stamp columns) and
+// notes each row's pk and stamp in rowOf.
+func walkEmbeddings(ctx context.Context, tx queryer, q string, args []any, rowOf map[string]candidateRow) ([]annals.ChatVector, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, storeErr("find embeddings", err)
+	}
+	defer rows.Close()
+	out := []annals.ChatVector{}
+	for rows.Next() {
+		var cv annals.ChatVector
+		var r candidateRow
+		var active int64
+		if err := rows.Scan(&cv.ChatID, &cv.Model, &active, &r.pk, &r.stamp.updated); err != nil {
+			return nil, storeErr("scan embedding", err)
+		}
+		r.stamp.chatID, r.stamp.model = cv.ChatID, cv.Model
+		cv.LastActivity = fromNano(active)
+		rowOf[cv.ChatID] = r
+		out = append(out, cv)
+	}
+	return out, storeErrOrNil("find embeddings", rows.Err())
+}
+
+// readVectors reads and decodes the vectors of rows pks, handing each to got.
+func (db *DB) readVectors(ctx context.Context, tx queryer, pks []int64, got func(pk, updated int64, vec []float32)) error {
+	list, err := json.Marshal(pks)
+	if err != nil {
+		return annals.Internal("encode vector keys", err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT v.chat_pk, v.updated_at, v.vector FROM json_each(?) j CROSS JOIN chat_embeddings v
+		WHERE v.chat_pk = j.value`, string(list))
+	if err != nil {
+		return storeErr("read embeddings", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var pk, updated int64
+		var blob sql.RawBytes
+		if err := rows.Scan(&pk, &updated, &blob); err != nil {
+			return storeErr("scan embedding", err)
+		}
+		// A slice of its own per vector (not an arena's block): a cached vector must not keep
+		// the evicted ones it was read with alive.
+		vec, ok := storecore.DecodeVector(blob)
+		if !ok {
+			return annals.Internal("decode embedding", fmt.Errorf("vector blob of %d bytes is not a whole number of float32s", len(blob)))
+		}
+		got(pk, updated, vec)
+	}
+	return storeErrOrNil("read embeddings", rows.Err())
+}
