@@ -46,7 +46,8 @@ type EmbeddingStore interface {
 	UpsertEmbedding(ctx context.Context, ref ChatRef, model string, vector []float32) error
 
 	// FindEmbeddings returns candidate vectors in owner scope, newest chat activity first.
-	// Errors: unavailable, internal.
+	// The vectors may be shared with other calls (a store may cache them): read them, never
+	// write to them. Errors: unavailable, internal.
 	FindEmbeddings(ctx context.Context, filter EmbeddingFilter) ([]ChatVector, error)
 
 	// FindChatsWithoutEmbedding returns up to limit chats (any owner) that have no vector of
