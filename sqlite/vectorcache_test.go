@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -157,6 +158,65 @@ func TestFindEmbeddingsFromTheCacheEqualsTheStoredVectors(t *testing.T) {
 		}
 		if !slices.Equal(warm[i].Vector, want[warm[i].ChatID]) || !slices.Equal(cold[i].Vector, want[cold[i].ChatID]) {
 			t.Errorf("%s: vectors %v then %v, want %v", cold[i].ChatID, cold[i].Vector, warm[i].Vector, want[cold[i].ChatID])
+		}
+	}
+}
+
+func TestFindEmbeddingsWhileVectorsAreRewritten(t *testing.T) {
+	db := MustOpenDB(t)
+	ctx := t.Context()
+	ids := []string{"c0", "c1", "c2", "c3"}
+	for _, id := range ids {
+		if _, err := db.CreateChat(ctx, &annals.Chat{ID: id, TenantID: "T"}); err != nil {
+			t.Fatal(err)
+		}
+		embedChat(t, db, id, []float32{0, 0, 1})
+	}
+	// Each rewrite stores round r as every component but the last, so a reader can tell a torn
+	// or mixed vector from a whole one.
+	const rounds = 40
+	done := make(chan error, 3)
+	for range 2 {
+		go func() {
+			for range rounds {
+				vs, err := db.FindEmbeddings(ctx, annals.EmbeddingFilter{Owner: annals.Owner{TenantID: "T"}, Model: "m"})
+				if err != nil {
+					done <- err
+					return
+				}
+				for _, v := range vs {
+					if len(v.Vector) != 3 || v.Vector[0] != v.Vector[1] || v.Vector[2] != 1 {
+						done <- fmt.Errorf("%s: vector %v is not one that was written", v.ChatID, v.Vector)
+						return
+					}
+				}
+			}
+			done <- nil
+		}()
+	}
+	go func() {
+		for r := 1; r <= rounds; r++ {
+			for _, id := range ids {
+				c, err := db.FindChatByID(ctx, id)
+				if err == nil {
+					err = db.UpsertEmbedding(ctx, c.Ref(), "m", []float32{float32(r), float32(r), 1})
+				}
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+		}
+		done <- nil
+	}()
+	for range 3 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range ids {
+		if got := vectorOf(t, db, id); !slices.Equal(got, []float32{rounds, rounds, 1}) {
+			t.Errorf("%s after the last rewrite = %v, want [%d %d 1]", id, got, rounds, rounds)
 		}
 	}
 }
