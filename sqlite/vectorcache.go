@@ -131,18 +131,18 @@ func (db *DB) findEmbeddings(ctx context.Context, f annals.EmbeddingFilter) ([]a
 	if len(missing) == 0 {
 		return out, nil
 	}
-	if err := db.readVectors(ctx, tx, missing, func(pk int64, updated int64, vec []float32) {
+	// The walk and this read share a snapshot, so each vector read is the version its walk row
+	// stamped.
+	if err := readVectors(ctx, tx, missing, func(pk int64, vec []float32) {
 		i := at[pk]
 		out[i].Vector = vec
-		if st := rowOf[out[i].ChatID].stamp; st.updated == updated {
-			db.vectors.put(pk, st, vec)
-		}
+		db.vectors.put(pk, rowOf[out[i].ChatID].stamp, vec)
 	}); err != nil {
 		return nil, err
 	}
 	for i := range out {
 		if out[i].Vector == nil {
-			// The walk and the read share a snapshot, so every row the walk met is there.
+			// Within one snapshot every row the walk met is there.
 			return nil, annals.Internal("read embeddings", fmt.Errorf("the vector of chat %s vanished within one read", out[i].ChatID))
 		}
 	}
@@ -174,21 +174,21 @@ func walkEmbeddings(ctx context.Context, tx queryer, q string, args []any, rowOf
 }
 
 // readVectors reads and decodes the vectors of rows pks, handing each to got.
-func (db *DB) readVectors(ctx context.Context, tx queryer, pks []int64, got func(pk, updated int64, vec []float32)) error {
+func readVectors(ctx context.Context, tx queryer, pks []int64, got func(pk int64, vec []float32)) error {
 	list, err := json.Marshal(pks)
 	if err != nil {
 		return annals.Internal("encode vector keys", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT v.chat_pk, v.updated_at, v.vector FROM json_each(?) j CROSS JOIN chat_embeddings v
+	rows, err := tx.QueryContext(ctx, `SELECT v.chat_pk, v.vector FROM json_each(?) j CROSS JOIN chat_embeddings v
 		WHERE v.chat_pk = j.value`, string(list))
 	if err != nil {
 		return storeErr("read embeddings", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var pk, updated int64
+		var pk int64
 		var blob sql.RawBytes
-		if err := rows.Scan(&pk, &updated, &blob); err != nil {
+		if err := rows.Scan(&pk, &blob); err != nil {
 			return storeErr("scan embedding", err)
 		}
 		// A slice of its own per vector (not an arena's block): a cached vector must not keep
@@ -197,7 +197,7 @@ func (db *DB) readVectors(ctx context.Context, tx queryer, pks []int64, got func
 		if !ok {
 			return annals.Internal("decode embedding", fmt.Errorf("vector blob of %d bytes is not a whole number of float32s", len(blob)))
 		}
-		got(pk, updated, vec)
+		got(pk, vec)
 	}
 	return storeErrOrNil("read embeddings", rows.Err())
 }
