@@ -445,13 +445,13 @@ func (w *writer) truncate(op *annals.TruncateOp, expect *annals.ChatOwner, res *
 	p := op.Point
 	switch {
 	case p.EntryID != "":
-		what = "an entry with id " + quote(p.EntryID)
+		what = "entry with id " + quote(p.EntryID)
 		err = w.tx.QueryRow(w.ctx, `SELECT seq FROM entries WHERE chat_pk = $1 AND id = $2`, chat.pk, p.EntryID).Scan(&from)
 	case p.SourceID != "":
-		what = "an entry with source id " + quote(p.SourceID)
+		what = "entry with source id " + quote(p.SourceID)
 		err = w.tx.QueryRow(w.ctx, `SELECT min(seq) FROM entry_sources WHERE chat_pk = $1 AND source_id = $2`, chat.pk, p.SourceID).Scan(&from)
 	default:
-		what = "an entry at seq " + itoa(p.Seq)
+		what = "entry at seq " + itoa(p.Seq)
 		err = w.tx.QueryRow(w.ctx, `SELECT seq FROM entries WHERE chat_pk = $1 AND seq = $2`, chat.pk, p.Seq).Scan(&from)
 	}
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {

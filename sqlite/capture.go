@@ -330,13 +330,13 @@ func (w *writer) truncate(op *annals.TruncateOp, expect *annals.ChatOwner, res *
 	p := op.Point
 	switch {
 	case p.EntryID != "":
-		what = "an entry with id " + quote(p.EntryID)
+		what = "entry with id " + quote(p.EntryID)
 		err = w.tx.QueryRowContext(w.ctx, `SELECT seq FROM entries WHERE chat_pk = ? AND id = ?`, chat.pk, p.EntryID).Scan(&from)
 	case p.SourceID != "":
-		what = "an entry with source id " + quote(p.SourceID)
+		what = "entry with source id " + quote(p.SourceID)
 		err = w.tx.QueryRowContext(w.ctx, `SELECT min(seq) FROM entry_sources WHERE chat_pk = ? AND source_id = ?`, chat.pk, p.SourceID).Scan(&from)
 	default:
-		what = "an entry at seq " + itoa(p.Seq)
+		what = "entry at seq " + itoa(p.Seq)
 		err = w.tx.QueryRowContext(w.ctx, `SELECT seq FROM entries WHERE chat_pk = ? AND seq = ?`, chat.pk, p.Seq).Scan(&from)
 	}
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -33,6 +34,7 @@ func badOps() []badOp {
 func captureTests() []test {
 	tests := []test{
 		{"AppliesOpsInOrderAndCountsThem", testCaptureAppliesInOrder},
+		{"TruncateToMissingPointNamesIt", testTruncateToMissingPointNamesIt},
 	}
 	for _, b := range badOps() {
 		tests = append(tests, test{
@@ -140,4 +142,26 @@ func testCaptureRollsBack(t *testing.T, s Store, bad badOp) {
 	wantTranscript(t, mustEntries(t, s, "batch-new"), "n1")
 	wantRefs(t, "MatchEntries(quokkaword) after the good batch", mustMatchEntries(t, s, allTenants, "quokkaword"),
 		[]annals.EntryRef{ref("batch-new", 1), ref("pre", 3)})
+}
+
+// testTruncateToMissingPointNamesIt checks the error of a truncation point the chat does not
+// hold: it names the chat and the point, in a sentence.
+func testTruncateToMissingPointNamesIt(t *testing.T, s Store) {
+	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
+	mustAppend(t, s, "c1", TextEntry("e-1", annals.KindUser, "first"))
+	for _, c := range []struct {
+		point annals.TruncatePoint
+		want  string
+	}{
+		{annals.TruncatePoint{EntryID: "nope"}, `chat "c1" has no entry with id "nope" to truncate from`},
+		{annals.TruncatePoint{SourceID: "src-9"}, `chat "c1" has no entry with source id "src-9" to truncate from`},
+		{annals.TruncatePoint{Seq: 7}, `chat "c1" has no entry at seq 7 to truncate from`},
+	} {
+		_, err := s.TruncateChat(t.Context(), "c1", c.point)
+		wantCode(t, "TruncateChat to a missing point", err, annals.ENOTFOUND)
+		var ae *annals.Error
+		if !errors.As(err, &ae) || ae.Message != c.want {
+			t.Errorf("TruncateChat(%+v): %v, want the message %q", c.point, err, c.want)
+		}
+	}
 }
