@@ -137,10 +137,10 @@ func (r *Request) ChatQuery() (annals.ChatQuery, error) {
 		q.Status = &st
 	}
 	var err error
-	if q.From, err = parseTime("from", r.From); err != nil {
+	if q.From, err = annals.ParseTimeBound("from", r.From, false); err != nil {
 		return q, err
 	}
-	if q.To, err = parseTime("to", r.To); err != nil {
+	if q.To, err = annals.ParseTimeBound("to", r.To, true); err != nil {
 		return q, err
 	}
 	if len(r.Attributes) > 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"time"
 
 	"github.com/annals-dev/annals"
 )
@@ -103,21 +102,6 @@ func chatFilter(q annals.ChatQuery, pg annals.PageParams, owner annals.Owner) (a
 		}
 	}
 	return f, nil
-}
-
-func parseTime(field, v string) (*time.Time, error) {
-	if v == "" {
-		return nil, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil {
-		return nil, annals.Errorf(annals.EINVALID, "%s %q is not an RFC3339 time (for example 2026-01-02T15:04:05Z)", field, v)
-	}
-	// A time outside the stored range would wrap into a nonsense bound that matches everything.
-	if err := annals.ValidateTime(field, t); err != nil {
-		return nil, err
-	}
-	return &t, nil
 }
 
 // cursor is the opaque paging token: today an offset, versioned so its shape can change.

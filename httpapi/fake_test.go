@@ -156,6 +156,27 @@ func TestRoutesDecodeIntoTheTypedServiceCalls(t *testing.T) {
 	}
 }
 
+// TestPlainDatesAreWholeDaysOnEveryEnvelope proves {"from": "2026-02-01"} reaches the service
+// as that day's first instant and "to" as its last, on the op envelope and on /v1/_history.
+func TestPlainDatesAreWholeDaysOnEveryEnvelope(t *testing.T) {
+	f := &fakeService{}
+	url := startFake(t, f)
+	start := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	end := start.Add(24*time.Hour - time.Nanosecond)
+	for _, path := range []string{"/v1/history", "/v1/_history"} {
+		f.list = annals.ListParams{}
+		if status, body := postFake(t, url+path, `{"op":"list","from":"2026-02-01","to":"2026-02-01"}`); status != http.StatusOK {
+			t.Fatalf("%s: %d %s", path, status, body)
+		}
+		if p := f.list.Filter; p.From == nil || !p.From.Equal(start) || p.To == nil || !p.To.Equal(end) {
+			t.Errorf("%s: from %v to %v, want %v to %v", path, p.From, p.To, start, end)
+		}
+	}
+	if status, body := postFake(t, url+"/v1/history", `{"op":"list","from":"yesterday"}`); status != http.StatusBadRequest || !strings.Contains(body, "2026-01-31 (the whole day, UTC)") {
+		t.Errorf("a word for a date: %d %s, want 400 naming the accepted forms", status, body)
+	}
+}
+
 func TestServiceErrorsMapToOneStatusEach(t *testing.T) {
 	for _, tc := range []struct {
 		err    error

@@ -178,11 +178,11 @@ func lcQuery(in *lcRequest) (annals.ChatQuery, error) {
 		if b.v == "" {
 			continue
 		}
-		t, err := time.Parse(time.RFC3339, b.v)
+		t, err := annals.ParseTimeBound(b.name, b.v, b.name == "to")
 		if err != nil {
-			return q, refuse("history: %s must be RFC3339: %v", b.name, err)
+			return q, refuse("history: %s", annals.ErrorMessage(err))
 		}
-		*b.dst = &t
+		*b.dst = t
 	}
 	return q, nil
 }

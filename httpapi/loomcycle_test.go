@@ -316,7 +316,7 @@ func TestLoomcycleRefusals(t *testing.T) {
 		l.refused(t, l.key, `{"op":"delete","session_id":"n1"}`, `unknown op "delete" (want one of: `+ops+`)`)
 		l.refused(t, l.key, `{"op":"list","scope":"any"}`, `history: unknown scope "any" (want one of: self, user, tenant, global)`)
 		l.refused(t, l.key, `{"op":"list","status":"complete"}`, `history: unknown status "complete" (want one of: running, completed, failed, cancelled)`)
-		l.refused(t, l.key, `{"op":"list","from":"2026-03-01"}`, `history: from must be RFC3339: …`)
+		l.refused(t, l.key, `{"op":"list","from":"March"}`, `history: from "March" is not a time (want a date such as 2026-01-31 …`)
 		l.refused(t, l.key, `{"op":"list","limit":"5"}`, `invalid input JSON: …`)
 		l.refused(t, l.key, `{"op":"get"}`, "history: get requires session_id")
 		l.refused(t, l.key, `{"op":"rename","session_id":"n1"}`, "history: rename requires title")

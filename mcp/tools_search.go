@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -55,7 +54,7 @@ func filterTweaks(own map[string]tweak) map[string]tweak {
 func (f filters) request(op string, limit int) (*history.Request, error) {
 	r := &history.Request{
 		Op: op, Scope: f.Scope, Tag: f.Tag, Agent: f.Agent, Status: f.Status,
-		From: dateOrTime(f.From, false), To: dateOrTime(f.To, true), IncludeArchived: f.IncludeArchived, Limit: limit,
+		From: f.From, To: f.To, IncludeArchived: f.IncludeArchived, Limit: limit,
 	}
 	// A page cut short by the budget continues at an offset; the service's own cursor
 	// continues a whole page.
@@ -69,19 +68,6 @@ func (f filters) request(op string, limit int) (*history.Request, error) {
 		r.Cursor = f.Cursor
 	}
 	return r, nil
-}
-
-// dateOrTime takes a date as the whole day (its start for from, its end for to) and passes a
-// time through: models write dates.
-func dateOrTime(s string, end bool) string {
-	d, err := time.Parse("2006-01-02", s)
-	if err != nil {
-		return s
-	}
-	if end {
-		d = d.Add(24*time.Hour - time.Nanosecond)
-	}
-	return d.Format(time.RFC3339Nano)
 }
 
 type searchIn struct {

@@ -291,7 +291,9 @@ func (q *Query) applyFilter(it item) error {
 	case "tag":
 		f.Tags = appendUnique(f.Tags, v)
 	case "after", "before":
-		t, err := parseTime(v)
+		// A date is its first instant for both: before: is strict, so before:2026-02-01 ends
+		// with January.
+		t, err := annals.ParseDateOrTime(v, false)
 		if err != nil {
 			return annals.Errorf(annals.EINVALID, "%s:%s is not a date (want a date such as 2026-01-31 or a time such as 2026-01-31T15:04:05Z); to search for the text, put it in quotes: \"%s\"", it.name, v, it.raw)
 		}
@@ -358,14 +360,6 @@ func filterExample(name string) string {
 		return "in:title,body"
 	}
 	return "attr.repository:github.com/o/r"
-}
-
-// parseTime accepts a date (midnight UTC starting that day) or an RFC 3339 date-time.
-func parseTime(v string) (time.Time, error) {
-	if t, err := time.Parse(time.DateOnly, v); err == nil {
-		return t, nil
-	}
-	return time.Parse(time.RFC3339, v)
 }
 
 func joinKinds() string {

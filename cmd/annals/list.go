@@ -27,8 +27,8 @@ func addFilterFlags(fs *pflag.FlagSet) *filterFlags {
 	f := &filterFlags{
 		scope:    fs.String("scope", "", "whose chats: self, user, tenant or global (default: the widest this caller may use)"),
 		status:   fs.String("status", "", "only chats with this status (running, awaiting_input, completed, failed, cancelled)"),
-		from:     fs.String("from", "", "only chats active at or after this RFC3339 time"),
-		to:       fs.String("to", "", "only chats active at or before this RFC3339 time"),
+		from:     fs.String("from", "", "only chats active at or after this time: a date (2025-03-14, from the start of that day, UTC) or an RFC3339 time"),
+		to:       fs.String("to", "", "only chats active at or before this time: a date (2025-03-14, to the end of that day, UTC) or an RFC3339 time"),
 		tag:      fs.String("tag", "", "only chats with this exact tag"),
 		agent:    fs.String("agent", "", "only chats of this agent"),
 		title:    fs.String("title", "", "only chats whose title contains this text (case-insensitive)"),
