@@ -20,15 +20,6 @@ var viewT0 = time.Date(2026, 6, 12, 10, 0, 0, 0, time.UTC)
 
 func vmin(n int) time.Time { return viewT0.Add(time.Duration(n) * time.Minute) }
 
-// viewEntry is a compact fixture row.
-type viewEntry struct {
-	kind        annals.EntryKind
-	minute      int
-	channel     string
-	correlation string
-	text        string
-}
-
 type viewFixture struct {
 	t     *testing.T
 	store annals.Store

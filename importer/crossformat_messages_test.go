@@ -25,9 +25,7 @@ func countMessages(tb testing.TB, path string) srcCount {
 	var msgs []map[string]any
 	var doc any
 	if json.Unmarshal(bytes.TrimSpace(data), &doc) != nil {
-		for _, l := range jsonLines(tb, path, &c) {
-			msgs = append(msgs, l)
-		}
+		msgs = append(msgs, jsonLines(tb, path, &c)...)
 	} else {
 		msgs = apiConversation(doc)
 	}

@@ -69,7 +69,6 @@ func fixtureSources(tb testing.TB) []fixtureSource {
 				want = "" // a task's other files
 			case top == "cline" && strings.Contains(p, "roo-cline"):
 				want = "roo-code"
-			case top == "codex" && strings.Contains(p, "codex-exec"), top == "opencode" && strings.HasSuffix(p, ".json"):
 			}
 			out = append(out, fixtureSource{p, want})
 			return nil

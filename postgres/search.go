@@ -124,7 +124,6 @@ func planSearch(f annals.SearchFilter) (*searchPlan, error) {
 // entry and metadata vectors, and the boolean expression over per-chat term flags.
 type chatQuery struct {
 	entryTerms, metaTerms []string // tsquery of leaf i, per vector
-	cond                  string   // boolean SQL over m.t0, m.t1, ...
 }
 
 // compileChat numbers the leaf terms of e and builds the chat-level condition: the query holds

@@ -91,7 +91,7 @@ func (db *DB) checkChatDocs(ctx context.Context) error {
 		return db.storeErr("check chat documents", err)
 	}
 	defer rows.Close()
-	for rows.Next() {
+	if rows.Next() { // LIMIT 1: the first difference is the answer
 		var pk int64
 		var part int
 		var kept, want pgtype.TSVector

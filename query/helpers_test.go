@@ -3,7 +3,6 @@ package query_test
 import (
 	"database/sql"
 	"errors"
-	"sort"
 	"strings"
 	"testing"
 
@@ -138,13 +137,4 @@ func checkFTS5Syntax(tb testing.TB, match string, columns []string) {
 			tb.Fatalf("compiled %q has %q outside a quoted string", match, f)
 		}
 	}
-}
-
-func sortedKeys(m map[int64][2]string) []int64 {
-	ids := make([]int64, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids
 }

@@ -99,14 +99,6 @@ func (c *stmtCache) query(ctx context.Context, q string, args ...any) (*sql.Rows
 	return c.pool.QueryContext(ctx, q, args...)
 }
 
-// queryRow is query for a statement of one row.
-func (c *stmtCache) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	if st := c.prepare(ctx, q); st != nil {
-		return st.QueryRowContext(ctx, args...)
-	}
-	return c.pool.QueryRowContext(ctx, q, args...)
-}
-
 // readTx is a read transaction on the reader pool whose statements come from the cache. A text
 // the cache does not hold yet runs unprepared and is prepared by end, once the transaction has
 // given its connection back (see prepare).
