@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -32,6 +30,8 @@ type Main struct {
 	// described: completion asks a command for its flags without running it.
 	describing bool
 	described  *pflag.FlagSet
+	// jsonErrors makes Fail write the error as JSON: the command line asked for --json.
+	jsonErrors bool
 }
 
 // NewMain returns a Main wired to the real process.
@@ -88,35 +88,6 @@ func (m *Main) dbPath(flagValue string) (string, error) {
 		return "", annals.Errorf(annals.EINVALID, "cannot find a home directory for the default database; pass --db PATH or set ANNALS_DB")
 	}
 	return filepath.Join(home, ".local", "share", "annals", "annals.db"), nil
-}
-
-// describe renders an error for a person: the caller-facing message of an annals error, the
-// full text of anything else (a usage mistake, a file that cannot be read).
-func describe(err error) string {
-	var ae *annals.Error
-	if errors.As(err, &ae) && ae.Code == annals.EINTERNAL {
-		return fmt.Sprintf("internal error: %v", errors.Unwrap(ae))
-	}
-	return err.Error()
-}
-
-// Exit codes (docs/CLI.md): 0 success, 1 an error, 2 a usage mistake, 3 not found (no such chat
-// in the caller's scope, or an id that matches none).
-const (
-	exitError    = 1
-	exitUsage    = 2
-	exitNotFound = 3
-)
-
-func exitCode(err error) int {
-	var ue *usageError
-	switch {
-	case errors.As(err, &ue):
-		return exitUsage
-	case annals.ErrorCode(err) == annals.ENOTFOUND:
-		return exitNotFound
-	}
-	return exitError
 }
 
 func isTerminal(w io.Writer) bool {

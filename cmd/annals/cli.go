@@ -57,13 +57,6 @@ func (m *Main) commands() []command {
 	}
 }
 
-// usageError is a mistake in how the command was called; it exits 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
-
 // errDescribed ends a run in describing mode, once the command has defined its flags.
 var errDescribed = errors.New("flags described")
 
@@ -73,11 +66,9 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	m.jsonErrors = wantsJSON(args)
 	root := m.rootCommand(ctx)
 	root.SetArgs(args)
-	root.SetIn(m.Stdin)
-	root.SetOut(m.Stdout)
-	root.SetErr(m.Stderr)
 	err = root.ExecuteContext(ctx)
 	if err != nil && !isUsage(err) && strings.HasPrefix(err.Error(), "unknown command") {
 		return usagef("%s (run 'annals --help' for the list)", strings.SplitN(err.Error(), "\n", 2)[0])
@@ -85,10 +76,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	return err
 }
 
-func isUsage(err error) bool {
-	var ue *usageError
-	return errors.As(err, &ue)
-}
+// completionShells are the shells annals completion writes scripts for.
+const completionShells = "bash, zsh, fish or powershell"
 
 // rootCommand is the cobra tree: one command per entry of commands(), each parsing its own
 // flags, plus --version and the completion scripts.
@@ -106,6 +95,9 @@ func (m *Main) rootCommand(ctx context.Context) *cobra.Command {
 			return usagef("no command given")
 		},
 	}
+	root.SetIn(m.Stdin)
+	root.SetOut(m.Stdout) // before the completion command, which keeps the writer it is made with
+	root.SetErr(m.Stderr)
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetHelpFunc(func(*cobra.Command, []string) { m.usage(m.Stdout) })
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
@@ -113,6 +105,20 @@ func (m *Main) rootCommand(ctx context.Context) *cobra.Command {
 	})
 	for _, c := range m.commands() {
 		root.AddCommand(m.subcommand(ctx, c))
+	}
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			// The scripts are its subcommands; called without one, or with an unknown shell, it
+			// is a usage mistake naming the shells (cobra would print the help and succeed).
+			c.Args = cobra.ArbitraryArgs
+			c.RunE = func(_ *cobra.Command, args []string) error {
+				if len(args) == 0 {
+					return usagef("completion needs a shell: %s (annals completion bash)", completionShells)
+				}
+				return usagef("completion: unknown shell %q (want %s)", args[0], completionShells)
+			}
+		}
 	}
 	return root
 }
@@ -192,7 +198,7 @@ func (m *Main) parse(fs *pflag.FlagSet, args []string) error {
 		}
 	}
 	if err := fs.Parse(args); err != nil {
-		return &usageError{fmt.Sprintf("%s: %v (run 'annals %s --help')", fs.Name(), err, fs.Name())}
+		return usagef("%s: %v (run 'annals %s --help')", fs.Name(), err, fs.Name())
 	}
 	return nil
 }

@@ -98,7 +98,7 @@ func runList(ctx context.Context, m *Main, args []string) error {
 	}
 	params, err := ff.listParams()
 	if err != nil {
-		return err
+		return invalidIsUsage(err)
 	}
 	a, err := m.open(ctx, c, false)
 	if err != nil {
@@ -106,7 +106,7 @@ func runList(ctx context.Context, m *Main, args []string) error {
 	}
 	res, err := a.svc.FindChats(a.ctx, params)
 	if err != nil {
-		return err
+		return invalidIsUsage(err)
 	}
 	if *asJSON {
 		return json.NewEncoder(m.Stdout).Encode(res)

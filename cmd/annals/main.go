@@ -3,7 +3,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -18,7 +17,6 @@ func main() {
 		err = cerr
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "annals:", describe(err))
-		os.Exit(exitCode(err))
+		os.Exit(m.Fail(err))
 	}
 }

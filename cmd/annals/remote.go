@@ -100,6 +100,7 @@ func (remoteService) Backfill(context.Context, func(history.BackfillProgress)) (
 	return history.BackfillProgress{}, needsLocal("related --backfill")
 }
 
+// needsLocal refuses, as a usage mistake, what only a local database can do.
 func needsLocal(what string) error {
-	return annals.Errorf(annals.EINVALID, "%s needs a local database; it is not available through --server (run it on the server's machine with --db)", what)
+	return usagef("%s needs a local database; it is not available through --server (run it on the server's machine with --db, or without --server and ANNALS_SERVER)", what)
 }

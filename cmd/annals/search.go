@@ -66,7 +66,7 @@ Results are ranked by relevance blended with recency, with highlighted snippets.
 	}
 	params, err := req.SearchParams()
 	if err != nil {
-		return err
+		return invalidIsUsage(err)
 	}
 	a, err := m.open(ctx, c, false)
 	if err != nil {
@@ -74,7 +74,7 @@ Results are ranked by relevance blended with recency, with highlighted snippets.
 	}
 	res, err := a.svc.SearchChats(a.ctx, params)
 	if err != nil {
-		return err
+		return invalidIsUsage(err)
 	}
 	if *asJSON {
 		history.RenderSnippets(res, "", "") // as the envelope answers a search without marks
@@ -85,7 +85,7 @@ Results are ranked by relevance blended with recency, with highlighted snippets.
 		hl = snippetHighlighter{open: ansiMarkOpen, shut: ansiMarkClose}
 	}
 	if res.Total == 0 {
-		_, err := fmt.Fprintf(m.human(), "No matches for %s.\n", res.Query)
+		_, err := fmt.Fprintf(m.human(), "No matches for %s.\n", req.Query) // as typed
 		return err
 	}
 	if *entries {
