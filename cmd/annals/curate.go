@@ -13,7 +13,7 @@ import (
 // byID runs a one-chat op of the history service on the chat the user named (a full id, a
 // unique prefix or the source tool's own id) and prints the answer (or JSON).
 func (m *Main) byID(ctx context.Context, c *common, asJSON bool, scope, given string, op func(a *app, sel annals.ChatSelector) (any, error), say func(out any) string) error {
-	a, err := m.open(ctx, c, false)
+	a, err := m.openRead(ctx, c)
 	if err != nil {
 		return err
 	}

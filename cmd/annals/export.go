@@ -26,7 +26,7 @@ func runExport(ctx context.Context, m *Main, args []string) error {
 	if *format != "markdown" && *format != "json" {
 		return usagef("--format %q: want markdown or json", *format)
 	}
-	a, err := m.open(ctx, c, false)
+	a, err := m.openRead(ctx, c)
 	if err != nil {
 		return err
 	}

@@ -100,7 +100,7 @@ func runList(ctx context.Context, m *Main, args []string) error {
 	if err != nil {
 		return invalidIsUsage(err)
 	}
-	a, err := m.open(ctx, c, false)
+	a, err := m.openRead(ctx, c)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ func runRelated(ctx context.Context, m *Main, args []string) error {
 	if err := m.parse(fs, args); err != nil {
 		return err
 	}
-	a, err := m.open(ctx, c, false)
+	a, err := m.openRead(ctx, c)
 	if err != nil {
 		return err
 	}

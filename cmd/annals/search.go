@@ -68,7 +68,7 @@ Results are ranked by relevance blended with recency, with highlighted snippets.
 	if err != nil {
 		return invalidIsUsage(err)
 	}
-	a, err := m.open(ctx, c, false)
+	a, err := m.openRead(ctx, c)
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/annals-dev/annals"
@@ -24,6 +27,27 @@ func (m *Main) openDB(ctx context.Context, flagValue string, readOnly bool) (ann
 	}
 	m.store = db
 	return db, nil
+}
+
+// openRead is open for a command that only reads: a database that does not exist is refused
+// with how to create one, and nothing (no file, no directory) is created.
+func (m *Main) openRead(ctx context.Context, c *common) (*app, error) {
+	c.existing = true
+	return m.open(ctx, c, false)
+}
+
+// checkExists refuses a SQLite database location (resolved as openDB does) whose file does not
+// exist. A PostgreSQL location is the server's to refuse.
+func (m *Main) checkExists(flagValue string) error {
+	location, err := m.dbPath(flagValue)
+	if err != nil || isPostgres(location) || strings.TrimPrefix(location, "sqlite:") == "" {
+		return err
+	}
+	path := strings.TrimPrefix(location, "sqlite:")
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return annals.Errorf(annals.EINVALID, "no database at %s (nothing was created): 'annals import' (your coding agents' chats) or 'annals ingest FILE' creates it, or give --db the path of an existing database", path)
+	}
+	return nil
 }
 
 // indexProgress shows, on a terminal, the one-time build of a search index (the chat index, the

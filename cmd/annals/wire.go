@@ -20,6 +20,9 @@ type common struct {
 	config *string
 	// local commands (serve, keys) always open the local database, even in client mode.
 	local bool
+	// existing refuses a database that does not exist instead of creating it: set by openRead
+	// for the commands that only read.
+	existing bool
 }
 
 func commonFlags(fs *pflag.FlagSet) *common {
@@ -53,10 +56,7 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 	if dbPath == "" && m.Getenv("ANNALS_DB") == "" && cfg.Database != "" {
 		dbPath = cfg.Database
 	}
-	store, err := m.openDB(ctx, dbPath, readOnly)
-	if err != nil {
-		return nil, err
-	}
+	// The providers first: a mistake in the config is reported before the database is touched.
 	red, err := m.redactor(cfg)
 	if err != nil {
 		return nil, err
@@ -66,6 +66,15 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 		return nil, err
 	}
 	sum, err := m.summarizer(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if c.existing {
+		if err := m.checkExists(dbPath); err != nil {
+			return nil, err
+		}
+	}
+	store, err := m.openDB(ctx, dbPath, readOnly)
 	if err != nil {
 		return nil, err
 	}
