@@ -8,6 +8,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/embed"
+	"github.com/annals-dev/annals/internal/vector"
 )
 
 // BenchmarkCosineRank times what the related operation does after the store returns its
@@ -36,7 +37,7 @@ func BenchmarkCosineRank(b *testing.B) {
 	for b.Loop() {
 		ranked = ranked[:0]
 		for i, c := range cands {
-			if s := embed.Cosine(source, c); s > 0 {
+			if s := vector.Cosine(source, c); s > 0 {
 				ranked = append(ranked, scored{i, s})
 			}
 		}
@@ -65,7 +66,7 @@ func BenchmarkCosine(b *testing.B) {
 	}
 	var s float32
 	for b.Loop() {
-		s += embed.Cosine(v[0], v[1])
+		s += vector.Cosine(v[0], v[1])
 	}
 	_ = s
 }

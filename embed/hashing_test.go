@@ -10,6 +10,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/embed"
+	"github.com/annals-dev/annals/internal/vector"
 )
 
 // embedOne embeds a single text with the default Hashing embedder.
@@ -60,8 +61,8 @@ func TestHashingScoresTextsSharingWordsAboveUnrelatedTexts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			src := embedOne(t, &h, tt.source)
-			sim := embed.Cosine(src, embedOne(t, &h, tt.similar))
-			unrel := embed.Cosine(src, embedOne(t, &h, tt.unrelated))
+			sim := vector.Cosine(src, embedOne(t, &h, tt.similar))
+			unrel := vector.Cosine(src, embedOne(t, &h, tt.unrelated))
 			t.Logf("similar %.3f unrelated %.3f", sim, unrel)
 			if sim <= unrel {
 				t.Errorf("cosine(similar) = %.3f, cosine(unrelated) = %.3f; want similar > unrelated", sim, unrel)
@@ -88,14 +89,14 @@ func TestHashingIsDeterministicAcrossInstancesAndCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, b := range vs[1:] {
-		if string(embed.EncodeVector(a)) != string(embed.EncodeVector(b)) {
+		if string(vector.Encode(a)) != string(vector.Encode(b)) {
 			t.Fatalf("vector %d differs from a fresh embedder's vector of the same text", i+1)
 		}
 	}
 	// The exact bits are part of the contract (stored vectors must stay comparable with new
 	// ones), so pin them: a change here needs a new Model() version.
 	sum := fnv.New64a()
-	sum.Write(embed.EncodeVector(a))
+	sum.Write(vector.Encode(a))
 	if got, want := sum.Sum64(), uint64(0x1e2fb51169f82b51); got != want {
 		t.Errorf("fnv64a of the vector bits = %#x, want %#x (features changed: bump the model version and this value)", got, want)
 	}
@@ -120,7 +121,7 @@ func TestHashingOutputIsUnitNormOrZeroForEmptyText(t *testing.T) {
 		if n := norm(v); n != 0 {
 			t.Errorf("norm(%q) = %v, want 0 (no features)", text, n)
 		}
-		if c := embed.Cosine(v, embedOne(t, &h, "hello")); c != 0 {
+		if c := vector.Cosine(v, embedOne(t, &h, "hello")); c != 0 {
 			t.Errorf("cosine(empty, hello) = %v, want 0", c)
 		}
 	}
@@ -137,7 +138,7 @@ func TestHashingFoldsCaseAndAccents(t *testing.T) {
 		{"Œuvre ÆON", "oeuvre aeon"},
 	}
 	for _, p := range pairs {
-		if c := embed.Cosine(embedOne(t, &h, p[0]), embedOne(t, &h, p[1])); c < 0.9999 {
+		if c := vector.Cosine(embedOne(t, &h, p[0]), embedOne(t, &h, p[1])); c < 0.9999 {
 			t.Errorf("cosine(%q, %q) = %v, want 1", p[0], p[1], c)
 		}
 	}
@@ -176,64 +177,6 @@ func TestHashingEmbedHonoursCancelledContext(t *testing.T) {
 	}
 }
 
-func TestCosine(t *testing.T) {
-	s := float32(1 / math.Sqrt(2))
-	tests := []struct {
-		name string
-		a, b []float32
-		want float32
-	}{
-		{"identical", []float32{1, 0, 0}, []float32{1, 0, 0}, 1},
-		{"orthogonal", []float32{1, 0}, []float32{0, 1}, 0},
-		{"opposite", []float32{0, 1}, []float32{0, -1}, -1},
-		{"45 degrees", []float32{1, 0}, []float32{s, s}, s},
-		{"length mismatch", []float32{1, 0}, []float32{1, 0, 0}, 0},
-		{"empty", nil, nil, 0},
-		{"zero vector", []float32{0, 0, 0, 0, 0}, []float32{1, 0, 0, 0, 0}, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := embed.Cosine(tt.a, tt.b); math.Abs(float64(got-tt.want)) > 1e-6 {
-				t.Errorf("Cosine = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestEncodeDecodeVectorRoundTrip(t *testing.T) {
-	v := []float32{0, 1, -1, 0.5, float32(math.Pi), math.SmallestNonzeroFloat32, math.MaxFloat32, float32(math.Inf(-1))}
-	b := embed.EncodeVector(v)
-	if len(b) != 4*len(v) {
-		t.Fatalf("len(blob) = %d, want %d", len(b), 4*len(v))
-	}
-	// Little-endian: 1.0 is 0x3f800000, so its bytes are 00 00 80 3f.
-	if got := b[4:8]; string(got) != "\x00\x00\x80\x3f" {
-		t.Errorf("bytes of 1.0 = % x, want 00 00 80 3f", got)
-	}
-	got, err := embed.DecodeVector(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(v) {
-		t.Fatalf("len = %d, want %d", len(got), len(v))
-	}
-	for i := range v {
-		if math.Float32bits(got[i]) != math.Float32bits(v[i]) {
-			t.Errorf("[%d] = %v, want %v", i, got[i], v[i])
-		}
-	}
-	if got, err := embed.DecodeVector(nil); err != nil || len(got) != 0 {
-		t.Errorf("DecodeVector(nil) = %v, %v; want empty, nil", got, err)
-	}
-}
-
-func TestDecodeVectorRejectsPartialFloat(t *testing.T) {
-	_, err := embed.DecodeVector([]byte{1, 2, 3, 4, 5})
-	if annals.ErrorCode(err) != annals.EINTERNAL {
-		t.Errorf("err = %v, want internal", err)
-	}
-}
-
 // benchText is about 1 KB of chat-like English.
 var benchText = strings.Repeat("The invoice total test broke after the currency refactor; the agent finds a float "+
 	"rounding bug in invoice/total.go and switches to integer cents, then reruns go test. ", 7)[:1024]
@@ -257,7 +200,7 @@ func BenchmarkCosine512(b *testing.B) {
 	y := embedOne(b, &h, benchText)
 	var sink float32
 	for b.Loop() {
-		sink += embed.Cosine(x, y)
+		sink += vector.Cosine(x, y)
 	}
 	_ = sink
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/embed"
+	"github.com/annals-dev/annals/internal/vector"
 )
 
 // Related limits.
@@ -107,7 +107,7 @@ type scored struct {
 func rankTop(source []float32, cands []annals.ChatVector, depth int) []scored {
 	best := make([]scored, 0, min(depth, len(cands))+1)
 	for _, c := range cands {
-		sc := embed.Cosine(source, c.Vector)
+		sc := vector.Cosine(source, c.Vector)
 		if sc <= 0 || (len(best) == depth && sc <= best[len(best)-1].score) {
 			continue
 		}

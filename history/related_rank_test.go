@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/embed"
+	"github.com/annals-dev/annals/internal/vector"
 )
 
 // rankTop must start exactly as the stable sort of every candidate it replaced: the same chats,
@@ -25,7 +25,7 @@ func TestRankTopIsTheStartOfAStableSort(t *testing.T) {
 		}
 		var all []scored
 		for _, c := range cands {
-			if sc := embed.Cosine(source, c.Vector); sc > 0 {
+			if sc := vector.Cosine(source, c.Vector); sc > 0 {
 				all = append(all, scored{c.ChatID, sc})
 			}
 		}

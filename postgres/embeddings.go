@@ -2,14 +2,13 @@ package postgres
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"math"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/storecore"
+	"github.com/annals-dev/annals/internal/vector"
 )
 
 // Vectors are float32 little-endian bytes (the SQLite store's encoding), so a copy between the
@@ -19,8 +18,8 @@ import (
 // docs/POSTGRES.md.
 
 // UpsertEmbedding stores a chat's vector; see annals.EmbeddingStore.
-func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model string, vector []float32) error {
-	if len(vector) == 0 || model == "" {
+func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model string, vec []float32) error {
+	if len(vec) == 0 || model == "" {
 		return annals.Errorf(annals.EINVALID, "an embedding needs a model name and a non-empty vector")
 	}
 	return db.writeTx(ctx, func(tx pgx.Tx) error {
@@ -28,7 +27,7 @@ func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model str
 			SELECT c.pk, c.tenant_id, c.user_id, c.agent_id, $6, $7, $8, $9 FROM chats c WHERE `+refWhere+`
 			ON CONFLICT (chat_pk) DO UPDATE SET model = excluded.model, dimension = excluded.dimension,
 				vector = excluded.vector, updated_at = excluded.updated_at`,
-			append(refArgs(ref), model, len(vector), encodeVector(vector), unixNano(db.now()))...)
+			append(refArgs(ref), model, len(vec), vector.Encode(vec), unixNano(db.now()))...)
 		if err != nil {
 			return db.storeErr("upsert embedding", err)
 		}
@@ -53,7 +52,7 @@ func (db *DB) readEmbeddings(ctx context.Context, q string, args []any) ([]annal
 		return nil, db.storeErr("find embeddings", err)
 	}
 	defer rows.Close()
-	arena := &storecore.VectorArena{}
+	arena := &vector.Arena{}
 	out := []annals.ChatVector{}
 	for rows.Next() {
 		var cv annals.ChatVector
@@ -101,12 +100,4 @@ func (db *DB) FindChatsWithoutEmbedding(ctx context.Context, model string, limit
 		return nil, db.storeErr("find chats without embedding", err)
 	}
 	return out, nil
-}
-
-func encodeVector(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, f := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
-	}
-	return b
 }

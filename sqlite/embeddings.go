@@ -3,16 +3,15 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"errors"
-	"math"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/vector"
 )
 
 // UpsertEmbedding stores a chat's vector; see annals.EmbeddingStore.
-func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model string, vector []float32) error {
-	if len(vector) == 0 || model == "" {
+func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model string, vec []float32) error {
+	if len(vec) == 0 || model == "" {
 		return annals.Errorf(annals.EINVALID, "an embedding needs a model name and a non-empty vector")
 	}
 	return db.writeTx(ctx, func(tx *sql.Tx) error {
@@ -24,7 +23,7 @@ func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model str
 			ON CONFLICT (chat_pk) DO UPDATE SET model = excluded.model, dimension = excluded.dimension,
 				vector = excluded.vector, updated_at = max(excluded.updated_at, chat_embeddings.updated_at + 1)
 			RETURNING chat_pk`,
-			append([]any{model, len(vector), encodeVector(vector), unixNano(db.now())}, refArgs(ref)...)...).Scan(&pk)
+			append([]any{model, len(vec), vector.Encode(vec), unixNano(db.now())}, refArgs(ref)...)...).Scan(&pk)
 		if errors.Is(err, sql.ErrNoRows) {
 			return annals.NotFound(ref.ID)
 		}
@@ -64,13 +63,4 @@ func (db *DB) FindChatsWithoutEmbedding(ctx context.Context, model string, limit
 		out = append(out, c)
 	}
 	return out, storeErrOrNil("find chats without embedding", rows.Err())
-}
-
-// encodeVector stores float32s little-endian: compact, exact, and readable by any backend.
-func encodeVector(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, f := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
-	}
-	return b
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/storecore"
+	"github.com/annals-dev/annals/internal/vector"
 )
 
 // vectorCacheFloats bounds the decoded vectors a DB keeps: 8M float32s (32 MiB), 16k chats at
@@ -193,7 +194,7 @@ func readVectors(ctx context.Context, tx queryer, pks []int64, got func(pk int64
 		}
 		// A slice of its own per vector (not an arena's block): a cached vector must not keep
 		// the evicted ones it was read with alive.
-		vec, ok := storecore.DecodeVector(blob)
+		vec, ok := vector.Decode(blob)
 		if !ok {
 			return annals.Internal("decode embedding", fmt.Errorf("vector blob of %d bytes is not a whole number of float32s", len(blob)))
 		}

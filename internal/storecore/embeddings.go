@@ -1,9 +1,6 @@
 package storecore
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/annals-dev/annals"
 )
 
@@ -97,55 +94,4 @@ func newerCandidate(x, y annals.ChatVector) bool {
 		return c < 0
 	}
 	return x.ChatID < y.ChatID
-}
-
-// VectorArena hands out float32 slices from shared blocks, so a read of a few thousand vectors
-// costs a few allocations rather than one per vector.
-type VectorArena struct{ block []float32 }
-
-// DecodeVector returns the little-endian float32s of b in a slice of exactly their length, for
-// a vector kept apart from the others read with it; ok is false when b is not a whole number
-// of float32s.
-func DecodeVector(b []byte) ([]float32, bool) {
-	if len(b)%4 != 0 {
-		return nil, false
-	}
-	v := make([]float32, len(b)/4)
-	decodeFloats(v, b)
-	return v, true
-}
-
-// Decode returns the little-endian float32s of b in a slice of their own (the caller may keep
-// it); ok is false when b is not a whole number of float32s.
-func (a *VectorArena) Decode(b []byte) ([]float32, bool) {
-	n := len(b) / 4
-	if len(b)%4 != 0 {
-		return nil, false
-	}
-	if n > cap(a.block)-len(a.block) {
-		a.block = make([]float32, 0, max(n, 1<<16))
-	}
-	start := len(a.block)
-	a.block = a.block[:start+n]
-	v := a.block[start : start+n : start+n]
-	decodeFloats(v, b[:4*n])
-	return v, true
-}
-
-// decodeFloats fills v from the little-endian float32s of b (len(b) == 4*len(v)), four at a
-// time: the fixed-size subslices let the compiler drop the per-value bounds checks, which were
-// most of the decoding time of a related query.
-func decodeFloats(v []float32, b []byte) {
-	i := 0
-	for ; i+4 <= len(v); i += 4 {
-		s := b[4*i : 4*i+16 : 4*i+16]
-		w := v[i : i+4 : i+4]
-		w[0] = math.Float32frombits(binary.LittleEndian.Uint32(s[0:4]))
-		w[1] = math.Float32frombits(binary.LittleEndian.Uint32(s[4:8]))
-		w[2] = math.Float32frombits(binary.LittleEndian.Uint32(s[8:12]))
-		w[3] = math.Float32frombits(binary.LittleEndian.Uint32(s[12:16]))
-	}
-	for ; i < len(v); i++ {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
 }
