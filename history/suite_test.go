@@ -1,0 +1,33 @@
+package history_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/historytest"
+	"github.com/annals-dev/annals/sqlite"
+)
+
+// openSQLite opens a fresh SQLite store in a temporary directory, closed when the test ends.
+func openSQLite(tb testing.TB) annals.Store {
+	tb.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "annals.db"), sqlite.Options{})
+	if err != nil {
+		tb.Fatalf("open: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			tb.Errorf("close: %v", err)
+		}
+	})
+	return db
+}
+
+// TestHistory runs the history-operation and security suite (historytest) on SQLite, so
+// `go test ./history` proves the service on a real store by itself. The PostgreSQL store's
+// tests run the same suite.
+func TestHistory(t *testing.T) {
+	historytest.Run(t, openSQLite)
+}
