@@ -49,6 +49,27 @@ func ValidateTimePtr(field string, t *time.Time) error {
 	return ValidateTime(field, *t)
 }
 
+// ValidateBound checks a time a caller gives as a filter bound (a query's after: and before:,
+// a list's from and to, the query view's since and until). Unlike ValidateTime, the zero time
+// is not "not given" here: a bound left out never reaches this check, so 0001-01-01T00:00:00Z
+// was written by the caller and is refused like every other time outside the stored range (it
+// would otherwise read as "no bound"). Every parser of a time bound calls this one check
+// (ParseTimeBound, the search language's after:/before:, the query view's since/until).
+func ValidateBound(field string, t time.Time) error {
+	if t.IsZero() || t.Before(MinTime) || !t.Before(MaxTime) {
+		return Errorf(EINVALID, "%s %s is outside the range annals stores (%s)", field, t.UTC().Format(time.RFC3339Nano), TimeRangeText)
+	}
+	return nil
+}
+
+// ValidateBoundPtr is ValidateBound for an optional bound: nil is "no bound".
+func ValidateBoundPtr(field string, t *time.Time) error {
+	if t == nil {
+		return nil
+	}
+	return ValidateBound(field, *t)
+}
+
 // validateTokens checks a token count: non-negative and at most MaxTokens.
 func validateTokens(field string, n int64) error {
 	if n < 0 || n > MaxTokens {

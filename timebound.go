@@ -35,7 +35,7 @@ func ParseTimeBound(field, s string, end bool) (*time.Time, error) {
 	if err != nil {
 		return nil, Errorf(EINVALID, "%s %q is not a time (want %s)", field, s, TimeBoundText)
 	}
-	if err := ValidateTimePtr(field, &t); err != nil {
+	if err := ValidateBound(field, t); err != nil {
 		return nil, err
 	}
 	return &t, nil

@@ -75,10 +75,10 @@ func chatFilter(q annals.ChatQuery, pg annals.PageParams, owner annals.Owner) (a
 		}
 	}
 	// A time outside the stored range would wrap into a nonsense bound that matches everything.
-	if err := annals.ValidateTimePtr("from", q.From); err != nil {
+	if err := annals.ValidateBoundPtr("from", q.From); err != nil {
 		return f, err
 	}
-	if err := annals.ValidateTimePtr("to", q.To); err != nil {
+	if err := annals.ValidateBoundPtr("to", q.To); err != nil {
 		return f, err
 	}
 	if q.Tag != "" {

@@ -67,6 +67,15 @@ func testFilterTimesAreBounded(t *testing.T, open Opener) {
 	wantCode(t, "list to 1500", err, annals.EINVALID)
 	_, err = e.svc.Search(ctx, &history.Request{Query: "words after:2300-01-01"})
 	wantCode(t, "search after:2300-01-01", err, annals.EINVALID)
+	// Go's zero time is refused like every other time outside the range, not read as "no bound".
+	_, err = e.svc.Search(ctx, &history.Request{Query: "words before:0001-01-01"})
+	wantCode(t, "search before:0001-01-01", err, annals.EINVALID)
+	_, err = e.svc.Search(ctx, &history.Request{Query: "words", To: "0001-01-01T00:00:00Z"})
+	wantCode(t, "search to 0001-01-01", err, annals.EINVALID)
+	_, err = e.svc.Search(ctx, &history.Request{Query: "words", Mode: "entries", From: "0001-01-01T00:00:00Z"})
+	wantCode(t, "entry search from 0001-01-01", err, annals.EINVALID)
+	_, err = e.svc.List(ctx, &history.Request{Op: history.OpList, From: "0001-01-01T00:00:00Z"})
+	wantCode(t, "list from 0001-01-01", err, annals.EINVALID)
 	res, err := e.svc.List(ctx, &history.Request{Op: history.OpList, From: "2199-12-31T00:00:00Z"})
 	if err != nil || len(res.Chats) != 0 {
 		t.Errorf("list from 2199: %v, %d chats; want none (the chat is from 2026)", err, len(res.Chats))

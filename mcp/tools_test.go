@@ -60,6 +60,10 @@ func TestBadArgumentsAreToolErrorsTheModelCanRead(t *testing.T) {
 		{"history_search", map[string]any{"query": "x", "scope": "global"}, "global"},
 		{"history_search", map[string]any{"query": "x", "colour": "red"}, "colour"},
 		{"history_search", map[string]any{"query": "x", "from": "yesterday"}, "from"},
+		// Go's zero time is outside the stored range like any other year-1 time, not "no bound".
+		{"history_search", map[string]any{"query": "x before:0001-01-01"}, "outside the range"},
+		{"history_search", map[string]any{"query": "x", "to": "0001-01-01T00:00:00Z"}, "outside the range"},
+		{"history_list", map[string]any{"from": "0001-01-01"}, "outside the range"},
 		{"history_read", map[string]any{"id": "alice-1", "limit": 0}, "limit"},
 		{"history_read", map[string]any{"id": "alice-1", "offset": 5}, "seq"},
 		{"history_related", map[string]any{}, "exactly one of id"},

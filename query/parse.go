@@ -297,7 +297,7 @@ func (q *Query) applyFilter(it item) error {
 		if err != nil {
 			return annals.Errorf(annals.EINVALID, "%s:%s is not a date (want a date such as 2026-01-31 or a time such as 2026-01-31T15:04:05Z); to search for the text, put it in quotes: \"%s\"", it.name, v, it.raw)
 		}
-		if err := annals.ValidateTime(it.name+":", t); err != nil {
+		if err := annals.ValidateBound(it.name+":", t); err != nil {
 			return err
 		}
 		dst := &f.After

@@ -276,6 +276,8 @@ var invalidCases = []struct {
 	{"bad date", "after:yesterday", []string{"after:yesterday is not a date", "2026-01-31", `"after:yesterday"`}},
 	{"bad date-time", "before:2026-13-01", []string{"before:2026-13-01 is not a date"}},
 	{"date without zone", "before:2026-01-01T10:00:00", []string{"is not a date"}},
+	{"zero date as before", "x before:0001-01-01", []string{"before: 0001-01-01T00:00:00Z is outside the range annals stores", "1900-01-01"}},
+	{"zero time as after", "x after:0001-01-01T00:00:00Z", []string{"after: 0001-01-01T00:00:00Z is outside the range"}},
 	{"empty range", "x after:2026-02-01 before:2026-01-01", []string{"is not earlier than", "nothing could match"}},
 	{"equal bounds", "x after:2026-02-01 before:2026-02-01", []string{"is not earlier than"}},
 	{"after twice", "x after:2026-01-01 after:2026-01-02", []string{"after: is given twice"}},

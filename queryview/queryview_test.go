@@ -39,6 +39,9 @@ func TestQueryRefusesBadRequestsBeforeTheStore(t *testing.T) {
 		{`{"kind":"search","filter":{"channels":["` + strings.Repeat("x", annals.MaxChannelBytes+1) + `"]}}`, "bytes long"},
 		{`{"kind":"search","filter":{"words":"` + strings.Repeat("w ", annals.ViewMaxWords+1) + `"}}`, "words"},
 		{`{"kind":"search","filter":{"since":"2026-06-12 00:00"}}`, "ISO 8601"},
+		// Go's zero time is a time like any other here, outside the stored range, not "no bound".
+		{`{"kind":"search","filter":{"until":"0001-01-01"}}`, "filter.until 0001-01-01T00:00:00Z is outside the range"},
+		{`{"kind":"search","filter":{"since":"0001-01-01T00:00:00Z"}}`, "is outside the range"},
 		{`{"kind":"search","filter":{"since":"2026-06-13T00:00:00Z","until":"2026-06-12T00:00:00Z"}}`, "after"},
 		{`{"kind":"search","page":{"cursor":"` + base64.RawURLEncoding.EncodeToString([]byte("s1|x|1|a")) + `"}}`, "page.cursor"},
 		{`{"kind":"search","page":{"cursor":"` + base64.RawURLEncoding.EncodeToString([]byte("s1|1|0|a")) + `"}}`, "page.cursor"},

@@ -406,7 +406,7 @@ func parseTime(field, s string) (*time.Time, error) {
 		return nil, annals.Errorf(annals.EINVALID, "%s %q is not an ISO 8601 time (e.g. 2026-06-12T00:00:00Z or 2026-06-12)", field, s)
 	}
 	// A time outside the stored range would wrap into a nonsense bound that matches everything.
-	if err := annals.ValidateTime(field, t); err != nil {
+	if err := annals.ValidateBound(field, t); err != nil {
 		return nil, err
 	}
 	return &t, nil

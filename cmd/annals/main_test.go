@@ -206,3 +206,21 @@ func TestListRefusesUnknownStatusWithAllowedSet(t *testing.T) {
 		t.Errorf("err = %v, want the allowed statuses", err)
 	}
 }
+
+// Go's zero time is refused as a bound like any other time outside the stored range, in the
+// --from and --to flags and in the query language alike; it never reads as "no bound".
+func TestZeroTimeBoundsAreRefused(t *testing.T) {
+	tm := newTestMain(t)
+	tm.mustRun(twoChats, "ingest")
+	for _, args := range [][]string{
+		{"list", "--from", "0001-01-01T00:00:00Z"},
+		{"list", "--to", "0001-01-01T00:00:00Z"},
+		{"search", "deploy before:0001-01-01"},
+		{"search", "--entries", "deploy after:0001-01-01T00:00:00Z"},
+	} {
+		out, _, err := tm.run("", args...)
+		if err == nil || !strings.Contains(err.Error(), "outside the range annals stores") {
+			t.Errorf("annals %s: %v (output %q), want the range refusal", strings.Join(args, " "), err, out)
+		}
+	}
+}
