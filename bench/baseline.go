@@ -78,7 +78,7 @@ func (b *runner) measureTraced(ctx context.Context, t *target, as context.Contex
 func (b *runner) baselineSides(ctx context.Context, t *target, stmts []annals.Statement) (driver, tool *side, notes []string) {
 	// Warmed here rather than by interleave, so that a replay that fails leaves a note, not
 	// an error.
-	driver, err := driverSide(ctx, t, stmts)
+	driver, err := driverSide(ctx, b.opts.SQLite, t, stmts)
 	if err == nil {
 		if err = driver.warm(ctx); err != nil {
 			driver.close()

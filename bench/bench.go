@@ -5,10 +5,10 @@
 //
 // The harness drives annals only through its public surfaces (ingest.Ingest, annals.Store,
 // history.Service, the annals binary). It reaches SQLite's schema only through the documented
-// hook in package sqlite (sqlite.NewBaselineWriter, sqlite.Summarize) and replays traced SQL
+// hooks of package sqlite, which the caller hands in (Options.SQLite), and replays traced SQL
 // (annals.NewContextWithStatementTrace) in the database's own command-line client; it holds no
 // SQL of its own. The caller chooses how a database location opens (Options.Open), so the
-// harness picks no backend.
+// harness picks no backend and imports no store.
 package bench
 
 import (
@@ -92,6 +92,9 @@ type Options struct {
 	// Open opens the store at a database location: a SQLite file path, or Postgres. The caller
 	// owns the choice of backend; the harness closes every store it opens.
 	Open func(ctx context.Context, location string) (annals.Store, error)
+	// SQLite are the SQLite store's benchmark hooks (the raw ingest baseline, the database
+	// summary, the engine version and the replay connection); all four are required.
+	SQLite SQLiteHooks
 	// DisplayLocation renders a location for the report without secrets (a URL's password);
 	// nil names a Postgres location only as "the PostgreSQL database".
 	DisplayLocation func(location string) string
@@ -148,6 +151,8 @@ func (o *Options) normalize() error {
 	switch {
 	case o.Open == nil:
 		return errors.New("bench: Options.Open is nil")
+	case o.SQLite.check() != nil:
+		return o.SQLite.check()
 	case o.Dir == "":
 		return errors.New("bench: Options.Dir is empty")
 	case o.Size < 100 || o.Chats < 0 || o.Chats > o.Size/2:
@@ -181,7 +186,7 @@ func (b *runner) run(ctx context.Context) (*Report, error) {
 		Date:    b.start.UTC().Format(time.RFC3339),
 		Command: b.opts.Command,
 		Machine: machineInfo(b.opts.Dir),
-		Build:   buildInfo(ctx, b.opts.SQLite3, b.opts.Psql),
+		Build:   buildInfo(ctx, b.opts.SQLite.EngineVersion, b.opts.SQLite3, b.opts.Psql),
 		Targets: targetsText,
 	}
 	if err := os.MkdirAll(b.opts.Dir, 0o700); err != nil {

@@ -19,6 +19,20 @@ func openSQLite(ctx context.Context, location string) (annals.Store, error) {
 	return sqlite.Open(ctx, location, sqlite.Options{})
 }
 
+// sqliteHooks is the Options.SQLite of these tests, as cmd/ wires it.
+func sqliteHooks() SQLiteHooks {
+	return SQLiteHooks{
+		NewBaselineWriter: func(ctx context.Context, path string) (BaselineWriter, error) {
+			w, err := sqlite.NewBaselineWriter(ctx, path)
+			if err != nil {
+				return nil, err
+			}
+			return w, nil
+		},
+		Summarize: sqlite.Summarize, EngineVersion: sqlite.EngineVersion, OpenReplay: sqlite.OpenReplay,
+	}
+}
+
 // smokeOptions runs every scenario on a tiny corpus, as fast as the scenarios allow.
 func smokeOptions(t *testing.T, dir string) Options {
 	size := 600
@@ -27,7 +41,7 @@ func smokeOptions(t *testing.T, dir string) Options {
 	}
 	opts := Options{
 		Size: size, Seed: 1, Dir: dir, Iterations: 2, Budget: time.Millisecond, Duration: 30 * time.Millisecond,
-		IngestRuns: 1, Command: "annals bench --smoke", Open: openSQLite,
+		IngestRuns: 1, Command: "annals bench --smoke", Open: openSQLite, SQLite: sqliteHooks(),
 	}
 	if p, err := exec.LookPath("sqlite3"); err == nil {
 		opts.SQLite3 = p
@@ -141,9 +155,10 @@ func checkSmokeRow(t *testing.T, r Row, sqlite3 bool) {
 }
 
 func TestRunRefusesOptionsNoRunCanUse(t *testing.T) {
-	good := Options{Size: 1000, Dir: t.TempDir(), Iterations: 1, IngestRuns: 1, Budget: time.Second, Duration: time.Second, Open: openSQLite}
+	good := Options{Size: 1000, Dir: t.TempDir(), Iterations: 1, IngestRuns: 1, Budget: time.Second, Duration: time.Second, Open: openSQLite, SQLite: sqliteHooks()}
 	for name, change := range map[string]func(*Options){
 		"no opener":        func(o *Options) { o.Open = nil },
+		"no sqlite hooks":  func(o *Options) { o.SQLite.OpenReplay = nil },
 		"no directory":     func(o *Options) { o.Dir = "" },
 		"unknown scenario": func(o *Options) { o.Scenarios = []string{"nope"} },
 		"tiny corpus":      func(o *Options) { o.Size = 50 },

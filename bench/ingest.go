@@ -118,7 +118,7 @@ func (b *runner) ingestRawAndLibrary(ctx context.Context, scratch, libPath strin
 		removeDB(rawPath)
 		b.logf("ingest: raw baseline (plain SQL) into %s, %s", rawPath, of)
 		c0 := processCPU()
-		r, err := rawIngest(ctx, rawPath, b.data.corpusPath)
+		r, err := rawIngest(ctx, b.opts.SQLite, rawPath, b.data.corpusPath)
 		if err != nil {
 			return 0, fmt.Errorf("raw baseline: %w", err)
 		}
@@ -150,7 +150,7 @@ func (b *runner) ingestRawAndLibrary(ctx context.Context, scratch, libPath strin
 		row.CPURatio = ratio(float64(raw.cpu), float64(lib.cpu))
 		row.Note += fmt.Sprintf("; CPU per entry %s (raw %s)", lib.cpu.Round(time.Microsecond), raw.cpu.Round(time.Microsecond))
 	}
-	if diff := compareDatabases(ctx, libPath, rawPath); diff != "" {
+	if diff := compareDatabases(ctx, b.opts.SQLite, libPath, rawPath); diff != "" {
 		row.Note += "; raw rows differ: " + diff
 	}
 	b.add(row)

@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/annals-dev/annals/sqlite"
 )
 
 // Machine describes where a run happened: numbers without their machine mean little.
@@ -102,7 +101,7 @@ func parseKB(s string) int64 {
 	return n << 10
 }
 
-func buildInfo(ctx context.Context, sqlite3Tool, psqlTool string) Build {
+func buildInfo(ctx context.Context, engineVersion func(context.Context) (string, error), sqlite3Tool, psqlTool string) Build {
 	b := Build{Go: runtime.Version()}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
@@ -128,7 +127,7 @@ func buildInfo(ctx context.Context, sqlite3Tool, psqlTool string) Build {
 			}
 		}
 	}
-	if v, err := sqlite.EngineVersion(ctx); err == nil {
+	if v, err := engineVersion(ctx); err == nil {
 		b.SQLite = v
 	}
 	if sqlite3Tool != "" {

@@ -10,17 +10,16 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/ingest"
-	"github.com/annals-dev/annals/sqlite"
 )
 
 // rawIngest is the raw baseline: the minimum a program must do to put the corpus into the
 // store's schema. It reads and decodes the file once with the same decoder and hands the ops,
-// in batches of the same number of records as ingest, to sqlite.BaselineWriter (plain prepared
-// INSERTs through the same driver, into a schema made by the store's own migrations). What it
-// skips is what the library adds on top: the validation pass, idempotency checks, and aggregate
-// recomputation in SQL. The schema knowledge stays in package sqlite.
-func rawIngest(ctx context.Context, dbPath, corpusPath string) (*ingestRun, error) {
-	w, err := sqlite.NewBaselineWriter(ctx, dbPath)
+// in batches of the same number of records as ingest, to the SQLite store's BaselineWriter (plain
+// prepared INSERTs through the same driver, into a schema made by the store's own migrations).
+// What it skips is what the library adds on top: the validation pass, idempotency checks, and
+// aggregate recomputation in SQL. The schema knowledge stays in package sqlite (hooks).
+func rawIngest(ctx context.Context, hooks SQLiteHooks, dbPath, corpusPath string) (*ingestRun, error) {
+	w, err := hooks.NewBaselineWriter(ctx, dbPath)
 	if err != nil {
 		return nil, err
 	}
@@ -60,12 +59,12 @@ func rawIngest(ctx context.Context, dbPath, corpusPath string) (*ingestRun, erro
 
 // compareDatabases checks that the raw baseline wrote the same data as the library, so the ratio
 // compares like with like. It returns "" when the summaries agree, else what differs.
-func compareDatabases(ctx context.Context, lib, raw string) string {
-	sa, err := sqlite.Summarize(ctx, lib)
+func compareDatabases(ctx context.Context, hooks SQLiteHooks, lib, raw string) string {
+	sa, err := hooks.Summarize(ctx, lib)
 	if err != nil {
 		return "cannot compare: " + err.Error()
 	}
-	sb, err := sqlite.Summarize(ctx, raw)
+	sb, err := hooks.Summarize(ctx, raw)
 	if err != nil {
 		return "cannot compare: " + err.Error()
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/sqlite"
 )
 
 // The same SQL through the same driver is the second baseline: the store's traced statements,
@@ -18,10 +17,10 @@ import (
 // client is the driver's cost, which annals shares with every Go program on that driver.
 
 // driverSide opens a replay connection for the target's backend.
-func driverSide(ctx context.Context, t *target, stmts []annals.Statement) (*side, error) {
+func driverSide(ctx context.Context, hooks SQLiteHooks, t *target, stmts []annals.Statement) (*side, error) {
 	switch t.backend {
 	case "sqlite":
-		db, err := sqlite.OpenReplay(t.dbPath)
+		db, err := hooks.OpenReplay(t.dbPath)
 		if err != nil {
 			return nil, err
 		}

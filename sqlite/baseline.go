@@ -15,7 +15,8 @@ import (
 )
 
 // This file is the benchmark hook: the one place outside the Store that writes or reads this
-// package's tables directly. It exists only so that the benchmark harness (package bench) can
+// package's tables directly. It exists only so that the benchmark harness (package bench, which
+// cmd/ hands these functions as bench.SQLiteHooks, so bench imports no store) can
 // measure the library's overhead against the least any program must do to fill the same schema,
 // and check that both wrote the same data, without the harness knowing a table name. Nothing
 // else should use it: it skips every check the Store makes.

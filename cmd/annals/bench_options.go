@@ -18,7 +18,7 @@ func (m *Main) benchOptions(f *benchFlags, args []string) (bench.Options, error)
 		Size: int(f.size), Chats: *f.chats, Seed: *f.seed, Fresh: *f.fresh,
 		Iterations: *f.iterations, IngestRuns: *f.ingestRuns, Budget: *f.budget, Duration: *f.duration,
 		Postgres: *f.postgres, CPUProfile: *f.cpuprofile, Command: "annals bench " + strings.Join(args, " "),
-		Open: m.benchOpen, DisplayLocation: displayLocation,
+		Open: m.benchOpen, DisplayLocation: displayLocation, SQLite: sqliteBenchHooks(),
 	}
 	var err error
 	if opts.Scenarios, err = benchScenarioList(*f.scenarios); err != nil {

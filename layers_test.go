@@ -1,0 +1,107 @@
+package annals_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// module is this module's path, the prefix of its packages' import paths.
+const module = "github.com/annals-dev/annals"
+
+// TestLayers enforces the import rules of docs/ARCHITECTURE.md over every package's non-test
+// files, transitively, as `go list -deps` shows them: the root imports no project package; only
+// cmd/ reaches the concrete stores; history reaches no provider package.
+func TestLayers(t *testing.T) {
+	graph := projectImports(t)
+	if len(graph) < 10 {
+		t.Fatalf("found %d packages; the walk is broken", len(graph))
+	}
+	if got := graph[module]; len(got) != 0 {
+		t.Errorf("the root imports project packages %v; it must import none", got)
+	}
+	stores := []string{module + "/sqlite", module + "/postgres"}
+	for pkg := range graph {
+		if slices.Contains(stores, pkg) || strings.HasPrefix(pkg, module+"/cmd/") {
+			continue
+		}
+		deps := reach(graph, pkg)
+		for _, s := range stores {
+			if deps[s] {
+				t.Errorf("%s reaches %s; only cmd/ (and tests) may import a concrete store", pkg, s)
+			}
+		}
+	}
+	deps := reach(graph, module+"/history")
+	for _, p := range []string{"embed", "summarize"} {
+		if deps[module+"/"+p] {
+			t.Errorf("history reaches the provider package %s; it must import none", p)
+		}
+	}
+}
+
+// projectImports maps each package of the module to the project packages its non-test files
+// import.
+func projectImports(t *testing.T) map[string][]string {
+	t.Helper()
+	graph := map[string][]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != "." && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		pkg := path.Join(module, filepath.ToSlash(filepath.Dir(p)))
+		if _, ok := graph[pkg]; !ok {
+			graph[pkg] = nil
+		}
+		for _, imp := range f.Imports {
+			ip, err := strconv.Unquote(imp.Path.Value)
+			if err != nil {
+				return err
+			}
+			if (ip == module || strings.HasPrefix(ip, module+"/")) && !slices.Contains(graph[pkg], ip) {
+				graph[pkg] = append(graph[pkg], ip)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return graph
+}
+
+// reach is the set of project packages pkg imports, directly or not.
+func reach(graph map[string][]string, pkg string) map[string]bool {
+	seen := map[string]bool{}
+	todo := slices.Clone(graph[pkg])
+	for len(todo) > 0 {
+		p := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if !seen[p] {
+			seen[p] = true
+			todo = append(todo, graph[p]...)
+		}
+	}
+	return seen
+}
