@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-
 )
 
 // Machine describes where a run happened: numbers without their machine mean little.
