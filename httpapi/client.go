@@ -272,7 +272,9 @@ func (c *Client) Runs(ctx context.Context, chatID, scope string) ([]*annals.Run,
 }
 
 // Export downloads a chat (GET /v1/sessions/{id}/export) as Markdown (format "markdown") or as
-// an ExportDocument in JSON (format "json").
+// an ExportDocument in JSON (format "json"). A download the server cut short (it drops the
+// connection when the export fails after its first byte) is an unavailable error, never a
+// truncated document.
 func (c *Client) Export(ctx context.Context, chatID, format, scope string) ([]byte, error) {
 	q := url.Values{}
 	if format != "" {

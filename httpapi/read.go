@@ -106,6 +106,8 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) error {
 		}
 		h := w.Header()
 		h.Set("Content-Type", "text/markdown; charset=utf-8")
+		// A transcript can hold HTML: a browser must never sniff the download into a page.
+		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Content-Disposition", attachment(id, ".md"))
 		h.Set("Content-Length", fmt.Sprint(len(res.Markdown)))
 		w.WriteHeader(http.StatusOK)
@@ -125,6 +127,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) error {
 		}
 		h := w.Header()
 		h.Set("Content-Type", "application/json")
+		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Content-Disposition", attachment(id, ".json"))
 		w.WriteHeader(http.StatusOK)
 		chat, _ := json.Marshal(res.Chat)
@@ -154,7 +157,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) error {
 			}
 			p.Cursor = res.NextCursor
 			if res, err = s.svc.GetChat(ctx, p); err != nil {
-				return err // logged: the download is cut short
+				return err // writeError aborts the connection: the client sees the cut
 			}
 		}
 		_, _ = w.Write([]byte("]}\n"))

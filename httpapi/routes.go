@@ -218,11 +218,31 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.Error("internal error", "method", r.Method, "route", r.Pattern, "err", annals.ErrorDetail(err))
 	}
 	if rw, ok := w.(*responseWriter); ok && rw.wroteHeader {
-		// A streamed answer already started; all that is left is to cut it short.
-		s.log.Warn("error after the response started", "route", r.Pattern, "code", d.Code, "err", annals.ErrorDetail(err))
+		// A streamed answer already started with 200: the status can no longer say it failed,
+		// so the connection is dropped before the response's end, which every client reports
+		// as an error (curl: exit 18; Go: unexpected EOF) instead of keeping a truncated file.
+		s.log.Warn("error after the response started; connection aborted", "route", r.Pattern, "code", d.Code, "err", annals.ErrorDetail(err))
+		if aerr := abortResponse(rw); aerr != nil {
+			s.log.Error("could not abort a failed response", "route", r.Pattern, "err", aerr)
+		}
 		return
 	}
 	writeErrorBody(w, d)
+}
+
+// abortResponse ends a started response without its end: the HTTP/1.1 connection is taken
+// over and closed before the last chunk, so the client sees a body cut short, never a clean
+// end. annals serves HTTP/1.1 only (no TLS, no h2c), where the connection can always be taken.
+func abortResponse(rw *responseWriter) error {
+	conn, buf, err := http.NewResponseController(rw).Hijack()
+	if err != nil {
+		return fmt.Errorf("take over the connection: %w", err)
+	}
+	rw.aborted = true
+	// What was written before the failure goes out first (the chunk framing stays valid); the
+	// terminating chunk never does.
+	_ = buf.Flush()
+	return conn.Close()
 }
 
 // ServeHTTP serves a request: the mux, with panics recovered, unmatched paths and methods
@@ -266,6 +286,9 @@ func (s *Server) finish(rw *responseWriter, r *http.Request, start time.Time, ke
 	if keyID != "" {
 		attrs = append(attrs, "key_id", keyID)
 	}
+	if rw.aborted {
+		attrs = append(attrs, "aborted", true)
+	}
 	s.log.Info("http request", attrs...)
 }
 
@@ -278,7 +301,9 @@ type responseWriter struct {
 	bytes       int64
 	wroteHeader bool
 	// swallow drops the mux's plain-text body after a rewritten error.
-	swallow   bool
+	swallow bool
+	// aborted is set when a failure after the first byte dropped the connection.
+	aborted   bool
 	principal *annals.Principal
 }
 
