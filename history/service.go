@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/view"
 )
 
 // Store is what the service needs of a store: capture, the chats and their transcripts, search
-// and embeddings. Any annals.Store has it; the optional capabilities (the query view, keys,
-// rescan) are other consumers' business.
+// and embeddings. Any annals.Store has it; the optional capabilities (keys, rescan) are other
+// consumers' business, and the query view is Config.View.
 type Store interface {
 	annals.Capturer
 	annals.ChatStore
@@ -24,6 +25,9 @@ type Store interface {
 // Config wires a Service.
 type Config struct {
 	Store Store
+	// View answers the read-only query view (view.Service) in the caller's scope; both stores
+	// implement it. Nil makes the view ops refuse with not_implemented.
+	View view.Store
 	// Summarizer writes recaps; nil makes recap refuse with how to configure one.
 	Summarizer annals.Summarizer
 	// Embedder powers related; nil makes related refuse with how to configure one.
@@ -43,6 +47,7 @@ type Config struct {
 // Service runs history operations on behalf of the principal carried by each call's context.
 type Service struct {
 	store        Store
+	view         view.Store
 	summarizer   annals.Summarizer
 	embedder     annals.Embedder
 	redactor     annals.Redactor
@@ -58,6 +63,7 @@ type Service struct {
 func New(cfg Config) *Service {
 	s := &Service{
 		store:        cfg.Store,
+		view:         cfg.View,
 		summarizer:   cfg.Summarizer,
 		embedder:     cfg.Embedder,
 		redactor:     cfg.Redactor,

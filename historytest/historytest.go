@@ -50,6 +50,7 @@ func Run(t *testing.T, open Opener) {
 		{"TagsAreRedacted", testTagsAreRedacted},
 		{"Envelope", testEnvelope},
 		{"QueryView", testQueryView},
+		{"ViewService", testViewService},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}

@@ -11,7 +11,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/queryview"
+	"github.com/annals-dev/annals/view"
 )
 
 // viewT0 anchors the view fixture; entry times are whole minutes after it, so boundary tests can
@@ -23,13 +25,15 @@ func vmin(n int) time.Time { return viewT0.Add(time.Duration(n) * time.Minute) }
 type viewFixture struct {
 	t     *testing.T
 	store annals.Store
+	svc   *history.Service
 	view  *queryview.View
 }
 
 func newViewFixture(t *testing.T, open Opener) *viewFixture {
 	t.Helper()
 	store := open(t)
-	return &viewFixture{t: t, store: store, view: queryview.New(store.(annals.ViewStore))}
+	svc := history.New(history.Config{Store: store, View: store.(view.Store)})
+	return &viewFixture{t: t, store: store, svc: svc, view: queryview.New(svc)}
 }
 
 // chat creates a chat whose last activity is max(created, last entry), with entries in order.
@@ -95,7 +99,7 @@ func (f *viewFixture) seed() {
 var allA = []string{"a-self#1", "a-plain#5", "a-plain#4", "a-plain#3", "a-plain#2", "a-plain#1",
 	"a-main#5", "a-linked#2", "a-main#4", "a-main#3", "a-main#2", "a-linked#1", "a-main#1"}
 
-func msgKeys(ms []annals.ViewMessage) []string {
+func msgKeys(ms []view.Message) []string {
 	out := make([]string, len(ms))
 	for i, m := range ms {
 		out[i] = fmt.Sprintf("%s#%d", m.Session, m.ID)
@@ -183,8 +187,8 @@ func testQueryView(t *testing.T, open Opener) {
 		if ans.AgentsTruncated || ans.UnlinkedTruncated {
 			t.Error("truncated flags set for short lists")
 		}
-		if ans.AgentsLimit != annals.ViewMaxAgents || ans.SessionsLimit != annals.ViewMaxAgentSessions || ans.Scope != annals.ScopeTenant {
-			t.Errorf("limits %d/%d scope %s; want %d/%d tenant", ans.AgentsLimit, ans.SessionsLimit, ans.Scope, annals.ViewMaxAgents, annals.ViewMaxAgentSessions)
+		if ans.AgentsLimit != view.MaxAgents || ans.SessionsLimit != view.MaxAgentSessions || ans.Scope != annals.ScopeTenant {
+			t.Errorf("limits %d/%d scope %s; want %d/%d tenant", ans.AgentsLimit, ans.SessionsLimit, ans.Scope, view.MaxAgents, view.MaxAgentSessions)
 		}
 		// Self scope of agent aa2 reaches only its own chat.
 		self := f.query(t, as(member("A", "ua2", "aa2", annals.ScopeSelf)), `{"kind":"agents","scope":"self"}`).(*queryview.AgentsAnswer)
@@ -194,7 +198,7 @@ func testQueryView(t *testing.T, open Opener) {
 	})
 
 	t.Run("AgentsBoundsReportTruncation", func(t *testing.T) {
-		got, err := f.store.(annals.ViewStore).ViewAgents(context.Background(), annals.ViewAgentsFilter{Owner: annals.Owner{TenantID: "A"}, MaxAgents: 2, MaxSessions: 1})
+		got, err := f.store.(view.Store).ViewAgents(context.Background(), view.AgentsFilter{Owner: annals.Owner{TenantID: "A"}, MaxAgents: 2, MaxSessions: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,7 +216,7 @@ func testQueryView(t *testing.T, open Opener) {
 	t.Run("SessionsCountsTimestampsAgentLinkageAndLimit", func(t *testing.T) {
 		ans := f.query(t, tenantA, `{"kind":"sessions"}`).(*queryview.SessionsAnswer)
 		var order []string
-		byID := map[string]annals.ViewSession{}
+		byID := map[string]view.Session{}
 		for _, s := range ans.Sessions {
 			order = append(order, s.ID)
 			byID[s.ID] = s
@@ -230,8 +234,8 @@ func testQueryView(t *testing.T, open Opener) {
 		if e := byID["a-empty"]; e.FirstAt != nil || e.LastAt != nil || e.Messages != 0 || e.Events != 0 {
 			t.Errorf("a-empty = %+v; want no timestamps and zero counts", e)
 		}
-		if ans.Limit != annals.ViewDefaultSessions || ans.HasMore {
-			t.Errorf("limit %d has_more %v; want %d false", ans.Limit, ans.HasMore, annals.ViewDefaultSessions)
+		if ans.Limit != view.DefaultSessions || ans.HasMore {
+			t.Errorf("limit %d has_more %v; want %d false", ans.Limit, ans.HasMore, view.DefaultSessions)
 		}
 		for agent, want := range map[string][]string{
 			"main":      {"a-main"},             // the chat's agent id
@@ -253,8 +257,8 @@ func testQueryView(t *testing.T, open Opener) {
 			t.Errorf("limit 1: %d sessions has_more %v limit %d", len(one.Sessions), one.HasMore, one.Limit)
 		}
 		big := f.query(t, tenantA, `{"kind":"sessions","limit":100000}`).(*queryview.SessionsAnswer)
-		if big.Limit != annals.ViewMaxSessions {
-			t.Errorf("limit 100000 reported as %d, want %d", big.Limit, annals.ViewMaxSessions)
+		if big.Limit != view.MaxSessions {
+			t.Errorf("limit 100000 reported as %d, want %d", big.Limit, view.MaxSessions)
 		}
 		// As the reference does (max(1, ...)), a negative limit is clamped, not refused.
 		if neg := f.query(t, tenantA, `{"kind":"sessions","limit":-1}`).(*queryview.SessionsAnswer); neg.Limit != 1 || len(neg.Sessions) != 1 {
@@ -287,12 +291,12 @@ func testQueryView(t *testing.T, open Opener) {
 			t.Errorf("pages = %v, want %v", pages, want)
 		}
 		def := f.query(t, tenantA, `{"kind":"transcript","session":"a-main"}`).(*queryview.TranscriptAnswer)
-		if def.Limit != annals.ViewDefaultTranscript || len(def.Messages) != 5 || def.HasMore {
+		if def.Limit != view.DefaultTranscript || len(def.Messages) != 5 || def.HasMore {
 			t.Errorf("default page: limit %d, %d messages, has_more %v", def.Limit, len(def.Messages), def.HasMore)
 		}
 		capped := f.query(t, tenantA, `{"kind":"transcript","session":"a-main","limit":5000}`).(*queryview.TranscriptAnswer)
-		if capped.Limit != annals.ViewMaxTranscript {
-			t.Errorf("limit 5000 reported as %d, want %d", capped.Limit, annals.ViewMaxTranscript)
+		if capped.Limit != view.MaxTranscript {
+			t.Errorf("limit 5000 reported as %d, want %d", capped.Limit, view.MaxTranscript)
 		}
 		noTools := f.query(t, tenantA, `{"kind":"transcript","session":"a-main","select":{"tool_results":false}}`).(*queryview.TranscriptAnswer)
 		if got, want := msgKeys(noTools.Messages), []string{"a-main#1", "a-main#2", "a-main#4", "a-main#5"}; !slices.Equal(got, want) {
@@ -353,7 +357,7 @@ func testQueryView(t *testing.T, open Opener) {
 		if got := msgKeys(ans.Messages); !slices.Equal(got, want) {
 			t.Errorf("conversation = %v, want %v", got, want)
 		}
-		if ans.HasMore || ans.Cursor != nil || ans.Limit != annals.ViewDefaultConversation {
+		if ans.HasMore || ans.Cursor != nil || ans.Limit != view.DefaultConversation {
 			t.Errorf("has_more %v cursor %v limit %d", ans.HasMore, ans.Cursor, ans.Limit)
 		}
 		var walked []string
@@ -381,14 +385,14 @@ func testQueryView(t *testing.T, open Opener) {
 		if got := msgKeys(ans.Messages); !slices.Equal(got, allA) {
 			t.Errorf("search = %v, want %v", got, allA)
 		}
-		if ans.Limit != annals.ViewDefaultSearch || ans.HasMore || ans.Cursor != nil {
+		if ans.Limit != view.DefaultSearch || ans.HasMore || ans.Cursor != nil {
 			t.Errorf("limit %d has_more %v cursor %v", ans.Limit, ans.HasMore, ans.Cursor)
 		}
-		if ans.ContentChars != annals.ViewMaxContentChars || ans.ResultChars != annals.ViewMaxContentChars {
+		if ans.ContentChars != view.MaxContentChars || ans.ResultChars != view.MaxContentChars {
 			t.Errorf("caps %+v", ans.Caps)
 		}
-		if got := f.search(t, tenantA, `{"kind":"search","page":{"limit":100000}}`).Limit; got != annals.ViewMaxSearch {
-			t.Errorf("page.limit 100000 reported as %d, want %d", got, annals.ViewMaxSearch)
+		if got := f.search(t, tenantA, `{"kind":"search","page":{"limit":100000}}`).Limit; got != view.MaxSearch {
+			t.Errorf("page.limit 100000 reported as %d, want %d", got, view.MaxSearch)
 		}
 		if got := f.search(t, tenantA, `{"kind":"search","page":{"limit":-5}}`); got.Limit != 1 || len(got.Messages) != 1 {
 			t.Errorf("page.limit -5: limit %d, %d messages; want clamped to 1", got.Limit, len(got.Messages))
@@ -536,7 +540,7 @@ func testQueryView(t *testing.T, open Opener) {
 	})
 
 	t.Run("SearchSelectProjects", func(t *testing.T) {
-		toolMsg := func(sel string) annals.ViewMessage {
+		toolMsg := func(sel string) view.Message {
 			t.Helper()
 			ans := f.search(t, tenantA, `{"kind":"search","filter":{"roles":["tool"]},"select":`+sel+`}`)
 			if len(ans.Messages) != 1 || ans.Messages[0].Content.Tool == nil {
@@ -567,7 +571,7 @@ func testQueryView(t *testing.T, open Opener) {
 			t.Errorf("truncate 11: result = %+v, want whole", r)
 		}
 		ans := f.search(t, tenantA, `{"kind":"search","select":{"tool_results":{"truncate":99999}}}`)
-		if ans.ResultChars != annals.ViewMaxContentChars {
+		if ans.ResultChars != view.MaxContentChars {
 			t.Errorf("truncate 99999 reported as result_chars %d", ans.ResultChars)
 		}
 		noReason := f.search(t, tenantA, `{"kind":"search","filter":{"roles":["assistant"],"text":"nominal"},"select":{"reasoning":false}}`)
@@ -693,7 +697,7 @@ func testQueryView(t *testing.T, open Opener) {
 
 func testViewOversized(t *testing.T, open Opener) {
 	f := newViewFixture(t, open)
-	capN := annals.ViewMaxContentChars
+	capN := view.MaxContentChars
 	exact := ve(annals.KindUser, 1, "", "", strings.Repeat("é", capN))
 	// 2 bytes per character: beyond the read bound, so the preview is cut from a byte prefix.
 	over := ve(annals.KindUser, 2, "", "", strings.Repeat("é", 2*capN+1))

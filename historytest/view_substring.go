@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/view"
 )
 
 // The query view's filter.text, as the reference defines it: a substring of the stored content,
@@ -64,7 +65,7 @@ func testViewSubstring(t *testing.T, open Opener) {
 			t.Errorf("text %q = %v, want %v", tc.text, got, tc.want)
 		}
 	}
-	long := make([]byte, annals.ViewMaxSubstringChars+1)
+	long := make([]byte, view.MaxSubstringChars+1)
 	for i := range long {
 		long[i] = 'x'
 	}

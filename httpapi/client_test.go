@@ -194,7 +194,7 @@ func TestClientQueryViewExportAndHealth(t *testing.T) {
 	c := f.client(f.keyA)
 	ctx := context.Background()
 	as := annals.NewContextWithPrincipal(ctx, &annals.Principal{TenantID: "A", UserID: "ua1", Role: annals.RoleMember, Scopes: []annals.Scope{annals.ScopeUser, annals.ScopeTenant}})
-	view := queryview.New(f.db)
+	view := queryview.New(f.svc)
 	for _, req := range []any{
 		&queryview.AgentsRequest{},
 		&queryview.SessionsRequest{Limit: 5},

@@ -25,6 +25,7 @@ import (
 	"github.com/annals-dev/annals/redact"
 	"github.com/annals-dev/annals/sqlite"
 	"github.com/annals-dev/annals/summarize"
+	"github.com/annals-dev/annals/view"
 )
 
 // A client of the loomcycle History tool's HTTP route (POST /v1/_history) pointed at annals. The
@@ -34,6 +35,7 @@ import (
 // lcStore is what the fixture needs of a backend.
 type lcStore interface {
 	history.Store
+	view.Store
 	httpapi.Store
 	annals.KeyStore
 }
@@ -96,8 +98,8 @@ func serveStore(t *testing.T, st lcStore) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := history.New(history.Config{Store: st, Summarizer: summarize.Extractive{}, Embedder: emb, Redactor: red})
-	srv := httpapi.New(httpapi.Config{Addr: "127.0.0.1:0", Store: st, Service: svc, Keys: st, Logger: slog.New(slog.DiscardHandler)})
+	svc := history.New(history.Config{Store: st, View: st, Summarizer: summarize.Extractive{}, Embedder: emb, Redactor: red})
+	srv := httpapi.New(httpapi.Config{Addr: "127.0.0.1:0", Store: st, Service: svc, View: svc, Keys: st, Logger: slog.New(slog.DiscardHandler)})
 	if err := srv.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) error {
 // handleQuery serves POST /query, the lanius-style read-only view.
 func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) error {
 	if s.view == nil {
-		return annals.Errorf(annals.ENOTIMPLEMENTED, "this server has no query view: its history has no store with the view (annals.ViewStore)")
+		return annals.Errorf(annals.ENOTIMPLEMENTED, "this server has no query view: it was given no view service (view.Service)")
 	}
 	out, err := s.view.Query(r.Context(), r.Body)
 	if err != nil {

@@ -26,6 +26,7 @@ import (
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/queryview"
+	"github.com/annals-dev/annals/view"
 )
 
 // Defaults of Config.
@@ -46,8 +47,12 @@ type Config struct {
 	// Service is the history the routes call: the ops, the capture path and the runs, as the
 	// caller (normally a *history.Service over Store).
 	Service annals.HistoryService
-	// Store is the database behind Service: the query view reads it (through the caller's
-	// scope) and /metrics counts it. Nil answers those two routes with unavailable.
+	// View is the read-only query view behind POST /query, as the caller (normally the same
+	// *history.Service, which resolves the caller's scope). Nil answers POST /query with
+	// not_implemented.
+	View view.Service
+	// Store is the database behind Service: /metrics counts it. Nil answers /metrics with
+	// unavailable.
 	Store Store
 	// Keys authenticates API keys. Nil means there are none: the server can only run in local
 	// mode.
@@ -79,8 +84,8 @@ type Config struct {
 }
 
 // Store is what the server reads of the database itself, beside the service: the chat count of
-// /metrics (a Counter when the store has one, else a one-row FindChats), and, when the store
-// implements annals.ViewStore, the query view. Any annals.Store has it.
+// /metrics (a Counter when the store has one, else a one-row FindChats). Any annals.Store has
+// it.
 type Store interface {
 	FindChats(ctx context.Context, filter annals.ChatFilter) ([]*annals.Chat, int, error)
 }
@@ -129,7 +134,7 @@ func New(cfg Config) *Server {
 		store:   cfg.Store,
 		svc:     cfg.Service,
 		keys:    cfg.Keys,
-		view:    viewOf(cfg.Store),
+		view:    viewOf(cfg.View),
 		log:     cfg.Logger,
 		now:     cfg.Now,
 		metrics: newMetrics(),
@@ -339,10 +344,10 @@ func unwrapAll(err error) error {
 	}
 }
 
-// viewOf is the query view over a store that has one (annals.ViewStore), else nil.
-func viewOf(store Store) *queryview.View {
-	if vs, ok := store.(annals.ViewStore); ok {
-		return queryview.New(vs)
+// viewOf is the query view codec over svc, or nil when there is no view.
+func viewOf(svc view.Service) *queryview.View {
+	if svc == nil {
+		return nil
 	}
-	return nil
+	return queryview.New(svc)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/view"
 )
 
 // lanius imports a lanius database (lanius.db): the ledger of bus events and the transcripts
@@ -213,7 +214,7 @@ func (f lanius) message(m map[string]any, when time.Time, cols laniusCols, open 
 		channel = laniusChannel(ev.typ)
 		origin["event_id"] = ev.id
 		// The event that carried the row, as a source id: the view's event_count counts them.
-		sources = append(sources, annals.ViewSourceEventPrefix+strconv.FormatInt(ev.id, 10))
+		sources = append(sources, view.SourceEventPrefix+strconv.FormatInt(ev.id, 10))
 		if corr == "" {
 			corr = ev.corr
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/postgres"
 	"github.com/annals-dev/annals/query"
+	"github.com/annals-dev/annals/view"
 )
 
 // hostileInputs are queries and terms that are syntax somewhere: tsquery operators and quoting,
@@ -56,7 +57,7 @@ func checkQuery(t *testing.T, s *postgres.DB, in string) {
 	_, _, err = s.FindChats(ctx, annals.ChatFilter{Owner: owner, MetaTerms: []string{in}, TitleContains: &in, Tag: &in})
 	allowed("FindChats", err)
 	if in != "" {
-		_, err = s.ViewSearch(ctx, annals.ViewFilter{Owner: owner, Words: []string{in}, Channels: []string{in}})
+		_, err = s.ViewSearch(ctx, view.Filter{Owner: owner, Words: []string{in}, Channels: []string{in}})
 		allowed("ViewSearch", err)
 	}
 }

@@ -8,9 +8,10 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/storecore"
+	"github.com/annals-dev/annals/view"
 )
 
-// The view's substring filter (annals.ViewFilter.Substring) on PostgreSQL. Migration 0005
+// The view's substring filter (view.Filter.Substring) on PostgreSQL. Migration 0005
 // indexes annals_view_text, every field in the 'escape' encoding, with pg_trgm; a search asks
 // that index for candidates with ILIKE on the substring in the same encoding, and proves each
 // one on the fields it matches by (substringProof).
@@ -28,7 +29,7 @@ const viewSearchOrder = "e.time DESC, c.id DESC, e.seq DESC"
 // holding it, each stopped at the page, so that the planner chooses for each part between the
 // GIN index and the time walk. One condition with an OR over the calls' EXISTS would hide the
 // first part from the index and scan every entry in scope for a rare substring.
-func (db *DB) viewSubstring(ctx context.Context, w *where, f annals.ViewFilter, limit int) (*annals.ViewPage, error) {
+func (db *DB) viewSubstring(ctx context.Context, w *where, f view.Filter, limit int) (*view.Page, error) {
 	var q string
 	var args []any
 	if utf8.RuneCountInString(f.Substring) < 3 {

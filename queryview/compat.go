@@ -8,6 +8,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/textcut"
+	"github.com/annals-dev/annals/view"
 )
 
 // What a client of the reference view (lanius's history package) relies on, and annals's own
@@ -53,25 +54,25 @@ func sessionIDs(ids []string) []string {
 // attachCalls gives every assistant message of a page its tool_calls, as the reference stores
 // them on the assistant row: the tool entries that directly follow it. select.tool_calls false
 // leaves them off, which is what it does in the reference; tool rows themselves stay whole.
-func (v *View) attachCalls(ctx context.Context, owner annals.Owner, ms []annals.ViewMessage, sel *Select) error {
+func (v *View) attachCalls(ctx context.Context, scope annals.Scope, ms []view.Message, sel *Select) error {
 	if sel != nil && sel.ToolCalls != nil && !*sel.ToolCalls {
 		return nil
 	}
-	var refs []annals.ViewRef
+	var refs []view.Ref
 	for _, m := range ms {
 		if m.Role == annals.KindAssistant {
-			refs = append(refs, annals.ViewRef{ChatID: m.Session, Seq: m.ID})
+			refs = append(refs, view.Ref{ChatID: m.Session, Seq: m.ID})
 		}
 	}
 	if len(refs) == 0 {
 		return nil
 	}
-	calls, err := v.store.ViewToolCalls(ctx, annals.ViewToolCallsFilter{Owner: owner, Messages: refs})
+	calls, err := v.svc.ViewToolCalls(ctx, scope, view.ToolCallsFilter{Messages: refs})
 	if err != nil {
 		return err
 	}
 	for i := range ms {
-		if cs := calls[annals.ViewRef{ChatID: ms[i].Session, Seq: ms[i].ID}]; ms[i].Role == annals.KindAssistant && len(cs) > 0 {
+		if cs := calls[view.Ref{ChatID: ms[i].Session, Seq: ms[i].ID}]; ms[i].Role == annals.KindAssistant && len(cs) > 0 {
 			ms[i].Content.ToolCalls = cs
 		}
 	}
@@ -80,7 +81,7 @@ func (v *View) attachCalls(ctx context.Context, owner annals.Owner, ms []annals.
 
 // renameMessages renames the sessions of a page in place and gives imported lanius messages what
 // lanius answers for them (laniusOverlay).
-func renameMessages(ms []annals.ViewMessage) []annals.ViewMessage {
+func renameMessages(ms []view.Message) []view.Message {
 	for i := range ms {
 		ms[i].Session = sessionID(ms[i].Session)
 		laniusOverlay(&ms[i])
@@ -98,7 +99,7 @@ type laniusOrigin struct {
 // (for a tool entry, the tool row's) and, for a content that was no JSON object or was over
 // lanius's cap, the content exactly as lanius answers it — its value, or its
 // {"truncated": true, "chars", "preview"} marker in place of the whole content.
-func laniusOverlay(m *annals.ViewMessage) {
+func laniusOverlay(m *view.Message) {
 	// Every key the lanius importer writes starts with "lanius": other metadata is not parsed.
 	if !bytes.Contains(m.Metadata, []byte(`"lanius`)) {
 		return
@@ -146,9 +147,9 @@ type Event struct {
 
 // eventOf turns an event entry into the reference's event. An imported lanius event answers with
 // its ledger fields; any other event with its seq as id and no cause or state.
-func eventOf(ev annals.ViewEvent) Event {
+func eventOf(ev view.Event) Event {
 	out := Event{ID: ev.Seq, Type: ev.Channel, CauseID: jsonNull, State: jsonNull,
-		CreatedAt: annals.FormatViewTime(ev.CreatedAt), Session: sessionID(ev.Session)}
+		CreatedAt: view.FormatTime(ev.CreatedAt), Session: sessionID(ev.Session)}
 	var meta map[string]json.RawMessage
 	if len(ev.Metadata) > 0 {
 		_ = json.Unmarshal(ev.Metadata, &meta)
@@ -183,7 +184,7 @@ var jsonNull = json.RawMessage("null")
 // payloadOf is the reference's capped_json: a text over the cap becomes {"truncated": true,
 // "chars", "preview"}; valid JSON is the value it holds (an object, a number, a string...);
 // anything else is the raw string.
-func payloadOf(t annals.ViewText) json.RawMessage {
+func payloadOf(t view.Text) json.RawMessage {
 	chars := t.Chars
 	if !t.Truncated {
 		chars = int64(len([]rune(t.Value)))

@@ -24,6 +24,7 @@ import (
 	"github.com/annals-dev/annals/postgres"
 	"github.com/annals-dev/annals/queryview"
 	"github.com/annals-dev/annals/sqlite"
+	"github.com/annals-dev/annals/view"
 )
 
 // TestLaniusViewSpeed times every kind on a generated lanius database of about 100k messages
@@ -71,8 +72,11 @@ func TestLaniusViewSpeed(t *testing.T) {
 }
 
 // timeQueries logs p50 and p95 of 21 runs of every query in process.
-func timeQueries(t *testing.T, backend string, store annals.ViewStore) {
-	v := queryview.New(store)
+func timeQueries(t *testing.T, backend string, store interface {
+	history.Store
+	view.Store
+}) {
+	v := queryview.New(history.New(history.Config{Store: store, View: store}))
 	pctx := annals.NewContextWithPrincipal(context.Background(), &annals.Principal{TenantID: "local", Role: annals.RoleMember, Scopes: []annals.Scope{annals.ScopeTenant}})
 	for _, lq := range laniusQueries {
 		q := lq.body
@@ -118,7 +122,7 @@ func TestLaniusViewAnswersDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	v := queryview.New(store)
+	v := queryview.New(history.New(history.Config{Store: store, View: store}))
 	pctx := annals.NewContextWithPrincipal(ctx, &annals.Principal{TenantID: "local", Role: annals.RoleMember, Scopes: []annals.Scope{annals.ScopeTenant}})
 	var out strings.Builder
 	for _, q := range strings.Split(strings.TrimSpace(string(cases)), "\n") {
@@ -183,7 +187,8 @@ func TestLaniusViewSpeedHTTP(t *testing.T) {
 	}
 	defer store.Close()
 	t.Logf("open: %v (substring index built for %d of %d entries)", time.Since(start), last[0], last[1])
-	srv := httpapi.New(httpapi.Config{Addr: "127.0.0.1:0", Store: store, Service: history.New(history.Config{Store: store}), Keys: store})
+	svc := history.New(history.Config{Store: store, View: store})
+	srv := httpapi.New(httpapi.Config{Addr: "127.0.0.1:0", Store: store, Service: svc, View: svc, Keys: store})
 	if err := srv.Open(ctx); err != nil {
 		t.Fatal(err)
 	}

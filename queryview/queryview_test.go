@@ -8,14 +8,16 @@ import (
 	"testing"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/queryview"
+	"github.com/annals-dev/annals/view"
 )
 
 // The store-backed behaviour is in historytest (group QueryView); these are the pure parts:
-// every refusal below happens before the store is touched, so the View has none.
+// every refusal below happens before the store is touched, so the View's service has none.
 
 func TestQueryRefusesBadRequestsBeforeTheStore(t *testing.T) {
-	v := queryview.New(nil)
+	v := queryview.New(history.New(history.Config{}))
 	ctx := annals.NewContextWithPrincipal(context.Background(), &annals.Principal{TenantID: "A", UserID: "u", Role: annals.RoleMember, Scopes: []annals.Scope{annals.ScopeTenant}})
 	for _, tc := range []struct {
 		body string
@@ -37,7 +39,7 @@ func TestQueryRefusesBadRequestsBeforeTheStore(t *testing.T) {
 		{`{"kind":"search","filter":{"roles":"user"}}`, `"filter.roles" must be a list of strings`},
 		{`{"kind":"search","filter":{"channels":[""]}}`, "filter.channels[0] is empty"},
 		{`{"kind":"search","filter":{"channels":["` + strings.Repeat("x", annals.MaxChannelBytes+1) + `"]}}`, "bytes long"},
-		{`{"kind":"search","filter":{"words":"` + strings.Repeat("w ", annals.ViewMaxWords+1) + `"}}`, "words"},
+		{`{"kind":"search","filter":{"words":"` + strings.Repeat("w ", view.MaxWords+1) + `"}}`, "words"},
 		{`{"kind":"search","filter":{"since":"2026-06-12 00:00"}}`, "ISO 8601"},
 		// Go's zero time is a time like any other here, outside the stored range, not "no bound".
 		{`{"kind":"search","filter":{"until":"0001-01-01"}}`, "filter.until 0001-01-01T00:00:00Z is outside the range"},
@@ -66,7 +68,7 @@ func TestQueryRefusesBadRequestsBeforeTheStore(t *testing.T) {
 
 func TestQueryRefusesOversizedBody(t *testing.T) {
 	body := `{"kind":"agents","scope":"` + strings.Repeat("x", queryview.MaxBodyBytes) + `"}`
-	_, err := queryview.New(nil).Query(context.Background(), strings.NewReader(body))
+	_, err := queryview.New(history.New(history.Config{})).Query(context.Background(), strings.NewReader(body))
 	if annals.ErrorCode(err) != annals.EINVALID || !strings.Contains(annals.ErrorMessage(err), "larger than") {
 		t.Errorf("oversized body: %v, want invalid naming the size", err)
 	}
@@ -102,10 +104,10 @@ func TestContentValuesEncodeAsValueOrMarker(t *testing.T) {
 		v    any
 		want string
 	}{
-		{"WholeText", annals.ViewText{Value: "hi"}, `"hi"`},
-		{"CutText", annals.ViewText{Value: "he", Truncated: true, Chars: 5}, `{"truncated":true,"chars":5,"preview":"he"}`},
-		{"WholeJSON", annals.ViewJSON{Raw: json.RawMessage(`{"a":1}`)}, `{"a":1}`},
-		{"CutJSON", annals.ViewJSON{Truncated: true, Chars: 9, Preview: `{"a":`}, `{"truncated":true,"chars":9,"preview":"{\"a\":"}`},
+		{"WholeText", view.Text{Value: "hi"}, `"hi"`},
+		{"CutText", view.Text{Value: "he", Truncated: true, Chars: 5}, `{"truncated":true,"chars":5,"preview":"he"}`},
+		{"WholeJSON", view.JSON{Raw: json.RawMessage(`{"a":1}`)}, `{"a":1}`},
+		{"CutJSON", view.JSON{Truncated: true, Chars: 9, Preview: `{"a":`}, `{"truncated":true,"chars":9,"preview":"{\"a\":"}`},
 	} {
 		b, err := json.Marshal(tc.v)
 		if err != nil || string(b) != tc.want {
@@ -113,13 +115,13 @@ func TestContentValuesEncodeAsValueOrMarker(t *testing.T) {
 			continue
 		}
 		switch want := tc.v.(type) {
-		case annals.ViewText:
-			var got annals.ViewText
+		case view.Text:
+			var got view.Text
 			if err := json.Unmarshal(b, &got); err != nil || got != want {
 				t.Errorf("%s: decoded %+v (%v), want %+v", tc.name, got, err, want)
 			}
-		case annals.ViewJSON:
-			var got annals.ViewJSON
+		case view.JSON:
+			var got view.JSON
 			if err := json.Unmarshal(b, &got); err != nil || string(got.Raw) != string(want.Raw) || got.Truncated != want.Truncated || got.Chars != want.Chars || got.Preview != want.Preview {
 				t.Errorf("%s: decoded %+v (%v), want %+v", tc.name, got, err, want)
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/strictjson"
+	"github.com/annals-dev/annals/view"
 )
 
 // Kinds of query, in the order the reference documents them.
@@ -421,7 +422,7 @@ const (
 	cursorConversation = "c1"
 )
 
-func encodeCursor(tag string, p *annals.ViewPosition) *string {
+func encodeCursor(tag string, p *view.Position) *string {
 	if p == nil {
 		return nil
 	}
@@ -429,7 +430,7 @@ func encodeCursor(tag string, p *annals.ViewPosition) *string {
 	return &s
 }
 
-func decodeCursor(field, tag, s string) (*annals.ViewPosition, error) {
+func decodeCursor(field, tag, s string) (*view.Position, error) {
 	if s == "" {
 		return nil, nil
 	}
@@ -447,7 +448,7 @@ func decodeCursor(field, tag, s string) (*annals.ViewPosition, error) {
 	if err1 != nil || err2 != nil || seq < 1 {
 		return nil, bad
 	}
-	pos := &annals.ViewPosition{Time: time.Unix(0, nanos).UTC(), ChatID: parts[3], Seq: seq}
+	pos := &view.Position{Time: time.Unix(0, nanos).UTC(), ChatID: parts[3], Seq: seq}
 	// Exactly what encodeCursor writes, or nothing: a hand-edited cursor that still happens to
 	// decode (a sign, leading zeros, other padding bits) is refused too.
 	if *encodeCursor(tag, pos) != s {

@@ -1,7 +1,8 @@
-// Package queryview is the lanius-style read-only history view: one JSON query object,
-// dispatched on its kind (agents, sessions, transcript, conversation, search), answered from the
-// store with the caller's scope folded into every SQL statement. The HTTP server mounts it at
-// POST /query and lists Kinds at GET /healthz; see docs/QUERYVIEW.md.
+// Package queryview is the codec of the lanius-style read-only history view: one JSON query
+// object, decoded on its kind (agents, sessions, transcript, conversation, search), answered by
+// the history service's view operations (view.Service, which fold the caller's scope into every
+// SQL statement) and encoded as lanius answers. The HTTP server mounts it at POST /query and
+// lists Kinds at GET /healthz; see docs/QUERYVIEW.md.
 package queryview
 
 import (
@@ -11,18 +12,18 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/view"
 )
 
-// View answers view queries from a store. It holds no state besides the store, so one View
-// serves any number of concurrent callers.
+// View answers view queries through a view service. It holds no state besides the service, so
+// one View serves any number of concurrent callers.
 type View struct {
-	store annals.ViewStore
+	svc view.Service
 }
 
-// New returns a View over store.
-func New(store annals.ViewStore) *View {
-	return &View{store: store}
+// New returns a View over svc.
+func New(svc view.Service) *View {
+	return &View{svc: svc}
 }
 
 // Head starts every answer as the reference starts its own: {"ok": true, "kind": <kind>}.
@@ -36,7 +37,7 @@ func head(kind string) Head { return Head{OK: true, Kind: kind} }
 // AgentsAnswer lists the agent nouns in scope.
 type AgentsAnswer struct {
 	Head
-	Agents []annals.ViewAgent `json:"agents"`
+	Agents []view.Agent `json:"agents"`
 	// OrphanSessions are the sessions linked to no agent, under the reference's name; Unlinked
 	// is the same list under annals's.
 	OrphanSessions    []string `json:"orphan_sessions"`
@@ -52,11 +53,11 @@ type AgentsAnswer struct {
 // SessionsAnswer lists sessions in scope.
 type SessionsAnswer struct {
 	Head
-	Sessions []annals.ViewSession `json:"sessions"`
-	HasMore  bool                 `json:"has_more"`
-	Agent    string               `json:"agent,omitempty"`
-	Limit    int                  `json:"limit"`
-	Scope    annals.Scope         `json:"scope"`
+	Sessions []view.Session `json:"sessions"`
+	HasMore  bool           `json:"has_more"`
+	Agent    string         `json:"agent,omitempty"`
+	Limit    int            `json:"limit"`
+	Scope    annals.Scope   `json:"scope"`
 }
 
 // Caps reports the content bounds in force on the messages of an answer.
@@ -69,9 +70,9 @@ type Caps struct {
 // TranscriptAnswer is one page of a session, oldest first.
 type TranscriptAnswer struct {
 	Head
-	Session  string               `json:"session"`
-	Messages []annals.ViewMessage `json:"messages"`
-	HasMore  bool                 `json:"has_more"`
+	Session  string         `json:"session"`
+	Messages []view.Message `json:"messages"`
+	HasMore  bool           `json:"has_more"`
 	// BeforeIDNext is the before_id of the next (older) page, set when HasMore.
 	BeforeIDNext *int64 `json:"before_id_next,omitempty"`
 	Limit        int    `json:"limit"`
@@ -85,12 +86,12 @@ type ConversationAnswer struct {
 	Head
 	Correlation string `json:"correlation"`
 	// Events are the event entries with the correlation id, in capture order (an imported
-	// ledger's own order), at most annals.ViewDefaultEvents; Truncated says more exist.
+	// ledger's own order), at most view.DefaultEvents; Truncated says more exist.
 	Events    []Event `json:"events"`
 	Truncated bool    `json:"truncated"`
 	// Messages, HasMore and Cursor page every entry carrying the correlation id by time.
-	Messages []annals.ViewMessage `json:"messages"`
-	HasMore  bool                 `json:"has_more"`
+	Messages []view.Message `json:"messages"`
+	HasMore  bool           `json:"has_more"`
 	// Cursor continues after this page; null when there is nothing more.
 	Cursor *string `json:"cursor"`
 	Limit  int     `json:"limit"`
@@ -101,8 +102,8 @@ type ConversationAnswer struct {
 // SearchAnswer is one page of a search, newest first.
 type SearchAnswer struct {
 	Head
-	Messages []annals.ViewMessage `json:"messages"`
-	HasMore  bool                 `json:"has_more"`
+	Messages []view.Message `json:"messages"`
+	HasMore  bool           `json:"has_more"`
 	// Cursor continues after this page; null when there is nothing more.
 	Cursor *string `json:"cursor"`
 	Limit  int     `json:"limit"`
@@ -139,12 +140,12 @@ func (v *View) Agents(ctx context.Context, req *AgentsRequest) (*AgentsAnswer, e
 	if req == nil {
 		req = &AgentsRequest{}
 	}
-	res, err := history.Resolve(ctx, req.Scope)
+	scope, err := v.svc.ViewScope(ctx, annals.Scope(req.Scope))
 	if err != nil {
 		return nil, err
 	}
-	got, err := v.store.ViewAgents(ctx, annals.ViewAgentsFilter{Owner: res.Owner, MaxAgents: annals.ViewMaxAgents,
-		MaxSessions: annals.ViewMaxAgentSessions, ExcludeAttribute: LedgerAttribute})
+	got, err := v.svc.ViewAgents(ctx, scope, view.AgentsFilter{MaxAgents: view.MaxAgents,
+		MaxSessions: view.MaxAgentSessions, ExcludeAttribute: LedgerAttribute})
 	if err != nil {
 		return nil, err
 	}
@@ -153,14 +154,14 @@ func (v *View) Agents(ctx context.Context, req *AgentsRequest) (*AgentsAnswer, e
 	for i := range got.Agents {
 		slices.Sort(sessionIDs(got.Agents[i].Sessions))
 	}
-	slices.SortFunc(got.Agents, func(a, b annals.ViewAgent) int { return strings.Compare(a.Agent, b.Agent) })
+	slices.SortFunc(got.Agents, func(a, b view.Agent) int { return strings.Compare(a.Agent, b.Agent) })
 	slices.Sort(sessionIDs(got.Unlinked))
 	return &AgentsAnswer{
 		Head:   head(KindAgents),
 		Agents: got.Agents, AgentsTruncated: got.AgentsTruncated, OrphanSessions: got.Unlinked,
 		Unlinked: got.Unlinked, UnlinkedTruncated: got.UnlinkedTruncated,
-		AgentsLimit: annals.ViewMaxAgents, SessionsLimit: annals.ViewMaxAgentSessions,
-		Scope: res.Scope,
+		AgentsLimit: view.MaxAgents, SessionsLimit: view.MaxAgentSessions,
+		Scope: scope,
 	}, nil
 }
 
@@ -169,23 +170,23 @@ func (v *View) Sessions(ctx context.Context, req *SessionsRequest) (*SessionsAns
 	if req == nil {
 		req = &SessionsRequest{}
 	}
-	res, err := history.Resolve(ctx, req.Scope)
+	scope, err := v.svc.ViewScope(ctx, annals.Scope(req.Scope))
 	if err != nil {
 		return nil, err
 	}
-	limit := limitOf(req.Limit, annals.ViewDefaultSessions, annals.ViewMaxSessions)
-	f := annals.ViewSessionsFilter{Owner: res.Owner, Limit: limit, ExcludeAttribute: LedgerAttribute}
+	limit := limitOf(req.Limit, view.DefaultSessions, view.MaxSessions)
+	f := view.SessionsFilter{Limit: limit, ExcludeAttribute: LedgerAttribute}
 	if req.Agent != "" {
 		f.Agent = &req.Agent
 	}
-	got, err := v.store.ViewSessions(ctx, f)
+	got, err := v.svc.ViewSessions(ctx, scope, f)
 	if err != nil {
 		return nil, err
 	}
 	for i := range got.Sessions {
 		got.Sessions[i].ID = sessionID(got.Sessions[i].ID)
 	}
-	return &SessionsAnswer{Head: head(KindSessions), Sessions: got.Sessions, HasMore: got.HasMore, Agent: req.Agent, Limit: limit, Scope: res.Scope}, nil
+	return &SessionsAnswer{Head: head(KindSessions), Sessions: got.Sessions, HasMore: got.HasMore, Agent: req.Agent, Limit: limit, Scope: scope}, nil
 }
 
 // Transcript answers the transcript kind. A missing session and one outside the caller's scope
@@ -195,14 +196,14 @@ func (v *View) Transcript(ctx context.Context, req *TranscriptRequest) (*Transcr
 	if req == nil {
 		req = &TranscriptRequest{}
 	}
-	res, err := history.Resolve(ctx, req.Scope)
+	scope, err := v.svc.ViewScope(ctx, annals.Scope(req.Scope))
 	if err != nil {
 		return nil, err
 	}
 	if err := annals.ValidateID("session", req.Session); err != nil {
 		return nil, err
 	}
-	limit := limitOf(req.Limit, annals.ViewDefaultTranscript, annals.ViewMaxTranscript)
+	limit := limitOf(req.Limit, view.DefaultTranscript, view.MaxTranscript)
 	before := int64(req.BeforeID)
 	if before < 0 {
 		// The reference reads id < before_id: nothing comes before a negative id.
@@ -212,27 +213,27 @@ func (v *View) Transcript(ctx context.Context, req *TranscriptRequest) (*Transcr
 	if err != nil {
 		return nil, err
 	}
-	f := annals.ViewTranscriptFilter{Owner: res.Owner, ChatID: req.Session, BeforeSeq: before, Select: sel, Limit: limit}
-	page, err := v.store.ViewTranscript(ctx, f)
+	f := view.TranscriptFilter{ChatID: req.Session, BeforeSeq: before, Select: sel, Limit: limit}
+	page, err := v.svc.ViewTranscript(ctx, scope, f)
 	if annals.ErrorCode(err) == annals.ENOTFOUND && !strings.HasPrefix(req.Session, laniusChatPrefix) {
 		// A client of the reference knows an imported session by its own id (s-982613bf); the
 		// chat's own id wins when both exist. Same scope, same opaque not_found.
 		f.ChatID = laniusChatPrefix + req.Session
-		page, err = v.store.ViewTranscript(ctx, f)
+		page, err = v.svc.ViewTranscript(ctx, scope, f)
 	}
 	if annals.ErrorCode(err) == annals.ENOTFOUND {
 		// The reference answers a session it has no messages of with an empty page, not an
 		// error; annals does too, and the same for a session outside the caller's scope, so
 		// the answer still tells nothing about what exists elsewhere.
-		page, err = &annals.ViewPage{Messages: []annals.ViewMessage{}}, nil
+		page, err = &view.Page{Messages: []view.Message{}}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := v.attachCalls(ctx, res.Owner, page.Messages, req.Select); err != nil {
+	if err := v.attachCalls(ctx, scope, page.Messages, req.Select); err != nil {
 		return nil, err
 	}
-	out := &TranscriptAnswer{Head: head(KindTranscript), Session: req.Session, Messages: renameMessages(page.Messages), HasMore: page.HasMore, Limit: limit, Caps: caps, Scope: res.Scope}
+	out := &TranscriptAnswer{Head: head(KindTranscript), Session: req.Session, Messages: renameMessages(page.Messages), HasMore: page.HasMore, Limit: limit, Caps: caps, Scope: scope}
 	if page.HasMore && len(page.Messages) > 0 {
 		next := page.Messages[0].ID
 		out.BeforeIDNext = &next
@@ -245,14 +246,14 @@ func (v *View) Conversation(ctx context.Context, req *ConversationRequest) (*Con
 	if req == nil {
 		req = &ConversationRequest{}
 	}
-	res, err := history.Resolve(ctx, req.Scope)
+	scope, err := v.svc.ViewScope(ctx, annals.Scope(req.Scope))
 	if err != nil {
 		return nil, err
 	}
 	if err := annals.ValidateID("correlation", req.Correlation); err != nil {
 		return nil, err
 	}
-	limit := limitOf(req.Limit, annals.ViewDefaultConversation, annals.ViewMaxConversation)
+	limit := limitOf(req.Limit, view.DefaultConversation, view.MaxConversation)
 	after, err := decodeCursor("cursor", cursorConversation, req.Cursor)
 	if err != nil {
 		return nil, err
@@ -261,7 +262,7 @@ func (v *View) Conversation(ctx context.Context, req *ConversationRequest) (*Con
 	if err != nil {
 		return nil, err
 	}
-	evs, err := v.store.ViewEvents(ctx, annals.ViewEventsFilter{Owner: res.Owner, CorrelationID: req.Correlation})
+	evs, err := v.svc.ViewEvents(ctx, scope, view.EventsFilter{CorrelationID: req.Correlation})
 	if err != nil {
 		return nil, err
 	}
@@ -269,16 +270,16 @@ func (v *View) Conversation(ctx context.Context, req *ConversationRequest) (*Con
 	for i, ev := range evs.Events {
 		events[i] = eventOf(ev)
 	}
-	page, err := v.store.ViewConversation(ctx, annals.ViewConversationFilter{Owner: res.Owner, CorrelationID: req.Correlation, After: after, Select: sel, Limit: limit})
+	page, err := v.svc.ViewConversation(ctx, scope, view.ConversationFilter{CorrelationID: req.Correlation, After: after, Select: sel, Limit: limit})
 	if err != nil {
 		return nil, err
 	}
-	if err := v.attachCalls(ctx, res.Owner, page.Messages, req.Select); err != nil {
+	if err := v.attachCalls(ctx, scope, page.Messages, req.Select); err != nil {
 		return nil, err
 	}
 	return &ConversationAnswer{Head: head(KindConversation), Correlation: req.Correlation, Events: events, Truncated: evs.HasMore,
 		Messages: renameMessages(page.Messages), HasMore: page.HasMore,
-		Cursor: encodeCursor(cursorConversation, page.Next), Limit: limit, Caps: caps, Scope: res.Scope}, nil
+		Cursor: encodeCursor(cursorConversation, page.Next), Limit: limit, Caps: caps, Scope: scope}, nil
 }
 
 // Search answers the search kind. Errors: forbidden, invalid, unavailable, internal.
@@ -286,11 +287,11 @@ func (v *View) Search(ctx context.Context, req *SearchRequest) (*SearchAnswer, e
 	if req == nil {
 		req = &SearchRequest{}
 	}
-	res, err := history.Resolve(ctx, req.Scope)
+	scope, err := v.svc.ViewScope(ctx, annals.Scope(req.Scope))
 	if err != nil {
 		return nil, err
 	}
-	f := annals.ViewFilter{Owner: res.Owner, ExcludeAttribute: LedgerAttribute}
+	f := view.Filter{ExcludeAttribute: LedgerAttribute}
 	if err := filterOf(req.Filter, &f); err != nil {
 		return nil, err
 	}
@@ -298,7 +299,7 @@ func (v *View) Search(ctx context.Context, req *SearchRequest) (*SearchAnswer, e
 	if req.Page != nil {
 		page = *req.Page
 	}
-	f.Limit = limitOf(page.Limit, annals.ViewDefaultSearch, annals.ViewMaxSearch)
+	f.Limit = limitOf(page.Limit, view.DefaultSearch, view.MaxSearch)
 	if f.After, err = decodeCursor("page.cursor", cursorSearch, page.Cursor); err != nil {
 		return nil, err
 	}
@@ -306,15 +307,15 @@ func (v *View) Search(ctx context.Context, req *SearchRequest) (*SearchAnswer, e
 	if f.Select, caps, err = selectOf(req.Select); err != nil {
 		return nil, err
 	}
-	got, err := v.store.ViewSearch(ctx, f)
+	got, err := v.svc.ViewSearch(ctx, scope, f)
 	if err != nil {
 		return nil, err
 	}
-	if err := v.attachCalls(ctx, res.Owner, got.Messages, req.Select); err != nil {
+	if err := v.attachCalls(ctx, scope, got.Messages, req.Select); err != nil {
 		return nil, err
 	}
 	return &SearchAnswer{Head: head(KindSearch), Messages: renameMessages(got.Messages), HasMore: got.HasMore, Cursor: encodeCursor(cursorSearch, got.Next),
-		Limit: f.Limit, Caps: caps, Scope: res.Scope}, nil
+		Limit: f.Limit, Caps: caps, Scope: scope}, nil
 }
 
 // limitOf applies a limit's default and cap. Like the reference (max(1, min(limit or default,
@@ -330,9 +331,9 @@ func limitOf(n Int, def, max int) int {
 }
 
 // selectOf turns the projection into the store's, with the caps it implies.
-func selectOf(s *Select) (annals.ViewSelect, Caps, error) {
-	caps := Caps{ContentChars: annals.ViewMaxContentChars, ResultChars: annals.ViewMaxContentChars}
-	var sel annals.ViewSelect
+func selectOf(s *Select) (view.Select, Caps, error) {
+	caps := Caps{ContentChars: view.MaxContentChars, ResultChars: view.MaxContentChars}
+	var sel view.Select
 	if s == nil {
 		return sel, caps, nil
 	}
@@ -344,7 +345,7 @@ func selectOf(s *Select) (annals.ViewSelect, Caps, error) {
 			if n < 0 {
 				return sel, caps, annals.Errorf(annals.EINVALID, "select.tool_results.truncate must not be negative (0 keeps only the length of each result)")
 			}
-			n = min(n, annals.ViewMaxContentChars)
+			n = min(n, view.MaxContentChars)
 			sel.ResultChars = &n
 			caps.ResultChars = n
 		}
@@ -362,12 +363,12 @@ func roleNames() string {
 }
 
 // filterOf validates a search filter into the store's.
-func filterOf(in *Filter, f *annals.ViewFilter) error {
+func filterOf(in *Filter, f *view.Filter) error {
 	if in == nil {
 		return nil
 	}
-	if len(in.Channels) > annals.ViewMaxChannels {
-		return annals.Errorf(annals.EINVALID, "filter.channels has %d prefixes (at most %d allowed)", len(in.Channels), annals.ViewMaxChannels)
+	if len(in.Channels) > view.MaxChannels {
+		return annals.Errorf(annals.EINVALID, "filter.channels has %d prefixes (at most %d allowed)", len(in.Channels), view.MaxChannels)
 	}
 	for i, c := range in.Channels {
 		p := strings.TrimRight(c, "/")
@@ -402,8 +403,8 @@ func filterOf(in *Filter, f *annals.ViewFilter) error {
 		if len(ws) == 0 {
 			return annals.Errorf(annals.EINVALID, "filter.words %q has no words to search for (letters or digits)", in.Words)
 		}
-		if len(ws) > annals.ViewMaxWords {
-			return annals.Errorf(annals.EINVALID, "filter.words has %d words (at most %d allowed)", len(ws), annals.ViewMaxWords)
+		if len(ws) > view.MaxWords {
+			return annals.Errorf(annals.EINVALID, "filter.words has %d words (at most %d allowed)", len(ws), view.MaxWords)
 		}
 		f.Words = ws
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/storecore"
+	"github.com/annals-dev/annals/view"
 )
 
 // The read-only history view. Every statement is built from the fixed fragments of
@@ -35,15 +36,15 @@ func clipColumns(col string, capChars int) string {
 const entriesJoin = `entries e JOIN chats c ON c.pk = e.chat_pk`
 
 // readMessages reads up to limit+1 rows: the extra one only tells that more follow.
-func readMessages(rows *sql.Rows, sel annals.ViewSelect, limit int) (*annals.ViewPage, error) {
+func readMessages(rows *sql.Rows, sel view.Select, limit int) (*view.Page, error) {
 	defer rows.Close()
 	return storecore.ReadMessages(rows, sel, limit, storeErr)
 }
 
-// ViewAgents lists agent nouns and their sessions in scope; see annals.ViewStore.
-func (db *DB) ViewAgents(ctx context.Context, f annals.ViewAgentsFilter) (*annals.ViewAgents, error) {
-	maxAgents := annals.EffectiveLimit(f.MaxAgents, annals.ViewMaxAgents, annals.ViewMaxAgents)
-	maxSessions := annals.EffectiveLimit(f.MaxSessions, annals.ViewMaxAgentSessions, annals.ViewMaxAgentSessions)
+// ViewAgents lists agent nouns and their sessions in scope; see view.Store.
+func (db *DB) ViewAgents(ctx context.Context, f view.AgentsFilter) (*view.Agents, error) {
+	maxAgents := annals.EffectiveLimit(f.MaxAgents, view.MaxAgents, view.MaxAgents)
+	maxSessions := annals.EffectiveLimit(f.MaxSessions, view.MaxAgentSessions, view.MaxAgentSessions)
 	ow := &where{}
 	ow.AddOwner("c", f.Owner)
 	ow.AddExcludeAttribute(f.ExcludeAttribute)
@@ -69,7 +70,7 @@ func (db *DB) ViewAgents(ctx context.Context, f annals.ViewAgentsFilter) (*annal
 		return nil, storeErr("view agents", err)
 	}
 	defer rows.Close()
-	out := &annals.ViewAgents{Agents: []annals.ViewAgent{}, Unlinked: []string{}}
+	out := &view.Agents{Agents: []view.Agent{}, Unlinked: []string{}}
 	for rows.Next() {
 		var agent, id string
 		if err := rows.Scan(&agent, &id); err != nil {
@@ -81,7 +82,7 @@ func (db *DB) ViewAgents(ctx context.Context, f annals.ViewAgentsFilter) (*annal
 				out.AgentsTruncated = true
 				break
 			}
-			out.Agents = append(out.Agents, annals.ViewAgent{Agent: agent, Sessions: []string{}})
+			out.Agents = append(out.Agents, view.Agent{Agent: agent, Sessions: []string{}})
 			n++
 		}
 		a := &out.Agents[n-1]
@@ -120,8 +121,8 @@ func (db *DB) ViewAgents(ctx context.Context, f annals.ViewAgentsFilter) (*annal
 	return out, nil
 }
 
-// ViewSessions lists chats in scope with entry timestamps and counters; see annals.ViewStore.
-func (db *DB) ViewSessions(ctx context.Context, f annals.ViewSessionsFilter) (*annals.ViewSessionList, error) {
+// ViewSessions lists chats in scope with entry timestamps and counters; see view.Store.
+func (db *DB) ViewSessions(ctx context.Context, f view.SessionsFilter) (*view.SessionList, error) {
 	q, args, limit, err := storecore.ViewSessionsQuery(f)
 	if err != nil {
 		return nil, err
@@ -131,9 +132,9 @@ func (db *DB) ViewSessions(ctx context.Context, f annals.ViewSessionsFilter) (*a
 		return nil, storeErr("view sessions", err)
 	}
 	defer rows.Close()
-	out := &annals.ViewSessionList{Sessions: []annals.ViewSession{}}
+	out := &view.SessionList{Sessions: []view.Session{}}
 	for rows.Next() {
-		var s annals.ViewSession
+		var s view.Session
 		var created, active int64
 		var first, last sql.NullInt64
 		if err := rows.Scan(&s.ID, &s.AgentID, &s.Title, &created, &active, &first, &last, &s.Messages, &s.Events, &s.SourceEvents); err != nil {
@@ -153,9 +154,9 @@ func (db *DB) ViewSessions(ctx context.Context, f annals.ViewSessionsFilter) (*a
 	return out, nil
 }
 
-// ViewTranscript pages one chat backwards; see annals.ViewStore.
-func (db *DB) ViewTranscript(ctx context.Context, f annals.ViewTranscriptFilter) (*annals.ViewPage, error) {
-	limit, err := storecore.ViewLimit(f.Limit, annals.ViewDefaultTranscript, annals.ViewMaxTranscript)
+// ViewTranscript pages one chat backwards; see view.Store.
+func (db *DB) ViewTranscript(ctx context.Context, f view.TranscriptFilter) (*view.Page, error) {
+	limit, err := storecore.ViewLimit(f.Limit, view.DefaultTranscript, view.MaxTranscript)
 	if err != nil {
 		return nil, err
 	}
@@ -204,14 +205,14 @@ func (db *DB) ViewTranscript(ctx context.Context, f annals.ViewTranscriptFilter)
 	}
 	if page.HasMore {
 		m := page.Messages[0]
-		page.Next = &annals.ViewPosition{Time: m.CreatedAt, ChatID: m.Session, Seq: m.ID}
+		page.Next = &view.Position{Time: m.CreatedAt, ChatID: m.Session, Seq: m.ID}
 	}
 	return page, nil
 }
 
-// ViewConversation returns the entries sharing a correlation id; see annals.ViewStore.
-func (db *DB) ViewConversation(ctx context.Context, f annals.ViewConversationFilter) (*annals.ViewPage, error) {
-	limit, err := storecore.ViewLimit(f.Limit, annals.ViewDefaultConversation, annals.ViewMaxConversation)
+// ViewConversation returns the entries sharing a correlation id; see view.Store.
+func (db *DB) ViewConversation(ctx context.Context, f view.ConversationFilter) (*view.Page, error) {
+	limit, err := storecore.ViewLimit(f.Limit, view.DefaultConversation, view.MaxConversation)
 	if err != nil {
 		return nil, err
 	}
@@ -239,9 +240,9 @@ func (db *DB) ViewConversation(ctx context.Context, f annals.ViewConversationFil
 	return readMessages(rows, f.Select, limit)
 }
 
-// ViewSearch filters entries in scope, newest first; see annals.ViewStore.
-func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.ViewPage, error) {
-	limit, err := storecore.ViewLimit(f.Limit, annals.ViewDefaultSearch, annals.ViewMaxSearch)
+// ViewSearch filters entries in scope, newest first; see view.Store.
+func (db *DB) ViewSearch(ctx context.Context, f view.Filter) (*view.Page, error) {
+	limit, err := storecore.ViewLimit(f.Limit, view.DefaultSearch, view.MaxSearch)
 	if err != nil {
 		return nil, err
 	}
@@ -295,8 +296,8 @@ func (db *DB) ViewSearch(ctx context.Context, f annals.ViewFilter) (*annals.View
 }
 
 // ViewEvents returns the event entries sharing a correlation id in capture order; see
-// annals.ViewStore.
-func (db *DB) ViewEvents(ctx context.Context, f annals.ViewEventsFilter) (*annals.ViewEventPage, error) {
+// view.Store.
+func (db *DB) ViewEvents(ctx context.Context, f view.EventsFilter) (*view.EventPage, error) {
 	w := &where{}
 	w.AddOwner("c", f.Owner)
 	q, args, limit, err := viewSQL().ViewEventsQuery(&w.Where, f)
@@ -311,10 +312,10 @@ func (db *DB) ViewEvents(ctx context.Context, f annals.ViewEventsFilter) (*annal
 	return storecore.ReadEvents(rows, limit, storeErr)
 }
 
-// ViewToolCalls returns the calls following some messages; see annals.ViewStore.
-func (db *DB) ViewToolCalls(ctx context.Context, f annals.ViewToolCallsFilter) (map[annals.ViewRef][]annals.ViewCall, error) {
+// ViewToolCalls returns the calls following some messages; see view.Store.
+func (db *DB) ViewToolCalls(ctx context.Context, f view.ToolCallsFilter) (map[view.Ref][]view.Call, error) {
 	if len(f.Messages) == 0 {
-		return map[annals.ViewRef][]annals.ViewCall{}, nil
+		return map[view.Ref][]view.Call{}, nil
 	}
 	w := &where{}
 	w.AddOwner("c", f.Owner)
@@ -333,12 +334,12 @@ func (db *DB) ViewToolCalls(ctx context.Context, f annals.ViewToolCallsFilter) (
 // addWords adds a search's words to w: every word an FTS5 string (quoted, quotes doubled),
 // never query syntax. It reports whether they match densely (see denseMatch), which decides
 // the plan: a dense match is tested against the matches' set while walking by time.
-func (db *DB) addWords(ctx context.Context, w *where, f annals.ViewFilter) (bool, error) {
+func (db *DB) addWords(ctx context.Context, w *where, f view.Filter) (bool, error) {
 	if len(f.Words) == 0 {
 		return false, nil
 	}
-	if len(f.Words) > annals.ViewMaxWords {
-		return false, annals.Errorf(annals.EINVALID, "the text has %d words (at most %d allowed)", len(f.Words), annals.ViewMaxWords)
+	if len(f.Words) > view.MaxWords {
+		return false, annals.Errorf(annals.EINVALID, "the text has %d words (at most %d allowed)", len(f.Words), view.MaxWords)
 	}
 	for i, word := range f.Words {
 		if word == "" {

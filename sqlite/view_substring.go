@@ -8,9 +8,10 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/storecore"
+	"github.com/annals-dev/annals/view"
 )
 
-// The view's substring filter (annals.ViewFilter.Substring) on SQLite: LIKE proves every match;
+// The view's substring filter (view.Filter.Substring) on SQLite: LIKE proves every match;
 // entries_tri (migration 0009, a trigram index without positions) finds the candidates of a rare
 // substring. A page is found in two steps, each stopping at the page:
 //
@@ -100,7 +101,7 @@ type walkedKey struct {
 const viewSearchOrder = "e.time DESC, c.id DESC, e.seq DESC"
 
 // viewSubstring answers a search with a substring; w holds every other condition.
-func (db *DB) viewSubstring(ctx context.Context, w *where, f annals.ViewFilter, limit int) (*annals.ViewPage, error) {
+func (db *DB) viewSubstring(ctx context.Context, w *where, f view.Filter, limit int) (*view.Page, error) {
 	match := trigramMatch(f.Substring)
 	if match != "" {
 		ready, err := db.substringIndexReady(ctx)
@@ -262,9 +263,9 @@ func (db *DB) denseSubstring(ctx context.Context, w *where, match string) (bool,
 
 // viewPageOf reads the (clipped) content of the page's entries, given newest first; the owner
 // constraint is applied again by the statement that reads them.
-func (db *DB) viewPageOf(ctx context.Context, f annals.ViewFilter, pks []int64, limit int) (*annals.ViewPage, error) {
+func (db *DB) viewPageOf(ctx context.Context, f view.Filter, pks []int64, limit int) (*view.Page, error) {
 	if len(pks) == 0 {
-		return &annals.ViewPage{Messages: []annals.ViewMessage{}}, nil
+		return &view.Page{Messages: []view.Message{}}, nil
 	}
 	w := &where{}
 	marks := make([]string, len(pks))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/sqlite"
+	"github.com/annals-dev/annals/view"
 )
 
 // An upgrade to migration 0009 finds entries already stored: they are added to the substring
@@ -40,7 +41,7 @@ func TestSubstringIndexBuildOfAnUpgrade(t *testing.T) {
 	}
 	search := func(what string, want ...string) {
 		t.Helper()
-		page, err := db.ViewSearch(ctx, annals.ViewFilter{Owner: annals.Owner{TenantID: "A"}, Substring: "zqxw"})
+		page, err := db.ViewSearch(ctx, view.Filter{Owner: annals.Owner{TenantID: "A"}, Substring: "zqxw"})
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
@@ -114,7 +115,7 @@ func TestSubstringCommonInOlderEntriesOnly(t *testing.T) {
 	if _, err := db.AppendEntries(ctx, "c1", es); err != nil {
 		t.Fatal(err)
 	}
-	f := annals.ViewFilter{Owner: annals.Owner{TenantID: "A"}, Substring: "ZQXW", Limit: 3}
+	f := view.Filter{Owner: annals.Owner{TenantID: "A"}, Substring: "ZQXW", Limit: 3}
 	var got []string
 	for page := 0; page < 2; page++ {
 		p, err := db.ViewSearch(ctx, f)
@@ -159,7 +160,7 @@ func TestSubstringMatchesFromEveryStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, limit := range []int{1, 2, 3, 80} {
-		page, err := db.ViewSearch(ctx, annals.ViewFilter{Owner: annals.Owner{TenantID: "A"}, Substring: "zqxw", Limit: limit})
+		page, err := db.ViewSearch(ctx, view.Filter{Owner: annals.Owner{TenantID: "A"}, Substring: "zqxw", Limit: limit})
 		if err != nil {
 			t.Fatal(err)
 		}

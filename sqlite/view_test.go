@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/view"
 )
 
 // A read-only open of a file from an older annals never runs migration 0003, so the view must
@@ -27,14 +28,14 @@ func TestViewAnswersWithoutItsIndexes(t *testing.T) {
 		}
 	}
 	owner := annals.Owner{TenantID: "A"}
-	page, err := db.ViewSearch(ctx, annals.ViewFilter{Owner: owner, Channels: []string{"in/agent"}})
+	page, err := db.ViewSearch(ctx, view.Filter{Owner: owner, Channels: []string{"in/agent"}})
 	if err != nil {
 		t.Fatalf("search without the view indexes: %v", err)
 	}
 	if len(page.Messages) != 1 || page.Messages[0].Session != "c1" {
 		t.Errorf("search = %+v, want c1's one message", page.Messages)
 	}
-	agents, err := db.ViewAgents(ctx, annals.ViewAgentsFilter{Owner: owner})
+	agents, err := db.ViewAgents(ctx, view.AgentsFilter{Owner: owner})
 	if err != nil {
 		t.Fatalf("agents without the view indexes: %v", err)
 	}
@@ -76,8 +77,8 @@ func TestViewSearchOfACommonWordPagesEveryMatchNewestFirst(t *testing.T) {
 			}
 		}
 	}
-	var got []annals.ViewMessage
-	f := annals.ViewFilter{Owner: annals.Owner{TenantID: "A"}, Words: []string{"sigma"}, Limit: 500}
+	var got []view.Message
+	f := view.Filter{Owner: annals.Owner{TenantID: "A"}, Words: []string{"sigma"}, Limit: 500}
 	for {
 		page, err := db.ViewSearch(ctx, f)
 		if err != nil {

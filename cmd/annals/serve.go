@@ -133,7 +133,7 @@ func newHTTPServer(a *app, f *serveFlags, logger *slog.Logger) (*httpapi.Server,
 		return !*f.readOnly && (*f.mcpWrites || (!srv.LocalMode() && history.AgentWritesAllowed(p)))
 	}})
 	srv = httpapi.New(httpapi.Config{
-		Addr: *f.addr, Store: a.store, Service: svc, Keys: keys,
+		Addr: *f.addr, Store: a.store, Service: svc, View: svc, Keys: keys,
 		ReadOnly: *f.readOnly, AllowLocal: *f.local, Agents: policy, MCP: mcpHandler,
 		MaxBodyBytes: *f.maxBody, RequestTimeout: *f.timeout, ShutdownTimeout: *f.shutdown, Logger: logger,
 	})

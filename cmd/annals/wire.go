@@ -12,6 +12,7 @@ import (
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/redact"
 	"github.com/annals-dev/annals/summarize"
+	"github.com/annals-dev/annals/view"
 )
 
 // common are the flags every command that touches the database shares.
@@ -78,8 +79,11 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 	if err != nil {
 		return nil, err
 	}
+	// Both backends answer the query view; a store that did not would leave the view off.
+	vs, _ := store.(view.Store)
 	svc := history.New(history.Config{
 		Store:        store,
+		View:         vs,
 		Summarizer:   sum,
 		Embedder:     emb,
 		Redactor:     red,

@@ -10,9 +10,10 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/textcut"
+	"github.com/annals-dev/annals/view"
 )
 
-// The read-only history view (annals.ViewStore), as both stores build it: every statement is made
+// The read-only history view (view.Store), as both stores build it: every statement is made
 // of the fixed fragments below plus bound arguments (? placeholders) and carries the owner
 // constraint. What differs between the engines is in ViewDialect; executing and the full-text
 // match stay in each store.
@@ -85,8 +86,8 @@ func (w *Where) AddExcludeAttribute(key string) {
 // AddChannelPrefixes matches a channel prefix on whole segments: the channel itself, or anything
 // below it. Comparisons only: %, _ and * in a prefix are ordinary characters.
 func (w *Where) AddChannelPrefixes(prefixes []string) error {
-	if len(prefixes) > annals.ViewMaxChannels {
-		return annals.Errorf(annals.EINVALID, "%d channel prefixes given (at most %d allowed)", len(prefixes), annals.ViewMaxChannels)
+	if len(prefixes) > view.MaxChannels {
+		return annals.Errorf(annals.EINVALID, "%d channel prefixes given (at most %d allowed)", len(prefixes), view.MaxChannels)
 	}
 	parts := make([]string, 0, len(prefixes))
 	for i, p := range prefixes {
@@ -107,7 +108,7 @@ func (w *Where) AddChannelPrefixes(prefixes []string) error {
 // prefixes, the excluded attribute, agent linkage, roles, the inclusive time bounds and the
 // dropped tool rows. The words, the substring and the position to continue after are each
 // store's own. Errors: invalid.
-func (w *Where) AddViewFilters(f annals.ViewFilter) error {
+func (w *Where) AddViewFilters(f view.Filter) error {
 	if err := w.AddChannelPrefixes(f.Channels); err != nil {
 		return err
 	}
@@ -152,15 +153,15 @@ func ViewLimit(n, def, max int) (int, error) {
 }
 
 // MessageColumns selects a ViewMessage under a projection; ScanMessage reads them back.
-func (d ViewDialect) MessageColumns(sel annals.ViewSelect) string {
-	max := annals.ViewMaxContentChars
+func (d ViewDialect) MessageColumns(sel view.Select) string {
+	max := view.MaxContentChars
 	cols := []string{"c.id, e.seq, e.kind, e.channel, e.correlation_id, e.time", d.ClipContent("e.text", max)}
 	if sel.OmitReasoning {
 		cols = append(cols, d.OmitContent)
 	} else {
 		cols = append(cols, d.ClipContent("e.reasoning", max))
 	}
-	name := strconv.Itoa(annals.ViewMaxToolNameChars)
+	name := strconv.Itoa(view.MaxToolNameChars)
 	if sel.OmitToolCalls {
 		cols = append(cols, "''", d.OmitText)
 	} else {
@@ -172,15 +173,15 @@ func (d ViewDialect) MessageColumns(sel annals.ViewSelect) string {
 }
 
 // ResultCap is how many characters of a tool result a projection keeps.
-func ResultCap(sel annals.ViewSelect) int {
-	if sel.ResultChars != nil && *sel.ResultChars >= 0 && *sel.ResultChars < annals.ViewMaxContentChars {
+func ResultCap(sel view.Select) int {
+	if sel.ResultChars != nil && *sel.ResultChars >= 0 && *sel.ResultChars < view.MaxContentChars {
 		return *sel.ResultChars
 	}
-	return annals.ViewMaxContentChars
+	return view.MaxContentChars
 }
 
 // ValidateSelect refuses a projection the view cannot apply.
-func ValidateSelect(sel annals.ViewSelect) error {
+func ValidateSelect(sel view.Select) error {
 	if sel.ResultChars != nil && *sel.ResultChars < 0 {
 		return annals.Errorf(annals.EINVALID, "the tool result truncation must not be negative")
 	}
@@ -191,7 +192,7 @@ func ValidateSelect(sel annals.ViewSelect) error {
 // content of the page's rows: sorting the whole match set with its content columns would carry
 // up to 64 KiB per field through the sorter for every matching row, not just the page's. from
 // is the inner FROM clause, which may carry an index hint.
-func (d ViewDialect) KeysFirst(sel annals.ViewSelect, from string, w *Where, order string) string {
+func (d ViewDialect) KeysFirst(sel view.Select, from string, w *Where, order string) string {
 	return `SELECT ` + d.MessageColumns(sel) + ` FROM (SELECT e.pk AS pk FROM ` + from + `
 		WHERE ` + w.SQL() + ` ORDER BY ` + order + ` LIMIT ?) page
 		JOIN entries e ON e.pk = page.pk JOIN chats c ON c.pk = e.chat_pk ORDER BY ` + order
@@ -201,8 +202,8 @@ func (d ViewDialect) KeysFirst(sel annals.ViewSelect, from string, w *Where, ord
 type Scanner interface{ Scan(dest ...any) error }
 
 // ScanMessage reads one row of MessageColumns. Times are unix nanoseconds.
-func ScanMessage(row Scanner, sel annals.ViewSelect) (annals.ViewMessage, error) {
-	var m annals.ViewMessage
+func ScanMessage(row Scanner, sel view.Select) (view.Message, error) {
+	var m view.Message
 	var kind, name, callID, outcome string
 	var t, textN, reasonN, argsN, resultN, metaN int64
 	var text, reason, args, result, meta []byte
@@ -215,19 +216,19 @@ func ScanMessage(row Scanner, sel annals.ViewSelect) (annals.ViewMessage, error)
 	m.Role = annals.EntryKind(kind)
 	m.Content.Role = m.Role
 	m.CreatedAt = FromNano(t)
-	m.Content.Text = Clipped(text, textN, annals.ViewMaxContentChars)
+	m.Content.Text = Clipped(text, textN, view.MaxContentChars)
 	if len(reason) > 0 {
-		r := Clipped(reason, reasonN, annals.ViewMaxContentChars)
+		r := Clipped(reason, reasonN, view.MaxContentChars)
 		m.Content.Reasoning = &r
 	}
 	if m.Role == annals.KindTool {
-		tool := &annals.ViewTool{Name: name, CallID: callID, Result: Clipped(result, resultN, ResultCap(sel)), Outcome: annals.Outcome(outcome)}
+		tool := &view.Tool{Name: name, CallID: callID, Result: Clipped(result, resultN, ResultCap(sel)), Outcome: annals.Outcome(outcome)}
 		if len(args) > 0 {
-			a := Clipped(args, argsN, annals.ViewMaxContentChars)
+			a := Clipped(args, argsN, view.MaxContentChars)
 			if a.Truncated {
-				tool.Arguments = &annals.ViewJSON{Truncated: true, Chars: a.Chars, Preview: a.Value}
+				tool.Arguments = &view.JSON{Truncated: true, Chars: a.Chars, Preview: a.Value}
 			} else {
-				tool.Arguments = &annals.ViewJSON{Raw: json.RawMessage(a.Value)}
+				tool.Arguments = &view.JSON{Raw: json.RawMessage(a.Value)}
 			}
 		}
 		m.Content.Tool = tool
@@ -245,8 +246,8 @@ type RowIter interface {
 
 // ReadMessages reads up to limit+1 rows of MessageColumns: the extra one only tells that more
 // follow. storeErr classifies a driver error the store's way.
-func ReadMessages(rows RowIter, sel annals.ViewSelect, limit int, storeErr func(op string, err error) error) (*annals.ViewPage, error) {
-	page := &annals.ViewPage{Messages: []annals.ViewMessage{}}
+func ReadMessages(rows RowIter, sel view.Select, limit int, storeErr func(op string, err error) error) (*view.Page, error) {
+	page := &view.Page{Messages: []view.Message{}}
 	for rows.Next() {
 		m, err := ScanMessage(rows, sel)
 		if err != nil {
@@ -263,7 +264,7 @@ func ReadMessages(rows RowIter, sel annals.ViewSelect, limit int, storeErr func(
 	}
 	if page.HasMore && len(page.Messages) > 0 {
 		last := page.Messages[len(page.Messages)-1]
-		page.Next = &annals.ViewPosition{Time: last.CreatedAt, ChatID: last.Session, Seq: last.ID}
+		page.Next = &view.Position{Time: last.CreatedAt, ChatID: last.Session, Seq: last.ID}
 	}
 	return page, nil
 }
@@ -271,23 +272,23 @@ func ReadMessages(rows RowIter, sel annals.ViewSelect, limit int, storeErr func(
 // Clipped finishes a clip in Go: n < 0 means v is the whole value, which may still hold more
 // than capChars characters (it was bounded in bytes); otherwise v is a prefix and n the full
 // length.
-func Clipped(v []byte, n int64, capChars int) annals.ViewText {
+func Clipped(v []byte, n int64, capChars int) view.Text {
 	s := string(v)
 	if n < 0 {
 		c := utf8.RuneCountInString(s)
 		if c <= capChars {
-			return annals.ViewText{Value: s}
+			return view.Text{Value: s}
 		}
 		n = int64(c)
 	}
-	return annals.ViewText{Value: textcut.First(s, capChars), Truncated: true, Chars: n}
+	return view.Text{Value: textcut.First(s, capChars), Truncated: true, Chars: n}
 }
 
 // ViewSessionsQuery builds the query of ViewSessions: a page of chats in scope (newest activity
 // first, one extra row to tell that more follow), each with its first and last entry time and
 // its message and event counts. It returns the statement, its arguments and the page size.
-func ViewSessionsQuery(f annals.ViewSessionsFilter) (string, []any, int, error) {
-	limit, err := ViewLimit(f.Limit, annals.ViewDefaultSessions, annals.ViewMaxSessions)
+func ViewSessionsQuery(f view.SessionsFilter) (string, []any, int, error) {
+	limit, err := ViewLimit(f.Limit, view.DefaultSessions, view.MaxSessions)
 	if err != nil {
 		return "", nil, 0, err
 	}
@@ -302,7 +303,7 @@ func ViewSessionsQuery(f annals.ViewSessionsFilter) (string, []any, int, error) 
 			// A noun is one channel segment; an agent id holding a slash can only be a chat's own.
 			w.Add("c.agent_id = ?", a)
 		} else {
-			ch := annals.ViewAgentChannelPrefix + a
+			ch := view.AgentChannelPrefix + a
 			w.Add(`(c.agent_id = ? OR EXISTS (SELECT 1 FROM entries x WHERE x.chat_pk = c.pk AND x.channel <> ''
 				AND (x.channel = ? OR (x.channel >= ? AND x.channel < ?))))`, a, ch, ch+"/", ch+"0")
 		}
@@ -320,7 +321,7 @@ func ViewSessionsQuery(f annals.ViewSessionsFilter) (string, []any, int, error) 
 		GROUP BY p.pk, p.id, p.agent_id, p.title, p.created_at, p.last_activity ORDER BY p.last_activity DESC, p.id`
 	// The source events are those of one chat's entry_sources keys that start with the prefix:
 	// compared as a prefix of the value, never a pattern, and the same under any collation.
-	prefix := annals.ViewSourceEventPrefix
+	prefix := view.SourceEventPrefix
 	return q, append(w.Args, limit+1, len(prefix), prefix), limit, nil
 }
 
@@ -328,8 +329,8 @@ func ViewSessionsQuery(f annals.ViewSessionsFilter) (string, []any, int, error) 
 // conditions: event entries with the correlation id in capture order (entry pk), each with its
 // clipped text and metadata, one extra row to tell that more follow. After resolves to the pk of
 // the entry it names; a position whose entry is gone (rewound) continues nowhere.
-func (d ViewDialect) ViewEventsQuery(w *Where, f annals.ViewEventsFilter) (string, []any, int, error) {
-	limit, err := ViewLimit(f.Limit, annals.ViewDefaultEvents, annals.ViewMaxEvents)
+func (d ViewDialect) ViewEventsQuery(w *Where, f view.EventsFilter) (string, []any, int, error) {
+	limit, err := ViewLimit(f.Limit, view.DefaultEvents, view.MaxEvents)
 	if err != nil {
 		return "", nil, 0, err
 	}
@@ -341,17 +342,17 @@ func (d ViewDialect) ViewEventsQuery(w *Where, f annals.ViewEventsFilter) (strin
 	if f.After != nil {
 		w.Add("e.pk > (SELECT x.pk FROM entries x JOIN chats y ON y.pk = x.chat_pk WHERE y.id = ? AND x.seq = ?)", f.After.ChatID, f.After.Seq)
 	}
-	max := annals.ViewMaxContentChars
+	max := view.MaxContentChars
 	q := `SELECT c.id, e.seq, e.channel, e.correlation_id, e.time, ` + d.ClipContent("e.text", max) + `, ` + d.ClipText("e.metadata", max) + `
 		FROM entries e JOIN chats c ON c.pk = e.chat_pk WHERE ` + w.SQL() + ` ORDER BY e.pk LIMIT ?`
 	return q, append(w.Args, limit+1), limit, nil
 }
 
 // ReadEvents reads up to limit+1 rows of ViewEventsQuery.
-func ReadEvents(rows RowIter, limit int, storeErr func(op string, err error) error) (*annals.ViewEventPage, error) {
-	page := &annals.ViewEventPage{Events: []annals.ViewEvent{}}
+func ReadEvents(rows RowIter, limit int, storeErr func(op string, err error) error) (*view.EventPage, error) {
+	page := &view.EventPage{Events: []view.Event{}}
 	for rows.Next() {
-		var ev annals.ViewEvent
+		var ev view.Event
 		var t, textN, metaN int64
 		var text, meta []byte
 		if err := rows.Scan(&ev.Session, &ev.Seq, &ev.Channel, &ev.Correlation, &t, &text, &textN, &meta, &metaN); err != nil {
@@ -362,7 +363,7 @@ func ReadEvents(rows RowIter, limit int, storeErr func(op string, err error) err
 			break
 		}
 		ev.CreatedAt = FromNano(t)
-		ev.Text = Clipped(text, textN, annals.ViewMaxContentChars)
+		ev.Text = Clipped(text, textN, view.MaxContentChars)
 		ev.Metadata = wholeJSON(meta, metaN)
 		page.Events = append(page.Events, ev)
 	}
@@ -371,7 +372,7 @@ func ReadEvents(rows RowIter, limit int, storeErr func(op string, err error) err
 	}
 	if page.HasMore && len(page.Events) > 0 {
 		last := page.Events[len(page.Events)-1]
-		page.Next = &annals.ViewPosition{Time: last.CreatedAt, ChatID: last.Session, Seq: last.Seq}
+		page.Next = &view.Position{Time: last.CreatedAt, ChatID: last.Session, Seq: last.Seq}
 	}
 	return page, nil
 }
@@ -379,7 +380,7 @@ func ReadEvents(rows RowIter, limit int, storeErr func(op string, err error) err
 // wholeJSON is a clipped metadata column as JSON, nil when it was clipped or is no JSON:
 // metadata is only useful whole, and a clipped object is no JSON.
 func wholeJSON(v []byte, n int64) json.RawMessage {
-	if m := Clipped(v, n, annals.ViewMaxContentChars); !m.Truncated && json.Valid([]byte(m.Value)) {
+	if m := Clipped(v, n, view.MaxContentChars); !m.Truncated && json.Valid([]byte(m.Value)) {
 		return json.RawMessage(m.Value)
 	}
 	return nil
@@ -387,11 +388,11 @@ func wholeJSON(v []byte, n int64) json.RawMessage {
 
 // ViewToolCallsQuery builds the query of ViewToolCalls on w, which holds the store's owner
 // conditions on alias c: for each given message, the tool entries after it up to the first entry
-// of another kind, at most annals.ViewMaxCallsPerMessage of them. Every probe is a range on the
+// of another kind, at most view.MaxCallsPerMessage of them. Every probe is a range on the
 // (chat_pk, seq) key.
-func (d ViewDialect) ViewToolCallsQuery(w *Where, f annals.ViewToolCallsFilter) (string, []any, error) {
-	if len(f.Messages) > annals.ViewMaxSearch {
-		return "", nil, annals.Errorf(annals.EINVALID, "%d messages given (at most %d allowed)", len(f.Messages), annals.ViewMaxSearch)
+func (d ViewDialect) ViewToolCallsQuery(w *Where, f view.ToolCallsFilter) (string, []any, error) {
+	if len(f.Messages) > view.MaxSearch {
+		return "", nil, annals.Errorf(annals.EINVALID, "%d messages given (at most %d allowed)", len(f.Messages), view.MaxSearch)
 	}
 	rows := make([]string, len(f.Messages))
 	args := make([]any, 0, 2*len(f.Messages)+len(w.Args))
@@ -399,10 +400,10 @@ func (d ViewDialect) ViewToolCallsQuery(w *Where, f annals.ViewToolCallsFilter) 
 		rows[i] = "(CAST(? AS TEXT), CAST(? AS BIGINT))"
 		args = append(args, m.ChatID, m.Seq)
 	}
-	name := strconv.Itoa(annals.ViewMaxToolNameChars)
+	name := strconv.Itoa(view.MaxToolNameChars)
 	w.Add(CallOf("e", "c.pk", "r.seq"))
 	q := `WITH r(chat_id, seq) AS (VALUES ` + strings.Join(rows, ", ") + `)
-		SELECT c.id, r.seq, substr(e.tool_call_id, 1, ` + name + `), substr(e.tool_name, 1, ` + name + `), ` + d.ClipText("e.tool_args", annals.ViewMaxContentChars) + `
+		SELECT c.id, r.seq, substr(e.tool_call_id, 1, ` + name + `), substr(e.tool_name, 1, ` + name + `), ` + d.ClipText("e.tool_args", view.MaxContentChars) + `
 		FROM r ` + d.OrderedJoin + ` chats c ON c.id = r.chat_id ` + d.OrderedJoin + ` entries e ON e.chat_pk = c.pk
 		WHERE ` + w.SQL() + ` ORDER BY c.id, r.seq, e.seq`
 	return q, append(args, w.Args...), nil
@@ -410,7 +411,7 @@ func (d ViewDialect) ViewToolCallsQuery(w *Where, f annals.ViewToolCallsFilter) 
 
 // CallOf is the condition that the entry aliased call is one of the calls of the message at seq
 // in the chat chatPK (SQL expressions): a tool entry after it, up to the first entry of another
-// kind, at most annals.ViewMaxCallsPerMessage entries on. It is the one definition of a message's
+// kind, at most view.MaxCallsPerMessage entries on. It is the one definition of a message's
 // calls: the view attaches them (ViewToolCallsQuery) and its substring filter matches the message
 // by their fields (SubstringMatch, SubstringOwners).
 //
@@ -418,29 +419,29 @@ func (d ViewDialect) ViewToolCallsQuery(w *Where, f annals.ViewToolCallsFilter) 
 // (chat_pk, seq) key: the range then reads the calls alone, not the window of
 // ViewMaxCallsPerMessage entries (the substring search tests every assistant entry it walks).
 func CallOf(call, chatPK, seq string) string {
-	max := strconv.Itoa(annals.ViewMaxCallsPerMessage)
+	max := strconv.Itoa(view.MaxCallsPerMessage)
 	return call + `.chat_pk = ` + chatPK + ` AND ` + call + `.seq > ` + seq + ` AND ` + call + `.seq <= ` + seq + ` + ` + max +
 		` AND ` + call + `.seq < coalesce((SELECT z.seq FROM entries z WHERE z.chat_pk = ` + chatPK + ` AND z.seq > ` + seq +
 		` AND z.kind <> 'tool' ORDER BY z.seq LIMIT 1), ` + seq + ` + ` + max + ` + 1) AND ` + call + `.kind = 'tool'`
 }
 
 // ReadToolCalls reads the rows of ViewToolCallsQuery.
-func ReadToolCalls(rows RowIter, storeErr func(op string, err error) error) (map[annals.ViewRef][]annals.ViewCall, error) {
-	out := map[annals.ViewRef][]annals.ViewCall{}
+func ReadToolCalls(rows RowIter, storeErr func(op string, err error) error) (map[view.Ref][]view.Call, error) {
+	out := map[view.Ref][]view.Call{}
 	for rows.Next() {
-		var ref annals.ViewRef
-		var call annals.ViewCall
+		var ref view.Ref
+		var call view.Call
 		var args []byte
 		var argsN int64
 		if err := rows.Scan(&ref.ChatID, &ref.Seq, &call.CallID, &call.Name, &args, &argsN); err != nil {
 			return nil, storeErr("scan view tool call", err)
 		}
 		if len(args) > 0 {
-			a := Clipped(args, argsN, annals.ViewMaxContentChars)
+			a := Clipped(args, argsN, view.MaxContentChars)
 			if a.Truncated {
-				call.Arguments = &annals.ViewJSON{Truncated: true, Chars: a.Chars, Preview: a.Value}
+				call.Arguments = &view.JSON{Truncated: true, Chars: a.Chars, Preview: a.Value}
 			} else {
-				call.Arguments = &annals.ViewJSON{Raw: json.RawMessage(a.Value)}
+				call.Arguments = &view.JSON{Raw: json.RawMessage(a.Value)}
 			}
 		}
 		out[ref] = append(out[ref], call)

@@ -6,9 +6,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/view"
 )
 
-// The query view's substring filter (annals.ViewFilter.Substring), as both stores match it: the
+// The query view's substring filter (view.Filter.Substring), as both stores match it: the
 // reference's SQL LIKE over the stored content, so ASCII letters match either case, every other
 // character only itself, and %, _ and \ are ordinary characters. Each store narrows the entries
 // through its own trigram index and proves the match with the condition built here.
@@ -42,7 +43,7 @@ func SubstringCallMatch(like func(col string) string) (cond string, n int) {
 // as a call (CallOf), or no row. The bounds on o.seq repeat CallOf's for the (chat_pk, seq) key.
 func SubstringOwner() string {
 	return `SELECT o.pk FROM entries o WHERE o.chat_pk = t.chat_pk AND o.seq < t.seq AND o.seq >= t.seq - ` +
-		strconv.Itoa(annals.ViewMaxCallsPerMessage) + ` AND o.kind = 'assistant' AND ` + CallOf("t", "o.chat_pk", "o.seq")
+		strconv.Itoa(view.MaxCallsPerMessage) + ` AND o.kind = 'assistant' AND ` + CallOf("t", "o.chat_pk", "o.seq")
 }
 
 // SubstringFirstWalk and SubstringMoreWalk are how many entries in scope, newest first, a search reads and tests
@@ -59,10 +60,10 @@ const (
 )
 
 // ValidateSubstring refuses a substring the view does not search for: longer than
-// annals.ViewMaxSubstringChars, or holding a NUL character (SQLite's LIKE stops at one).
+// view.MaxSubstringChars, or holding a NUL character (SQLite's LIKE stops at one).
 func ValidateSubstring(s string) error {
-	if n := utf8.RuneCountInString(s); n > annals.ViewMaxSubstringChars {
-		return annals.Errorf(annals.EINVALID, "the search text has %d characters (at most %d allowed)", n, annals.ViewMaxSubstringChars)
+	if n := utf8.RuneCountInString(s); n > view.MaxSubstringChars {
+		return annals.Errorf(annals.EINVALID, "the search text has %d characters (at most %d allowed)", n, view.MaxSubstringChars)
 	}
 	if strings.ContainsRune(s, 0) {
 		return annals.Errorf(annals.EINVALID, "the search text holds a NUL character (not searchable)")

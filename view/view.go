@@ -1,84 +1,90 @@
-package annals
+// Package view is the read-only history view behind the lanius-style POST /query: its limits,
+// the filters and pages a store answers (Store) and the scoped operations the history service
+// offers over them (Service), and the wire form of its messages. It imports only the root, so
+// stores, the history service and the queryview codec can all share it.
+package view
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"time"
 	"unicode/utf8"
+
+	"github.com/annals-dev/annals"
 )
 
 // The read-only history view (the lanius-style POST /query) asks the store for five things:
 // agents, sessions, a transcript page, a conversation and a filtered search. Every request
 // carries the Owner, applied inside the store's SQL WHERE, so nothing outside the caller's
-// scope is read, counted or used to fill a page.
+// scope is read, counted or used to fill a page. The Owner comes from the history service
+// (Service), which resolves it from the caller's principal and the scope asked for.
 
 // View limits. Each is a hard bound a store enforces even for a caller that skipped the
 // queryview package, and the queryview answers report the effective value.
 const (
-	// ViewMaxAgents bounds the agents answer; ViewMaxAgentSessions the sessions listed per agent
+	// MaxAgents bounds the agents answer; MaxAgentSessions the sessions listed per agent
 	// and the unlinked sessions.
 	// They are far above what one owner's history holds, because the reference lists every
 	// agent and session unbounded and its clients expect the whole list.
-	ViewMaxAgents        = 10000
-	ViewMaxAgentSessions = 10000
+	MaxAgents        = 10000
+	MaxAgentSessions = 10000
 
-	// ViewDefaultSessions is the reference's own page of sessions (LIMIT 500).
-	ViewDefaultSessions     = 500
-	ViewMaxSessions         = 1000
-	ViewDefaultTranscript   = 80
-	ViewMaxTranscript       = 200
-	ViewDefaultConversation = 200
-	ViewMaxConversation     = 1000
-	// ViewDefaultSearch is the reference's page (PAGE_DEFAULT 80).
-	ViewDefaultSearch = 80
-	ViewMaxSearch     = 200
-	// ViewDefaultEvents is the reference's conversation cap (500 events, then truncated).
-	ViewDefaultEvents = 500
-	ViewMaxEvents     = 1000
+	// DefaultSessions is the reference's own page of sessions (LIMIT 500).
+	DefaultSessions     = 500
+	MaxSessions         = 1000
+	DefaultTranscript   = 80
+	MaxTranscript       = 200
+	DefaultConversation = 200
+	MaxConversation     = 1000
+	// DefaultSearch is the reference's page (PAGE_DEFAULT 80).
+	DefaultSearch = 80
+	MaxSearch     = 200
+	// DefaultEvents is the reference's conversation cap (500 events, then truncated).
+	DefaultEvents = 500
+	MaxEvents     = 1000
 
-	// ViewMaxContentChars is the most characters of one content field (text, reasoning, tool
+	// MaxContentChars is the most characters of one content field (text, reasoning, tool
 	// arguments, tool result) an answer carries; a longer field is replaced by a truncation
-	// marker with its first ViewMaxContentChars characters as preview.
-	ViewMaxContentChars = 16 << 10
-	// ViewMaxToolNameChars bounds tool names and call ids: they are identifiers, so a longer one
+	// marker with its first MaxContentChars characters as preview.
+	MaxContentChars = 16 << 10
+	// MaxToolNameChars bounds tool names and call ids: they are identifiers, so a longer one
 	// is cut rather than marked.
-	ViewMaxToolNameChars = 1024
+	MaxToolNameChars = 1024
 
-	// ViewMaxChannels and ViewMaxWords bound a search filter so one request cannot build an
+	// MaxChannels and MaxWords bound a search filter so one request cannot build an
 	// arbitrarily large statement.
-	ViewMaxChannels = 64
-	ViewMaxWords    = 32
-	// ViewMaxSubstringChars bounds a search's substring, for the same reason.
-	ViewMaxSubstringChars = 1024
+	MaxChannels = 64
+	MaxWords    = 32
+	// MaxSubstringChars bounds a search's substring, for the same reason.
+	MaxSubstringChars = 1024
 )
 
-// ViewAgentChannelPrefix is the channel prefix that links an entry, and so its chat, to an agent
+// AgentChannelPrefix is the channel prefix that links an entry, and so its chat, to an agent
 // noun: the segment after it (in/agent/<noun>/...).
-const ViewAgentChannelPrefix = "in/agent/"
+const AgentChannelPrefix = "in/agent/"
 
-// ViewAgentsFilter asks for the agent nouns in scope.
-type ViewAgentsFilter struct {
-	Owner Owner
-	// MaxAgents and MaxSessions bound the answer; 0 or more than ViewMaxAgents /
-	// ViewMaxAgentSessions means that maximum.
+// AgentsFilter asks for the agent nouns in scope.
+type AgentsFilter struct {
+	Owner annals.Owner
+	// MaxAgents and MaxSessions bound the answer; 0 or more than MaxAgents /
+	// MaxAgentSessions means that maximum.
 	MaxAgents   int
 	MaxSessions int
 	// ExcludeAttribute, when set, leaves out the chats carrying that attribute (any value).
 	ExcludeAttribute string
 }
 
-// ViewAgent is one agent noun and its sessions, most recent activity first.
-type ViewAgent struct {
+// Agent is one agent noun and its sessions, most recent activity first.
+type Agent struct {
 	Agent             string   `json:"agent"`
 	Sessions          []string `json:"sessions"`
 	SessionsTruncated bool     `json:"sessions_truncated"`
 }
 
-// ViewAgents is the agents answer of a store. Agents are ordered by their most recent session
+// Agents is the agents answer of a store. Agents are ordered by their most recent session
 // activity, newest first, then by noun.
-type ViewAgents struct {
-	Agents          []ViewAgent
+type Agents struct {
+	Agents          []Agent
 	AgentsTruncated bool
 	// Unlinked are the chats with no agent id and no entry on an in/agent/<noun> channel, most
 	// recent activity first, at most MaxSessions of them.
@@ -86,20 +92,20 @@ type ViewAgents struct {
 	UnlinkedTruncated bool
 }
 
-// ViewSessionsFilter asks for chats in scope, most recent activity first.
-type ViewSessionsFilter struct {
-	Owner Owner
+// SessionsFilter asks for chats in scope, most recent activity first.
+type SessionsFilter struct {
+	Owner annals.Owner
 	// Agent, when set, keeps the chats linked to that agent noun: the chat's agent id is the noun,
 	// or one of its entries is on the channel in/agent/<noun> or below it.
 	Agent *string
-	// Limit: 0 means ViewDefaultSessions, more than ViewMaxSessions means ViewMaxSessions.
+	// Limit: 0 means DefaultSessions, more than MaxSessions means MaxSessions.
 	Limit int
 	// ExcludeAttribute, when set, leaves out the chats carrying that attribute (any value).
 	ExcludeAttribute string
 }
 
-// ViewSession is one chat with its entry-derived timestamps and counters.
-type ViewSession struct {
+// Session is one chat with its entry-derived timestamps and counters.
+type Session struct {
 	ID           string    `json:"session"`
 	AgentID      string    `json:"agent,omitempty"`
 	Title        string    `json:"title,omitempty"`
@@ -113,27 +119,27 @@ type ViewSession struct {
 	Messages int64 `json:"messages"`
 	Events   int64 `json:"events"`
 	// SourceEvents counts the distinct upstream events the chat's entries came from, as an
-	// importer names them among an entry's source ids (ViewSourceEventPrefix): what the
+	// importer names them among an entry's source ids (SourceEventPrefix): what the
 	// reference's event_count counts for the sessions it holds.
 	SourceEvents int64 `json:"source_events"`
 }
 
-// ViewSourceEventPrefix starts the source id that names the upstream event an entry was carried
+// SourceEventPrefix starts the source id that names the upstream event an entry was carried
 // by, when the system it was imported from records one (lanius's messages.event_id): "event:"
 // followed by that event's id. Several entries may name the same event.
-const ViewSourceEventPrefix = "event:"
+const SourceEventPrefix = "event:"
 
 // MarshalJSON writes the session under annals's names and the reference's (first_ts, last_ts,
-// message_count, event_count), its times in FormatViewTime's fixed precision. event_count is the
+// message_count, event_count), its times in FormatTime's fixed precision. event_count is the
 // events behind the session: its own event and system entries and the distinct upstream events
 // its imported entries came from.
-func (s ViewSession) MarshalJSON() ([]byte, error) {
-	type plain ViewSession
+func (s Session) MarshalJSON() ([]byte, error) {
+	type plain Session
 	at := func(t *time.Time) *string {
 		if t == nil {
 			return nil
 		}
-		v := FormatViewTime(*t)
+		v := FormatTime(*t)
 		return &v
 	}
 	return json.Marshal(struct {
@@ -146,19 +152,19 @@ func (s ViewSession) MarshalJSON() ([]byte, error) {
 		LastTS       *string `json:"last_ts"`
 		MessageCount int64   `json:"message_count"`
 		EventCount   int64   `json:"event_count"`
-	}{plain(s), FormatViewTime(s.CreatedAt), FormatViewTime(s.LastActivity), at(s.FirstAt), at(s.LastAt), at(s.FirstAt), at(s.LastAt), s.Messages, s.Events + s.SourceEvents})
+	}{plain(s), FormatTime(s.CreatedAt), FormatTime(s.LastActivity), at(s.FirstAt), at(s.LastAt), at(s.FirstAt), at(s.LastAt), s.Messages, s.Events + s.SourceEvents})
 }
 
-// ViewSessionList is one bounded page of sessions.
-type ViewSessionList struct {
-	Sessions []ViewSession
+// SessionList is one bounded page of sessions.
+type SessionList struct {
+	Sessions []Session
 	// HasMore reports that more chats matched than the limit.
 	HasMore bool
 }
 
-// ViewSelect is the projection applied to every message of a page. The zero value keeps
-// everything, each content field capped at ViewMaxContentChars.
-type ViewSelect struct {
+// Select is the projection applied to every message of a page. The zero value keeps
+// everything, each content field capped at MaxContentChars.
+type Select struct {
 	// OmitToolCalls drops the call half of tool entries: the tool name and arguments. The call
 	// id, result and outcome stay.
 	OmitToolCalls bool
@@ -168,82 +174,82 @@ type ViewSelect struct {
 	// to its limit from the rows that remain.
 	DropToolRows bool
 	// ResultChars, when set, caps tool results at that many characters (0 keeps only the
-	// truncation marker with the length); it never raises the ViewMaxContentChars cap.
+	// truncation marker with the length); it never raises the MaxContentChars cap.
 	ResultChars *int
 }
 
-// ViewPosition is a place in the total order of entries (time, chat id, seq): the keyset that
+// Position is a place in the total order of entries (time, chat id, seq): the keyset that
 // search and conversation pages continue from.
-type ViewPosition struct {
+type Position struct {
 	Time   time.Time
 	ChatID string
 	Seq    int64
 }
 
-// ViewTranscriptFilter asks for a page of one chat's entries, paging backwards.
-type ViewTranscriptFilter struct {
-	Owner  Owner
+// TranscriptFilter asks for a page of one chat's entries, paging backwards.
+type TranscriptFilter struct {
+	Owner  annals.Owner
 	ChatID string
 	// BeforeSeq, when positive, keeps entries with a smaller seq; 0 starts at the newest entry.
 	BeforeSeq int64
-	Select    ViewSelect
-	// Limit: 0 means ViewDefaultTranscript, more than ViewMaxTranscript means ViewMaxTranscript.
+	Select    Select
+	// Limit: 0 means DefaultTranscript, more than MaxTranscript means MaxTranscript.
 	Limit int
 }
 
-// ViewConversationFilter asks for the entries sharing a correlation id, in every chat in scope,
+// ConversationFilter asks for the entries sharing a correlation id, in every chat in scope,
 // ordered by time, then chat id, then seq.
-type ViewConversationFilter struct {
-	Owner         Owner
+type ConversationFilter struct {
+	Owner         annals.Owner
 	CorrelationID string
 	// After, when set, continues after that position.
-	After  *ViewPosition
-	Select ViewSelect
-	// Limit: 0 means ViewDefaultConversation, more than ViewMaxConversation means
-	// ViewMaxConversation.
+	After  *Position
+	Select Select
+	// Limit: 0 means DefaultConversation, more than MaxConversation means
+	// MaxConversation.
 	Limit int
 }
 
-// ViewEventsFilter asks for the event entries (kind event) sharing a correlation id, in every
+// EventsFilter asks for the event entries (kind event) sharing a correlation id, in every
 // chat in scope, in capture order: the order the store received them, which for an imported
 // ledger is the ledger's own order.
-type ViewEventsFilter struct {
-	Owner         Owner
+type EventsFilter struct {
+	Owner         annals.Owner
 	CorrelationID string
 	// After, when set, continues after that entry (its ChatID and Seq; Time is not used).
-	After *ViewPosition
-	// Limit: 0 means ViewDefaultEvents, more than ViewMaxEvents means ViewMaxEvents.
+	After *Position
+	// Limit: 0 means DefaultEvents, more than MaxEvents means MaxEvents.
 	Limit int
 }
 
-// ViewEvent is one event entry as the view reads it.
-type ViewEvent struct {
+// Event is one event entry as the view reads it.
+type Event struct {
 	Session     string
 	Seq         int64
 	Channel     string
 	Correlation string
 	CreatedAt   time.Time
 	// Text is the entry's text (an imported event's payload as stored), capped at
-	// ViewMaxContentChars.
-	Text ViewText
+	// MaxContentChars.
+	Text Text
 	// Metadata is the entry's metadata JSON, nil when it has none or when it is longer than
-	// ViewMaxContentChars (it is then not read at all).
+	// MaxContentChars (it is then not read at all).
 	Metadata json.RawMessage
 }
 
-// ViewEventPage is one page of events.
-type ViewEventPage struct {
-	Events  []ViewEvent
+// EventPage is one page of events.
+type EventPage struct {
+	Events  []Event
 	HasMore bool
 	// Next is the page's last event when HasMore is set.
-	Next *ViewPosition
+	Next *Position
 }
 
-// FormatViewTime writes a view time in UTC with a fixed number of fraction digits: three when
+// FormatTime writes a view time in UTC with a fixed number of fraction digits: three when
 // the time has no finer part (lanius stores milliseconds, "...19.950Z", never "...19.95Z"),
 // nine otherwise. Fixed widths keep string order equal to time order among times of the same
 // precision, which is what a client comparing the strings relies on.
-func FormatViewTime(t time.Time) string {
+func FormatTime(t time.Time) string {
 	t = t.UTC()
 	if t.Nanosecond()%int(time.Millisecond) == 0 {
 		return t.Format("2006-01-02T15:04:05.000Z07:00")
@@ -251,10 +257,10 @@ func FormatViewTime(t time.Time) string {
 	return t.Format("2006-01-02T15:04:05.000000000Z07:00")
 }
 
-// ViewFilter is a search of the view: entries in scope, newest first (time, then chat id, then
+// Filter is a search of the view: entries in scope, newest first (time, then chat id, then
 // seq, all descending). Every set field narrows the result; all of it is applied in SQL.
-type ViewFilter struct {
-	Owner Owner
+type Filter struct {
+	Owner annals.Owner
 	// Channels are channel prefixes matched on whole segments: "in/agent/main" matches that
 	// channel and "in/agent/main/x", never "in/agent/mainframe". Values are literal; a trailing
 	// "/" is ignored.
@@ -268,7 +274,7 @@ type ViewFilter struct {
 	// the event that carried each message.
 	AgentChannelOnly bool
 	// Roles keeps entries of these kinds.
-	Roles []EntryKind
+	Roles []annals.EntryKind
 	// Words are literal words that must all occur (in text, reasoning, tool name, arguments or
 	// result), matched through the full-text index, never read as query syntax.
 	Words []string
@@ -283,45 +289,45 @@ type ViewFilter struct {
 	// ExcludeAttribute, when set, leaves out the entries of chats carrying that attribute.
 	ExcludeAttribute string
 	// After, when set, continues after that position (older entries).
-	After  *ViewPosition
-	Select ViewSelect
-	// Limit: 0 means ViewDefaultSearch, more than ViewMaxSearch means ViewMaxSearch.
+	After  *Position
+	Select Select
+	// Limit: 0 means DefaultSearch, more than MaxSearch means MaxSearch.
 	Limit int
 }
 
-// ViewPage is one page of messages.
-type ViewPage struct {
-	Messages []ViewMessage
+// Page is one page of messages.
+type Page struct {
+	Messages []Message
 	// HasMore reports that more rows follow the page in its order.
 	HasMore bool
 	// Next is where the following page continues when HasMore is set, nil otherwise: the last
 	// message in the page's order (for a transcript, read backwards, its oldest message).
-	Next *ViewPosition
+	Next *Position
 }
 
-// ViewMessage is one entry as the view shows it.
-type ViewMessage struct {
+// Message is one entry as the view shows it.
+type Message struct {
 	// ID is the entry's seq: unique within its session, so (session, id) names a message.
-	ID          int64       `json:"id"`
-	Session     string      `json:"session"`
-	Role        EntryKind   `json:"role"`
-	Channel     string      `json:"channel"`
-	Correlation string      `json:"correlation"`
-	CreatedAt   time.Time   `json:"created_at"`
-	Content     ViewContent `json:"content"`
+	ID          int64            `json:"id"`
+	Session     string           `json:"session"`
+	Role        annals.EntryKind `json:"role"`
+	Channel     string           `json:"channel"`
+	Correlation string           `json:"correlation"`
+	CreatedAt   time.Time        `json:"created_at"`
+	Content     Content          `json:"content"`
 	// EventID is the id of the event that carried the message in the store it was imported
 	// from (the reference's messages.event_id), nil when there is none.
 	EventID *int64 `json:"event_id"`
 	// Metadata is the entry's metadata JSON, for the view's own reading; nil when it has none or
-	// when it is longer than ViewMaxContentChars (it is then not read whole). Never encoded.
+	// when it is longer than MaxContentChars (it is then not read whole). Never encoded.
 	Metadata json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the message with its time in FormatViewTime's fixed precision, and its
+// MarshalJSON writes the message with its time in FormatTime's fixed precision, and its
 // channel also as the reference's event_type (the type of the event that carried it; null when
 // none did).
-func (m ViewMessage) MarshalJSON() ([]byte, error) {
-	type plain ViewMessage
+func (m Message) MarshalJSON() ([]byte, error) {
+	type plain Message
 	var eventType *string
 	if m.Channel != "" {
 		eventType = &m.Channel
@@ -330,19 +336,19 @@ func (m ViewMessage) MarshalJSON() ([]byte, error) {
 		plain
 		CreatedAt string  `json:"created_at"`
 		EventType *string `json:"event_type"`
-	}{plain(m), FormatViewTime(m.CreatedAt), eventType})
+	}{plain(m), FormatTime(m.CreatedAt), eventType})
 }
 
-// ViewContent is a message's content after projection and size capping.
-type ViewContent struct {
+// Content is a message's content after projection and size capping.
+type Content struct {
 	// Role repeats the message's role, as the reference's stored content does.
-	Role      EntryKind `json:"role"`
-	Text      ViewText  `json:"text"`
-	Reasoning *ViewText `json:"reasoning,omitempty"`
-	Tool      *ViewTool `json:"tool,omitempty"`
+	Role      annals.EntryKind `json:"role"`
+	Text      Text             `json:"text"`
+	Reasoning *Text            `json:"reasoning,omitempty"`
+	Tool      *Tool            `json:"tool,omitempty"`
 	// ToolCalls are an assistant message's calls in the reference's shape: the tool entries
-	// that directly follow it (see ViewStore.ViewToolCalls), when the view attached them.
-	ToolCalls []ViewCall `json:"tool_calls,omitempty"`
+	// that directly follow it (see Store.ViewToolCalls), when the view attached them.
+	ToolCalls []Call `json:"tool_calls,omitempty"`
 	// Stored, when set, is written instead of everything above: the content as the store it was
 	// imported from answers it (a value that is no object, or that store's marker for content
 	// over its size cap), so a client of that store reads what it always read.
@@ -353,8 +359,8 @@ type ViewContent struct {
 // under the reference's names (tool_call_id, name, content), as its stored tool rows do. A cut
 // result is, under those names, what the reference's truncation makes of it: the kept
 // characters followed by "…", and truncated_to, their number.
-func (c ViewContent) MarshalJSON() ([]byte, error) {
-	type plain ViewContent
+func (c Content) MarshalJSON() ([]byte, error) {
+	type plain Content
 	if len(c.Stored) > 0 {
 		return c.Stored, nil
 	}
@@ -376,42 +382,42 @@ func (c ViewContent) MarshalJSON() ([]byte, error) {
 	}{plain(c), c.Tool.CallID, c.Tool.Name, content, cut})
 }
 
-// ViewCall is one tool call of an assistant message, under the reference's names.
-type ViewCall struct {
-	CallID    string    `json:"call_id"`
-	Name      string    `json:"fn_name"`
-	Arguments *ViewJSON `json:"fn_arguments"`
+// Call is one tool call of an assistant message, under the reference's names.
+type Call struct {
+	CallID    string `json:"call_id"`
+	Name      string `json:"fn_name"`
+	Arguments *JSON  `json:"fn_arguments"`
 }
 
-// ViewRef names one message: its chat and seq.
-type ViewRef struct {
+// Ref names one message: its chat and seq.
+type Ref struct {
 	ChatID string
 	Seq    int64
 }
 
-// ViewMaxCallsPerMessage bounds the tool entries that count as one message's calls.
-const ViewMaxCallsPerMessage = 64
+// MaxCallsPerMessage bounds the tool entries that count as one message's calls.
+const MaxCallsPerMessage = 64
 
-// ViewToolCallsFilter asks for the calls of some messages.
-type ViewToolCallsFilter struct {
-	Owner Owner
-	// Messages are at most ViewMaxSearch messages.
-	Messages []ViewRef
+// ToolCallsFilter asks for the calls of some messages.
+type ToolCallsFilter struct {
+	Owner annals.Owner
+	// Messages are at most MaxSearch messages.
+	Messages []Ref
 }
 
-// ViewTool is the tool part of a tool message.
-type ViewTool struct {
+// Tool is the tool part of a tool message.
+type Tool struct {
 	// Name and Arguments are absent when the projection omits tool calls.
-	Name      string    `json:"name,omitempty"`
-	CallID    string    `json:"call_id,omitempty"`
-	Arguments *ViewJSON `json:"arguments,omitempty"`
-	Result    ViewText  `json:"result"`
-	Outcome   Outcome   `json:"outcome,omitempty"`
+	Name      string         `json:"name,omitempty"`
+	CallID    string         `json:"call_id,omitempty"`
+	Arguments *JSON          `json:"arguments,omitempty"`
+	Result    Text           `json:"result"`
+	Outcome   annals.Outcome `json:"outcome,omitempty"`
 }
 
-// ViewText is a content string that may have been cut. On the wire it is the plain string, or,
+// Text is a content string that may have been cut. On the wire it is the plain string, or,
 // when cut, {"truncated": true, "chars": <full length>, "preview": <first characters>}.
-type ViewText struct {
+type Text struct {
 	// Value is the whole string, or its preview when Truncated.
 	Value     string
 	Truncated bool
@@ -420,38 +426,38 @@ type ViewText struct {
 	Chars int64
 }
 
-type viewTruncated struct {
+type truncated struct {
 	Truncated bool   `json:"truncated"`
 	Chars     int64  `json:"chars"`
 	Preview   string `json:"preview"`
 }
 
 // MarshalJSON writes the string, or the truncation marker.
-func (t ViewText) MarshalJSON() ([]byte, error) {
+func (t Text) MarshalJSON() ([]byte, error) {
 	if t.Truncated {
-		return json.Marshal(viewTruncated{Truncated: true, Chars: t.Chars, Preview: t.Value})
+		return json.Marshal(truncated{Truncated: true, Chars: t.Chars, Preview: t.Value})
 	}
 	return json.Marshal(t.Value)
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
-func (t *ViewText) UnmarshalJSON(b []byte) error {
+func (t *Text) UnmarshalJSON(b []byte) error {
 	if len(b) > 0 && b[0] == '"' {
-		*t = ViewText{}
+		*t = Text{}
 		return json.Unmarshal(b, &t.Value)
 	}
-	var m viewTruncated
+	var m truncated
 	if err := json.Unmarshal(b, &m); err != nil {
 		return err
 	}
-	*t = ViewText{Value: m.Preview, Truncated: m.Truncated, Chars: m.Chars}
+	*t = Text{Value: m.Preview, Truncated: m.Truncated, Chars: m.Chars}
 	return nil
 }
 
-// ViewJSON is a JSON content value (tool arguments) that may have been cut. On the wire it is
-// the JSON value itself, or, when cut, the same truncation marker as ViewText with the first
+// JSON is a JSON content value (tool arguments) that may have been cut. On the wire it is
+// the JSON value itself, or, when cut, the same truncation marker as Text with the first
 // characters of its JSON text as preview.
-type ViewJSON struct {
+type JSON struct {
 	// Raw is the whole value, or nil when Truncated.
 	Raw       json.RawMessage
 	Truncated bool
@@ -460,9 +466,9 @@ type ViewJSON struct {
 }
 
 // MarshalJSON writes the value, or the truncation marker.
-func (j ViewJSON) MarshalJSON() ([]byte, error) {
+func (j JSON) MarshalJSON() ([]byte, error) {
 	if j.Truncated {
-		return json.Marshal(viewTruncated{Truncated: true, Chars: j.Chars, Preview: j.Preview})
+		return json.Marshal(truncated{Truncated: true, Chars: j.Chars, Preview: j.Preview})
 	}
 	if len(j.Raw) == 0 {
 		return []byte("null"), nil
@@ -472,55 +478,14 @@ func (j ViewJSON) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads what MarshalJSON writes. A JSON object that is exactly a truncation
 // marker is read as one.
-func (j *ViewJSON) UnmarshalJSON(b []byte) error {
-	var m viewTruncated
+func (j *JSON) UnmarshalJSON(b []byte) error {
+	var m truncated
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) && dec.Decode(&m) == nil && m.Truncated {
-		*j = ViewJSON{Truncated: true, Chars: m.Chars, Preview: m.Preview}
+		*j = JSON{Truncated: true, Chars: m.Chars, Preview: m.Preview}
 		return nil
 	}
-	*j = ViewJSON{Raw: append(json.RawMessage(nil), b...)}
+	*j = JSON{Raw: append(json.RawMessage(nil), b...)}
 	return nil
-}
-
-// ViewStore answers the read-only history view. Every method applies its filter's Owner inside
-// SQL WHERE: rows outside it are never read, counted or used to fill a page.
-type ViewStore interface {
-	// ViewAgents returns the agent nouns in scope — chat agent ids and the <noun> of entry
-	// channels in/agent/<noun>/... — each with its sessions, and the unlinked sessions.
-	// Errors: unavailable, internal.
-	ViewAgents(ctx context.Context, f ViewAgentsFilter) (*ViewAgents, error)
-
-	// ViewSessions returns chats in scope, most recent activity first, then id.
-	// Errors: invalid (negative limit, empty agent), unavailable, internal.
-	ViewSessions(ctx context.Context, f ViewSessionsFilter) (*ViewSessionList, error)
-
-	// ViewTranscript returns a page of one chat's entries, oldest first within the page, the
-	// page being the newest entries before BeforeSeq. Next carries the page's oldest entry.
-	// Errors: invalid (negative limit or seq), not_found (no such chat, or outside Owner: the
-	// same opaque NotFound), unavailable, internal.
-	ViewTranscript(ctx context.Context, f ViewTranscriptFilter) (*ViewPage, error)
-
-	// ViewConversation returns the entries in scope sharing a correlation id, ordered by time,
-	// then chat id, then seq.
-	// Errors: invalid (empty correlation id, negative limit), unavailable, internal.
-	ViewConversation(ctx context.Context, f ViewConversationFilter) (*ViewPage, error)
-
-	// ViewToolCalls returns, for each given message in scope, the tool entries that directly
-	// follow it in its chat (no other entry between, at most ViewMaxCallsPerMessage), in order:
-	// an assistant message's calls. Messages with none, or outside Owner, are absent.
-	// Errors: invalid (too many messages), unavailable, internal.
-	ViewToolCalls(ctx context.Context, f ViewToolCallsFilter) (map[ViewRef][]ViewCall, error)
-
-	// ViewEvents returns the event entries in scope sharing a correlation id, in capture order.
-	// Errors: invalid (empty correlation id, negative limit), unavailable, internal.
-	ViewEvents(ctx context.Context, f ViewEventsFilter) (*ViewEventPage, error)
-
-	// ViewSearch returns the entries in scope matching the filter, newest first (time, chat id,
-	// seq, descending).
-	// Errors: invalid (an empty channel or word, an unknown role, too many channels or words,
-	// a substring over ViewMaxSubstringChars, Since after Until, a negative limit), unavailable,
-	// internal.
-	ViewSearch(ctx context.Context, f ViewFilter) (*ViewPage, error)
 }
