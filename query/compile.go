@@ -6,7 +6,8 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// CompileFTS5 compiles a text expression to an SQLite FTS5 MATCH string, to be bound as a
+// CompileFTS5 compiles a text expression (the tree an annals.SearchFilter carries, the one
+// input of both compilers) to an SQLite FTS5 MATCH string, to be bound as a
 // parameter (never spliced into SQL). Every token is a double-quoted FTS5 string, so no user
 // input is read as FTS5 syntax; a term is one quoted phrase ("emag ro"), a prefix term ends in *
 // after the quote ("emag r"*); AND, OR, NOT and parentheses come from the tree only.
@@ -15,7 +16,7 @@ import (
 // that FTS5 cannot express (an exclusion alone or inside OR) are refused as invalid, as Parse
 // refuses them. When columns is not empty the expression is restricted to those columns:
 // {col1 col2} : (...); column names must be plain identifiers.
-func CompileFTS5(e Expr, columns []string) (string, error) {
+func CompileFTS5(e *annals.TextExpr, columns []string) (string, error) {
 	if err := check(e); err != nil {
 		return "", err
 	}
@@ -44,9 +45,9 @@ func CompileFTS5(e Expr, columns []string) (string, error) {
 // care about order, and FTS5's parser (a fixed-size LALR stack) needs far less room for
 // "(... deep ...) AND x" than for "x AND (... deep ...)", which keeps every query within
 // MaxDepth well inside its limit.
-func fts5(b *strings.Builder, e Expr) {
-	switch e := e.(type) {
-	case *Term:
+func fts5(b *strings.Builder, e *annals.TextExpr) {
+	switch e.Op {
+	case annals.TextTerm:
 		b.WriteByte('"')
 		for i, t := range e.Tokens {
 			if i > 0 {
@@ -60,13 +61,13 @@ func fts5(b *strings.Builder, e Expr) {
 		if e.Prefix {
 			b.WriteByte('*')
 		}
-	case *Or:
+	case annals.TextOr:
 		writeJoined(b, compoundFirst(e.Items), " OR ")
-	case *And:
-		var pos, neg []Expr
+	case annals.TextAnd:
+		var pos, neg []*annals.TextExpr
 		for _, it := range e.Items {
-			if n, ok := it.(*Not); ok {
-				neg = append(neg, n.Item)
+			if it.Op == annals.TextNot {
+				neg = append(neg, it.Items[0])
 			} else {
 				pos = append(pos, it)
 			}
@@ -91,8 +92,8 @@ func fts5(b *strings.Builder, e Expr) {
 }
 
 // fts5Item writes an operand, in parentheses unless it is a term.
-func fts5Item(b *strings.Builder, e Expr) {
-	if _, ok := e.(*Term); ok {
+func fts5Item(b *strings.Builder, e *annals.TextExpr) {
+	if e.Op == annals.TextTerm {
 		fts5(b, e)
 		return
 	}
@@ -101,7 +102,7 @@ func fts5Item(b *strings.Builder, e Expr) {
 	b.WriteByte(')')
 }
 
-func writeJoined(b *strings.Builder, items []Expr, op string) {
+func writeJoined(b *strings.Builder, items []*annals.TextExpr, op string) {
 	for i, it := range items {
 		if i > 0 {
 			b.WriteString(op)
@@ -111,15 +112,15 @@ func writeJoined(b *strings.Builder, items []Expr, op string) {
 }
 
 // compoundFirst returns items with every non-term before every term, each group in its order.
-func compoundFirst(items []Expr) []Expr {
-	out := make([]Expr, 0, len(items))
+func compoundFirst(items []*annals.TextExpr) []*annals.TextExpr {
+	out := make([]*annals.TextExpr, 0, len(items))
 	for _, it := range items {
-		if _, ok := it.(*Term); !ok {
+		if it.Op != annals.TextTerm {
 			out = append(out, it)
 		}
 	}
 	for _, it := range items {
-		if _, ok := it.(*Term); ok {
+		if it.Op == annals.TextTerm {
 			out = append(out, it)
 		}
 	}
@@ -151,7 +152,7 @@ func isIdent(s string) bool {
 // to_tsquery runs each quoted lexeme through the text search parser again; since a token holds
 // only letters and digits, that parser leaves it whole, provided the indexed text was split by
 // Tokenize and folded by Fold too (to_tsvector('simple', the tokens joined by spaces)).
-func CompileTSQuery(e Expr) (string, error) {
+func CompileTSQuery(e *annals.TextExpr) (string, error) {
 	if err := check(e); err != nil {
 		return "", err
 	}
@@ -160,9 +161,9 @@ func CompileTSQuery(e Expr) (string, error) {
 	return b.String(), nil
 }
 
-func tsquery(b *strings.Builder, e Expr) {
-	switch e := e.(type) {
-	case *Term:
+func tsquery(b *strings.Builder, e *annals.TextExpr) {
+	switch e.Op {
+	case annals.TextTerm:
 		for i, t := range e.Tokens {
 			if i > 0 {
 				b.WriteString(" <-> ")
@@ -175,21 +176,21 @@ func tsquery(b *strings.Builder, e Expr) {
 		if e.Prefix {
 			b.WriteString(":*")
 		}
-	case *Or:
+	case annals.TextOr:
 		for i, it := range e.Items {
 			if i > 0 {
 				b.WriteString(" | ")
 			}
 			tsItem(b, it)
 		}
-	case *And:
+	case annals.TextAnd:
 		for i, it := range e.Items {
 			if i > 0 {
 				b.WriteString(" & ")
 			}
-			if n, ok := it.(*Not); ok {
+			if it.Op == annals.TextNot {
 				b.WriteByte('!')
-				tsItem(b, n.Item)
+				tsItem(b, it.Items[0])
 				continue
 			}
 			tsItem(b, it)
@@ -198,8 +199,8 @@ func tsquery(b *strings.Builder, e Expr) {
 }
 
 // tsItem writes an operand, in parentheses unless it is a single-token term.
-func tsItem(b *strings.Builder, e Expr) {
-	if t, ok := e.(*Term); ok && len(t.Tokens) == 1 {
+func tsItem(b *strings.Builder, e *annals.TextExpr) {
+	if e.Op == annals.TextTerm && len(e.Tokens) == 1 {
 		tsquery(b, e)
 		return
 	}
@@ -228,35 +229,6 @@ func toTextExprs(items []Expr) []*annals.TextExpr {
 	out := make([]*annals.TextExpr, len(items))
 	for i, it := range items {
 		out[i] = ToTextExpr(it)
-	}
-	return out
-}
-
-// FromTextExpr converts the backend-neutral tree back to an Expr, so a store can compile what a
-// SearchFilter carries with the same compilers the parser was proven against; nil stays nil.
-func FromTextExpr(e *annals.TextExpr) Expr {
-	if e == nil {
-		return nil
-	}
-	switch e.Op {
-	case annals.TextTerm:
-		return &Term{Tokens: append([]string(nil), e.Tokens...), Prefix: e.Prefix, Phrase: len(e.Tokens) > 1}
-	case annals.TextAnd:
-		return &And{Items: fromTextExprs(e.Items)}
-	case annals.TextOr:
-		return &Or{Items: fromTextExprs(e.Items)}
-	case annals.TextNot:
-		if len(e.Items) == 1 {
-			return &Not{Item: FromTextExpr(e.Items[0])}
-		}
-	}
-	return nil
-}
-
-func fromTextExprs(items []*annals.TextExpr) []Expr {
-	out := make([]Expr, len(items))
-	for i, it := range items {
-		out[i] = FromTextExpr(it)
 	}
 	return out
 }

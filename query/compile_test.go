@@ -29,7 +29,7 @@ func TestCompileFTS5QuotesEveryToken(t *testing.T) {
 		{`{text}: a`, `"text" AND "a"`},
 		{`col:x ^a`, `"col x" AND "a"`},
 	} {
-		got, err := query.CompileFTS5(mustParse(t, tc.in).Text, nil)
+		got, err := query.CompileFTS5(query.ToTextExpr(mustParse(t, tc.in).Text), nil)
 		if err != nil || got != tc.want {
 			t.Errorf("CompileFTS5(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
@@ -37,12 +37,12 @@ func TestCompileFTS5QuotesEveryToken(t *testing.T) {
 }
 
 func TestCompileFTS5RestrictsColumns(t *testing.T) {
-	got, err := query.CompileFTS5(mustParse(t, "a -b").Text, []string{"text", "tool_name"})
+	got, err := query.CompileFTS5(query.ToTextExpr(mustParse(t, "a -b").Text), []string{"text", "tool_name"})
 	if want := `{text tool_name} : ("a" NOT "b")`; err != nil || got != want {
 		t.Errorf("CompileFTS5 = %q, %v; want %q", got, err, want)
 	}
 	for _, bad := range []string{"", "1col", "te xt", `text"`, "a-b", "{x}"} {
-		_, err := query.CompileFTS5(mustParse(t, "a").Text, []string{bad})
+		_, err := query.CompileFTS5(query.ToTextExpr(mustParse(t, "a").Text), []string{bad})
 		checkInvalid(t, bad, err, "not a plain identifier")
 	}
 }
@@ -58,7 +58,7 @@ func TestCompiledQueriesRunOnSQLite(t *testing.T) {
 			continue
 		}
 		for _, cols := range [][]string{nil, {"text"}, {"text", "tool_name"}} {
-			match, err := query.CompileFTS5(q.Text, cols)
+			match, err := query.CompileFTS5(query.ToTextExpr(q.Text), cols)
 			if err != nil {
 				t.Errorf("CompileFTS5(%q, %q): %v", in, cols, err)
 				continue
@@ -135,7 +135,7 @@ func TestCompiledQueriesMatchOnSQLite(t *testing.T) {
 	db := MustOpenFTS(t)
 	for _, tc := range matchCases {
 		t.Run(tc.name, func(t *testing.T) {
-			match, err := query.CompileFTS5(mustParse(t, tc.in).Text, nil)
+			match, err := query.CompileFTS5(query.ToTextExpr(mustParse(t, tc.in).Text), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,14 +152,14 @@ func TestCompiledQueriesMatchOnSQLite(t *testing.T) {
 
 func TestCompileFTS5ColumnsNarrowMatching(t *testing.T) {
 	db := MustOpenFTS(t)
-	text, err := query.CompileFTS5(mustParse(t, "bash OR bear").Text, []string{"text"})
+	text, err := query.CompileFTS5(query.ToTextExpr(mustParse(t, "bash OR bear").Text), []string{"text"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, err := matchIDs(db, text); err != nil || !reflect.DeepEqual(got, []int64{9}) {
 		t.Errorf("in text: rows %v, %v; want [9]", got, err)
 	}
-	tools, err := query.CompileFTS5(mustParse(t, "bash OR bear").Text, []string{"tool_name"})
+	tools, err := query.CompileFTS5(query.ToTextExpr(mustParse(t, "bash OR bear").Text), []string{"tool_name"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestCompileFTS5DeepestQueriesRunOnSQLite(t *testing.T) {
 			continue
 		}
 		for _, cols := range [][]string{nil, {"text", "tool_name"}} {
-			match, err := query.CompileFTS5(q.Text, cols)
+			match, err := query.CompileFTS5(query.ToTextExpr(q.Text), cols)
 			if err != nil {
 				t.Fatalf("CompileFTS5(%q): %v", in, err)
 			}
@@ -258,7 +258,7 @@ func TestCompileFTS5DeepestHandBuiltTreesRunOnSQLite(t *testing.T) {
 		var deepest string
 		for range 200 {
 			e = wrap(e)
-			match, err := query.CompileFTS5(e, []string{"text", "tool_name"})
+			match, err := query.CompileFTS5(query.ToTextExpr(e), []string{"text", "tool_name"})
 			if err != nil {
 				checkInvalid(t, name, err, "nested too deeply")
 				break
@@ -307,9 +307,9 @@ func TestCompileRefusesTreesNoEngineCanRun(t *testing.T) {
 		{"too deep", deep, "nested too deeply"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := query.CompileFTS5(tc.e, nil)
+			_, err := query.CompileFTS5(query.ToTextExpr(tc.e), nil)
 			checkInvalid(t, tc.name, err, tc.want)
-			_, err = query.CompileTSQuery(tc.e)
+			_, err = query.CompileTSQuery(query.ToTextExpr(tc.e))
 			checkInvalid(t, tc.name, err, tc.want)
 		})
 	}
@@ -322,7 +322,7 @@ func TestCompileEscapesHandBuiltTokens(t *testing.T) {
 		&query.Term{Tokens: []string{`visit`}},
 		&query.Term{Tokens: []string{`a"b`, `it's`, `back\slash`, `) OR (`}, Prefix: true},
 	}}
-	match, err := query.CompileFTS5(e, nil)
+	match, err := query.CompileFTS5(query.ToTextExpr(e), nil)
 	if want := `"visit" AND "a""b it's back\slash ) OR ("*`; err != nil || match != want {
 		t.Fatalf("CompileFTS5 = %q, %v; want %q", match, err, want)
 	}
@@ -330,7 +330,7 @@ func TestCompileEscapesHandBuiltTokens(t *testing.T) {
 	if _, err := matchIDs(db, match); err != nil {
 		t.Errorf("MATCH %q: %v", match, err)
 	}
-	ts, err := query.CompileTSQuery(e)
+	ts, err := query.CompileTSQuery(query.ToTextExpr(e))
 	if want := `'visit' & ('a"b' <-> 'it''s' <-> 'back\\slash' <-> ') or (':*)`; err != nil || ts != want {
 		t.Errorf("CompileTSQuery = %q, %v; want %q", ts, err, want)
 	}
@@ -352,7 +352,7 @@ func TestCompileTSQuery(t *testing.T) {
 		{"x -(a -b)", `'x' & !('a' & !'b')`},
 		{"ŞTEFAN", `'stefan'`},
 	} {
-		got, err := query.CompileTSQuery(mustParse(t, tc.in).Text)
+		got, err := query.CompileTSQuery(query.ToTextExpr(mustParse(t, tc.in).Text))
 		if err != nil || got != tc.want {
 			t.Errorf("CompileTSQuery(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}

@@ -37,7 +37,7 @@ func FuzzParseCompile(f *testing.F) {
 		}
 		if q.Text != nil {
 			for _, cols := range [][]string{nil, {"text", "tool_name"}} {
-				match, err := query.CompileFTS5(q.Text, cols)
+				match, err := query.CompileFTS5(query.ToTextExpr(q.Text), cols)
 				if err != nil {
 					t.Fatalf("Parse(%q) = %s, but CompileFTS5: %v", s, q, err)
 				}
@@ -46,7 +46,7 @@ func FuzzParseCompile(f *testing.F) {
 					t.Fatalf("Parse(%q): MATCH %q: %v", s, match, err)
 				}
 			}
-			ts, err := query.CompileTSQuery(q.Text)
+			ts, err := query.CompileTSQuery(query.ToTextExpr(q.Text))
 			if err != nil {
 				t.Fatalf("Parse(%q) = %s, but CompileTSQuery: %v", s, q, err)
 			}

@@ -49,7 +49,7 @@ func Parse(s string) (*Query, error) {
 		return nil, annals.Errorf(annals.EINVALID, "in: narrows where words match, but the query has no words to search for")
 	}
 	if q.Text != nil {
-		if err := check(q.Text); err != nil {
+		if err := check(ToTextExpr(q.Text)); err != nil {
 			return nil, err
 		}
 	}
@@ -401,77 +401,6 @@ func appendUnique[T comparable](list []T, v T) []T {
 		}
 	}
 	return append(list, v)
-}
-
-// check verifies that a text expression can be run by every backend. FTS5's NOT is binary
-// (x NOT y), and no engine can list "everything not matching y" from a full-text index alone, so
-// an exclusion must stand in an AND beside at least one positive item, never alone and never as
-// an alternative of OR. CompileFTS5 and CompileTSQuery check the same, so a tree built by hand
-// gets the same answer as a parsed one.
-func check(e Expr) error {
-	return checkDepth(e, 0)
-}
-
-// maxTreeDepth bounds the depth of a tree, counting every node. A parsed query's tree grows by
-// at most two levels per parenthesis (the group, and an OR or exclusion inside it), plus its top
-// node and a term; a deeper tree can only be built by hand, and might overflow the FTS5 parser's
-// fixed-size stack.
-const maxTreeDepth = 2*MaxDepth + 2
-
-func checkDepth(e Expr, depth int) error {
-	if depth > maxTreeDepth {
-		return annals.Errorf(annals.EINVALID, "the query is nested too deeply (at most %d levels of parentheses)", MaxDepth)
-	}
-	switch e := e.(type) {
-	case *Term:
-		if len(e.Tokens) == 0 {
-			return annals.Errorf(annals.EINVALID, "the query has a term without searchable characters")
-		}
-		for _, t := range e.Tokens {
-			if t == "" {
-				return annals.Errorf(annals.EINVALID, "the query has an empty word")
-			}
-		}
-		return nil
-	case *And:
-		positive := 0
-		for _, it := range e.Items {
-			target, level := it, depth+1
-			if n, ok := it.(*Not); ok {
-				target, level = n.Item, depth+2
-				if _, ok := target.(*Not); ok {
-					return errOnlyExclusions()
-				}
-			} else {
-				positive++
-			}
-			if err := checkDepth(target, level); err != nil {
-				return err
-			}
-		}
-		if positive == 0 {
-			return errOnlyExclusions()
-		}
-		return nil
-	case *Or:
-		if len(e.Items) == 0 {
-			return annals.Errorf(annals.EINVALID, "the query has an empty OR")
-		}
-		for _, it := range e.Items {
-			if n, ok := it.(*Not); ok {
-				return annals.Errorf(annals.EINVALID, "an exclusion cannot be an alternative of OR (… OR %s): exclusions only narrow what the other words find; write the exclusion outside the OR, as in (a OR b) -c", n.String())
-			}
-			if err := checkDepth(it, depth+1); err != nil {
-				return err
-			}
-		}
-		return nil
-	case *Not:
-		return errOnlyExclusions()
-	case nil:
-		return annals.Errorf(annals.EINVALID, "the query has no words to search for")
-	}
-	return annals.Errorf(annals.EINVALID, "the query has an unsupported %T node", e)
 }
 
 func errOnlyExclusions() error {

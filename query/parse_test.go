@@ -340,7 +340,7 @@ func TestParseLimits(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Parse: %v, want it valid", err)
 				}
-				if _, err := query.CompileFTS5(q.Text, nil); err != nil {
+				if _, err := query.CompileFTS5(query.ToTextExpr(q.Text), nil); err != nil {
 					t.Fatalf("CompileFTS5: %v", err)
 				}
 				return

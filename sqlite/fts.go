@@ -10,11 +10,10 @@ import (
 
 // ftsCompile compiles a tree (optionally restricted to columns) to a MATCH string.
 func ftsCompile(e *annals.TextExpr, cols []string) (string, error) {
-	x := query.FromTextExpr(e)
-	if x == nil {
+	if e == nil {
 		return "", annals.Errorf(annals.EINVALID, "the query has no searchable words")
 	}
-	return query.CompileFTS5(x, cols)
+	return query.CompileFTS5(e, cols)
 }
 
 func errOnlyExclusions() error {
