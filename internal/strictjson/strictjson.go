@@ -7,6 +7,7 @@ package strictjson
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"reflect"
 	"strconv"
@@ -16,10 +17,29 @@ import (
 	"github.com/annals-dev/annals"
 )
 
+// MaxDepth is how deeply a request body may nest arrays and objects: every JSON decoder of a
+// request (HTTP routes, the op envelope, /query, MCP messages) refuses more, naming the bound.
+// Real requests nest a dozen levels (a capture op's tool arguments included); the bound keeps
+// hostile input from costing time, memory or stack in proportion to its depth.
+const MaxDepth = 128
+
+// checkEvery is how many tokens Check walks between looks at its context's deadline.
+const checkEvery = 1024
+
 // Check validates body for decoding into v (a pointer, or a reflect.Type's zero value). Errors
-// are invalid and name the place: the byte offset of bad text, the path of a repeated key or of
-// a field name in the wrong case. Syntax errors are left to the decoder, which reports them.
+// are invalid and name the place: the byte offset of bad text or of nesting deeper than
+// MaxDepth, the path of a repeated key or of a field name in the wrong case. Syntax errors are
+// left to the decoder, which reports them. The check is linear in the size of body.
 func Check(body []byte, v any) error {
+	return CheckContext(context.Background(), body, v)
+}
+
+// CheckContext is Check that stops, with an unavailable error, once ctx is done: a request's
+// check ends at the request's deadline.
+func CheckContext(ctx context.Context, body []byte, v any) error {
+	if err := CheckDepth(body, MaxDepth); err != nil {
+		return err
+	}
 	if !utf8.Valid(body) {
 		return annals.Errorf(annals.EINVALID, "the request body is not valid UTF-8 (first bad byte at offset %d); send text as UTF-8", firstInvalid(body))
 	}
@@ -28,11 +48,18 @@ func Check(body []byte, v any) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	err := walk(dec, reflect.TypeOf(v), "")
+	w := walker{ctx: ctx, dec: dec}
+	err := w.walk(reflect.TypeOf(v))
 	if ae, ok := err.(*annals.Error); ok {
 		return ae
 	}
 	return nil // a syntax error: the decoder reports it with its own position
+}
+
+// Stopped is the error of work cut off because ctx ended (the request's deadline, or its client
+// gone).
+func Stopped(ctx context.Context) error {
+	return &annals.Error{Code: annals.EUNAVAILABLE, Message: "the request was stopped at its deadline (the server's --request-timeout) or cancelled before it was done", Err: context.Cause(ctx)}
 }
 
 func firstInvalid(b []byte) int {
@@ -106,10 +133,51 @@ func hex4(b []byte, at int) (uint32, bool) {
 
 var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
 
+// walker walks one body. The path of the value it is in is kept as a stack of segments (a key
+// or an index each) and only joined into text for an error, so a step costs the same at any depth.
+type walker struct {
+	ctx    context.Context
+	dec    *json.Decoder
+	path   []segment
+	tokens int
+	fields map[reflect.Type]map[string]reflect.Type // structFields, once per type
+}
+
+// segment is one step of a path: an object key, or an array index when key is nil.
+type segment struct {
+	key   *string
+	index int
+}
+
+// at is the path of the current value as text (a.b[2].c), with key appended when not nil.
+func (w *walker) at(key *string) string {
+	var b strings.Builder
+	for _, s := range append(w.path, segment{key: key, index: -1}) {
+		switch {
+		case s.key != nil:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(*s.key)
+		case s.index >= 0:
+			b.WriteString("[" + strconv.Itoa(s.index) + "]")
+		}
+	}
+	return b.String()
+}
+
+func (w *walker) token() (json.Token, error) {
+	w.tokens++
+	if w.tokens%checkEvery == 0 && w.ctx.Err() != nil {
+		return nil, Stopped(w.ctx)
+	}
+	return w.dec.Token()
+}
+
 // walk reads one value, checking its object keys against t (nil: any value, keys unchecked
 // except for repeats).
-func walk(dec *json.Decoder, t reflect.Type, path string) error {
-	tok, err := dec.Token()
+func (w *walker) walk(t reflect.Type) error {
+	tok, err := w.token()
 	if err != nil {
 		return err
 	}
@@ -120,50 +188,69 @@ func walk(dec *json.Decoder, t reflect.Type, path string) error {
 	t = concrete(t)
 	switch d {
 	case '{':
-		fields := structFields(t)
-		seen := map[string]bool{}
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return err
-			}
-			key, _ := kt.(string)
-			at := join(path, key)
-			if seen[key] {
-				return annals.Errorf(annals.EINVALID, "field %q is given twice (give each field once)", at)
-			}
-			seen[key] = true
-			var ft reflect.Type
-			switch {
-			case fields != nil:
-				var known bool
-				if ft, known = fields[key]; !known {
-					for name := range fields {
-						if strings.EqualFold(name, key) {
-							return annals.Errorf(annals.EINVALID, "unknown field %q (field names are case-sensitive: did you mean %q?)", at, join(path, name))
-						}
-					}
-				}
-			case t != nil && t.Kind() == reflect.Map:
-				ft = t.Elem()
-			}
-			if err := walk(dec, ft, at); err != nil {
-				return err
-			}
+		if err := w.object(t); err != nil {
+			return err
 		}
 	case '[':
 		var et reflect.Type
 		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 			et = t.Elem()
 		}
-		for i := 0; dec.More(); i++ {
-			if err := walk(dec, et, path+"["+strconv.Itoa(i)+"]"); err != nil {
+		w.path = append(w.path, segment{})
+		for i := 0; w.dec.More(); i++ {
+			w.path[len(w.path)-1].index = i
+			if err := w.walk(et); err != nil {
 				return err
 			}
 		}
+		w.path = w.path[:len(w.path)-1]
 	}
-	_, err = dec.Token() // the closing delimiter
+	_, err = w.token() // the closing delimiter
 	return err
+}
+
+// object walks the members of an object of type t, after its '{'.
+func (w *walker) object(t reflect.Type) error {
+	fields, ok := w.fields[t]
+	if !ok {
+		fields = structFields(t)
+		if w.fields == nil {
+			w.fields = map[reflect.Type]map[string]reflect.Type{}
+		}
+		w.fields[t] = fields
+	}
+	seen := map[string]bool{}
+	for w.dec.More() {
+		kt, err := w.token()
+		if err != nil {
+			return err
+		}
+		key, _ := kt.(string)
+		if seen[key] {
+			return annals.Errorf(annals.EINVALID, "field %q is given twice (give each field once)", w.at(&key))
+		}
+		seen[key] = true
+		var ft reflect.Type
+		switch {
+		case fields != nil:
+			var known bool
+			if ft, known = fields[key]; !known {
+				for name := range fields {
+					if strings.EqualFold(name, key) {
+						return annals.Errorf(annals.EINVALID, "unknown field %q (field names are case-sensitive: did you mean %q?)", w.at(&key), w.at(&name))
+					}
+				}
+			}
+		case t != nil && t.Kind() == reflect.Map:
+			ft = t.Elem()
+		}
+		w.path = append(w.path, segment{key: &key, index: -1})
+		if err := w.walk(ft); err != nil {
+			return err
+		}
+		w.path = w.path[:len(w.path)-1]
+	}
+	return nil
 }
 
 // concrete strips pointers. A type that decodes itself (json.Unmarshaler) is opaque (nil),
@@ -228,11 +315,4 @@ func structFields(t reflect.Type) map[string]reflect.Type {
 		out[name] = f.Type
 	}
 	return out
-}
-
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
 }
