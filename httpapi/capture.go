@@ -61,7 +61,7 @@ func (s *Server) handleAppend(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	entries, err := decodeEntries(body, id, s.now())
+	entries, err := decodeEntries(r.Context(), body, id, s.now())
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ type CaptureRequest struct {
 // handleCapture serves POST /v1/capture, the batch route the Go client's Capture uses.
 func (s *Server) handleCapture(w http.ResponseWriter, r *http.Request) error {
 	var req CaptureRequest
-	if err := decodeStrict(r.Body, &req); err != nil {
+	if err := decodeStrict(r.Context(), r.Body, &req); err != nil {
 		return err
 	}
 	if len(req.Ops) == 0 {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,8 +61,9 @@ func tooLarge(limit int64, route bool) error {
 func readAll(r io.Reader) ([]byte, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
-		if isCode(err, CodeTooLarge) {
-			return nil, err
+		var ae *annals.Error
+		if errors.As(err, &ae) {
+			return nil, err // too large, too deep, or past the deadline: the guard's own words
 		}
 		return nil, annals.Errorf(annals.EINVALID, "cannot read the request body: %v", err)
 	}
@@ -69,13 +71,13 @@ func readAll(r io.Reader) ([]byte, error) {
 }
 
 // decodeStrict decodes exactly one JSON value from r into v, refusing unknown fields (by name),
-// wrong types (naming the field) and trailing data.
-func decodeStrict(r io.Reader, v any) error {
+// wrong types (naming the field) and trailing data; its check stops when ctx ends.
+func decodeStrict(ctx context.Context, r io.Reader, v any) error {
 	body, err := readAll(r)
 	if err != nil {
 		return err
 	}
-	if err := strictjson.Check(body, v); err != nil {
+	if err := strictjson.CheckContext(ctx, body, v); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -206,7 +208,7 @@ func withoutLine(err error, prefix string) error {
 // decodeEntries reads the body of POST /v1/sessions/{id}/entries: either one JSON object
 // {"entries": [...]} or JSON Lines with one entry object per line. Every entry is decoded as an
 // entry line of the capture format for chat chatID.
-func decodeEntries(body []byte, chatID string, now time.Time) ([]*annals.Entry, error) {
+func decodeEntries(ctx context.Context, body []byte, chatID string, now time.Time) ([]*annals.Entry, error) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
 		return nil, annals.Errorf(annals.EINVALID, `the request body is empty (want {"entries": [...]} or JSON Lines of entry objects; see docs/FORMAT.md)`)
@@ -220,7 +222,7 @@ func decodeEntries(body []byte, chatID string, now time.Time) ([]*annals.Entry, 
 	}
 	if isEnvelope(trimmed) {
 		wrapped = true
-		if err := decodeStrict(bytes.NewReader(trimmed), &env); err != nil {
+		if err := decodeStrict(ctx, bytes.NewReader(trimmed), &env); err != nil {
 			return nil, err
 		}
 		if env.Entries == nil {
@@ -250,6 +252,9 @@ func decodeEntries(body []byte, chatID string, now time.Time) ([]*annals.Entry, 
 	}
 	var input bytes.Buffer
 	for i, l := range lines {
+		if err := ctx.Err(); err != nil {
+			return nil, strictjson.Stopped(ctx)
+		}
 		rewritten, err := asLine(l, "entry", chatID)
 		if err != nil {
 			return nil, annals.Errorf(annals.EINVALID, "%s%s", position(wrapped, i), annals.ErrorMessage(err))

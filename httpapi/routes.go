@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -109,15 +110,23 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 		return tooLarge(limit, own)
 	}
 	body := &limitedBody{r: r.Body, left: limit, limit: limit, route: own}
-	r.Body = body
 	ctx, cancel := r.Context(), context.CancelFunc(func() {})
 	if !rt.stream {
 		ctx, cancel = context.WithTimeout(ctx, s.cfg.RequestTimeout)
 	}
 	defer cancel()
+	guard := newBodyGuard(ctx, body, s.cfg.RequestTimeout)
+	r.Body = guard
 	err := rt.h(w, r.WithContext(ctx))
-	if err != nil && body.exceeded {
+	switch {
+	case err == nil:
+	case body.exceeded:
 		return tooLarge(limit, own)
+	case guard.err != nil:
+		// Whatever the decoder made of the failed read, the refusal is the guard's.
+		return guard.err
+	case !rt.stream && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return timedOut(s.cfg.RequestTimeout)
 	}
 	return err
 }

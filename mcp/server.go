@@ -81,6 +81,11 @@ type Session struct {
 	// AllowWrites offers the curating tools (rename, annotate, pin, archive) and lets recap and
 	// the history meta-tool store what they compute.
 	AllowWrites bool
+	// ID, when set, is the session's id on streamable HTTP: the handler picks it, to count the
+	// session before the SDK opens it. Empty lets the SDK pick.
+	ID string
+	// CallTimeout bounds each request's work (a tool call, a resource read); 0 means no bound.
+	CallTimeout time.Duration
 }
 
 // session is one connected client's view: the principal every call runs as and the service.
@@ -98,13 +103,17 @@ func (s *Server) NewMCPServer(opts Session) (*sdk.Server, error) {
 	if opts.AllowWrites {
 		ss.svc = s.cfg.Service
 	}
-	srv := sdk.NewServer(&sdk.Implementation{Name: "annals", Title: "annals history", Version: s.cfg.Version}, &sdk.ServerOptions{
+	sopts := &sdk.ServerOptions{
 		Instructions:      instructions,
 		Logger:            s.log,
 		CompletionHandler: ss.complete,
 		SchemaCache:       s.schema,
-	})
-	srv.AddReceivingMiddleware(shortErrors, s.recovered)
+	}
+	if opts.ID != "" {
+		sopts.GetSessionID = func() string { return opts.ID }
+	}
+	srv := sdk.NewServer(&sdk.Implementation{Name: "annals", Title: "annals history", Version: s.cfg.Version}, sopts)
+	srv.AddReceivingMiddleware(shortErrors, s.recovered, deadline(opts.CallTimeout))
 	var errs []error
 	ss.addReadTools(srv, &errs)
 	if opts.AllowWrites {
@@ -145,6 +154,16 @@ type HTTPOptions struct {
 	AllowWrites func(p *annals.Principal) bool
 	// SessionTimeout closes sessions idle this long; 0 means 30 minutes.
 	SessionTimeout time.Duration
+	// SessionsPerKey and Sessions cap the open sessions of one principal (its API key) and of
+	// the whole handler; 0 means DefaultSessionsPerKey and DefaultSessions. At a cap, the session
+	// idle longest is closed to make room once it has been idle for IdleUnderPressure (0:
+	// DefaultIdleUnderPressure); with none idle that long, the new session is refused (429 at
+	// the key's cap, 503 at the total) with a JSON-RPC error naming the cap, and Retry-After.
+	SessionsPerKey, Sessions int
+	IdleUnderPressure        time.Duration
+	// CallTimeout bounds the work of each request of a session (a tool call, a resource read),
+	// which runs in the session's context rather than the HTTP request's; 0 means no bound.
+	CallTimeout time.Duration
 }
 
 // HTTPHandler serves MCP over streamable HTTP. It must sit behind the transport's
@@ -156,17 +175,20 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	if opts.SessionTimeout <= 0 {
 		opts.SessionTimeout = 30 * time.Minute
 	}
+	table := newSessionTable(opts)
 	streams := sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
 		p := annals.PrincipalFromContext(r.Context())
 		if p == nil {
 			return nil
 		}
 		writes := opts.AllowWrites != nil && opts.AllowWrites(p)
-		srv, err := s.NewMCPServer(Session{Principal: p, AllowWrites: writes})
+		id, _ := r.Context().Value(newSessionIDKey{}).(string)
+		srv, err := s.NewMCPServer(Session{Principal: p, AllowWrites: writes, ID: id, CallTimeout: opts.CallTimeout})
 		if err != nil {
 			s.log.Error("mcp session", "err", err)
 			return nil
 		}
+		table.created(id, srv)
 		return srv
 	}, &sdk.StreamableHTTPOptions{SessionTimeout: opts.SessionTimeout, Logger: s.log})
 	// The SDK binds a session to TokenInfo.UserID, which only its bearer middleware can set; the
@@ -179,7 +201,8 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 		return &auth.TokenInfo{UserID: principalID(p), Expiration: time.Now().Add(24 * time.Hour)}, nil
 	}, nil)(streams)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if annals.PrincipalFromContext(r.Context()) == nil {
+		p := annals.PrincipalFromContext(r.Context())
+		if p == nil {
 			http.Error(w, "unauthenticated", http.StatusUnauthorized)
 			return
 		}
@@ -188,7 +211,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 			r = r.Clone(r.Context())
 			r.Header.Set("Authorization", "Bearer annals-local")
 		}
-		bound.ServeHTTP(w, r)
+		table.serveCounted(w, r, principalID(p), bound)
 	})
 }
 

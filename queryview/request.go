@@ -229,6 +229,9 @@ func (p *Page) UnmarshalJSON(b []byte) error {
 func decode(body io.Reader) (any, error) {
 	b, err := io.ReadAll(io.LimitReader(body, MaxBodyBytes+1))
 	if err != nil {
+		if ae := (*annals.Error)(nil); errors.As(err, &ae) {
+			return nil, err // the transport's refusal (too deep, too large, too late), in its words
+		}
 		return nil, annals.Errorf(annals.EINVALID, "cannot read the request body")
 	}
 	if len(b) > MaxBodyBytes {
