@@ -38,6 +38,8 @@ func StatusOf(code string) int {
 		return http.StatusConflict
 	case CodeTooLarge:
 		return http.StatusRequestEntityTooLarge
+	case CodeTooManyRequests:
+		return http.StatusTooManyRequests
 	case annals.EUNAVAILABLE:
 		return http.StatusServiceUnavailable
 	case annals.ENOTIMPLEMENTED:

@@ -87,7 +87,7 @@ func (s *Server) handle(pattern string, rt route) {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 	if rt.access != public {
-		p, err := s.authenticate(r)
+		p, err := s.authenticate(w, r)
 		if err != nil {
 			return err
 		}
@@ -137,27 +137,57 @@ func (s *Server) readOnlyError(pattern string) error {
 
 // authenticate returns the caller's principal: the API key's, or in local mode, for a request
 // without credentials, the local owner. Missing, malformed, unknown and revoked keys all get the
-// same 401 with no detail, so the answer says nothing about which keys exist.
-func (s *Server) authenticate(r *http.Request) (*annals.Principal, error) {
+// same 401 with no detail, so the answer says nothing about which keys exist. Each 401 counts
+// against the source address (authLimit); an address past its allowance gets 429 with
+// Retry-After, without a look at the store, unless the request carries an active key.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*annals.Principal, error) {
 	auth := r.Header.Get("Authorization")
-	if auth == "" {
-		if s.local && !s.keysActive(r.Context()) {
-			if err := localRequestAllowed(r); err != nil {
+	if auth == "" && s.local && !s.keysActive(r.Context()) {
+		if err := localRequestAllowed(r); err != nil {
+			return nil, err
+		}
+		return history.LocalOwner(), nil
+	}
+	hash := bearerHash(auth)
+	addr := sourceOf(r)
+	if wait := s.authLimit.wait(addr); wait > 0 {
+		known := false
+		if hash != nil && s.keys != nil {
+			var err error
+			if known, err = s.authLimit.isKnown(r.Context(), s.keys, hash); err != nil {
 				return nil, err
 			}
-			return history.LocalOwner(), nil
 		}
-		return nil, errUnauthorized
+		if !known {
+			return nil, s.authLimit.limitedError(w, wait)
+		}
 	}
+	p, err := s.keyPrincipal(r, hash)
+	if isCode(err, CodeUnauthorized) {
+		s.authLimit.failed(addr)
+	}
+	return p, err
+}
+
+// bearerHash is the hash of a well-formed bearer key in an Authorization value, else nil.
+func bearerHash(auth string) []byte {
 	scheme, secret, ok := strings.Cut(auth, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || s.keys == nil {
-		return nil, errUnauthorized
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return nil
 	}
 	secret = strings.TrimSpace(secret)
 	if !annals.WellFormedKeySecret(secret) {
+		return nil
+	}
+	return annals.HashKeySecret(secret)
+}
+
+// keyPrincipal is the principal of the active key whose secret hashes to hash (nil: none
+// given, or malformed).
+func (s *Server) keyPrincipal(r *http.Request, hash []byte) (*annals.Principal, error) {
+	if hash == nil || s.keys == nil {
 		return nil, errUnauthorized
 	}
-	hash := annals.HashKeySecret(secret)
 	key, err := s.keys.FindKeyByHash(r.Context(), hash)
 	if err != nil {
 		if annals.ErrorCode(err) != annals.ENOTFOUND {

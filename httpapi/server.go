@@ -77,6 +77,10 @@ type Config struct {
 	// ShutdownTimeout bounds how long Close waits for requests in flight; 0 means
 	// DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
+	// AuthFailures is how many failed authentications one source address may make per minute
+	// (and at once) before it is answered 429 with Retry-After; requests carrying an active key
+	// are served all the same. 0 means DefaultAuthFailures; a negative value turns the limit off.
+	AuthFailures int
 	// Logger receives access logs and internal errors; nil discards them.
 	Logger *slog.Logger
 	// Now is the clock for capture defaults; nil means time.Now.
@@ -101,6 +105,8 @@ type Server struct {
 	now     func() time.Time
 	mux     *http.ServeMux
 	metrics *metrics
+	// authLimit counts failed authentications per source address.
+	authLimit *authLimit
 
 	// local is set by Open when there were no active keys and the address is loopback: a
 	// request without credentials then acts as the local owner, until a key appears.
@@ -129,6 +135,9 @@ func New(cfg Config) *Server {
 	if cfg.ShutdownTimeout <= 0 {
 		cfg.ShutdownTimeout = DefaultShutdownTimeout
 	}
+	if cfg.AuthFailures == 0 {
+		cfg.AuthFailures = DefaultAuthFailures
+	}
 	s := &Server{
 		cfg:     cfg,
 		store:   cfg.Store,
@@ -138,6 +147,8 @@ func New(cfg Config) *Server {
 		log:     cfg.Logger,
 		now:     cfg.Now,
 		metrics: newMetrics(),
+		// A negative AuthFailures is stored as is: the limit treats it as off.
+		authLimit: newAuthLimit(cfg.AuthFailures),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
