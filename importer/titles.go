@@ -34,10 +34,18 @@ type TitleReplacer interface {
 	ReplaceDerivedTitle(ctx context.Context, chatID, title string) (bool, error)
 }
 
+// ChatTitleStore is what StoreTitles reads and writes: a chat by id, and its title. A chat
+// store is one; so is an adapter over a history service (the command line importing through a
+// server).
+type ChatTitleStore interface {
+	FindChatByID(ctx context.Context, id string) (*annals.Chat, error)
+	UpdateChat(ctx context.Context, ref annals.ChatRef, upd annals.ChatUpdate) (*annals.Chat, error)
+}
+
 // StoreTitles is a TitleSetter and TitleReplacer over a chat store. Clean, when set, is
 // applied to every title before it is compared and stored (the command line redacts with it).
 type StoreTitles struct {
-	Store annals.ChatStore
+	Store ChatTitleStore
 	Clean func(string) string
 }
 

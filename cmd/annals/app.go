@@ -80,6 +80,12 @@ func (m *Main) dbPath(flagValue string) (string, error) {
 	if v := m.Getenv("ANNALS_DB"); v != "" {
 		return v, nil
 	}
+	return m.defaultDBPath()
+}
+
+// defaultDBPath is the default database file: $XDG_DATA_HOME/annals/annals.db, else
+// ~/.local/share/annals/annals.db.
+func (m *Main) defaultDBPath() (string, error) {
 	if v := m.Getenv("XDG_DATA_HOME"); v != "" && filepath.IsAbs(v) {
 		return filepath.Join(v, "annals", "annals.db"), nil
 	}

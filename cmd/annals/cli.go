@@ -19,6 +19,10 @@ type command struct {
 	run     func(ctx context.Context, m *Main, args []string) error
 	// complete names what the command's arguments are, for shell completion.
 	complete argKind
+	// localOnly commands work on a local database itself (its keys, schema, files, or serving
+	// it): with a server configured (--server, ANNALS_SERVER) they refuse rather than quietly
+	// use the local database.
+	localOnly bool
 }
 
 // argKind is what a command's positional arguments are.
@@ -32,28 +36,28 @@ const (
 
 func (m *Main) commands() []command {
 	return []command{
-		{"ingest", "read chats, entries, runs and truncations in the capture format (JSON Lines)", runIngest, argsNone},
-		{"import", "import the histories agent tools keep (Claude Code, Codex, Gemini CLI, Aider, ...)", runImport, argsNone},
-		{"list", "list chats, pinned first, then most recent activity", runList, argsNone},
-		{"search", "find chats by title, description, summary, tags and transcript", runSearch, argsNone},
-		{"show", "print one chat's transcript", runShow, argsChatID},
-		{"export", "export one chat as Markdown or JSON", runExport, argsChatID},
-		{"rename", "set a chat's title", runRename, argsChatID},
-		{"tag", "replace a chat's tags or set its description", runTag, argsChatThenTags},
-		{"pin", "pin or unpin a chat", runPin, argsChatID},
-		{"archive", "archive or restore a chat", runArchive, argsChatID},
-		{"recap", "summarise a chat and store the summary", runRecap, argsChatID},
-		{"resume", "print the source tool's command to continue a chat", runResume, argsChatID},
-		{"related", "find chats close in meaning to a chat or text", runRelated, argsChatID},
-		{"delete", "delete a chat and everything it holds", runDelete, argsChatID},
-		{"redact", "re-apply redaction rules to stored data", runRedact, argsNone},
-		{"bench", "generate corpora and run benchmarks", runBench, argsNone},
-		{"migrate", "create or upgrade the database schema and print its version", runMigrate, argsNone},
-		{"copy", "copy a whole history between databases (SQLite, PostgreSQL)", runCopy, argsNone},
-		{"serve", "serve the history API over HTTP (docs/HTTP.md)", runServe, argsNone},
-		{"mcp", "serve the history to an agent over MCP on stdio (docs/MCP.md)", runMCP, argsNone},
-		{"keys", "create, list and revoke the server's API keys", runKeys, argsNone},
-		{"version", "print the version", runVersion, argsNone},
+		{"ingest", "read chats, entries, runs and truncations in the capture format (JSON Lines)", runIngest, argsNone, false},
+		{"import", "import the histories agent tools keep (Claude Code, Codex, Gemini CLI, Aider, ...)", runImport, argsNone, false},
+		{"list", "list chats, pinned first, then most recent activity", runList, argsNone, false},
+		{"search", "find chats by title, description, summary, tags and transcript", runSearch, argsNone, false},
+		{"show", "print one chat's transcript", runShow, argsChatID, false},
+		{"export", "export one chat as Markdown or JSON", runExport, argsChatID, false},
+		{"rename", "set a chat's title", runRename, argsChatID, false},
+		{"tag", "replace a chat's tags or set its description", runTag, argsChatThenTags, false},
+		{"pin", "pin or unpin a chat", runPin, argsChatID, false},
+		{"archive", "archive or restore a chat", runArchive, argsChatID, false},
+		{"recap", "summarise a chat and store the summary", runRecap, argsChatID, false},
+		{"resume", "print the source tool's command to continue a chat", runResume, argsChatID, false},
+		{"related", "find chats close in meaning to a chat or text", runRelated, argsChatID, false},
+		{"delete", "delete a chat and everything it holds", runDelete, argsChatID, false},
+		{"redact", "re-apply redaction rules to stored data", runRedact, argsNone, true},
+		{"bench", "generate corpora and run benchmarks", runBench, argsNone, true},
+		{"migrate", "create or upgrade the database schema and print its version", runMigrate, argsNone, true},
+		{"copy", "copy a whole history between databases (SQLite, PostgreSQL)", runCopy, argsNone, true},
+		{"serve", "serve the history API over HTTP (docs/HTTP.md)", runServe, argsNone, true},
+		{"mcp", "serve the history to an agent over MCP on stdio (docs/MCP.md)", runMCP, argsNone, false},
+		{"keys", "create, list and revoke the server's API keys", runKeys, argsNone, true},
+		{"version", "print the version", runVersion, argsNone, false},
 	}
 }
 
@@ -131,6 +135,9 @@ func (m *Main) subcommand(ctx context.Context, c command) *cobra.Command {
 		SilenceErrors:      true,
 		SilenceUsage:       true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if c.localOnly && m.Getenv("ANNALS_SERVER") != "" && !helpAsked(args) {
+				return needsLocal(c.name)
+			}
 			err := c.run(ctx, m, args)
 			if errors.Is(err, pflag.ErrHelp) {
 				return nil
@@ -161,9 +168,9 @@ func (m *Main) usage(w io.Writer) {
 	fmt.Fprintln(w, "$XDG_DATA_HOME/annals/annals.db, else ~/.local/share/annals/annals.db.")
 	fmt.Fprintln(w, "Configuration (YAML) is read from --config, $ANNALS_CONFIG, else")
 	fmt.Fprintln(w, "$XDG_CONFIG_HOME/annals/config.yaml or ~/.config/annals/config.yaml (docs/CONFIG.md).")
-	fmt.Fprintln(w, "annals --server URL --key KEY <command> (or $ANNALS_SERVER, $ANNALS_KEY) runs list,")
-	fmt.Fprintln(w, "search, show, export, rename, tag, pin, archive, recap, related, delete and ingest")
-	fmt.Fprintln(w, "against an annals server instead of a local database (docs/HTTP.md).")
+	fmt.Fprintln(w, "annals --server URL --key KEY <command> (or $ANNALS_SERVER, $ANNALS_KEY) runs the")
+	fmt.Fprintln(w, "history commands, ingest, import and mcp against an annals server instead of a local")
+	fmt.Fprintln(w, "database (docs/HTTP.md); serve, keys, migrate, copy, bench and redact refuse it.")
 	fmt.Fprintln(w, "A chat id may be given whole, as a unique prefix, or as the source tool's own id")
 	fmt.Fprintln(w, "(7f3c2a10 finds claude-code:7f3c2a10-...). Exit codes: 0 ok, 1 error, 2 usage, 3 not found.")
 	fmt.Fprintln(w, "Run 'annals <command> --help' for a command's flags, 'annals --version' for the version.")
@@ -188,17 +195,26 @@ func (m *Main) parse(fs *pflag.FlagSet, args []string) error {
 		m.described = fs
 		return errDescribed
 	}
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if a == "-h" || a == "--help" || a == "-help" {
-			fs.Usage()
-			return pflag.ErrHelp
-		}
+	if helpAsked(args) {
+		fs.Usage()
+		return pflag.ErrHelp
 	}
 	if err := fs.Parse(args); err != nil {
 		return usagef("%s: %v (run 'annals %s --help')", fs.Name(), err, fs.Name())
 	}
 	return nil
+}
+
+// helpAsked reports whether args ask for help (-h, --help) before any "--", or a command's
+// help subcommand (annals keys help).
+func helpAsked(args []string) bool {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "-h" || a == "--help" || a == "-help", i == 0 && a == "help":
+			return true
+		}
+	}
+	return false
 }

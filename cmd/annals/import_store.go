@@ -6,6 +6,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/importer"
+	"github.com/annals-dev/annals/redact"
 )
 
 // importStore joins the redacting capture path and the store's import state.
@@ -58,16 +59,51 @@ func (noImportState) ChatIDBySourceID(_ context.Context, id string) (string, err
 	return "", annals.Errorf(annals.ENOTFOUND, "no chat holds source id %s", id)
 }
 
-// importTitles gives an imported chat the title its source named, unless a person gave it one;
-// a derived title (the first prompt) gives way to the source's. Titles are redacted like every
+// importSink is where an import writes: the capture path, the import state, and the chats it
+// titles. Locally all three are the database; through --server the first and last are the
+// server and the state is a local file (import_server.go).
+type importSink struct {
+	// ctx carries the principal: the CLI's locally, none through a server (the key decides).
+	ctx     context.Context
+	capture annals.CaptureStore
+	// state is nil for a dry run before the first import (there is nothing to read).
+	state    annals.ImportStateStore
+	chats    importer.ChatTitleStore
+	redactor *redact.Redactor
+}
+
+// localImportSink is the sink of an app over a local database.
+func localImportSink(a *app) (*importSink, error) {
+	state, ok := a.store.(annals.ImportStateStore)
+	if !ok {
+		return nil, annals.Errorf(annals.EINVALID, "import needs a database that keeps import state (a SQLite database); this one does not")
+	}
+	return &importSink{ctx: a.ctx, capture: a.capture, state: state, chats: a.store, redactor: a.redactor}, nil
+}
+
+// openImport opens where annals import writes: the local database, or the server named by
+// --server or ANNALS_SERVER with the import state in a local file of its own.
+func (m *Main) openImport(ctx context.Context, c *common, readOnly bool) (*importSink, error) {
+	if m.Getenv("ANNALS_SERVER") != "" {
+		return m.openServerImport(ctx, c, readOnly)
+	}
+	a, err := m.open(ctx, c, readOnly)
+	if err != nil {
+		return nil, err
+	}
+	return localImportSink(a)
+}
+
+// titles gives an imported chat the title its source named, unless a person gave it one; a
+// derived title (the first prompt) gives way to the source's. Titles are redacted like every
 // other imported text.
-func importTitles(a *app) *importer.StoreTitles {
+func (s *importSink) titles() *importer.StoreTitles {
 	clean := func(s string) string { return s }
-	if a.redactor != nil {
-		clean = func(s string) string {
-			out, _ := a.redactor.RedactText(s)
+	if s.redactor != nil {
+		clean = func(t string) string {
+			out, _ := s.redactor.RedactText(t)
 			return out
 		}
 	}
-	return &importer.StoreTitles{Store: a.store, Clean: clean}
+	return &importer.StoreTitles{Store: s.chats, Clean: clean}
 }

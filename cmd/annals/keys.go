@@ -42,9 +42,8 @@ func runKeys(ctx context.Context, m *Main, args []string) error {
 }
 
 // openKeys opens the local database's key store: keys live with the data they guard, never
-// behind --server.
+// behind --server (the command refuses a configured server; cli.go).
 func (m *Main) openKeys(ctx context.Context, c *common) (annals.KeyStore, error) {
-	c.local = true
 	a, err := m.open(ctx, c, false)
 	if err != nil {
 		return nil, err

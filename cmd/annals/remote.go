@@ -11,9 +11,10 @@ import (
 
 // Client mode: `annals --server URL --key KEY <command>` (or ANNALS_SERVER and ANNALS_KEY) runs
 // a command against an annals server instead of a local database. The history commands (list,
-// search, show, export, rename, tag, pin, archive, recap, related, delete) and ingest behave as
-// they do locally; the server decides who the caller is from the key. Commands that need the
-// database itself (serve, keys, redact --rescan, related --backfill, bench) refuse or ignore it.
+// search, show, export, rename, tag, pin, archive, recap, resume, related, delete), ingest,
+// import (import_remote.go) and mcp behave as they do locally; the server decides who the caller
+// is from the key. Commands that need the database itself refuse: the localOnly commands
+// (cli.go) before they run, related --backfill through remoteService.
 
 // historyAPI is what commands call: the typed history service (*history.Service locally, the
 // HTTP client against a server) and the embedding backfill, which only a local database can do.
