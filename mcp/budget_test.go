@@ -173,7 +173,7 @@ func TestAroundSeqWindowHoldsItsEntry(t *testing.T) {
 	}
 	withinBudget(t, "window", w)
 	c, _ := w.data["next_cursor"].(string)
-	if c == "" || !strings.Contains(w.text, `"cursor":"`+c+`"`) {
+	if c == "" || !strings.Contains(w.text, fmt.Sprintf("with cursor %q", c)) {
 		t.Fatalf("a window cut by the budget names its follow-up call: %v %s", c, w.text)
 	}
 	n := callTool(t, cs, "history_read", map[string]any{"id": "bigwin", "cursor": c})

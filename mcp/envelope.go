@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -37,9 +38,10 @@ func (ss *session) envelope(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 		return errorResult(ss.fail(err)), nil
 	}
 	note := ss.boundEnvelope(out)
-	text := string(marshal(out))
-	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: untrusted(text)}}, StructuredContent: out}
-	if !ss.fits(untrusted(text)+note, out) {
+	shown := inertAnswer(out)
+	text := string(marshal(shown))
+	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: untrusted(text)}}, StructuredContent: shown}
+	if !ss.fits(untrusted(text)+note, shown) {
 		// Nothing left to cut by field: the text is cut in the middle and stands alone.
 		text = middle(text, ss.budget/2, "narrow the request: a smaller limit, or history_read for one session")
 		res.Content[0] = &sdk.TextContent{Text: untrusted(text)}
@@ -49,6 +51,74 @@ func (ss *session) envelope(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 		res.Content = append(res.Content, &sdk.TextContent{Text: note})
 	}
 	return res, nil
+}
+
+// inertAnswer is an envelope answer as the meta-tool shows it: its JSON, in the envelope's own
+// field order, with every string value passed through inert as the other tools pass theirs,
+// except the ids and cursors a caller sends back as they came.
+func inertAnswer(out any) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(marshal(out)))
+	dec.UseNumber() // numbers stay exact
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	// One level per open container: an object's current key (its values are named by it) and
+	// whether a key comes next; an array's values are named by the key the array is under.
+	type level struct {
+		object, wantKey bool
+		name            string
+	}
+	stack := []level{{}}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break // io.EOF: marshal wrote one whole value
+		}
+		top := &stack[len(stack)-1]
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			b.WriteByte(byte(d))
+			stack = stack[:len(stack)-1]
+			if parent := &stack[len(stack)-1]; parent.object {
+				parent.wantKey = true
+			}
+			continue
+		}
+		if n := b.Len(); n > 0 && !bytes.ContainsAny(b.Bytes()[n-1:], "{[:") {
+			b.WriteByte(',')
+		}
+		if s, ok := tok.(string); ok && top.object && top.wantKey {
+			writeJSON(enc, &b, s)
+			b.WriteByte(':')
+			top.name, top.wantKey = s, false
+			continue
+		}
+		switch v := tok.(type) {
+		case json.Delim: // '{' or '['
+			b.WriteByte(byte(v))
+			stack = append(stack, level{object: v == '{', wantKey: v == '{', name: top.name})
+			continue
+		case string:
+			switch top.name {
+			case "id", "session_id", "chat_id", "next_cursor":
+				writeJSON(enc, &b, v)
+			default:
+				writeJSON(enc, &b, inert(v))
+			}
+		default:
+			writeJSON(enc, &b, v)
+		}
+		if top.object {
+			top.wantKey = true
+		}
+	}
+	return json.RawMessage(b.Bytes())
+}
+
+// writeJSON appends the JSON of one token without HTML escaping and without the encoder's
+// newline.
+func writeJSON(enc *json.Encoder, b *bytes.Buffer, v any) {
+	_ = enc.Encode(v) // strings, numbers, booleans and null always encode
+	b.Truncate(b.Len() - 1)
 }
 
 // boundEnvelope shortens an answer in place until it fits the budget: long fields of chats and
@@ -133,7 +203,7 @@ func (ss *session) boundView(view *annals.ChatView, fits func() bool) string {
 	}
 	view.HasMore, view.NextCursor = true, ""
 	last := all[n-1].Seq
-	return fmt.Sprintf("Only entries up to #%d fit the budget: continue with {\"op\":\"get\",\"session_id\":%q,\"after_seq\":%d}.", last, view.Chat.ID, last)
+	return fmt.Sprintf("Only entries up to #%d fit the budget: continue with the same op and session_id and \"after_seq\":%d.", last, last)
 }
 
 // cutChat shortens a chat's free-text fields to at most n bytes each and its tags to 16, in

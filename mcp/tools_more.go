@@ -87,19 +87,19 @@ func (ss *session) recap(ctx context.Context, _ *sdk.CallToolRequest, in recapIn
 	if err != nil {
 		return nil, nil, ss.fail(err)
 	}
-	out := &RecapOut{ID: chat.ID, Title: oneLine(titleOf(chat), lineBytes), Stored: stored, Notice: notice}
+	out := &RecapOut{ID: chat.ID, Title: inert(oneLine(titleOf(chat), lineBytes)), Stored: stored, Notice: notice}
 	if chat.SummaryUpdatedAt != nil {
 		out.UpdatedAt = stamp(*chat.SummaryUpdatedAt)
 	}
 	render := func() string {
-		return fmt.Sprintf("history_recap: session %s.\n%s", out.ID, untrusted("title: "+out.Title+"\n"+out.Summary))
+		return "history_recap:\n" + untrusted("session: "+out.ID+"\ntitle: "+out.Title+"\n"+out.Summary)
 	}
 	more := "history_read reads the session itself"
 	cut := fitCut(256, len(summary), func(n int) bool {
-		out.Summary = middle(summary, n, more)
+		out.Summary = inert(middle(summary, n, more))
 		return ss.fits(render(), out)
 	})
-	out.Summary = middle(summary, cut, more)
+	out.Summary = inert(middle(summary, cut, more))
 	return textResult(render()), out, nil
 }
 

@@ -86,7 +86,7 @@ func (ss *session) read(ctx context.Context, _ *sdk.CallToolRequest, in readIn) 
 	if err != nil {
 		return nil, nil, ss.fail(err)
 	}
-	out := &ReadOut{ID: view.Chat.ID, Title: oneLine(titleOf(view.Chat), lineBytes), TotalEntries: view.Chat.Totals.Entries, Mode: "full", Resource: ChatURI(view.Chat.ID), Notice: notice}
+	out := &ReadOut{ID: view.Chat.ID, Title: inert(oneLine(titleOf(view.Chat), lineBytes)), TotalEntries: view.Chat.Totals.Entries, Mode: "full", Resource: ChatURI(view.Chat.ID), Notice: notice}
 	if in.Mode == "overview" {
 		out.Mode = "overview"
 	}
@@ -121,13 +121,13 @@ func (ss *session) entryLine(chatID string, e *annals.Entry, mode string, limit 
 	}
 	if mode == "overview" {
 		if e.Tool == nil {
-			l.Text = oneLine(e.Text, 100)
+			l.Text = inert(oneLine(e.Text, 100))
 		}
 		return l
 	}
 	body := entryBody(e)
-	l.Text = middle(body, limit, call("history_read", map[string]any{"id": chatID, "seq": e.Seq}))
-	l.Cut = len(l.Text) < len(body)
+	text := middle(body, limit, call("history_read", map[string]any{"id": chatID, "seq": e.Seq}))
+	l.Text, l.Cut = inert(text), len(text) < len(body)
 	return l
 }
 
@@ -175,13 +175,11 @@ func (ss *session) fitEntries(out *ReadOut, lines []EntryLine, centre int) (int,
 // shrinkEntry cuts the one entry of a page until the page fits: a field of HTML or escape
 // codes can cost several times its length on the wire.
 func (ss *session) shrinkEntry(out *ReadOut, e *annals.Entry) {
-	body := entryBody(e)
 	cut := fitCut(256, len(out.Entries[0].Text), func(n int) bool {
 		out.Entries[0] = ss.entryLine(out.ID, e, out.Mode, n)
 		return ss.fits(renderRead(out), out)
 	})
 	out.Entries[0] = ss.entryLine(out.ID, e, out.Mode, cut)
-	out.Entries[0].Cut = len(out.Entries[0].Text) < len(body)
 }
 
 // readEntry reads one entry whole, a budget's worth at a time from Offset.
@@ -203,15 +201,16 @@ func (ss *session) readEntry(ctx context.Context, in readIn) (*sdk.CallToolResul
 	}
 	start := len(body) - validSuffix(body, len(body)-in.Offset) // a rune boundary at or after Offset
 	out := &ReadOut{
-		ID: view.Chat.ID, Title: oneLine(titleOf(view.Chat), lineBytes), TotalEntries: view.Chat.Totals.Entries, Mode: "entry",
+		ID: view.Chat.ID, Title: inert(oneLine(titleOf(view.Chat), lineBytes)), TotalEntries: view.Chat.Totals.Entries, Mode: "entry",
 		Offset: start, EntryBytes: len(body), Resource: ChatURI(view.Chat.ID), Notice: notice,
 	}
 	l := ss.entryLine(out.ID, e, "overview", 0)
 	part := func(n int) {
-		l.Text = cutValid(body[start:], n)
+		raw := cutValid(body[start:], n)
+		l.Text = inert(raw)
 		out.Entries = []EntryLine{l}
 		out.NextOffset = 0
-		if end := start + len(l.Text); end < len(body) {
+		if end := start + len(raw); end < len(body) {
 			out.NextOffset = end
 		}
 	}
@@ -220,19 +219,27 @@ func (ss *session) readEntry(ctx context.Context, in readIn) (*sdk.CallToolResul
 	return textResult(renderRead(out)), out, nil
 }
 
+// renderRead is a read answer as the model reads it. The session id is the caller's (or the
+// transcript's) text, so it goes inside the untrusted block with the title, never in the
+// header or the hints, which say "the same call" instead.
 func renderRead(out *ReadOut) string {
 	var b strings.Builder
+	var body strings.Builder
+	fmt.Fprintf(&body, "session: %s\ntitle: %s\n", out.ID, out.Title)
 	switch {
 	case out.Mode == "entry":
-		fmt.Fprintf(&b, "history_read: session %s, entry #%d, bytes %d to %d of %d.\n", out.ID, out.Entries[0].Seq, out.Offset, out.Offset+len(out.Entries[0].Text), out.EntryBytes)
+		end := out.EntryBytes
+		if out.NextOffset > 0 {
+			end = out.NextOffset
+		}
+		fmt.Fprintf(&b, "history_read: one entry, #%d, bytes %d to %d of %d.\n", out.Entries[0].Seq, out.Offset, end, out.EntryBytes)
 	case len(out.Entries) == 0:
-		fmt.Fprintf(&b, "history_read: session %s has no entries here (%d in all).", out.ID, out.TotalEntries)
+		fmt.Fprintf(&b, "history_read: the session has no entries here (%d in all).\n", out.TotalEntries)
+		b.WriteString(untrusted(strings.TrimRight(body.String(), "\n")))
 		return b.String()
 	default:
-		fmt.Fprintf(&b, "history_read (%s): session %s, entries #%d to #%d of %d.\n", out.Mode, out.ID, out.Entries[0].Seq, out.Entries[len(out.Entries)-1].Seq, out.TotalEntries)
+		fmt.Fprintf(&b, "history_read (%s): entries #%d to #%d of %d.\n", out.Mode, out.Entries[0].Seq, out.Entries[len(out.Entries)-1].Seq, out.TotalEntries)
 	}
-	var body strings.Builder
-	fmt.Fprintf(&body, "title: %s\n", out.Title)
 	for _, e := range out.Entries {
 		l := fmt.Sprintf("#%d %s", e.Seq, e.Kind)
 		if e.Tool != "" {
@@ -256,13 +263,13 @@ func renderRead(out *ReadOut) string {
 	b.WriteString(untrusted(strings.TrimRight(body.String(), "\n")))
 	switch {
 	case out.NextOffset > 0:
-		fmt.Fprintf(&b, "\nThe entry goes on: %s", call("history_read", map[string]any{"id": out.ID, "seq": out.Entries[0].Seq, "offset": out.NextOffset}))
+		fmt.Fprintf(&b, "\nThe entry goes on: the same call (same id and seq %d) with offset %d.", out.Entries[0].Seq, out.NextOffset)
 	case out.HasMore:
-		args := map[string]any{"id": out.ID, "cursor": out.NextCursor}
+		mode := ""
 		if out.Mode == "overview" {
-			args["mode"] = "overview"
+			mode = ", mode overview"
 		}
-		fmt.Fprintf(&b, "\nMore entries: %s", call("history_read", args))
+		fmt.Fprintf(&b, "\nMore entries: the same call (same id%s) with cursor %q.", mode, out.NextCursor)
 	}
 	return b.String()
 }

@@ -130,14 +130,17 @@ type SearchOut struct {
 
 func chatLine(c *annals.Chat) ChatLine {
 	l := ChatLine{
-		ID: c.ID, Title: oneLine(titleOf(c), lineBytes), LastActivity: stamp(c.LastActivity),
-		Entries: c.Totals.Entries, Status: string(c.Status), Tags: c.Tags, Pinned: c.Pinned, Archived: c.ArchivedAt != nil,
+		ID: c.ID, Title: inert(oneLine(titleOf(c), lineBytes)), LastActivity: stamp(c.LastActivity),
+		Entries: c.Totals.Entries, Status: string(c.Status), Pinned: c.Pinned, Archived: c.ArchivedAt != nil,
+	}
+	for _, t := range c.Tags {
+		l.Tags = append(l.Tags, inert(t))
 	}
 	switch {
 	case c.Summary != "":
-		l.Summary = oneLine(c.Summary, lineBytes)
+		l.Summary = inert(oneLine(c.Summary, lineBytes))
 	case c.Description != "":
-		l.Summary = oneLine(c.Description, lineBytes)
+		l.Summary = inert(oneLine(c.Description, lineBytes))
 	}
 	return l
 }
@@ -158,7 +161,7 @@ func (l ChatLine) shrunk() ChatLine {
 }
 
 func (l ChatLine) render(b *strings.Builder) {
-	fmt.Fprintf(b, "- %s · %q · %d entries · last active %s", l.ID, l.Title, l.Entries, l.LastActivity)
+	fmt.Fprintf(b, "- %s · \"%s\" · %d entries · last active %s", l.ID, l.Title, l.Entries, l.LastActivity)
 	if l.Status != "" {
 		b.WriteString(" · " + l.Status)
 	}
@@ -224,7 +227,7 @@ func searchLines(page *annals.SearchPage) ([]ChatLine, []EntryHitLine) {
 		l := chatLine(h.Chat)
 		l.Matches, l.Score = h.Matches, h.Score
 		for _, s := range h.Snippets {
-			l.Snippets = append(l.Snippets, SnippetLine{Seq: s.Seq, Kind: string(s.Kind), Tool: s.Tool, Text: oneLine(s.Text, snippetBytes)})
+			l.Snippets = append(l.Snippets, SnippetLine{Seq: s.Seq, Kind: string(s.Kind), Tool: inert(s.Tool), Text: inert(oneLine(s.Text, snippetBytes))})
 		}
 		if l.Summary == "" && len(l.Snippets) > 0 {
 			l.Summary = oneLine(strings.NewReplacer(markOpen, "", markClose, "").Replace(l.Snippets[0].Text), lineBytes)
@@ -234,9 +237,9 @@ func searchLines(page *annals.SearchPage) ([]ChatLine, []EntryHitLine) {
 	var entries []EntryHitLine
 	for _, h := range page.Entries {
 		e := h.Entry
-		l := EntryHitLine{ChatID: e.ChatID, Seq: e.Seq, Kind: string(e.Kind), Time: stamp(e.Time), Snippet: oneLine(h.Snippet, snippetBytes)}
+		l := EntryHitLine{ChatID: e.ChatID, Seq: e.Seq, Kind: string(e.Kind), Time: stamp(e.Time), Snippet: inert(oneLine(h.Snippet, snippetBytes))}
 		if e.Tool != nil {
-			l.Tool = e.Tool.Name
+			l.Tool = inert(e.Tool.Name)
 		}
 		entries = append(entries, l)
 	}
@@ -357,7 +360,9 @@ func (s *Server) fail(err error) error {
 	if code == annals.EINTERNAL {
 		s.log.Error("mcp tool call failed", "err", annals.ErrorDetail(err))
 	}
-	msg := annals.ErrorMessage(err)
+	// A message may repeat what the caller passed (an id, a cursor): it gets the same treatment
+	// as every other caller-derived string.
+	msg := inert(annals.ErrorMessage(err))
 	if code == annals.ENOTFOUND {
 		return fmt.Errorf("not found: %s (no such session in your scope; history_list or history_search find ids)", msg)
 	}

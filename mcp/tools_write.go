@@ -46,7 +46,8 @@ func (ss *session) curated(verb string, chat *annals.Chat, err error) (*sdk.Call
 	l := chatLine(chat)
 	var body strings.Builder
 	l.render(&body)
-	return textResult(fmt.Sprintf("%s session %s.\n%s", verb, chat.ID, untrusted(strings.TrimRight(body.String(), "\n")))), &ChatOut{Chat: l, Notice: notice}, nil
+	// The session's id, like its title, goes inside the block (it is the caller's text).
+	return textResult(fmt.Sprintf("%s the session:\n%s", verb, untrusted(strings.TrimRight(body.String(), "\n")))), &ChatOut{Chat: l, Notice: notice}, nil
 }
 
 func (ss *session) rename(ctx context.Context, _ *sdk.CallToolRequest, in renameIn) (*sdk.CallToolResult, *ChatOut, error) {
