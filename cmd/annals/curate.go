@@ -128,18 +128,19 @@ func runPin(ctx context.Context, m *Main, args []string) error {
 }
 
 func runArchive(ctx context.Context, m *Main, args []string) error {
-	fs := m.flagSet("archive", "[flags] CHAT_ID", "Archive a chat (hidden from list unless --archived); --restore brings it back.")
+	fs := m.flagSet("archive", "[flags] CHAT_ID", "Archive a chat (hidden from list unless --archived); --off brings it back, as pin --off unpins.")
 	c := commonFlags(fs)
 	asJSON := fs.Bool("json", false, "print the updated chat as JSON")
 	scope := fs.String("scope", "", "scope to find the chat in")
-	restore := fs.Bool("restore", false, "restore an archived chat")
+	off := fs.Bool("off", false, "restore an archived chat")
+	restore := fs.Bool("restore", false, "the same as --off")
 	if err := m.parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return usagef("archive needs exactly one chat id")
 	}
-	archived := !*restore
+	archived := !*off && !*restore
 	return m.byID(ctx, c, *asJSON, *scope, fs.Arg(0), func(a *app, sel annals.ChatSelector) (any, error) {
 		return chatAnswer(a.svc.ArchiveChat(a.ctx, sel, archived))
 	}, func(out any) string {

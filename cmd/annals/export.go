@@ -47,6 +47,10 @@ func runExport(ctx context.Context, m *Main, args []string) error {
 			return fmt.Errorf("cannot write %s: %w", *out, err)
 		}
 		defer f.Close()
+		// An existing file keeps its mode on open: the transcript is private all the same.
+		if err := f.Chmod(0o600); err != nil {
+			return fmt.Errorf("cannot make %s private: %w", *out, err)
+		}
 		w = f
 	}
 	if *format == "markdown" {

@@ -86,6 +86,10 @@ func reportUnknown(w io.Writer, unknown []string) {
 			fmt.Fprintf(w, "annals: ... and %d more files that no format reads; skipped\n", len(unknown)-maxUnknownShown)
 			return
 		}
+		if isCaptureFormat(u) {
+			fmt.Fprintf(w, "annals: %s: the capture format, which 'annals ingest %s' reads; skipped\n", u, u)
+			continue
+		}
 		fmt.Fprintf(w, "annals: %s: not a format annals imports; skipped\n", u)
 	}
 }

@@ -60,6 +60,9 @@ func runIngest(ctx context.Context, m *Main, args []string) error {
 		if report != nil && report.Batches > 0 {
 			fmt.Fprintf(m.Stderr, "annals: %d batches (%d entries) were committed before the failure; fix the input and ingest it again: committed records are skipped\n", report.Batches, report.EntriesAppended)
 		}
+		if format := importFormatOf(fs.Arg(0)); fs.NArg() == 1 && format != "" && report.Batches == 0 {
+			return usagef("%s is a %s file, not the capture format: import it with 'annals import --format %s %s'", name, format, format, name)
+		}
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if err := m.optimizeAfterBulkLoad(ctx, a, report.EntriesAppended); err != nil {
