@@ -94,21 +94,18 @@ func (s *Service) writable(op string) error {
 	return nil
 }
 
-// fetch resolves the scope, fetches the chat and folds "outside scope" into the same opaque
-// not-found as "missing": one fetch either way, the same code and the same message. op names
-// the operation in the message about a missing id.
+// fetch resolves the scope, finds the chat the caller's id names (findChat: the id, what people
+// paste, a unique prefix or the source tool's own id, within the scope only) and folds "outside
+// scope" into the same opaque not-found as "missing": the same lookups either way, the same code
+// and the same message. op names the operation in the message about a missing id. Every by-id
+// read, curation and delete comes through here; capture never does (a new chat's id is taken
+// as given).
 func (s *Service) fetch(ctx context.Context, op string, sel annals.ChatSelector) (*annals.Chat, *Resolved, error) {
 	res, err := Resolve(ctx, string(sel.Scope))
 	if err != nil {
 		return nil, nil, err
 	}
-	if sel.ID == "" {
-		return nil, nil, annals.Errorf(annals.EINVALID, "session_id is required for op %s", op)
-	}
-	chat, err := s.store.FindChatByID(ctx, sel.ID)
-	if annals.ErrorCode(err) == annals.ENOTFOUND || (err == nil && !res.Owner.Matches(chat)) {
-		return nil, nil, annals.NotFound(sel.ID)
-	}
+	chat, err := s.findChat(ctx, op, res, sel.ID)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -48,6 +48,7 @@ func Run(t *testing.T, open Opener) {
 		{"Delete", testDelete},
 		{"Redaction", testRedaction},
 		{"TagsAreRedacted", testTagsAreRedacted},
+		{"ChatIDsAsPeopleHaveThem", testChatIDsAsPeopleHaveThem},
 		{"Envelope", testEnvelope},
 		{"QueryView", testQueryView},
 		{"ViewService", testViewService},

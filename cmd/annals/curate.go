@@ -11,25 +11,35 @@ import (
 )
 
 // byID runs a one-chat op of the history service on the chat the user named (a full id, a
-// unique prefix or the source tool's own id) and prints the answer (or JSON).
+// unique prefix, the source tool's own id or a pasted transcript path: the service resolves it)
+// and prints the answer (or JSON). An id the service refuses as invalid (ambiguous, empty) is a
+// usage mistake.
 func (m *Main) byID(ctx context.Context, c *common, asJSON bool, scope, given string, op func(a *app, sel annals.ChatSelector) (any, error), say func(out any) string) error {
 	a, err := m.openRead(ctx, c)
 	if err != nil {
 		return err
 	}
-	id, err := resolveID(a, scope, given)
+	out, err := op(a, annals.ChatSelector{Scope: annals.Scope(scope), ID: given})
 	if err != nil {
-		return err
-	}
-	out, err := op(a, annals.ChatSelector{Scope: annals.Scope(scope), ID: id})
-	if err != nil {
-		return err
+		return invalidIsUsage(err)
 	}
 	if asJSON {
 		return json.NewEncoder(m.Stdout).Encode(out)
 	}
 	_, err = fmt.Fprintln(m.human(), say(out))
 	return err
+}
+
+// fullID returns sel naming its chat by the full id the service resolves the given one to (a
+// prefix, the source tool's own id, a pasted path): for the commands that must know the chat
+// before they act on it.
+func fullID(a *app, sel annals.ChatSelector) (annals.ChatSelector, error) {
+	v, err := a.svc.GetChat(a.ctx, annals.GetParams{Chat: sel, Limit: 1})
+	if err != nil {
+		return sel, invalidIsUsage(err)
+	}
+	sel.ID = v.Chat.ID
+	return sel, nil
 }
 
 // chatAnswer wraps an updated chat as the envelope answers it, so --json prints the same
@@ -167,6 +177,11 @@ func runDelete(ctx context.Context, m *Main, args []string) error {
 		return usagef("delete is irreversible; run it again with --yes to delete %s", fs.Arg(0))
 	}
 	return m.byID(ctx, c, *asJSON, *scope, fs.Arg(0), func(a *app, sel annals.ChatSelector) (any, error) {
+		// The full id, so the answer names the chat that was deleted, not the prefix typed.
+		sel, err := fullID(a, sel)
+		if err != nil {
+			return nil, err
+		}
 		if err := a.svc.DeleteChat(a.ctx, sel); err != nil {
 			return nil, err
 		}

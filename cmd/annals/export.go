@@ -30,11 +30,11 @@ func runExport(ctx context.Context, m *Main, args []string) error {
 	if err != nil {
 		return err
 	}
-	id, err := resolveID(a, *scope, fs.Arg(0))
+	// The chat first, by the full id the service resolves: a wrong id creates no --out file.
+	sel, err := fullID(a, annals.ChatSelector{Scope: annals.Scope(*scope), ID: fs.Arg(0)})
 	if err != nil {
 		return err
 	}
-	sel := annals.ChatSelector{Scope: annals.Scope(*scope), ID: id}
 	var w io.Writer = m.Stdout
 	if *out == "" && *format == "markdown" && m.IsTerminal(m.Stdout) {
 		// Read on a terminal, the transcript's own escape sequences are shown, not run; a file or

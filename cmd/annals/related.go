@@ -51,16 +51,14 @@ func runRelated(ctx context.Context, m *Main, args []string) error {
 	params := annals.RelatedParams{Scope: annals.Scope(*scope), Query: *query, Limit: *limit, IncludeArchived: *archived}
 	switch {
 	case fs.NArg() == 1 && *query == "":
-		if params.ChatID, err = resolveID(a, *scope, fs.Arg(0)); err != nil {
-			return err
-		}
+		params.ChatID = fs.Arg(0)
 	case fs.NArg() == 0 && *query != "":
 	default:
 		return usagef("related needs one chat id or --query TEXT")
 	}
 	res, err := a.svc.FindRelated(a.ctx, params)
 	if err != nil {
-		return err
+		return invalidIsUsage(err)
 	}
 	if *asJSON {
 		return json.NewEncoder(m.Stdout).Encode(res)

@@ -33,11 +33,7 @@ func runShow(ctx context.Context, m *Main, args []string) error {
 	if err != nil {
 		return err
 	}
-	id, err := resolveID(a, *scope, fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	params := annals.GetParams{Chat: annals.ChatSelector{Scope: annals.Scope(*scope), ID: id}}
+	params := annals.GetParams{Chat: annals.ChatSelector{Scope: annals.Scope(*scope), ID: fs.Arg(0)}}
 	if *conversation {
 		params.Format = annals.ChatFormat(history.FormatConversation)
 	}
@@ -47,7 +43,7 @@ func runShow(ctx context.Context, m *Main, args []string) error {
 		params.AroundSeq, params.Context = *around, window
 		res, err := a.svc.GetChat(a.ctx, params)
 		if err != nil {
-			return err
+			return invalidIsUsage(err)
 		}
 		chat, entries = res.Chat, res.Entries
 	} else {
@@ -55,9 +51,10 @@ func runShow(ctx context.Context, m *Main, args []string) error {
 		for {
 			res, err := a.svc.GetChat(a.ctx, params)
 			if err != nil {
-				return err
+				return invalidIsUsage(err)
 			}
-			chat = res.Chat
+			// The next pages by the full id the first one was resolved to.
+			chat, params.Chat.ID = res.Chat, res.Chat.ID
 			entries = append(entries, res.Entries...)
 			if !res.HasMore {
 				break

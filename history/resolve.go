@@ -1,0 +1,160 @@
+package history
+
+import (
+	"context"
+	"path"
+	"strings"
+
+	"github.com/annals-dev/annals"
+)
+
+// maxShownMatches bounds the chats an ambiguous id lists.
+const maxShownMatches = 10
+
+// findChat turns the chat id a caller gave into the one chat in res's scope it names, the way
+// people have ids: the id itself; else what they paste (surrounding spaces, upper-case hex, a
+// Claude Code .../<uuid>.jsonl path, a Codex rollout-<time>-<uuid>.jsonl file name) reduced to
+// the id it holds; else the one chat in scope whose id starts with it or holds it right after
+// a ':' (the source tool's own id: 7f3c2a10 finds claude-code:7f3c2a10-...). Only chats in
+// scope are ever looked at or listed, so a chat outside it is exactly as not found as a missing
+// one. Several matches are an invalid error listing them; none is the usual not-found.
+func (s *Service) findChat(ctx context.Context, op string, res *Resolved, given string) (*annals.Chat, error) {
+	id := strings.TrimSpace(given)
+	if id == "" {
+		return nil, annals.Errorf(annals.EINVALID, "session_id is required for op %s (a chat's id, a unique prefix of it, or the source tool's own session id)", op)
+	}
+	if chat, err := s.inScope(ctx, res, id); chat != nil || err != nil {
+		return chat, err
+	}
+	want := pastedID(id)
+	if want != id {
+		if chat, err := s.inScope(ctx, res, want); chat != nil || err != nil {
+			return chat, err
+		}
+	}
+	if annals.ValidateID("session_id", want) != nil {
+		return nil, annals.NotFound(id)
+	}
+	chats, total, err := s.store.FindChats(ctx, annals.ChatFilter{Owner: res.Owner, IDPrefix: want, IncludeArchived: true, Limit: maxShownMatches + 1})
+	if err != nil {
+		return nil, err
+	}
+	match, err := oneMatch(id, want, chats, total)
+	if err != nil {
+		return nil, err
+	}
+	// Fetched again by its id, so a by-id op binds to the chat as a by-id fetch returns it.
+	chat, err := s.inScope(ctx, res, match)
+	if err == nil && chat == nil {
+		err = annals.NotFound(id)
+	}
+	return chat, err
+}
+
+// inScope fetches the chat with exactly this id: nil without an error when it is missing or
+// outside the scope (the two are never told apart).
+func (s *Service) inScope(ctx context.Context, res *Resolved, id string) (*annals.Chat, error) {
+	chat, err := s.store.FindChatByID(ctx, id)
+	switch {
+	case annals.ErrorCode(err) == annals.ENOTFOUND:
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case !res.Owner.Matches(chat):
+		return nil, nil
+	}
+	return chat, nil
+}
+
+// oneMatch picks the chat a prefix names among the chats in scope that match it: one whose
+// source id is exactly it, the only one, or a session whose sub-agents are all the others.
+func oneMatch(given, want string, chats []*annals.Chat, total int) (string, error) {
+	for _, c := range chats {
+		if _, native, ok := strings.Cut(c.ID, ":"); ok && native == want {
+			return c.ID, nil
+		}
+	}
+	switch len(chats) {
+	case 0:
+		return "", annals.NotFound(given)
+	case 1:
+		return chats[0].ID, nil
+	}
+	// A session and its sub-agents (claude-code:<sid> and claude-code:<sid>/sidechain-...) all
+	// match a prefix of the session id; the session itself is what was meant.
+	if total == len(chats) {
+		if base, ok := commonParent(chats); ok {
+			return base, nil
+		}
+	}
+	ids := make([]string, 0, len(chats))
+	for i, c := range chats {
+		if i == maxShownMatches {
+			ids = append(ids, "...")
+			break
+		}
+		ids = append(ids, c.ID)
+	}
+	more := ""
+	if total > len(chats) {
+		more = " (and more)"
+	}
+	return "", annals.Errorf(annals.EINVALID, "%q matches %d chats%s: %s; give more of the id", given, total, more, strings.Join(ids, ", "))
+}
+
+// commonParent returns the chat of which every other chat is a sub-chat (its id followed by
+// "/"), if there is one.
+func commonParent(chats []*annals.Chat) (string, bool) {
+	for _, p := range chats {
+		all := true
+		for _, c := range chats {
+			if c.ID != p.ID && !strings.HasPrefix(c.ID, p.ID+"/") {
+				all = false
+				break
+			}
+		}
+		if all {
+			return p.ID, true
+		}
+	}
+	return "", false
+}
+
+// uuidLen is the length of a UUID in its text form.
+const uuidLen = 36
+
+// pastedID reduces what people paste for a session to the id it holds: a transcript file's
+// path or name to its session id (Claude Code names the file <session id>.jsonl, Codex
+// rollout-<time>-<session id>.jsonl), and upper-case hex to the lower case tools write.
+func pastedID(id string) string {
+	if strings.HasSuffix(strings.ToLower(id), ".jsonl") {
+		base := path.Base(strings.ReplaceAll(id, `\`, "/"))
+		base = base[:len(base)-len(".jsonl")]
+		if strings.HasPrefix(base, "rollout-") && len(base) > uuidLen && isHexID(base[len(base)-uuidLen:]) {
+			base = base[len(base)-uuidLen:]
+		}
+		id = base
+	}
+	// The hex after the last ':' (or the whole id): 7F3C2A10-... is 7f3c2a10-....
+	head, tail := "", id
+	if i := strings.LastIndexByte(id, ':'); i >= 0 {
+		head, tail = id[:i+1], id[i+1:]
+	}
+	if isHexID(tail) {
+		tail = strings.ToLower(tail)
+	}
+	return head + tail
+}
+
+// isHexID reports whether s is hex digits and dashes only (a UUID or a prefix of one).
+func isHexID(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
