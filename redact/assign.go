@@ -178,6 +178,12 @@ func parseAssignment(s string, start, end int) (span, bool) {
 		schemed, k = v > k, v
 	}
 	a, b, quoted := valueAt(s, k)
+	// In a query string (?token=abc&page=2) an '&' ends the value; elsewhere (.env, YAML) it
+	// may be part of it: DB_PASSWORD=j3&5577oOW, password: Tr0ub4dor&3.
+	inQuery := start > 0 && (s[start-1] == '?' || s[start-1] == '&')
+	if !quoted && !inQuery {
+		b = acrossAmpersands(s, b)
+	}
 	if b <= a {
 		return span{}, false
 	}
@@ -264,6 +270,23 @@ func valueAt(s string, k int) (a, b int, quoted bool) {
 	default:
 		return k, unquotedSet.scan(s, k), false
 	}
+}
+
+// acrossAmpersands extends an unquoted value that stopped at an '&' at b over every '&' that
+// continues it: one followed by more of the value, which is not a shell's "&&" or "& " (the
+// value ends before them), an HTML entity (&amp;) or a further parameter (&page=2).
+func acrossAmpersands(s string, b int) int {
+	for b+1 < len(s) && s[b] == '&' && unquotedSet[s[b+1]] && s[b+1] != '&' {
+		next := b + 1
+		if e := identSet.scan(s, next); e > next && e < len(s) && (s[e] == '=' || s[e] == ';') {
+			return b // a parameter (&page=2) or an entity (&amp;)
+		}
+		if s[next] == '#' {
+			return b // a numeric entity (&#38;)
+		}
+		b = unquotedSet.scan(s, next)
+	}
+	return b
 }
 
 var authSchemes = []string{"bearer", "basic", "token", "digest"}

@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"encoding/base64"
+	"strings"
+)
 
 // awsPairWindow is how far from an access key id a bare 40-character secret still counts as its
 // pair (a credentials CSV row, `aws configure` output, two env lines).
@@ -369,4 +372,52 @@ func curlUserRule() rule {
 		})
 		return normalize(spans)
 	}}
+}
+
+// discordRule finds Discord bot tokens: the bot's numeric id in base64 (no padding), a dot, a
+// timestamp of six base64url characters, a dot and an HMAC of 27 or more. The anchors are the
+// base64 of an id's first digit (1 to 9) with the next digit's high bits, and the first part
+// must decode to the 17 to 20 digits of an id, which no dotted name or other base64 does.
+func discordRule() rule {
+	marker := Marker(KindDiscordToken)
+	anchors := newAnchorSet(false, "MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT")
+	return rule{anchors: anchors, find: func(t *scrub) []span {
+		s := t.s
+		var spans []span
+		anchors.each(s, func(i int, _ string) int {
+			if !boundaryBefore(s, i) {
+				return i + 2
+			}
+			e1 := alnumSet.scan(s, i)
+			if n := e1 - i; n < 23 || n > 27 || e1 >= len(s) || s[e1] != '.' || !base64Digits(s[i:e1]) {
+				return e1
+			}
+			e2 := b64urlSet.scan(s, e1+1)
+			if n := e2 - e1 - 1; n < 6 || n > 7 || e2 >= len(s) || s[e2] != '.' {
+				return e1
+			}
+			end := b64urlSet.scan(s, e2+1)
+			if end-e2-1 < 27 {
+				return e1
+			}
+			spans = append(spans, span{i, end, marker})
+			return end
+		})
+		return normalize(spans)
+	}}
+}
+
+// base64Digits reports whether seg, unpadded standard base64, decodes to 17 to 20 ASCII digits:
+// a Discord id (a snowflake) as a token's first part writes it.
+func base64Digits(seg string) bool {
+	b, err := base64.RawStdEncoding.DecodeString(seg)
+	if err != nil || len(b) < 17 || len(b) > 20 || b[0] == '0' {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -57,6 +57,8 @@ const (
 	KindPyPIToken         = "pypi_token"          // pypi-AgEIcHlwaS5vcmc...
 	KindTelegramToken     = "telegram_token"      // <bot id>:AA...
 	KindAzureClientSecret = "azure_client_secret" // an Entra ID (Azure AD) client secret, ...8Q~...
+	KindTwilioAPIKey      = "twilio_api_key"      // SK<32 hex>
+	KindDiscordToken      = "discord_token"       // <base64 bot id>.<timestamp>.<hmac>
 	// KindSecretEnv marks an exact value of a configured secret environment variable.
 	KindSecretEnv = "secret_env"
 )
@@ -69,7 +71,7 @@ func BuiltinKinds() []string {
 		KindStripeKey, KindGoogleAPIKey, KindAWSAccessKey, KindNPMToken, KindGitLabToken,
 		KindSendGridKey, KindHuggingFaceToken, KindDigitalOceanToken, KindShopifyToken, KindMailgunKey,
 		KindDatabricksToken, KindDockerToken, KindVaultToken, KindGroqKey, KindAgeSecretKey,
-		KindGrafanaToken, KindPostmanKey, KindPyPIToken, KindTelegramToken, KindAzureClientSecret,
+		KindGrafanaToken, KindPostmanKey, KindPyPIToken, KindTwilioAPIKey, KindDiscordToken, KindTelegramToken, KindAzureClientSecret,
 		KindSlackWebhook, KindBearerToken, KindURLPassword, KindCookie, KindPassword, KindAssignment, KindAWSSecretKey,
 	}
 }

@@ -504,3 +504,28 @@ func TestPrefixedMasksAreNotTokens(t *testing.T) {
 		}
 	}
 }
+
+// The redaction findings of issue 25, as exact outputs: hyphenated sk- names stay, values with
+// '&' go whole, Twilio API keys and Discord bot tokens have rules.
+func TestIssue25RedactionFindings(t *testing.T) {
+	r := mustNew(t, redact.Config{})
+	twilio := "SK" + "0123456789abcdef0123456789abcdef"
+	discord := "MTIzNDU2Nzg5MDEyMzQ1Njc4" + ".GhIjKl." + "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_"
+	for _, tc := range []struct{ in, want string }{
+		{"ls /tmp/sk-learn-cache-dir-2024-01", "ls /tmp/sk-learn-cache-dir-2024-01"},
+		{"git clone github.com/acme/sk-dashboard-frontend-2024", "git clone github.com/acme/sk-dashboard-frontend-2024"},
+		{"task-sk-implement-feature-123 is done", "task-sk-implement-feature-123 is done"},
+		{"DB_PASSWORD=j3&5577oOWOfQaRa@qYq59FW\nDB_HOST=db", "DB_PASSWORD=[redacted:assignment]\nDB_HOST=db"},
+		{"password: Tr0ub4dor&3", "password: [redacted:assignment]"},
+		{"password: Tr0ub4dor&3&& make", "password: [redacted:assignment]&& make"},
+		{"https://x.test/cb?token=abc123XYZ789q&page=2", "https://x.test/cb?token=[redacted:assignment]&page=2"},
+		{"PASSWORD=hunter2xyz9&amp;next", "PASSWORD=[redacted:assignment]&amp;next"},
+		{"api key " + twilio + " and its secret", "api key [redacted:twilio_api_key] and its secret"},
+		{`client.run("` + discord + `")`, `client.run("[redacted:discord_token]")`},
+		{"id MTIzNDU2Nzg5MDEyMzQ1Njc4 alone", "id MTIzNDU2Nzg5MDEyMzQ1Njc4 alone"},
+	} {
+		if got, _ := r.RedactText(tc.in); got != tc.want {
+			t.Errorf("RedactText(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -108,7 +108,7 @@ func byteOccurrences(h string, c byte, fn func(i int) int) {
 // first, so a key gets its own kind before the generic bearer, URL and assignment rules see it
 // (those skip values that are already a marker).
 func builtinRules() []rule {
-	return []rule{pemRule(), jwtRule(), prefixRule(tokenRules()), telegramRule(), azureSecretRule(),
+	return []rule{pemRule(), jwtRule(), prefixRule(tokenRules()), discordRule(), telegramRule(), azureSecretRule(),
 		awsPairRule(), webhookRule(), bearerRule(), urlPasswordRule(), cookieRule(),
 		netrcRule(), mysqlPasswordRule(), curlUserRule(), assignmentRule()}
 }
@@ -133,7 +133,7 @@ type tokenRule struct {
 func tokenRules() []tokenRule {
 	return []tokenRule{
 		{kind: KindAnthropicKey, prefixes: []string{"sk-ant-"}, body: b64urlSet, min: 20, inWord: true},
-		{kind: KindOpenAIKey, prefixes: []string{"sk-"}, body: b64urlSet, min: 20, check: hasDigitOrUpper},
+		{kind: KindOpenAIKey, prefixes: []string{"sk-"}, body: b64urlSet, min: 20, check: openAIBody},
 		{kind: KindGitHubToken, prefixes: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, body: alnumSet, min: 36, inWord: true},
 		{kind: KindGitHubToken, prefixes: []string{"github_pat_"}, body: wordSet, min: 22, inWord: true},
 		{kind: KindSlackToken, prefixes: []string{"xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxe-", "xapp-"}, body: alnumDashSet, min: 10, check: hasDigit, inWord: true},
@@ -156,6 +156,7 @@ func tokenRules() []tokenRule {
 		{kind: KindGrafanaToken, prefixes: []string{"glc_"}, body: b64urlSet, min: 32, inWord: true, check: hasDigitOrUpper},
 		{kind: KindPostmanKey, prefixes: []string{"PMAK-"}, body: alnumDashSet, min: 59, inWord: true},
 		{kind: KindPyPIToken, prefixes: []string{"pypi-AgEIcHlwaS5vcmc", "pypi-AgENdGVzdC5weXBpLm9yZw"}, body: b64urlSet, min: 50, inWord: true},
+		{kind: KindTwilioAPIKey, prefixes: []string{"SK"}, body: hexSet, min: 32, exact: true, check: hasDigitAndLetter},
 	}
 }
 
@@ -253,6 +254,58 @@ func hasUpperAndLower(s string) bool {
 
 func hasDigit(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return '0' <= r && r <= '9' })
+}
+
+// openAIBody accepts the body of an sk- key: random characters, not a hyphenated name that
+// happens to start with sk- (/tmp/sk-learn-cache-dir-2024-01, sk-dashboard-frontend-2024,
+// task-sk-implement-feature-123).
+func openAIBody(body string) bool {
+	return hasDigitOrUpper(body) && !hyphenatedName(body)
+}
+
+// hyphenatedName reports a body made of words joined by '-' or '_': every part a lower-case
+// word, a number, a capitalised or upper-case word, or a short tag (v2, eu). A key's parts are
+// long runs of mixed letters and digits, so a real key never reads as one.
+func hyphenatedName(body string) bool {
+	if !strings.ContainsAny(body, "-_") {
+		return false
+	}
+	for _, part := range strings.FieldsFunc(body, func(r rune) bool { return r == '-' || r == '_' }) {
+		if len(part) > 3 && !wordPart(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// wordPart reports a part of a name: all digits, or letters in one case (Title case too).
+func wordPart(p string) bool {
+	digits, lower, upper := 0, 0, 0
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case '0' <= c && c <= '9':
+			digits++
+		case 'a' <= c && c <= 'z':
+			lower++
+		case 'A' <= c && c <= 'Z':
+			upper++
+		}
+	}
+	switch {
+	case digits == len(p):
+		return true
+	case digits > 0:
+		return false
+	case upper == 0, lower == 0:
+		return true
+	}
+	return upper == 1 && isUpper(p[0]) // Title case
+}
+
+// hasDigitAndLetter reports a hex body with both digits and letters, as 32 random hex
+// characters nearly always have.
+func hasDigitAndLetter(s string) bool {
+	return hasDigit(s) && strings.ContainsFunc(s, func(r rune) bool { return 'a' <= r && r <= 'f' })
 }
 
 // hasDigitOrUpper tells a random key body from a kebab-case word ("sk-learn-compatible-...").
