@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // aider reads Aider's chat history, .aider.chat.history.md, which Aider appends to in the root
@@ -79,14 +80,14 @@ type adState struct {
 }
 
 type adSession struct {
-	src     *Source
+	src     *reader.Source
 	pathKey string
 	st      adState
 	pending []annals.CaptureOp
 }
 
-func (aider) NewSession(src *Source, state json.RawMessage) (LineSession, error) {
-	s := &adSession{src: src, pathKey: shortHash(src.Path)[:12]}
+func (aider) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
+	s := &adSession{src: src, pathKey: reader.ShortHash(src.Path)[:12]}
 	if state != nil {
 		if err := json.Unmarshal(state, &s.st); err != nil {
 			return nil, err
@@ -102,8 +103,8 @@ var (
 	adCost   = regexp.MustCompile(`Cost: \$([\d.]+) (?:message|request)`)
 )
 
-func (s *adSession) Line(ctx context.Context, n int, raw []byte, out Output) error {
-	line := strings.TrimRight(ValidText(string(raw)), " \t")
+func (s *adSession) Line(ctx context.Context, n int, raw []byte, out reader.Output) error {
+	line := strings.TrimRight(reader.ValidText(string(raw)), " \t")
 	if s.st.Found.IsZero() && !s.st.Started {
 		s.st.Found = s.src.ModTime.UTC()
 	}
@@ -154,7 +155,7 @@ func (s *adSession) startChat(stamp string) {
 	if s.st.Dup > 0 {
 		key += fmt.Sprintf(".%d", s.st.Dup)
 	}
-	s.st.Chat = ChatID("aider", s.pathKey+":"+key)
+	s.st.Chat = reader.ChatID("aider", s.pathKey+":"+key)
 	s.st.Started = true
 	s.st.Created, s.st.Start, s.st.Blocks, s.st.Model = false, t.UTC(), 0, ""
 }
@@ -163,7 +164,7 @@ func (s *adSession) startChat(stamp string) {
 // session of its own).
 func (s *adSession) ensureChat() {
 	if s.st.Chat == "" {
-		s.st.Chat = ChatID("aider", s.pathKey+":start")
+		s.st.Chat = reader.ChatID("aider", s.pathKey+":start")
 	}
 	if s.st.Created {
 		return
@@ -208,7 +209,7 @@ func (s *adSession) endBlock() {
 		e.Kind = annals.KindAssistant
 	default:
 		e.Kind = annals.KindSystem
-		e.Metadata = Metadata(map[string]any{"aider_output": true})
+		e.Metadata = reader.Metadata(map[string]any{"aider_output": true})
 		for _, l := range lines {
 			if run := s.tokens(strings.TrimSpace(l), id); run != nil {
 				runs = append(runs, run)
@@ -227,10 +228,10 @@ func (s *adSession) tokens(line, blockID string) *annals.Run {
 	if m == nil {
 		return nil
 	}
-	run := &annals.Run{ID: SafeID(s.st.Chat+"/"+blockID, annals.MaxIDBytes), ChatID: s.st.Chat, Status: annals.StatusCompleted,
+	run := &annals.Run{ID: reader.SafeID(s.st.Chat+"/"+blockID, annals.MaxIDBytes), ChatID: s.st.Chat, Status: annals.StatusCompleted,
 		StartedAt: s.st.Start, InputTokens: adCount(m[1], m[2]), OutputTokens: adCount(m[3], m[4])}
 	if s.st.Model != "" {
-		run.Model = SafeID(s.st.Model, annals.MaxIDBytes)
+		run.Model = reader.SafeID(s.st.Model, annals.MaxIDBytes)
 	}
 	if c := adCost.FindStringSubmatch(line); c != nil {
 		run.CostUSD, _ = strconv.ParseFloat(c[1], 64)
@@ -271,7 +272,7 @@ func (s *adSession) datePreamble(stamp string) {
 	}
 }
 
-func (s *adSession) emit(out Output) error {
+func (s *adSession) emit(out reader.Output) error {
 	if s.st.Chat == "" || strings.HasSuffix(s.st.Chat, ":start") && !s.st.Started {
 		// Before the first header nothing is emitted: its time is not known yet.
 		return nil
@@ -291,7 +292,7 @@ func (s *adSession) Settled() bool { return len(s.pending) == 0 && len(s.st.Line
 
 func (s *adSession) State() (json.RawMessage, error) { return json.Marshal(s.st) }
 
-func (s *adSession) Finish(ctx context.Context, out Output) error {
+func (s *adSession) Finish(ctx context.Context, out reader.Output) error {
 	s.endBlock()
 	if !s.st.Started && len(s.pending) > 0 {
 		// No header at all: Aider wrote no time into the file, so it is dated by its

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // amp imports Sourcegraph Amp's threads: one JSON document per thread,
@@ -28,17 +29,17 @@ func (amp) DefaultPaths(home string) []string {
 }
 
 func (amp) Detect(path string, head []byte) bool {
-	if head == nil || !hasExt(path, ".json") {
+	if head == nil || !reader.HasExt(path, ".json") {
 		return false
 	}
-	f, ok := lineFields(head)
-	if !ok || !has(f, "id") || !strings.HasPrefix(fieldString(f, "id"), "T-") {
+	f, ok := reader.LineFields(head)
+	if !ok || !reader.HasFields(f, "id") || !strings.HasPrefix(reader.FieldString(f, "id"), "T-") {
 		return false
 	}
-	return has(f, "messages") || has(f, "created") || has(f, "env")
+	return reader.HasFields(f, "messages") || reader.HasFields(f, "created") || reader.HasFields(f, "env")
 }
 
-func (f amp) ParseFile(ctx context.Context, src *Source, out Output) error {
+func (f amp) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	r, err := src.Open()
 	if err != nil {
 		return fmt.Errorf("amp: %w", err)
@@ -48,32 +49,32 @@ func (f amp) ParseFile(ctx context.Context, src *Source, out Output) error {
 	if err != nil {
 		return fmt.Errorf("amp: reading %s: %w", src.Path, err)
 	}
-	doc, err := decodeObject(data)
+	doc, err := reader.DecodeObject(data)
 	if err != nil {
 		return fmt.Errorf("amp: %s is not a thread: %w", src.Path, err)
 	}
-	chatID := ChatID(f.Name(), doc.str("id"))
-	attrs := annals.Attributes{"source": f.Name(), "amp_mode": doc.str("agentMode")}
-	for _, raw := range doc.obj("env").obj("initial").arr("trees") {
-		tree, _ := decodeObject(raw)
-		if u, err := url.Parse(tree.str("uri")); err == nil && u.Scheme == "file" && attrs["cwd"] == "" {
+	chatID := reader.ChatID(f.Name(), doc.Str("id"))
+	attrs := annals.Attributes{"source": f.Name(), "amp_mode": doc.Str("agentMode")}
+	for _, raw := range doc.Obj("env").Obj("initial").Arr("trees") {
+		tree, _ := reader.DecodeObject(raw)
+		if u, err := url.Parse(tree.Str("uri")); err == nil && u.Scheme == "file" && attrs["cwd"] == "" {
 			attrs["cwd"] = u.Path
-			attrs["repository"] = tree.obj("repository").str("url")
+			attrs["repository"] = tree.Obj("repository").Str("url")
 		}
 	}
-	created := firstTime(ocTime(doc, "created"), src.ModTime.UTC())
+	created := reader.FirstTime(reader.MilliTime(doc, "created"), src.ModTime.UTC())
 	var entries []*annals.Entry
 	calls := map[string]*annals.Entry{}
-	for i, raw := range doc.arr("messages") {
-		m, err := decodeObject(raw)
+	for i, raw := range doc.Arr("messages") {
+		m, err := reader.DecodeObject(raw)
 		if err != nil {
 			out.Warnf(0, "messages[%d]: not a JSON object", i)
 			continue
 		}
-		if model := m.obj("usage").str("model"); model != "" && attrs["model"] == "" && m.str("role") == "assistant" {
-			attrs["model"] = SafeID(model, annals.MaxIDBytes)
+		if model := m.Obj("usage").Str("model"); model != "" && attrs["model"] == "" && m.Str("role") == "assistant" {
+			attrs["model"] = reader.SafeID(model, annals.MaxIDBytes)
 		}
-		id := fmt.Sprintf("m%s", firstNonEmpty(textOf(m.raw("messageId")), fmt.Sprint(i)))
+		id := fmt.Sprintf("m%s", reader.FirstNonEmpty(reader.TextOf(m.Raw("messageId")), fmt.Sprint(i)))
 		entries = append(entries, ampBlocks(m, id, created, calls, out)...)
 	}
 	for k, v := range attrs {
@@ -81,34 +82,34 @@ func (f amp) ParseFile(ctx context.Context, src *Source, out Output) error {
 			delete(attrs, k)
 		}
 	}
-	chat := &annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created, Title: Truncated(ValidText(doc.str("title")), annals.MaxTitleBytes)}
-	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
+	chat := &annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created, Title: reader.Truncated(reader.ValidText(doc.Str("title")), annals.MaxTitleBytes)}
+	if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(chat)}); err != nil {
 		return err
 	}
-	return emitEntries(chatID, entries, out)
+	return reader.EmitEntries(chatID, entries, out)
 }
 
 // ampBlocks maps one message: Amp's tool results are turned into Anthropic's shape and the
 // blocks read as Cursor's (anthropicBlocks); a run the user rejected or cancelled gives its call
 // that outcome. calls holds every call of the thread by id.
-func ampBlocks(m jsonObject, id string, t time.Time, calls map[string]*annals.Entry, out Output) []*annals.Entry {
-	blocks := m.arr("content")
+func ampBlocks(m reader.JSONObject, id string, t time.Time, calls map[string]*annals.Entry, out reader.Output) []*annals.Entry {
+	blocks := m.Arr("content")
 	status := map[string]string{}
 	for i, raw := range blocks {
-		b, err := decodeObject(raw)
-		if err != nil || b.str("type") != "tool_result" || b.raw("run") == nil {
+		b, err := reader.DecodeObject(raw)
+		if err != nil || b.Str("type") != "tool_result" || b.Raw("run") == nil {
 			continue
 		}
-		run := b.obj("run")
-		callID := firstNonEmpty(b.str("toolUseID"), b.str("tool_use_id"))
-		res := run.raw("result")
+		run := b.Obj("run")
+		callID := reader.FirstNonEmpty(b.Str("toolUseID"), b.Str("tool_use_id"))
+		res := run.Raw("result")
 		if res == nil {
-			res = run.raw("error")
+			res = run.Raw("error")
 		}
 		std, _ := json.Marshal(map[string]any{"type": "tool_result", "tool_use_id": callID, "content": ampResultText(res),
-			"is_error": run.str("status") == "error"})
+			"is_error": run.Str("status") == "error"})
 		blocks[i] = std
-		status[callID] = run.str("status")
+		status[callID] = run.Str("status")
 	}
 	open := map[string]*annals.Entry{}
 	for id, e := range calls {
@@ -116,7 +117,7 @@ func ampBlocks(m jsonObject, id string, t time.Time, calls map[string]*annals.En
 			open[id] = e
 		}
 	}
-	ents := anthropicBlocks(blocks, m.str("role"), id, t, open, func(j int, msg string) { out.Warnf(0, "%s content[%d]: %s", id, j, msg) })
+	ents := reader.AnthropicBlocks(blocks, m.Str("role"), id, t, open, func(j int, msg string) { out.Warnf(0, "%s content[%d]: %s", id, j, msg) })
 	for _, e := range ents {
 		if e.Tool != nil && e.Tool.CallID != "" {
 			calls[e.Tool.CallID] = e
@@ -140,12 +141,12 @@ func ampBlocks(m jsonObject, id string, t time.Time, calls map[string]*annals.En
 
 // ampResultText renders a run's result: a string, the text of content blocks, or its JSON.
 func ampResultText(raw json.RawMessage) string {
-	if o, err := decodeObject(raw); err == nil {
+	if o, err := reader.DecodeObject(raw); err == nil {
 		for _, k := range []string{"output", "content", "message"} {
-			if v := o.raw(k); v != nil {
-				return blocksText(v)
+			if v := o.Raw(k); v != nil {
+				return reader.BlocksText(v)
 			}
 		}
 	}
-	return blocksText(raw)
+	return reader.BlocksText(raw)
 }

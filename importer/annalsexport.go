@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 	"github.com/annals-dev/annals/markdown"
 )
 
@@ -35,31 +36,31 @@ var annalsMarkdownMark = []byte("<!-- annals:chat {")
 func (annalsExport) Detect(path string, head []byte) bool {
 	h := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
 	switch {
-	case hasExt(path, ".md", ".markdown"):
+	case reader.HasExt(path, ".md", ".markdown"):
 		return bytes.HasPrefix(h, annalsMarkdownMark)
-	case hasExt(path, ".json"):
-		f, ok := lineFields(h)
-		if !ok || !has(f, "chat") {
+	case reader.HasExt(path, ".json"):
+		f, ok := reader.LineFields(h)
+		if !ok || !reader.HasFields(f, "chat") {
 			return false
 		}
 		if f["chat"] == nil {
 			// A chat longer than the head (a long summary): its first fields are still there.
 			return bytes.Contains(h, []byte(`"tenant_id"`)) && bytes.Contains(h, []byte(`"last_activity"`))
 		}
-		c, ok := lineFields(f["chat"])
-		return ok && has(c, "id", "tenant_id", "last_activity") && fieldString(f, "format") == "json"
+		c, ok := reader.LineFields(f["chat"])
+		return ok && reader.HasFields(c, "id", "tenant_id", "last_activity") && reader.FieldString(f, "format") == "json"
 	}
 	return false
 }
 
-func (f annalsExport) ParseFile(ctx context.Context, src *Source, out Output) error {
+func (f annalsExport) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	r, err := src.Open()
 	if err != nil {
 		return fmt.Errorf("annals export: %w", err)
 	}
 	defer r.Close()
 	var exp *markdown.Export
-	if hasExt(src.Path, ".json") {
+	if reader.HasExt(src.Path, ".json") {
 		exp, err = readAnnalsJSON(r)
 	} else {
 		exp, err = markdown.Parse(r)
@@ -90,30 +91,19 @@ func readAnnalsJSON(r io.Reader) (*markdown.Export, error) {
 	// `annals export --format json` indents the whole document, the JSON values inside entries
 	// too; they are stored compact, as they were before the export.
 	for _, e := range view.Entries {
-		e.Metadata = compactJSON(e.Metadata)
+		e.Metadata = reader.CompactJSON(e.Metadata)
 		if e.Tool != nil {
-			e.Tool.Arguments = compactJSON(e.Tool.Arguments)
+			e.Tool.Arguments = reader.CompactJSON(e.Tool.Arguments)
 		}
 	}
 	return &markdown.Export{Chat: *view.Chat, Runs: view.Runs, Entries: view.Entries}, nil
-}
-
-func compactJSON(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 {
-		return raw
-	}
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return raw
-	}
-	return b.Bytes()
 }
 
 // emitAnnalsExport creates the chat as exported (owner aside), records its runs in the exported
 // order (the store breaks a tie of start times between runs by the order they were recorded,
 // which decides the chat's status) and appends its entries in order, in batches the store
 // accepts.
-func emitAnnalsExport(ctx context.Context, exp *markdown.Export, out Output) error {
+func emitAnnalsExport(ctx context.Context, exp *markdown.Export, out reader.Output) error {
 	c, entries := &exp.Chat, exp.Entries
 	chat := &annals.Chat{
 		ID: c.ID, AgentID: c.AgentID, Attributes: c.Attributes, CreatedAt: c.CreatedAt,

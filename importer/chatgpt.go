@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // chatGPT reads a ChatGPT data export's conversations.json: an array of conversation objects
@@ -92,7 +93,7 @@ type cgContent struct {
 	} `json:"thoughts"`
 }
 
-func (chatGPT) ParseFile(ctx context.Context, src *Source, out Output) error {
+func (chatGPT) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	r, err := src.Open()
 	if err != nil {
 		return err
@@ -136,7 +137,7 @@ func (chatGPT) ParseFile(ctx context.Context, src *Source, out Output) error {
 	return fmt.Errorf("not a ChatGPT export: want an array of conversations or one conversation object")
 }
 
-func cgEmit(c *cgConversation, out Output) error {
+func cgEmit(c *cgConversation, out reader.Output) error {
 	convID := c.ID
 	if convID == "" {
 		convID = c.ConversationID
@@ -145,7 +146,7 @@ func cgEmit(c *cgConversation, out Output) error {
 		out.Warnf(0, "a conversation without an id or messages was skipped")
 		return nil
 	}
-	chatID := ChatID("chatgpt", convID)
+	chatID := reader.ChatID("chatgpt", convID)
 	for id, n := range c.Mapping {
 		if n.ID == "" {
 			n.ID = id
@@ -175,7 +176,7 @@ func cgEmit(c *cgConversation, out Output) error {
 		attrs["gizmo_id"] = c.GizmoID
 	}
 	created := cgCreated(c, main)
-	chat := &annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created, Title: Truncated(ValidText(c.Title), annals.MaxTitleBytes)}
+	chat := &annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created, Title: reader.Truncated(reader.ValidText(c.Title), annals.MaxTitleBytes)}
 	if err := out.Emit(annals.CaptureOp{Chat: chat}); err != nil {
 		return err
 	}
@@ -187,7 +188,7 @@ func cgEmit(c *cgConversation, out Output) error {
 
 // cgBranches emits the other branches: every leaf off the main path, from the first node not
 // on it, as a chat whose parent is the main one.
-func cgBranches(c *cgConversation, chatID, model string, created time.Time, onMain map[string]bool, out Output) error {
+func cgBranches(c *cgConversation, chatID, model string, created time.Time, onMain map[string]bool, out reader.Output) error {
 	var leaves []string
 	for id, n := range c.Mapping {
 		if len(n.Children) == 0 && !onMain[id] {
@@ -209,7 +210,7 @@ func cgBranches(c *cgConversation, chatID, model string, created time.Time, onMa
 		if fork > 0 {
 			forkFrom = path[fork-1].ID
 		}
-		bid := SafeID(chatID+"/branch-"+l, annals.MaxIDBytes)
+		bid := reader.SafeID(chatID+"/branch-"+l, annals.MaxIDBytes)
 		battrs := annals.Attributes{"source": "chatgpt", "parent": chatID}
 		if forkFrom != "" {
 			battrs["branch_from"] = forkFrom
@@ -226,18 +227,18 @@ func cgBranches(c *cgConversation, chatID, model string, created time.Time, onMa
 
 // cgBranch emits one branch. A branch is kept only if it holds something (a regenerated
 // answer that came back empty does not make a chat).
-func cgBranch(bid string, battrs annals.Attributes, branch []*cgNode, created time.Time, out Output) error {
-	var buf opBuffer
+func cgBranch(bid string, battrs annals.Attributes, branch []*cgNode, created time.Time, out reader.Output) error {
+	var buf reader.OpBuffer
 	if err := cgEntries(bid, branch, created, &buf); err != nil {
 		return err
 	}
-	if len(buf.ops) == 0 {
+	if len(buf.Ops) == 0 {
 		return nil
 	}
 	if err := out.Emit(annals.CaptureOp{Chat: &annals.Chat{ID: bid, Attributes: battrs, CreatedAt: cgFirstTime(branch, created)}}); err != nil {
 		return err
 	}
-	for _, op := range buf.ops {
+	for _, op := range buf.Ops {
 		if err := out.Emit(op); err != nil {
 			return err
 		}
@@ -248,22 +249,22 @@ func cgBranch(bid string, battrs annals.Attributes, branch []*cgNode, created ti
 // cgCreated is when a conversation began: its create_time, else its first message's time,
 // else its update_time. Without any of them the store stamps the import time.
 func cgCreated(c *cgConversation, path []*cgNode) time.Time {
-	if t := ParseTime(c.CreateTime); !t.IsZero() {
+	if t := reader.ParseTime(c.CreateTime); !t.IsZero() {
 		return t
 	}
 	if t := cgFirstTime(path, time.Time{}); !t.IsZero() {
 		return t
 	}
-	return ParseTime(c.UpdateTime)
+	return reader.ParseTime(c.UpdateTime)
 }
 
 // cgTime is a message's own time: when it was created, or (for the messages an export leaves
 // without one) when it was last updated.
 func cgTime(m *cgMessage) time.Time {
-	if t := ParseTime(m.CreateTime); !t.IsZero() {
+	if t := reader.ParseTime(m.CreateTime); !t.IsZero() {
 		return t
 	}
-	return ParseTime(m.UpdateTime)
+	return reader.ParseTime(m.UpdateTime)
 }
 
 func cgHasMessage(path []*cgNode) bool {
@@ -313,7 +314,7 @@ func cgNewestLeaf(c *cgConversation) string {
 		}
 		t := time.Time{}
 		if n.Message != nil {
-			t = ParseTime(n.Message.CreateTime)
+			t = reader.ParseTime(n.Message.CreateTime)
 		}
 		if best == "" || t.After(bestT) || (t.Equal(bestT) && id > best) {
 			best, bestT = id, t
@@ -324,8 +325,8 @@ func cgNewestLeaf(c *cgConversation) string {
 
 // cgEntries maps a path of nodes to entries. An assistant message addressed to a tool
 // (recipient other than "all") is a tool call; the tool's next message is its result.
-func cgEntries(chatID string, path []*cgNode, start time.Time, out Output) error {
-	var q opQueue
+func cgEntries(chatID string, path []*cgNode, start time.Time, out reader.Output) error {
+	var q reader.OpQueue
 	last := start
 	for _, n := range path {
 		m := n.Message
@@ -341,29 +342,29 @@ func cgEntries(chatID string, path []*cgNode, start time.Time, out Output) error
 		if !cgEntry(&q, chatID, n, ts) {
 			continue
 		}
-		if err := q.flush(out); err != nil {
+		if err := q.Flush(out); err != nil {
 			return err
 		}
 	}
-	return q.flushAll(out)
+	return q.FlushAll(out)
 }
 
 // cgEntry queues the entry of node n, or fills in the call a tool message answers; it
 // returns false when the node holds nothing to keep.
-func cgEntry(q *opQueue, chatID string, n *cgNode, ts time.Time) bool {
+func cgEntry(q *reader.OpQueue, chatID string, n *cgNode, ts time.Time) bool {
 	m := n.Message
 	var ct cgContent
 	_ = json.Unmarshal(m.Content, &ct)
 	text, attachments := cgText(&ct)
-	id := EntryID(n.ID, -1)
-	src := []string{SafeID(n.ID, annals.MaxIDBytes)}
+	id := reader.EntryID(n.ID, -1)
+	src := []string{reader.SafeID(n.ID, annals.MaxIDBytes)}
 	meta := cgMeta(m, &ct, attachments)
 	role := m.Author.Role
 	switch {
 	case role == "assistant" && m.Recipient != "" && m.Recipient != "all":
 		args := cgArgs(&ct, text)
-		q.pushCall(chatID, "to:"+m.Recipient, &annals.Entry{ID: id, Kind: annals.KindTool, Time: ts, SourceIDs: src,
-			Tool: &annals.ToolCall{Name: SafeID(m.Recipient, annals.MaxIDBytes), Arguments: args}, Metadata: Metadata(meta)})
+		q.PushCall(chatID, "to:"+m.Recipient, &annals.Entry{ID: id, Kind: annals.KindTool, Time: ts, SourceIDs: src,
+			Tool: &annals.ToolCall{Name: reader.SafeID(m.Recipient, annals.MaxIDBytes), Arguments: args}, Metadata: reader.Metadata(meta)})
 	case role == "tool":
 		cgToolResult(q, chatID, m, &ct, text, attachments, &annals.Entry{ID: id, Kind: annals.KindTool, Time: ts, SourceIDs: src}, meta)
 	case role == "assistant" && ct.ContentType == "thoughts":
@@ -371,34 +372,34 @@ func cgEntry(q *opQueue, chatID string, n *cgNode, ts time.Time) bool {
 		for _, t := range ct.Thoughts {
 			thoughts = append(thoughts, strings.TrimSpace(t.Summary+"\n"+t.Content))
 		}
-		if r := strings.Join(dropBlank(thoughts), "\n\n"); r != "" {
-			q.pushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, SourceIDs: src, Reasoning: ValidText(r), Metadata: Metadata(meta)})
+		if r := strings.Join(reader.DropBlank(thoughts), "\n\n"); r != "" {
+			q.PushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, SourceIDs: src, Reasoning: reader.ValidText(r), Metadata: reader.Metadata(meta)})
 		}
 	case role == "assistant" && ct.ContentType == "reasoning_recap":
 		// "Thought for 47s": a label for the reasoning above, kept as an event.
-		q.pushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindEvent, Channel: "chatgpt/reasoning_recap", Time: ts, SourceIDs: src, Text: ValidText(text), Metadata: Metadata(meta)})
+		q.PushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindEvent, Channel: "chatgpt/reasoning_recap", Time: ts, SourceIDs: src, Text: reader.ValidText(text), Metadata: reader.Metadata(meta)})
 	case role == "assistant":
 		if strings.TrimSpace(text) == "" && attachments == 0 {
 			return false
 		}
-		q.pushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, SourceIDs: src, Text: ValidText(text), Metadata: Metadata(meta)})
+		q.PushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, SourceIDs: src, Text: reader.ValidText(text), Metadata: reader.Metadata(meta)})
 	case role == "user":
 		if strings.TrimSpace(text) == "" && attachments == 0 {
 			return false
 		}
-		q.releaseAll()
+		q.ReleaseAll()
 		kind := annals.KindUser
 		if m.Metadata.Hidden {
 			kind = annals.KindSystem
 			meta["hidden"] = true
 		}
-		q.pushEntry(chatID, &annals.Entry{ID: id, Kind: kind, Time: ts, SourceIDs: src, Text: ValidText(text), Metadata: Metadata(meta)})
+		q.PushEntry(chatID, &annals.Entry{ID: id, Kind: kind, Time: ts, SourceIDs: src, Text: reader.ValidText(text), Metadata: reader.Metadata(meta)})
 	default: // system and anything else
 		if strings.TrimSpace(text) == "" {
 			return false
 		}
 		meta["role"] = role
-		q.pushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindSystem, Time: ts, SourceIDs: src, Text: ValidText(text), Metadata: Metadata(meta)})
+		q.PushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindSystem, Time: ts, SourceIDs: src, Text: reader.ValidText(text), Metadata: reader.Metadata(meta)})
 	}
 	return true
 }
@@ -423,19 +424,19 @@ func cgMeta(m *cgMessage, ct *cgContent, attachments int) map[string]any {
 
 // cgToolResult fills in the call a tool message answers (addressed by the tool's name), or
 // queues e as an orphan result.
-func cgToolResult(q *opQueue, chatID string, m *cgMessage, ct *cgContent, text string, attachments int, e *annals.Entry, meta map[string]any) {
+func cgToolResult(q *reader.OpQueue, chatID string, m *cgMessage, ct *cgContent, text string, attachments int, e *annals.Entry, meta map[string]any) {
 	name := m.Author.Name
 	outcome := annals.OutcomeSucceeded
 	if ct.ContentType == "system_error" || m.Status == "failed" {
 		outcome = annals.OutcomeFailed
 	}
 	src := e.SourceIDs
-	if q.resolve("to:"+name, func(e *annals.Entry) {
-		e.Tool.Result = Truncated(ValidText(text), annals.MaxEntryBytes/2)
+	if q.Resolve("to:"+name, func(e *annals.Entry) {
+		e.Tool.Result = reader.Truncated(reader.ValidText(text), annals.MaxEntryBytes/2)
 		e.Tool.Outcome = outcome
-		e.SourceIDs = addSourceIDs(e.SourceIDs, src...)
+		e.SourceIDs = reader.AddSourceIDs(e.SourceIDs, src...)
 		if attachments > 0 {
-			e.Metadata = joinMeta(e.Metadata, Metadata(map[string]any{"result_attachments": attachments}))
+			e.Metadata = reader.JoinMeta(e.Metadata, reader.Metadata(map[string]any{"result_attachments": attachments}))
 		}
 	}) {
 		return
@@ -444,9 +445,9 @@ func cgToolResult(q *opQueue, chatID string, m *cgMessage, ct *cgContent, text s
 		name = "tool"
 	}
 	meta["orphan_result"] = true
-	e.Tool = &annals.ToolCall{Name: SafeID(name, annals.MaxIDBytes), Result: ValidText(text), Outcome: outcome}
-	e.Metadata = Metadata(meta)
-	q.pushEntry(chatID, e)
+	e.Tool = &annals.ToolCall{Name: reader.SafeID(name, annals.MaxIDBytes), Result: reader.ValidText(text), Outcome: outcome}
+	e.Metadata = reader.Metadata(meta)
+	q.PushEntry(chatID, e)
 }
 
 // cgText reads a message's text: its string parts, or text/result/content fields, counting
@@ -481,7 +482,7 @@ func cgText(ct *cgContent) (string, int) {
 			texts = append(texts, s)
 		}
 	}
-	return strings.Join(dropBlank(texts), "\n"), attachments
+	return strings.Join(reader.DropBlank(texts), "\n"), attachments
 }
 
 func cgArgs(ct *cgContent, text string) json.RawMessage {
@@ -497,5 +498,5 @@ func cgArgs(ct *cgContent, text string) json.RawMessage {
 	if text == "" {
 		return nil
 	}
-	return jsonString(text)
+	return reader.JSONString(text)
 }

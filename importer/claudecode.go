@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // claudeCode reads Claude Code session files: ~/.claude/projects/<encoded cwd>/<session>.jsonl,
@@ -50,23 +51,23 @@ func (claudeCode) Detect(path string, head []byte) bool {
 // taken for one.
 func ccEvidence(head []byte) bool {
 	found := false
-	for _, line := range headLines(head, 8) {
-		f, ok := lineFields(line)
+	for _, line := range reader.HeadLines(head, 8) {
+		f, ok := reader.LineFields(line)
 		if !ok {
 			continue
 		}
-		typ := fieldString(f, "type")
-		if typ == "tool_result" || (has(f, "message") && genaiContent(f["message"], line)) {
+		typ := reader.FieldString(f, "type")
+		if typ == "tool_result" || (reader.HasFields(f, "message") && reader.GenAIContent(f["message"], line)) {
 			return false
 		}
 		switch {
-		case has(f, "leafUuid"), has(f, "userType"):
+		case reader.HasFields(f, "leafUuid"), reader.HasFields(f, "userType"):
 			found = true
 		case typ == "file-history-snapshot", typ == "queue-operation":
 			found = true
-		case has(f, "sessionId") && (has(f, "isSidechain") || has(f, "permissionMode")):
+		case reader.HasFields(f, "sessionId") && (reader.HasFields(f, "isSidechain") || reader.HasFields(f, "permissionMode")):
 			found = true
-		case has(f, "parentUuid", "message") && (f["message"] == nil || ccHasContent(f["message"])):
+		case reader.HasFields(f, "parentUuid", "message") && (f["message"] == nil || ccHasContent(f["message"])):
 			found = true
 		}
 	}
@@ -75,21 +76,8 @@ func ccEvidence(head []byte) bool {
 
 // ccHasContent reports whether a message object holds Claude Code's content field.
 func ccHasContent(raw json.RawMessage) bool {
-	m, ok := lineFields(raw)
-	return ok && has(m, "content")
-}
-
-// firstLines returns at most n leading lines of head.
-func firstLines(head []byte, n int) []byte {
-	end := 0
-	for i := 0; i < n && end < len(head); i++ {
-		j := bytes.IndexByte(head[end:], '\n')
-		if j < 0 {
-			return head
-		}
-		end += j + 1
-	}
-	return head[:end]
+	m, ok := reader.LineFields(raw)
+	return ok && reader.HasFields(m, "content")
 }
 
 // ccState is what a Claude Code session needs to resume after a settled line.
@@ -114,10 +102,10 @@ type ccState struct {
 const ccSideMemory = 64
 
 type ccSession struct {
-	src     *Source
+	src     *reader.Source
 	agent   bool // a sub-agent file: side-chain lines are its main flow
 	st      ccState
-	queues  map[string]*opQueue
+	queues  map[string]*reader.OpQueue
 	order   []string // chats in the order their queue was made
 	title   string   // custom-title (preferred) or ai-title seen in this file
 	titleAI string
@@ -127,8 +115,8 @@ type ccSession struct {
 	agentMeta *ccAgentMeta
 }
 
-func (claudeCode) NewSession(src *Source, state json.RawMessage) (LineSession, error) {
-	s := &ccSession{src: src, queues: map[string]*opQueue{}}
+func (claudeCode) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
+	s := &ccSession{src: src, queues: map[string]*reader.OpQueue{}}
 	base := strings.TrimSuffix(filepath.Base(src.Path), filepath.Ext(src.Path))
 	s.agent = strings.HasPrefix(base, "agent-")
 	if s.agent {
@@ -217,31 +205,31 @@ type ccBlock struct {
 	IsError   bool            `json:"is_error"`
 }
 
-func (s *ccSession) Line(ctx context.Context, n int, raw []byte, out Output) error {
+func (s *ccSession) Line(ctx context.Context, n int, raw []byte, out reader.Output) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil
 	}
 	var l ccLine
 	if err := json.Unmarshal(raw, &l); err != nil {
-		out.Warnf(n, "not a JSON object: %s", shortJSONErr(err))
+		out.Warnf(n, "not a JSON object: %s", reader.ShortJSONErr(err))
 		return nil
 	}
-	ts := ParseTime(l.Timestamp)
+	ts := reader.ParseTime(l.Timestamp)
 	if ts.IsZero() {
 		ts = s.st.Time
 	} else {
 		s.st.Time = ts
 	}
-	if s.st.SessionID == "" && l.SessionID != "" && !placeholder(l.SessionID) {
+	if s.st.SessionID == "" && l.SessionID != "" && !reader.Placeholder(l.SessionID) {
 		s.st.SessionID = l.SessionID
 	}
 	if s.agent && s.st.AgentID == "" && l.AgentID != "" {
 		s.st.AgentID = l.AgentID
 	}
-	if s.st.Cwd == "" && l.Cwd != "" && !placeholder(l.Cwd) {
+	if s.st.Cwd == "" && l.Cwd != "" && !reader.Placeholder(l.Cwd) {
 		s.st.Cwd = l.Cwd
 	}
-	if s.st.Branch == "" && l.GitBranch != "" && !placeholder(l.GitBranch) {
+	if s.st.Branch == "" && l.GitBranch != "" && !reader.Placeholder(l.GitBranch) {
 		s.st.Branch = l.GitBranch
 	}
 
@@ -288,18 +276,6 @@ func (s *ccSession) Line(ctx context.Context, n int, raw []byte, out Output) err
 	return s.flush(out)
 }
 
-// placeholder spots the "[trimmed for fixture]"-style values of anonymised files, which must
-// not become a chat's identity.
-func placeholder(v string) bool { return strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") }
-
-func shortJSONErr(err error) string {
-	msg := err.Error()
-	if len(msg) > 120 {
-		msg = msg[:120] + "..."
-	}
-	return msg
-}
-
 // mainChat is the chat of the file's own flow, once its id is known.
 func (s *ccSession) mainChat() string {
 	if s.st.Chat != "" {
@@ -313,9 +289,9 @@ func (s *ccSession) mainChat() string {
 		if agent == "" {
 			agent = strings.TrimPrefix(strings.TrimSuffix(filepath.Base(s.src.Path), filepath.Ext(s.src.Path)), "agent-")
 		}
-		s.st.Chat = ChatID("claude-code", s.session()+"/agent-"+agent)
+		s.st.Chat = reader.ChatID("claude-code", s.session()+"/agent-"+agent)
 	} else {
-		s.st.Chat = ChatID("claude-code", s.st.SessionID)
+		s.st.Chat = reader.ChatID("claude-code", s.st.SessionID)
 	}
 	return s.st.Chat
 }
@@ -331,12 +307,12 @@ func (s *ccSession) session() string {
 
 // chatFor returns the chat a line belongs to, creating side-chain chats at their root. The
 // main chat's id is "" until a line names the session; its ops wait in the queue of "".
-func (s *ccSession) chatFor(l *ccLine, out Output) string {
+func (s *ccSession) chatFor(l *ccLine, out reader.Output) string {
 	main := s.mainChat()
 	if !l.IsSidechain || s.agent {
 		return main
 	}
-	if main != "" && l.AgentID != "" && !placeholder(l.AgentID) {
+	if main != "" && l.AgentID != "" && !reader.Placeholder(l.AgentID) {
 		chat := s.agentChat(main, l)
 		s.rememberSide(l.UUID, chat)
 		return chat
@@ -357,13 +333,13 @@ func (s *ccSession) chatFor(l *ccLine, out Output) string {
 		return main
 	}
 	// A side chain's root: a chat of its own, linked to the main chat.
-	side := SafeID(main+"/sidechain-"+l.UUID, annals.MaxIDBytes)
+	side := reader.SafeID(main+"/sidechain-"+l.UUID, annals.MaxIDBytes)
 	s.rememberSide(l.UUID, side)
 	attrs := s.attrs("")
 	attrs["parent"] = main
 	attrs["sidechain"] = "true"
 	s.linkSideChain(main, side, l, attrs)
-	s.queue(side).push(annals.CaptureOp{Chat: &annals.Chat{ID: side, Attributes: attrs, CreatedAt: ParseTime(l.Timestamp)}})
+	s.queue(side).Push(annals.CaptureOp{Chat: &annals.Chat{ID: side, Attributes: attrs, CreatedAt: reader.ParseTime(l.Timestamp)}})
 	return side
 }
 
@@ -385,16 +361,16 @@ func (s *ccSession) attrs(model string) annals.Attributes {
 	if s.st.Branch != "" {
 		a["git_branch"] = s.st.Branch
 	}
-	if model != "" && !placeholder(model) && model != "<synthetic>" {
+	if model != "" && !reader.Placeholder(model) && model != "<synthetic>" {
 		a["model"] = model
 	}
 	return a
 }
 
-func (s *ccSession) queue(chat string) *opQueue {
+func (s *ccSession) queue(chat string) *reader.OpQueue {
 	q, ok := s.queues[chat]
 	if !ok {
-		q = &opQueue{}
+		q = &reader.OpQueue{}
 		s.queues[chat] = q
 		s.order = append(s.order, chat)
 	}
@@ -411,7 +387,7 @@ func (s *ccSession) create(model string) {
 	s.st.Created = true
 	attrs := s.attrs(model)
 	if s.agent {
-		attrs["parent"] = ChatID("claude-code", s.session())
+		attrs["parent"] = reader.ChatID("claude-code", s.session())
 		if s.st.AgentID != "" {
 			attrs["subagent"] = s.st.AgentID
 		}
@@ -421,43 +397,43 @@ func (s *ccSession) create(model string) {
 	// What waited for the chat id (queued under "") moves to the chat, behind its creation.
 	q := s.queue(main)
 	waiting := s.queues[""]
-	ops := []*queued{{op: annals.CaptureOp{Chat: &annals.Chat{ID: main, Attributes: attrs}}}}
+	ops := []*reader.Queued{{Op: annals.CaptureOp{Chat: &annals.Chat{ID: main, Attributes: attrs}}}}
 	if waiting != nil {
-		for _, it := range waiting.items {
-			if it.op.Append != nil {
-				it.op.Append.ChatID = main
+		for _, it := range waiting.Items {
+			if it.Op.Append != nil {
+				it.Op.Append.ChatID = main
 			}
-			if it.op.Run != nil {
-				it.op.Run.ChatID = main
+			if it.Op.Run != nil {
+				it.Op.Run.ChatID = main
 			}
 		}
-		ops = append(ops, waiting.items...)
-		for id, it := range waiting.waiting {
-			if q.waiting == nil {
-				q.waiting = map[string]*queued{}
+		ops = append(ops, waiting.Items...)
+		for id, it := range waiting.Waiting {
+			if q.Waiting == nil {
+				q.Waiting = map[string]*reader.Queued{}
 			}
-			q.waiting[id] = it
+			q.Waiting[id] = it
 		}
 		delete(s.queues, "")
 	}
-	ops = append(ops, q.items...)
+	ops = append(ops, q.Items...)
 	for _, it := range ops {
-		if a := it.op.Append; a != nil && len(a.Entries) > 0 && !a.Entries[0].Time.IsZero() {
+		if a := it.Op.Append; a != nil && len(a.Entries) > 0 && !a.Entries[0].Time.IsZero() {
 			created = a.Entries[0].Time
 			break
 		}
 	}
-	ops[0].op.Chat.CreatedAt = created
-	q.items = ops
+	ops[0].Op.Chat.CreatedAt = created
+	q.Items = ops
 }
 
-func (s *ccSession) flush(out Output) error {
+func (s *ccSession) flush(out reader.Output) error {
 	for _, chat := range s.order {
 		if chat == "" || (chat == s.st.Chat && !s.st.Created) {
 			continue // waits for the chat's creation
 		}
 		if q := s.queues[chat]; q != nil {
-			if err := q.flush(out); err != nil {
+			if err := q.Flush(out); err != nil {
 				return err
 			}
 		}
@@ -467,7 +443,7 @@ func (s *ccSession) flush(out Output) error {
 
 func (s *ccSession) Settled() bool {
 	for _, q := range s.queues {
-		if !q.empty() {
+		if !q.Empty() {
 			return false
 		}
 	}
@@ -476,7 +452,7 @@ func (s *ccSession) Settled() bool {
 
 func (s *ccSession) State() (json.RawMessage, error) { return json.Marshal(s.st) }
 
-func (s *ccSession) Finish(ctx context.Context, out Output) error {
+func (s *ccSession) Finish(ctx context.Context, out reader.Output) error {
 	if s.mainChat() == "" {
 		// No line named the session: the file name is the best identity left.
 		s.st.SessionID = strings.TrimSuffix(filepath.Base(s.src.Path), filepath.Ext(s.src.Path))
@@ -485,7 +461,7 @@ func (s *ccSession) Finish(ctx context.Context, out Output) error {
 	}
 	hasOps := false
 	for _, q := range s.queues {
-		if !q.empty() {
+		if !q.Empty() {
 			hasOps = true
 		}
 	}
@@ -494,7 +470,7 @@ func (s *ccSession) Finish(ctx context.Context, out Output) error {
 	}
 	for _, chat := range s.order {
 		if q := s.queues[chat]; q != nil {
-			if err := q.flushAll(out); err != nil {
+			if err := q.FlushAll(out); err != nil {
 				return err
 			}
 		}
@@ -520,13 +496,13 @@ func pickFirst(vals ...string) string {
 // named by a hash of its bytes, which stays the same when the file is read again.
 func ccEntryID(l *ccLine, raw []byte, part int) string {
 	base := l.UUID
-	if base == "" || placeholder(base) {
-		base = "h-" + shortHash(string(raw))
+	if base == "" || reader.Placeholder(base) {
+		base = "h-" + reader.ShortHash(string(raw))
 	}
 	if part == 0 {
-		return EntryID(base, -1)
+		return reader.EntryID(base, -1)
 	}
-	return EntryID(base, part)
+	return reader.EntryID(base, part)
 }
 
 // meta builds an entry's metadata: the given values plus the line's unknown fields.
@@ -540,28 +516,15 @@ func (s *ccSession) meta(chat string, l *ccLine, raw []byte, m map[string]any) j
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) == nil {
-		if extra := Unknown(obj, ccEnvelope...); len(extra) > 0 {
-			m["extra"] = sizedJSON(extra)
+		if extra := reader.Unknown(obj, ccEnvelope...); len(extra) > 0 {
+			m["extra"] = reader.SizedJSON(extra)
 		}
 	}
-	return Metadata(m)
-}
-
-// sizedJSON keeps a value for metadata unless it is large, in which case only a note of its
-// size is kept: metadata is for what the source carried, not for a second copy of big data.
-func sizedJSON(v any) any {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	if len(b) > 64<<10 {
-		return map[string]any{"omitted_bytes": len(b)}
-	}
-	return json.RawMessage(b)
+	return reader.Metadata(m)
 }
 
 func (s *ccSession) sourceIDs(l *ccLine) []string {
-	if l.UUID == "" || placeholder(l.UUID) || annals.ValidateID("uuid", l.UUID) != nil {
+	if l.UUID == "" || reader.Placeholder(l.UUID) || annals.ValidateID("uuid", l.UUID) != nil {
 		return nil
 	}
 	return []string{l.UUID}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // Claude Code sub-agents. A sub-agent's transcript is a file of its own,
@@ -52,7 +53,7 @@ func ccPathSession(path string) string {
 // one gives nil (it only adds a title and a type).
 func ccReadAgentMeta(path string) *ccAgentMeta {
 	metaPath := strings.TrimSuffix(path, filepath.Ext(path)) + ".meta.json"
-	r, err := openReadOnly(metaPath)
+	r, err := reader.OpenReadOnly(metaPath)
 	if err != nil {
 		return nil
 	}
@@ -74,14 +75,14 @@ func ccSubagentAttrs(a annals.Attributes, meta *ccAgentMeta) {
 	if meta == nil {
 		return
 	}
-	if meta.AgentType != "" && !placeholder(meta.AgentType) {
+	if meta.AgentType != "" && !reader.Placeholder(meta.AgentType) {
 		a["agent_type"] = meta.AgentType
 	}
-	if meta.ToolUseID != "" && !placeholder(meta.ToolUseID) {
+	if meta.ToolUseID != "" && !reader.Placeholder(meta.ToolUseID) {
 		a["parent_tool_use"] = meta.ToolUseID
 	}
-	if t := DeriveTitle(meta.Description); t != "" && !placeholder(meta.Description) {
-		a[DerivedTitleAttr] = t
+	if t := reader.DeriveTitle(meta.Description); t != "" && !reader.Placeholder(meta.Description) {
+		a[reader.DerivedTitleAttr] = t
 	}
 }
 
@@ -91,7 +92,7 @@ func (s *ccSession) agentChat(main string, l *ccLine) string {
 	if s.session() == "" {
 		return main
 	}
-	chat := ChatID("claude-code", s.session()+"/agent-"+l.AgentID)
+	chat := reader.ChatID("claude-code", s.session()+"/agent-"+l.AgentID)
 	for _, c := range s.st.Agents {
 		if c == chat {
 			return chat
@@ -106,7 +107,7 @@ func (s *ccSession) agentChat(main string, l *ccLine) string {
 	attrs["sidechain"] = "true"
 	attrs["subagent"] = l.AgentID
 	s.linkSideChain(main, chat, l, attrs)
-	s.queue(chat).push(annals.CaptureOp{Chat: &annals.Chat{ID: chat, Attributes: attrs, CreatedAt: ParseTime(l.Timestamp)}})
+	s.queue(chat).Push(annals.CaptureOp{Chat: &annals.Chat{ID: chat, Attributes: attrs, CreatedAt: reader.ParseTime(l.Timestamp)}})
 	return chat
 }
 
@@ -131,11 +132,11 @@ func (s *ccSession) linkSideChain(main, side string, l *ccLine, attrs annals.Att
 	if text == "" || q == nil {
 		return
 	}
-	for _, it := range q.items {
-		if !it.waiting || it.op.Append == nil || len(it.op.Append.Entries) == 0 {
+	for _, it := range q.Items {
+		if !it.Waiting || it.Op.Append == nil || len(it.Op.Append.Entries) == 0 {
 			continue
 		}
-		e := it.op.Append.Entries[0]
+		e := it.Op.Append.Entries[0]
 		if e.Tool == nil || (e.Tool.Name != "Task" && e.Tool.Name != "Agent") || strings.HasPrefix(e.Text, ccSubagentPrefix) {
 			continue
 		}
@@ -148,8 +149,8 @@ func (s *ccSession) linkSideChain(main, side string, l *ccLine, attrs annals.Att
 		}
 		ccLinkCall(e, side)
 		attrs["parent_tool_use"] = e.Tool.CallID
-		if t := DeriveTitle(in.Description); t != "" {
-			attrs[DerivedTitleAttr] = t
+		if t := reader.DeriveTitle(in.Description); t != "" {
+			attrs[reader.DerivedTitleAttr] = t
 		}
 		return
 	}
@@ -158,7 +159,7 @@ func (s *ccSession) linkSideChain(main, side string, l *ccLine, attrs annals.Att
 // ccLinkCall makes a Task/Agent tool entry point at the chat of the sub-agent it ran.
 func ccLinkCall(e *annals.Entry, child string) {
 	e.Text = ccSubagentPrefix + child
-	e.Metadata = joinMeta(e.Metadata, Metadata(map[string]any{"subagent_chat": child}))
+	e.Metadata = reader.JoinMeta(e.Metadata, reader.Metadata(map[string]any{"subagent_chat": child}))
 }
 
 // ccResultAgent returns the agentId a Task/Agent result names in its toolUseResult.
@@ -170,7 +171,7 @@ func ccResultAgent(raw json.RawMessage) string {
 	var r struct {
 		AgentID string `json:"agentId"`
 	}
-	if json.Unmarshal(raw, &r) != nil || placeholder(r.AgentID) {
+	if json.Unmarshal(raw, &r) != nil || reader.Placeholder(r.AgentID) {
 		return ""
 	}
 	return r.AgentID

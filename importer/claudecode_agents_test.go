@@ -9,6 +9,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/importer"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // TestSubagentsAttachToTheirParent imports a Claude Code 2.1 project folder of the real layout
@@ -34,8 +35,8 @@ func TestSubagentsAttachToTheirParent(t *testing.T) {
 		if a["parent"] != "claude-code:sess-par" || a["agent_type"] != want.typ || a["parent_tool_use"] != want.call {
 			t.Errorf("%s attributes %v, want parent claude-code:sess-par, agent_type %s, parent_tool_use %s", id, a, want.typ, want.call)
 		}
-		if c.Title != want.title || a[importer.DerivedTitleAttr] != want.title {
-			t.Errorf("%s title %q (derived %q), want the meta file's description %q", id, c.Title, a[importer.DerivedTitleAttr], want.title)
+		if c.Title != want.title || a[reader.DerivedTitleAttr] != want.title {
+			t.Errorf("%s title %q (derived %q), want the meta file's description %q", id, c.Title, a[reader.DerivedTitleAttr], want.title)
 		}
 	}
 	es, err := db.FindEntries(ctx, annals.EntryFilter{ChatID: "claude-code:sess-par"})

@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // The line handlers of the Claude Code reader (claudecode.go): user, assistant and system
 // lines, and everything else as events.
 
-func (s *ccSession) user(chat string, n int, l *ccLine, raw []byte, ts time.Time, out Output) error {
+func (s *ccSession) user(chat string, n int, l *ccLine, raw []byte, ts time.Time, out reader.Output) error {
 	if l.Message == nil {
 		s.event(chat, n, l, raw, ts)
 		return nil
@@ -20,7 +21,7 @@ func (s *ccSession) user(chat string, n int, l *ccLine, raw []byte, ts time.Time
 	q := s.queue(chat)
 	text, blocks, err := ccContent(l.Message.Content)
 	if err != nil {
-		out.Warnf(n, "message content: %s", shortJSONErr(err))
+		out.Warnf(n, "message content: %s", reader.ShortJSONErr(err))
 		return nil
 	}
 	var texts []string
@@ -51,14 +52,14 @@ func (s *ccSession) user(chat string, n int, l *ccLine, raw []byte, ts time.Time
 			}
 		}
 	}
-	body := strings.TrimSpace(strings.Join(dropBlank(texts), "\n\n"))
+	body := strings.TrimSpace(strings.Join(reader.DropBlank(texts), "\n\n"))
 	if body == "" && len(other) == 0 {
 		return nil
 	}
 	kind := annals.KindUser
 	m := map[string]any{}
 	if len(other) > 0 {
-		m["blocks"] = sizedJSON(other)
+		m["blocks"] = reader.SizedJSON(other)
 	}
 	if images > 0 {
 		m["attachments"] = images
@@ -73,16 +74,16 @@ func (s *ccSession) user(chat string, n int, l *ccLine, raw []byte, ts time.Time
 	default:
 		// A new prompt from the person: calls still waiting will not get a result.
 		if len(blocks) == 0 || !ccHasToolResult(blocks) {
-			q.releaseAll()
+			q.ReleaseAll()
 		}
 	}
-	q.pushEntry(chat, &annals.Entry{ID: ccEntryID(l, raw, 0), Kind: kind, Time: ts, SourceIDs: s.sourceIDs(l), Text: ValidText(body), Metadata: s.meta(chat, l, raw, m)})
+	q.PushEntry(chat, &annals.Entry{ID: ccEntryID(l, raw, 0), Kind: kind, Time: ts, SourceIDs: s.sourceIDs(l), Text: reader.ValidText(body), Metadata: s.meta(chat, l, raw, m)})
 	return nil
 }
 
 // toolResult fills in the call a tool_result block answers, or queues the result as an
 // orphan entry when its call is not in this file (or was released already).
-func (s *ccSession) toolResult(q *opQueue, chat string, l *ccLine, raw []byte, ts time.Time, b ccBlock, part int) {
+func (s *ccSession) toolResult(q *reader.OpQueue, chat string, l *ccLine, raw []byte, ts time.Time, b ccBlock, part int) {
 	result := ccToolResult(b.Content)
 	outcome := annals.OutcomeSucceeded
 	switch {
@@ -97,24 +98,24 @@ func (s *ccSession) toolResult(q *opQueue, chat string, l *ccLine, raw []byte, t
 	if small := ccSmallResult(l.ToolUseResult); small != nil {
 		extra["tool_use_result"] = small
 	}
-	resultMeta := Metadata(extra)
+	resultMeta := reader.Metadata(extra)
 	agent := ccResultAgent(l.ToolUseResult)
-	if q.resolve(b.ToolUseID, func(e *annals.Entry) {
+	if q.Resolve(b.ToolUseID, func(e *annals.Entry) {
 		e.Tool.Result, e.Tool.Outcome = result, outcome
 		if resultMeta != nil {
-			e.Metadata = joinMeta(e.Metadata, resultMeta)
+			e.Metadata = reader.JoinMeta(e.Metadata, resultMeta)
 		}
 		if agent != "" && s.session() != "" {
-			ccLinkCall(e, ChatID("claude-code", s.session()+"/agent-"+agent))
+			ccLinkCall(e, reader.ChatID("claude-code", s.session()+"/agent-"+agent))
 		}
-		e.SourceIDs = addSourceIDs(e.SourceIDs, s.sourceIDs(l)...)
+		e.SourceIDs = reader.AddSourceIDs(e.SourceIDs, s.sourceIDs(l)...)
 	}) {
 		return
 	}
 	extra["orphan_result"] = true
-	q.pushEntry(chat, &annals.Entry{
+	q.PushEntry(chat, &annals.Entry{
 		ID: ccEntryID(l, raw, part), Kind: annals.KindTool, Time: ts, SourceIDs: s.sourceIDs(l),
-		Tool:     &annals.ToolCall{Name: "unknown", CallID: SafeID(b.ToolUseID, annals.MaxIDBytes), Result: result, Outcome: outcome},
+		Tool:     &annals.ToolCall{Name: "unknown", CallID: reader.SafeID(b.ToolUseID, annals.MaxIDBytes), Result: result, Outcome: outcome},
 		Metadata: s.meta(chat, l, raw, extra),
 	})
 }
@@ -126,50 +127,6 @@ func ccHasToolResult(blocks []ccBlock) bool {
 		}
 	}
 	return false
-}
-
-func dropBlank(ss []string) []string {
-	out := ss[:0:0]
-	for _, s := range ss {
-		if strings.TrimSpace(s) != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func addSourceIDs(ids []string, more ...string) []string {
-	for _, m := range more {
-		dup := false
-		for _, id := range ids {
-			if id == m {
-				dup = true
-			}
-		}
-		if !dup && len(ids) < annals.MaxSourceIDs {
-			ids = append(ids, m)
-		}
-	}
-	return ids
-}
-
-// joinMeta merges two metadata objects (b's keys win).
-func joinMeta(a, b json.RawMessage) json.RawMessage {
-	if len(a) == 0 {
-		return b
-	}
-	var ma, mb map[string]json.RawMessage
-	if json.Unmarshal(a, &ma) != nil || json.Unmarshal(b, &mb) != nil {
-		return a
-	}
-	for k, v := range mb {
-		ma[k] = v
-	}
-	out, err := json.Marshal(ma)
-	if err != nil {
-		return a
-	}
-	return out
 }
 
 // ccContent splits message content into a plain string or blocks.
@@ -213,7 +170,7 @@ func ccContent(raw json.RawMessage) (string, []ccBlock, error) {
 func ccToolResult(raw json.RawMessage) string {
 	text, blocks, err := ccContent(raw)
 	if err != nil {
-		return ValidText(string(raw))
+		return reader.ValidText(string(raw))
 	}
 	parts := []string{}
 	if text != "" {
@@ -227,7 +184,7 @@ func ccToolResult(raw json.RawMessage) string {
 			parts = append(parts, "["+b.Type+"]")
 		}
 	}
-	return ValidText(strings.Join(parts, "\n"))
+	return reader.ValidText(strings.Join(parts, "\n"))
 }
 
 // ccSmallResult keeps the structured toolUseResult only when it is small: it mostly repeats the
@@ -239,7 +196,7 @@ func ccSmallResult(raw json.RawMessage) any {
 	return raw
 }
 
-func (s *ccSession) assistant(chat string, n int, l *ccLine, raw []byte, ts time.Time, out Output) error {
+func (s *ccSession) assistant(chat string, n int, l *ccLine, raw []byte, ts time.Time, out reader.Output) error {
 	if l.Message == nil {
 		s.event(chat, n, l, raw, ts)
 		return nil
@@ -252,7 +209,7 @@ func (s *ccSession) assistant(chat string, n int, l *ccLine, raw []byte, ts time
 	runID := ccRecordRun(q, chat, m, ts)
 	text, blocks, err := ccContent(m.Content)
 	if err != nil {
-		out.Warnf(n, "message content: %s", shortJSONErr(err))
+		out.Warnf(n, "message content: %s", reader.ShortJSONErr(err))
 		return nil
 	}
 	var texts, thoughts []string
@@ -284,12 +241,12 @@ func (s *ccSession) assistant(chat string, n int, l *ccLine, raw []byte, ts time
 		}
 	}
 	meta := ccAssistantMeta(l, redacted, other)
-	body := strings.Join(dropBlank(texts), "\n\n")
-	reasoning := strings.Join(dropBlank(thoughts), "\n\n")
+	body := strings.Join(reader.DropBlank(texts), "\n\n")
+	reasoning := strings.Join(reader.DropBlank(thoughts), "\n\n")
 	if body != "" || reasoning != "" || len(calls) == 0 {
-		q.pushEntry(chat, &annals.Entry{
+		q.PushEntry(chat, &annals.Entry{
 			ID: ccEntryID(l, raw, 0), Kind: annals.KindAssistant, Time: ts, RunID: runID, SourceIDs: s.sourceIDs(l),
-			Text: ValidText(body), Reasoning: ValidText(reasoning), Metadata: s.meta(chat, l, raw, meta),
+			Text: reader.ValidText(body), Reasoning: reader.ValidText(reasoning), Metadata: s.meta(chat, l, raw, meta),
 		})
 	}
 	s.queueCalls(q, chat, l, raw, ts, runID, calls, meta, body == "" && reasoning == "")
@@ -298,23 +255,23 @@ func (s *ccSession) assistant(chat string, n int, l *ccLine, raw []byte, ts time
 
 // ccRecordRun queues the run of a reply and returns its id ("" when the reply is not a model
 // call annals can name).
-func ccRecordRun(q *opQueue, chat string, m *ccMessage, ts time.Time) string {
-	if m.ID == "" || placeholder(m.ID) || m.Model == "<synthetic>" || chat == "" {
+func ccRecordRun(q *reader.OpQueue, chat string, m *ccMessage, ts time.Time) string {
+	if m.ID == "" || reader.Placeholder(m.ID) || m.Model == "<synthetic>" || chat == "" {
 		return ""
 	}
-	runID := SafeID(chat+"/"+m.ID, annals.MaxIDBytes)
+	runID := reader.SafeID(chat+"/"+m.ID, annals.MaxIDBytes)
 	run := &annals.Run{ID: runID, ChatID: chat, Status: annals.StatusCompleted, StartedAt: ts}
-	if !placeholder(m.Model) {
-		run.Model = SafeID(m.Model, annals.MaxIDBytes)
+	if !reader.Placeholder(m.Model) {
+		run.Model = reader.SafeID(m.Model, annals.MaxIDBytes)
 	}
 	if u := m.Usage; u != nil {
 		// The prompt the model processed, cache included (as OpenAI counts prompt tokens).
-		run.InputTokens = clampTokens(u.InputTokens) + clampTokens(u.CacheCreationTokens) + clampTokens(u.CacheReadTokens)
-		run.OutputTokens = clampTokens(u.OutputTokens)
+		run.InputTokens = reader.ClampTokens(u.InputTokens) + reader.ClampTokens(u.CacheCreationTokens) + reader.ClampTokens(u.CacheReadTokens)
+		run.OutputTokens = reader.ClampTokens(u.OutputTokens)
 	}
 	// A split reply repeats its message id on every line: the run is recorded again with
 	// the latest usage, an upsert.
-	q.push(annals.CaptureOp{Run: run})
+	q.Push(annals.CaptureOp{Run: run})
 	return runID
 }
 
@@ -322,7 +279,7 @@ func ccRecordRun(q *opQueue, chat string, m *ccMessage, ts time.Time) string {
 func ccAssistantMeta(l *ccLine, redacted bool, other []json.RawMessage) map[string]any {
 	m := l.Message
 	meta := map[string]any{}
-	if m.Model != "" && !placeholder(m.Model) {
+	if m.Model != "" && !reader.Placeholder(m.Model) {
 		meta["model"] = m.Model
 	}
 	if redacted {
@@ -331,11 +288,11 @@ func ccAssistantMeta(l *ccLine, redacted bool, other []json.RawMessage) map[stri
 	if l.IsAPIError {
 		meta["api_error"] = true
 	}
-	if m.StopReason != "" && m.StopReason != "end_turn" && m.StopReason != "tool_use" && !placeholder(m.StopReason) {
+	if m.StopReason != "" && m.StopReason != "end_turn" && m.StopReason != "tool_use" && !reader.Placeholder(m.StopReason) {
 		meta["stop_reason"] = m.StopReason
 	}
 	if len(other) > 0 {
-		meta["blocks"] = sizedJSON(other)
+		meta["blocks"] = reader.SizedJSON(other)
 	}
 	return meta
 }
@@ -348,7 +305,7 @@ type ccCallBlock struct {
 
 // queueCalls queues a reply's tool calls. When the reply has no text (bare), a lone call takes
 // the message's own entry id and the calls carry the reply's metadata.
-func (s *ccSession) queueCalls(q *opQueue, chat string, l *ccLine, raw []byte, ts time.Time, runID string, calls []ccCallBlock, meta map[string]any, bare bool) {
+func (s *ccSession) queueCalls(q *reader.OpQueue, chat string, l *ccLine, raw []byte, ts time.Time, runID string, calls []ccCallBlock, meta map[string]any, bare bool) {
 	for _, c := range calls {
 		args := c.b.Input
 		if len(bytes.TrimSpace(args)) == 0 {
@@ -364,24 +321,17 @@ func (s *ccSession) queueCalls(q *opQueue, chat string, l *ccLine, raw []byte, t
 		}
 		e := &annals.Entry{
 			ID: id, Kind: annals.KindTool, Time: ts, RunID: runID, SourceIDs: s.sourceIDs(l),
-			Tool: &annals.ToolCall{Name: SafeID(name, annals.MaxIDBytes), CallID: SafeID(c.b.ID, annals.MaxIDBytes), Arguments: args},
+			Tool: &annals.ToolCall{Name: reader.SafeID(name, annals.MaxIDBytes), CallID: reader.SafeID(c.b.ID, annals.MaxIDBytes), Arguments: args},
 		}
 		if len(meta) > 0 && bare {
 			e.Metadata = s.meta(chat, l, raw, meta)
 		}
 		if c.b.ID == "" {
-			q.pushEntry(chat, e)
+			q.PushEntry(chat, e)
 			continue
 		}
-		q.pushCall(chat, c.b.ID, e)
+		q.PushCall(chat, c.b.ID, e)
 	}
-}
-
-func clampTokens(n int64) int64 {
-	if n < 0 {
-		return 0
-	}
-	return n
 }
 
 func (s *ccSession) system(chat string, n int, l *ccLine, raw []byte, ts time.Time) error {
@@ -408,14 +358,14 @@ func (s *ccSession) system(chat string, n int, l *ccLine, raw []byte, ts time.Ti
 	case "api_error", "error", "api_refusal", "local_command", "informational":
 		kind = annals.KindSystem
 		if len(l.Error) > 0 && !bytes.Equal(l.Error, []byte("null")) {
-			m["error"] = sizedJSON(l.Error)
+			m["error"] = reader.SizedJSON(l.Error)
 		}
 	}
-	e := &annals.Entry{ID: ccEntryID(l, raw, 0), Kind: kind, Time: ts, SourceIDs: s.sourceIDs(l), Text: ValidText(text), Metadata: s.meta(chat, l, raw, m)}
+	e := &annals.Entry{ID: ccEntryID(l, raw, 0), Kind: kind, Time: ts, SourceIDs: s.sourceIDs(l), Text: reader.ValidText(text), Metadata: s.meta(chat, l, raw, m)}
 	if kind == annals.KindEvent {
-		e.Channel = "claude-code/system/" + channelPart(l.Subtype)
+		e.Channel = "claude-code/system/" + reader.ChannelPart(l.Subtype)
 	}
-	q.pushEntry(chat, e)
+	q.PushEntry(chat, e)
 	return nil
 }
 
@@ -423,43 +373,26 @@ func (s *ccSession) system(chat string, n int, l *ccLine, raw []byte, ts time.Ti
 func (s *ccSession) event(chat string, n int, l *ccLine, raw []byte, ts time.Time) {
 	m := map[string]any{}
 	if len(l.Attachment) > 0 {
-		m["attachment"] = sizedJSON(l.Attachment)
+		m["attachment"] = reader.SizedJSON(l.Attachment)
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) == nil {
-		if extra := Unknown(obj, ccEnvelope...); len(extra) > 0 {
-			m["extra"] = sizedJSON(extra)
+		if extra := reader.Unknown(obj, ccEnvelope...); len(extra) > 0 {
+			m["extra"] = reader.SizedJSON(extra)
 		}
 	}
 	typ := l.Type
 	if typ == "" {
 		typ = "unknown"
 	}
-	channel := "claude-code/" + channelPart(typ)
+	channel := "claude-code/" + reader.ChannelPart(typ)
 	if len(l.Attachment) > 0 {
 		var a struct {
 			Type string `json:"type"`
 		}
 		if json.Unmarshal(l.Attachment, &a) == nil && a.Type != "" {
-			channel += "/" + channelPart(a.Type)
+			channel += "/" + reader.ChannelPart(a.Type)
 		}
 	}
-	s.queue(chat).pushEntry(chat, &annals.Entry{ID: ccEntryID(l, raw, 0), Kind: annals.KindEvent, Channel: channel, Time: ts, SourceIDs: s.sourceIDs(l), Metadata: Metadata(m)})
-}
-
-// channelPart makes a source's type name a safe channel segment.
-func channelPart(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	s = strings.Map(func(r rune) rune {
-		if r == '/' || r < 0x20 || r == 0x7f {
-			return '_'
-		}
-		return r
-	}, s)
-	if len(s) > 64 {
-		s = s[:64]
-	}
-	return ValidText(s)
+	s.queue(chat).PushEntry(chat, &annals.Entry{ID: ccEntryID(l, raw, 0), Kind: annals.KindEvent, Channel: channel, Time: ts, SourceIDs: s.sourceIDs(l), Metadata: reader.Metadata(m)})
 }

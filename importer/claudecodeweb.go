@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/annals-dev/annals/importer/reader"
 	"io"
 )
 
@@ -20,11 +21,11 @@ func (claudeCodeWeb) Name() string { return "claude-code-web" }
 func (claudeCodeWeb) DefaultPaths(home string) []string { return nil }
 
 func (claudeCodeWeb) Detect(path string, head []byte) bool {
-	if head == nil || !hasExt(path, ".json") {
+	if head == nil || !reader.HasExt(path, ".json") {
 		return false
 	}
-	f, ok := lineFields(head)
-	if !ok || !has(f, "loglines") {
+	f, ok := reader.LineFields(head)
+	if !ok || !reader.HasFields(f, "loglines") {
 		return false
 	}
 	// The array, or its beginning when it is longer than the head, is Claude Code lines.
@@ -52,13 +53,13 @@ func joinLines(vals []json.RawMessage, n int) []byte {
 		if i == n {
 			break
 		}
-		out = append(out, compactJSON(v)...)
+		out = append(out, reader.CompactJSON(v)...)
 		out = append(out, '\n')
 	}
 	return out
 }
 
-func (claudeCodeWeb) ParseFile(ctx context.Context, src *Source, out Output) error {
+func (claudeCodeWeb) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	r, err := src.Open()
 	if err != nil {
 		return fmt.Errorf("claude-code-web: %w", err)
@@ -83,7 +84,7 @@ func (claudeCodeWeb) ParseFile(ctx context.Context, src *Source, out Output) err
 			return err
 		}
 		// Line numbers are the positions in loglines, so a warning names the line to look at.
-		if err := sess.Line(ctx, i+1, compactJSON(line), out); err != nil {
+		if err := sess.Line(ctx, i+1, reader.CompactJSON(line), out); err != nil {
 			return err
 		}
 	}

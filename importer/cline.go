@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // clineTasks imports the task histories of Cline and its forks, Roo Code and Kilo Code, VS
@@ -51,11 +52,11 @@ func (f clineTasks) Detect(path string, head []byte) bool {
 	if head == nil || filepath.Base(path) != "api_conversation_history.json" {
 		return false
 	}
-	if inFolder(path, f.extension+"/tasks") {
+	if reader.InFolder(path, f.extension+"/tasks") {
 		return true
 	}
 	for _, c := range clineFormats() {
-		if inFolder(path, c.(clineTasks).extension+"/tasks") {
+		if reader.InFolder(path, c.(clineTasks).extension+"/tasks") {
 			return false // another fork's
 		}
 	}
@@ -70,29 +71,29 @@ func (f clineTasks) Detect(path string, head []byte) bool {
 	if i < 0 {
 		return false
 	}
-	first, _ := lineFields(h[i:])
-	return has(first, "role", "content")
+	first, _ := reader.LineFields(h[i:])
+	return reader.HasFields(first, "role", "content")
 }
 
 // Companion: the other files of a task folder.
 func (f clineTasks) Companion(path string) bool {
 	switch filepath.Base(path) {
 	case "ui_messages.json", "task_metadata.json", "context_history.json", "settings.json":
-		return inFolder(path, "tasks")
+		return reader.InFolder(path, "tasks")
 	}
 	return false
 }
 
 // clineFormats are the extensions read, in detection order.
-func clineFormats() []Format {
-	return []Format{
+func clineFormats() []reader.Format {
+	return []reader.Format{
 		clineTasks{name: "cline", extension: "saoudrizwan.claude-dev"},
 		clineTasks{name: "roo-code", extension: "rooveterinaryinc.roo-cline"},
 		clineTasks{name: "kilo-code", extension: "kilocode.kilo-code"},
 	}
 }
 
-func (f clineTasks) ParseFile(ctx context.Context, src *Source, out Output) error {
+func (f clineTasks) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	r, err := src.Open()
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.name, err)
@@ -107,7 +108,7 @@ func (f clineTasks) ParseFile(ctx context.Context, src *Source, out Output) erro
 		return fmt.Errorf("%s: %s is not a message array: %w", f.name, src.Path, err)
 	}
 	task := filepath.Base(filepath.Dir(src.Path))
-	chatID := ChatID(f.name, task)
+	chatID := reader.ChatID(f.name, task)
 	created := clineTaskTime(task, src.ModTime)
 	attrs := annals.Attributes{"source": f.name, "cwd": clineCwd(data)}
 	if attrs["cwd"] == "" {
@@ -120,36 +121,36 @@ func (f clineTasks) ParseFile(ctx context.Context, src *Source, out Output) erro
 		return err
 	}
 	entries := f.entries(msgs, created, out)
-	return emitEntries(chatID, entries, out)
+	return reader.EmitEntries(chatID, entries, out)
 }
 
 // entries maps the messages: each block an entry (anthropicBlocks), a tool_result landing on
 // its call. Ids hold the message's position and a hash of its content, so a history the
 // extension rewrote (a truncated context) keeps the entries of the messages still there.
-func (f clineTasks) entries(msgs []json.RawMessage, t time.Time, out Output) []*annals.Entry {
+func (f clineTasks) entries(msgs []json.RawMessage, t time.Time, out reader.Output) []*annals.Entry {
 	open := map[string]*annals.Entry{}
 	var queue []*annals.Entry // XML calls waiting for their text results
 	var all []*annals.Entry
 	for i, raw := range msgs {
-		m, err := decodeObject(raw)
+		m, err := reader.DecodeObject(raw)
 		if err != nil {
 			out.Warnf(0, "message %d: not a JSON object", i+1)
 			continue
 		}
-		role := m.str("role")
-		blocks := m.arr("content")
+		role := m.Str("role")
+		blocks := m.Arr("content")
 		if blocks == nil {
-			if s := m.str("content"); s != "" {
+			if s := m.Str("content"); s != "" {
 				b, _ := json.Marshal(map[string]string{"type": "text", "text": s})
 				blocks = []json.RawMessage{b}
 			}
 		}
 		when := t
-		if m.isNum("ts") {
-			when = ParseTime(m.num("ts"))
+		if m.IsNum("ts") {
+			when = reader.ParseTime(m.Num("ts"))
 		}
-		id := fmt.Sprintf("m%d-%s", i+1, shortHash(string(raw))[:8])
-		ents := anthropicBlocks(blocks, role, id, when, open, func(j int, msg string) { out.Warnf(0, "message %d content[%d]: %s", i+1, j, msg) })
+		id := fmt.Sprintf("m%d-%s", i+1, reader.ShortHash(string(raw))[:8])
+		ents := reader.AnthropicBlocks(blocks, role, id, when, open, func(j int, msg string) { out.Warnf(0, "message %d content[%d]: %s", i+1, j, msg) })
 		for _, e := range ents {
 			clineMark(e, f.name)
 			if e.Tool != nil && e.Tool.CallID != "" && e.Tool.Result == "" {
@@ -177,14 +178,14 @@ func clineMark(e *annals.Entry, name string) {
 		return
 	}
 	text := strings.TrimSpace(e.Text)
-	if inner, ok := stripTag(text, "task"); ok {
+	if inner, ok := reader.StripTag(text, "task"); ok {
 		e.Text = inner
-		e.Metadata = mergeMeta(e.Metadata, map[string]any{"wrapped_in": "task"})
+		e.Metadata = reader.MergeMeta(e.Metadata, map[string]any{"wrapped_in": "task"})
 		return
 	}
 	if strings.HasPrefix(text, "<environment_details>") {
 		e.Kind = annals.KindSystem
-		e.Metadata = mergeMeta(e.Metadata, map[string]any{"context": true})
+		e.Metadata = reader.MergeMeta(e.Metadata, map[string]any{"context": true})
 	}
 }
 
@@ -229,5 +230,5 @@ func clineModel(dir string) string {
 	if json.Unmarshal(b, &meta) != nil || len(meta.Models) == 0 {
 		return ""
 	}
-	return SafeID(meta.Models[0].ModelID, annals.MaxIDBytes)
+	return reader.SafeID(meta.Models[0].ModelID, annals.MaxIDBytes)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // Cline and the versions of its forks that describe tools to the model in the system prompt
@@ -118,7 +119,7 @@ func clineToolEntries(ents []*annals.Entry, queue *[]*annals.Entry) []*annals.En
 			out = append(out, e)
 		}
 		for i, c := range calls {
-			id := EntryID(e.ID+"/call", i)
+			id := reader.EntryID(e.ID+"/call", i)
 			if prose == "" && e.Reasoning == "" && i == 0 {
 				id = e.ID
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // codex reads OpenAI Codex CLI rollouts: ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl (and the
@@ -39,7 +40,7 @@ func (codex) Detect(path string, head []byte) bool {
 	if strings.Contains(filepath.ToSlash(path), "/.codex/") && strings.HasPrefix(filepath.Base(path), "rollout-") {
 		return true
 	}
-	first := firstLines(head, 4)
+	first := reader.FirstLines(head, 4)
 	if bytes.Contains(first, []byte(`"payload"`)) &&
 		(bytes.Contains(first, []byte(`"session_meta"`)) || bytes.Contains(first, []byte(`"response_item"`)) || bytes.Contains(first, []byte(`"turn_context"`))) {
 		return true
@@ -82,16 +83,16 @@ const cxRecent = 64
 const cxQuiet = 10 * time.Minute
 
 type cxSession struct {
-	src *Source
+	src *reader.Source
 	st  cxState
-	q   opQueue
+	q   reader.OpQueue
 	// title is a name the thread was given (thread_name_updated).
 	title string
 	// held are lines the replay gate keeps until it knows whether they are copied history.
 	held []cxHeld
 }
 
-func (codex) NewSession(src *Source, state json.RawMessage) (LineSession, error) {
+func (codex) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
 	s := &cxSession{src: src}
 	if state != nil {
 		if err := json.Unmarshal(state, &s.st); err != nil {
@@ -161,22 +162,22 @@ type cxUsage struct {
 	Output int64 `json:"output_tokens"`
 }
 
-func (s *cxSession) Line(ctx context.Context, n int, raw []byte, out Output) error {
+func (s *cxSession) Line(ctx context.Context, n int, raw []byte, out reader.Output) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil
 	}
 	var l cxLine
 	if err := json.Unmarshal(raw, &l); err != nil {
-		out.Warnf(n, "not a JSON object: %s", shortJSONErr(err))
+		out.Warnf(n, "not a JSON object: %s", reader.ShortJSONErr(err))
 		return nil
 	}
-	ts := ParseTime(l.Timestamp)
+	ts := reader.ParseTime(l.Timestamp)
 	if ts.IsZero() {
 		ts = s.st.Time
 	} else {
 		s.st.Time = ts
 	}
-	id := "h-" + shortHash(string(raw))
+	id := "h-" + reader.ShortHash(string(raw))
 	var p cxPayload
 	if len(l.Payload) > 0 && l.Payload[0] == '{' {
 		if err := json.Unmarshal(l.Payload, &p); err != nil {
@@ -220,7 +221,7 @@ func (s *cxSession) Line(ctx context.Context, n int, raw []byte, out Output) err
 // envelopeless reads the lines of rollouts before mid-2025, which have no envelope: a first
 // line {id, timestamp, instructions} and then the items themselves, one per line. It reports
 // whether it handled the line.
-func (s *cxSession) envelopeless(n int, raw []byte, ts time.Time, id string, l *cxLine, p *cxPayload, out Output) (bool, error) {
+func (s *cxSession) envelopeless(n int, raw []byte, ts time.Time, id string, l *cxLine, p *cxPayload, out reader.Output) (bool, error) {
 	var legacy struct {
 		ID         string `json:"id"`
 		RecordType string `json:"record_type"`
@@ -243,10 +244,10 @@ func (s *cxSession) envelopeless(n int, raw []byte, ts time.Time, id string, l *
 
 // turnContext starts a turn, taking the model and working directory it names.
 func (s *cxSession) turnContext(p *cxPayload, ts time.Time) {
-	if p.Model != "" && !placeholder(p.Model) {
+	if p.Model != "" && !reader.Placeholder(p.Model) {
 		s.st.Model = p.Model
 	}
-	if p.Cwd != "" && s.st.Attrs != nil && s.st.Attrs["cwd"] == "" && !placeholder(p.Cwd) {
+	if p.Cwd != "" && s.st.Attrs != nil && s.st.Attrs["cwd"] == "" && !reader.Placeholder(p.Cwd) {
 		s.st.Attrs["cwd"] = p.Cwd
 	}
 	s.create()
@@ -265,7 +266,7 @@ func (s *cxSession) compacted(p *cxPayload, ts time.Time, id string) {
 	if text == "" {
 		text = "Conversation compacted"
 	}
-	s.push(&annals.Entry{ID: id, Kind: annals.KindSystem, Time: ts, Text: ValidText(text), Metadata: Metadata(m)})
+	s.push(&annals.Entry{ID: id, Kind: annals.KindSystem, Time: ts, Text: reader.ValidText(text), Metadata: reader.Metadata(m)})
 }
 
 func (s *cxSession) meta(p *cxPayload, ts time.Time, id string, payload json.RawMessage) {
@@ -275,13 +276,13 @@ func (s *cxSession) meta(p *cxPayload, ts time.Time, id string, payload json.Raw
 		return
 	}
 	sid := p.ID
-	if sid == "" || placeholder(sid) {
+	if sid == "" || reader.Placeholder(sid) {
 		sid = strings.TrimSuffix(filepath.Base(s.src.Path), filepath.Ext(s.src.Path))
 	}
-	s.st.Chat = ChatID("codex", sid)
+	s.st.Chat = reader.ChatID("codex", sid)
 	a := annals.Attributes{"source": "codex"}
 	set := func(k, v string) {
-		if v != "" && !placeholder(v) {
+		if v != "" && !reader.Placeholder(v) {
 			a[k] = v
 		}
 	}
@@ -302,8 +303,8 @@ func (s *cxSession) meta(p *cxPayload, ts time.Time, id string, payload json.Raw
 	}
 	if json.Unmarshal(p.Source, &src) == nil && src.Subagent != nil {
 		a["subagent"] = "true"
-		if ts := src.Subagent.ThreadSpawn; ts != nil && ts.Parent != "" && !placeholder(ts.Parent) {
-			a["parent"] = ChatID("codex", ts.Parent)
+		if ts := src.Subagent.ThreadSpawn; ts != nil && ts.Parent != "" && !reader.Placeholder(ts.Parent) {
+			a["parent"] = reader.ChatID("codex", ts.Parent)
 		}
 	}
 	s.st.Attrs = a
@@ -333,23 +334,23 @@ func (s *cxSession) create() {
 		a["model"] = s.st.Model
 	}
 	created := s.st.TurnStart
-	for _, it := range s.q.items {
-		if a := it.op.Append; a != nil && !a.Entries[0].Time.IsZero() {
+	for _, it := range s.q.Items {
+		if a := it.Op.Append; a != nil && !a.Entries[0].Time.IsZero() {
 			created = a.Entries[0].Time
 			break
 		}
 	}
-	s.q.items = append([]*queued{{op: annals.CaptureOp{Chat: &annals.Chat{ID: s.st.Chat, Attributes: a, CreatedAt: created}}}}, s.q.items...)
+	s.q.Items = append([]*reader.Queued{{Op: annals.CaptureOp{Chat: &annals.Chat{ID: s.st.Chat, Attributes: a, CreatedAt: created}}}}, s.q.Items...)
 	s.st.TurnStart = time.Time{}
 }
 
 func (s *cxSession) startTurn(turnID string, ts time.Time) {
 	s.endTurn(annals.StatusCompleted, ts)
 	s.st.Turns++
-	if turnID == "" || placeholder(turnID) {
+	if turnID == "" || reader.Placeholder(turnID) {
 		turnID = fmt.Sprintf("turn-%d", s.st.Turns)
 	}
-	s.st.Turn = SafeID(s.st.Chat+"/"+turnID, annals.MaxIDBytes)
+	s.st.Turn = reader.SafeID(s.st.Chat+"/"+turnID, annals.MaxIDBytes)
 	s.st.TurnStart, s.st.TurnIn, s.st.TurnOut = ts, 0, 0
 	s.recordTurn(annals.StatusRunning, nil)
 }
@@ -361,12 +362,12 @@ func (s *cxSession) recordTurn(status annals.RunStatus, end *time.Time) {
 	run := &annals.Run{ID: s.st.Turn, ChatID: s.st.Chat, Status: status, StartedAt: s.st.TurnStart,
 		EndedAt: end, InputTokens: s.st.TurnIn, OutputTokens: s.st.TurnOut}
 	if s.st.Model != "" {
-		run.Model = SafeID(s.st.Model, annals.MaxIDBytes)
+		run.Model = reader.SafeID(s.st.Model, annals.MaxIDBytes)
 	}
 	if end != nil && (end.IsZero() || run.StartedAt.After(*end)) {
 		run.EndedAt = nil
 	}
-	s.q.push(annals.CaptureOp{Run: run})
+	s.q.Push(annals.CaptureOp{Run: run})
 }
 
 func (s *cxSession) endTurn(status annals.RunStatus, ts time.Time) {
@@ -387,7 +388,7 @@ const (
 // copyOf reports whether the text key, written by side, is the other side's copy of a text
 // written once so far (and pairs the two); otherwise it remembers the text as unpaired.
 func (s *cxSession) copyOf(side, key string) bool {
-	h := shortHash(key)
+	h := reader.ShortHash(key)
 	other := cxItem
 	if side == cxItem {
 		other = cxEvent
@@ -405,7 +406,7 @@ func (s *cxSession) copyOf(side, key string) bool {
 	return false
 }
 
-func (s *cxSession) push(e *annals.Entry) { s.q.pushEntry(s.st.Chat, e) }
+func (s *cxSession) push(e *annals.Entry) { s.q.PushEntry(s.st.Chat, e) }
 
 // unknown keeps a line annals has no mapping for as an event holding its payload.
 func (s *cxSession) unknown(typ, sub string, ts time.Time, id string, payload json.RawMessage) {
@@ -414,43 +415,43 @@ func (s *cxSession) unknown(typ, sub string, ts time.Time, id string, payload js
 		// The environment snapshot (AGENTS.md text, sandbox and tools) repeated per turn.
 		return
 	}
-	channel := "codex/" + channelPart(typ)
+	channel := "codex/" + reader.ChannelPart(typ)
 	if sub != "" {
-		channel += "/" + channelPart(sub)
+		channel += "/" + reader.ChannelPart(sub)
 	}
 	m := map[string]any{}
 	if len(payload) > 0 {
-		m["payload"] = sizedJSON(payload)
+		m["payload"] = reader.SizedJSON(payload)
 	}
-	s.push(&annals.Entry{ID: id, Kind: annals.KindEvent, Channel: channel, Time: ts, RunID: s.st.Turn, Metadata: Metadata(m)})
+	s.push(&annals.Entry{ID: id, Kind: annals.KindEvent, Channel: channel, Time: ts, RunID: s.st.Turn, Metadata: reader.Metadata(m)})
 }
 
-func (s *cxSession) flush(out Output) error {
+func (s *cxSession) flush(out reader.Output) error {
 	if !s.st.Created {
 		return nil
 	}
-	return s.q.flush(out)
+	return s.q.Flush(out)
 }
 
-func (s *cxSession) Settled() bool { return s.st.Created && s.q.empty() }
+func (s *cxSession) Settled() bool { return s.st.Created && s.q.Empty() }
 
 func (s *cxSession) State() (json.RawMessage, error) { return json.Marshal(s.st) }
 
-func (s *cxSession) Finish(ctx context.Context, out Output) error {
+func (s *cxSession) Finish(ctx context.Context, out reader.Output) error {
 	if s.st.Replay != nil {
 		if err := s.endReplay(ctx, out); err != nil {
 			return err
 		}
 	}
 	if s.st.Chat == "" {
-		if s.q.empty() {
+		if s.q.Empty() {
 			return nil
 		}
 		s.meta(&cxPayload{}, time.Time{}, "", nil)
 		// Ops queued before the chat id was known carry an empty chat id.
-		for _, it := range s.q.items {
-			if it.op.Append != nil {
-				it.op.Append.ChatID = s.st.Chat
+		for _, it := range s.q.Items {
+			if it.Op.Append != nil {
+				it.Op.Append.ChatID = s.st.Chat
 			}
 		}
 	}
@@ -460,7 +461,7 @@ func (s *cxSession) Finish(ctx context.Context, out Output) error {
 		// in a turn any more. The run is an upsert, so a later line can still change it.
 		s.recordTurn(annals.StatusCompleted, &s.st.Time)
 	}
-	if err := s.q.flushAll(out); err != nil {
+	if err := s.q.FlushAll(out); err != nil {
 		return err
 	}
 	if s.title != "" {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // This file holds two parts of the Codex reader: the event stream of `codex exec --json`
@@ -17,7 +18,7 @@ import (
 
 // before handles what comes ahead of the usual line types: the lines of a `codex exec --json`
 // stream, and the replay gate of a thread with a parent. It reports whether the line is done.
-func (s *cxSession) before(ctx context.Context, n int, raw []byte, ts time.Time, l *cxLine, p *cxPayload, out Output) (bool, error) {
+func (s *cxSession) before(ctx context.Context, n int, raw []byte, ts time.Time, l *cxLine, p *cxPayload, out reader.Output) (bool, error) {
 	if len(l.Payload) == 0 && cxExecType(l.Type) {
 		if err := s.exec(n, raw, ts, out); err != nil {
 			return true, err
@@ -46,7 +47,7 @@ func (s *cxSession) agentMessage(p *cxPayload, ts time.Time, id string, raw []by
 	if other > 0 {
 		m["attachments"] = other
 	}
-	s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Text: ValidText(text), RunID: s.st.Turn, Metadata: Metadata(m)})
+	s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Text: reader.ValidText(text), RunID: s.st.Turn, Metadata: reader.Metadata(m)})
 }
 
 // cxExecTypes are the line types of `codex exec --json`.
@@ -90,10 +91,10 @@ type cxExecItem struct {
 // exec handles one line of a `codex exec --json` stream. The stream has no session_meta: the
 // thread id of thread.started names the chat ("codex:<thread id>/exec", apart from the rollout
 // Codex writes for the same thread, which holds the prompt too).
-func (s *cxSession) exec(n int, raw []byte, ts time.Time, out Output) error {
+func (s *cxSession) exec(n int, raw []byte, ts time.Time, out reader.Output) error {
 	var l cxExecLine
 	if err := json.Unmarshal(raw, &l); err != nil {
-		out.Warnf(n, "codex exec event: %s", shortJSONErr(err))
+		out.Warnf(n, "codex exec event: %s", reader.ShortJSONErr(err))
 		return nil
 	}
 	if ts.IsZero() {
@@ -101,17 +102,17 @@ func (s *cxSession) exec(n int, raw []byte, ts time.Time, out Output) error {
 		// (the time the stream was last written).
 		ts = s.src.ModTime
 	}
-	id := "h-" + shortHash(string(raw))
+	id := "h-" + reader.ShortHash(string(raw))
 	switch l.Type {
 	case "thread.started":
 		if s.st.Chat == "" {
 			tid := l.ThreadID
-			if tid == "" || placeholder(tid) {
+			if tid == "" || reader.Placeholder(tid) {
 				tid = ""
 			}
 			s.meta(&cxPayload{ID: tid}, ts, id, nil)
 			if tid != "" {
-				s.st.Chat = ChatID("codex", tid+"/exec")
+				s.st.Chat = reader.ChatID("codex", tid+"/exec")
 				s.st.Attrs["session_id"] = tid
 			}
 			s.st.Attrs["exec_stream"] = "true"
@@ -123,19 +124,19 @@ func (s *cxSession) exec(n int, raw []byte, ts time.Time, out Output) error {
 	case "turn.completed":
 		if l.Usage != nil && s.st.Turn != "" {
 			// input_tokens counts the whole prompt, cached tokens included.
-			s.st.TurnIn, s.st.TurnOut = clampTokens(l.Usage.Input), clampTokens(l.Usage.Output)
+			s.st.TurnIn, s.st.TurnOut = reader.ClampTokens(l.Usage.Input), reader.ClampTokens(l.Usage.Output)
 		}
 		s.endTurn(annals.StatusCompleted, ts)
 	case "turn.failed":
 		s.ensureExecChat(ts)
-		s.push(&annals.Entry{ID: id, Kind: annals.KindSystem, Time: ts, RunID: s.st.Turn, Text: ValidText(cxErrorText(l.Error, l.Message)),
-			Metadata: Metadata(map[string]any{"error": true})})
+		s.push(&annals.Entry{ID: id, Kind: annals.KindSystem, Time: ts, RunID: s.st.Turn, Text: reader.ValidText(cxErrorText(l.Error, l.Message)),
+			Metadata: reader.Metadata(map[string]any{"error": true})})
 		s.endTurn(annals.StatusFailed, ts)
 	case "item.completed":
 		s.ensureExecChat(ts)
 		var it cxExecItem
 		if err := json.Unmarshal(l.Item, &it); err != nil {
-			out.Warnf(n, "codex exec item: %s", shortJSONErr(err))
+			out.Warnf(n, "codex exec item: %s", reader.ShortJSONErr(err))
 			return nil
 		}
 		s.execItem(&it, l.Item, ts, id)
@@ -159,20 +160,20 @@ func (s *cxSession) ensureExecChat(ts time.Time) {
 
 func (s *cxSession) execItem(it *cxExecItem, raw json.RawMessage, ts time.Time, id string) {
 	tool := func(name string, args json.RawMessage, result string, outcome annals.Outcome, meta map[string]any) {
-		s.push(&annals.Entry{ID: id, Kind: annals.KindTool, Time: ts, RunID: s.st.Turn, Metadata: Metadata(meta),
-			Tool: &annals.ToolCall{Name: SafeID(name, annals.MaxIDBytes), CallID: SafeID(it.ID, annals.MaxIDBytes), Arguments: validJSON(args), Result: ValidText(result), Outcome: outcome}})
+		s.push(&annals.Entry{ID: id, Kind: annals.KindTool, Time: ts, RunID: s.st.Turn, Metadata: reader.Metadata(meta),
+			Tool: &annals.ToolCall{Name: reader.SafeID(name, annals.MaxIDBytes), CallID: reader.SafeID(it.ID, annals.MaxIDBytes), Arguments: reader.ValidJSON(args), Result: reader.ValidText(result), Outcome: outcome}})
 	}
 	switch it.Type {
 	case "agent_message", "assistant_message":
 		if strings.TrimSpace(it.Text) == "" {
 			return
 		}
-		s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, RunID: s.st.Turn, Text: ValidText(it.Text)})
+		s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, RunID: s.st.Turn, Text: reader.ValidText(it.Text)})
 	case "reasoning":
 		if strings.TrimSpace(it.Text) == "" {
 			return
 		}
-		s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, RunID: s.st.Turn, Reasoning: ValidText(it.Text)})
+		s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, RunID: s.st.Turn, Reasoning: reader.ValidText(it.Text)})
 	case "command_execution":
 		args, _ := json.Marshal(map[string]string{"command": it.Command})
 		outcome := cxExecOutcome(it.Status, it.ExitCode)
@@ -184,7 +185,7 @@ func (s *cxSession) execItem(it *cxExecItem, raw json.RawMessage, ts time.Time, 
 	case "file_change":
 		tool("file_change", it.Changes, "", cxExecOutcome(it.Status, nil), nil)
 	case "mcp_tool_call":
-		result := textOf(it.Result)
+		result := reader.TextOf(it.Result)
 		outcome := cxExecOutcome(it.Status, nil)
 		if e := cxErrorText(it.Error, ""); e != "" {
 			result, outcome = e, annals.OutcomeFailed
@@ -198,7 +199,7 @@ func (s *cxSession) execItem(it *cxExecItem, raw json.RawMessage, ts time.Time, 
 		args, _ := json.Marshal(map[string]string{"query": it.Query})
 		tool("web_search", args, "", annals.OutcomeSucceeded, nil)
 	case "error":
-		s.push(&annals.Entry{ID: id, Kind: annals.KindSystem, Time: ts, RunID: s.st.Turn, Text: ValidText(it.Message), Metadata: Metadata(map[string]any{"error": true})})
+		s.push(&annals.Entry{ID: id, Kind: annals.KindSystem, Time: ts, RunID: s.st.Turn, Text: reader.ValidText(it.Message), Metadata: reader.Metadata(map[string]any{"error": true})})
 	default: // todo_list and types to come: kept whole
 		s.unknown("exec/item", it.Type, ts, id, raw)
 	}
@@ -229,7 +230,7 @@ func cxErrorText(raw json.RawMessage, fallback string) string {
 	if json.Unmarshal(raw, &e) == nil && e.Message != "" {
 		return e.Message
 	}
-	if t := textOf(raw); t != "" {
+	if t := reader.TextOf(raw); t != "" {
 		return t
 	}
 	return string(raw)
@@ -272,7 +273,7 @@ func (s *cxSession) armReplay(id string, ts time.Time) {
 // reports true when the line was consumed (dropped as copied history, or held until it is
 // known whether it is). Lines before the first recognised copy are held, never dropped on a
 // guess: a thread whose start copies nothing gets them back in order.
-func (s *cxSession) gate(ctx context.Context, n int, raw []byte, l *cxLine, p *cxPayload, out Output) (bool, error) {
+func (s *cxSession) gate(ctx context.Context, n int, raw []byte, l *cxLine, p *cxPayload, out reader.Output) (bool, error) {
 	r := s.st.Replay
 	turnMark := l.Type == "turn_context" || (l.Type == "event_msg" && p.Type == "task_started")
 	switch {
@@ -295,7 +296,7 @@ func (s *cxSession) gate(ctx context.Context, n int, raw []byte, l *cxLine, p *c
 
 // endReplay opens the gate: a proven copy is noted in one event entry (the lines are in the
 // parent's chat); held lines that were not shown to be copies are read as the thread's own.
-func (s *cxSession) endReplay(ctx context.Context, out Output) error {
+func (s *cxSession) endReplay(ctx context.Context, out reader.Output) error {
 	r := s.st.Replay
 	s.st.Replay = nil
 	held := s.held
@@ -309,7 +310,7 @@ func (s *cxSession) endReplay(ctx context.Context, out Output) error {
 		if p := s.st.Attrs["parent"]; p != "" {
 			m["parent"] = p
 		}
-		s.push(&annals.Entry{ID: "replayed-history", Kind: annals.KindEvent, Channel: "codex/replayed_history", Time: r.Since, Metadata: Metadata(m)})
+		s.push(&annals.Entry{ID: "replayed-history", Kind: annals.KindEvent, Channel: "codex/replayed_history", Time: r.Since, Metadata: reader.Metadata(m)})
 		return nil
 	}
 	for _, h := range held {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // The decoding helpers of the Codex reader (codex.go): message text, injected context, call
@@ -70,7 +71,7 @@ func cxArgs(p *cxPayload) json.RawMessage {
 				if t := strings.TrimSpace(s); json.Valid([]byte(t)) && t != "" && (t[0] == '{' || t[0] == '[') {
 					return json.RawMessage(t)
 				}
-				return jsonString(s)
+				return reader.JSONString(s)
 			}
 		}
 		return raw
@@ -124,7 +125,7 @@ func cxOutput(p *cxPayload) (string, annals.Outcome, json.RawMessage) {
 			if *wrapped.Metadata.ExitCode != 0 {
 				outcome = annals.OutcomeFailed
 			}
-			meta = Metadata(map[string]any{"exit_code": *wrapped.Metadata.ExitCode})
+			meta = reader.Metadata(map[string]any{"exit_code": *wrapped.Metadata.ExitCode})
 		}
 	}
 	if text == "" && len(p.Tools) > 0 {
@@ -133,7 +134,7 @@ func cxOutput(p *cxPayload) (string, annals.Outcome, json.RawMessage) {
 	if cxStatus(cxString(p.Status)) == annals.OutcomeFailed {
 		outcome = annals.OutcomeFailed
 	}
-	return ValidText(text), outcome, meta
+	return reader.ValidText(text), outcome, meta
 }
 
 // cxString reads a JSON string, or "" for any other value.

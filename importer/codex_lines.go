@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // The line mappings of the Codex reader (codex.go): model items and UI events to entries.
 
-func (s *cxSession) item(n int, p *cxPayload, ts time.Time, id string, raw []byte, out Output) {
+func (s *cxSession) item(n int, p *cxPayload, ts time.Time, id string, raw []byte, out reader.Output) {
 	switch p.Type {
 	case "message":
 		s.itemMessage(p, ts, id)
@@ -57,9 +58,9 @@ func (s *cxSession) itemMessage(p *cxPayload, ts time.Time, id string) {
 	}
 	if kind == annals.KindUser {
 		// A new prompt: calls still waiting will not get an output.
-		s.q.releaseAll()
+		s.q.ReleaseAll()
 	}
-	s.push(&annals.Entry{ID: id, Kind: kind, Time: ts, Text: ValidText(text), RunID: s.st.Turn, Metadata: Metadata(m)})
+	s.push(&annals.Entry{ID: id, Kind: kind, Time: ts, Text: reader.ValidText(text), RunID: s.st.Turn, Metadata: reader.Metadata(m)})
 }
 
 func (s *cxSession) itemReasoning(p *cxPayload, ts time.Time, id string) {
@@ -75,7 +76,7 @@ func (s *cxSession) itemReasoning(p *cxPayload, ts time.Time, id string) {
 	if t, _ := cxText(p.Content); t != "" {
 		texts = append(texts, t)
 	}
-	reasoning := strings.Join(dropBlank(texts), "\n\n")
+	reasoning := strings.Join(reader.DropBlank(texts), "\n\n")
 	m := map[string]any{}
 	if p.Encrypted != "" {
 		m["encrypted_reasoning"] = true // an opaque blob for the API: dropped, never shown
@@ -86,7 +87,7 @@ func (s *cxSession) itemReasoning(p *cxPayload, ts time.Time, id string) {
 	if reasoning != "" && s.copyOf(cxItem, "r\x00"+strings.TrimSpace(reasoning)) {
 		return
 	}
-	s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Reasoning: ValidText(reasoning), RunID: s.st.Turn, Metadata: Metadata(m)})
+	s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Reasoning: reader.ValidText(reasoning), RunID: s.st.Turn, Metadata: reader.Metadata(m)})
 }
 
 func (s *cxSession) itemCall(p *cxPayload, ts time.Time, id string) {
@@ -96,37 +97,37 @@ func (s *cxSession) itemCall(p *cxPayload, ts time.Time, id string) {
 	}
 	args := cxArgs(p)
 	e := &annals.Entry{ID: id, Kind: annals.KindTool, Time: ts, RunID: s.st.Turn,
-		Tool: &annals.ToolCall{Name: SafeID(name, annals.MaxIDBytes), CallID: SafeID(p.CallID, annals.MaxIDBytes), Arguments: args}}
+		Tool: &annals.ToolCall{Name: reader.SafeID(name, annals.MaxIDBytes), CallID: reader.SafeID(p.CallID, annals.MaxIDBytes), Arguments: args}}
 	if p.Type == "web_search_call" || p.Type == "image_generation_call" || p.CallID == "" {
 		// Searches and image generations carry their own status and no separate output.
 		e.Tool.Outcome = cxStatus(cxString(p.Status))
 		if len(p.Result) > 0 && p.Result[0] == '"' {
 			var r string
 			_ = json.Unmarshal(p.Result, &r)
-			e.Tool.Result = ValidText(r)
+			e.Tool.Result = reader.ValidText(r)
 		}
 		s.push(e)
 		return
 	}
-	s.q.pushCall(s.st.Chat, p.CallID, e)
+	s.q.PushCall(s.st.Chat, p.CallID, e)
 }
 
 func (s *cxSession) itemOutput(p *cxPayload, ts time.Time, id string) {
 	result, outcome, meta := cxOutput(p)
-	if s.q.resolve(p.CallID, func(e *annals.Entry) {
+	if s.q.Resolve(p.CallID, func(e *annals.Entry) {
 		e.Tool.Result = result
 		if e.Tool.Outcome == "" || outcome == annals.OutcomeFailed {
 			e.Tool.Outcome = outcome
 		}
 		if meta != nil {
-			e.Metadata = joinMeta(e.Metadata, meta)
+			e.Metadata = reader.JoinMeta(e.Metadata, meta)
 		}
 	}) {
 		return
 	}
 	s.push(&annals.Entry{ID: id, Kind: annals.KindTool, Time: ts, RunID: s.st.Turn,
-		Tool:     &annals.ToolCall{Name: "unknown", CallID: SafeID(p.CallID, annals.MaxIDBytes), Result: result, Outcome: outcome},
-		Metadata: joinMeta(Metadata(map[string]any{"orphan_result": true}), meta)})
+		Tool:     &annals.ToolCall{Name: "unknown", CallID: reader.SafeID(p.CallID, annals.MaxIDBytes), Result: result, Outcome: outcome},
+		Metadata: reader.JoinMeta(reader.Metadata(map[string]any{"orphan_result": true}), meta)})
 }
 
 func cxPayloadOf(raw []byte) json.RawMessage {
@@ -144,24 +145,24 @@ func (s *cxSession) event(p *cxPayload, ts time.Time, id string, payload json.Ra
 		if text == "" || s.copyOf(cxEvent, string(annals.KindUser)+"\x00"+text) {
 			return
 		}
-		s.q.releaseAll()
-		s.push(&annals.Entry{ID: id, Kind: annals.KindUser, Time: ts, Text: ValidText(p.Message), RunID: s.st.Turn})
+		s.q.ReleaseAll()
+		s.push(&annals.Entry{ID: id, Kind: annals.KindUser, Time: ts, Text: reader.ValidText(p.Message), RunID: s.st.Turn})
 	case "agent_message":
 		text := strings.TrimSpace(p.Message)
 		if text == "" || s.copyOf(cxEvent, string(annals.KindAssistant)+"\x00"+text) {
 			return
 		}
-		s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Text: ValidText(p.Message), RunID: s.st.Turn})
+		s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Text: reader.ValidText(p.Message), RunID: s.st.Turn})
 	case "agent_reasoning", "agent_reasoning_raw_content":
 		text := strings.TrimSpace(p.Text)
 		if text == "" || s.copyOf(cxEvent, "r\x00"+text) {
 			return
 		}
-		s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Reasoning: ValidText(p.Text), RunID: s.st.Turn})
+		s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Reasoning: reader.ValidText(p.Text), RunID: s.st.Turn})
 	case "token_count":
 		if p.Info != nil && p.Info.Last != nil && s.st.Turn != "" {
-			s.st.TurnIn += clampTokens(p.Info.Last.Input)
-			s.st.TurnOut += clampTokens(p.Info.Last.Output)
+			s.st.TurnIn += reader.ClampTokens(p.Info.Last.Input)
+			s.st.TurnOut += reader.ClampTokens(p.Info.Last.Output)
 			s.recordTurn(annals.StatusRunning, nil)
 		}
 	case "task_started":
@@ -179,13 +180,13 @@ func (s *cxSession) event(p *cxPayload, ts time.Time, id string, payload json.Ra
 			callID = p.CallID2
 		}
 		failed := (p.ExitCode != nil && *p.ExitCode != 0) || (p.Success != nil && !*p.Success) || bytes.HasPrefix(bytes.TrimSpace(p.Result), []byte(`{"Err"`))
-		if s.q.pending(callID) {
+		if s.q.Pending(callID) {
 			if failed {
-				s.q.update(callID, func(e *annals.Entry) { e.Tool.Outcome = annals.OutcomeFailed })
+				s.q.Update(callID, func(e *annals.Entry) { e.Tool.Outcome = annals.OutcomeFailed })
 			}
 			return
 		}
-		if callID != "" && !placeholder(callID) {
+		if callID != "" && !reader.Placeholder(callID) {
 			return // the call was answered already: a duplicate
 		}
 		s.unknown("event_msg", p.Type, ts, id, payload)
@@ -193,11 +194,11 @@ func (s *cxSession) event(p *cxPayload, ts time.Time, id string, payload json.Ra
 		"image_generation_end", "view_image_tool_call", "dynamic_tool_call_request", "task_status":
 		// Copies or announcements of what the items already hold.
 	case "thread_name_updated":
-		if p.ThreadName != "" && !placeholder(p.ThreadName) {
+		if p.ThreadName != "" && !reader.Placeholder(p.ThreadName) {
 			s.title = p.ThreadName
 		}
 	case "error":
-		s.push(&annals.Entry{ID: id, Kind: annals.KindSystem, Time: ts, Text: ValidText(p.Message), RunID: s.st.Turn, Metadata: Metadata(map[string]any{"error": true})})
+		s.push(&annals.Entry{ID: id, Kind: annals.KindSystem, Time: ts, Text: reader.ValidText(p.Message), RunID: s.st.Turn, Metadata: reader.Metadata(map[string]any{"error": true})})
 	default:
 		s.unknown("event_msg", p.Type, ts, id, payload)
 	}

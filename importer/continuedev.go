@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // continueDev imports the chat sessions of Continue (the VS Code and JetBrains extension):
@@ -33,24 +34,24 @@ func (continueDev) DefaultPaths(home string) []string {
 }
 
 func (continueDev) Detect(path string, head []byte) bool {
-	if head == nil || !hasExt(path, ".json") || filepath.Base(path) == "sessions.json" {
+	if head == nil || !reader.HasExt(path, ".json") || filepath.Base(path) == "sessions.json" {
 		return false
 	}
-	f, ok := lineFields(head)
-	return ok && has(f, "sessionId", "history") && (has(f, "workspaceDirectory") || inFolder(path, ".continue/sessions"))
+	f, ok := reader.LineFields(head)
+	return ok && reader.HasFields(f, "sessionId", "history") && (reader.HasFields(f, "workspaceDirectory") || reader.InFolder(path, ".continue/sessions"))
 }
 
 // Companion: the sessions index beside the session files.
 func (continueDev) Companion(path string) bool {
-	return filepath.Base(path) == "sessions.json" && inFolder(path, ".continue")
+	return filepath.Base(path) == "sessions.json" && reader.InFolder(path, ".continue")
 }
 
 type cnItem struct {
 	Message struct {
-		Role       string          `json:"role"`
-		Content    json.RawMessage `json:"content"`
-		ToolCalls  []kmCall        `json:"toolCalls"`
-		ToolCallID string          `json:"toolCallId"`
+		Role       string              `json:"role"`
+		Content    json.RawMessage     `json:"content"`
+		ToolCalls  []reader.OpenAICall `json:"toolCalls"`
+		ToolCallID string              `json:"toolCallId"`
 	} `json:"message"`
 	ContextItems []struct {
 		Name string `json:"name"`
@@ -67,7 +68,7 @@ type cnItem struct {
 	} `json:"reasoning"`
 }
 
-func (f continueDev) ParseFile(ctx context.Context, src *Source, out Output) error {
+func (f continueDev) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	r, err := src.Open()
 	if err != nil {
 		return fmt.Errorf("continue: %w", err)
@@ -86,7 +87,7 @@ func (f continueDev) ParseFile(ctx context.Context, src *Source, out Output) err
 	if err := json.Unmarshal(data, &s); err != nil || s.SessionID == "" {
 		return fmt.Errorf("continue: %s is not a Continue session (%v)", src.Path, err)
 	}
-	chatID := ChatID(f.Name(), s.SessionID)
+	chatID := reader.ChatID(f.Name(), s.SessionID)
 	attrs := annals.Attributes{"source": f.Name()}
 	if cwd := continueDir(s.Workspace); cwd != "" {
 		attrs["cwd"] = cwd
@@ -94,13 +95,13 @@ func (f continueDev) ParseFile(ctx context.Context, src *Source, out Output) err
 	created := continueCreated(filepath.Dir(src.Path), s.SessionID, src)
 	chat := &annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created}
 	if t := strings.TrimSpace(s.Title); t != "" && t != "New Session" {
-		chat.Title = Truncated(ValidText(t), annals.MaxTitleBytes)
+		chat.Title = reader.Truncated(reader.ValidText(t), annals.MaxTitleBytes)
 	}
 	if err := out.Emit(annals.CaptureOp{Chat: chat}); err != nil {
 		return err
 	}
 	entries := continueEntries(s.History, created, out)
-	return emitEntries(chatID, entries, out)
+	return reader.EmitEntries(chatID, entries, out)
 }
 
 // continueDir turns a workspace directory (a file:// URI in newer versions) into a path.
@@ -112,7 +113,7 @@ func continueDir(ws string) string {
 }
 
 // continueCreated reads the session's dateCreated from sessions.json, else the file's time.
-func continueCreated(dir, id string, src *Source) time.Time {
+func continueCreated(dir, id string, src *reader.Source) time.Time {
 	b, err := os.ReadFile(filepath.Join(dir, "sessions.json"))
 	if err == nil {
 		var list []struct {
@@ -128,7 +129,7 @@ func continueCreated(dir, id string, src *Source) time.Time {
 							s.DateCreated = ms
 						}
 					}
-					if t := ParseTime(s.DateCreated); !t.IsZero() {
+					if t := reader.ParseTime(s.DateCreated); !t.IsZero() {
 						return t
 					}
 				}
@@ -141,19 +142,19 @@ func continueCreated(dir, id string, src *Source) time.Time {
 // continueEntries maps the history: each item one entry (an assistant's tool calls one entry
 // each after it), ids from the item's position and a hash of it; a call's toolCallState (its
 // status and output) or the tool message after it is its result.
-func continueEntries(history []json.RawMessage, t time.Time, out Output) []*annals.Entry {
+func continueEntries(history []json.RawMessage, t time.Time, out reader.Output) []*annals.Entry {
 	var all []*annals.Entry
 	calls := map[string]*annals.Entry{}
 	for i, raw := range history {
 		var it cnItem
 		if err := json.Unmarshal(raw, &it); err != nil {
-			out.Warnf(0, "history[%d]: %s", i, shortJSONErr(err))
+			out.Warnf(0, "history[%d]: %s", i, reader.ShortJSONErr(err))
 			continue
 		}
-		id := fmt.Sprintf("h%d-%s", i+1, shortHash(string(raw))[:8])
+		id := fmt.Sprintf("h%d-%s", i+1, reader.ShortHash(string(raw))[:8])
 		text, media := continueText(it.Message.Content)
 		m := it.Message
-		e := &annals.Entry{ID: id, Time: t, Text: ValidText(text)}
+		e := &annals.Entry{ID: id, Time: t, Text: reader.ValidText(text)}
 		meta := map[string]any{"attachments": media}
 		for _, c := range it.ContextItems {
 			meta["context_items"] = append(asStrings(meta["context_items"]), c.Name)
@@ -164,33 +165,33 @@ func continueEntries(history []json.RawMessage, t time.Time, out Output) []*anna
 		case "assistant", "thinking":
 			e.Kind = annals.KindAssistant
 			if m.Role == "thinking" {
-				e.Text, e.Reasoning = "", ValidText(text)
+				e.Text, e.Reasoning = "", reader.ValidText(text)
 			} else if it.Reasoning != nil {
-				e.Reasoning = ValidText(it.Reasoning.Text)
+				e.Reasoning = reader.ValidText(it.Reasoning.Text)
 			}
 		case "system":
 			e.Kind = annals.KindSystem
 		case "tool":
 			if call := calls[m.ToolCallID]; call != nil {
-				call.Tool.Result = Truncated(ValidText(text), annals.MaxEntryBytes/4)
+				call.Tool.Result = reader.Truncated(reader.ValidText(text), annals.MaxEntryBytes/4)
 				if call.Tool.Outcome == "" {
 					call.Tool.Outcome = annals.OutcomeSucceeded
 				}
 				continue
 			}
 			e.Kind = annals.KindTool
-			e.Tool = &annals.ToolCall{Name: "unknown", CallID: SafeID(m.ToolCallID, annals.MaxIDBytes), Result: ValidText(text), Outcome: annals.OutcomeSucceeded}
+			e.Tool = &annals.ToolCall{Name: "unknown", CallID: reader.SafeID(m.ToolCallID, annals.MaxIDBytes), Result: reader.ValidText(text), Outcome: annals.OutcomeSucceeded}
 			meta["orphan_result"] = true
 		default:
-			e.Kind, e.Channel = annals.KindEvent, "continue/"+sanitizeChannel(firstNonEmpty(m.Role, "message"))
+			e.Kind, e.Channel = annals.KindEvent, "continue/"+reader.SanitizeChannel(reader.FirstNonEmpty(m.Role, "message"))
 		}
-		e.Metadata = Metadata(meta)
+		e.Metadata = reader.Metadata(meta)
 		if e.Text != "" || e.Reasoning != "" || e.Tool != nil || len(m.ToolCalls) == 0 {
 			all = append(all, e)
 		}
 		for j, c := range m.ToolCalls {
-			te := &annals.Entry{ID: EntryID(id, j), Kind: annals.KindTool, Time: t, Tool: &annals.ToolCall{
-				Name: copilotToolName(c.Function.Name), CallID: SafeID(c.ID, annals.MaxIDBytes), Arguments: rawJSON(c.Function.Arguments)}}
+			te := &annals.Entry{ID: reader.EntryID(id, j), Kind: annals.KindTool, Time: t, Tool: &annals.ToolCall{
+				Name: reader.ToolName(c.Function.Name), CallID: reader.SafeID(c.ID, annals.MaxIDBytes), Arguments: reader.RawJSON(c.Function.Arguments)}}
 			if st := it.ToolCallState; st != nil && (st.ToolCallID == c.ID || len(m.ToolCalls) == 1) {
 				continueState(te, st.Status, st.Output)
 			}
@@ -209,7 +210,7 @@ func continueState(e *annals.Entry, status string, output []struct {
 	for _, o := range output {
 		texts = append(texts, o.Content)
 	}
-	e.Tool.Result = Truncated(ValidText(strings.Join(texts, "\n")), annals.MaxEntryBytes/4)
+	e.Tool.Result = reader.Truncated(reader.ValidText(strings.Join(texts, "\n")), annals.MaxEntryBytes/4)
 	switch status {
 	case "done":
 		e.Tool.Outcome = annals.OutcomeSucceeded

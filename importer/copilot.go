@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // copilotCLI imports GitHub Copilot CLI sessions: one events.jsonl per session under
@@ -62,7 +63,7 @@ type copilotState struct {
 	RunOut int64 `json:"run_out,omitempty"`
 }
 
-func (f copilotCLI) NewSession(src *Source, state json.RawMessage) (LineSession, error) {
+func (f copilotCLI) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
 	s := &copilotSession{format: f.Name(), open: map[string]*annals.Entry{}, seen: map[string]bool{}}
 	if len(state) > 0 {
 		if err := json.Unmarshal(state, &s.st); err != nil {
@@ -70,7 +71,7 @@ func (f copilotCLI) NewSession(src *Source, state json.RawMessage) (LineSession,
 		}
 	}
 	if s.st.ChatID == "" {
-		s.st.ChatID = ChatID(f.Name(), copilotPathID(src.Path))
+		s.st.ChatID = reader.ChatID(f.Name(), copilotPathID(src.Path))
 	}
 	return s, nil
 }
@@ -107,12 +108,12 @@ func (s *copilotSession) State() (json.RawMessage, error) {
 	return b, nil
 }
 
-func (s *copilotSession) Finish(ctx context.Context, out Output) error {
+func (s *copilotSession) Finish(ctx context.Context, out reader.Output) error {
 	return s.flush(out)
 }
 
 // flush emits the held-back entries in their current form.
-func (s *copilotSession) flush(out Output) error {
+func (s *copilotSession) flush(out reader.Output) error {
 	if len(s.pending) == 0 {
 		return nil
 	}
@@ -123,7 +124,7 @@ func (s *copilotSession) flush(out Output) error {
 
 // add queues e behind the entries already held back; Line emits the queue once no tool call
 // waits for its result, so the transcript keeps its order.
-func (s *copilotSession) add(out Output, e *annals.Entry) error {
+func (s *copilotSession) add(out reader.Output, e *annals.Entry) error {
 	if e.RunID == "" {
 		e.RunID = s.st.RunID
 	}
@@ -136,25 +137,25 @@ func (s *copilotSession) add(out Output, e *annals.Entry) error {
 func (s *copilotSession) entryID(id string, n, part int) string {
 	cand := ""
 	if id != "" {
-		cand = EntryID(id, part)
+		cand = reader.EntryID(id, part)
 	}
 	if cand == "" || s.seen[cand] {
-		cand = EntryID(fmt.Sprintf("L%d", n), part)
+		cand = reader.EntryID(fmt.Sprintf("L%d", n), part)
 	}
 	s.seen[cand] = true
 	return cand
 }
 
 // ensureChat creates the chat from what the path says when the file has no session.start.
-func (s *copilotSession) ensureChat(out Output) error {
+func (s *copilotSession) ensureChat(out reader.Output) error {
 	if s.st.Emitted {
 		return nil
 	}
 	s.st.Emitted = true
-	return out.Emit(annals.CaptureOp{Chat: cleanChat(&annals.Chat{ID: s.st.ChatID, Attributes: annals.Attributes{"source": s.format}, CreatedAt: s.st.LastTime})})
+	return out.Emit(annals.CaptureOp{Chat: reader.CleanChat(&annals.Chat{ID: s.st.ChatID, Attributes: annals.Attributes{"source": s.format}, CreatedAt: s.st.LastTime})})
 }
 
-func (s *copilotSession) Line(ctx context.Context, n int, line []byte, out Output) error {
+func (s *copilotSession) Line(ctx context.Context, n int, line []byte, out reader.Output) error {
 	if err := s.line(n, line, out); err != nil {
 		return err
 	}
@@ -165,22 +166,22 @@ func (s *copilotSession) Line(ctx context.Context, n int, line []byte, out Outpu
 	return nil
 }
 
-func (s *copilotSession) line(n int, line []byte, out Output) error {
+func (s *copilotSession) line(n int, line []byte, out reader.Output) error {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
 	}
-	ev, err := decodeObject(line)
+	ev, err := reader.DecodeObject(line)
 	if err != nil {
 		out.Warnf(n, "not a JSON object: %v", err)
 		return nil
 	}
-	typ := ev.str("type")
-	data := ev.obj("data")
+	typ := ev.Str("type")
+	data := ev.Obj("data")
 	if data == nil {
-		data = jsonObject{}
+		data = reader.JSONObject{}
 	}
-	id := ev.str("id")
-	t := ParseTime(ev.str("timestamp"))
+	id := ev.Str("id")
+	t := reader.ParseTime(ev.Str("timestamp"))
 	if t.IsZero() {
 		t = s.st.LastTime
 	} else {
@@ -197,12 +198,12 @@ func (s *copilotSession) line(n int, line []byte, out Output) error {
 	base := func(kind annals.EntryKind, part int) *annals.Entry {
 		e := &annals.Entry{ID: s.entryID(id, n, part), Kind: kind, Time: t}
 		if id != "" {
-			e.SourceIDs = []string{SafeID(id, annals.MaxIDBytes)}
+			e.SourceIDs = []string{reader.SafeID(id, annals.MaxIDBytes)}
 		}
-		if p := data.str("parentToolCallId"); p != "" {
+		if p := data.Str("parentToolCallId"); p != "" {
 			// An event of a sub-agent: marked, and tied to the task call that started it.
 			e.Channel = "subagent"
-			e.CorrelationID = SafeID(p, annals.MaxIDBytes)
+			e.CorrelationID = reader.SafeID(p, annals.MaxIDBytes)
 		}
 		return e
 	}
@@ -220,23 +221,23 @@ func (s *copilotSession) line(n int, line []byte, out Output) error {
 type copilotBase = func(kind annals.EntryKind, part int) *annals.Entry
 
 // lineMessage maps the events that are messages; it reports whether typ was one.
-func (s *copilotSession) lineMessage(typ string, data jsonObject, n int, id string, base copilotBase, out Output) (bool, error) {
+func (s *copilotSession) lineMessage(typ string, data reader.JSONObject, n int, id string, base copilotBase, out reader.Output) (bool, error) {
 	switch typ {
 	case "user.message":
 		e := base(annals.KindUser, -1)
-		e.Text = ValidText(data.str("content"))
-		tc := data.str("transformedContent")
+		e.Text = reader.ValidText(data.Str("content"))
+		tc := data.Str("transformedContent")
 		if tc == e.Text {
 			tc = ""
 		}
-		e.Metadata = safeMeta(map[string]any{"transformed_content": ValidText(tc), "attachments": data.raw("attachments"),
-			"extra": extras(data, "content", "transformedContent", "attachments")})
+		e.Metadata = reader.SafeMeta(map[string]any{"transformed_content": reader.ValidText(tc), "attachments": data.Raw("attachments"),
+			"extra": reader.Extras(data, "content", "transformedContent", "attachments")})
 		return true, s.add(out, e)
 
 	case "system.message":
 		e := base(annals.KindSystem, -1)
-		e.Text = ValidText(data.str("content"))
-		e.Metadata = safeMeta(map[string]any{"extra": extras(data, "content")})
+		e.Text = reader.ValidText(data.Str("content"))
+		e.Metadata = reader.SafeMeta(map[string]any{"extra": reader.Extras(data, "content")})
 		return true, s.add(out, e)
 
 	case "assistant.message":
@@ -244,21 +245,21 @@ func (s *copilotSession) lineMessage(typ string, data jsonObject, n int, id stri
 
 	case "assistant.reasoning":
 		e := base(annals.KindAssistant, -1)
-		e.Reasoning = ValidText(data.str("content"))
-		e.Metadata = safeMeta(map[string]any{"extra": extras(data, "content")})
+		e.Reasoning = reader.ValidText(data.Str("content"))
+		e.Metadata = reader.SafeMeta(map[string]any{"extra": reader.Extras(data, "content")})
 		return true, s.add(out, e)
 
 	case "session.error":
 		e := base(annals.KindSystem, -1)
-		e.Text = ValidText(strings.TrimSpace("error: " + data.str("message")))
-		e.Metadata = safeMeta(map[string]any{"error": extras(data, "message")})
+		e.Text = reader.ValidText(strings.TrimSpace("error: " + data.Str("message")))
+		e.Metadata = reader.SafeMeta(map[string]any{"error": reader.Extras(data, "message")})
 		return true, s.add(out, e)
 
 	case "session.model_change":
 		e := base(annals.KindEvent, -1)
 		e.Channel = "copilot-cli/session/model_change"
-		e.Text = ValidText(fmt.Sprintf("model changed from %s to %s", firstNonEmpty(data.str("previousModel"), "(none)"), data.str("newModel")))
-		e.Metadata = safeMeta(map[string]any{"data": extras(data)})
+		e.Text = reader.ValidText(fmt.Sprintf("model changed from %s to %s", reader.FirstNonEmpty(data.Str("previousModel"), "(none)"), data.Str("newModel")))
+		e.Metadata = reader.SafeMeta(map[string]any{"data": reader.Extras(data)})
 		return true, s.add(out, e)
 	}
 	return false, nil
@@ -266,19 +267,19 @@ func (s *copilotSession) lineMessage(typ string, data jsonObject, n int, id stri
 
 // lineLifecycle maps the events of turns, tool calls and the process; it reports whether typ
 // was one.
-func (s *copilotSession) lineLifecycle(typ string, data jsonObject, id string, t time.Time, base copilotBase, out Output) (bool, error) {
+func (s *copilotSession) lineLifecycle(typ string, data reader.JSONObject, id string, t time.Time, base copilotBase, out reader.Output) (bool, error) {
 	switch typ {
 	case "assistant.turn_start":
-		runKey := firstNonEmpty(data.str("interactionId"), id) + "/" + data.str("turnId")
-		s.st.RunID = SafeID(s.st.ChatID+"/turn/"+runKey, annals.MaxIDBytes)
+		runKey := reader.FirstNonEmpty(data.Str("interactionId"), id) + "/" + data.Str("turnId")
+		s.st.RunID = reader.SafeID(s.st.ChatID+"/turn/"+runKey, annals.MaxIDBytes)
 		s.st.RunStart = t
 		s.st.RunOut = 0
-		s.st.RunModel = SafeID(data.str("model"), annals.MaxIDBytes)
+		s.st.RunModel = reader.SafeID(data.Str("model"), annals.MaxIDBytes)
 		return true, out.Emit(annals.CaptureOp{Run: &annals.Run{ID: s.st.RunID, ChatID: s.st.ChatID, Status: annals.StatusRunning, Model: s.st.RunModel, StartedAt: t}})
 
 	case "assistant.turn_end":
-		if m := data.str("model"); m != "" && s.st.RunModel == "" {
-			s.st.RunModel = SafeID(m, annals.MaxIDBytes)
+		if m := data.Str("model"); m != "" && s.st.RunModel == "" {
+			s.st.RunModel = reader.SafeID(m, annals.MaxIDBytes)
 		}
 		return true, s.endRun(out, annals.StatusCompleted, t)
 
@@ -295,8 +296,8 @@ func (s *copilotSession) lineLifecycle(typ string, data jsonObject, id string, t
 			delete(s.open, k)
 		}
 		e := base(annals.KindSystem, -1)
-		e.Text = ValidText(strings.TrimSpace("aborted: " + data.str("reason")))
-		e.Metadata = safeMeta(map[string]any{"extra": extras(data, "reason")})
+		e.Text = reader.ValidText(strings.TrimSpace("aborted: " + data.Str("reason")))
+		e.Metadata = reader.SafeMeta(map[string]any{"extra": reader.Extras(data, "reason")})
 		if err := s.add(out, e); err != nil {
 			return true, err
 		}
@@ -309,10 +310,10 @@ func (s *copilotSession) lineLifecycle(typ string, data jsonObject, id string, t
 			delete(s.open, k)
 		}
 		e := base(annals.KindEvent, -1)
-		e.Channel = "copilot-cli/" + sanitizeChannel(typ)
-		e.Metadata = safeMeta(map[string]any{"data": extras(data)})
+		e.Channel = "copilot-cli/" + reader.SanitizeChannel(typ)
+		e.Metadata = reader.SafeMeta(map[string]any{"data": reader.Extras(data)})
 		if typ == "session.shutdown" {
-			e.Text = ValidText(strings.TrimSpace("session ended " + data.str("shutdownType")))
+			e.Text = reader.ValidText(strings.TrimSpace("session ended " + data.Str("shutdownType")))
 		}
 		if err := s.add(out, e); err != nil {
 			return true, err
@@ -323,19 +324,19 @@ func (s *copilotSession) lineLifecycle(typ string, data jsonObject, id string, t
 	return false, nil
 }
 
-func (s *copilotSession) toolStart(data jsonObject, base copilotBase, out Output) error {
-	callID := data.str("toolCallId")
+func (s *copilotSession) toolStart(data reader.JSONObject, base copilotBase, out reader.Output) error {
+	callID := data.Str("toolCallId")
 	if e := s.open[callID]; e != nil {
 		if len(e.Tool.Arguments) == 0 || string(e.Tool.Arguments) == "{}" {
-			if a := copilotArgs(data.raw("arguments")); a != nil {
+			if a := reader.CallArgs(data.Raw("arguments")); a != nil {
 				e.Tool.Arguments = a
 			}
 		}
 		return nil
 	}
 	e := base(annals.KindTool, -1)
-	e.Tool = &annals.ToolCall{Name: copilotToolName(data.str("toolName")), CallID: SafeID(callID, annals.MaxIDBytes), Arguments: copilotArgs(data.raw("arguments"))}
-	e.Metadata = safeMeta(map[string]any{"extra": extras(data, "toolCallId", "toolName", "arguments", "parentToolCallId")})
+	e.Tool = &annals.ToolCall{Name: reader.ToolName(data.Str("toolName")), CallID: reader.SafeID(callID, annals.MaxIDBytes), Arguments: reader.CallArgs(data.Raw("arguments"))}
+	e.Metadata = reader.SafeMeta(map[string]any{"extra": reader.Extras(data, "toolCallId", "toolName", "arguments", "parentToolCallId")})
 	if callID != "" {
 		// The start is the first we hear of this call: it waits for its result.
 		s.open[callID] = e
@@ -343,15 +344,15 @@ func (s *copilotSession) toolStart(data jsonObject, base copilotBase, out Output
 	return s.add(out, e)
 }
 
-func (s *copilotSession) toolComplete(data jsonObject, base copilotBase, out Output) error {
-	callID := data.str("toolCallId")
+func (s *copilotSession) toolComplete(data reader.JSONObject, base copilotBase, out reader.Output) error {
+	callID := data.Str("toolCallId")
 	e := s.open[callID]
 	if e == nil {
 		// A result without a call in this file (the call was in a rotated part, or the
 		// file was cut): the result still becomes a tool entry, so nothing is lost.
 		e = base(annals.KindTool, -1)
-		name := data.obj("toolTelemetry").obj("properties").str("tool")
-		e.Tool = &annals.ToolCall{Name: copilotToolName(name), CallID: SafeID(callID, annals.MaxIDBytes)}
+		name := data.Obj("toolTelemetry").Obj("properties").Str("tool")
+		e.Tool = &annals.ToolCall{Name: reader.ToolName(name), CallID: reader.SafeID(callID, annals.MaxIDBytes)}
 		copilotResult(e, data)
 		return s.add(out, e)
 	}
@@ -361,13 +362,13 @@ func (s *copilotSession) toolComplete(data jsonObject, base copilotBase, out Out
 }
 
 // lineOther maps a compaction, and keeps everything else as an event.
-func (s *copilotSession) lineOther(typ string, ev, data jsonObject, base copilotBase, out Output) error {
+func (s *copilotSession) lineOther(typ string, ev, data reader.JSONObject, base copilotBase, out reader.Output) error {
 	// A compaction: Copilot summarises the context and starts over from the summary.
 	if strings.Contains(typ, "compaction") {
-		if sum := firstNonEmpty(data.str("summaryContent"), data.str("summary"), data.str("content")); sum != "" {
+		if sum := reader.FirstNonEmpty(data.Str("summaryContent"), data.Str("summary"), data.Str("content")); sum != "" {
 			e := base(annals.KindSystem, -1)
-			e.Text = ValidText(sum)
-			e.Metadata = safeMeta(map[string]any{"compaction": true, "type": typ, "data": extras(data, "summaryContent", "summary", "content")})
+			e.Text = reader.ValidText(sum)
+			e.Metadata = reader.SafeMeta(map[string]any{"compaction": true, "type": typ, "data": reader.Extras(data, "summaryContent", "summary", "content")})
 			return s.add(out, e)
 		}
 	}
@@ -380,25 +381,25 @@ func (s *copilotSession) lineOther(typ string, ev, data jsonObject, base copilot
 	}
 	e := base(annals.KindEvent, -1)
 	if e.Channel == "" {
-		e.Channel = "copilot-cli/" + sanitizeChannel(typ)
+		e.Channel = "copilot-cli/" + reader.SanitizeChannel(typ)
 	}
-	e.Text = ValidText(firstNonEmpty(data.str("message"), data.str("content"), data.str("agentDisplayName")))
-	if tc := data.str("toolCallId"); tc != "" && e.CorrelationID == "" {
-		e.CorrelationID = SafeID(tc, annals.MaxIDBytes)
+	e.Text = reader.ValidText(reader.FirstNonEmpty(data.Str("message"), data.Str("content"), data.Str("agentDisplayName")))
+	if tc := data.Str("toolCallId"); tc != "" && e.CorrelationID == "" {
+		e.CorrelationID = reader.SafeID(tc, annals.MaxIDBytes)
 	}
-	meta := map[string]any{"data": extras(data, "message", "content")}
+	meta := map[string]any{"data": reader.Extras(data, "message", "content")}
 	if typ == "session.truncation" {
 		meta["context_truncation"] = true
 	}
-	if ev.str("type") == "" {
-		meta["line"] = extras(ev, "data")
+	if ev.Str("type") == "" {
+		meta["line"] = reader.Extras(ev, "data")
 	}
-	e.Metadata = Metadata(meta)
+	e.Metadata = reader.Metadata(meta)
 	return s.add(out, e)
 }
 
 // endRun records the open turn's end with status, if a turn is open.
-func (s *copilotSession) endRun(out Output, status annals.RunStatus, t time.Time) error {
+func (s *copilotSession) endRun(out reader.Output, status annals.RunStatus, t time.Time) error {
 	if s.st.RunID == "" {
 		return nil
 	}
@@ -412,18 +413,18 @@ func (s *copilotSession) endRun(out Output, status annals.RunStatus, t time.Time
 }
 
 // start handles session.start: it creates the chat with what the session knows of its place.
-func (s *copilotSession) start(n int, data jsonObject, t time.Time, out Output) error {
-	if sid := data.str("sessionId"); sid != "" {
-		s.st.ChatID = ChatID(s.format, sid)
+func (s *copilotSession) start(n int, data reader.JSONObject, t time.Time, out reader.Output) error {
+	if sid := data.Str("sessionId"); sid != "" {
+		s.st.ChatID = reader.ChatID(s.format, sid)
 	}
 	attrs := annals.Attributes{"source": s.format}
-	c := data.obj("context")
-	if v := c.str("cwd"); v != "" {
+	c := data.Obj("context")
+	if v := c.Str("cwd"); v != "" {
 		attrs["cwd"] = v
 	}
-	if repo := c.str("repository"); repo != "" {
-		host := c.str("repositoryHost")
-		if host == "" && (c.str("hostType") == "github" || c.str("hostType") == "cli") && strings.Count(repo, "/") == 1 {
+	if repo := c.Str("repository"); repo != "" {
+		host := c.Str("repositoryHost")
+		if host == "" && (c.Str("hostType") == "github" || c.Str("hostType") == "cli") && strings.Count(repo, "/") == 1 {
 			host = "github.com"
 		}
 		if host != "" && !strings.HasPrefix(repo, host+"/") {
@@ -431,60 +432,60 @@ func (s *copilotSession) start(n int, data jsonObject, t time.Time, out Output) 
 		}
 		attrs["repository"] = repo
 	}
-	if v := c.str("branch"); v != "" {
+	if v := c.Str("branch"); v != "" {
 		attrs["git_branch"] = v
 	}
-	if v := data.str("selectedModel"); v != "" {
+	if v := data.Str("selectedModel"); v != "" {
 		attrs["model"] = v
 	}
-	if v := data.str("copilotVersion"); v != "" {
+	if v := data.Str("copilotVersion"); v != "" {
 		attrs["copilot_version"] = v
 	}
-	if st := ParseTime(data.str("startTime")); !st.IsZero() {
+	if st := reader.ParseTime(data.Str("startTime")); !st.IsZero() {
 		t = st
 	}
 	s.st.Emitted = true
-	return out.Emit(annals.CaptureOp{Chat: cleanChat(&annals.Chat{ID: s.st.ChatID, Attributes: attrs, CreatedAt: t})})
+	return out.Emit(annals.CaptureOp{Chat: reader.CleanChat(&annals.Chat{ID: s.st.ChatID, Attributes: attrs, CreatedAt: t})})
 }
 
 // assistant maps an assistant message: its text and reasoning, then one tool entry per tool
 // request, each waiting for its result.
-func (s *copilotSession) assistant(n int, id string, data jsonObject, base copilotBase, out Output) error {
-	text := ValidText(data.str("content"))
-	reasoning := ValidText(data.str("reasoningText"))
-	opaque := data.str("reasoningOpaque") != "" || data.str("encryptedContent") != ""
+func (s *copilotSession) assistant(n int, id string, data reader.JSONObject, base copilotBase, out reader.Output) error {
+	text := reader.ValidText(data.Str("content"))
+	reasoning := reader.ValidText(data.Str("reasoningText"))
+	opaque := data.Str("reasoningOpaque") != "" || data.Str("encryptedContent") != ""
 	meta := map[string]any{
-		"encrypted_reasoning": boolOrNil(opaque),
-		"extra": extras(data, "content", "reasoningText", "reasoningOpaque", "encryptedContent", "toolRequests",
+		"encrypted_reasoning": reader.BoolOrNil(opaque),
+		"extra": reader.Extras(data, "content", "reasoningText", "reasoningOpaque", "encryptedContent", "toolRequests",
 			"outputTokens", "parentToolCallId"),
 	}
-	tokens := int64(data.num("outputTokens"))
+	tokens := int64(data.Num("outputTokens"))
 	if s.st.RunID != "" && tokens > 0 {
 		// Inside a turn the usage goes to the turn's run; only a message outside any turn
 		// keeps it on its entry.
 		s.st.RunOut += tokens
 		tokens = 0
 	}
-	reqs := data.arr("toolRequests")
+	reqs := data.Arr("toolRequests")
 	if text != "" || reasoning != "" || len(reqs) == 0 {
 		e := base(annals.KindAssistant, -1)
 		e.Text, e.Reasoning, e.OutputTokens = text, reasoning, tokens
-		e.Metadata = Metadata(meta)
+		e.Metadata = reader.Metadata(meta)
 		if err := s.add(out, e); err != nil {
 			return err
 		}
 		meta, tokens = nil, 0
 	}
 	for i, raw := range reqs {
-		req, err := decodeObject(raw)
+		req, err := reader.DecodeObject(raw)
 		if err != nil {
 			out.Warnf(n, "toolRequests[%d]: not a JSON object", i)
 			continue
 		}
 		e := base(annals.KindTool, i+1)
-		callID := req.str("toolCallId")
-		e.Tool = &annals.ToolCall{Name: copilotToolName(req.str("name")), CallID: SafeID(callID, annals.MaxIDBytes), Arguments: copilotArgs(req.raw("arguments"))}
-		m := map[string]any{"request": extras(req, "toolCallId", "name", "arguments")}
+		callID := req.Str("toolCallId")
+		e.Tool = &annals.ToolCall{Name: reader.ToolName(req.Str("name")), CallID: reader.SafeID(callID, annals.MaxIDBytes), Arguments: reader.CallArgs(req.Raw("arguments"))}
+		m := map[string]any{"request": reader.Extras(req, "toolCallId", "name", "arguments")}
 		if meta != nil {
 			// The message had no text: its fields ride on its first call.
 			for k, v := range meta {
@@ -493,7 +494,7 @@ func (s *copilotSession) assistant(n int, id string, data jsonObject, base copil
 			e.OutputTokens = tokens
 			meta, tokens = nil, 0
 		}
-		e.Metadata = Metadata(m)
+		e.Metadata = reader.Metadata(m)
 		if callID != "" {
 			// A repeated call id replaces the older call in open: a result can only land
 			// on the latest call that carries its id.
@@ -506,56 +507,33 @@ func (s *copilotSession) assistant(n int, id string, data jsonObject, base copil
 	return nil
 }
 
-// copilotArgs keeps a call's arguments as JSON: an object as is, and a JSON-encoded string (the
-// OpenAI wire form) decoded when it holds JSON.
-func copilotArgs(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return rawJSON(s)
-		}
-	}
-	return validJSON(raw)
-}
-
-func copilotToolName(name string) string {
-	name = SafeID(name, annals.MaxIDBytes)
-	if name == "" {
-		return "unknown"
-	}
-	return name
-}
-
 // copilotResult puts a tool.execution_complete's result and outcome on the call's entry.
-func copilotResult(e *annals.Entry, data jsonObject) {
-	res := data.obj("result")
+func copilotResult(e *annals.Entry, data reader.JSONObject) {
+	res := data.Obj("result")
 	text := ""
 	detailed := ""
 	if res != nil {
-		text = textOf(res.raw("content"))
-		detailed = textOf(res.raw("detailedContent"))
+		text = reader.TextOf(res.Raw("content"))
+		detailed = reader.TextOf(res.Raw("detailedContent"))
 	} else {
-		text = textOf(data.raw("result"))
+		text = reader.TextOf(data.Raw("result"))
 	}
 	errMsg := ""
-	if eo := data.obj("error"); eo != nil {
-		errMsg = firstNonEmpty(eo.str("message"), textOf(data.raw("error")))
+	if eo := data.Obj("error"); eo != nil {
+		errMsg = reader.FirstNonEmpty(eo.Str("message"), reader.TextOf(data.Raw("error")))
 	} else {
-		errMsg = data.str("error")
+		errMsg = data.Str("error")
 	}
 	if text == "" {
 		text = errMsg
 	}
-	e.Tool.Result = Truncated(ValidText(text), annals.MaxEntryBytes/4)
+	e.Tool.Result = reader.Truncated(reader.ValidText(text), annals.MaxEntryBytes/4)
 	switch {
-	case data.boolean("success"):
+	case data.Boolean("success"):
 		e.Tool.Outcome = annals.OutcomeSucceeded
 	default:
 		e.Tool.Outcome = annals.OutcomeFailed
-		rt := strings.ToLower(res.str("resultType"))
+		rt := strings.ToLower(res.Str("resultType"))
 		if rt == "rejected" || rt == "denied" || strings.Contains(strings.ToLower(errMsg), "denied") {
 			e.Tool.Outcome = annals.OutcomeBlocked
 		}
@@ -573,11 +551,11 @@ func copilotResult(e *annals.Entry, data jsonObject) {
 		}
 	}
 	if detailed != "" && detailed != text {
-		m["detailed_result"] = Truncated(ValidText(detailed), annals.MaxEntryBytes/4)
+		m["detailed_result"] = reader.Truncated(reader.ValidText(detailed), annals.MaxEntryBytes/4)
 	}
 	if errMsg != "" && errMsg != text {
-		m["error"] = ValidText(errMsg)
+		m["error"] = reader.ValidText(errMsg)
 	}
-	m["result"] = extras(data, "toolCallId", "success", "result", "error", "parentToolCallId")
-	e.Metadata = Metadata(m)
+	m["result"] = reader.Extras(data, "toolCallId", "success", "result", "error", "parentToolCallId")
+	e.Metadata = reader.Metadata(m)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // copilotChat imports GitHub Copilot Chat in VS Code: the chat sessions VS Code keeps per
@@ -39,73 +40,73 @@ func (copilotChat) DefaultPaths(home string) []string {
 }
 
 func (copilotChat) Detect(path string, head []byte) bool {
-	if head == nil || !hasExt(path, ".json", ".jsonl") {
+	if head == nil || !reader.HasExt(path, ".json", ".jsonl") {
 		return false
 	}
-	f, ok := lineFields(head)
+	f, ok := reader.LineFields(head)
 	if !ok {
 		return false
 	}
-	if hasExt(path, ".jsonl") {
+	if reader.HasExt(path, ".jsonl") {
 		// A log opens with {"kind":0,"v":{...the session...}}.
-		if !has(f, "kind", "v") {
+		if !reader.HasFields(f, "kind", "v") {
 			return false
 		}
 		if f["v"] == nil { // a session longer than the head
-			return inFolder(path, "chatSessions") || inFolder(path, "emptyWindowChatSessions")
+			return reader.InFolder(path, "chatSessions") || reader.InFolder(path, "emptyWindowChatSessions")
 		}
-		if f, ok = lineFields(f["v"]); !ok {
+		if f, ok = reader.LineFields(f["v"]); !ok {
 			return false
 		}
 	}
 	// VS Code writes the users' names before the requests, the session id after them.
-	return has(f, "requests") && (has(f, "requesterUsername") || has(f, "responderUsername") || has(f, "sessionId", "creationDate"))
+	return reader.HasFields(f, "requests") && (reader.HasFields(f, "requesterUsername") || reader.HasFields(f, "responderUsername") || reader.HasFields(f, "sessionId", "creationDate"))
 }
 
-func (f copilotChat) ParseFile(ctx context.Context, src *Source, out Output) error {
-	var doc jsonObject
+func (f copilotChat) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+	var doc reader.JSONObject
 	var err error
-	if hasExt(src.Path, ".jsonl") {
+	if reader.HasExt(src.Path, ".jsonl") {
 		doc, err = replayChatLog(src.Path, out)
 	} else {
 		var b []byte
 		if b, err = os.ReadFile(src.Path); err == nil {
-			doc, err = decodeObject(b)
+			doc, err = reader.DecodeObject(b)
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("copilot-chat: %s: %w", src.Path, err)
 	}
-	sid := firstNonEmpty(doc.str("sessionId"), strings.TrimSuffix(filepath.Base(src.Path), filepath.Ext(src.Path)))
-	chatID := ChatID(f.Name(), sid)
+	sid := reader.FirstNonEmpty(doc.Str("sessionId"), strings.TrimSuffix(filepath.Base(src.Path), filepath.Ext(src.Path)))
+	chatID := reader.ChatID(f.Name(), sid)
 	attrs := annals.Attributes{"source": f.Name()}
 	if ws := filepath.Dir(filepath.Dir(src.Path)); filepath.Base(filepath.Dir(ws)) == "workspaceStorage" {
 		attrs["workspace_hash"] = filepath.Base(ws)
 	}
-	reqs := doc.arr("requests")
+	reqs := doc.Arr("requests")
 	var entries []*annals.Entry
 	for i, raw := range reqs {
-		r, err := decodeObject(raw)
+		r, err := reader.DecodeObject(raw)
 		if err != nil {
 			out.Warnf(0, "requests[%d]: not a JSON object", i)
 			continue
 		}
-		if m := r.str("modelId"); m != "" && attrs["model"] == "" {
-			attrs["model"] = SafeID(m, annals.MaxIDBytes)
+		if m := r.Str("modelId"); m != "" && attrs["model"] == "" {
+			attrs["model"] = reader.SafeID(m, annals.MaxIDBytes)
 		}
 		entries = append(entries, copilotChatRequest(r, i)...)
 	}
-	created := firstTime(ocTime(doc, "creationDate"), src.ModTime.UTC())
-	chat := &annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created, Title: Truncated(ValidText(doc.str("customTitle")), annals.MaxTitleBytes)}
-	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
+	created := reader.FirstTime(reader.MilliTime(doc, "creationDate"), src.ModTime.UTC())
+	chat := &annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created, Title: reader.Truncated(reader.ValidText(doc.Str("customTitle")), annals.MaxTitleBytes)}
+	if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(chat)}); err != nil {
 		return err
 	}
-	return emitEntries(chatID, entries, out)
+	return reader.EmitEntries(chatID, entries, out)
 }
 
 // replayChatLog rebuilds the chat model from a mutation log: the state of its first line, then
 // each set (kind 1) and append (kind 2) at its key path.
-func replayChatLog(path string, out Output) (jsonObject, error) {
+func replayChatLog(path string, out reader.Output) (reader.JSONObject, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -113,7 +114,7 @@ func replayChatLog(path string, out Output) (jsonObject, error) {
 	defer fh.Close()
 	var state any
 	sc := bufio.NewScanner(fh)
-	sc.Buffer(make([]byte, 0, 1<<20), MaxLineBytes)
+	sc.Buffer(make([]byte, 0, 1<<20), reader.MaxLineBytes)
 	for n := 1; sc.Scan(); n++ {
 		var op struct {
 			Kind int   `json:"kind"`
@@ -121,7 +122,7 @@ func replayChatLog(path string, out Output) (jsonObject, error) {
 			V    any   `json:"v"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &op); err != nil {
-			out.Warnf(n, "not a log entry: %s", shortJSONErr(err))
+			out.Warnf(n, "not a log entry: %s", reader.ShortJSONErr(err))
 			continue
 		}
 		if op.Kind == 0 {
@@ -139,7 +140,7 @@ func replayChatLog(path string, out Output) (jsonObject, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeObject(b)
+	return reader.DecodeObject(b)
 }
 
 // applyChatOp sets (or appends to) the value at path k inside *root.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // cursor imports Cursor's agent transcripts: one JSON Lines file per conversation under
@@ -45,7 +46,7 @@ type cursorState struct {
 	Emitted bool `json:"emitted,omitempty"`
 }
 
-func (f cursor) NewSession(src *Source, state json.RawMessage) (LineSession, error) {
+func (f cursor) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
 	s := &cursorSession{format: f.Name(), path: src.Path, when: src.ModTime.UTC()}
 	if len(state) > 0 {
 		if err := json.Unmarshal(state, &s.st); err != nil {
@@ -53,10 +54,10 @@ func (f cursor) NewSession(src *Source, state json.RawMessage) (LineSession, err
 		}
 	}
 	id, parent, project := cursorPathIDs(src.Path)
-	s.chatID = ChatID(f.Name(), id)
+	s.chatID = reader.ChatID(f.Name(), id)
 	s.attrs = annals.Attributes{"source": f.Name()}
 	if parent != "" {
-		s.attrs["parent"] = ChatID(f.Name(), parent)
+		s.attrs["parent"] = reader.ChatID(f.Name(), parent)
 	}
 	if project != "" {
 		s.attrs["project"] = project
@@ -104,9 +105,9 @@ func (s *cursorSession) State() (json.RawMessage, error) {
 	return b, nil
 }
 
-func (s *cursorSession) Finish(ctx context.Context, out Output) error { return s.flush(out) }
+func (s *cursorSession) Finish(ctx context.Context, out reader.Output) error { return s.flush(out) }
 
-func (s *cursorSession) flush(out Output) error {
+func (s *cursorSession) flush(out reader.Output) error {
 	s.open = nil
 	if len(s.pending) == 0 {
 		return nil
@@ -116,28 +117,28 @@ func (s *cursorSession) flush(out Output) error {
 	return out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: s.chatID, Entries: ents}})
 }
 
-func (s *cursorSession) Line(ctx context.Context, n int, line []byte, out Output) error {
+func (s *cursorSession) Line(ctx context.Context, n int, line []byte, out reader.Output) error {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
 	}
 	if !s.st.Emitted {
 		s.st.Emitted = true
-		if err := out.Emit(annals.CaptureOp{Chat: cleanChat(&annals.Chat{ID: s.chatID, Attributes: s.attrs, CreatedAt: s.when})}); err != nil {
+		if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(&annals.Chat{ID: s.chatID, Attributes: s.attrs, CreatedAt: s.when})}); err != nil {
 			return err
 		}
 	}
-	obj, err := decodeObject(line)
+	obj, err := reader.DecodeObject(line)
 	if err != nil {
 		out.Warnf(n, "not a JSON object: %v", err)
 		return nil
 	}
-	msg := obj.obj("message")
-	role := firstNonEmpty(obj.str("role"), msg.str("role"))
-	t := firstTime(ParseTime(obj.str("timestamp")), ParseTime(obj.str("createdAt")), s.when)
-	meta := extras(obj, "role", "message", "timestamp", "createdAt")
-	blocks := msg.arr("content")
+	msg := obj.Obj("message")
+	role := reader.FirstNonEmpty(obj.Str("role"), msg.Str("role"))
+	t := reader.FirstTime(reader.ParseTime(obj.Str("timestamp")), reader.ParseTime(obj.Str("createdAt")), s.when)
+	meta := reader.Extras(obj, "role", "message", "timestamp", "createdAt")
+	blocks := msg.Arr("content")
 	if blocks == nil {
-		if str := msg.str("content"); str != "" {
+		if str := msg.Str("content"); str != "" {
 			b, _ := json.Marshal(map[string]string{"type": "text", "text": str})
 			blocks = []json.RawMessage{b}
 		}
@@ -146,7 +147,7 @@ func (s *cursorSession) Line(ctx context.Context, n int, line []byte, out Output
 	// records them at all, right after their call.
 	hasResult := false
 	for _, b := range blocks {
-		if bo, err := decodeObject(b); err == nil && (bo.str("type") == "tool_result" || bo.str("type") == "tool-result") {
+		if bo, err := reader.DecodeObject(b); err == nil && (bo.Str("type") == "tool_result" || bo.Str("type") == "tool-result") {
 			hasResult = true
 		}
 	}
@@ -155,12 +156,12 @@ func (s *cursorSession) Line(ctx context.Context, n int, line []byte, out Output
 			return err
 		}
 	}
-	ents := anthropicBlocks(blocks, role, fmt.Sprintf("L%d", n), t, s.open, func(i int, msg string) { out.Warnf(n, "content[%d]: %s", i, msg) })
+	ents := reader.AnthropicBlocks(blocks, role, fmt.Sprintf("L%d", n), t, s.open, func(i int, msg string) { out.Warnf(n, "content[%d]: %s", i, msg) })
 	if len(ents) == 0 && meta != nil {
-		ents = append(ents, &annals.Entry{ID: EntryID(fmt.Sprintf("L%d", n), -1), Kind: annals.KindEvent, Channel: "cursor/" + sanitizeChannel(firstNonEmpty(role, "unknown")), Time: t})
+		ents = append(ents, &annals.Entry{ID: reader.EntryID(fmt.Sprintf("L%d", n), -1), Kind: annals.KindEvent, Channel: "cursor/" + reader.SanitizeChannel(reader.FirstNonEmpty(role, "unknown")), Time: t})
 	}
 	if len(ents) > 0 && meta != nil {
-		ents[0].Metadata = mergeMeta(ents[0].Metadata, map[string]any{"line": meta})
+		ents[0].Metadata = reader.MergeMeta(ents[0].Metadata, map[string]any{"line": meta})
 	}
 	for _, e := range ents {
 		if e.Tool != nil && e.Tool.CallID != "" && e.Tool.Outcome == "" && e.Tool.Result == "" {
@@ -175,61 +176,4 @@ func (s *cursorSession) Line(ctx context.Context, n int, line []byte, out Output
 		return s.flush(out)
 	}
 	return nil
-}
-
-func firstTime(ts ...time.Time) time.Time {
-	for _, t := range ts {
-		if !t.IsZero() {
-			return t
-		}
-	}
-	return time.Time{}
-}
-
-// asAny turns an empty map into an untyped nil, so Metadata drops it.
-func asAny(m map[string]json.RawMessage) any {
-	if len(m) == 0 {
-		return nil
-	}
-	return m
-}
-
-// blocksText renders a tool result's content: a string, or the text of an array of blocks,
-// or the JSON of anything else.
-func blocksText(raw json.RawMessage) string {
-	if len(raw) == 0 || raw[0] != '[' {
-		return textOf(raw)
-	}
-	var arr []json.RawMessage
-	if json.Unmarshal(raw, &arr) != nil {
-		return string(raw)
-	}
-	var parts []string
-	for _, a := range arr {
-		o, err := decodeObject(a)
-		if err != nil {
-			parts = append(parts, textOf(a))
-			continue
-		}
-		if t := o.str("text"); t != "" {
-			parts = append(parts, t)
-			continue
-		}
-		parts = append(parts, string(a))
-	}
-	return strings.Join(parts, "\n")
-}
-
-// stripTag returns the inside of <tag>...</tag> when s is exactly one such element.
-func stripTag(s, tag string) (string, bool) {
-	t := strings.TrimSpace(s)
-	open, closing := "<"+tag+">", "</"+tag+">"
-	if !strings.HasPrefix(t, open) || !strings.HasSuffix(t, closing) {
-		return s, false
-	}
-	inner := t[len(open) : len(t)-len(closing)]
-	if strings.Contains(inner, closing) {
-		return s, false
-	}
-	return strings.TrimSpace(inner), true
 }

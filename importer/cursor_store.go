@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // cursorStore imports the Cursor CLI's per-conversation store.db
@@ -26,15 +27,15 @@ type cursorStore struct{}
 func (cursorStore) Name() string { return "cursor-store" }
 
 func (cursorStore) Detect(path string, head []byte) bool {
-	return detectSQLiteTables(path, head, "blobs", "meta")
+	return reader.DetectSQLiteTables(path, head, "blobs", "meta")
 }
 
 func (cursorStore) DefaultPaths(home string) []string {
 	return []string{filepath.Join(home, ".cursor", "chats", "*", "*", "store.db")}
 }
 
-func (f cursorStore) ParseFile(ctx context.Context, src *Source, out Output) error {
-	db, err := openSourceDB(ctx, src.Path)
+func (f cursorStore) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+	db, err := reader.OpenSourceDB(ctx, src.Path)
 	if err != nil {
 		return fmt.Errorf("cursor-store: %w", err)
 	}
@@ -55,31 +56,31 @@ func (f cursorStore) ParseFile(ctx context.Context, src *Source, out Output) err
 		return nil
 	}
 	chatID := chat.ID
-	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
+	if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(chat)}); err != nil {
 		return err
 	}
 	// The name starts as a placeholder and is replaced by a generated one; asking for it
 	// (rather than setting it at creation) lets the later, real name land.
-	if name := ValidText(meta.str("name")); name != "" && name != "New Agent" && name != "New Chat" {
+	if name := reader.ValidText(meta.Str("name")); name != "" && name != "New Agent" && name != "New Chat" {
 		out.TitleForChat(chatID, name)
 	}
-	return emitEntries(chatID, entries, out)
+	return reader.EmitEntries(chatID, entries, out)
 }
 
 // cursorStoreMeta reads meta row "0": hex-encoded JSON, or in some versions the JSON itself.
-func cursorStoreMeta(ctx context.Context, db *sql.DB, out Output) (jsonObject, error) {
+func cursorStoreMeta(ctx context.Context, db *sql.DB, out reader.Output) (reader.JSONObject, error) {
 	var metaHex string
 	err := db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = '0'`).Scan(&metaHex)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("cursor-store: reading meta: %w", err)
 	}
-	var meta jsonObject
+	var meta reader.JSONObject
 	if metaHex != "" {
 		b, herr := hex.DecodeString(strings.TrimSpace(metaHex))
 		if herr != nil {
 			b = []byte(metaHex) // some versions store the JSON itself
 		}
-		meta, err = decodeObject(b)
+		meta, err = reader.DecodeObject(b)
 		if err != nil {
 			out.Warnf(0, "meta row 0: not JSON: %v", err)
 		}
@@ -88,17 +89,17 @@ func cursorStoreMeta(ctx context.Context, db *sql.DB, out Output) (jsonObject, e
 }
 
 // chat is the store's chat, before its entries are known.
-func (f cursorStore) chat(src *Source, meta jsonObject) *annals.Chat {
-	id := meta.str("agentId")
+func (f cursorStore) chat(src *reader.Source, meta reader.JSONObject) *annals.Chat {
+	id := meta.Str("agentId")
 	if id == "" {
 		id = filepath.Base(filepath.Dir(src.Path))
 	}
-	chatID := ChatID(f.Name(), id)
+	chatID := reader.ChatID(f.Name(), id)
 	attrs := annals.Attributes{"source": f.Name()}
-	if m := meta.str("lastUsedModel"); m != "" {
+	if m := meta.Str("lastUsedModel"); m != "" {
 		attrs["model"] = m
 	}
-	if m := meta.str("mode"); m != "" {
+	if m := meta.Str("mode"); m != "" {
 		attrs["mode"] = m
 	}
 	// ~/.cursor/chats/<workspace hash>/<id>/store.db: the hash is of the project path, which
@@ -107,8 +108,8 @@ func (f cursorStore) chat(src *Source, meta jsonObject) *annals.Chat {
 		attrs["workspace_hash"] = filepath.Base(ws)
 	}
 	created := src.ModTime.UTC()
-	if meta.isNum("createdAt") {
-		created = ParseTime(meta.num("createdAt"))
+	if meta.IsNum("createdAt") {
+		created = reader.ParseTime(meta.Num("createdAt"))
 	}
 	return &annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created}
 }
@@ -120,7 +121,7 @@ type cursorBlob struct {
 }
 
 // cursorStoreBlobs reads every blob by its lower-case id, and the JSON blobs in write order.
-func cursorStoreBlobs(ctx context.Context, db *sql.DB, out Output) (map[string][]byte, []cursorBlob, error) {
+func cursorStoreBlobs(ctx context.Context, db *sql.DB, out reader.Output) (map[string][]byte, []cursorBlob, error) {
 	rows, err := db.QueryContext(ctx, `SELECT rowid, id, data FROM blobs ORDER BY rowid`)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cursor-store: reading blobs: %w", err)
@@ -150,10 +151,10 @@ func cursorStoreBlobs(ctx context.Context, db *sql.DB, out Output) (map[string][
 // cursorStoreOrder orders the blobs: the message blobs the root references, in reference
 // order; then any other JSON blob in write order (a message the tree no longer references is
 // still history).
-func cursorStoreOrder(meta jsonObject, byID map[string][]byte, jsonBlobs []cursorBlob) []string {
+func cursorStoreOrder(meta reader.JSONObject, byID map[string][]byte, jsonBlobs []cursorBlob) []string {
 	var order []string
 	used := map[string]bool{}
-	if root := byID[strings.ToLower(meta.str("latestRootBlobId"))]; root != nil {
+	if root := byID[strings.ToLower(meta.Str("latestRootBlobId"))]; root != nil {
 		for _, ref := range protoRefs(root, 0) {
 			d := byID[ref]
 			if d != nil && !used[ref] && len(bytes.TrimSpace(d)) > 0 && bytes.TrimSpace(d)[0] == '{' {
@@ -172,36 +173,36 @@ func cursorStoreOrder(meta jsonObject, byID map[string][]byte, jsonBlobs []curso
 }
 
 // cursorStoreEntries maps the message blobs, in order, to entries.
-func cursorStoreEntries(order []string, byID map[string][]byte, created time.Time, out Output) []*annals.Entry {
+func cursorStoreEntries(order []string, byID map[string][]byte, created time.Time, out reader.Output) []*annals.Entry {
 	open := map[string]*annals.Entry{}
 	var entries []*annals.Entry
 	for _, bid := range order {
-		m, err := decodeObject(byID[bid])
+		m, err := reader.DecodeObject(byID[bid])
 		if err != nil {
 			out.Warnf(0, "blob %s: %v", bid, err)
 			continue
 		}
-		role := m.str("role")
+		role := m.Str("role")
 		if role == "" {
 			continue // a JSON blob that is not a message (settings, tree metadata)
 		}
-		msgID := firstNonEmpty(m.str("id"), bid)
-		blocks := m.arr("content")
+		msgID := reader.FirstNonEmpty(m.Str("id"), bid)
+		blocks := m.Arr("content")
 		if blocks == nil {
-			if s := m.str("content"); s != "" {
+			if s := m.Str("content"); s != "" {
 				b, _ := json.Marshal(map[string]string{"type": "text", "text": s})
 				blocks = []json.RawMessage{b}
 			}
 		}
-		ents := anthropicBlocks(blocks, role, msgID, created, open, func(i int, msg string) { out.Warnf(0, "blob %s content[%d]: %s", bid, i, msg) })
+		ents := reader.AnthropicBlocks(blocks, role, msgID, created, open, func(i int, msg string) { out.Warnf(0, "blob %s content[%d]: %s", bid, i, msg) })
 		for _, e := range ents {
-			e.SourceIDs = []string{SafeID(msgID, annals.MaxIDBytes)}
+			e.SourceIDs = []string{reader.SafeID(msgID, annals.MaxIDBytes)}
 			if e.Tool != nil && e.Tool.CallID != "" && e.Tool.Result == "" {
 				open[e.Tool.CallID] = e
 			}
 		}
-		if ex := extras(m, "role", "id", "content"); ex != nil && len(ents) > 0 {
-			ents[0].Metadata = mergeMeta(ents[0].Metadata, map[string]any{"message": ex})
+		if ex := reader.Extras(m, "role", "id", "content"); ex != nil && len(ents) > 0 {
+			ents[0].Metadata = reader.MergeMeta(ents[0].Metadata, map[string]any{"message": ex})
 		}
 		entries = append(entries, ents...)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // cursorIDE imports the chats of the Cursor editor itself (its Composer and agent panel),
@@ -32,16 +33,16 @@ func (cursorIDE) DefaultPaths(home string) []string {
 }
 
 func (cursorIDE) Detect(path string, head []byte) bool {
-	return detectSQLiteTables(path, head, "cursordiskkv")
+	return reader.DetectSQLiteTables(path, head, "cursordiskkv")
 }
 
-func (f cursorIDE) ParseFile(ctx context.Context, src *Source, out Output) error {
-	db, err := openSourceDB(ctx, src.Path)
+func (f cursorIDE) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+	db, err := reader.OpenSourceDB(ctx, src.Path)
 	if err != nil {
 		return fmt.Errorf("cursor-ide: %w", err)
 	}
 	defer db.Close()
-	rows, err := queryMaps(ctx, db, `SELECT key, CAST(value AS TEXT) AS value FROM cursorDiskKV WHERE key LIKE 'composerData:%' ORDER BY key`)
+	rows, err := reader.QueryMaps(ctx, db, `SELECT key, CAST(value AS TEXT) AS value FROM cursorDiskKV WHERE key LIKE 'composerData:%' ORDER BY key`)
 	if err != nil {
 		return fmt.Errorf("cursor-ide: reading conversations: %w", err)
 	}
@@ -49,12 +50,12 @@ func (f cursorIDE) ParseFile(ctx context.Context, src *Source, out Output) error
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		c, err := decodeObject([]byte(colString(r, "value")))
+		c, err := reader.DecodeObject([]byte(reader.ColString(r, "value")))
 		if err != nil {
-			out.Warnf(0, "%s: not a JSON object", colString(r, "key"))
+			out.Warnf(0, "%s: not a JSON object", reader.ColString(r, "key"))
 			continue
 		}
-		if err := f.conversation(ctx, db, strings.TrimPrefix(colString(r, "key"), "composerData:"), c, out); err != nil {
+		if err := f.conversation(ctx, db, strings.TrimPrefix(reader.ColString(r, "key"), "composerData:"), c, out); err != nil {
 			return err
 		}
 	}
@@ -63,30 +64,30 @@ func (f cursorIDE) ParseFile(ctx context.Context, src *Source, out Output) error
 
 // conversation emits one composer: its bubbles in header order (the bubble rows), or the
 // inline conversation of older versions. A composer with no message makes no chat.
-func (f cursorIDE) conversation(ctx context.Context, db *sql.DB, id string, c jsonObject, out Output) error {
-	bubbles := map[string]jsonObject{}
-	rows, err := queryMaps(ctx, db, `SELECT key, CAST(value AS TEXT) AS value FROM cursorDiskKV WHERE key LIKE ?`, "bubbleId:"+id+":%")
+func (f cursorIDE) conversation(ctx context.Context, db *sql.DB, id string, c reader.JSONObject, out reader.Output) error {
+	bubbles := map[string]reader.JSONObject{}
+	rows, err := reader.QueryMaps(ctx, db, `SELECT key, CAST(value AS TEXT) AS value FROM cursorDiskKV WHERE key LIKE ?`, "bubbleId:"+id+":%")
 	if err != nil {
 		return fmt.Errorf("cursor-ide: reading the messages of %s: %w", id, err)
 	}
 	for _, r := range rows {
-		if b, err := decodeObject([]byte(colString(r, "value"))); err == nil {
-			bubbles[strings.TrimPrefix(colString(r, "key"), "bubbleId:"+id+":")] = b
+		if b, err := reader.DecodeObject([]byte(reader.ColString(r, "value"))); err == nil {
+			bubbles[strings.TrimPrefix(reader.ColString(r, "key"), "bubbleId:"+id+":")] = b
 		}
 	}
-	var ordered []jsonObject
-	for _, raw := range c.arr("fullConversationHeadersOnly") {
-		h, _ := decodeObject(raw)
-		if b := bubbles[h.str("bubbleId")]; b != nil {
+	var ordered []reader.JSONObject
+	for _, raw := range c.Arr("fullConversationHeadersOnly") {
+		h, _ := reader.DecodeObject(raw)
+		if b := bubbles[h.Str("bubbleId")]; b != nil {
 			ordered = append(ordered, b)
 		}
 	}
-	for _, raw := range c.arr("conversation") {
-		if b, err := decodeObject(raw); err == nil {
+	for _, raw := range c.Arr("conversation") {
+		if b, err := reader.DecodeObject(raw); err == nil {
 			ordered = append(ordered, b)
 		}
 	}
-	created := firstTime(ocTime(c, "createdAt"), ParseTime(c.str("createdAt")))
+	created := reader.FirstTime(reader.MilliTime(c, "createdAt"), reader.ParseTime(c.Str("createdAt")))
 	var entries []*annals.Entry
 	for i, b := range ordered {
 		entries = append(entries, cursorBubble(b, i, created)...)
@@ -94,34 +95,34 @@ func (f cursorIDE) conversation(ctx context.Context, db *sql.DB, id string, c js
 	if len(entries) == 0 {
 		return nil
 	}
-	chatID := ChatID(f.Name(), id)
-	chat := &annals.Chat{ID: chatID, Attributes: annals.Attributes{"source": f.Name()}, CreatedAt: firstTime(created, entries[0].Time)}
+	chatID := reader.ChatID(f.Name(), id)
+	chat := &annals.Chat{ID: chatID, Attributes: annals.Attributes{"source": f.Name()}, CreatedAt: reader.FirstTime(created, entries[0].Time)}
 	if err := out.Emit(annals.CaptureOp{Chat: chat}); err != nil {
 		return err
 	}
-	if name := ValidText(c.str("name")); name != "" {
-		out.TitleForChat(chatID, Truncated(name, annals.MaxTitleBytes))
+	if name := reader.ValidText(c.Str("name")); name != "" {
+		out.TitleForChat(chatID, reader.Truncated(name, annals.MaxTitleBytes))
 	}
-	return emitEntries(chatID, entries, out)
+	return reader.EmitEntries(chatID, entries, out)
 }
 
 // cursorBubble maps one bubble: a user message, or an assistant's text and thinking, and a
 // tool call with its result. Cursor records no time on most bubbles: they take the
 // conversation's.
-func cursorBubble(b jsonObject, i int, t time.Time) []*annals.Entry {
-	id := SafeID(firstNonEmpty(b.str("bubbleId"), fmt.Sprintf("b%d", i)), 200)
-	t = firstTime(ParseTime(b.str("createdAt")), ocTime(b, "createdAt"), t)
+func cursorBubble(b reader.JSONObject, i int, t time.Time) []*annals.Entry {
+	id := reader.SafeID(reader.FirstNonEmpty(b.Str("bubbleId"), fmt.Sprintf("b%d", i)), 200)
+	t = reader.FirstTime(reader.ParseTime(b.Str("createdAt")), reader.MilliTime(b, "createdAt"), t)
 	src := []string{id}
-	if b.num("type") == 1 {
-		return []*annals.Entry{{ID: id, Kind: annals.KindUser, Time: t, SourceIDs: src, Text: ValidText(b.str("text"))}}
+	if b.Num("type") == 1 {
+		return []*annals.Entry{{ID: id, Kind: annals.KindUser, Time: t, SourceIDs: src, Text: reader.ValidText(b.Str("text"))}}
 	}
 	var out []*annals.Entry
-	if text, thought := b.str("text"), b.obj("thinking").str("text"); text != "" || thought != "" {
-		out = append(out, &annals.Entry{ID: id, Kind: annals.KindAssistant, Time: t, SourceIDs: src, Text: ValidText(text), Reasoning: ValidText(thought)})
+	if text, thought := b.Str("text"), b.Obj("thinking").Str("text"); text != "" || thought != "" {
+		out = append(out, &annals.Entry{ID: id, Kind: annals.KindAssistant, Time: t, SourceIDs: src, Text: reader.ValidText(text), Reasoning: reader.ValidText(thought)})
 	}
-	if tf := b.obj("toolFormerData"); tf != nil {
+	if tf := b.Obj("toolFormerData"); tf != nil {
 		outcome := annals.Outcome("")
-		switch tf.str("status") {
+		switch tf.Str("status") {
 		case "completed", "success":
 			outcome = annals.OutcomeSucceeded
 		case "error", "failed":
@@ -130,8 +131,8 @@ func cursorBubble(b jsonObject, i int, t time.Time) []*annals.Entry {
 			outcome = annals.OutcomeCancelled
 		}
 		out = append(out, &annals.Entry{ID: id + "#tool", Kind: annals.KindTool, Time: t, SourceIDs: src, Tool: &annals.ToolCall{
-			Name: copilotToolName(tf.str("name")), CallID: SafeID(tf.str("toolCallId"), annals.MaxIDBytes), Arguments: rawJSON(tf.str("rawArgs")),
-			Result: Truncated(ValidText(tf.str("result")), annals.MaxEntryBytes/4), Outcome: outcome}})
+			Name: reader.ToolName(tf.Str("name")), CallID: reader.SafeID(tf.Str("toolCallId"), annals.MaxIDBytes), Arguments: reader.RawJSON(tf.Str("rawArgs")),
+			Result: reader.Truncated(reader.ValidText(tf.Str("result")), annals.MaxEntryBytes/4), Outcome: outcome}})
 	}
 	return out
 }

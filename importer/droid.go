@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // factoryDroid imports Factory's Droid CLI sessions: ~/.factory/sessions/<encoded project
@@ -27,26 +28,26 @@ func (factoryDroid) DefaultPaths(home string) []string {
 }
 
 func (factoryDroid) Detect(path string, head []byte) bool {
-	if head == nil || !hasExt(path, ".jsonl") {
+	if head == nil || !reader.HasExt(path, ".jsonl") {
 		return false
 	}
-	lines := headLines(head, 1)
+	lines := reader.HeadLines(head, 1)
 	if len(lines) == 0 {
 		return false
 	}
-	f, _ := lineFields(lines[0])
-	if fieldString(f, "type") == "session_start" && has(f, "id") && (has(f, "sessionTitle") || has(f, "cwd")) {
+	f, _ := reader.LineFields(lines[0])
+	if reader.FieldString(f, "type") == "session_start" && reader.HasFields(f, "id") && (reader.HasFields(f, "sessionTitle") || reader.HasFields(f, "cwd")) {
 		return true
 	}
-	return inFolder(path, ".factory/sessions") && fieldString(f, "type") == "message" && has(f, "message")
+	return reader.InFolder(path, ".factory/sessions") && reader.FieldString(f, "type") == "message" && reader.HasFields(f, "message")
 }
 
 // Companion: the session's settings beside its transcript.
 func (factoryDroid) Companion(path string) bool {
-	return strings.HasSuffix(path, ".settings.json") && inFolder(path, ".factory/sessions")
+	return strings.HasSuffix(path, ".settings.json") && reader.InFolder(path, ".factory/sessions")
 }
 
-func (f factoryDroid) ParseFile(ctx context.Context, src *Source, out Output) error {
+func (f factoryDroid) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	fh, err := os.Open(src.Path)
 	if err != nil {
 		return fmt.Errorf("factory-droid: %w", err)
@@ -58,27 +59,27 @@ func (f factoryDroid) ParseFile(ctx context.Context, src *Source, out Output) er
 	var entries []*annals.Entry
 	open := map[string]*annals.Entry{}
 	last := chat.CreatedAt
-	err = eachLine(ctx, fh, func(n int, line []byte) error {
-		o, err := decodeObject(line)
+	err = reader.EachLine(ctx, fh, func(n int, line []byte) error {
+		o, err := reader.DecodeObject(line)
 		if err != nil {
 			out.Warnf(n, "not a JSON object: %v", err)
 			return nil
 		}
-		switch o.str("type") {
+		switch o.Str("type") {
 		case "session_start":
-			sid = firstNonEmpty(o.str("id"), sid)
-			chat.Title = Truncated(ValidText(firstNonEmpty(o.str("sessionTitle"), o.str("title"))), annals.MaxTitleBytes)
-			if cwd := o.str("cwd"); cwd != "" {
+			sid = reader.FirstNonEmpty(o.Str("id"), sid)
+			chat.Title = reader.Truncated(reader.ValidText(reader.FirstNonEmpty(o.Str("sessionTitle"), o.Str("title"))), annals.MaxTitleBytes)
+			if cwd := o.Str("cwd"); cwd != "" {
 				attrs["cwd"] = cwd
 			}
 		case "message":
-			m := o.obj("message")
-			last = firstTime(ParseTime(o.str("timestamp")), last)
+			m := o.Obj("message")
+			last = reader.FirstTime(reader.ParseTime(o.Str("timestamp")), last)
 			if len(entries) == 0 {
 				chat.CreatedAt = last
 			}
-			id := SafeID(firstNonEmpty(o.str("id"), fmt.Sprintf("L%d", n)), 200)
-			ents := anthropicBlocks(droidBlocks(m), m.str("role"), id, last, open, func(i int, msg string) { out.Warnf(n, "content[%d]: %s", i, msg) })
+			id := reader.SafeID(reader.FirstNonEmpty(o.Str("id"), fmt.Sprintf("L%d", n)), 200)
+			ents := reader.AnthropicBlocks(droidBlocks(m), m.Str("role"), id, last, open, func(i int, msg string) { out.Warnf(n, "content[%d]: %s", i, msg) })
 			for _, e := range ents {
 				e.SourceIDs = []string{id}
 				if e.Tool != nil && e.Tool.CallID != "" && e.Tool.Result == "" {
@@ -91,7 +92,7 @@ func (f factoryDroid) ParseFile(ctx context.Context, src *Source, out Output) er
 			entries = append(entries, ents...)
 		default:
 			entries = append(entries, &annals.Entry{ID: fmt.Sprintf("L%d", n), Kind: annals.KindEvent, Time: last,
-				Channel: "factory-droid/" + sanitizeChannel(firstNonEmpty(o.str("type"), "line")), Metadata: safeMeta(map[string]any{"line": extras(o)})})
+				Channel: "factory-droid/" + reader.SanitizeChannel(reader.FirstNonEmpty(o.Str("type"), "line")), Metadata: reader.SafeMeta(map[string]any{"line": reader.Extras(o)})})
 		}
 		return nil
 	}, out.Warnf)
@@ -101,8 +102,8 @@ func (f factoryDroid) ParseFile(ctx context.Context, src *Source, out Output) er
 	if m := droidModel(strings.TrimSuffix(src.Path, ".jsonl") + ".settings.json"); m != "" {
 		attrs["model"] = m
 	}
-	chat.ID, chat.Attributes = ChatID(f.Name(), sid), attrs
-	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
+	chat.ID, chat.Attributes = reader.ChatID(f.Name(), sid), attrs
+	if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(chat)}); err != nil {
 		return err
 	}
 	for len(entries) > 0 {
@@ -116,11 +117,11 @@ func (f factoryDroid) ParseFile(ctx context.Context, src *Source, out Output) er
 }
 
 // droidBlocks returns a message's content as blocks (a string is one text block).
-func droidBlocks(m jsonObject) []json.RawMessage {
-	if blocks := m.arr("content"); blocks != nil {
+func droidBlocks(m reader.JSONObject) []json.RawMessage {
+	if blocks := m.Arr("content"); blocks != nil {
 		return blocks
 	}
-	if s := m.str("content"); s != "" {
+	if s := m.Str("content"); s != "" {
 		b, _ := json.Marshal(map[string]string{"type": "text", "text": s})
 		return []json.RawMessage{b}
 	}
@@ -133,9 +134,9 @@ func droidModel(path string) string {
 	if err != nil {
 		return ""
 	}
-	o, err := decodeObject(b)
+	o, err := reader.DecodeObject(b)
 	if err != nil {
 		return ""
 	}
-	return SafeID(o.str("model"), annals.MaxIDBytes)
+	return reader.SafeID(o.Str("model"), annals.MaxIDBytes)
 }

@@ -9,19 +9,8 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
-
-// ServerParser is a FileParser whose source may also be a database server, named on the command
-// line by a connection URL instead of a path (`annals import loomcycle postgres://me@db/lc`).
-// Such a source has no file to stat or hash, so it is read whole on every import; its entries
-// are idempotent by id, so a re-read appends only what is new. It is never watched and never
-// marked gone.
-type ServerParser interface {
-	FileParser
-	// AcceptsServer reports whether dsn is a connection URL this format reads (by its scheme:
-	// it must not connect to find out).
-	AcceptsServer(dsn string) bool
-}
 
 // IsServerURL reports whether s looks like a connection URL (scheme://...) rather than a path.
 // An absolute path never does, and a relative path holding "://" names no file anyone has.
@@ -41,13 +30,13 @@ func IsServerURL(s string) bool {
 // serverCandidate returns the candidate for a connection URL given on the command line: the
 // first of formats that reads it. ok is false when raw is not a URL; a URL no format reads is
 // an invalid error naming the formats that read servers.
-func serverCandidate(formats []Format, raw string) (c Candidate, ok bool, err error) {
+func serverCandidate(formats []reader.Format, raw string) (c Candidate, ok bool, err error) {
 	if !IsServerURL(raw) {
 		return Candidate{}, false, nil
 	}
 	var readers []string
 	for _, f := range formats {
-		sp, isServer := f.(ServerParser)
+		sp, isServer := f.(reader.ServerParser)
 		if !isServer {
 			continue
 		}
@@ -100,9 +89,9 @@ func redactedURL(dsn string) string {
 
 // candidateSource is the Source a candidate names: a server source as is, a file or directory
 // stat'ed at its absolute path.
-func candidateSource(c Candidate) (*Source, fs.FileInfo, error) {
+func candidateSource(c Candidate) (*reader.Source, fs.FileInfo, error) {
 	if c.dsn != "" {
-		return &Source{Path: c.Path, DSN: c.dsn}, nil, nil
+		return &reader.Source{Path: c.Path, DSN: c.dsn}, nil, nil
 	}
 	path, err := filepath.Abs(c.Path)
 	if err != nil {
@@ -117,18 +106,18 @@ func candidateSource(c Candidate) (*Source, fs.FileInfo, error) {
 
 // ParseServer is Parse for a database server source named by a connection URL: it returns
 // what f emits reading it, without a store. Errors: invalid (not a URL f reads), and f's.
-func ParseServer(ctx context.Context, f Format, dsn string) (*Parsed, error) {
-	c, ok, err := serverCandidate([]Format{f}, dsn)
+func ParseServer(ctx context.Context, f reader.Format, dsn string) (*Parsed, error) {
+	c, ok, err := serverCandidate([]reader.Format{f}, dsn)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, annals.Errorf(annals.EINVALID, "%s is not a connection URL", redactedURL(dsn))
 	}
-	src := &Source{Path: c.Path, DSN: c.dsn}
+	src := &reader.Source{Path: c.Path, DSN: c.dsn}
 	p := &Parsed{Entries: map[string][]*annals.Entry{}, Titles: map[string]string{}, ChatTitles: map[string]string{}}
 	col := &collector{p: p, src: src, seen: map[string]map[string]bool{}, chats: map[string]bool{}}
-	if err := f.(FileParser).ParseFile(ctx, src, col); err != nil {
+	if err := f.(reader.FileParser).ParseFile(ctx, src, col); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // gemini reads Gemini CLI chat recordings: ~/.gemini/tmp/<project hash>/chats/session-*.json
@@ -41,7 +42,7 @@ func (gemini) Detect(path string, head []byte) bool {
 	if ext != ".json" && ext != ".jsonl" {
 		return false
 	}
-	h := firstLines(head, 3)
+	h := reader.FirstLines(head, 3)
 	if ext == ".json" {
 		h = head
 	}
@@ -102,7 +103,7 @@ type gmStep struct {
 	rewindTo string
 }
 
-func (gemini) ParseFile(ctx context.Context, src *Source, out Output) error {
+func (gemini) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	r, err := src.Open()
 	if err != nil {
 		return err
@@ -120,7 +121,7 @@ func (gemini) ParseFile(ctx context.Context, src *Source, out Output) error {
 	return gmEmit(src, c, out)
 }
 
-func gmReadDocument(r io.Reader, out Output) (*gmChat, error) {
+func gmReadDocument(r io.Reader, out reader.Output) (*gmChat, error) {
 	var doc map[string]json.RawMessage
 	if err := json.NewDecoder(r).Decode(&doc); err != nil {
 		return nil, fmt.Errorf("not a Gemini chat record: %w", err)
@@ -134,7 +135,7 @@ func gmReadDocument(r io.Reader, out Output) (*gmChat, error) {
 	for i, m := range msgs {
 		rec, err := gmDecode(m)
 		if err != nil {
-			out.Warnf(0, "message %d: %s", i+1, shortJSONErr(err))
+			out.Warnf(0, "message %d: %s", i+1, reader.ShortJSONErr(err))
 			continue
 		}
 		c.add(rec)
@@ -142,18 +143,18 @@ func gmReadDocument(r io.Reader, out Output) (*gmChat, error) {
 	return c, nil
 }
 
-func gmReadLines(r io.Reader, out Output) (*gmChat, error) {
+func gmReadLines(r io.Reader, out reader.Output) (*gmChat, error) {
 	c := &gmChat{meta: map[string]json.RawMessage{}}
 	br := bufio.NewReaderSize(r, 256<<10)
 	n := 0
 	for {
-		line, _, tooLong, err := readLine(br, MaxLineBytes)
+		line, _, tooLong, err := reader.ReadLine(br, reader.MaxLineBytes)
 		if len(line) > 0 || tooLong {
 			n++
 			line = bytes.TrimSpace(line)
 			switch {
 			case tooLong:
-				out.Warnf(n, "line is longer than %d bytes; skipped", MaxLineBytes)
+				out.Warnf(n, "line is longer than %d bytes; skipped", reader.MaxLineBytes)
 			case len(line) == 0:
 			default:
 				c.line(n, line, out)
@@ -168,10 +169,10 @@ func gmReadLines(r io.Reader, out Output) (*gmChat, error) {
 	}
 }
 
-func (c *gmChat) line(n int, line []byte, out Output) {
+func (c *gmChat) line(n int, line []byte, out reader.Output) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(line, &obj); err != nil {
-		out.Warnf(n, "not a JSON object: %s", shortJSONErr(err))
+		out.Warnf(n, "not a JSON object: %s", reader.ShortJSONErr(err))
 		return
 	}
 	switch {
@@ -194,7 +195,7 @@ func (c *gmChat) line(n int, line []byte, out Output) {
 	case obj["type"] != nil && obj["id"] != nil:
 		rec, err := gmDecode(line)
 		if err != nil {
-			out.Warnf(n, "message: %s", shortJSONErr(err))
+			out.Warnf(n, "message: %s", reader.ShortJSONErr(err))
 			return
 		}
 		c.add(rec)
@@ -246,12 +247,12 @@ func gmString(raw json.RawMessage) string {
 	return s
 }
 
-func gmEmit(src *Source, c *gmChat, out Output) error {
+func gmEmit(src *reader.Source, c *gmChat, out reader.Output) error {
 	sid := gmString(c.meta["sessionId"])
 	if sid == "" {
 		sid = strings.TrimSuffix(filepath.Base(src.Path), filepath.Ext(src.Path))
 	}
-	chatID := ChatID("gemini-cli", sid)
+	chatID := reader.ChatID("gemini-cli", sid)
 	attrs := annals.Attributes{"source": "gemini-cli"}
 	if h := gmString(c.meta["projectHash"]); h != "" {
 		attrs["project_hash"] = h
@@ -272,10 +273,10 @@ func gmEmit(src *Source, c *gmChat, out Output) error {
 	if model != "" {
 		attrs["model"] = model
 	}
-	created := ParseTime(gmString(c.meta["startTime"]))
+	created := reader.ParseTime(gmString(c.meta["startTime"]))
 	chat := &annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created}
 	if t := gmString(c.meta["summary"]); t != "" {
-		chat.Title = Truncated(ValidText(t), annals.MaxTitleBytes)
+		chat.Title = reader.Truncated(reader.ValidText(t), annals.MaxTitleBytes)
 	}
 	if err := out.Emit(annals.CaptureOp{Chat: chat}); err != nil {
 		return err
@@ -283,7 +284,7 @@ func gmEmit(src *Source, c *gmChat, out Output) error {
 	last := created
 	for _, st := range c.steps {
 		if st.rewindTo != "" {
-			if err := out.Emit(annals.CaptureOp{Truncate: &annals.TruncateOp{ChatID: chatID, Point: annals.TruncatePoint{SourceID: SafeID(st.rewindTo, annals.MaxIDBytes)}}}); err != nil {
+			if err := out.Emit(annals.CaptureOp{Truncate: &annals.TruncateOp{ChatID: chatID, Point: annals.TruncatePoint{SourceID: reader.SafeID(st.rewindTo, annals.MaxIDBytes)}}}); err != nil {
 				return err
 			}
 			continue
@@ -301,7 +302,7 @@ func gmEmit(src *Source, c *gmChat, out Output) error {
 // gmEntries maps one message to its ops: a run for a model reply with usage, an entry for its
 // text and thoughts, and one tool entry per call (a Gemini record holds each call's result).
 func gmEntries(chatID string, rec *gmRecord, last *time.Time) []annals.CaptureOp {
-	ts := ParseTime(rec.Timestamp)
+	ts := reader.ParseTime(rec.Timestamp)
 	if ts.IsZero() {
 		ts = *last
 	} else {
@@ -309,17 +310,17 @@ func gmEntries(chatID string, rec *gmRecord, last *time.Time) []annals.CaptureOp
 	}
 	base := rec.ID
 	if base == "" {
-		base = "h-" + shortHash(string(rec.raw))
+		base = "h-" + reader.ShortHash(string(rec.raw))
 	}
 	var source []string
 	if rec.ID != "" {
-		source = []string{SafeID(rec.ID, annals.MaxIDBytes)}
+		source = []string{reader.SafeID(rec.ID, annals.MaxIDBytes)}
 	}
 	meta := map[string]any{}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(rec.raw, &obj) == nil {
-		if extra := Unknown(obj, gmKnown...); len(extra) > 0 {
-			meta["extra"] = sizedJSON(extra)
+		if extra := reader.Unknown(obj, gmKnown...); len(extra) > 0 {
+			meta["extra"] = reader.SizedJSON(extra)
 		}
 	}
 	text := gmText(rec.Content)
@@ -333,11 +334,11 @@ func gmEntries(chatID string, rec *gmRecord, last *time.Time) []annals.CaptureOp
 	}
 	switch rec.Type {
 	case "user":
-		appendEntry(&annals.Entry{ID: EntryID(base, -1), Kind: annals.KindUser, Text: ValidText(text), Metadata: Metadata(meta)})
+		appendEntry(&annals.Entry{ID: reader.EntryID(base, -1), Kind: annals.KindUser, Text: reader.ValidText(text), Metadata: reader.Metadata(meta)})
 	case "gemini", "model", "assistant":
 		runID := ""
 		if rec.Tokens != nil || rec.Model != "" {
-			runID = SafeID(chatID+"/"+base, annals.MaxIDBytes)
+			runID = reader.SafeID(chatID+"/"+base, annals.MaxIDBytes)
 			ops = append(ops, annals.CaptureOp{Run: gmRun(runID, chatID, rec, ts)})
 		}
 		if rec.Model != "" {
@@ -345,35 +346,35 @@ func gmEntries(chatID string, rec *gmRecord, last *time.Time) []annals.CaptureOp
 		}
 		reasoning := gmThoughts(rec.Thoughts)
 		if text != "" || reasoning != "" || len(rec.ToolCalls) == 0 {
-			appendEntry(&annals.Entry{ID: EntryID(base, -1), Kind: annals.KindAssistant, RunID: runID, Text: ValidText(text), Reasoning: ValidText(reasoning), Metadata: Metadata(meta)})
+			appendEntry(&annals.Entry{ID: reader.EntryID(base, -1), Kind: annals.KindAssistant, RunID: runID, Text: reader.ValidText(text), Reasoning: reader.ValidText(reasoning), Metadata: reader.Metadata(meta)})
 		}
 		for i, tc := range rec.ToolCalls {
 			e := gmToolEntry(base, i, tc, runID)
 			appendEntry(e)
-			if t := ParseTime(tc.Timestamp); !t.IsZero() {
+			if t := reader.ParseTime(tc.Timestamp); !t.IsZero() {
 				e.Time = t
 			}
 		}
 	case "info", "error", "warning":
 		meta["level"] = rec.Type
-		appendEntry(&annals.Entry{ID: EntryID(base, -1), Kind: annals.KindSystem, Text: ValidText(text), Metadata: Metadata(meta)})
+		appendEntry(&annals.Entry{ID: reader.EntryID(base, -1), Kind: annals.KindSystem, Text: reader.ValidText(text), Metadata: reader.Metadata(meta)})
 	default:
 		if len(rec.raw) > 0 {
-			meta["record"] = sizedJSON(rec.raw)
+			meta["record"] = reader.SizedJSON(rec.raw)
 		}
-		appendEntry(&annals.Entry{ID: EntryID(base, -1), Kind: annals.KindEvent, Channel: "gemini-cli/" + channelPart(rec.Type), Text: ValidText(text), Metadata: Metadata(meta)})
+		appendEntry(&annals.Entry{ID: reader.EntryID(base, -1), Kind: annals.KindEvent, Channel: "gemini-cli/" + reader.ChannelPart(rec.Type), Text: reader.ValidText(text), Metadata: reader.Metadata(meta)})
 	}
 	return ops
 }
 
 // gmRun is the run of one model reply.
 func gmRun(runID, chatID string, rec *gmRecord, ts time.Time) *annals.Run {
-	run := &annals.Run{ID: runID, ChatID: chatID, Status: annals.StatusCompleted, StartedAt: ts, Model: SafeID(rec.Model, annals.MaxIDBytes)}
+	run := &annals.Run{ID: runID, ChatID: chatID, Status: annals.StatusCompleted, StartedAt: ts, Model: reader.SafeID(rec.Model, annals.MaxIDBytes)}
 	if t := rec.Tokens; t != nil {
 		// input counts the prompt (cached tokens included); output counts the reply,
 		// thoughts and tool-call tokens.
-		run.InputTokens = clampTokens(t.Input)
-		run.OutputTokens = clampTokens(t.Output) + clampTokens(t.Thoughts) + clampTokens(t.Tool)
+		run.InputTokens = reader.ClampTokens(t.Input)
+		run.OutputTokens = reader.ClampTokens(t.Output) + reader.ClampTokens(t.Thoughts) + reader.ClampTokens(t.Tool)
 	}
 	return run
 }
@@ -389,7 +390,7 @@ func gmThoughts(ths []gmThought) string {
 			thoughts = append(thoughts, th.Subject+th.Description)
 		}
 	}
-	return strings.Join(dropBlank(thoughts), "\n\n")
+	return strings.Join(reader.DropBlank(thoughts), "\n\n")
 }
 
 // gmToolEntry is the entry of a reply's tool call i, its result included.
@@ -411,10 +412,10 @@ func gmToolEntry(base string, i int, tc gmToolCall, runID string) *annals.Entry 
 	if tc.DisplayName != "" {
 		tm["display_name"] = tc.DisplayName
 	}
-	return &annals.Entry{ID: EntryID(base, i+1), Kind: annals.KindTool, RunID: runID,
-		Tool: &annals.ToolCall{Name: SafeID(name, annals.MaxIDBytes), CallID: SafeID(tc.ID, annals.MaxIDBytes), Arguments: args,
+	return &annals.Entry{ID: reader.EntryID(base, i+1), Kind: annals.KindTool, RunID: runID,
+		Tool: &annals.ToolCall{Name: reader.SafeID(name, annals.MaxIDBytes), CallID: reader.SafeID(tc.ID, annals.MaxIDBytes), Arguments: args,
 			Result: gmResult(tc), Outcome: gmOutcome(tc.Status)},
-		Metadata: Metadata(tm)}
+		Metadata: reader.Metadata(tm)}
 }
 
 // gmText reads content that is a string, or a list of parts with text.
@@ -483,7 +484,7 @@ func gmResult(tc gmToolCall) string {
 			texts = append(texts, s)
 		}
 	}
-	return ValidText(strings.Join(texts, "\n"))
+	return reader.ValidText(strings.Join(texts, "\n"))
 }
 
 func gmOutcome(status string) annals.Outcome {

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"errors"
+	"github.com/annals-dev/annals/importer/reader"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -103,12 +104,12 @@ func matchParts(pat, name []string) bool {
 // statSource returns a source's size and modification time. A directory's are the total size
 // and the newest modification time of everything beneath it, so a change anywhere in the tree
 // changes its fingerprint.
-func statSource(path string) (*Source, fs.FileInfo, error) {
+func statSource(path string) (*reader.Source, fs.FileInfo, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	src := &Source{Path: path, Size: fi.Size(), ModTime: fi.ModTime()}
+	src := &reader.Source{Path: path, Size: fi.Size(), ModTime: fi.ModTime()}
 	if fi.IsDir() {
 		src.Size = 0
 		_ = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/annals-dev/annals/importer/reader"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,33 +40,33 @@ func (goose) DefaultPaths(home string) []string {
 // content_json) and a legacy session file (in goose's folder, or opening with the metadata
 // line).
 func (goose) Detect(path string, head []byte) bool {
-	if isSQLite(head) {
+	if reader.IsSQLite(head) {
 		return detectGooseDB(path, head)
 	}
-	if head == nil || !hasExt(path, ".jsonl") {
+	if head == nil || !reader.HasExt(path, ".jsonl") {
 		return false
 	}
-	lines := headLines(head, 2)
+	lines := reader.HeadLines(head, 2)
 	if len(lines) == 0 {
 		return false
 	}
-	f, _ := lineFields(lines[0])
-	if has(f, "working_dir", "description", "message_count") {
+	f, _ := reader.LineFields(lines[0])
+	if reader.HasFields(f, "working_dir", "description", "message_count") {
 		return true
 	}
-	return inFolder(path, "goose/sessions") && has(f, "role", "created", "content")
+	return reader.InFolder(path, "goose/sessions") && reader.HasFields(f, "role", "created", "content")
 }
 
 func detectGooseDB(path string, head []byte) bool {
-	if !detectSQLiteTables(path, head, "sessions", "messages") {
+	if !reader.DetectSQLiteTables(path, head, "sessions", "messages") {
 		return false
 	}
-	db, err := openSourceDB(context.Background(), path)
+	db, err := reader.OpenSourceDB(context.Background(), path)
 	if err != nil {
 		return false
 	}
 	defer db.Close()
-	cols, err := tableColumns(context.Background(), db, "messages")
+	cols, err := reader.TableColumns(context.Background(), db, "messages")
 	return err == nil && cols["content_json"] && cols["session_id"]
 }
 
@@ -84,13 +85,13 @@ type gsMessage struct {
 	meta    json.RawMessage
 }
 
-func (f goose) ParseFile(ctx context.Context, src *Source, out Output) error {
-	head, err := readHead(src.Path)
+func (f goose) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+	head, err := reader.ReadHead(src.Path)
 	if err != nil {
 		return fmt.Errorf("goose: %w", err)
 	}
 	var sessions []*gsSession
-	if isSQLite(head) {
+	if reader.IsSQLite(head) {
 		sessions, err = readGooseDB(ctx, src.Path)
 	} else {
 		var s *gsSession
@@ -110,40 +111,40 @@ func (f goose) ParseFile(ctx context.Context, src *Source, out Output) error {
 
 // readGooseDB reads every session of sessions.db with its messages, in time order.
 func readGooseDB(ctx context.Context, path string) ([]*gsSession, error) {
-	db, err := openSourceDB(ctx, path)
+	db, err := reader.OpenSourceDB(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("goose: %w", err)
 	}
 	defer db.Close()
-	rows, err := queryMaps(ctx, db, `SELECT * FROM sessions ORDER BY created_at, id`)
+	rows, err := reader.QueryMaps(ctx, db, `SELECT * FROM sessions ORDER BY created_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("goose: reading sessions: %w", err)
 	}
 	byID := map[string]*gsSession{}
 	var out []*gsSession
 	for _, r := range rows {
-		s := &gsSession{id: colString(r, "id"), name: firstNonEmpty(colString(r, "name"), colString(r, "description")),
-			cwd: colString(r, "working_dir"), kind: colString(r, "session_type"), created: colTime(r, "created_at")}
+		s := &gsSession{id: reader.ColString(r, "id"), name: reader.FirstNonEmpty(reader.ColString(r, "name"), reader.ColString(r, "description")),
+			cwd: reader.ColString(r, "working_dir"), kind: reader.ColString(r, "session_type"), created: reader.ColTime(r, "created_at")}
 		byID[s.id] = s
 		out = append(out, s)
 	}
-	msgs, err := queryMaps(ctx, db, `SELECT * FROM messages ORDER BY session_id, created_timestamp, id`)
+	msgs, err := reader.QueryMaps(ctx, db, `SELECT * FROM messages ORDER BY session_id, created_timestamp, id`)
 	if err != nil {
 		return nil, fmt.Errorf("goose: reading messages: %w", err)
 	}
 	for _, m := range msgs {
-		s := byID[colString(m, "session_id")]
+		s := byID[reader.ColString(m, "session_id")]
 		if s == nil {
 			continue // a message of a deleted session
 		}
-		s.messages = append(s.messages, gsMessage{id: colString(m, "id"), role: colString(m, "role"),
-			created: colTime(m, "created_timestamp"), content: rawJSON(colString(m, "content_json")), meta: rawJSON(colString(m, "metadata_json"))})
+		s.messages = append(s.messages, gsMessage{id: reader.ColString(m, "id"), role: reader.ColString(m, "role"),
+			created: reader.ColTime(m, "created_timestamp"), content: reader.RawJSON(reader.ColString(m, "content_json")), meta: reader.RawJSON(reader.ColString(m, "metadata_json"))})
 	}
 	return out, nil
 }
 
 // readGooseFile reads a legacy session file: the metadata line, then one message per line.
-func readGooseFile(src *Source, out Output) (*gsSession, error) {
+func readGooseFile(src *reader.Source, out reader.Output) (*gsSession, error) {
 	fh, err := os.Open(src.Path)
 	if err != nil {
 		return nil, fmt.Errorf("goose: %w", err)
@@ -151,19 +152,19 @@ func readGooseFile(src *Source, out Output) (*gsSession, error) {
 	defer fh.Close()
 	s := &gsSession{id: strings.TrimSuffix(filepath.Base(src.Path), ".jsonl"), created: src.ModTime.UTC()}
 	sc := bufio.NewScanner(fh)
-	sc.Buffer(make([]byte, 0, 1<<20), MaxLineBytes)
+	sc.Buffer(make([]byte, 0, 1<<20), reader.MaxLineBytes)
 	for n := 1; sc.Scan(); n++ {
-		o, err := decodeObject(sc.Bytes())
+		o, err := reader.DecodeObject(sc.Bytes())
 		if err != nil {
 			out.Warnf(n, "not a JSON object: %v", err)
 			continue
 		}
-		if n == 1 && o.raw("role") == nil {
-			s.name, s.cwd = o.str("description"), o.str("working_dir")
+		if n == 1 && o.Raw("role") == nil {
+			s.name, s.cwd = o.Str("description"), o.Str("working_dir")
 			continue
 		}
-		s.messages = append(s.messages, gsMessage{id: fmt.Sprintf("L%d", n), role: strings.ToLower(o.str("role")),
-			created: ParseTime(o.num("created")), content: o.raw("content"), meta: o.raw("metadata")})
+		s.messages = append(s.messages, gsMessage{id: fmt.Sprintf("L%d", n), role: strings.ToLower(o.Str("role")),
+			created: reader.ParseTime(o.Num("created")), content: o.Raw("content"), meta: o.Raw("metadata")})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("goose: reading %s: %w", src.Path, err)

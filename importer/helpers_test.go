@@ -10,6 +10,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/importer"
+	"github.com/annals-dev/annals/importer/reader"
 	"github.com/annals-dev/annals/sqlite"
 )
 
@@ -191,11 +192,11 @@ func takeSnapshot(tb testing.TB, db *sqlite.DB) snapshot {
 
 func TestParseTimeGivesNoTimeForOneAnnalsCannotStore(t *testing.T) {
 	for _, v := range []any{"0000-01-01 0:00:00", "0001-01-01T00:00:00Z", "2300-01-01T00:00:00Z", float64(1e300)} {
-		if got := importer.ParseTime(v); !got.IsZero() {
+		if got := reader.ParseTime(v); !got.IsZero() {
 			t.Errorf("ParseTime(%v) = %v, want no time", v, got)
 		}
 	}
-	if got := importer.ParseTime("2025-03-10T14:00:00Z"); got.Year() != 2025 {
+	if got := reader.ParseTime("2025-03-10T14:00:00Z"); got.Year() != 2025 {
 		t.Errorf("an ordinary time: %v", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // kimiCLI imports Kimi CLI's sessions: ~/.kimi/sessions/<work dir hash>/<session>/context.jsonl
@@ -37,23 +38,23 @@ func (kimiCLI) DefaultPaths(home string) []string {
 // Detect claims a context file in Kimi's folder, or a file whose first lines hold Kimi's
 // bookkeeping roles, or a context.jsonl of {role, content} messages.
 func (kimiCLI) Detect(path string, head []byte) bool {
-	if head == nil || !hasExt(path, ".jsonl") {
+	if head == nil || !reader.HasExt(path, ".jsonl") {
 		return false
 	}
 	base := filepath.Base(path)
-	if inFolder(path, ".kimi/sessions") && base != "wire.jsonl" {
+	if reader.InFolder(path, ".kimi/sessions") && base != "wire.jsonl" {
 		return true
 	}
-	for i, line := range headLines(head, 8) {
-		f, ok := lineFields(line)
+	for i, line := range reader.HeadLines(head, 8) {
+		f, ok := reader.LineFields(line)
 		if !ok {
 			return false
 		}
-		role := fieldString(f, "role")
+		role := reader.FieldString(f, "role")
 		if role == "_system_prompt" || role == "_checkpoint" || role == "_usage" {
 			return true
 		}
-		if i == 0 && strings.HasPrefix(base, "context") && role != "" && has(f, "content") && !has(f, "message") {
+		if i == 0 && strings.HasPrefix(base, "context") && role != "" && reader.HasFields(f, "content") && !reader.HasFields(f, "message") {
 			return true
 		}
 	}
@@ -64,8 +65,8 @@ func (kimiCLI) Detect(path string, head []byte) bool {
 // state beside a context file.
 func (kimiCLI) Companion(path string) bool {
 	base := filepath.Base(path)
-	return (base == "wire.jsonl" || base == "state.json") && inFolder(path, "sessions") ||
-		base == "kimi.json" && isDir(filepath.Join(filepath.Dir(path), "sessions"))
+	return (base == "wire.jsonl" || base == "state.json") && reader.InFolder(path, "sessions") ||
+		base == "kimi.json" && reader.IsDir(filepath.Join(filepath.Dir(path), "sessions"))
 }
 
 // kimiWorkDir finds a session's work directory in Kimi's metadata, kimi.json in the share
@@ -104,19 +105,11 @@ func kimiWorkDir(contextPath, session string) string {
 
 // kmMessage is one context line.
 type kmMessage struct {
-	Role       string          `json:"role"`
-	Content    json.RawMessage `json:"content"`
-	ToolCalls  []kmCall        `json:"tool_calls"`
-	ToolCallID string          `json:"tool_call_id"`
-	Name       string          `json:"name"`
-}
-
-type kmCall struct {
-	ID       string `json:"id"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
+	Role       string              `json:"role"`
+	Content    json.RawMessage     `json:"content"`
+	ToolCalls  []reader.OpenAICall `json:"tool_calls"`
+	ToolCallID string              `json:"tool_call_id"`
+	Name       string              `json:"name"`
 }
 
 type kmPart struct {
@@ -133,11 +126,11 @@ func kimiIDs(path string) (session, chat string) {
 	if strings.HasPrefix(base, "context") {
 		session = filepath.Base(filepath.Dir(path))
 		if base != "context" {
-			return session, ChatID("kimi-cli", session+"/"+base)
+			return session, reader.ChatID("kimi-cli", session+"/"+base)
 		}
-		return session, ChatID("kimi-cli", session)
+		return session, reader.ChatID("kimi-cli", session)
 	}
-	return base, ChatID("kimi-cli", base)
+	return base, reader.ChatID("kimi-cli", base)
 }
 
 // kmState is what a file's parse needs to resume: whether its chat was created.
@@ -148,14 +141,14 @@ type kmState struct {
 // kmSession reads one context file. A line's entries are held back while a tool call waits
 // for its tool message, so a result read in a later import still lands on its call.
 type kmSession struct {
-	src     *Source
+	src     *reader.Source
 	chat    *annals.Chat
 	st      kmState
 	pending []*annals.Entry
 	calls   map[string]*annals.Entry
 }
 
-func (f kimiCLI) NewSession(src *Source, state json.RawMessage) (LineSession, error) {
+func (f kimiCLI) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
 	s := &kmSession{src: src, calls: map[string]*annals.Entry{}}
 	if len(state) > 0 {
 		if err := json.Unmarshal(state, &s.st); err != nil {
@@ -164,7 +157,7 @@ func (f kimiCLI) NewSession(src *Source, state json.RawMessage) (LineSession, er
 	}
 	session, chatID := kimiIDs(src.Path)
 	attrs := annals.Attributes{"source": f.Name(), "session_id": session}
-	if parent := ChatID("kimi-cli", session); parent != chatID {
+	if parent := reader.ChatID("kimi-cli", session); parent != chatID {
 		attrs["parent"] = parent
 	}
 	if cwd := kimiWorkDir(src.Path, session); cwd != "" {
@@ -174,13 +167,13 @@ func (f kimiCLI) NewSession(src *Source, state json.RawMessage) (LineSession, er
 	return s, nil
 }
 
-func (s *kmSession) Line(ctx context.Context, n int, line []byte, out Output) error {
+func (s *kmSession) Line(ctx context.Context, n int, line []byte, out reader.Output) error {
 	if len(line) == 0 {
 		return nil
 	}
 	var m kmMessage
 	if err := json.Unmarshal(line, &m); err != nil {
-		out.Warnf(n, "not a Kimi CLI message: %s", shortJSONErr(err))
+		out.Warnf(n, "not a Kimi CLI message: %s", reader.ShortJSONErr(err))
 		return nil
 	}
 	if m.Role == "user" {
@@ -189,7 +182,7 @@ func (s *kmSession) Line(ctx context.Context, n int, line []byte, out Output) er
 	}
 	// The line's content is in its id: after a revert rewrote the file, a different line at
 	// the same place is a new entry, not one already stored.
-	id := fmt.Sprintf("L%d-%s", n, shortHash(string(line))[:8])
+	id := fmt.Sprintf("L%d-%s", n, reader.ShortHash(string(line))[:8])
 	for _, e := range kimiEntries(id, &m, s.calls) {
 		e.Time = s.src.ModTime.UTC()
 		s.pending = append(s.pending, e)
@@ -210,14 +203,14 @@ func (s *kmSession) State() (json.RawMessage, error) {
 	return b, nil
 }
 
-func (s *kmSession) Finish(ctx context.Context, out Output) error { return s.flush(out) }
+func (s *kmSession) Finish(ctx context.Context, out reader.Output) error { return s.flush(out) }
 
-func (s *kmSession) flush(out Output) error {
+func (s *kmSession) flush(out reader.Output) error {
 	if len(s.pending) == 0 {
 		return nil
 	}
 	if !s.st.Created {
-		if err := out.Emit(annals.CaptureOp{Chat: cleanChat(s.chat)}); err != nil {
+		if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(s.chat)}); err != nil {
 			return err
 		}
 		s.st.Created = true
@@ -239,7 +232,7 @@ func kimiTitle(dir string) string {
 	if json.Unmarshal(b, &st) != nil {
 		return ""
 	}
-	return Truncated(ValidText(strings.TrimSpace(st.Title)), annals.MaxTitleBytes)
+	return reader.Truncated(reader.ValidText(strings.TrimSpace(st.Title)), annals.MaxTitleBytes)
 }
 
 // kimiParts reads a message's content: its text, its reasoning, whether encrypted reasoning
@@ -271,26 +264,26 @@ func kimiParts(raw json.RawMessage) (text, think string, encrypted bool, media i
 // message lands on its call. Checkpoint and usage lines are bookkeeping and make no entry.
 func kimiEntries(id string, m *kmMessage, calls map[string]*annals.Entry) []*annals.Entry {
 	text, think, encrypted, media := kimiParts(m.Content)
-	meta := map[string]any{"attachments": media, "encrypted_reasoning": boolOrNil(encrypted)}
+	meta := map[string]any{"attachments": media, "encrypted_reasoning": reader.BoolOrNil(encrypted)}
 	switch m.Role {
 	case "_checkpoint", "_usage":
 		return nil
 	case "_system_prompt", "system":
-		return []*annals.Entry{{ID: id, Kind: annals.KindSystem, Text: ValidText(text)}}
+		return []*annals.Entry{{ID: id, Kind: annals.KindSystem, Text: reader.ValidText(text)}}
 	case "user":
-		if inner, ok := stripTag(text, "system"); ok {
+		if inner, ok := reader.StripTag(text, "system"); ok {
 			// Kimi writes its own notes (CHECKPOINT 3) as user messages wrapped in <system>.
-			return []*annals.Entry{{ID: id, Kind: annals.KindSystem, Text: ValidText(inner), Metadata: Metadata(map[string]any{"kimi_note": true})}}
+			return []*annals.Entry{{ID: id, Kind: annals.KindSystem, Text: reader.ValidText(inner), Metadata: reader.Metadata(map[string]any{"kimi_note": true})}}
 		}
-		return []*annals.Entry{{ID: id, Kind: annals.KindUser, Text: ValidText(text), Metadata: Metadata(meta)}}
+		return []*annals.Entry{{ID: id, Kind: annals.KindUser, Text: reader.ValidText(text), Metadata: reader.Metadata(meta)}}
 	case "assistant":
 		var out []*annals.Entry
 		if text != "" || think != "" || len(m.ToolCalls) == 0 {
-			out = append(out, &annals.Entry{ID: id, Kind: annals.KindAssistant, Text: ValidText(text), Reasoning: ValidText(think), Metadata: Metadata(meta)})
+			out = append(out, &annals.Entry{ID: id, Kind: annals.KindAssistant, Text: reader.ValidText(text), Reasoning: reader.ValidText(think), Metadata: reader.Metadata(meta)})
 		}
 		for i, c := range m.ToolCalls {
-			e := &annals.Entry{ID: EntryID(id, i), Kind: annals.KindTool, Tool: &annals.ToolCall{
-				Name: copilotToolName(c.Function.Name), CallID: SafeID(c.ID, annals.MaxIDBytes), Arguments: rawJSON(c.Function.Arguments)}}
+			e := &annals.Entry{ID: reader.EntryID(id, i), Kind: annals.KindTool, Tool: &annals.ToolCall{
+				Name: reader.ToolName(c.Function.Name), CallID: reader.SafeID(c.ID, annals.MaxIDBytes), Arguments: reader.RawJSON(c.Function.Arguments)}}
 			if c.ID != "" {
 				calls[c.ID] = e
 			}
@@ -302,14 +295,14 @@ func kimiEntries(id string, m *kmMessage, calls map[string]*annals.Entry) []*ann
 		if strings.HasPrefix(strings.TrimSpace(text), "<system>ERROR") {
 			outcome = annals.OutcomeFailed
 		}
-		result := Truncated(ValidText(text), annals.MaxEntryBytes/4)
+		result := reader.Truncated(reader.ValidText(text), annals.MaxEntryBytes/4)
 		if call := calls[m.ToolCallID]; call != nil {
 			call.Tool.Result, call.Tool.Outcome = result, outcome
 			delete(calls, m.ToolCallID)
 			return nil
 		}
-		return []*annals.Entry{{ID: id, Kind: annals.KindTool, Metadata: Metadata(map[string]any{"orphan_result": true}),
-			Tool: &annals.ToolCall{Name: copilotToolName(m.Name), CallID: SafeID(m.ToolCallID, annals.MaxIDBytes), Result: result, Outcome: outcome}}}
+		return []*annals.Entry{{ID: id, Kind: annals.KindTool, Metadata: reader.Metadata(map[string]any{"orphan_result": true}),
+			Tool: &annals.ToolCall{Name: reader.ToolName(m.Name), CallID: reader.SafeID(m.ToolCallID, annals.MaxIDBytes), Result: result, Outcome: outcome}}}
 	}
-	return []*annals.Entry{{ID: id, Kind: annals.KindEvent, Channel: "kimi-cli/" + sanitizeChannel(firstNonEmpty(m.Role, "unknown")), Text: ValidText(text)}}
+	return []*annals.Entry{{ID: id, Kind: annals.KindEvent, Channel: "kimi-cli/" + reader.SanitizeChannel(reader.FirstNonEmpty(m.Role, "unknown")), Text: reader.ValidText(text)}}
 }

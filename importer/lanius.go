@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 	"github.com/annals-dev/annals/view"
 )
 
@@ -37,7 +38,7 @@ type lanius struct{}
 func (lanius) Name() string { return "lanius" }
 
 func (lanius) Detect(path string, head []byte) bool {
-	return detectSQLiteTables(path, head, "events", "messages") && !detectSQLiteTables(path, head, "parts")
+	return reader.DetectSQLiteTables(path, head, "events", "messages") && !reader.DetectSQLiteTables(path, head, "parts")
 }
 
 func (lanius) DefaultPaths(home string) []string {
@@ -53,28 +54,28 @@ type laniusItem struct {
 	msg  map[string]any
 }
 
-func (f lanius) ParseFile(ctx context.Context, src *Source, out Output) error {
-	db, err := openSourceDB(ctx, src.Path)
+func (f lanius) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+	db, err := reader.OpenSourceDB(ctx, src.Path)
 	if err != nil {
 		return fmt.Errorf("lanius: %w", err)
 	}
 	defer db.Close()
-	tables, err := sqliteTables(ctx, db)
+	tables, err := reader.SQLiteTables(ctx, db)
 	if err != nil {
 		return fmt.Errorf("lanius: %w", err)
 	}
 	if !tables["messages"] {
 		return fmt.Errorf("lanius: %s has no messages table", src.Path)
 	}
-	mc, err := tableColumns(ctx, db, "messages")
+	mc, err := reader.TableColumns(ctx, db, "messages")
 	if err != nil {
 		return fmt.Errorf("lanius: %w", err)
 	}
-	cols := laniusCols{id: pickColumn(mc, "id", "message_id"), role: pickColumn(mc, "role"),
-		content: pickColumn(mc, "content", "body", "data"), event: pickColumn(mc, "event_id", "ledger_id"),
-		channel: pickColumn(mc, "channel", "event_type", "type"), corr: pickColumn(mc, "correlation_id", "correlation")}
-	mSession := pickColumn(mc, "session_id", "session", "transcript_id", "conversation_id")
-	mTime := pickColumn(mc, "created_at", "ts", "timestamp", "time")
+	cols := laniusCols{id: reader.PickColumn(mc, "id", "message_id"), role: reader.PickColumn(mc, "role"),
+		content: reader.PickColumn(mc, "content", "body", "data"), event: reader.PickColumn(mc, "event_id", "ledger_id"),
+		channel: reader.PickColumn(mc, "channel", "event_type", "type"), corr: reader.PickColumn(mc, "correlation_id", "correlation")}
+	mSession := reader.PickColumn(mc, "session_id", "session", "transcript_id", "conversation_id")
+	mTime := reader.PickColumn(mc, "created_at", "ts", "timestamp", "time")
 	if mSession == "" || cols.role == "" || cols.content == "" {
 		return fmt.Errorf("lanius: %s: messages needs session_id, role and content columns (see docs/IMPORT.md)", src.Path)
 	}
@@ -93,7 +94,7 @@ func (f lanius) ParseFile(ctx context.Context, src *Source, out Output) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := f.emitSession(ChatID(f.Name(), s), ss.agentOf[s], ss.timelines[s], cols, out); err != nil {
+		if err := f.emitSession(reader.ChatID(f.Name(), s), ss.agentOf[s], ss.timelines[s], cols, out); err != nil {
 			return err
 		}
 	}
@@ -112,12 +113,12 @@ type laniusSessions struct {
 }
 
 // readLaniusSessions reads every message, in id order, into its session's timeline.
-func readLaniusSessions(ctx context.Context, db *sql.DB, cols laniusCols, mSession, mTime string, ledger *laniusLedger, out Output) (*laniusSessions, error) {
+func readLaniusSessions(ctx context.Context, db *sql.DB, cols laniusCols, mSession, mTime string, ledger *laniusLedger, out reader.Output) (*laniusSessions, error) {
 	order := "rowid"
 	if cols.id != "" {
 		order = `"` + cols.id + `"`
 	}
-	msgs, err := queryMaps(ctx, db, `SELECT rowid AS annals_rowid, * FROM messages ORDER BY `+order)
+	msgs, err := reader.QueryMaps(ctx, db, `SELECT rowid AS annals_rowid, * FROM messages ORDER BY `+order)
 	if err != nil {
 		return nil, fmt.Errorf("reading messages: %w", err)
 	}
@@ -131,7 +132,7 @@ func readLaniusSessions(ctx context.Context, db *sql.DB, cols laniusCols, mSessi
 		}
 	}
 	for i, m := range msgs {
-		s := colString(m, mSession)
+		s := reader.ColString(m, mSession)
 		if s == "" {
 			out.Warnf(0, "messages row %d: no session; skipped", i+1)
 			continue
@@ -140,15 +141,15 @@ func readLaniusSessions(ctx context.Context, db *sql.DB, cols laniusCols, mSessi
 			ss.order = append(ss.order, s)
 		}
 		if cols.event != "" && m[cols.event] != nil && ledger != nil {
-			if ev := ledger.byID[colInt(m, cols.event)]; ev != nil {
+			if ev := ledger.byID[reader.ColInt(m, cols.event)]; ev != nil {
 				m["annals_event"] = ev
 				noteAgent(s, ev.typ)
 			}
 		}
 		if cols.channel != "" {
-			noteAgent(s, colString(m, cols.channel))
+			noteAgent(s, reader.ColString(m, cols.channel))
 		}
-		ss.timelines[s] = append(ss.timelines[s], laniusItem{when: colTime(m, mTime), msg: m})
+		ss.timelines[s] = append(ss.timelines[s], laniusItem{when: reader.ColTime(m, mTime), msg: m})
 	}
 	return ss, nil
 }
@@ -157,7 +158,7 @@ type laniusCols struct{ id, role, content, event, channel, corr string }
 
 // emitSession writes one session in lanius's own order, message id order: the order its
 // transcript answers in, even where a boundary timestamp is out of step with the ids.
-func (f lanius) emitSession(chatID, agent string, items []laniusItem, cols laniusCols, out Output) error {
+func (f lanius) emitSession(chatID, agent string, items []laniusItem, cols laniusCols, out reader.Output) error {
 	var created time.Time
 	for _, it := range items {
 		if !it.when.IsZero() {
@@ -165,8 +166,8 @@ func (f lanius) emitSession(chatID, agent string, items []laniusItem, cols laniu
 			break
 		}
 	}
-	chat := &annals.Chat{ID: chatID, AgentID: SafeID(agent, annals.MaxIDBytes), Attributes: annals.Attributes{"source": f.Name()}, CreatedAt: created}
-	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
+	chat := &annals.Chat{ID: chatID, AgentID: reader.SafeID(agent, annals.MaxIDBytes), Attributes: annals.Attributes{"source": f.Name()}, CreatedAt: created}
+	if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(chat)}); err != nil {
 		return err
 	}
 	open := map[string]*annals.Entry{}
@@ -180,7 +181,7 @@ func (f lanius) emitSession(chatID, agent string, items []laniusItem, cols laniu
 		last = when
 		entries = append(entries, f.message(it.msg, when, cols, open, out)...)
 	}
-	return emitEntries(chatID, entries, out)
+	return reader.EmitEntries(chatID, entries, out)
 }
 
 // laniusChannel keeps a lanius event type as the channel: both are slash-separated paths.
@@ -193,22 +194,22 @@ func laniusChannel(typ string) string {
 			return -1
 		}
 		return r
-	}, ValidText(typ)), "/")
+	}, reader.ValidText(typ)), "/")
 }
 
 // message maps one messages row: a user, assistant or system message (with an assistant's
 // tool calls as tool entries waiting in open), or a tool result landing on its call. One row is
 // one message: whatever its content's shape, it never becomes several rows of its own kind.
-func (f lanius) message(m map[string]any, when time.Time, cols laniusCols, open map[string]*annals.Entry, out Output) []*annals.Entry {
-	mid := colString(m, cols.id)
+func (f lanius) message(m map[string]any, when time.Time, cols laniusCols, open map[string]*annals.Entry, out reader.Output) []*annals.Entry {
+	mid := reader.ColString(m, cols.id)
 	if mid == "" {
-		mid = colString(m, "annals_rowid")
+		mid = reader.ColString(m, "annals_rowid")
 	}
 	base := "m" + mid
-	role := strings.ToLower(colString(m, cols.role))
-	channel := laniusChannel(colString(m, cols.channel))
-	corr := colString(m, cols.corr)
-	origin := map[string]any{"id": colInt(m, cols.id)}
+	role := strings.ToLower(reader.ColString(m, cols.role))
+	channel := laniusChannel(reader.ColString(m, cols.channel))
+	corr := reader.ColString(m, cols.corr)
+	origin := map[string]any{"id": reader.ColInt(m, cols.id)}
 	sources := []string{base}
 	if ev, ok := m["annals_event"].(*laniusEvent); ok {
 		channel = laniusChannel(ev.typ)
@@ -220,9 +221,9 @@ func (f lanius) message(m map[string]any, when time.Time, cols laniusCols, open 
 		}
 	}
 	mk := func(id string, kind annals.EntryKind) *annals.Entry {
-		return &annals.Entry{ID: id, Kind: kind, Channel: channel, CorrelationID: SafeID(corr, annals.MaxIDBytes), Time: when, SourceIDs: slices.Clone(sources)}
+		return &annals.Entry{ID: id, Kind: kind, Channel: channel, CorrelationID: reader.SafeID(corr, annals.MaxIDBytes), Time: when, SourceIDs: slices.Clone(sources)}
 	}
-	content, blocks, text := laniusContent(strings.TrimSpace(colString(m, cols.content)), func() {
+	content, blocks, text := laniusContent(strings.TrimSpace(reader.ColString(m, cols.content)), func() {
 		out.Warnf(0, "messages %s: content is not valid JSON; kept as text", mid)
 	})
 	if role == "tool" {
@@ -239,11 +240,11 @@ func (f lanius) message(m map[string]any, when time.Time, cols laniusCols, open 
 	default:
 		kind = annals.KindEvent
 	}
-	reasoning, opaque := laniusReasoning(content.raw("reasoning"))
+	reasoning, opaque := laniusReasoning(content.Raw("reasoning"))
 	e := mk(base, kind)
 	e.Text, e.Reasoning = text, reasoning
-	meta := map[string]any{"lanius": origin, "encrypted_reasoning": boolOrNil(opaque),
-		"content": extras(content, "role", "text", "content", "output", "result", "reasoning", "tool_calls")}
+	meta := map[string]any{"lanius": origin, "encrypted_reasoning": reader.BoolOrNil(opaque),
+		"content": reader.Extras(content, "role", "text", "content", "output", "result", "reasoning", "tool_calls")}
 	if blocks != nil {
 		meta["content"] = blocks
 	}
@@ -251,19 +252,19 @@ func (f lanius) message(m map[string]any, when time.Time, cols laniusCols, open 
 		meta["role"] = role
 	}
 	meta[LaniusContentMetaKey] = laniusStoredContent(m, cols.content)
-	e.Metadata = safeMeta(meta)
+	e.Metadata = reader.SafeMeta(meta)
 	// The message itself is always an entry, even with no text: it is one row of the session
 	// (message counts match lanius's), and the calls below follow it.
 	ents := []*annals.Entry{e}
-	for i, raw := range content.arr("tool_calls") {
-		c, err := decodeObject(raw)
+	for i, raw := range content.Arr("tool_calls") {
+		c, err := reader.DecodeObject(raw)
 		if err != nil {
 			out.Warnf(0, "messages %s tool_calls[%d]: not a JSON object", mid, i)
 			continue
 		}
-		te := mk(EntryID(base, i+1), annals.KindTool)
+		te := mk(reader.EntryID(base, i+1), annals.KindTool)
 		te.Tool = laniusCall(c)
-		te.Metadata = safeMeta(map[string]any{"call": extras(c, "call_id", "fn_name", "fn_arguments", "id", "name", "arguments", "input", "function")})
+		te.Metadata = reader.SafeMeta(map[string]any{"call": reader.Extras(c, "call_id", "fn_name", "fn_arguments", "id", "name", "arguments", "input", "function")})
 		if te.Tool.CallID != "" {
 			open[te.Tool.CallID] = te
 		}
@@ -274,10 +275,10 @@ func (f lanius) message(m map[string]any, when time.Time, cols laniusCols, open 
 
 // laniusContent decodes a message's content: a JSON object (lanius's normalized message), a
 // JSON array of blocks, a JSON string, or plain text; text is what it says.
-func laniusContent(raw string, invalid func()) (content jsonObject, blocks json.RawMessage, text string) {
+func laniusContent(raw string, invalid func()) (content reader.JSONObject, blocks json.RawMessage, text string) {
 	switch {
 	case strings.HasPrefix(raw, "{"):
-		c, err := decodeObject([]byte(raw))
+		c, err := reader.DecodeObject([]byte(raw))
 		if err != nil {
 			invalid()
 		}
@@ -293,46 +294,46 @@ func laniusContent(raw string, invalid func()) (content jsonObject, blocks json.
 	text = raw
 	switch {
 	case blocks != nil:
-		text = blocksText(blocks)
+		text = reader.BlocksText(blocks)
 	case content != nil:
-		text = firstNonEmpty(content.str("text"), content.str("content"), content.str("output"), content.str("result"))
-		if r := content.raw("content"); text == "" && r != nil && r[0] == '[' {
-			text = blocksText(r)
+		text = reader.FirstNonEmpty(content.Str("text"), content.Str("content"), content.Str("output"), content.Str("result"))
+		if r := content.Raw("content"); text == "" && r != nil && r[0] == '[' {
+			text = reader.BlocksText(r)
 		}
 	}
-	return content, blocks, ValidText(text)
+	return content, blocks, reader.ValidText(text)
 }
 
 // laniusCall reads one tool call: lanius's {call_id, fn_name, fn_arguments}, or the
 // {id, name, arguments|input} and OpenAI {id, function: {name, arguments}} shapes.
-func laniusCall(c jsonObject) *annals.ToolCall {
-	fn := c.obj("function")
-	args := c.raw("fn_arguments")
+func laniusCall(c reader.JSONObject) *annals.ToolCall {
+	fn := c.Obj("function")
+	args := c.Raw("fn_arguments")
 	for _, k := range []string{"arguments", "input"} {
 		if args == nil {
-			args = c.raw(k)
+			args = c.Raw(k)
 		}
 	}
 	if args == nil && fn != nil {
-		args = fn.raw("arguments")
+		args = fn.Raw("arguments")
 	}
-	return &annals.ToolCall{Name: copilotToolName(firstNonEmpty(c.str("fn_name"), c.str("name"), fn.str("name"))),
-		CallID: SafeID(firstNonEmpty(c.str("call_id"), c.str("id")), annals.MaxIDBytes), Arguments: copilotArgs(args)}
+	return &annals.ToolCall{Name: reader.ToolName(reader.FirstNonEmpty(c.Str("fn_name"), c.Str("name"), fn.Str("name"))),
+		CallID: reader.SafeID(reader.FirstNonEmpty(c.Str("call_id"), c.Str("id")), annals.MaxIDBytes), Arguments: reader.CallArgs(args)}
 }
 
 // toolResult lands a tool row on the call it answers (by call_id), or keeps it as a tool entry
 // of its own when no call of the session has that id.
-func (f lanius) toolResult(content jsonObject, m map[string]any, text string, e *annals.Entry, origin map[string]any, open map[string]*annals.Entry) []*annals.Entry {
-	callID := firstNonEmpty(content.str("tool_call_id"), content.str("call_id"), colString(m, "tool_call_id"))
+func (f lanius) toolResult(content reader.JSONObject, m map[string]any, text string, e *annals.Entry, origin map[string]any, open map[string]*annals.Entry) []*annals.Entry {
+	callID := reader.FirstNonEmpty(content.Str("tool_call_id"), content.Str("call_id"), reader.ColString(m, "tool_call_id"))
 	outcome := annals.OutcomeSucceeded
-	if content.boolean("is_error") || content.boolean("error") || content.str("error") != "" {
+	if content.Boolean("is_error") || content.Boolean("error") || content.Str("error") != "" {
 		outcome = annals.OutcomeFailed
 		if text == "" {
-			text = ValidText(content.str("error"))
+			text = reader.ValidText(content.Str("error"))
 		}
 	}
-	result := Truncated(text, annals.MaxEntryBytes/4)
-	rest := extras(content, "role", "tool_call_id", "call_id", "text", "content", "output", "result", "is_error", "error", "name", "tool_name")
+	result := reader.Truncated(text, annals.MaxEntryBytes/4)
+	rest := reader.Extras(content, "role", "tool_call_id", "call_id", "text", "content", "output", "result", "is_error", "error", "name", "tool_name")
 	if call := open[callID]; callID != "" && call != nil {
 		call.Tool.Result, call.Tool.Outcome = result, outcome
 		// The entry stands for the tool row in the transcript, so it takes that row's event type,
@@ -344,17 +345,17 @@ func (f lanius) toolResult(content jsonObject, m map[string]any, text string, e 
 		delete(origin, LaniusContentMetaKey)
 		meta := map[string]any{"lanius_result": origin, "result_content": rest, LaniusContentMetaKey: stored}
 		if call.Tool.Name == "unknown" {
-			call.Tool.Name = copilotToolName(firstNonEmpty(content.str("name"), content.str("tool_name")))
+			call.Tool.Name = reader.ToolName(reader.FirstNonEmpty(content.Str("name"), content.Str("tool_name")))
 		}
-		call.Metadata = mergeMeta(call.Metadata, meta)
+		call.Metadata = reader.MergeMeta(call.Metadata, meta)
 		delete(open, callID)
 		return nil
 	}
-	e.Tool = &annals.ToolCall{Name: copilotToolName(firstNonEmpty(content.str("name"), content.str("tool_name"))), CallID: SafeID(callID, annals.MaxIDBytes),
+	e.Tool = &annals.ToolCall{Name: reader.ToolName(reader.FirstNonEmpty(content.Str("name"), content.Str("tool_name"))), CallID: reader.SafeID(callID, annals.MaxIDBytes),
 		Result: result, Outcome: outcome}
 	stored := origin[LaniusContentMetaKey]
 	delete(origin, LaniusContentMetaKey)
-	e.Metadata = safeMeta(map[string]any{"lanius": origin, "orphan_result": true, "content": rest, LaniusContentMetaKey: stored})
+	e.Metadata = reader.SafeMeta(map[string]any{"lanius": origin, "orphan_result": true, "content": rest, LaniusContentMetaKey: stored})
 	return []*annals.Entry{e}
 }
 
@@ -365,9 +366,9 @@ func laniusReasoning(raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	if raw[0] == '"' {
-		return ValidText(textOf(raw)), false
+		return reader.ValidText(reader.TextOf(raw)), false
 	}
-	o, err := decodeObject(raw)
+	o, err := reader.DecodeObject(raw)
 	if err != nil {
 		if raw[0] == '[' {
 			var parts []json.RawMessage
@@ -386,6 +387,6 @@ func laniusReasoning(raw json.RawMessage) (string, bool) {
 		}
 		return "", false
 	}
-	_, opaque := scrubOpaque(raw)
-	return ValidText(firstNonEmpty(o.str("text"), o.str("content"), o.str("summary"), o.str("thinking"))), opaque
+	_, opaque := reader.ScrubOpaque(raw)
+	return reader.ValidText(reader.FirstNonEmpty(o.Str("text"), o.Str("content"), o.Str("summary"), o.Str("thinking"))), opaque
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/annals-dev/annals/importer/reader"
 	"github.com/annals-dev/annals/internal/textcut"
 )
 
@@ -32,9 +33,9 @@ func laniusStoredContent(m map[string]any, col string) map[string]any {
 	if v == nil {
 		return map[string]any{"value": nil}
 	}
-	raw := colString(m, col)
+	raw := reader.ColString(m, col)
 	if n := utf8.RuneCountInString(raw); n > laniusContentCap {
-		return map[string]any{"chars": n, "preview": ValidText(textcut.First(raw, laniusPreviewChars))}
+		return map[string]any{"chars": n, "preview": reader.ValidText(textcut.First(raw, laniusPreviewChars))}
 	}
 	t := strings.TrimSpace(raw)
 	switch {
@@ -43,5 +44,5 @@ func laniusStoredContent(m map[string]any, col string) map[string]any {
 	case t != "" && json.Valid([]byte(t)):
 		return map[string]any{"value": json.RawMessage(t)}
 	}
-	return map[string]any{"value": ValidText(raw)}
+	return map[string]any{"value": reader.ValidText(raw)}
 }

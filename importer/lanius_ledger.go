@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // laniusEvent is one events row.
@@ -40,34 +41,34 @@ const LaniusEventMetaKey = "lanius_event"
 
 // readLaniusLedger reads every event. Column names are looked up, so the older schema guesses
 // (event_type, correlation, data, ts, ...) read too.
-func readLaniusLedger(ctx context.Context, db *sql.DB, out Output) (*laniusLedger, error) {
-	ec, err := tableColumns(ctx, db, "events")
+func readLaniusLedger(ctx context.Context, db *sql.DB, out reader.Output) (*laniusLedger, error) {
+	ec, err := reader.TableColumns(ctx, db, "events")
 	if err != nil {
 		return nil, err
 	}
-	eID := pickColumn(ec, "id", "event_id", "seq")
-	eType := pickColumn(ec, "type", "event_type", "kind", "channel")
-	eCorr := pickColumn(ec, "correlation_id", "correlation")
-	ePayload := pickColumn(ec, "payload", "data", "body", "content")
-	eTime := pickColumn(ec, "created_at", "ts", "timestamp", "time")
+	eID := reader.PickColumn(ec, "id", "event_id", "seq")
+	eType := reader.PickColumn(ec, "type", "event_type", "kind", "channel")
+	eCorr := reader.PickColumn(ec, "correlation_id", "correlation")
+	ePayload := reader.PickColumn(ec, "payload", "data", "body", "content")
+	eTime := reader.PickColumn(ec, "created_at", "ts", "timestamp", "time")
 	order := "rowid"
 	if eID != "" {
 		order = `"` + eID + `"`
 	}
-	rows, err := queryMaps(ctx, db, `SELECT rowid AS annals_rowid, * FROM events ORDER BY `+order)
+	rows, err := reader.QueryMaps(ctx, db, `SELECT rowid AS annals_rowid, * FROM events ORDER BY `+order)
 	if err != nil {
 		return nil, fmt.Errorf("reading events: %w", err)
 	}
 	known := map[string]bool{"annals_rowid": true, eID: true, eType: true, eCorr: true, ePayload: true}
 	l := &laniusLedger{byID: map[int64]*laniusEvent{}}
 	for i, m := range rows {
-		id := colInt(m, eID)
+		id := reader.ColInt(m, eID)
 		if eID == "" {
-			id = colInt(m, "annals_rowid")
+			id = reader.ColInt(m, "annals_rowid")
 		}
-		ev := &laniusEvent{id: id, typ: colString(m, eType), corr: colString(m, eCorr), when: colTime(m, eTime), fields: map[string]any{}}
+		ev := &laniusEvent{id: id, typ: reader.ColString(m, eType), corr: reader.ColString(m, eCorr), when: reader.ColTime(m, eTime), fields: map[string]any{}}
 		if ePayload != "" && m[ePayload] != nil {
-			ev.payload = sql.NullString{String: colString(m, ePayload), Valid: true}
+			ev.payload = sql.NullString{String: reader.ColString(m, ePayload), Valid: true}
 		}
 		for k, v := range m {
 			if !known[k] {
@@ -85,12 +86,12 @@ func readLaniusLedger(ctx context.Context, db *sql.DB, out Output) (*laniusLedge
 }
 
 // emitLedger writes every event, in id order, to the ledger chat.
-func (f lanius) emitLedger(l *laniusLedger, out Output) error {
-	chatID := ChatID(f.Name(), laniusLedgerID)
+func (f lanius) emitLedger(l *laniusLedger, out reader.Output) error {
+	chatID := reader.ChatID(f.Name(), laniusLedgerID)
 	created := l.order[0].when
 	chat := &annals.Chat{ID: chatID, Title: "lanius ledger (every event, in ledger order)", CreatedAt: created,
 		Attributes: annals.Attributes{"source": f.Name(), LedgerAttribute: "lanius"}}
-	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
+	if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(chat)}); err != nil {
 		return err
 	}
 	entries := make([]*annals.Entry, 0, len(l.order))
@@ -103,7 +104,7 @@ func (f lanius) emitLedger(l *laniusLedger, out Output) error {
 		last = when
 		entries = append(entries, laniusEventEntry(ev, when))
 	}
-	return emitEntries(chatID, entries, out)
+	return reader.EmitEntries(chatID, entries, out)
 }
 
 // laniusEventEntry maps one event. Its payload is the entry text exactly as stored (JSON, a
@@ -113,7 +114,7 @@ func (f lanius) emitLedger(l *laniusLedger, out Output) error {
 func laniusEventEntry(ev *laniusEvent, when time.Time) *annals.Entry {
 	id := fmt.Sprintf("e%d", ev.id)
 	e := &annals.Entry{ID: id, Kind: annals.KindEvent, Channel: laniusChannel(ev.typ),
-		CorrelationID: SafeID(ev.corr, annals.MaxIDBytes), Time: when, SourceIDs: []string{id}}
+		CorrelationID: reader.SafeID(ev.corr, annals.MaxIDBytes), Time: when, SourceIDs: []string{id}}
 	meta := map[string]any{"id": ev.id}
 	for k, v := range ev.fields {
 		if t, ok := v.(time.Time); ok {
@@ -126,13 +127,13 @@ func laniusEventEntry(ev *laniusEvent, when time.Time) *annals.Entry {
 	} else {
 		text := ev.payload.String
 		if trimmed := strings.TrimSpace(text); json.Valid([]byte(trimmed)) {
-			if scrubbed, changed := scrubOpaque(json.RawMessage(trimmed)); changed {
+			if scrubbed, changed := reader.ScrubOpaque(json.RawMessage(trimmed)); changed {
 				text = string(scrubbed)
 				meta["payload_scrubbed"] = true
 			}
 		}
-		e.Text = Truncated(ValidText(text), annals.MaxEntryBytes/4)
+		e.Text = reader.Truncated(reader.ValidText(text), annals.MaxEntryBytes/4)
 	}
-	e.Metadata = safeMeta(map[string]any{LaniusEventMetaKey: meta})
+	e.Metadata = reader.SafeMeta(map[string]any{LaniusEventMetaKey: meta})
 	return e
 }

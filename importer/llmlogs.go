@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // llmLogs imports the logs.db of simonw/llm, in both of its generations:
@@ -33,11 +34,11 @@ type llmLogs struct{}
 func (llmLogs) Name() string { return "llm" }
 
 func (llmLogs) Detect(path string, head []byte) bool {
-	if !isSQLite(head) {
+	if !reader.IsSQLite(head) {
 		return false
 	}
-	return detectSQLiteTables(path, head, "conversations", "responses") ||
-		detectSQLiteTables(path, head, "threads", "turns", "messages", "parts")
+	return reader.DetectSQLiteTables(path, head, "conversations", "responses") ||
+		reader.DetectSQLiteTables(path, head, "threads", "turns", "messages", "parts")
 }
 
 func (llmLogs) DefaultPaths(home string) []string {
@@ -48,26 +49,26 @@ func (llmLogs) DefaultPaths(home string) []string {
 }
 
 // llmTime reads llm's timestamps ("2025-05-13T19:07:31.512345+00:00").
-func llmTime(s string) time.Time { return ParseTime(s) }
+func llmTime(s string) time.Time { return reader.ParseTime(s) }
 
-func (f llmLogs) ParseFile(ctx context.Context, src *Source, out Output) error {
-	db, err := openSourceDB(ctx, src.Path)
+func (f llmLogs) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+	db, err := reader.OpenSourceDB(ctx, src.Path)
 	if err != nil {
 		return fmt.Errorf("llm: %w", err)
 	}
 	defer db.Close()
-	tables, err := sqliteTables(ctx, db)
+	tables, err := reader.SQLiteTables(ctx, db)
 	if err != nil {
 		return fmt.Errorf("llm: %w", err)
 	}
 	r := &llmReader{f: f, db: db, tables: tables, out: out, fragments: map[int64]string{}}
 	if tables["fragments"] {
-		rows, err := queryMaps(ctx, db, `SELECT id, content FROM fragments`)
+		rows, err := reader.QueryMaps(ctx, db, `SELECT id, content FROM fragments`)
 		if err != nil {
 			return fmt.Errorf("llm: reading fragments: %w", err)
 		}
 		for _, m := range rows {
-			r.fragments[colInt(m, "id")] = colString(m, "content")
+			r.fragments[reader.ColInt(m, "id")] = reader.ColString(m, "content")
 		}
 	}
 	threadIDs := map[string]bool{}
@@ -89,11 +90,13 @@ type llmReader struct {
 	f         llmLogs
 	db        *sql.DB
 	tables    map[string]bool
-	out       Output
+	out       reader.Output
 	fragments map[int64]string
 }
 
-func (r *llmReader) runID(id string) string { return SafeID(r.f.Name()+":"+id, annals.MaxIDBytes) }
+func (r *llmReader) runID(id string) string {
+	return reader.SafeID(r.f.Name()+":"+id, annals.MaxIDBytes)
+}
 
 // llmTurn is one turns row.
 type llmTurn struct {
@@ -106,7 +109,7 @@ type llmTurn struct {
 }
 
 func (t *llmTurn) run(r *llmReader, chatID string) *annals.Run {
-	run := &annals.Run{ID: r.runID(t.id), ChatID: chatID, Status: annals.StatusCompleted, Model: SafeID(t.model, annals.MaxIDBytes),
+	run := &annals.Run{ID: r.runID(t.id), ChatID: chatID, Status: annals.StatusCompleted, Model: reader.SafeID(t.model, annals.MaxIDBytes),
 		StartedAt: t.when, InputTokens: t.in, OutputTokens: t.outTok}
 	if !t.when.IsZero() && t.durMS > 0 {
 		end := t.when.Add(time.Duration(t.durMS) * time.Millisecond)
@@ -117,30 +120,30 @@ func (t *llmTurn) run(r *llmReader, chatID string) *annals.Run {
 
 // llmToolResult turns a tool's output and exception into a result text and an outcome.
 func llmToolResult(output, exception string) (string, annals.Outcome, map[string]any) {
-	res := Truncated(ValidText(output), annals.MaxEntryBytes/4)
+	res := reader.Truncated(reader.ValidText(output), annals.MaxEntryBytes/4)
 	if exception == "" {
 		return res, annals.OutcomeSucceeded, nil
 	}
 	if res == "" {
-		res = ValidText(exception)
+		res = reader.ValidText(exception)
 	}
-	return res, annals.OutcomeFailed, map[string]any{"exception": ValidText(exception)}
+	return res, annals.OutcomeFailed, map[string]any{"exception": reader.ValidText(exception)}
 }
 
 // textRef resolves a text_ref payload: fragment references and literal segments, concatenated.
 func (r *llmReader) textRef(ref []json.RawMessage) string {
 	var b strings.Builder
 	for _, raw := range ref {
-		o, err := decodeObject(raw)
+		o, err := reader.DecodeObject(raw)
 		if err != nil {
 			continue
 		}
 		if lit, ok := o["literal"]; ok {
-			b.WriteString(textOf(lit))
+			b.WriteString(reader.TextOf(lit))
 			continue
 		}
-		if o.isNum("fragment") {
-			b.WriteString(r.fragments[int64(o.num("fragment"))])
+		if o.IsNum("fragment") {
+			b.WriteString(r.fragments[int64(o.Num("fragment"))])
 		}
 	}
 	return b.String()
@@ -153,17 +156,17 @@ func (r *llmReader) attachments(ctx context.Context) map[string]map[string]any {
 	if !r.tables["attachments"] {
 		return out
 	}
-	rows, err := queryMaps(ctx, r.db, `SELECT id, type, path, url, length(content) AS size FROM attachments`)
+	rows, err := reader.QueryMaps(ctx, r.db, `SELECT id, type, path, url, length(content) AS size FROM attachments`)
 	if err != nil {
 		return out
 	}
 	for _, m := range rows {
-		out[colString(m, "id")] = m
+		out[reader.ColString(m, "id")] = m
 	}
 	return out
 }
 
-func llmAttachmentText(ids []string, attachments map[string]map[string]any, payload jsonObject) (string, json.RawMessage) {
+func llmAttachmentText(ids []string, attachments map[string]map[string]any, payload reader.JSONObject) (string, json.RawMessage) {
 	var descr []string
 	var list []map[string]any
 	for _, id := range ids {
@@ -173,12 +176,12 @@ func llmAttachmentText(ids []string, attachments map[string]map[string]any, payl
 			list = append(list, map[string]any{"id": id})
 			continue
 		}
-		where := firstNonEmpty(colString(a, "path"), colString(a, "url"))
-		descr = append(descr, strings.TrimSpace("attachment "+colString(a, "type")+" "+where))
-		list = append(list, map[string]any{"id": id, "type": colString(a, "type"), "path": colString(a, "path"), "url": colString(a, "url"), "bytes": colInt(a, "size")})
+		where := reader.FirstNonEmpty(reader.ColString(a, "path"), reader.ColString(a, "url"))
+		descr = append(descr, strings.TrimSpace("attachment "+reader.ColString(a, "type")+" "+where))
+		list = append(list, map[string]any{"id": id, "type": reader.ColString(a, "type"), "path": reader.ColString(a, "path"), "url": reader.ColString(a, "url"), "bytes": reader.ColInt(a, "size")})
 	}
 	if len(descr) == 0 {
 		descr = []string{"attachment"}
 	}
-	return ValidText(strings.Join(descr, "\n")), safeMeta(map[string]any{"attachments": list, "payload": extras(payload, "attachment_id")})
+	return reader.ValidText(strings.Join(descr, "\n")), reader.SafeMeta(map[string]any{"attachments": list, "payload": reader.Extras(payload, "attachment_id")})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // llmLegacyData is what every legacy conversation is read from: the rows hanging off each
@@ -20,18 +21,18 @@ type llmLegacyData struct {
 
 // legacy imports the responses generation: one chat per conversation that has no thread.
 func (r *llmReader) legacy(ctx context.Context, threadIDs, turnIDs map[string]bool) error {
-	cols, err := tableColumns(ctx, r.db, "responses")
+	cols, err := reader.TableColumns(ctx, r.db, "responses")
 	if err != nil {
 		return fmt.Errorf("llm: %w", err)
 	}
 	convs := map[string]map[string]any{}
 	if r.tables["conversations"] {
-		rows, err := queryMaps(ctx, r.db, `SELECT * FROM conversations`)
+		rows, err := reader.QueryMaps(ctx, r.db, `SELECT * FROM conversations`)
 		if err != nil {
 			return fmt.Errorf("llm: reading conversations: %w", err)
 		}
 		for _, m := range rows {
-			convs[colString(m, "id")] = m
+			convs[reader.ColString(m, "id")] = m
 		}
 	}
 	byConv, convOrder, err := r.legacyResponses(ctx, cols, threadIDs, turnIDs)
@@ -57,18 +58,18 @@ func (r *llmReader) legacyResponses(ctx context.Context, cols map[string]bool, t
 	if cols["datetime_utc"] {
 		order = "datetime_utc, id"
 	}
-	rows, err := queryMaps(ctx, r.db, `SELECT * FROM responses ORDER BY `+order)
+	rows, err := reader.QueryMaps(ctx, r.db, `SELECT * FROM responses ORDER BY `+order)
 	if err != nil {
 		return nil, nil, fmt.Errorf("llm: reading responses: %w", err)
 	}
 	byConv := map[string][]map[string]any{}
 	var convOrder []string
 	for _, m := range rows {
-		id := colString(m, "id")
+		id := reader.ColString(m, "id")
 		if turnIDs[id] {
 			continue // the same model call, already read from the turns
 		}
-		cid := colString(m, "conversation_id")
+		cid := reader.ColString(m, "conversation_id")
 		if cid == "" {
 			cid = id // a response outside any conversation is a chat of its own
 		}
@@ -92,9 +93,9 @@ func (r *llmReader) legacyData(ctx context.Context) *llmLegacyData {
 		attachByResp: map[string][]string{},
 	}
 	if r.tables["prompt_attachments"] {
-		if rows, err := queryMaps(ctx, r.db, `SELECT response_id, attachment_id FROM prompt_attachments ORDER BY response_id, "order"`); err == nil {
+		if rows, err := reader.QueryMaps(ctx, r.db, `SELECT response_id, attachment_id FROM prompt_attachments ORDER BY response_id, "order"`); err == nil {
 			for _, m := range rows {
-				d.attachByResp[colString(m, "response_id")] = append(d.attachByResp[colString(m, "response_id")], colString(m, "attachment_id"))
+				d.attachByResp[reader.ColString(m, "response_id")] = append(d.attachByResp[reader.ColString(m, "response_id")], reader.ColString(m, "attachment_id"))
 			}
 		}
 	}
@@ -113,19 +114,19 @@ type llmConv struct {
 
 // conversation emits one legacy conversation: its chat, its entries, and a run per response.
 func (r *llmReader) conversation(cid string, conv map[string]any, resps []map[string]any, d *llmLegacyData) error {
-	c := &llmConv{chatID: ChatID(r.f.Name(), cid), open: map[string]*annals.Entry{}}
+	c := &llmConv{chatID: reader.ChatID(r.f.Name(), cid), open: map[string]*annals.Entry{}}
 	attrs := annals.Attributes{"source": r.f.Name()}
-	if m := firstNonEmpty(colString(conv, "model"), colString(resps[0], "model")); m != "" {
+	if m := reader.FirstNonEmpty(reader.ColString(conv, "model"), reader.ColString(resps[0], "model")); m != "" {
 		attrs["model"] = m
 	}
-	created := llmTime(colString(resps[0], "datetime_utc"))
-	if err := r.out.Emit(annals.CaptureOp{Chat: cleanChat(&annals.Chat{ID: c.chatID, Attributes: attrs, CreatedAt: created, Title: colString(conv, "name")})}); err != nil {
+	created := llmTime(reader.ColString(resps[0], "datetime_utc"))
+	if err := r.out.Emit(annals.CaptureOp{Chat: reader.CleanChat(&annals.Chat{ID: c.chatID, Attributes: attrs, CreatedAt: created, Title: reader.ColString(conv, "name")})}); err != nil {
 		return err
 	}
 	for _, m := range resps {
 		r.response(c, m, d)
 	}
-	if err := emitEntries(c.chatID, c.entries, r.out); err != nil {
+	if err := reader.EmitEntries(c.chatID, c.entries, r.out); err != nil {
 		return err
 	}
 	for _, run := range c.runs {
@@ -139,25 +140,25 @@ func (r *llmReader) conversation(cid string, conv map[string]any, resps []map[st
 // response adds one responses row to c: the system prompt when it changed, the prompt, its
 // attachments and tool results, the reply and its tool calls, and its run.
 func (r *llmReader) response(c *llmConv, m map[string]any, d *llmLegacyData) {
-	rid := colString(m, "id")
-	when := llmTime(colString(m, "datetime_utc"))
+	rid := reader.ColString(m, "id")
+	when := llmTime(reader.ColString(m, "datetime_utc"))
 	runID := r.runID(rid)
-	src := []string{SafeID(rid, annals.MaxIDBytes)}
+	src := []string{reader.SafeID(rid, annals.MaxIDBytes)}
 	mk := func(suffix string, kind annals.EntryKind) *annals.Entry {
-		return &annals.Entry{ID: SafeID(rid, annals.MaxIDBytes-len(suffix)-1) + "#" + suffix, Kind: kind, RunID: runID, SourceIDs: src, Time: when}
+		return &annals.Entry{ID: reader.SafeID(rid, annals.MaxIDBytes-len(suffix)-1) + "#" + suffix, Kind: kind, RunID: runID, SourceIDs: src, Time: when}
 	}
-	system := joinNonEmpty(r.fragmentTexts(d.sysFrags[rid]), colString(m, "system"))
+	system := joinNonEmpty(r.fragmentTexts(d.sysFrags[rid]), reader.ColString(m, "system"))
 	if system != "" && system != c.lastSystem {
 		e := mk("system", annals.KindSystem)
-		e.Text = Truncated(ValidText(system), annals.MaxEntryBytes/2)
+		e.Text = reader.Truncated(reader.ValidText(system), annals.MaxEntryBytes/2)
 		c.entries = append(c.entries, e)
 	}
 	c.lastSystem = system
-	if prompt := joinNonEmpty(r.fragmentTexts(d.frags[rid]), colString(m, "prompt")); prompt != "" {
+	if prompt := joinNonEmpty(r.fragmentTexts(d.frags[rid]), reader.ColString(m, "prompt")); prompt != "" {
 		e := mk("prompt", annals.KindUser)
-		e.Text = Truncated(ValidText(prompt), annals.MaxEntryBytes/2)
+		e.Text = reader.Truncated(reader.ValidText(prompt), annals.MaxEntryBytes/2)
 		if fr := d.frags[rid]; len(fr) > 0 {
-			e.Metadata = safeMeta(map[string]any{"fragments": fr})
+			e.Metadata = reader.SafeMeta(map[string]any{"fragments": fr})
 		}
 		c.entries = append(c.entries, e)
 	}
@@ -168,17 +169,17 @@ func (r *llmReader) response(c *llmConv, m map[string]any, d *llmLegacyData) {
 		c.entries = append(c.entries, e)
 	}
 	c.toolResults(d.results[rid], mk)
-	text, reasoning := colString(m, "response"), colString(m, "reasoning")
+	text, reasoning := reader.ColString(m, "response"), reader.ColString(m, "reasoning")
 	if text != "" || reasoning != "" {
 		e := mk("response", annals.KindAssistant)
-		e.Text = Truncated(ValidText(text), annals.MaxEntryBytes/2)
-		e.Reasoning = Truncated(ValidText(reasoning), annals.MaxEntryBytes/4)
+		e.Text = reader.Truncated(reader.ValidText(text), annals.MaxEntryBytes/2)
+		e.Reasoning = reader.Truncated(reader.ValidText(reasoning), annals.MaxEntryBytes/4)
 		c.entries = append(c.entries, e)
 	}
 	for i, tc := range d.calls[rid] {
 		e := mk(fmt.Sprintf("call%d", i), annals.KindTool)
-		callID := colString(tc, "tool_call_id")
-		e.Tool = &annals.ToolCall{Name: copilotToolName(colString(tc, "name")), CallID: SafeID(callID, annals.MaxIDBytes), Arguments: rawJSON(colString(tc, "arguments"))}
+		callID := reader.ColString(tc, "tool_call_id")
+		e.Tool = &annals.ToolCall{Name: reader.ToolName(reader.ColString(tc, "name")), CallID: reader.SafeID(callID, annals.MaxIDBytes), Arguments: reader.RawJSON(reader.ColString(tc, "arguments"))}
 		c.entries = append(c.entries, e)
 		if callID != "" {
 			c.open[callID] = e
@@ -190,19 +191,19 @@ func (r *llmReader) response(c *llmConv, m map[string]any, d *llmLegacyData) {
 // toolResults lands each result on its open call, or adds it as an orphan entry.
 func (c *llmConv) toolResults(results []map[string]any, mk func(string, annals.EntryKind) *annals.Entry) {
 	for i, tr := range results {
-		callID := colString(tr, "tool_call_id")
-		res, outcome, meta := llmToolResult(colString(tr, "output"), colString(tr, "exception"))
+		callID := reader.ColString(tr, "tool_call_id")
+		res, outcome, meta := llmToolResult(reader.ColString(tr, "output"), reader.ColString(tr, "exception"))
 		if call := c.open[callID]; callID != "" && call != nil {
 			call.Tool.Result, call.Tool.Outcome = res, outcome
 			if meta != nil {
-				call.Metadata = mergeMeta(call.Metadata, meta)
+				call.Metadata = reader.MergeMeta(call.Metadata, meta)
 			}
 			delete(c.open, callID)
 			continue
 		}
 		e := mk(fmt.Sprintf("result%d", i), annals.KindTool)
-		e.Tool = &annals.ToolCall{Name: copilotToolName(colString(tr, "name")), CallID: SafeID(callID, annals.MaxIDBytes), Result: res, Outcome: outcome}
-		e.Metadata = mergeMeta(safeMeta(map[string]any{"orphan_result": true}), meta)
+		e.Tool = &annals.ToolCall{Name: reader.ToolName(reader.ColString(tr, "name")), CallID: reader.SafeID(callID, annals.MaxIDBytes), Result: res, Outcome: outcome}
+		e.Metadata = reader.MergeMeta(reader.SafeMeta(map[string]any{"orphan_result": true}), meta)
 		c.entries = append(c.entries, e)
 	}
 }
@@ -211,22 +212,22 @@ func (c *llmConv) toolResults(results []map[string]any, mk func(string, annals.E
 // adds its run.
 func (c *llmConv) finishResponse(m map[string]any, runID string, when time.Time) {
 	meta := map[string]any{}
-	if v := colString(m, "options_json"); v != "" && v != "{}" {
-		meta["options"] = rawJSON(v)
+	if v := reader.ColString(m, "options_json"); v != "" && v != "{}" {
+		meta["options"] = reader.RawJSON(v)
 	}
-	if v := colString(m, "token_details"); v != "" {
-		meta["token_details"] = rawJSON(v)
+	if v := reader.ColString(m, "token_details"); v != "" {
+		meta["token_details"] = reader.RawJSON(v)
 	}
-	if v := colString(m, "schema_id"); v != "" {
+	if v := reader.ColString(m, "schema_id"); v != "" {
 		meta["schema_id"] = v
 	}
 	if len(meta) > 0 && len(c.entries) > 0 && c.entries[len(c.entries)-1].RunID == runID {
-		c.entries[len(c.entries)-1].Metadata = mergeMeta(c.entries[len(c.entries)-1].Metadata, meta)
+		c.entries[len(c.entries)-1].Metadata = reader.MergeMeta(c.entries[len(c.entries)-1].Metadata, meta)
 	}
 	run := &annals.Run{ID: runID, ChatID: c.chatID, Status: annals.StatusCompleted, StartedAt: when,
-		Model:       SafeID(firstNonEmpty(colString(m, "resolved_model"), colString(m, "model")), annals.MaxIDBytes),
-		InputTokens: colInt(m, "input_tokens"), OutputTokens: colInt(m, "output_tokens")}
-	if d := colInt(m, "duration_ms"); d > 0 && !when.IsZero() {
+		Model:       reader.SafeID(reader.FirstNonEmpty(reader.ColString(m, "resolved_model"), reader.ColString(m, "model")), annals.MaxIDBytes),
+		InputTokens: reader.ColInt(m, "input_tokens"), OutputTokens: reader.ColInt(m, "output_tokens")}
+	if d := reader.ColInt(m, "duration_ms"); d > 0 && !when.IsZero() {
 		end := when.Add(time.Duration(d) * time.Millisecond)
 		run.EndedAt = &end
 	}
@@ -239,13 +240,13 @@ func (r *llmReader) byResponse(ctx context.Context, table string) map[string][]m
 	if !r.tables[table] {
 		return out
 	}
-	rows, err := queryMaps(ctx, r.db, `SELECT * FROM `+table+` ORDER BY id`)
+	rows, err := reader.QueryMaps(ctx, r.db, `SELECT * FROM `+table+` ORDER BY id`)
 	if err != nil {
 		r.out.Warnf(0, "%s: %v", table, err)
 		return out
 	}
 	for _, m := range rows {
-		out[colString(m, "response_id")] = append(out[colString(m, "response_id")], m)
+		out[reader.ColString(m, "response_id")] = append(out[reader.ColString(m, "response_id")], m)
 	}
 	return out
 }
@@ -264,14 +265,14 @@ func (r *llmReader) responseFragments(ctx context.Context, table string) map[str
 	if !r.tables[table] || !r.tables["fragments"] {
 		return out
 	}
-	rows, err := queryMaps(ctx, r.db, `SELECT j.response_id, f.id, f.hash, f.source FROM `+table+` j JOIN fragments f ON f.id = j.fragment_id ORDER BY j.response_id, j."order"`)
+	rows, err := reader.QueryMaps(ctx, r.db, `SELECT j.response_id, f.id, f.hash, f.source FROM `+table+` j JOIN fragments f ON f.id = j.fragment_id ORDER BY j.response_id, j."order"`)
 	if err != nil {
 		r.out.Warnf(0, "%s: %v", table, err)
 		return out
 	}
 	for _, m := range rows {
-		rid := colString(m, "response_id")
-		out[rid] = append(out[rid], llmFragmentRef{ID: colInt(m, "id"), Hash: colString(m, "hash"), Source: colString(m, "source")})
+		rid := reader.ColString(m, "response_id")
+		out[rid] = append(out[rid], llmFragmentRef{ID: reader.ColInt(m, "id"), Hash: reader.ColString(m, "hash"), Source: reader.ColString(m, "source")})
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // llmMsg is one messages row of the content-addressed generation.
@@ -34,19 +35,19 @@ func (r *llmReader) threads(ctx context.Context, threadIDs, turnIDs map[string]b
 	if err != nil {
 		return err
 	}
-	threadRows, err := queryMaps(ctx, r.db, `SELECT * FROM threads ORDER BY datetime_utc, id`)
+	threadRows, err := reader.QueryMaps(ctx, r.db, `SELECT * FROM threads ORDER BY datetime_utc, id`)
 	if err != nil {
 		return fmt.Errorf("llm: reading threads: %w", err)
 	}
 	// Forks after their origin, so a parent chat exists before the chats pointing to it.
 	sort.SliceStable(threadRows, func(i, j int) bool {
-		return colString(threadRows[i], "forked_from") == "" && colString(threadRows[j], "forked_from") != ""
+		return reader.ColString(threadRows[i], "forked_from") == "" && reader.ColString(threadRows[j], "forked_from") != ""
 	})
 	for _, th := range threadRows {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		tid := colString(th, "id")
+		tid := reader.ColString(th, "id")
 		threadIDs[tid] = true
 		if err := r.thread(tid, th, d); err != nil {
 			return err
@@ -57,28 +58,28 @@ func (r *llmReader) threads(ctx context.Context, threadIDs, turnIDs map[string]b
 
 // threadData reads the messages, parts, attachments and turns, and attributes the messages to turns.
 func (r *llmReader) threadData(ctx context.Context, turnIDs map[string]bool) (*llmThreadData, error) {
-	msgRows, err := queryMaps(ctx, r.db, `SELECT rowid AS rid, * FROM messages`)
+	msgRows, err := reader.QueryMaps(ctx, r.db, `SELECT rowid AS rid, * FROM messages`)
 	if err != nil {
 		return nil, fmt.Errorf("llm: reading messages: %w", err)
 	}
 	d := &llmThreadData{msgs: make(map[string]*llmMsg, len(msgRows)), parts: map[string][]map[string]any{}, partAttach: map[int64][]string{}}
 	for _, m := range msgRows {
-		h := colString(m, "hash")
-		d.msgs[h] = &llmMsg{hash: h, parent: colString(m, "parent_hash"), role: colString(m, "role"), meta: colString(m, "provider_metadata")}
+		h := reader.ColString(m, "hash")
+		d.msgs[h] = &llmMsg{hash: h, parent: reader.ColString(m, "parent_hash"), role: reader.ColString(m, "role"), meta: reader.ColString(m, "provider_metadata")}
 	}
-	partRows, err := queryMaps(ctx, r.db, `SELECT * FROM parts ORDER BY message_hash, position, id`)
+	partRows, err := reader.QueryMaps(ctx, r.db, `SELECT * FROM parts ORDER BY message_hash, position, id`)
 	if err != nil {
 		return nil, fmt.Errorf("llm: reading parts: %w", err)
 	}
 	for _, p := range partRows {
-		h := colString(p, "message_hash")
+		h := reader.ColString(p, "message_hash")
 		d.parts[h] = append(d.parts[h], p)
 	}
 	if r.tables["part_attachments"] {
-		rows, err := queryMaps(ctx, r.db, `SELECT part_id, attachment_id FROM part_attachments ORDER BY part_id, "order"`)
+		rows, err := reader.QueryMaps(ctx, r.db, `SELECT part_id, attachment_id FROM part_attachments ORDER BY part_id, "order"`)
 		if err == nil {
 			for _, m := range rows {
-				d.partAttach[colInt(m, "part_id")] = append(d.partAttach[colInt(m, "part_id")], colString(m, "attachment_id"))
+				d.partAttach[reader.ColInt(m, "part_id")] = append(d.partAttach[reader.ColInt(m, "part_id")], reader.ColString(m, "attachment_id"))
 			}
 		}
 	}
@@ -92,26 +93,26 @@ func (r *llmReader) threadData(ctx context.Context, turnIDs map[string]bool) (*l
 
 // readTurns reads the turns rows, in time order, into d.
 func (r *llmReader) readTurns(ctx context.Context, d *llmThreadData, turnIDs map[string]bool) error {
-	turnRows, err := queryMaps(ctx, r.db, `SELECT * FROM turns ORDER BY datetime_utc, id`)
+	turnRows, err := reader.QueryMaps(ctx, r.db, `SELECT * FROM turns ORDER BY datetime_utc, id`)
 	if err != nil {
 		return fmt.Errorf("llm: reading turns: %w", err)
 	}
 	d.byThread = map[string][]*llmTurn{}
 	for _, m := range turnRows {
-		t := &llmTurn{id: colString(m, "id"), thread: colString(m, "thread_id"), parent: colString(m, "parent_message_hash"),
-			tip: colString(m, "tip_message_hash"), model: firstNonEmpty(colString(m, "resolved_model"), colString(m, "model")),
-			when: llmTime(colString(m, "datetime_utc")), durMS: colInt(m, "duration_ms"), in: colInt(m, "input_tokens"), outTok: colInt(m, "output_tokens")}
+		t := &llmTurn{id: reader.ColString(m, "id"), thread: reader.ColString(m, "thread_id"), parent: reader.ColString(m, "parent_message_hash"),
+			tip: reader.ColString(m, "tip_message_hash"), model: reader.FirstNonEmpty(reader.ColString(m, "resolved_model"), reader.ColString(m, "model")),
+			when: llmTime(reader.ColString(m, "datetime_utc")), durMS: reader.ColInt(m, "duration_ms"), in: reader.ColInt(m, "input_tokens"), outTok: reader.ColInt(m, "output_tokens")}
 		t.extra = map[string]any{}
-		if v := colString(m, "options_json"); v != "" && v != "{}" {
-			t.extra["options"] = rawJSON(v)
+		if v := reader.ColString(m, "options_json"); v != "" && v != "{}" {
+			t.extra["options"] = reader.RawJSON(v)
 		}
-		if v := colString(m, "token_details"); v != "" {
-			t.extra["token_details"] = rawJSON(v)
+		if v := reader.ColString(m, "token_details"); v != "" {
+			t.extra["token_details"] = reader.RawJSON(v)
 		}
-		if v := colString(m, "schema_id"); v != "" {
+		if v := reader.ColString(m, "schema_id"); v != "" {
 			t.extra["schema_id"] = v
 		}
-		if m := colString(m, "model"); m != t.model {
+		if m := reader.ColString(m, "model"); m != t.model {
 			t.extra["requested_model"] = m
 		}
 		d.turns = append(d.turns, t)
@@ -149,11 +150,11 @@ func (d *llmThreadData) attribute() {
 
 // thread emits one thread: its chat, its entries and the runs of its own turns.
 func (r *llmReader) thread(tid string, th map[string]any, d *llmThreadData) error {
-	chatID := ChatID(r.f.Name(), tid)
-	chain := r.chain(tid, colString(th, "tip_message_hash"), d)
+	chatID := reader.ChatID(r.f.Name(), tid)
+	chain := r.chain(tid, reader.ColString(th, "tip_message_hash"), d)
 	attrs := annals.Attributes{"source": r.f.Name()}
-	if ff := colString(th, "forked_from"); ff != "" {
-		attrs["parent"] = ChatID(r.f.Name(), ff)
+	if ff := reader.ColString(th, "forked_from"); ff != "" {
+		attrs["parent"] = reader.ChatID(r.f.Name(), ff)
 	}
 	own := d.byThread[tid]
 	for _, t := range own {
@@ -162,11 +163,11 @@ func (r *llmReader) thread(tid string, th map[string]any, d *llmThreadData) erro
 			break
 		}
 	}
-	created := llmTime(colString(th, "datetime_utc"))
-	if err := r.out.Emit(annals.CaptureOp{Chat: cleanChat(&annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created, Title: colString(th, "name")})}); err != nil {
+	created := llmTime(reader.ColString(th, "datetime_utc"))
+	if err := r.out.Emit(annals.CaptureOp{Chat: reader.CleanChat(&annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created, Title: reader.ColString(th, "name")})}); err != nil {
 		return err
 	}
-	if err := emitEntries(chatID, r.threadEntries(chain, own, created, d), r.out); err != nil {
+	if err := reader.EmitEntries(chatID, r.threadEntries(chain, own, created, d), r.out); err != nil {
 		return err
 	}
 	for _, t := range own {
@@ -237,13 +238,13 @@ func (r *llmReader) threadEntries(chain []*llmMsg, own []*llmTurn, created time.
 			if runID != "" && !extraDone[t] && len(t.extra) > 0 {
 				// What the call was asked with rides on the first entry of its turn.
 				extraDone[t] = true
-				e.Metadata = mergeMeta(e.Metadata, map[string]any{"turn": t.extra})
+				e.Metadata = reader.MergeMeta(e.Metadata, map[string]any{"turn": t.extra})
 			}
 			entries = append(entries, e)
 		}
 		if m.meta != "" && len(entries) > 0 {
-			pm, _ := scrubOpaque(rawJSON(m.meta))
-			entries[len(entries)-1].Metadata = mergeMeta(entries[len(entries)-1].Metadata, map[string]any{"provider_metadata": pm})
+			pm, _ := reader.ScrubOpaque(reader.RawJSON(m.meta))
+			entries[len(entries)-1].Metadata = reader.MergeMeta(entries[len(entries)-1].Metadata, map[string]any{"provider_metadata": pm})
 		}
 	}
 	return entries
@@ -252,12 +253,12 @@ func (r *llmReader) threadEntries(chain []*llmMsg, own []*llmTurn, created time.
 // part maps one parts row to an entry; a tool result lands on its call's entry (and returns
 // nil) when the call is in open.
 func (r *llmReader) part(role, hash string, p map[string]any, when time.Time, open map[string]*annals.Entry, partAttach map[int64][]string, attachments map[string]map[string]any) *annals.Entry {
-	pos := int(colInt(p, "position"))
-	e := &annals.Entry{ID: EntryID(hash, pos), Time: when, SourceIDs: []string{SafeID(hash, annals.MaxIDBytes)}}
-	payload, _ := decodeObject([]byte(colString(p, "payload")))
-	text := colString(p, "text")
+	pos := int(reader.ColInt(p, "position"))
+	e := &annals.Entry{ID: reader.EntryID(hash, pos), Time: when, SourceIDs: []string{reader.SafeID(hash, annals.MaxIDBytes)}}
+	payload, _ := reader.DecodeObject([]byte(reader.ColString(p, "payload")))
+	text := reader.ColString(p, "text")
 	if text == "" && payload != nil {
-		text = r.textRef(payload.arr("text_ref"))
+		text = r.textRef(payload.Arr("text_ref"))
 	}
 	kind := annals.KindUser
 	switch role {
@@ -266,60 +267,60 @@ func (r *llmReader) part(role, hash string, p map[string]any, when time.Time, op
 	case "system":
 		kind = annals.KindSystem
 	}
-	typ := colString(p, "type")
+	typ := reader.ColString(p, "type")
 	switch typ {
 	case "text":
 		e.Kind = kind
-		e.Text = Truncated(ValidText(text), annals.MaxEntryBytes/2)
-		e.Metadata = safeMeta(map[string]any{"payload": extras(payload, "text_ref")})
+		e.Text = reader.Truncated(reader.ValidText(text), annals.MaxEntryBytes/2)
+		e.Metadata = reader.SafeMeta(map[string]any{"payload": reader.Extras(payload, "text_ref")})
 	case "reasoning":
 		e.Kind = annals.KindAssistant
-		e.Reasoning = Truncated(ValidText(text), annals.MaxEntryBytes/2)
-		ex, dropped := scrubOpaque(rawJSON(colString(p, "payload")))
-		redacted := payload.boolean("redacted")
-		meta := map[string]any{"redacted_thinking": boolOrNil(redacted), "encrypted_reasoning": boolOrNil(dropped)}
-		if exo, err := decodeObject(ex); err == nil {
-			meta["payload"] = extras(exo, "redacted")
+		e.Reasoning = reader.Truncated(reader.ValidText(text), annals.MaxEntryBytes/2)
+		ex, dropped := reader.ScrubOpaque(reader.RawJSON(reader.ColString(p, "payload")))
+		redacted := payload.Boolean("redacted")
+		meta := map[string]any{"redacted_thinking": reader.BoolOrNil(redacted), "encrypted_reasoning": reader.BoolOrNil(dropped)}
+		if exo, err := reader.DecodeObject(ex); err == nil {
+			meta["payload"] = reader.Extras(exo, "redacted")
 		}
-		e.Metadata = Metadata(meta)
+		e.Metadata = reader.Metadata(meta)
 	case "tool_call":
 		e.Kind = annals.KindTool
 		e.Tool = &annals.ToolCall{
-			Name:      copilotToolName(firstNonEmpty(colString(p, "tool_name"), payload.str("name"))),
-			CallID:    SafeID(payload.str("tool_call_id"), annals.MaxIDBytes),
-			Arguments: copilotArgs(payload.raw("arguments")),
+			Name:      reader.ToolName(reader.FirstNonEmpty(reader.ColString(p, "tool_name"), payload.Str("name"))),
+			CallID:    reader.SafeID(payload.Str("tool_call_id"), annals.MaxIDBytes),
+			Arguments: reader.CallArgs(payload.Raw("arguments")),
 		}
-		e.Metadata = safeMeta(map[string]any{"payload": extras(payload, "name", "arguments", "tool_call_id")})
+		e.Metadata = reader.SafeMeta(map[string]any{"payload": reader.Extras(payload, "name", "arguments", "tool_call_id")})
 		if e.Tool.CallID != "" {
 			open[e.Tool.CallID] = e
 		}
 	case "tool_result":
-		callID := payload.str("tool_call_id")
-		res, outcome, meta := llmToolResult(textOf(payload.raw("output")), payload.str("exception"))
+		callID := payload.Str("tool_call_id")
+		res, outcome, meta := llmToolResult(reader.TextOf(payload.Raw("output")), payload.Str("exception"))
 		if call := open[callID]; callID != "" && call != nil {
 			call.Tool.Result, call.Tool.Outcome = res, outcome
 			if meta != nil {
-				call.Metadata = mergeMeta(call.Metadata, meta)
+				call.Metadata = reader.MergeMeta(call.Metadata, meta)
 			}
 			delete(open, callID)
 			return nil
 		}
 		e.Kind = annals.KindTool
-		e.Tool = &annals.ToolCall{Name: copilotToolName(firstNonEmpty(colString(p, "tool_name"), payload.str("name"))), CallID: SafeID(callID, annals.MaxIDBytes), Result: res, Outcome: outcome}
-		e.Metadata = mergeMeta(safeMeta(map[string]any{"orphan_result": true, "payload": extras(payload, "name", "output", "tool_call_id", "exception")}), meta)
+		e.Tool = &annals.ToolCall{Name: reader.ToolName(reader.FirstNonEmpty(reader.ColString(p, "tool_name"), payload.Str("name"))), CallID: reader.SafeID(callID, annals.MaxIDBytes), Result: res, Outcome: outcome}
+		e.Metadata = reader.MergeMeta(reader.SafeMeta(map[string]any{"orphan_result": true, "payload": reader.Extras(payload, "name", "output", "tool_call_id", "exception")}), meta)
 	case "attachment":
 		e.Kind = annals.KindEvent
 		e.Channel = "llm/attachment"
-		ids := partAttach[colInt(p, "id")]
-		if aid := payload.str("attachment_id"); aid != "" && len(ids) == 0 {
+		ids := partAttach[reader.ColInt(p, "id")]
+		if aid := payload.Str("attachment_id"); aid != "" && len(ids) == 0 {
 			ids = []string{aid}
 		}
 		e.Text, e.Metadata = llmAttachmentText(ids, attachments, payload)
 	default:
 		e.Kind = annals.KindEvent
-		e.Channel = "llm/" + sanitizeChannel(firstNonEmpty(typ, "unknown"))
-		e.Text = ValidText(text)
-		e.Metadata = safeMeta(map[string]any{"payload": extras(payload), "tool_name": colString(p, "tool_name")})
+		e.Channel = "llm/" + reader.SanitizeChannel(reader.FirstNonEmpty(typ, "unknown"))
+		e.Text = reader.ValidText(text)
+		e.Metadata = reader.SafeMeta(map[string]any{"payload": reader.Extras(payload), "tool_name": reader.ColString(p, "tool_name")})
 	}
 	return e
 }

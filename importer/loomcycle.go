@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // loomcycle imports a loomcycle runtime's database: sessions with their human layer (migration
@@ -34,7 +35,7 @@ type loomcycle struct{}
 func (loomcycle) Name() string { return "loomcycle" }
 
 func (loomcycle) Detect(path string, head []byte) bool {
-	return detectSQLiteTables(path, head, "sessions", "runs", "events")
+	return reader.DetectSQLiteTables(path, head, "sessions", "runs", "events")
 }
 
 func (loomcycle) DefaultPaths(home string) []string {
@@ -65,7 +66,7 @@ type lcRun struct {
 	ord   int
 }
 
-func (f loomcycle) ParseFile(ctx context.Context, src *Source, out Output) error {
+func (f loomcycle) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	q, d, done, err := lcOpen(ctx, src)
 	if err != nil {
 		return fmt.Errorf("loomcycle: %w", err)
@@ -90,7 +91,7 @@ func (f loomcycle) ParseFile(ctx context.Context, src *Source, out Output) error
 	byID := map[string]map[string]any{}
 	var order []string
 	for _, sm := range sessions {
-		if sid := colString(sm, s.id); sid != "" && byID[sid] == nil {
+		if sid := reader.ColString(sm, s.id); sid != "" && byID[sid] == nil {
 			byID[sid] = sm
 			order = append(order, sid)
 		}
@@ -131,7 +132,7 @@ type lcColumns struct {
 func lcReadColumns(ctx context.Context, q lcQuerier, d lcDialect) (*lcColumns, error) {
 	var cols [3]map[string]bool
 	for i, table := range []string{"sessions", "runs", "events"} {
-		m, err := queryColumns(ctx, q, d.columns, table)
+		m, err := reader.QueryColumns(ctx, q, d.columns, table)
 		if err != nil {
 			return nil, fmt.Errorf("loomcycle: %w", err)
 		}
@@ -139,18 +140,18 @@ func lcReadColumns(ctx context.Context, q lcQuerier, d lcDialect) (*lcColumns, e
 	}
 	sc, rc, ec := cols[0], cols[1], cols[2]
 	c := &lcColumns{}
-	c.s.id, c.s.tenant, c.s.user = pickColumn(sc, "id", "session_id"), pickColumn(sc, "tenant_id", "tenant"), pickColumn(sc, "user_id", "user")
-	c.s.agent, c.s.created, c.s.updated = pickColumn(sc, "agent", "agent_id", "agent_name"), pickColumn(sc, "created_at", "started_at"), pickColumn(sc, "updated_at", "last_activity")
-	c.s.title, c.s.descr, c.s.tags, c.s.pinned = pickColumn(sc, "title", "name"), pickColumn(sc, "description"), pickColumn(sc, "tags"), pickColumn(sc, "pinned")
-	c.s.archived, c.s.summary, c.s.summaryAt = pickColumn(sc, "archived_at", "archived"), pickColumn(sc, "summary"), pickColumn(sc, "summary_updated_at")
-	c.r.id, c.r.session, c.r.agent = pickColumn(rc, "id", "run_id"), pickColumn(rc, "session_id", "session"), pickColumn(rc, "agent", "agent_id")
-	c.r.status, c.r.model, c.r.start = pickColumn(rc, "status", "state"), pickColumn(rc, "model", "model_id"), pickColumn(rc, "started_at", "created_at")
-	c.r.end, c.r.in = pickColumn(rc, "completed_at", "ended_at", "finished_at"), pickColumn(rc, "input_tokens", "tokens_in", "prompt_tokens")
-	c.r.out, c.r.cost = pickColumn(rc, "output_tokens", "tokens_out", "completion_tokens"), pickColumn(rc, "cost", "cost_usd")
+	c.s.id, c.s.tenant, c.s.user = reader.PickColumn(sc, "id", "session_id"), reader.PickColumn(sc, "tenant_id", "tenant"), reader.PickColumn(sc, "user_id", "user")
+	c.s.agent, c.s.created, c.s.updated = reader.PickColumn(sc, "agent", "agent_id", "agent_name"), reader.PickColumn(sc, "created_at", "started_at"), reader.PickColumn(sc, "updated_at", "last_activity")
+	c.s.title, c.s.descr, c.s.tags, c.s.pinned = reader.PickColumn(sc, "title", "name"), reader.PickColumn(sc, "description"), reader.PickColumn(sc, "tags"), reader.PickColumn(sc, "pinned")
+	c.s.archived, c.s.summary, c.s.summaryAt = reader.PickColumn(sc, "archived_at", "archived"), reader.PickColumn(sc, "summary"), reader.PickColumn(sc, "summary_updated_at")
+	c.r.id, c.r.session, c.r.agent = reader.PickColumn(rc, "id", "run_id"), reader.PickColumn(rc, "session_id", "session"), reader.PickColumn(rc, "agent", "agent_id")
+	c.r.status, c.r.model, c.r.start = reader.PickColumn(rc, "status", "state"), reader.PickColumn(rc, "model", "model_id"), reader.PickColumn(rc, "started_at", "created_at")
+	c.r.end, c.r.in = reader.PickColumn(rc, "completed_at", "ended_at", "finished_at"), reader.PickColumn(rc, "input_tokens", "tokens_in", "prompt_tokens")
+	c.r.out, c.r.cost = reader.PickColumn(rc, "output_tokens", "tokens_out", "completion_tokens"), reader.PickColumn(rc, "cost", "cost_usd")
 	// loomcycle's events are keyed by seq; the first schema had an id and a per-run seq.
-	c.e.id, c.e.run, c.e.session = pickColumn(ec, "id", "event_id", "seq"), pickColumn(ec, "run_id", "run"), pickColumn(ec, "session_id", "session")
-	c.e.seq, c.e.typ = pickColumn(ec, "seq", "sequence", "idx"), pickColumn(ec, "type", "event_type", "kind")
-	c.e.payload, c.e.when = pickColumn(ec, "payload", "data", "body", "content"), pickColumn(ec, "ts", "created_at", "timestamp", "time")
+	c.e.id, c.e.run, c.e.session = reader.PickColumn(ec, "id", "event_id", "seq"), reader.PickColumn(ec, "run_id", "run"), reader.PickColumn(ec, "session_id", "session")
+	c.e.seq, c.e.typ = reader.PickColumn(ec, "seq", "sequence", "idx"), reader.PickColumn(ec, "type", "event_type", "kind")
+	c.e.payload, c.e.when = reader.PickColumn(ec, "payload", "data", "body", "content"), reader.PickColumn(ec, "ts", "created_at", "timestamp", "time")
 	return c, nil
 }
 
@@ -163,16 +164,16 @@ func (c *lcColumns) readRuns(ctx context.Context, q lcQuerier, d lcDialect) (map
 	runs := map[string]*lcRun{}
 	runsOf := map[string][]*lcRun{}
 	for i, m := range runRows {
-		run := &lcRun{row: m, id: colString(m, c.r.id), start: lcTime(m, c.r.start), ord: i}
+		run := &lcRun{row: m, id: reader.ColString(m, c.r.id), start: lcTime(m, c.r.start), ord: i}
 		runs[run.id] = run
-		runsOf[colString(m, c.r.session)] = append(runsOf[colString(m, c.r.session)], run)
+		runsOf[reader.ColString(m, c.r.session)] = append(runsOf[reader.ColString(m, c.r.session)], run)
 	}
 	return runs, runsOf, nil
 }
 
 // session emits one session: its chat, its events as entries, then its runs.
-func (f loomcycle) session(c *lcColumns, sm map[string]any, sid string, srs []*lcRun, evs []*lcEvent, out Output) error {
-	chatID := ChatID(f.Name(), sid)
+func (f loomcycle) session(c *lcColumns, sm map[string]any, sid string, srs []*lcRun, evs []*lcEvent, out reader.Output) error {
+	chatID := reader.ChatID(f.Name(), sid)
 	sort.SliceStable(srs, func(i, j int) bool {
 		if !srs[i].start.Equal(srs[j].start) {
 			return srs[i].start.Before(srs[j].start)
@@ -182,7 +183,7 @@ func (f loomcycle) session(c *lcColumns, sm map[string]any, sid string, srs []*l
 	chat := f.chat(c, sm, chatID, srs)
 	// pinned, archived_at and summary travel with the chat: the store takes the human layer
 	// of a new chat at creation, so a curated loomcycle history arrives curated.
-	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
+	if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(chat)}); err != nil {
 		return err
 	}
 	lcSortEvents(evs, c.e.id == "seq")
@@ -193,12 +194,12 @@ func (f loomcycle) session(c *lcColumns, sm map[string]any, sid string, srs []*l
 			ev.when = last
 		}
 		last = ev.when
-		b.add(ev, colString(ev.row, c.e.payload))
+		b.add(ev, reader.ColString(ev.row, c.e.payload))
 	}
-	if err := emitEntries(chatID, b.entries, out); err != nil {
+	if err := reader.EmitEntries(chatID, b.entries, out); err != nil {
 		return err
 	}
-	if m, ok := out.(ProvisionalMarker); ok {
+	if m, ok := out.(reader.ProvisionalMarker); ok {
 		if e := b.provisional(f.liveRuns(c, srs)); e != nil {
 			m.MarkProvisional(chatID, e.ID)
 		}
@@ -216,7 +217,7 @@ func (f loomcycle) session(c *lcColumns, sm map[string]any, sid string, srs []*l
 func (f loomcycle) liveRuns(c *lcColumns, srs []*lcRun) map[string]bool {
 	live := map[string]bool{}
 	for _, run := range srs {
-		switch loomcycleStatus(colString(run.row, c.r.status)) {
+		switch loomcycleStatus(reader.ColString(run.row, c.r.status)) {
 		case annals.StatusRunning, annals.StatusAwaitingInput:
 			live[f.runID(run.id)] = true
 		}
@@ -227,9 +228,9 @@ func (f loomcycle) liveRuns(c *lcColumns, srs []*lcRun) map[string]bool {
 // run maps a runs row.
 func (f loomcycle) run(c *lcColumns, run *lcRun, chatID string) *annals.Run {
 	m, r := run.row, c.r
-	rr := &annals.Run{ID: f.runID(run.id), ChatID: chatID, Status: loomcycleStatus(colString(m, r.status)),
-		Model: SafeID(colString(m, r.model), annals.MaxIDBytes), StartedAt: run.start,
-		InputTokens: colInt(m, r.in), OutputTokens: colInt(m, r.out), CostUSD: colFloat(m, r.cost)}
+	rr := &annals.Run{ID: f.runID(run.id), ChatID: chatID, Status: loomcycleStatus(reader.ColString(m, r.status)),
+		Model: reader.SafeID(reader.ColString(m, r.model), annals.MaxIDBytes), StartedAt: run.start,
+		InputTokens: reader.ColInt(m, r.in), OutputTokens: reader.ColInt(m, r.out), CostUSD: reader.ColFloat(m, r.cost)}
 	if end := lcTime(m, r.end); !end.IsZero() && !end.Before(rr.StartedAt) {
 		rr.EndedAt = &end
 	}
@@ -242,22 +243,22 @@ func (f loomcycle) chat(c *lcColumns, sm map[string]any, chatID string, srs []*l
 	attrs := annals.Attributes{"source": f.Name()}
 	// No model attribute: the runs carry their models, and an attribute taken from a run
 	// could change when an earlier run is read later, which would conflict.
-	agent := colString(sm, s.agent)
+	agent := reader.ColString(sm, s.agent)
 	if agent == "" && len(srs) > 0 {
-		agent = colString(srs[0].row, c.r.agent)
+		agent = reader.ColString(srs[0].row, c.r.agent)
 	}
 	chat := &annals.Chat{
-		ID: chatID, TenantID: SafeID(colString(sm, s.tenant), annals.MaxIDBytes), UserID: SafeID(colString(sm, s.user), annals.MaxIDBytes),
-		AgentID: SafeID(agent, annals.MaxIDBytes), Attributes: attrs, CreatedAt: lcTime(sm, s.created),
-		Title: ValidText(colString(sm, s.title)), Description: ValidText(colString(sm, s.descr)), Tags: loomcycleTags(colString(sm, s.tags)),
-		Pinned: colBool(sm, s.pinned), Summary: ValidText(colString(sm, s.summary)),
+		ID: chatID, TenantID: reader.SafeID(reader.ColString(sm, s.tenant), annals.MaxIDBytes), UserID: reader.SafeID(reader.ColString(sm, s.user), annals.MaxIDBytes),
+		AgentID: reader.SafeID(agent, annals.MaxIDBytes), Attributes: attrs, CreatedAt: lcTime(sm, s.created),
+		Title: reader.ValidText(reader.ColString(sm, s.title)), Description: reader.ValidText(reader.ColString(sm, s.descr)), Tags: loomcycleTags(reader.ColString(sm, s.tags)),
+		Pinned: reader.ColBool(sm, s.pinned), Summary: reader.ValidText(reader.ColString(sm, s.summary)),
 	}
 	if chat.CreatedAt.IsZero() && len(srs) > 0 {
 		chat.CreatedAt = srs[0].start
 	}
 	if a := lcTime(sm, s.archived); !a.IsZero() {
 		chat.ArchivedAt = &a
-	} else if s.archived == "archived" && colBool(sm, s.archived) {
+	} else if s.archived == "archived" && reader.ColBool(sm, s.archived) {
 		now := lcTime(sm, s.updated)
 		chat.ArchivedAt = &now
 	}
@@ -296,7 +297,7 @@ func lcSortEvents(evs []*lcEvent, globalSeq bool) {
 	})
 }
 
-func (f loomcycle) runID(id string) string { return SafeID(f.Name()+":"+id, annals.MaxIDBytes) }
+func (f loomcycle) runID(id string) string { return reader.SafeID(f.Name()+":"+id, annals.MaxIDBytes) }
 
 // loomcycleTags reads the tags column: a JSON array, or a comma-separated list.
 func loomcycleTags(s string) []string {
@@ -314,7 +315,7 @@ func loomcycleTags(s string) []string {
 	}
 	var out []string
 	for _, t := range tags {
-		t = strings.TrimSpace(ValidText(t))
+		t = strings.TrimSpace(reader.ValidText(t))
 		if t == "" || strings.ContainsAny(t, "\r\n") || len(t) > annals.MaxTagBytes {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 )
@@ -75,9 +76,9 @@ func lcOrder(cols ...string) string {
 // lcOpen opens the source: a SQLite file read-only, or a PostgreSQL server in one read-only,
 // repeatable-read transaction, so the three tables are read from one snapshot of a live
 // runtime. done releases it.
-func lcOpen(ctx context.Context, src *Source) (q lcQuerier, d lcDialect, done func(), err error) {
+func lcOpen(ctx context.Context, src *reader.Source) (q lcQuerier, d lcDialect, done func(), err error) {
 	if src.DSN == "" {
-		db, err := openSourceDB(ctx, src.Path)
+		db, err := reader.OpenSourceDB(ctx, src.Path)
 		if err != nil {
 			return nil, d, nil, err
 		}
@@ -130,7 +131,7 @@ func lcEachRow(ctx context.Context, q lcQuerier, query string, fn func(map[strin
 		return err
 	}
 	for rows.Next() {
-		m, err := rowMap(rows, cols)
+		m, err := reader.RowMap(rows, cols)
 		if err != nil {
 			return err
 		}
@@ -160,10 +161,10 @@ func lcTime(m map[string]any, col string) time.Time {
 		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
 			t = lcUnix(n)
 		} else {
-			return colTime(m, col)
+			return reader.ColTime(m, col)
 		}
 	default:
-		return colTime(m, col)
+		return reader.ColTime(m, col)
 	}
 	if t.Before(annals.MinTime) || !t.Before(annals.MaxTime) {
 		return time.Time{}

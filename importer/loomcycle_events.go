@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // The events of a loomcycle run, as its recording emit path writes them: the payload of every
@@ -57,7 +58,7 @@ func (b *lcBuilder) add(ev *lcEvent, payload string) {
 	}
 	raw := strings.TrimSpace(payload)
 	typ := strings.ToLower(ev.typ)
-	p, perr := decodeObject([]byte(raw))
+	p, perr := reader.DecodeObject([]byte(raw))
 	if perr != nil {
 		p = nil
 	}
@@ -94,34 +95,34 @@ func (b *lcBuilder) push(e *annals.Entry) {
 
 // reference maps the event kinds and payload shapes loomcycle writes; false leaves the event
 // to the legacy mapping.
-func (b *lcBuilder) reference(e *annals.Entry, typ, raw string, p jsonObject) bool {
+func (b *lcBuilder) reference(e *annals.Entry, typ, raw string, p reader.JSONObject) bool {
 	switch typ {
 	case "user_input":
 		return b.userInput(e, raw)
 	case "text", "thinking":
-		if p == nil || p.raw("text") == nil {
+		if p == nil || p.Raw("text") == nil {
 			return false
 		}
 		b.deltas(e, typ, p)
 	case "tool_call":
-		if p.obj("tool_use") == nil {
+		if p.Obj("tool_use") == nil {
 			return false
 		}
 		b.toolCall(e, p)
 	case "tool_result":
-		if p.obj("tool_use") == nil {
+		if p.Obj("tool_use") == nil {
 			return false
 		}
 		b.toolResult(e, p)
 	case "done":
 		b.done(e, raw, p)
 	case "steer":
-		ui := p.obj("user_input")
+		ui := p.Obj("user_input")
 		if ui == nil {
 			return false
 		}
-		e.Kind, e.Text = annals.KindUser, ValidText(ui.str("text"))
-		e.Metadata = safeMeta(map[string]any{"steer": true, "payload": extras(ui, "text")})
+		e.Kind, e.Text = annals.KindUser, reader.ValidText(ui.Str("text"))
+		e.Metadata = reader.SafeMeta(map[string]any{"steer": true, "payload": reader.Extras(ui, "text")})
 		b.push(e)
 	case "context_compaction", "context_recap":
 		return b.compaction(e, typ, p)
@@ -132,8 +133,8 @@ func (b *lcBuilder) reference(e *annals.Entry, typ, raw string, p jsonObject) bo
 }
 
 // deltas extends the current assistant entry with one text or thinking delta, or starts one.
-func (b *lcBuilder) deltas(e *annals.Entry, typ string, p jsonObject) {
-	chunk := ValidText(p.str("text"))
+func (b *lcBuilder) deltas(e *annals.Entry, typ string, p reader.JSONObject) {
+	chunk := reader.ValidText(p.Str("text"))
 	if typ == "thinking" {
 		b.thought = true
 	}
@@ -154,17 +155,17 @@ func (b *lcBuilder) deltas(e *annals.Entry, typ string, p jsonObject) {
 	} else {
 		e.Text = chunk
 	}
-	e.Metadata = safeMeta(map[string]any{"payload": extras(p, "type", "text")})
+	e.Metadata = reader.SafeMeta(map[string]any{"payload": reader.Extras(p, "type", "text")})
 	b.delta = e
 	b.push(e)
 }
 
 // toolCall maps a tool_call {tool_use: {id, name, input}}.
-func (b *lcBuilder) toolCall(e *annals.Entry, p jsonObject) {
-	tu := p.obj("tool_use")
+func (b *lcBuilder) toolCall(e *annals.Entry, p reader.JSONObject) {
+	tu := p.Obj("tool_use")
 	e.Kind = annals.KindTool
-	e.Tool = &annals.ToolCall{Name: copilotToolName(tu.str("name")), CallID: SafeID(tu.str("id"), annals.MaxIDBytes), Arguments: copilotArgs(tu.raw("input"))}
-	e.Metadata = safeMeta(map[string]any{"payload": extras(p, "type", "tool_use"), "tool_use": extras(tu, "id", "name", "input")})
+	e.Tool = &annals.ToolCall{Name: reader.ToolName(tu.Str("name")), CallID: reader.SafeID(tu.Str("id"), annals.MaxIDBytes), Arguments: reader.CallArgs(tu.Raw("input"))}
+	e.Metadata = reader.SafeMeta(map[string]any{"payload": reader.Extras(p, "type", "tool_use"), "tool_use": reader.Extras(tu, "id", "name", "input")})
 	if e.Tool.CallID != "" {
 		b.open[e.Tool.CallID] = e
 	}
@@ -173,37 +174,37 @@ func (b *lcBuilder) toolCall(e *annals.Entry, p jsonObject) {
 
 // toolResult lands a tool_result {tool_use: {id}, text, is_error} on its call, or keeps it as
 // an orphan tool entry when no call of that id came before it.
-func (b *lcBuilder) toolResult(e *annals.Entry, p jsonObject) {
-	tu := p.obj("tool_use")
-	callID := SafeID(tu.str("id"), annals.MaxIDBytes)
-	res := Truncated(ValidText(p.str("text")), annals.MaxEntryBytes/4)
+func (b *lcBuilder) toolResult(e *annals.Entry, p reader.JSONObject) {
+	tu := p.Obj("tool_use")
+	callID := reader.SafeID(tu.Str("id"), annals.MaxIDBytes)
+	res := reader.Truncated(reader.ValidText(p.Str("text")), annals.MaxEntryBytes/4)
 	if res == "" {
-		res = ValidText(p.str("error"))
+		res = reader.ValidText(p.Str("error"))
 	}
 	outcome := annals.OutcomeSucceeded
-	if p.boolean("is_error") || p.str("error") != "" {
+	if p.Boolean("is_error") || p.Str("error") != "" {
 		outcome = annals.OutcomeFailed
 	}
-	rest := extras(p, "type", "tool_use", "text", "is_error")
+	rest := reader.Extras(p, "type", "tool_use", "text", "is_error")
 	if call := b.open[callID]; callID != "" && call != nil {
 		// The result's own event and time stay on the call, next to what else it carried.
 		call.Tool.Result, call.Tool.Outcome = res, outcome
-		call.Metadata = mergeMeta(call.Metadata, map[string]any{"result": rest, "result_event": e.ID, "result_time": e.Time.Format(time.RFC3339Nano)})
+		call.Metadata = reader.MergeMeta(call.Metadata, map[string]any{"result": rest, "result_event": e.ID, "result_time": e.Time.Format(time.RFC3339Nano)})
 		delete(b.open, callID)
 		return
 	}
 	e.Kind = annals.KindTool
-	e.Tool = &annals.ToolCall{Name: copilotToolName(tu.str("name")), CallID: callID, Result: res, Outcome: outcome}
-	e.Metadata = safeMeta(map[string]any{"orphan_result": true, "payload": rest, "tool_use": extras(tu, "id", "name")})
+	e.Tool = &annals.ToolCall{Name: reader.ToolName(tu.Str("name")), CallID: callID, Result: res, Outcome: outcome}
+	e.Metadata = reader.SafeMeta(map[string]any{"orphan_result": true, "payload": rest, "tool_use": reader.Extras(tu, "id", "name")})
 	b.push(e)
 }
 
 // done keeps the end of a model call as an event. Its reasoning (the whole trace, which
 // thinking deltas already carried when they streamed) goes on the call's assistant entry; its
 // signature is an opaque blob and is dropped.
-func (b *lcBuilder) done(e *annals.Entry, raw string, p jsonObject) {
-	reasoning := ValidText(p.str("reasoning"))
-	signed := p.str("reasoning_signature") != ""
+func (b *lcBuilder) done(e *annals.Entry, raw string, p reader.JSONObject) {
+	reasoning := reader.ValidText(p.Str("reasoning"))
+	signed := p.Str("reasoning_signature") != ""
 	if reasoning != "" && !b.thought {
 		if t := b.turn; t != nil && t.Reasoning == "" {
 			t.Reasoning = reasoning
@@ -214,32 +215,32 @@ func (b *lcBuilder) done(e *annals.Entry, raw string, p jsonObject) {
 	}
 	if p != nil {
 		// Never nil once decoded: a nil payload would be kept raw, signature and all.
-		rest := extraMap(p, "reasoning", "reasoning_signature")
+		rest := reader.ExtraMap(p, "reasoning", "reasoning_signature")
 		if rest == nil {
 			rest = map[string]json.RawMessage{}
 		}
-		p = jsonObject(rest)
+		p = reader.JSONObject(rest)
 	}
 	b.event(e, "done", raw, p)
 	if signed {
-		e.Metadata = mergeMeta(e.Metadata, map[string]any{"encrypted_reasoning": true})
+		e.Metadata = reader.MergeMeta(e.Metadata, map[string]any{"encrypted_reasoning": true})
 	}
 	b.turn, b.thought = nil, false
 }
 
 // compaction maps context_compaction {context_compaction: {summary}} and context_recap
 // {context_recap: {recap}}: the summary that replaced the history before it.
-func (b *lcBuilder) compaction(e *annals.Entry, typ string, p jsonObject) bool {
+func (b *lcBuilder) compaction(e *annals.Entry, typ string, p reader.JSONObject) bool {
 	text := "summary"
 	if typ == "context_recap" {
 		text = "recap"
 	}
-	inner := p.obj(typ)
-	if inner == nil || inner.raw(text) == nil {
+	inner := p.Obj(typ)
+	if inner == nil || inner.Raw(text) == nil {
 		return false
 	}
-	e.Kind, e.Text = annals.KindSystem, ValidText(inner.str(text))
-	e.Metadata = safeMeta(map[string]any{"compaction": true, "type": typ, "payload": extras(inner, text)})
+	e.Kind, e.Text = annals.KindSystem, reader.ValidText(inner.Str(text))
+	e.Metadata = reader.SafeMeta(map[string]any{"compaction": true, "type": typ, "payload": reader.Extras(inner, text)})
 	b.push(e)
 	return true
 }
@@ -247,26 +248,26 @@ func (b *lcBuilder) compaction(e *annals.Entry, typ string, p jsonObject) bool {
 // event keeps an event as it was stored, on loomcycle/<type>: its text (or error) as text, the
 // rest of its payload as metadata. A payload too large for one entry keeps its head, marked as
 // cut, with its size.
-func (b *lcBuilder) event(e *annals.Entry, typ, raw string, p jsonObject) {
+func (b *lcBuilder) event(e *annals.Entry, typ, raw string, p reader.JSONObject) {
 	e.Kind = annals.KindEvent
-	e.Channel = "loomcycle/" + firstNonEmpty(sanitizeChannel(typ), "unknown")
+	e.Channel = "loomcycle/" + reader.FirstNonEmpty(reader.SanitizeChannel(typ), "unknown")
 	var payload json.RawMessage
 	switch {
 	case p != nil:
-		e.Text = ValidText(firstNonEmpty(p.str("text"), p.str("error"), p.str("message")))
-		if rest := extraMap(p, "type", "text"); rest != nil {
+		e.Text = reader.ValidText(reader.FirstNonEmpty(p.Str("text"), p.Str("error"), p.Str("message")))
+		if rest := reader.ExtraMap(p, "type", "text"); rest != nil {
 			payload, _ = json.Marshal(rest)
 		}
 	case raw != "":
-		payload, _ = scrubOpaque(rawJSON(raw))
+		payload, _ = reader.ScrubOpaque(reader.RawJSON(raw))
 		if strings.HasPrefix(raw, `"`) || !json.Valid([]byte(raw)) {
-			e.Text = ValidText(textOf(payload))
+			e.Text = reader.ValidText(reader.TextOf(payload))
 		}
 	}
 	if len(payload) > lcMaxPayload {
-		e.Metadata = safeMeta(map[string]any{"payload_truncated": true, "payload_bytes": len(payload), "payload_head": Truncated(ValidText(string(payload)), lcMaxPayload)})
+		e.Metadata = reader.SafeMeta(map[string]any{"payload_truncated": true, "payload_bytes": len(payload), "payload_head": reader.Truncated(reader.ValidText(string(payload)), lcMaxPayload)})
 	} else if payload != nil {
-		e.Metadata = safeMeta(map[string]any{"payload": payload})
+		e.Metadata = reader.SafeMeta(map[string]any{"payload": payload})
 	}
 	b.push(e)
 }
@@ -308,15 +309,15 @@ func (b *lcBuilder) userInput(e *annals.Entry, raw string) bool {
 				continue
 			}
 			if seg.Role == "system" {
-				system = append(system, ValidText(c.Text))
+				system = append(system, reader.ValidText(c.Text))
 			} else {
-				user = append(user, ValidText(c.Text))
+				user = append(user, reader.ValidText(c.Text))
 			}
 		}
 	}
 	if len(system) > 0 {
 		b.push(&annals.Entry{ID: e.ID + "#system", Time: e.Time, RunID: e.RunID, SourceIDs: e.SourceIDs, Kind: annals.KindSystem,
-			Text: strings.Join(system, "\n\n"), Metadata: safeMeta(map[string]any{"system_prompt": true})})
+			Text: strings.Join(system, "\n\n"), Metadata: reader.SafeMeta(map[string]any{"system_prompt": true})})
 	}
 	if len(user) > 0 || len(images) > 0 || len(system) == 0 {
 		e.Kind, e.Text = annals.KindUser, strings.Join(user, "\n\n")
@@ -328,7 +329,7 @@ func (b *lcBuilder) userInput(e *annals.Entry, raw string) bool {
 		if len(untrusted) > 0 {
 			kinds = untrusted
 		}
-		e.Metadata = safeMeta(map[string]any{"images": imgs, "untrusted": kinds})
+		e.Metadata = reader.SafeMeta(map[string]any{"images": imgs, "untrusted": kinds})
 		b.push(e)
 	}
 	return true

@@ -3,6 +3,7 @@ package importer
 import (
 	"context"
 	"fmt"
+	"github.com/annals-dev/annals/importer/reader"
 	"sort"
 )
 
@@ -17,7 +18,7 @@ func (c *lcColumns) streams() bool { return c.e.session != "" && c.e.id == "seq"
 // eachSession calls fn with each session's events: in session id order when the events
 // stream, else in the order of the sessions table (order), then the sessions only events name,
 // sorted. An event that belongs to no session is reported and skipped.
-func (c *lcColumns) eachSession(ctx context.Context, q lcQuerier, d lcDialect, runs map[string]*lcRun, order []string, out Output, fn func(string, []*lcEvent) error) error {
+func (c *lcColumns) eachSession(ctx context.Context, q lcQuerier, d lcDialect, runs map[string]*lcRun, order []string, out reader.Output, fn func(string, []*lcEvent) error) error {
 	if !c.streams() {
 		return c.eachSessionWhole(ctx, q, d, runs, order, out, fn)
 	}
@@ -28,7 +29,7 @@ func (c *lcColumns) eachSession(ctx context.Context, q lcQuerier, d lcDialect, r
 	err := lcEachRow(ctx, q, "SELECT * FROM events ORDER BY "+c.e.session+", "+c.e.id, func(m map[string]any) error {
 		ev := c.event(m, i, runs)
 		i++
-		sid := colString(m, c.e.session)
+		sid := reader.ColString(m, c.e.session)
 		if sid == "" {
 			out.Warnf(0, "events row seq %d: names no session; skipped", ev.event)
 			return nil
@@ -54,7 +55,7 @@ func (c *lcColumns) eachSession(ctx context.Context, q lcQuerier, d lcDialect, r
 
 // eachSessionWhole reads every event, groups them by session (an event names its session, or
 // its run does), and calls fn per session.
-func (c *lcColumns) eachSessionWhole(ctx context.Context, q lcQuerier, d lcDialect, runs map[string]*lcRun, order []string, out Output, fn func(string, []*lcEvent) error) error {
+func (c *lcColumns) eachSessionWhole(ctx context.Context, q lcQuerier, d lcDialect, runs map[string]*lcRun, order []string, out reader.Output, fn func(string, []*lcEvent) error) error {
 	evRows, err := lcReadTable(ctx, q, d, c, "events")
 	if err != nil {
 		return err
@@ -62,9 +63,9 @@ func (c *lcColumns) eachSessionWhole(ctx context.Context, q lcQuerier, d lcDiale
 	eventsOf := map[string][]*lcEvent{}
 	for i, m := range evRows {
 		ev := c.event(m, i, runs)
-		sid := colString(m, c.e.session)
+		sid := reader.ColString(m, c.e.session)
 		if sid == "" && ev.run != nil {
-			sid = colString(ev.run.row, c.r.session)
+			sid = reader.ColString(ev.run.row, c.r.session)
 		}
 		if sid == "" {
 			out.Warnf(0, "events row %d (id %d): belongs to no known run or session; skipped", i+1, ev.event)
@@ -99,10 +100,10 @@ func (c *lcColumns) eachSessionWhole(ctx context.Context, q lcQuerier, d lcDiale
 // event reads one events row; i is its position in the read.
 func (c *lcColumns) event(m map[string]any, i int, runs map[string]*lcRun) *lcEvent {
 	e := c.e
-	ev := &lcEvent{row: m, ord: i, seq: colInt(m, e.seq), when: lcTime(m, e.when), typ: colString(m, e.typ), event: colInt(m, "annals_rowid")}
+	ev := &lcEvent{row: m, ord: i, seq: reader.ColInt(m, e.seq), when: lcTime(m, e.when), typ: reader.ColString(m, e.typ), event: reader.ColInt(m, "annals_rowid")}
 	if e.id != "" && m[e.id] != nil {
-		ev.event = colInt(m, e.id)
+		ev.event = reader.ColInt(m, e.id)
 	}
-	ev.run = runs[colString(m, e.run)]
+	ev.run = runs[reader.ColString(m, e.run)]
 	return ev
 }

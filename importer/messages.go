@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // messages reads plain model-API transcripts, the generic format of programs that call a model
@@ -37,7 +38,7 @@ func (messages) Name() string { return "messages" }
 // imported from paths given on the command line.
 func (messages) DefaultPaths(home string) []string { return nil }
 
-func (messages) ParseFile(ctx context.Context, src *Source, out Output) error {
+func (messages) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	r, err := src.Open()
 	if err != nil {
 		return err
@@ -48,8 +49,8 @@ func (messages) ParseFile(ctx context.Context, src *Source, out Output) error {
 		return fmt.Errorf("reading %s: %w", src.Path, err)
 	}
 	stem := strings.TrimSuffix(filepath.Base(src.Path), filepath.Ext(src.Path))
-	base := SafeID(stem, 160) + "-" + shortHash(src.Path)[:8]
-	chatID := ChatID("messages", base)
+	base := reader.SafeID(stem, 160) + "-" + reader.ShortHash(src.Path)[:8]
+	chatID := reader.ChatID("messages", base)
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) > 0 && (trimmed[0] == '[' || trimmed[0] == '{') && json.Valid(trimmed) {
 		t := &msgTranscript{chatID: chatID}
@@ -61,7 +62,7 @@ func (messages) ParseFile(ctx context.Context, src *Source, out Output) error {
 	// JSON Lines.
 	lines := &msgTranscript{chatID: chatID}
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 1<<20), MaxLineBytes)
+	sc.Buffer(make([]byte, 0, 1<<20), reader.MaxLineBytes)
 	n := 0
 	for sc.Scan() {
 		n++
@@ -71,18 +72,18 @@ func (messages) ParseFile(ctx context.Context, src *Source, out Output) error {
 		}
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(line, &obj); err != nil {
-			out.Warnf(n, "not a JSON object: %s", shortJSONErr(err))
+			out.Warnf(n, "not a JSON object: %s", reader.ShortJSONErr(err))
 			continue
 		}
 		if obj["role"] != nil {
 			if err := lines.message(line); err != nil {
-				out.Warnf(n, "message: %s", shortJSONErr(err))
+				out.Warnf(n, "message: %s", reader.ShortJSONErr(err))
 			}
 			continue
 		}
-		one := &msgTranscript{chatID: SafeID(fmt.Sprintf("%s/%d", chatID, n), annals.MaxIDBytes)}
+		one := &msgTranscript{chatID: reader.SafeID(fmt.Sprintf("%s/%d", chatID, n), annals.MaxIDBytes)}
 		if err := one.document(line); err != nil {
-			out.Warnf(n, "%s", shortJSONErr(err))
+			out.Warnf(n, "%s", reader.ShortJSONErr(err))
 			continue
 		}
 		if err := one.emit(src, out); err != nil {
@@ -91,7 +92,7 @@ func (messages) ParseFile(ctx context.Context, src *Source, out Output) error {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			out.Warnf(n+1, "line is longer than %d bytes; the rest of the file was skipped", MaxLineBytes)
+			out.Warnf(n+1, "line is longer than %d bytes; the rest of the file was skipped", reader.MaxLineBytes)
 		} else {
 			return fmt.Errorf("reading %s: %w", src.Path, err)
 		}
@@ -185,8 +186,8 @@ func (t *msgTranscript) exchanges(items []json.RawMessage) error {
 			t.model = reply.model
 		}
 		if reply.usage != nil {
-			run := &annals.Run{ID: SafeID(fmt.Sprintf("%s/%d", t.chatID, i+1), annals.MaxIDBytes), ChatID: t.chatID,
-				Status: annals.StatusCompleted, Model: SafeID(reply.model, annals.MaxIDBytes),
+			run := &annals.Run{ID: reader.SafeID(fmt.Sprintf("%s/%d", t.chatID, i+1), annals.MaxIDBytes), ChatID: t.chatID,
+				Status: annals.StatusCompleted, Model: reader.SafeID(reply.model, annals.MaxIDBytes),
 				InputTokens: reply.usage.in, OutputTokens: reply.usage.out, StartedAt: reply.created}
 			t.runs = append(t.runs, run)
 		}
@@ -220,7 +221,7 @@ func msgBody(raw json.RawMessage) json.RawMessage {
 			if t := strings.TrimSpace(s); json.Valid([]byte(t)) {
 				return json.RawMessage(t)
 			}
-			return jsonString(s) // a server-sent event stream, kept as text
+			return reader.JSONString(s) // a server-sent event stream, kept as text
 		}
 	}
 	var o struct {
@@ -322,7 +323,7 @@ func (t *msgTranscript) message(raw json.RawMessage) error {
 		for _, s := range m.Summary {
 			texts = append(texts, s.Text)
 		}
-		t.msgs = append(t.msgs, msgItem{role: "assistant", reasoning: strings.Join(dropBlank(texts), "\n\n"), encrypted: m.Encrypted != ""})
+		t.msgs = append(t.msgs, msgItem{role: "assistant", reasoning: strings.Join(reader.DropBlank(texts), "\n\n"), encrypted: m.Encrypted != ""})
 		return nil
 	}
 	it := msgItem{role: m.Role, name: m.Name, reasoning: m.Reasoning}
@@ -337,7 +338,7 @@ func (t *msgTranscript) message(raw json.RawMessage) error {
 		it.calls = append(it.calls, msgCall{id: c.ID, name: c.Function.Name, args: msgArgs(c.Function.Arguments)})
 	}
 	if m.FunctionCall != nil {
-		it.calls = append(it.calls, msgCall{name: m.FunctionCall.Name, args: msgArgs(jsonString(m.FunctionCall.Arguments))})
+		it.calls = append(it.calls, msgCall{name: m.FunctionCall.Name, args: msgArgs(reader.JSONString(m.FunctionCall.Arguments))})
 	}
 	if it.role == "tool" {
 		callID := m.ToolCallID

@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/annals-dev/annals/importer/reader"
 	"strings"
 )
 
@@ -55,8 +56,8 @@ func msgBlocks(raw json.RawMessage, it *msgItem) {
 			it.results = append(it.results, msgResult{callID: b.ToolUseID, text: msgContentText(b.Content), isError: b.IsError})
 		}
 	}
-	it.text = strings.Join(dropBlank(texts), "\n\n")
-	if r := strings.Join(dropBlank(thoughts), "\n\n"); r != "" {
+	it.text = strings.Join(reader.DropBlank(texts), "\n\n")
+	if r := strings.Join(reader.DropBlank(thoughts), "\n\n"); r != "" {
 		it.reasoning = r
 	}
 }
@@ -85,7 +86,7 @@ func msgArgs(raw json.RawMessage) json.RawMessage {
 			} else if json.Valid([]byte(t)) {
 				return json.RawMessage(t)
 			}
-			return jsonString(s)
+			return reader.JSONString(s)
 		}
 	}
 	return raw

@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/annals-dev/annals/importer/reader"
 	"path/filepath"
 	"strings"
 )
@@ -10,7 +11,7 @@ import (
 // Detect claims a JSON document or JSON Lines file of one of the shapes the messages format
 // reads, and nothing another tool's records would also show (see msgShape).
 func (messages) Detect(path string, head []byte) bool {
-	if !hasExt(path, ".json", ".jsonl") || filepath.Base(path) == "api_conversation_history.json" {
+	if !reader.HasExt(path, ".json", ".jsonl") || filepath.Base(path) == "api_conversation_history.json" {
 		// A Cline task's history is a message array too; the Cline formats read it with its task.
 		return false
 	}
@@ -24,21 +25,21 @@ func (messages) Detect(path string, head []byte) bool {
 		if i < 0 || len(bytes.TrimSpace(h[1:i])) > 0 {
 			return false
 		}
-		f, _ := lineFields(h[i:])
+		f, _ := reader.LineFields(h[i:])
 		return msgShape(f, h[i:])
 	}
-	if hasExt(path, ".json") {
-		f, _ := lineFields(h)
+	if reader.HasExt(path, ".json") {
+		f, _ := reader.LineFields(h)
 		return msgShape(f, h)
 	}
-	lines := headLines(h, 4)
+	lines := reader.HeadLines(h, 4)
 	for _, line := range lines {
 		// Kimi CLI's context lines are messages too, with its own bookkeeping roles.
-		if f, ok := lineFields(line); ok && strings.HasPrefix(fieldString(f, "role"), "_") {
+		if f, ok := reader.LineFields(line); ok && strings.HasPrefix(reader.FieldString(f, "role"), "_") {
 			return false
 		}
 	}
-	f, _ := lineFields(lines[0])
+	f, _ := reader.LineFields(lines[0])
 	return msgShape(f, lines[0])
 }
 
@@ -48,23 +49,23 @@ func (messages) Detect(path string, head []byte) bool {
 // recorded exchange {request, response}.
 func msgShape(f map[string]json.RawMessage, line []byte) bool {
 	for _, foreign := range []string{"sessionId", "sessionID", "info", "mapping", "uuid", "message", "loglines", "projectHash", "title", "env", "agentMode"} {
-		if has(f, foreign) {
+		if reader.HasFields(f, foreign) {
 			return false
 		}
 	}
 	switch {
-	case has(f, "request") && (has(f, "response") || has(f, "uri") || has(f, "method")):
+	case reader.HasFields(f, "request") && (reader.HasFields(f, "response") || reader.HasFields(f, "uri") || reader.HasFields(f, "method")):
 		// A recorded exchange; a long request can hide its response beyond the head.
 		return true
-	case has(f, "role"):
-		switch fieldString(f, "role") {
+	case reader.HasFields(f, "role"):
+		switch reader.FieldString(f, "role") {
 		case "system", "developer", "user", "assistant", "tool", "function":
-			return has(f, "content") || has(f, "tool_calls")
+			return reader.HasFields(f, "content") || reader.HasFields(f, "tool_calls")
 		}
 		return false
-	case has(f, "messages"), has(f, "input"):
+	case reader.HasFields(f, "messages"), reader.HasFields(f, "input"):
 		// A request body: its messages (or input items) have roles.
-		return bytes.Contains(line, []byte(`"role"`)) || has(f, "model")
+		return bytes.Contains(line, []byte(`"role"`)) || reader.HasFields(f, "model")
 	}
 	return false
 }

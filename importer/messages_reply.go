@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/annals-dev/annals/importer/reader"
 	"strings"
 	"time"
 )
@@ -53,9 +54,9 @@ func msgResponse(raw json.RawMessage) msgReply {
 		return reply
 	}
 	reply.model = r.Model
-	reply.created = ParseTime(r.Created)
+	reply.created = reader.ParseTime(r.Created)
 	if reply.created.IsZero() {
-		reply.created = ParseTime(r.At)
+		reply.created = reader.ParseTime(r.At)
 	}
 	if u := r.Usage; u != nil {
 		reply.usage = &msgUsage{in: u.Prompt + u.Input + u.CacheRead + u.CacheMake, out: u.Completion + u.Output}
@@ -166,7 +167,7 @@ func (st *msgStreamState) event(ev *msgStreamEvent) {
 	if ev.Model != "" {
 		st.reply.model = ev.Model
 	}
-	if t := ParseTime(ev.Created); !t.IsZero() && st.reply.created.IsZero() {
+	if t := reader.ParseTime(ev.Created); !t.IsZero() && st.reply.created.IsZero() {
 		st.reply.created = t
 	}
 	st.anthropic(ev)
@@ -251,7 +252,7 @@ func (st *msgStreamState) finish() msgReply {
 	it.text = st.text.String()
 	it.reasoning = st.thinking.String()
 	for _, p := range st.calls {
-		it.calls = append(it.calls, msgCall{id: p.id, name: p.name, args: msgArgs(jsonString(p.args.String()))})
+		it.calls = append(it.calls, msgCall{id: p.id, name: p.name, args: msgArgs(reader.JSONString(p.args.String()))})
 	}
 	if it.text != "" || it.reasoning != "" || len(it.calls) > 0 || it.encrypted {
 		st.reply.item = it

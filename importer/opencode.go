@@ -3,15 +3,14 @@ package importer
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // openCode imports OpenCode's history. OpenCode keeps one JSON file per session, per message
@@ -39,8 +38,8 @@ func (openCode) Detect(path string, head []byte) bool {
 		_, ok := openCodeStorageRoot(path)
 		return ok
 	}
-	if isSQLite(head) {
-		return detectSQLiteTables(path, head, openCodeDBTables...)
+	if reader.IsSQLite(head) {
+		return reader.DetectSQLiteTables(path, head, openCodeDBTables...)
 	}
 	h := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
 	return bytes.HasPrefix(h, []byte("{")) && bytes.Contains(h, []byte(`"info"`)) && bytes.Contains(h, []byte(`"messages"`)) &&
@@ -59,42 +58,37 @@ func (openCode) DefaultPaths(home string) []string {
 // holds session/ and message/ (or the older session/message/), or path/storage.
 func openCodeStorageRoot(path string) (string, bool) {
 	for _, dir := range []string{path, filepath.Join(path, "storage")} {
-		if !isDir(filepath.Join(dir, "session")) {
+		if !reader.IsDir(filepath.Join(dir, "session")) {
 			continue
 		}
-		if isDir(filepath.Join(dir, "message")) || isDir(filepath.Join(dir, "session", "message")) {
+		if reader.IsDir(filepath.Join(dir, "message")) || reader.IsDir(filepath.Join(dir, "session", "message")) {
 			return dir, true
 		}
 	}
 	return "", false
 }
 
-func isDir(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.IsDir()
-}
-
 // ocMessage is one message with its parts, as read from either layout.
 type ocMessage struct {
-	info  jsonObject
+	info  reader.JSONObject
 	parts []ocPart
 	where string // file the message came from, for warnings
 }
 
 type ocPart struct {
-	obj   jsonObject
+	obj   reader.JSONObject
 	name  string // file name stem, the fallback id
 	where string
 }
 
 // ocSession is one session with its messages.
 type ocSession struct {
-	info     jsonObject
+	info     reader.JSONObject
 	where    string
 	messages []ocMessage
 }
 
-func (f openCode) ParseFile(ctx context.Context, src *Source, out Output) error {
+func (f openCode) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	fi, err := os.Stat(src.Path)
 	if err != nil {
 		return fmt.Errorf("opencode: %w", err)
@@ -109,7 +103,7 @@ func (f openCode) ParseFile(ctx context.Context, src *Source, out Output) error 
 		if err != nil {
 			return err
 		}
-	} else if head, _ := readHead(src.Path); isSQLite(head) {
+	} else if head, _ := reader.ReadHead(src.Path); reader.IsSQLite(head) {
 		sessions, err = readOpenCodeDB(ctx, src.Path, out)
 		if err != nil {
 			return err
@@ -138,31 +132,31 @@ func readOpenCodeExport(path string) (*ocSession, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opencode: %w", err)
 	}
-	doc, err := decodeObject(b)
+	doc, err := reader.DecodeObject(b)
 	if err != nil {
 		return nil, fmt.Errorf("opencode: %s is not an OpenCode export: %w", path, err)
 	}
-	info := doc.obj("info")
-	if info == nil || info.str("id") == "" {
+	info := doc.Obj("info")
+	if info == nil || info.Str("id") == "" {
 		return nil, fmt.Errorf("opencode: %s is not an OpenCode export (no info.id)", path)
 	}
 	s := &ocSession{info: info, where: path}
-	for i, raw := range doc.arr("messages") {
-		m, err := decodeObject(raw)
+	for i, raw := range doc.Arr("messages") {
+		m, err := reader.DecodeObject(raw)
 		if err != nil {
 			continue
 		}
-		mi := m.obj("info")
+		mi := m.Obj("info")
 		if mi == nil {
 			continue
 		}
 		msg := ocMessage{info: mi, where: fmt.Sprintf("%s messages[%d]", path, i)}
-		for j, praw := range m.arr("parts") {
-			p, err := decodeObject(praw)
+		for j, praw := range m.Arr("parts") {
+			p, err := reader.DecodeObject(praw)
 			if err != nil {
 				continue
 			}
-			msg.parts = append(msg.parts, ocPart{obj: p, name: fmt.Sprintf("%s#%d", mi.str("id"), j), where: msg.where})
+			msg.parts = append(msg.parts, ocPart{obj: p, name: fmt.Sprintf("%s#%d", mi.Str("id"), j), where: msg.where})
 		}
 		s.messages = append(s.messages, msg)
 	}
@@ -173,46 +167,38 @@ func readOpenCodeExport(path string) (*ocSession, error) {
 // sortOpenCodeMessages orders messages by creation time, keeping file order among equal times.
 func sortOpenCodeMessages(ms []ocMessage) {
 	sort.SliceStable(ms, func(i, j int) bool {
-		return ms[i].info.obj("time").num("created") < ms[j].info.obj("time").num("created")
+		return ms[i].info.Obj("time").Num("created") < ms[j].info.Obj("time").Num("created")
 	})
 }
 
-// ocTime reads an OpenCode time (milliseconds since the epoch).
-func ocTime(o jsonObject, key string) time.Time {
-	if o == nil || !o.isNum(key) {
-		return time.Time{}
-	}
-	return ParseTime(o.num(key))
-}
-
-func (f openCode) emitSession(s *ocSession, out Output) error {
-	sid := s.info.str("id")
-	chatID := ChatID(f.Name(), sid)
+func (f openCode) emitSession(s *ocSession, out reader.Output) error {
+	sid := s.info.Str("id")
+	chatID := reader.ChatID(f.Name(), sid)
 	attrs := annals.Attributes{"source": f.Name()}
-	if d := s.info.str("directory"); d != "" {
+	if d := s.info.Str("directory"); d != "" {
 		attrs["cwd"] = d
 	}
-	if p := s.info.str("projectID"); p != "" && p != "global" {
+	if p := s.info.Str("projectID"); p != "" && p != "global" {
 		attrs["project"] = p
 	}
-	if p := s.info.str("parentID"); p != "" {
-		attrs["parent"] = ChatID(f.Name(), p)
+	if p := s.info.Str("parentID"); p != "" {
+		attrs["parent"] = reader.ChatID(f.Name(), p)
 	}
 	if m := openCodeModel(s.messages); m != "" {
 		attrs["model"] = m
 	}
-	if u := s.info.obj("share").str("url"); u != "" {
+	if u := s.info.Obj("share").Str("url"); u != "" {
 		attrs["share_url"] = u
 	}
-	created := ocTime(s.info.obj("time"), "created")
+	created := reader.MilliTime(s.info.Obj("time"), "created")
 	chat := &annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created}
-	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
+	if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(chat)}); err != nil {
 		return err
 	}
 	// OpenCode names a session "New session - <time>" and replaces that with a generated
 	// title after the first reply. The title is therefore asked for, not set at creation: it
 	// lands once the real one exists, and never over a title the user gave in annals.
-	if t := ValidText(s.info.str("title")); t != "" && !openCodePlaceholderTitle(t) {
+	if t := reader.ValidText(s.info.Str("title")); t != "" && !openCodePlaceholderTitle(t) {
 		out.TitleForChat(chatID, t)
 	}
 
@@ -225,7 +211,7 @@ func (f openCode) emitSession(s *ocSession, out Output) error {
 		run, entries := f.message(chatID, m, &last)
 		for _, e := range entries {
 			if used[e.ID] {
-				e.ID = EntryID(m.info.str("id")+"/"+e.ID, -1)
+				e.ID = reader.EntryID(m.info.Str("id")+"/"+e.ID, -1)
 			}
 			used[e.ID] = true
 		}
@@ -251,7 +237,7 @@ func openCodeModel(ms []ocMessage) string {
 		return ""
 	}
 	first := ms[0].info
-	return firstNonEmpty(first.obj("model").str("modelID"), first.str("modelID"))
+	return reader.FirstNonEmpty(first.Obj("model").Str("modelID"), first.Str("modelID"))
 }
 
 // openCodePlaceholderTitle reports whether t is the title OpenCode gives a session before it
@@ -263,62 +249,6 @@ func openCodePlaceholderTitle(t string) bool {
 		}
 	}
 	return false
-}
-
-// mergeMeta adds fields to an entry's metadata object.
-func mergeMeta(meta json.RawMessage, add map[string]any) json.RawMessage {
-	m := map[string]any{}
-	if len(meta) > 0 {
-		var cur map[string]json.RawMessage
-		if json.Unmarshal(meta, &cur) == nil {
-			for k, v := range cur {
-				m[k] = v
-			}
-		}
-	}
-	for k, v := range add {
-		m[k] = v
-	}
-	return safeMeta(m)
-}
-
-// boolOrNil keeps a true flag and drops a false one, so metadata stays small.
-func boolOrNil(b bool) any {
-	if b {
-		return true
-	}
-	return nil
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
-// sanitizeChannel turns a source's record type into channel segments: dots and whitespace become
-// slashes, so "session.model_change" is filterable as session/model_change.
-func sanitizeChannel(s string) string {
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == '.' || r == ' ' || r == '\t' || r == ':':
-			return '/'
-		case r < 0x20 || r == 0x7f:
-			return -1
-		}
-		return r
-	}, s)
-	s = strings.Trim(s, "/")
-	if len(s) > 200 {
-		s = s[:200]
-	}
-	if s == "" {
-		return "unknown"
-	}
-	return ValidText(s)
 }
 
 // ocSafeName reports whether an id from the storage files can serve as one path element.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"github.com/annals-dev/annals/importer/reader"
 	"sort"
 )
 
@@ -27,8 +28,8 @@ var openCodeDBTables = []string{"session", "message", "part"}
 
 // readOpenCodeDB reads every session of an opencode.db with its messages and parts. A row whose
 // data is not JSON is reported and skipped.
-func readOpenCodeDB(ctx context.Context, path string, out Output) ([]*ocSession, error) {
-	db, err := openSourceDB(ctx, path)
+func readOpenCodeDB(ctx context.Context, path string, out reader.Output) ([]*ocSession, error) {
+	db, err := reader.OpenSourceDB(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("opencode: %w", err)
 	}
@@ -39,20 +40,20 @@ func readOpenCodeDB(ctx context.Context, path string, out Output) ([]*ocSession,
 	}
 	byID := map[string]*ocSession{}
 	for _, s := range sessions {
-		byID[s.info.str("id")] = s
+		byID[s.info.Str("id")] = s
 	}
 	msgs := map[string]*ocMessage{}
 	var order []string
-	err = ocDBRows(ctx, db, `SELECT id, session_id, '', data FROM message ORDER BY time_created, id`, out, func(id, sid, _ string, data jsonObject) {
-		data["id"], data["sessionID"] = jsonString(id), jsonString(sid)
+	err = ocDBRows(ctx, db, `SELECT id, session_id, '', data FROM message ORDER BY time_created, id`, out, func(id, sid, _ string, data reader.JSONObject) {
+		data["id"], data["sessionID"] = reader.JSONString(id), reader.JSONString(sid)
 		msgs[id] = &ocMessage{info: data, where: path + " message " + id}
 		order = append(order, id)
 	})
 	if err != nil {
 		return nil, err
 	}
-	err = ocDBRows(ctx, db, `SELECT id, session_id, message_id, data FROM part ORDER BY message_id, id`, out, func(id, sid, mid string, data jsonObject) {
-		data["id"], data["sessionID"], data["messageID"] = jsonString(id), jsonString(sid), jsonString(mid)
+	err = ocDBRows(ctx, db, `SELECT id, session_id, message_id, data FROM part ORDER BY message_id, id`, out, func(id, sid, mid string, data reader.JSONObject) {
+		data["id"], data["sessionID"], data["messageID"] = reader.JSONString(id), reader.JSONString(sid), reader.JSONString(mid)
 		if m := msgs[mid]; m != nil {
 			m.parts = append(m.parts, ocPart{obj: data, name: mid + "/" + id, where: path + " part " + id})
 		} else {
@@ -64,10 +65,10 @@ func readOpenCodeDB(ctx context.Context, path string, out Output) ([]*ocSession,
 	}
 	for _, id := range order {
 		m := msgs[id]
-		if s := byID[m.info.str("sessionID")]; s != nil {
+		if s := byID[m.info.Str("sessionID")]; s != nil {
 			s.messages = append(s.messages, *m)
 		} else {
-			out.Warnf(0, "message %s: its session %s is not in the database; skipped", id, m.info.str("sessionID"))
+			out.Warnf(0, "message %s: its session %s is not in the database; skipped", id, m.info.Str("sessionID"))
 		}
 	}
 	for _, s := range sessions {
@@ -104,25 +105,25 @@ func ocDBSessions(ctx context.Context, db *sql.DB) ([]*ocSession, error) {
 		if err != nil {
 			return nil, fmt.Errorf("opencode: session %s: %w", id, err)
 		}
-		obj, _ := decodeObject(b)
+		obj, _ := reader.DecodeObject(b)
 		out = append(out, &ocSession{info: obj, where: "session " + id})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("opencode: reading sessions: %w", err)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		pi, pj := out[i].info.str("parentID") != "", out[j].info.str("parentID") != ""
+		pi, pj := out[i].info.Str("parentID") != "", out[j].info.Str("parentID") != ""
 		if pi != pj {
 			return !pi
 		}
-		return out[i].info.obj("time").num("created") < out[j].info.obj("time").num("created")
+		return out[i].info.Obj("time").Num("created") < out[j].info.Obj("time").Num("created")
 	})
 	return out, nil
 }
 
 // ocDBRows runs a query of (id, session id, message id, data) rows and hands each row with its
 // data decoded to fn; a row whose data is not a JSON object is reported and skipped.
-func ocDBRows(ctx context.Context, db *sql.DB, query string, out Output, fn func(id, sid, mid string, data jsonObject)) error {
+func ocDBRows(ctx context.Context, db *sql.DB, query string, out reader.Output, fn func(id, sid, mid string, data reader.JSONObject)) error {
 	rows, err := db.QueryContext(ctx, query)
 	if err != nil {
 		return fmt.Errorf("opencode: %w", err)
@@ -134,7 +135,7 @@ func ocDBRows(ctx context.Context, db *sql.DB, query string, out Output, fn func
 		if err := rows.Scan(&id, &sid, &mid, &data); err != nil {
 			return fmt.Errorf("opencode: %w", err)
 		}
-		obj, err := decodeObject(data)
+		obj, err := reader.DecodeObject(data)
 		if err != nil {
 			out.Warnf(0, "row %s: data is not a JSON object: %v; skipped", id, err)
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/annals-dev/annals/importer/reader"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,14 +13,14 @@ import (
 
 // readOpenCodeStorage reads every session under root with its messages and parts. A file that
 // is not valid JSON is reported and skipped.
-func readOpenCodeStorage(ctx context.Context, root string, out Output) ([]*ocSession, error) {
-	readObj := func(path string) (jsonObject, bool) {
+func readOpenCodeStorage(ctx context.Context, root string, out reader.Output) ([]*ocSession, error) {
+	readObj := func(path string) (reader.JSONObject, bool) {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			out.Warnf(0, "%s: %v", path, err)
 			return nil, false
 		}
-		o, err := decodeObject(b)
+		o, err := reader.DecodeObject(b)
 		if err != nil {
 			out.Warnf(0, "%s: not a JSON object: %v", path, err)
 			return nil, false
@@ -40,7 +41,7 @@ func readOpenCodeStorage(ctx context.Context, root string, out Output) ([]*ocSes
 		if !ok {
 			continue
 		}
-		id := info.str("id")
+		id := info.Str("id")
 		if id == "" {
 			out.Warnf(0, "%s: session without an id, skipped", p)
 			continue
@@ -88,16 +89,16 @@ func openCodeSessionFiles(sessionDir string) ([]string, error) {
 
 // openCodeStorageMessages reads session id's messages, each with its parts (from the
 // per-message part directory, merged with the flat parts).
-func openCodeStorageMessages(root, id string, readObj func(string) (jsonObject, bool), flat map[string][]ocPart, out Output) []ocMessage {
+func openCodeStorageMessages(root, id string, readObj func(string) (reader.JSONObject, bool), flat map[string][]ocPart, out reader.Output) []ocMessage {
 	var messages []ocMessage
 	msgDir := firstDir(filepath.Join(root, "message", id), filepath.Join(root, "session", "message", id))
-	for _, mp := range jsonFiles(msgDir) {
+	for _, mp := range reader.JSONFiles(msgDir) {
 		mi, ok := readObj(mp)
 		if !ok {
 			continue
 		}
 		msg := ocMessage{info: mi, where: mp}
-		mid := mi.str("id")
+		mid := mi.Str("id")
 		if mid == "" {
 			mid = strings.TrimSuffix(filepath.Base(mp), ".json")
 			mi["id"], _ = json.Marshal(mid)
@@ -107,7 +108,7 @@ func openCodeStorageMessages(root, id string, readObj func(string) (jsonObject, 
 			continue
 		}
 		partDir := firstDir(filepath.Join(root, "part", mid), filepath.Join(root, "session", "part", id, mid))
-		for _, pp := range jsonFiles(partDir) {
+		for _, pp := range reader.JSONFiles(partDir) {
 			po, ok := readObj(pp)
 			if !ok {
 				continue
@@ -124,52 +125,32 @@ func openCodeStorageMessages(root, id string, readObj func(string) (jsonObject, 
 // points to; then orders by creation time, so the import reads in the order the user worked.
 func sortOpenCodeSessions(sessions []*ocSession) {
 	sort.SliceStable(sessions, func(i, j int) bool {
-		pi, pj := sessions[i].info.str("parentID") != "", sessions[j].info.str("parentID") != ""
+		pi, pj := sessions[i].info.Str("parentID") != "", sessions[j].info.Str("parentID") != ""
 		if pi != pj {
 			return !pi
 		}
-		ti, tj := sessions[i].info.obj("time").num("created"), sessions[j].info.obj("time").num("created")
+		ti, tj := sessions[i].info.Obj("time").Num("created"), sessions[j].info.Obj("time").Num("created")
 		if ti != tj {
 			return ti < tj
 		}
-		return sessions[i].info.str("id") < sessions[j].info.str("id")
+		return sessions[i].info.Str("id") < sessions[j].info.Str("id")
 	})
 }
 
 func firstDir(dirs ...string) string {
 	for _, d := range dirs {
-		if isDir(d) {
+		if reader.IsDir(d) {
 			return d
 		}
 	}
 	return ""
 }
 
-// jsonFiles lists the *.json files of dir in name order. OpenCode names messages and parts by
-// ids that sort in creation order, so name order is transcript order.
-func jsonFiles(dir string) []string {
-	if dir == "" {
-		return nil
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
-			out = append(out, filepath.Join(dir, e.Name()))
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 // openCodeFlatParts reads the parts kept flat, one file per part directly in part/ (or in
 // session/part/<session>/ of the oldest layout) rather than in a folder per message, and
 // groups them by the messageID each part names. Without this, a flat layout's text and tool
 // parts would be lost: no message folder names them.
-func openCodeFlatParts(root string, readObj func(string) (jsonObject, bool)) map[string][]ocPart {
+func openCodeFlatParts(root string, readObj func(string) (reader.JSONObject, bool)) map[string][]ocPart {
 	dirs := []string{filepath.Join(root, "part")}
 	if ents, err := os.ReadDir(filepath.Join(root, "session", "part")); err == nil {
 		for _, e := range ents {
@@ -180,12 +161,12 @@ func openCodeFlatParts(root string, readObj func(string) (jsonObject, bool)) map
 	}
 	out := map[string][]ocPart{}
 	for _, dir := range dirs {
-		for _, pp := range jsonFiles(dir) {
+		for _, pp := range reader.JSONFiles(dir) {
 			po, ok := readObj(pp)
 			if !ok {
 				continue
 			}
-			mid := po.str("messageID")
+			mid := po.Str("messageID")
 			if mid == "" {
 				continue // a part that names no message cannot be placed
 			}
@@ -203,16 +184,16 @@ func mergeFlatParts(parts, flat []ocPart) []ocPart {
 	}
 	have := map[string]bool{}
 	for _, p := range parts {
-		have[firstNonEmpty(p.obj.str("id"), p.name)] = true
+		have[reader.FirstNonEmpty(p.obj.Str("id"), p.name)] = true
 	}
 	for _, p := range flat {
-		if id := firstNonEmpty(p.obj.str("id"), p.name); !have[id] {
+		if id := reader.FirstNonEmpty(p.obj.Str("id"), p.name); !have[id] {
 			have[id] = true
 			parts = append(parts, p)
 		}
 	}
 	sort.SliceStable(parts, func(i, j int) bool {
-		return firstNonEmpty(parts[i].obj.str("id"), parts[i].name) < firstNonEmpty(parts[j].obj.str("id"), parts[j].name)
+		return reader.FirstNonEmpty(parts[i].obj.Str("id"), parts[i].name) < reader.FirstNonEmpty(parts[j].obj.Str("id"), parts[j].name)
 	})
 	return parts
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // openHands imports OpenHands conversations, one folder each with one JSON file per event:
@@ -38,7 +39,7 @@ func (openHands) DefaultPaths(home string) []string {
 // Detect claims a conversation folder: an events/ folder beside the state file of either
 // generation.
 func (openHands) Detect(path string, head []byte) bool {
-	if head != nil || !isDir(filepath.Join(path, "events")) {
+	if head != nil || !reader.IsDir(filepath.Join(path, "events")) {
 		return false
 	}
 	for _, f := range []string{"base_state.json", "metadata.json", "agent_state.pkl"} {
@@ -50,22 +51,22 @@ func (openHands) Detect(path string, head []byte) bool {
 }
 
 // ohEvents reads the event files in their order (the number in each file name).
-func ohEvents(dir string, out Output) []jsonObject {
-	files := jsonFiles(filepath.Join(dir, "events"))
+func ohEvents(dir string, out reader.Output) []reader.JSONObject {
+	files := reader.JSONFiles(filepath.Join(dir, "events"))
 	num := func(p string) int {
 		base := strings.TrimPrefix(filepath.Base(p), "event-")
 		n, _ := strconv.Atoi(strings.SplitN(strings.TrimSuffix(base, ".json"), "-", 2)[0])
 		return n
 	}
 	sort.SliceStable(files, func(i, j int) bool { return num(files[i]) < num(files[j]) })
-	var evs []jsonObject
+	var evs []reader.JSONObject
 	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			out.Warnf(0, "%s: %v", p, err)
 			continue
 		}
-		o, err := decodeObject(b)
+		o, err := reader.DecodeObject(b)
 		if err != nil {
 			out.Warnf(0, "%s: not a JSON object: %v", p, err)
 			continue
@@ -75,23 +76,23 @@ func ohEvents(dir string, out Output) []jsonObject {
 	return evs
 }
 
-func (f openHands) ParseFile(ctx context.Context, src *Source, out Output) error {
+func (f openHands) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	evs := ohEvents(src.Path, out)
-	chatID := ChatID(f.Name(), filepath.Base(src.Path))
+	chatID := reader.ChatID(f.Name(), filepath.Base(src.Path))
 	created := src.ModTime.UTC()
 	if len(evs) > 0 {
-		created = firstTime(ParseTime(evs[0].str("timestamp")), created)
+		created = reader.FirstTime(reader.ParseTime(evs[0].Str("timestamp")), created)
 	}
 	chat := &annals.Chat{ID: chatID, Attributes: annals.Attributes{"source": f.Name()}, CreatedAt: created}
 	if b, err := os.ReadFile(filepath.Join(src.Path, "metadata.json")); err == nil {
-		if m, err := decodeObject(b); err == nil {
-			chat.Title = Truncated(ValidText(m.str("title")), annals.MaxTitleBytes)
-			if r := m.str("selected_repository"); r != "" {
+		if m, err := reader.DecodeObject(b); err == nil {
+			chat.Title = reader.Truncated(reader.ValidText(m.Str("title")), annals.MaxTitleBytes)
+			if r := m.Str("selected_repository"); r != "" {
 				chat.Attributes["repository"] = r
 			}
 		}
 	}
-	if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
+	if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(chat)}); err != nil {
 		return err
 	}
 	calls := map[string]*annals.Entry{}
@@ -101,10 +102,10 @@ func (f openHands) ParseFile(ctx context.Context, src *Source, out Output) error
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		last = firstTime(ParseTime(ev.str("timestamp")), last)
-		id := SafeID(firstNonEmpty(ev.str("id"), textOf(ev.raw("id")), fmt.Sprintf("e%d", i)), 200)
+		last = reader.FirstTime(reader.ParseTime(ev.Str("timestamp")), last)
+		id := reader.SafeID(reader.FirstNonEmpty(ev.Str("id"), reader.TextOf(ev.Raw("id")), fmt.Sprintf("e%d", i)), 200)
 		var ents []*annals.Entry
-		if ev.str("kind") != "" {
+		if ev.Str("kind") != "" {
 			ents = ohSDKEvent(ev, id, calls)
 		} else {
 			ents = ohLegacyEvent(ev, id, calls)
@@ -115,12 +116,12 @@ func (f openHands) ParseFile(ctx context.Context, src *Source, out Output) error
 		}
 		entries = append(entries, ents...)
 	}
-	return emitEntries(chatID, entries, out)
+	return reader.EmitEntries(chatID, entries, out)
 }
 
 // ohContentText joins the text items of an SDK content list (or returns a plain string).
 func ohContentText(raw json.RawMessage) string {
-	return blocksText(raw)
+	return reader.BlocksText(raw)
 }
 
 // ohSetResult lands a result on a waiting call.
@@ -129,7 +130,7 @@ func ohSetResult(calls map[string]*annals.Entry, callID, result string, outcome 
 	if callID == "" || call == nil {
 		return false
 	}
-	call.Tool.Result, call.Tool.Outcome = Truncated(ValidText(result), annals.MaxEntryBytes/4), outcome
+	call.Tool.Result, call.Tool.Outcome = reader.Truncated(reader.ValidText(result), annals.MaxEntryBytes/4), outcome
 	delete(calls, callID)
 	return true
 }

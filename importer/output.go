@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // output is the Output of one source during a run: it validates what a parser emits, batches
@@ -15,7 +16,7 @@ type output struct {
 	ctx    context.Context
 	im     *Importer
 	run    *runState
-	src    *Source
+	src    *reader.Source
 	format string
 	counts *Counts
 
@@ -52,7 +53,7 @@ type heldChat struct {
 // the chat is created without a derived title.
 const maxHeldEntries = 64
 
-func newOutput(ctx context.Context, im *Importer, run *runState, src *Source, format string, counts *Counts) *output {
+func newOutput(ctx context.Context, im *Importer, run *runState, src *reader.Source, format string, counts *Counts) *output {
 	return &output{
 		ctx: ctx, im: im, run: run, src: src, format: format, counts: counts,
 		chats: map[string]bool{}, badChats: map[string]bool{}, sinceCP: map[string]string{},
@@ -165,7 +166,7 @@ func (o *output) emitChat(c annals.Chat) bool {
 		h.ops = append(h.ops, annals.CaptureOp{Chat: &c})
 		return true
 	}
-	if c.Title == "" && c.Attributes[DerivedTitleAttr] == "" && !o.derived[c.ID] && !o.im.opts.DryRun {
+	if c.Title == "" && c.Attributes[reader.DerivedTitleAttr] == "" && !o.derived[c.ID] && !o.im.opts.DryRun {
 		o.held[c.ID] = &heldChat{ops: []annals.CaptureOp{{Chat: &c}}}
 		o.heldOrder = append(o.heldOrder, c.ID)
 		return true
@@ -190,7 +191,7 @@ func (o *output) holdEntry(chatID string, h *heldChat, e *annals.Entry) {
 	}
 	title := ""
 	if e.Kind == annals.KindUser {
-		title = DeriveTitle(e.Text)
+		title = reader.DeriveTitle(e.Text)
 	}
 	if title != "" || h.entries >= maxHeldEntries {
 		o.release(chatID, title)
@@ -221,7 +222,7 @@ func (o *output) release(chatID, title string) {
 				for k, v := range c.Attributes {
 					attrs[k] = v
 				}
-				attrs[DerivedTitleAttr] = title
+				attrs[reader.DerivedTitleAttr] = title
 				if len(attrs) <= annals.MaxAttributes {
 					c.Attributes = attrs
 				}
@@ -261,22 +262,22 @@ func (o *output) addEntry(chatID string, e *annals.Entry) {
 // fitEntry bounds an entry's content to annals.MaxEntryBytes by cutting the largest text
 // field, so one huge tool output is kept (cut, and marked so) instead of lost.
 func fitEntry(e *annals.Entry) {
-	sanitizeEntry(e)
+	reader.SanitizeEntry(e)
 	for i := 0; i < 4 && e.Size() > annals.MaxEntryBytes; i++ {
 		over := e.Size() - annals.MaxEntryBytes + 1024
 		switch {
 		case e.Tool != nil && len(e.Tool.Result) >= len(e.Text) && len(e.Tool.Result) >= len(e.Reasoning) && len(e.Tool.Result) > over:
-			e.Tool.Result = Truncated(e.Tool.Result, len(e.Tool.Result)-over)
+			e.Tool.Result = reader.Truncated(e.Tool.Result, len(e.Tool.Result)-over)
 		case len(e.Text) >= len(e.Reasoning) && len(e.Text) > over:
-			e.Text = Truncated(e.Text, len(e.Text)-over)
+			e.Text = reader.Truncated(e.Text, len(e.Text)-over)
 		case len(e.Reasoning) > over:
-			e.Reasoning = Truncated(e.Reasoning, len(e.Reasoning)-over)
+			e.Reasoning = reader.Truncated(e.Reasoning, len(e.Reasoning)-over)
 		case len(e.Metadata) > 0:
 			e.Metadata = nil
 		case e.Tool != nil && len(e.Tool.Arguments) > over:
 			// Arguments are JSON: cutting them would make them invalid, so keep them as a
 			// string holding their cut text.
-			e.Tool.Arguments = jsonString(Truncated(string(e.Tool.Arguments), len(e.Tool.Arguments)-over))
+			e.Tool.Arguments = reader.JSONString(reader.Truncated(string(e.Tool.Arguments), len(e.Tool.Arguments)-over))
 		default:
 			return
 		}
@@ -291,7 +292,7 @@ func (o *output) TitleBySourceID(sourceID, title string) {
 	if annals.ValidateID("source_id", sourceID) != nil {
 		return
 	}
-	o.run.titles = append(o.run.titles, annals.PendingTitle{SourceID: sourceID, Title: ValidText(title), CreatedAt: o.im.opts.Now()})
+	o.run.titles = append(o.run.titles, annals.PendingTitle{SourceID: sourceID, Title: reader.ValidText(title), CreatedAt: o.im.opts.Now()})
 }
 
 // TitleForChat records a title for the run to apply to chatID.
@@ -300,7 +301,7 @@ func (o *output) TitleForChat(chatID, title string) {
 		return
 	}
 	if _, ok := o.run.chatTitles[chatID]; !ok {
-		o.run.chatTitles[chatID] = ValidText(title)
+		o.run.chatTitles[chatID] = reader.ValidText(title)
 		o.run.chatTitleOrder = append(o.run.chatTitleOrder, chatID)
 	}
 }
@@ -387,7 +388,7 @@ func (o *output) flush() error {
 			switch {
 			case err == nil:
 				o.counts.Chats += res.ChatsCreated
-				if t := op.Chat.Attributes[DerivedTitleAttr]; t != "" && res.ChatsCreated > 0 {
+				if t := op.Chat.Attributes[reader.DerivedTitleAttr]; t != "" && res.ChatsCreated > 0 {
 					o.run.derived = append(o.run.derived, annals.PendingTitle{SourceID: op.Chat.ID, Title: t})
 				}
 			case annals.ErrorCode(err) == annals.ECONFLICT:

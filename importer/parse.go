@@ -1,14 +1,12 @@
 package importer
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // Parsed is everything one format read from one source, without a store: for tests, and for
@@ -31,7 +29,7 @@ type Parsed struct {
 
 // Parse reads the source at path with format f, from the start, and returns what it emitted.
 // Entries pass the same validation and size fitting as in an import.
-func Parse(ctx context.Context, f Format, path string) (*Parsed, error) {
+func Parse(ctx context.Context, f reader.Format, path string) (*Parsed, error) {
 	src, fi, err := statSource(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
@@ -39,7 +37,7 @@ func Parse(ctx context.Context, f Format, path string) (*Parsed, error) {
 	p := &Parsed{Entries: map[string][]*annals.Entry{}, Titles: map[string]string{}, ChatTitles: map[string]string{}}
 	c := &collector{p: p, src: src, seen: map[string]map[string]bool{}, chats: map[string]bool{}}
 	switch fp := f.(type) {
-	case LineParser:
+	case reader.LineParser:
 		if fi.IsDir() {
 			return nil, fmt.Errorf("%s is a directory; format %s reads files", path, f.Name())
 		}
@@ -52,7 +50,7 @@ func Parse(ctx context.Context, f Format, path string) (*Parsed, error) {
 			return nil, fmt.Errorf("opening %s: %w", path, err)
 		}
 		defer fh.Close()
-		if err := eachLine(ctx, fh, func(n int, line []byte) error {
+		if err := reader.EachLine(ctx, fh, func(n int, line []byte) error {
 			c.line = n
 			return sess.Line(ctx, n, line, c)
 		}, c.Warnf); err != nil {
@@ -61,7 +59,7 @@ func Parse(ctx context.Context, f Format, path string) (*Parsed, error) {
 		if err := sess.Finish(ctx, c); err != nil {
 			return nil, err
 		}
-	case FileParser:
+	case reader.FileParser:
 		if err := fp.ParseFile(ctx, src, c); err != nil {
 			return nil, err
 		}
@@ -73,8 +71,8 @@ func Parse(ctx context.Context, f Format, path string) (*Parsed, error) {
 
 // ParseBytes runs a line format over data, as the fuzz tests of line parsers do: every line,
 // then Finish. It never touches a file.
-func ParseBytes(ctx context.Context, f LineParser, path string, data []byte) (*Parsed, error) {
-	src := &Source{Path: path, Size: int64(len(data))}
+func ParseBytes(ctx context.Context, f reader.LineParser, path string, data []byte) (*Parsed, error) {
+	src := &reader.Source{Path: path, Size: int64(len(data))}
 	p := &Parsed{Entries: map[string][]*annals.Entry{}, Titles: map[string]string{}, ChatTitles: map[string]string{}}
 	c := &collector{p: p, src: src, seen: map[string]map[string]bool{}, chats: map[string]bool{}}
 	sess, err := f.NewSession(src, nil)
@@ -91,7 +89,7 @@ func ParseBytes(ctx context.Context, f LineParser, path string, data []byte) (*P
 		}
 		n++
 		c.line = n
-		if err := sess.Line(ctx, n, trimEOL(data[start:i]), c); err != nil {
+		if err := sess.Line(ctx, n, reader.TrimEOL(data[start:i]), c); err != nil {
 			return nil, err
 		}
 		start = i + 1
@@ -102,35 +100,10 @@ func ParseBytes(ctx context.Context, f LineParser, path string, data []byte) (*P
 	return p, nil
 }
 
-func eachLine(ctx context.Context, fh *os.File, fn func(n int, line []byte) error, warnf func(int, string, ...any)) error {
-	r := bufio.NewReaderSize(fh, 256<<10)
-	n := 0
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		b, _, tooLong, err := readLine(r, MaxLineBytes)
-		if len(b) > 0 || tooLong {
-			n++
-			if tooLong {
-				warnf(n, "line is longer than %d bytes; skipped", MaxLineBytes)
-			} else if ferr := fn(n, trimEOL(b)); ferr != nil {
-				return ferr
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 // collector is the Output of Parse.
 type collector struct {
 	p     *Parsed
-	src   *Source
+	src   *reader.Source
 	line  int
 	seen  map[string]map[string]bool
 	chats map[string]bool

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // qwenCode imports Qwen Code's chat recordings: ~/.qwen/projects/<project>/chats/<session>.jsonl
@@ -32,18 +33,18 @@ func (qwenCode) DefaultPaths(home string) []string {
 // Detect claims a .jsonl file in Qwen Code's folder, or one whose first records hold a Gemini
 // {role, parts} message or a tool_result record under Claude-Code-like top-level fields.
 func (qwenCode) Detect(path string, head []byte) bool {
-	if head == nil || !hasExt(path, ".jsonl") {
+	if head == nil || !reader.HasExt(path, ".jsonl") {
 		return false
 	}
-	if inFolder(path, ".qwen/projects") && inFolder(path, "chats") {
+	if reader.InFolder(path, ".qwen/projects") && reader.InFolder(path, "chats") {
 		return true
 	}
-	for _, line := range headLines(head, 8) {
-		f, ok := lineFields(line)
-		if !ok || !has(f, "uuid", "sessionId", "type") {
+	for _, line := range reader.HeadLines(head, 8) {
+		f, ok := reader.LineFields(line)
+		if !ok || !reader.HasFields(f, "uuid", "sessionId", "type") {
 			continue
 		}
-		if fieldString(f, "type") == "tool_result" || (has(f, "message") && genaiContent(f["message"], line)) {
+		if reader.FieldString(f, "type") == "tool_result" || (reader.HasFields(f, "message") && reader.GenAIContent(f["message"], line)) {
 			return true
 		}
 	}
@@ -114,7 +115,7 @@ type qwState struct {
 // call waits for its tool_result record, so the framework checkpoints only between turns and a
 // result read in a later import still lands on its call.
 type qwSession struct {
-	src     *Source
+	src     *reader.Source
 	chats   map[string]*qwChat
 	order   []string
 	created map[string]bool
@@ -122,7 +123,7 @@ type qwSession struct {
 	last    time.Time
 }
 
-func (f qwenCode) NewSession(src *Source, state json.RawMessage) (LineSession, error) {
+func (f qwenCode) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
 	s := &qwSession{src: src, chats: map[string]*qwChat{}, created: map[string]bool{}, calls: map[string]*annals.Entry{}}
 	if len(state) > 0 {
 		var st qwState
@@ -137,13 +138,13 @@ func (f qwenCode) NewSession(src *Source, state json.RawMessage) (LineSession, e
 	return s, nil
 }
 
-func (s *qwSession) Line(ctx context.Context, n int, line []byte, out Output) error {
+func (s *qwSession) Line(ctx context.Context, n int, line []byte, out reader.Output) error {
 	if len(line) == 0 {
 		return nil
 	}
 	var rec qwRecord
 	if err := json.Unmarshal(line, &rec); err != nil {
-		out.Warnf(n, "not a Qwen Code record: %s", shortJSONErr(err))
+		out.Warnf(n, "not a Qwen Code record: %s", reader.ShortJSONErr(err))
 		return nil
 	}
 	if rec.Type == "user" {
@@ -179,17 +180,17 @@ func (s *qwSession) State() (json.RawMessage, error) {
 	return b, nil
 }
 
-func (s *qwSession) Finish(ctx context.Context, out Output) error { return s.flush(out, true) }
+func (s *qwSession) Finish(ctx context.Context, out reader.Output) error { return s.flush(out, true) }
 
 // chatFor returns the chat a record belongs to: a sub-agent's records (agentId) are a chat of
 // their own with parent=<the session's chat>.
 func (s *qwSession) chatFor(rec *qwRecord) *qwChat {
-	sid := firstNonEmpty(rec.SessionID, strings.TrimSuffix(filepath.Base(s.src.Path), ".jsonl"))
-	id := ChatID("qwen-code", sid)
+	sid := reader.FirstNonEmpty(rec.SessionID, strings.TrimSuffix(filepath.Base(s.src.Path), ".jsonl"))
+	id := reader.ChatID("qwen-code", sid)
 	attrs := annals.Attributes{"source": "qwen-code", "cwd": rec.Cwd, "git_branch": rec.GitBranch, "qwen_version": rec.Version}
 	if rec.AgentID != "" {
 		attrs["parent"] = id
-		id = ChatID("qwen-code", sid+"/agent-"+rec.AgentID)
+		id = reader.ChatID("qwen-code", sid+"/agent-"+rec.AgentID)
 	}
 	if c := s.chats[id]; c != nil {
 		return c
@@ -201,7 +202,7 @@ func (s *qwSession) chatFor(rec *qwRecord) *qwChat {
 	}
 	c := &qwChat{chat: &annals.Chat{ID: id, Attributes: attrs, CreatedAt: s.when(rec.Timestamp)}}
 	if rec.AgentID != "" && rec.AgentName != "" {
-		c.chat.Title = Truncated(ValidText(rec.AgentName), annals.MaxTitleBytes)
+		c.chat.Title = reader.Truncated(reader.ValidText(rec.AgentName), annals.MaxTitleBytes)
 	}
 	s.chats[id] = c
 	s.order = append(s.order, id)
@@ -210,7 +211,7 @@ func (s *qwSession) chatFor(rec *qwRecord) *qwChat {
 
 // when reads a record's time; a record without one takes the time of the record before it.
 func (s *qwSession) when(ts string) time.Time {
-	if t := ParseTime(ts); !t.IsZero() {
+	if t := reader.ParseTime(ts); !t.IsZero() {
 		s.last = t
 	}
 	if s.last.IsZero() {
@@ -222,7 +223,7 @@ func (s *qwSession) when(ts string) time.Time {
 // flush emits what the chats hold: a chat not yet created first, then its runs and entries. A
 // chat is created once its first reply is read, so that its model attribute is known (chat
 // attributes are immutable), or at the end of what the file holds now.
-func (s *qwSession) flush(out Output, final bool) error {
+func (s *qwSession) flush(out reader.Output, final bool) error {
 	for _, id := range s.order {
 		c := s.chats[id]
 		if len(c.entries) == 0 && len(c.runs) == 0 || (!s.created[id] && len(c.runs) == 0 && !final) {
@@ -234,7 +235,7 @@ func (s *qwSession) flush(out Output, final bool) error {
 					c.chat.Attributes["model"] = run.Model
 				}
 			}
-			if err := out.Emit(annals.CaptureOp{Chat: cleanChat(c.chat)}); err != nil {
+			if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(c.chat)}); err != nil {
 				return err
 			}
 			s.created[id] = true
@@ -255,13 +256,13 @@ func (s *qwSession) flush(out Output, final bool) error {
 }
 
 // record maps one record into its chat.
-func (r *qwSession) record(n int, rec *qwRecord, out Output) {
+func (r *qwSession) record(n int, rec *qwRecord, out reader.Output) {
 	if rec.UUID == "" {
 		rec.UUID = fmt.Sprintf("L%d", n)
 	}
 	c := r.chatFor(rec)
 	t := r.when(rec.Timestamp)
-	src := []string{SafeID(rec.UUID, annals.MaxIDBytes)}
+	src := []string{reader.SafeID(rec.UUID, annals.MaxIDBytes)}
 	add := func(e *annals.Entry) {
 		e.Time, e.SourceIDs = t, src
 		c.entries = append(c.entries, e)
@@ -269,7 +270,7 @@ func (r *qwSession) record(n int, rec *qwRecord, out Output) {
 	switch rec.Type {
 	case "user":
 		text, media := qwText(rec.Message, false)
-		add(&annals.Entry{ID: EntryID(rec.UUID, -1), Kind: annals.KindUser, Text: ValidText(text), Metadata: Metadata(map[string]any{"attachments": media})})
+		add(&annals.Entry{ID: reader.EntryID(rec.UUID, -1), Kind: annals.KindUser, Text: reader.ValidText(text), Metadata: reader.Metadata(map[string]any{"attachments": media})})
 	case "assistant":
 		r.assistant(c, rec, add)
 	case "tool_result":
@@ -277,7 +278,7 @@ func (r *qwSession) record(n int, rec *qwRecord, out Output) {
 	case "system":
 		r.system(c, rec, add, out)
 	default:
-		add(&annals.Entry{ID: EntryID(rec.UUID, -1), Kind: annals.KindEvent, Channel: "qwen-code/" + sanitizeChannel(firstNonEmpty(rec.Type, "unknown"))})
+		add(&annals.Entry{ID: reader.EntryID(rec.UUID, -1), Kind: annals.KindEvent, Channel: "qwen-code/" + reader.SanitizeChannel(reader.FirstNonEmpty(rec.Type, "unknown"))})
 		out.Warnf(n, "record type %q is not known; kept as an event", rec.Type)
 	}
 }
@@ -306,8 +307,8 @@ func qwText(m *qwContent, thoughts bool) (string, int) {
 func (r *qwSession) assistant(c *qwChat, rec *qwRecord, add func(*annals.Entry)) {
 	runID := ""
 	if rec.Usage != nil || rec.Model != "" {
-		runID = SafeID(c.chat.ID+"/"+rec.UUID, annals.MaxIDBytes)
-		run := &annals.Run{ID: runID, ChatID: c.chat.ID, Status: annals.StatusCompleted, Model: SafeID(rec.Model, annals.MaxIDBytes), StartedAt: r.last}
+		runID = reader.SafeID(c.chat.ID+"/"+rec.UUID, annals.MaxIDBytes)
+		run := &annals.Run{ID: runID, ChatID: c.chat.ID, Status: annals.StatusCompleted, Model: reader.SafeID(rec.Model, annals.MaxIDBytes), StartedAt: r.last}
 		if rec.Usage != nil {
 			run.InputTokens, run.OutputTokens = rec.Usage.Prompt, rec.Usage.Output+rec.Usage.Thoughts
 		}
@@ -316,7 +317,7 @@ func (r *qwSession) assistant(c *qwChat, rec *qwRecord, add func(*annals.Entry))
 	text, _ := qwText(rec.Message, false)
 	thought, _ := qwText(rec.Message, true)
 	if text != "" || thought != "" {
-		add(&annals.Entry{ID: EntryID(rec.UUID, -1), Kind: annals.KindAssistant, Text: ValidText(text), Reasoning: ValidText(thought), RunID: runID})
+		add(&annals.Entry{ID: reader.EntryID(rec.UUID, -1), Kind: annals.KindAssistant, Text: reader.ValidText(text), Reasoning: reader.ValidText(thought), RunID: runID})
 	}
 	if rec.Message == nil {
 		return
@@ -325,8 +326,8 @@ func (r *qwSession) assistant(c *qwChat, rec *qwRecord, add func(*annals.Entry))
 		if p.Call == nil {
 			continue
 		}
-		e := &annals.Entry{ID: EntryID(rec.UUID, i), Kind: annals.KindTool, RunID: runID, Tool: &annals.ToolCall{
-			Name: copilotToolName(p.Call.Name), CallID: SafeID(p.Call.ID, annals.MaxIDBytes), Arguments: copilotArgs(p.Call.Args)}}
+		e := &annals.Entry{ID: reader.EntryID(rec.UUID, i), Kind: annals.KindTool, RunID: runID, Tool: &annals.ToolCall{
+			Name: reader.ToolName(p.Call.Name), CallID: reader.SafeID(p.Call.ID, annals.MaxIDBytes), Arguments: reader.CallArgs(p.Call.Args)}}
 		add(e)
 		if p.Call.ID != "" {
 			r.calls[p.Call.ID] = e
@@ -355,7 +356,7 @@ func (r *qwSession) toolResult(c *qwChat, rec *qwRecord, add func(*annals.Entry)
 	}
 	callID, name, result := info.CallID, "", ""
 	if resp != nil {
-		callID, name = firstNonEmpty(callID, resp.ID), resp.Name
+		callID, name = reader.FirstNonEmpty(callID, resp.ID), resp.Name
 		result = qwResponseText(resp.Response)
 	}
 	outcome := gmOutcome(info.Status)
@@ -365,27 +366,27 @@ func (r *qwSession) toolResult(c *qwChat, rec *qwRecord, add func(*annals.Entry)
 	if outcome == "" {
 		outcome = annals.OutcomeSucceeded
 	}
-	result = Truncated(ValidText(result), annals.MaxEntryBytes/4)
+	result = reader.Truncated(reader.ValidText(result), annals.MaxEntryBytes/4)
 	if call := r.calls[callID]; callID != "" && call != nil {
 		call.Tool.Result, call.Tool.Outcome = result, outcome
-		call.SourceIDs = append(call.SourceIDs, SafeID(rec.UUID, annals.MaxIDBytes))
+		call.SourceIDs = append(call.SourceIDs, reader.SafeID(rec.UUID, annals.MaxIDBytes))
 		delete(r.calls, callID)
 		return
 	}
-	add(&annals.Entry{ID: EntryID(rec.UUID, -1), Kind: annals.KindTool, Metadata: Metadata(map[string]any{"orphan_result": true}),
-		Tool: &annals.ToolCall{Name: copilotToolName(name), CallID: SafeID(callID, annals.MaxIDBytes), Result: result, Outcome: outcome}})
+	add(&annals.Entry{ID: reader.EntryID(rec.UUID, -1), Kind: annals.KindTool, Metadata: reader.Metadata(map[string]any{"orphan_result": true}),
+		Tool: &annals.ToolCall{Name: reader.ToolName(name), CallID: reader.SafeID(callID, annals.MaxIDBytes), Result: result, Outcome: outcome}})
 }
 
 // qwResponseText renders a functionResponse's response: its output (or error) when it has
 // one, else its JSON.
 func qwResponseText(raw json.RawMessage) string {
-	o, err := decodeObject(raw)
+	o, err := reader.DecodeObject(raw)
 	if err != nil {
-		return textOf(raw)
+		return reader.TextOf(raw)
 	}
 	for _, k := range []string{"output", "error", "content"} {
-		if v := o.raw(k); v != nil {
-			return blocksText(v)
+		if v := o.Raw(k); v != nil {
+			return reader.BlocksText(v)
 		}
 	}
 	return string(raw)
@@ -393,8 +394,8 @@ func qwResponseText(raw json.RawMessage) string {
 
 // system maps a system record: a chat compression is a compaction, a custom title names the
 // chat, the rest are events keeping their payload.
-func (r *qwSession) system(c *qwChat, rec *qwRecord, add func(*annals.Entry), out Output) {
-	id := EntryID(rec.UUID, -1)
+func (r *qwSession) system(c *qwChat, rec *qwRecord, add func(*annals.Entry), out reader.Output) {
+	id := reader.EntryID(rec.UUID, -1)
 	switch rec.Subtype {
 	case "chat_compression":
 		// The compressed history the model went on with holds the summary.
@@ -408,16 +409,16 @@ func (r *qwSession) system(c *qwChat, rec *qwRecord, add func(*annals.Entry), ou
 				texts = append(texts, t)
 			}
 		}
-		add(&annals.Entry{ID: id, Kind: annals.KindSystem, Text: ValidText(strings.Join(texts, "\n\n")), Metadata: Metadata(map[string]any{"compaction": true})})
+		add(&annals.Entry{ID: id, Kind: annals.KindSystem, Text: reader.ValidText(strings.Join(texts, "\n\n")), Metadata: reader.Metadata(map[string]any{"compaction": true})})
 	case "custom_title":
 		var p struct {
 			Title string `json:"customTitle"`
 		}
 		if json.Unmarshal(rec.Payload, &p) == nil && strings.TrimSpace(p.Title) != "" {
-			out.TitleForChat(c.chat.ID, Truncated(ValidText(p.Title), annals.MaxTitleBytes))
+			out.TitleForChat(c.chat.ID, reader.Truncated(reader.ValidText(p.Title), annals.MaxTitleBytes))
 		}
 	default:
-		add(&annals.Entry{ID: id, Kind: annals.KindEvent, Channel: "qwen-code/" + sanitizeChannel(firstNonEmpty(rec.Subtype, "system")),
-			Metadata: Metadata(map[string]any{"payload": sizedJSON(rec.Payload)})})
+		add(&annals.Entry{ID: id, Kind: annals.KindEvent, Channel: "qwen-code/" + reader.SanitizeChannel(reader.FirstNonEmpty(rec.Subtype, "system")),
+			Metadata: reader.Metadata(map[string]any{"payload": reader.SizedJSON(rec.Payload)})})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // Store is what an import writes to: the capture path (give it history.RedactingCapture's
@@ -38,7 +38,7 @@ const (
 // Options tune an Importer. The zero value imports every format of Formats().
 type Options struct {
 	// Formats are the formats to detect and import; nil means Formats().
-	Formats []Format
+	Formats []reader.Format
 	// DryRun parses and counts without writing anything, import state included.
 	DryRun bool
 	// BatchSize is how many entries one transaction appends at most; 0 means DefaultBatchSize.
@@ -93,12 +93,12 @@ func New(store Store, opts Options) *Importer {
 }
 
 // Formats returns the importer's formats.
-func (im *Importer) Formats() []Format { return im.opts.Formats }
+func (im *Importer) Formats() []reader.Format { return im.opts.Formats }
 
 // Candidate is one source to import and the format that reads it.
 type Candidate struct {
 	Path   string
-	Format Format
+	Format reader.Format
 	dsn    string // a database server's connection URL (Path is it without the password)
 }
 
@@ -138,13 +138,13 @@ func (im *Importer) Discover(home string) (cands []Candidate, roots []string) {
 // a format accepts the directory itself; otherwise every file beneath it that a format accepts
 // is a source. Files no format accepts are returned as unknown, each once, except the files a
 // format knows as companions of its transcripts (see companion).
-func (im *Importer) Resolve(paths []string, format Format) (cands []Candidate, unknown []string, err error) {
+func (im *Importer) Resolve(paths []string, format reader.Format) (cands []Candidate, unknown []string, err error) {
 	formats := im.opts.Formats
 	if format != nil {
-		formats = []Format{format}
+		formats = []reader.Format{format}
 	}
 	seen := map[string]bool{}
-	add := func(p string, f Format) {
+	add := func(p string, f reader.Format) {
 		if !seen[p] {
 			seen[p] = true
 			cands = append(cands, Candidate{Path: p, Format: f})
@@ -219,7 +219,7 @@ func (im *Importer) Resolve(paths []string, format Format) (cands []Candidate, u
 	return cands, unknown, nil
 }
 
-func detectAmong(formats []Format, path string) Format {
+func detectAmong(formats []reader.Format, path string) reader.Format {
 	for _, f := range formats {
 		if detect(f, path) {
 			return f
@@ -229,7 +229,7 @@ func detectAmong(formats []Format, path string) Format {
 }
 
 // detect runs f.Detect with the head of a regular file, or nil for a directory.
-func detect(f Format, path string) bool {
+func detect(f reader.Format, path string) bool {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return false
@@ -240,25 +240,11 @@ func detect(f Format, path string) bool {
 	if !fi.Mode().IsRegular() {
 		return false
 	}
-	head, err := readHead(path)
+	head, err := reader.ReadHead(path)
 	if err != nil {
 		return false
 	}
 	return f.Detect(path, head)
-}
-
-func readHead(path string) ([]byte, error) {
-	r, err := openReadOnly(path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	buf := make([]byte, HeadSize)
-	n, err := io.ReadFull(r, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return buf[:n], nil
 }
 
 // Import imports every candidate, then applies pending titles and marks the tracked sources of
@@ -295,10 +281,10 @@ func (im *Importer) Import(ctx context.Context, cands []Candidate) (*Report, err
 
 // ImportPath imports one source if a format (the given one, else any) accepts it, for Watch.
 // It returns false when no format accepts path.
-func (im *Importer) ImportPath(ctx context.Context, path string, format Format) (*Report, bool, error) {
+func (im *Importer) ImportPath(ctx context.Context, path string, format reader.Format) (*Report, bool, error) {
 	formats := im.opts.Formats
 	if format != nil {
-		formats = []Format{format}
+		formats = []reader.Format{format}
 	}
 	f := detectAmong(formats, path)
 	if f == nil {
@@ -505,4 +491,22 @@ func describeErr(err error) string {
 		return ae.Message
 	}
 	return err.Error()
+}
+
+// companion is implemented by a format whose tool writes files beside its transcripts that
+// are not transcripts themselves (Claude Code's agent-*.meta.json, Kimi CLI's wire.jsonl and
+// state.json, OpenCode's storage migration marker). A walk of a directory skips them silently
+// instead of listing them as files no format reads.
+type companion interface {
+	Companion(path string) bool
+}
+
+// isCompanion reports whether any of formats knows the file at path as a companion file.
+func isCompanion(formats []reader.Format, path string) bool {
+	for _, f := range formats {
+		if c, ok := f.(companion); ok && c.Companion(path) {
+			return true
+		}
+	}
+	return false
 }

@@ -2,7 +2,6 @@ package importer
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding"
@@ -18,11 +17,8 @@ import (
 	"sort"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
-
-// MaxLineBytes bounds one line of a line format. A longer line is skipped with a warning and
-// read past without being kept in memory.
-const MaxLineBytes = 64 << 20
 
 // importSource imports one candidate: it compares the source with its import state, reads what
 // changed, applies it, and saves the new state.
@@ -94,12 +90,12 @@ func (im *Importer) previousSource(ctx context.Context, path, format string) (*a
 
 // readSource reads the source with its format's parser and flushes what it produced; a source
 // the parser finds unchanged counts as such and is no error.
-func (im *Importer) readSource(ctx context.Context, f Format, src *Source, fi fs.FileInfo, prev, next *annals.ImportSource, out *output, counts *Counts) error {
+func (im *Importer) readSource(ctx context.Context, f reader.Format, src *reader.Source, fi fs.FileInfo, prev, next *annals.ImportSource, out *output, counts *Counts) error {
 	var err error
 	switch p := f.(type) {
-	case LineParser:
+	case reader.LineParser:
 		err = im.readLines(ctx, p, src, prev, next, out)
-	case FileParser:
+	case reader.FileParser:
 		err = im.readWhole(ctx, p, src, fi, prev, next, out, counts)
 	default:
 		err = fmt.Errorf("format %s implements neither LineParser nor FileParser", f.Name())
@@ -139,7 +135,7 @@ func (im *Importer) saveFailed(ctx context.Context, path, format string, prev, n
 var errUnchanged = errors.New("unchanged")
 
 // readWhole reads a FileParser source when its content hash differs from the last import.
-func (im *Importer) readWhole(ctx context.Context, p FileParser, src *Source, fi fs.FileInfo, prev, next *annals.ImportSource, out *output, counts *Counts) error {
+func (im *Importer) readWhole(ctx context.Context, p reader.FileParser, src *reader.Source, fi fs.FileInfo, prev, next *annals.ImportSource, out *output, counts *Counts) error {
 	if src.DSN != "" {
 		// A database server has no content to hash: it is read whole every time, and the
 		// entries already stored are skipped by id.
@@ -159,7 +155,7 @@ func (im *Importer) readWhole(ctx context.Context, p FileParser, src *Source, fi
 }
 
 // parseWhole parses a FileParser source and keeps what it marked provisional.
-func parseWhole(ctx context.Context, p FileParser, src *Source, next *annals.ImportSource, out *output) error {
+func parseWhole(ctx context.Context, p reader.FileParser, src *reader.Source, next *annals.ImportSource, out *output) error {
 	if err := p.ParseFile(ctx, src, out); err != nil {
 		return fmt.Errorf("%s: %w", src.Path, err)
 	}
@@ -172,7 +168,7 @@ func parseWhole(ctx context.Context, p FileParser, src *Source, next *annals.Imp
 func fingerprint(path string, fi fs.FileInfo) (string, error) {
 	h := sha256.New()
 	if !fi.IsDir() {
-		r, err := openReadOnly(path)
+		r, err := reader.OpenReadOnly(path)
 		if err != nil {
 			return "", err
 		}
@@ -213,7 +209,7 @@ type checkpoint struct {
 
 // readLines reads a LineParser source from its last checkpoint (when the bytes before it are
 // unchanged) or from the start.
-func (im *Importer) readLines(ctx context.Context, p LineParser, src *Source, prev, next *annals.ImportSource, out *output) error {
+func (im *Importer) readLines(ctx context.Context, p reader.LineParser, src *reader.Source, prev, next *annals.ImportSource, out *output) error {
 	f, err := os.Open(src.Path)
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", src.Path, err)
@@ -231,7 +227,7 @@ func (im *Importer) readLines(ctx context.Context, p LineParser, src *Source, pr
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		b, complete, tooLong, rerr := readLine(r, MaxLineBytes)
+		b, complete, tooLong, rerr := reader.ReadLine(r, reader.MaxLineBytes)
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
 			return fmt.Errorf("reading %s: %w", src.Path, rerr)
 		}
@@ -244,7 +240,7 @@ func (im *Importer) readLines(ctx context.Context, p LineParser, src *Source, pr
 			// and a parse failure is not reported, since the line may be half written.
 			if !tooLong {
 				out.line, out.quiet = line+1, true
-				err := sess.Line(ctx, line+1, trimEOL(b), out)
+				err := sess.Line(ctx, line+1, reader.TrimEOL(b), out)
 				out.quiet = false
 				if err != nil {
 					return err
@@ -257,8 +253,8 @@ func (im *Importer) readLines(ctx context.Context, p LineParser, src *Source, pr
 		h.Write(b)
 		out.line = line
 		if tooLong {
-			out.Warnf(line, "line is longer than %d bytes; skipped", MaxLineBytes)
-		} else if err := sess.Line(ctx, line, trimEOL(b), out); err != nil {
+			out.Warnf(line, "line is longer than %d bytes; skipped", reader.MaxLineBytes)
+		} else if err := sess.Line(ctx, line, reader.TrimEOL(b), out); err != nil {
 			return err
 		}
 		if out.err != nil {
@@ -289,7 +285,7 @@ func (im *Importer) readLines(ctx context.Context, p LineParser, src *Source, pr
 // resumeLines starts the parser session: from the previous checkpoint when the file still
 // begins with the bytes it covers, else from the start. h holds the hash of the bytes before
 // the checkpoint, and the returned checkpoint its marshalled state.
-func resumeLines(f *os.File, p LineParser, src *Source, prev *annals.ImportSource) (LineSession, hash.Hash, checkpoint, error) {
+func resumeLines(f *os.File, p reader.LineParser, src *reader.Source, prev *annals.ImportSource) (reader.LineSession, hash.Hash, checkpoint, error) {
 	h := sha256.New()
 	cp := checkpoint{}
 	if prev != nil && prev.Offset > 0 && prev.Offset <= src.Size && prev.Hash != "" {
@@ -325,7 +321,7 @@ func resumeLines(f *os.File, p LineParser, src *Source, prev *annals.ImportSourc
 }
 
 // settledCheckpoint is the checkpoint after line, where the session has nothing pending.
-func settledCheckpoint(sess LineSession, h hash.Hash, src *Source, offset int64, line int) (checkpoint, error) {
+func settledCheckpoint(sess reader.LineSession, h hash.Hash, src *reader.Source, offset int64, line int) (checkpoint, error) {
 	st, err := sess.State()
 	if err != nil {
 		return checkpoint{}, fmt.Errorf("%s line %d: saving parser state: %w", src.Path, line, err)
@@ -335,43 +331,6 @@ func settledCheckpoint(sess LineSession, h hash.Hash, src *Source, offset int64,
 		return checkpoint{}, err
 	}
 	return checkpoint{offset: offset, line: line, state: st, hash: hs}, nil
-}
-
-// readLine returns the next line with its line ending. complete is false for a last line
-// without '\n'. A line longer than max is read to its end but not kept (tooLong).
-func readLine(r *bufio.Reader, max int) (line []byte, complete, tooLong bool, err error) {
-	var buf []byte
-	n := 0
-	for {
-		frag, err := r.ReadSlice('\n')
-		n += len(frag)
-		if !tooLong {
-			if n > max+2 {
-				tooLong, buf = true, nil
-			} else {
-				buf = append(buf, frag...)
-			}
-		}
-		switch {
-		case err == nil:
-			if tooLong {
-				return nil, true, true, nil
-			}
-			return buf, true, false, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		default:
-			if tooLong {
-				return nil, false, true, err
-			}
-			return buf, false, false, err
-		}
-	}
-}
-
-func trimEOL(b []byte) []byte {
-	b = bytes.TrimSuffix(b, []byte{'\n'})
-	return bytes.TrimSuffix(b, []byte{'\r'})
 }
 
 func marshalHash(h hash.Hash) ([]byte, error) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // tau imports Tau's local history, ~/.config/tau/history.sqlite (reference 002): each session
@@ -32,35 +33,35 @@ type tau struct{}
 func (tau) Name() string { return "tau" }
 
 func (tau) Detect(path string, head []byte) bool {
-	return detectSQLiteTables(path, head, "history_sessions", "history_entries")
+	return reader.DetectSQLiteTables(path, head, "history_sessions", "history_entries")
 }
 
 func (tau) DefaultPaths(home string) []string {
 	return []string{filepath.Join(home, ".config", "tau", "history.sqlite")}
 }
 
-func (f tau) ParseFile(ctx context.Context, src *Source, out Output) error {
-	db, err := openSourceDB(ctx, src.Path)
+func (f tau) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+	db, err := reader.OpenSourceDB(ctx, src.Path)
 	if err != nil {
 		return fmt.Errorf("tau: %w", err)
 	}
 	defer db.Close()
-	tables, err := sqliteTables(ctx, db)
+	tables, err := reader.SQLiteTables(ctx, db)
 	if err != nil {
 		return fmt.Errorf("tau: %w", err)
 	}
-	sc, err := tableColumns(ctx, db, "history_sessions")
+	sc, err := reader.TableColumns(ctx, db, "history_sessions")
 	if err != nil {
 		return fmt.Errorf("tau: %w", err)
 	}
-	ec, err := tableColumns(ctx, db, "history_entries")
+	ec, err := reader.TableColumns(ctx, db, "history_entries")
 	if err != nil {
 		return fmt.Errorf("tau: %w", err)
 	}
-	sID := pickColumn(sc, "id", "session_id")
-	sCreated := pickColumn(sc, "created_at", "started_at", "created")
-	sAttrs := pickColumn(sc, "attributes", "attributes_json", "attrs")
-	eSession := pickColumn(ec, "session_id", "session")
+	sID := reader.PickColumn(sc, "id", "session_id")
+	sCreated := reader.PickColumn(sc, "created_at", "started_at", "created")
+	sAttrs := reader.PickColumn(sc, "attributes", "attributes_json", "attrs")
+	eSession := reader.PickColumn(ec, "session_id", "session")
 	c := tauEntryColumns(ec)
 	if sID == "" || eSession == "" || c.kind == "" {
 		return fmt.Errorf("tau: %s: history_sessions(id) and history_entries(session_id, kind) are required (see docs/IMPORT.md)", src.Path)
@@ -74,7 +75,7 @@ func (f tau) ParseFile(ctx context.Context, src *Source, out Output) error {
 	if sCreated != "" {
 		order = `"` + sCreated + `", rowid`
 	}
-	sessions, err := queryMaps(ctx, db, `SELECT * FROM history_sessions ORDER BY `+order)
+	sessions, err := reader.QueryMaps(ctx, db, `SELECT * FROM history_sessions ORDER BY `+order)
 	if err != nil {
 		return fmt.Errorf("tau: reading history_sessions: %w", err)
 	}
@@ -82,13 +83,13 @@ func (f tau) ParseFile(ctx context.Context, src *Source, out Output) error {
 	if c.seq != "" {
 		eorder = `"` + eSession + `", "` + c.seq + `", rowid`
 	}
-	entryRows, err := queryMaps(ctx, db, `SELECT rowid AS annals_rowid, * FROM history_entries ORDER BY `+eorder)
+	entryRows, err := reader.QueryMaps(ctx, db, `SELECT rowid AS annals_rowid, * FROM history_entries ORDER BY `+eorder)
 	if err != nil {
 		return fmt.Errorf("tau: reading history_entries: %w", err)
 	}
 	bySession := map[string][]map[string]any{}
 	for _, m := range entryRows {
-		bySession[colString(m, eSession)] = append(bySession[colString(m, eSession)], m)
+		bySession[reader.ColString(m, eSession)] = append(bySession[reader.ColString(m, eSession)], m)
 	}
 
 	known := map[string]bool{}
@@ -96,17 +97,17 @@ func (f tau) ParseFile(ctx context.Context, src *Source, out Output) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		sid := colString(sm, sID)
+		sid := reader.ColString(sm, sID)
 		if sid == "" {
 			continue
 		}
 		known[sid] = true
-		attrs := tauSessionAttributes(sid, colString(sm, sAttrs), kv[sid], out)
-		chat := &annals.Chat{ID: ChatID(f.Name(), sid), Attributes: tauAttributes(attrs, f.Name(), func(msg string) { out.Warnf(0, "history_sessions %s: %s", sid, msg) }), CreatedAt: colTime(sm, sCreated)}
-		if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
+		attrs := tauSessionAttributes(sid, reader.ColString(sm, sAttrs), kv[sid], out)
+		chat := &annals.Chat{ID: reader.ChatID(f.Name(), sid), Attributes: tauAttributes(attrs, f.Name(), func(msg string) { out.Warnf(0, "history_sessions %s: %s", sid, msg) }), CreatedAt: reader.ColTime(sm, sCreated)}
+		if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(chat)}); err != nil {
 			return err
 		}
-		if err := emitEntries(chat.ID, f.entries(bySession[sid], c, chat, out), out); err != nil {
+		if err := reader.EmitEntries(chat.ID, f.entries(bySession[sid], c, chat, out), out); err != nil {
 			return err
 		}
 	}
@@ -116,19 +117,19 @@ func (f tau) ParseFile(ctx context.Context, src *Source, out Output) error {
 // tauEntryColumns names the history_entries columns, as this database spells them.
 func tauEntryColumns(ec map[string]bool) tauCols {
 	return tauCols{
-		id:        pickColumn(ec, "id", "entry_id"),
-		source:    pickColumn(ec, "source_id", "source_message_id", "message_id"),
-		kind:      pickColumn(ec, "kind", "role", "type"),
-		text:      pickColumn(ec, "text", "content", "body"),
-		tool:      pickColumn(ec, "tool_name", "tool", "name"),
-		args:      pickColumn(ec, "arguments", "tool_arguments", "args", "input"),
-		result:    pickColumn(ec, "result", "tool_result", "output"),
-		outcome:   pickColumn(ec, "outcome", "status"),
-		callID:    pickColumn(ec, "call_id", "tool_call_id"),
-		when:      pickColumn(ec, "created_at", "time", "ts", "timestamp"),
-		reasoning: pickColumn(ec, "reasoning"),
-		meta:      pickColumn(ec, "metadata", "meta"),
-		seq:       pickColumn(ec, "seq", "position", "ordinal"),
+		id:        reader.PickColumn(ec, "id", "entry_id"),
+		source:    reader.PickColumn(ec, "source_id", "source_message_id", "message_id"),
+		kind:      reader.PickColumn(ec, "kind", "role", "type"),
+		text:      reader.PickColumn(ec, "text", "content", "body"),
+		tool:      reader.PickColumn(ec, "tool_name", "tool", "name"),
+		args:      reader.PickColumn(ec, "arguments", "tool_arguments", "args", "input"),
+		result:    reader.PickColumn(ec, "result", "tool_result", "output"),
+		outcome:   reader.PickColumn(ec, "outcome", "status"),
+		callID:    reader.PickColumn(ec, "call_id", "tool_call_id"),
+		when:      reader.PickColumn(ec, "created_at", "time", "ts", "timestamp"),
+		reasoning: reader.PickColumn(ec, "reasoning"),
+		meta:      reader.PickColumn(ec, "metadata", "meta"),
+		seq:       reader.PickColumn(ec, "seq", "position", "ordinal"),
 	}
 }
 
@@ -145,31 +146,31 @@ func tauAttributeTable(ctx context.Context, db *sql.DB, tables map[string]bool) 
 	if attrTable == "" {
 		return kv, nil
 	}
-	ac, err := tableColumns(ctx, db, attrTable)
+	ac, err := reader.TableColumns(ctx, db, attrTable)
 	if err != nil {
 		return kv, nil
 	}
-	aSession, aKey, aValue := pickColumn(ac, "session_id", "session"), pickColumn(ac, "key", "name"), pickColumn(ac, "value")
+	aSession, aKey, aValue := reader.PickColumn(ac, "session_id", "session"), reader.PickColumn(ac, "key", "name"), reader.PickColumn(ac, "value")
 	if aSession == "" || aKey == "" || aValue == "" {
 		return kv, nil
 	}
-	rows, err := queryMaps(ctx, db, `SELECT * FROM "`+attrTable+`" ORDER BY rowid`)
+	rows, err := reader.QueryMaps(ctx, db, `SELECT * FROM "`+attrTable+`" ORDER BY rowid`)
 	if err != nil {
 		return nil, fmt.Errorf("tau: reading %s: %w", attrTable, err)
 	}
 	for _, m := range rows {
-		sid := colString(m, aSession)
+		sid := reader.ColString(m, aSession)
 		if kv[sid] == nil {
 			kv[sid] = map[string]string{}
 		}
-		kv[sid][colString(m, aKey)] = colString(m, aValue)
+		kv[sid][reader.ColString(m, aKey)] = reader.ColString(m, aValue)
 	}
 	return kv, nil
 }
 
 // tauSessionAttributes merges a session's attributes: its JSON column (values that are not
 // strings kept as JSON), then the key-value table's.
-func tauSessionAttributes(sid, raw string, kv map[string]string, out Output) annals.Attributes {
+func tauSessionAttributes(sid, raw string, kv map[string]string, out reader.Output) annals.Attributes {
 	attrs := annals.Attributes{}
 	if raw != "" {
 		var m map[string]any
@@ -192,7 +193,7 @@ func tauSessionAttributes(sid, raw string, kv map[string]string, out Output) ann
 
 // orphans imports the entries of sessions with no session row: they are still history, and
 // their chat is made from what the entries say.
-func (f tau) orphans(bySession map[string][]map[string]any, known map[string]bool, c tauCols, out Output) error {
+func (f tau) orphans(bySession map[string][]map[string]any, known map[string]bool, c tauCols, out reader.Output) error {
 	var orphans []string
 	for sid := range bySession {
 		if !known[sid] && sid != "" {
@@ -202,12 +203,12 @@ func (f tau) orphans(bySession map[string][]map[string]any, known map[string]boo
 	sort.Strings(orphans)
 	for _, sid := range orphans {
 		out.Warnf(0, "history_entries: session %s has no history_sessions row; imported without attributes", sid)
-		chat := &annals.Chat{ID: ChatID(f.Name(), sid), Attributes: annals.Attributes{"source": f.Name()}}
-		if err := out.Emit(annals.CaptureOp{Chat: cleanChat(chat)}); err != nil {
+		chat := &annals.Chat{ID: reader.ChatID(f.Name(), sid), Attributes: annals.Attributes{"source": f.Name()}}
+		if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(chat)}); err != nil {
 			return err
 		}
 		// In appends the capture accepts, as for sessions with a row.
-		if err := emitEntries(chat.ID, f.entries(bySession[sid], c, chat, out), out); err != nil {
+		if err := reader.EmitEntries(chat.ID, f.entries(bySession[sid], c, chat, out), out); err != nil {
 			return err
 		}
 	}
@@ -237,34 +238,34 @@ func tauAttributes(in annals.Attributes, source string, warn func(string)) annal
 			warn(fmt.Sprintf("more than %d attributes; %q and later ones dropped", annals.MaxAttributes, k))
 			break
 		}
-		out[name] = Truncated(ValidText(v), annals.MaxAttrValueBytes)
+		out[name] = reader.Truncated(reader.ValidText(v), annals.MaxAttrValueBytes)
 	}
 	return out
 }
 
 type tauCols struct{ id, source, kind, text, tool, args, result, outcome, callID, when, reasoning, meta, seq string }
 
-func (f tau) entries(rows []map[string]any, c tauCols, chat *annals.Chat, out Output) []*annals.Entry {
+func (f tau) entries(rows []map[string]any, c tauCols, chat *annals.Chat, out reader.Output) []*annals.Entry {
 	var ents []*annals.Entry
 	last := chat.CreatedAt
 	for _, m := range rows {
-		id := colString(m, c.id)
+		id := reader.ColString(m, c.id)
 		if id == "" {
-			id = "seq-" + firstNonEmpty(colString(m, c.seq), colString(m, "annals_rowid"))
+			id = "seq-" + reader.FirstNonEmpty(reader.ColString(m, c.seq), reader.ColString(m, "annals_rowid"))
 		}
-		when := colTime(m, c.when)
+		when := reader.ColTime(m, c.when)
 		if when.IsZero() {
 			when = last
 		}
 		last = when
-		e := &annals.Entry{ID: SafeID(id, annals.MaxIDBytes), Time: when, Text: ValidText(colString(m, c.text)), Reasoning: ValidText(colString(m, c.reasoning))}
-		if s := colString(m, c.source); s != "" {
-			e.SourceIDs = []string{SafeID(s, annals.MaxIDBytes)}
+		e := &annals.Entry{ID: reader.SafeID(id, annals.MaxIDBytes), Time: when, Text: reader.ValidText(reader.ColString(m, c.text)), Reasoning: reader.ValidText(reader.ColString(m, c.reasoning))}
+		if s := reader.ColString(m, c.source); s != "" {
+			e.SourceIDs = []string{reader.SafeID(s, annals.MaxIDBytes)}
 		}
-		kind := strings.ToLower(colString(m, c.kind))
+		kind := strings.ToLower(reader.ColString(m, c.kind))
 		meta := map[string]any{}
-		if raw := colString(m, c.meta); raw != "" {
-			scrubbed, _ := scrubOpaque(rawJSON(raw))
+		if raw := reader.ColString(m, c.meta); raw != "" {
+			scrubbed, _ := reader.ScrubOpaque(reader.RawJSON(raw))
 			meta["tau"] = scrubbed
 		}
 		switch kind {
@@ -279,17 +280,17 @@ func (f tau) entries(rows []map[string]any, c tauCols, chat *annals.Chat, out Ou
 			}
 		case "tool", "tool_call":
 			e.Kind = annals.KindTool
-			e.Tool = &annals.ToolCall{Name: copilotToolName(colString(m, c.tool)), CallID: SafeID(colString(m, c.callID), annals.MaxIDBytes),
-				Arguments: rawJSON(colString(m, c.args)), Result: Truncated(ValidText(colString(m, c.result)), annals.MaxEntryBytes/4),
-				Outcome: tauOutcome(colString(m, c.outcome))}
-			if o := colString(m, c.outcome); o != "" && string(e.Tool.Outcome) != strings.ToLower(o) {
+			e.Tool = &annals.ToolCall{Name: reader.ToolName(reader.ColString(m, c.tool)), CallID: reader.SafeID(reader.ColString(m, c.callID), annals.MaxIDBytes),
+				Arguments: reader.RawJSON(reader.ColString(m, c.args)), Result: reader.Truncated(reader.ValidText(reader.ColString(m, c.result)), annals.MaxEntryBytes/4),
+				Outcome: tauOutcome(reader.ColString(m, c.outcome))}
+			if o := reader.ColString(m, c.outcome); o != "" && string(e.Tool.Outcome) != strings.ToLower(o) {
 				meta["tau_outcome"] = o
 			}
 		default:
 			e.Kind = annals.KindEvent
-			e.Channel = "tau/" + sanitizeChannel(firstNonEmpty(kind, "unknown"))
+			e.Channel = "tau/" + reader.SanitizeChannel(reader.FirstNonEmpty(kind, "unknown"))
 		}
-		e.Metadata = Metadata(meta)
+		e.Metadata = reader.Metadata(meta)
 		ents = append(ents, e)
 	}
 	return ents

@@ -8,6 +8,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/importer"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 func TestDeriveTitleKeepsOnlyWhatThePersonTyped(t *testing.T) {
@@ -26,7 +27,7 @@ func TestDeriveTitleKeepsOnlyWhatThePersonTyped(t *testing.T) {
 		"# Context from my IDE setup:\n\n## Active file: main.go\n\n## My request for Codex:\nmake the server start faster\n":               "make the server start faster",
 		"Please refactor the payment reconciliation job so that it retries failed transfers with exponential backoff and logs each attempt": "Please refactor the payment reconciliation job so that it retries failed…",
 	} {
-		if got := importer.DeriveTitle(prompt); got != want {
+		if got := reader.DeriveTitle(prompt); got != want {
 			t.Errorf("DeriveTitle(%q) = %q, want %q", prompt, got, want)
 		}
 	}
@@ -39,8 +40,8 @@ func TestDeriveTitleKeepsOnlyWhatThePersonTyped(t *testing.T) {
 func TestUntitledChatIsTitledByItsFirstRealPrompt(t *testing.T) {
 	c, _, _ := storedChat(t, "claude-code:sess-title", []string{"claude-code"}, testdata("claude-code", "titles", "sess-title.jsonl"))
 	const want = "Why do the otters in enclosure 4 sleep so much?"
-	if c.Title != want || c.Attributes[importer.DerivedTitleAttr] != want {
-		t.Errorf("title %q, derived %q; want %q for both", c.Title, c.Attributes[importer.DerivedTitleAttr], want)
+	if c.Title != want || c.Attributes[reader.DerivedTitleAttr] != want {
+		t.Errorf("title %q, derived %q; want %q for both", c.Title, c.Attributes[reader.DerivedTitleAttr], want)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // Defaults of WatchOptions.
@@ -302,7 +303,7 @@ func (wt *watcher) due(ctx context.Context) {
 
 // formatFor returns the format whose default location holds p (and that accepts it), or for a
 // path under opts.Paths, any format that accepts it.
-func (wt *watcher) formatFor(p string) Format {
+func (wt *watcher) formatFor(p string) reader.Format {
 	if wt.opts.Home != "" {
 		for _, f := range wt.im.opts.Formats {
 			for _, pat := range f.DefaultPaths(wt.opts.Home) {

@@ -1,4 +1,4 @@
-package importer
+package reader
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 )
 
 // openReadOnly opens a source file for reading only: importers never write to a source.
-func openReadOnly(path string) (io.ReadCloser, error) {
+func OpenReadOnly(path string) (io.ReadCloser, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
@@ -171,7 +171,7 @@ func validJSONText(b []byte) []byte {
 }
 
 // sanitizeEntry makes an entry's JSON fields valid UTF-8, whatever a parser put in them.
-func sanitizeEntry(e *annals.Entry) {
+func SanitizeEntry(e *annals.Entry) {
 	if len(e.Metadata) > 0 {
 		e.Metadata = validJSONText(e.Metadata)
 	}
@@ -217,7 +217,7 @@ func Truncated(s string, max int) string {
 }
 
 // shortHash is a hex sha256 prefix, for ids derived from content when a source has none.
-func shortHash(parts ...string) string {
+func ShortHash(parts ...string) string {
 	h := sha256.New()
 	for _, p := range parts {
 		h.Write([]byte(p))
@@ -227,7 +227,7 @@ func shortHash(parts ...string) string {
 }
 
 // jsonString encodes s as a JSON string value.
-func jsonString(s string) json.RawMessage {
+func JSONString(s string) json.RawMessage {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return json.RawMessage(`""`)
@@ -237,7 +237,7 @@ func jsonString(s string) json.RawMessage {
 
 // emitEntries appends entries to a chat in appends of at most annals.MaxBatchEntries, the
 // largest one capture op takes.
-func emitEntries(chatID string, entries []*annals.Entry, out Output) error {
+func EmitEntries(chatID string, entries []*annals.Entry, out Output) error {
 	for len(entries) > 0 {
 		n := min(len(entries), annals.MaxBatchEntries)
 		if err := out.Emit(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries[:n]}}); err != nil {

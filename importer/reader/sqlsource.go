@@ -1,4 +1,4 @@
-package importer
+package reader
 
 import (
 	"bytes"
@@ -18,12 +18,12 @@ import (
 var sqliteMagic = []byte("SQLite format 3\x00")
 
 // isSQLite reports whether head is the start of a SQLite database file.
-func isSQLite(head []byte) bool { return bytes.HasPrefix(head, sqliteMagic) }
+func IsSQLite(head []byte) bool { return bytes.HasPrefix(head, sqliteMagic) }
 
 // openSourceDB opens a SQLite source strictly read-only: mode=ro makes the engine refuse every
 // write, so a bug here can never damage the history the user is importing from. The URI is
 // built with net/url so that a path holding '?' or '#' cannot smuggle in other parameters.
-func openSourceDB(ctx context.Context, path string) (*sql.DB, error) {
+func OpenSourceDB(ctx context.Context, path string) (*sql.DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s read-only: %w", path, err)
@@ -45,7 +45,7 @@ func openSourceDB(ctx context.Context, path string) (*sql.DB, error) {
 }
 
 // sqliteTables returns the names of the tables (and views) of db, lowercased.
-func sqliteTables(ctx context.Context, db *sql.DB) (map[string]bool, error) {
+func SQLiteTables(ctx context.Context, db *sql.DB) (map[string]bool, error) {
 	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type IN ('table', 'view')`)
 	if err != nil {
 		return nil, fmt.Errorf("listing tables: %w", err)
@@ -64,17 +64,17 @@ func sqliteTables(ctx context.Context, db *sql.DB) (map[string]bool, error) {
 
 // detectSQLiteTables reports whether the file at path is a SQLite database holding every one of
 // the tables. Detect uses it: the head only says "SQLite", the tables say whose database it is.
-func detectSQLiteTables(path string, head []byte, tables ...string) bool {
-	if !isSQLite(head) {
+func DetectSQLiteTables(path string, head []byte, tables ...string) bool {
+	if !IsSQLite(head) {
 		return false
 	}
 	ctx := context.Background()
-	db, err := openSourceDB(ctx, path)
+	db, err := OpenSourceDB(ctx, path)
 	if err != nil {
 		return false
 	}
 	defer db.Close()
-	have, err := sqliteTables(ctx, db)
+	have, err := SQLiteTables(ctx, db)
 	if err != nil {
 		return false
 	}
@@ -88,14 +88,14 @@ func detectSQLiteTables(path string, head []byte, tables ...string) bool {
 
 // tableColumns returns the lowercased column names of table (bound as a parameter of
 // pragma_table_info, never spliced into SQL).
-func tableColumns(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
-	return queryColumns(ctx, db, `SELECT name FROM pragma_table_info(?)`, table)
+func TableColumns(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
+	return QueryColumns(ctx, db, `SELECT name FROM pragma_table_info(?)`, table)
 }
 
 // queryColumns runs query, which lists a table's column names with the table as its one
 // parameter (SQLite's pragma_table_info, PostgreSQL's information_schema), and returns them
 // lowercased.
-func queryColumns(ctx context.Context, q interface {
+func QueryColumns(ctx context.Context, q interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }, query, table string) (map[string]bool, error) {
 	rows, err := q.QueryContext(ctx, query, table)
@@ -119,7 +119,7 @@ func queryColumns(ctx context.Context, q interface {
 // reasonable schema would give it (session_id or session, type or event_type, ...). The result
 // is always one of the candidates, constants of this package, so the parsers may quote it into
 // an ORDER BY: no name read from a source database ever reaches SQL text.
-func pickColumn(cols map[string]bool, candidates ...string) string {
+func PickColumn(cols map[string]bool, candidates ...string) string {
 	for _, c := range candidates {
 		if cols[c] {
 			return c
@@ -131,7 +131,7 @@ func pickColumn(cols map[string]bool, candidates ...string) string {
 // rowMap reads the current row of rows into a map from lowercased column name to value, with
 // []byte turned into string, so the parsers can look fields up by name whatever the column
 // order or the set of optional columns is.
-func rowMap(rows *sql.Rows, cols []string) (map[string]any, error) {
+func RowMap(rows *sql.Rows, cols []string) (map[string]any, error) {
 	vals := make([]any, len(cols))
 	ptrs := make([]any, len(cols))
 	for i := range vals {
@@ -154,7 +154,7 @@ func rowMap(rows *sql.Rows, cols []string) (map[string]any, error) {
 // queryMaps runs query and returns every row as a map (see rowMap). The source tables are
 // small next to what the importer writes (one user's history), so reading a table whole keeps
 // the parsers simple: they join in memory instead of issuing a query per row.
-func queryMaps(ctx context.Context, db *sql.DB, query string, args ...any) ([]map[string]any, error) {
+func QueryMaps(ctx context.Context, db *sql.DB, query string, args ...any) ([]map[string]any, error) {
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -166,7 +166,7 @@ func queryMaps(ctx context.Context, db *sql.DB, query string, args ...any) ([]ma
 	}
 	var out []map[string]any
 	for rows.Next() {
-		m, err := rowMap(rows, cols)
+		m, err := RowMap(rows, cols)
 		if err != nil {
 			return nil, err
 		}
@@ -176,7 +176,7 @@ func queryMaps(ctx context.Context, db *sql.DB, query string, args ...any) ([]ma
 }
 
 // colString returns the value of a column as a string ("" for NULL or absent).
-func colString(m map[string]any, col string) string {
+func ColString(m map[string]any, col string) string {
 	if col == "" {
 		return ""
 	}
@@ -200,7 +200,7 @@ func colString(m map[string]any, col string) string {
 }
 
 // colInt returns the value of a column as an integer (0 for NULL, absent or not a number).
-func colInt(m map[string]any, col string) int64 {
+func ColInt(m map[string]any, col string) int64 {
 	if col == "" {
 		return 0
 	}
@@ -223,7 +223,7 @@ func colInt(m map[string]any, col string) int64 {
 }
 
 // colFloat returns the value of a column as a float (0 for NULL, absent or not a number).
-func colFloat(m map[string]any, col string) float64 {
+func ColFloat(m map[string]any, col string) float64 {
 	if col == "" {
 		return 0
 	}
@@ -242,8 +242,8 @@ func colFloat(m map[string]any, col string) float64 {
 }
 
 // colBool reads a boolean column: SQLite keeps booleans as 0/1 integers, some schemas as text.
-func colBool(m map[string]any, col string) bool {
-	switch strings.ToLower(colString(m, col)) {
+func ColBool(m map[string]any, col string) bool {
+	switch strings.ToLower(ColString(m, col)) {
 	case "1", "true", "yes", "t":
 		return true
 	}
@@ -252,7 +252,7 @@ func colBool(m map[string]any, col string) bool {
 
 // colTime reads a time column: RFC 3339 text, SQLite's "YYYY-MM-DD HH:MM:SS" text, or a Unix
 // epoch in seconds, milliseconds, microseconds or nanoseconds.
-func colTime(m map[string]any, col string) time.Time {
+func ColTime(m map[string]any, col string) time.Time {
 	if col == "" {
 		return time.Time{}
 	}
@@ -277,13 +277,13 @@ func colTime(m map[string]any, col string) time.Time {
 
 // rawJSON returns s as JSON when it is a valid JSON document, and else s as a JSON string, so a
 // column that should hold JSON but holds plain text still ends up as valid metadata/arguments.
-func rawJSON(s string) json.RawMessage {
+func RawJSON(s string) json.RawMessage {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil
 	}
 	if json.Valid([]byte(s)) {
-		return validJSON(json.RawMessage(s))
+		return ValidJSON(json.RawMessage(s))
 	}
 	b, _ := json.Marshal(ValidText(s))
 	return b

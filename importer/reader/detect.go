@@ -1,4 +1,4 @@
-package importer
+package reader
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 
 // headLines returns up to n non-empty lines of head, trimmed. The last one may be cut short
 // where the head ends; lineFields reads what it holds.
-func headLines(head []byte, n int) [][]byte {
+func HeadLines(head []byte, n int) [][]byte {
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
 	var out [][]byte
 	for len(head) > 0 && len(out) < n {
@@ -36,7 +36,7 @@ func headLines(head []byte, n int) [][]byte {
 // lineFields decodes the top level of one JSON object, which may be cut short: every key seen
 // is present, with its raw value when the value was complete and nil otherwise. ok is false
 // when the text does not start as a JSON object.
-func lineFields(line []byte) (fields map[string]json.RawMessage, ok bool) {
+func LineFields(line []byte) (fields map[string]json.RawMessage, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, false
@@ -62,7 +62,7 @@ func lineFields(line []byte) (fields map[string]json.RawMessage, ok bool) {
 }
 
 // has reports whether every key is among fields.
-func has(fields map[string]json.RawMessage, keys ...string) bool {
+func HasFields(fields map[string]json.RawMessage, keys ...string) bool {
 	for _, k := range keys {
 		if _, ok := fields[k]; !ok {
 			return false
@@ -73,7 +73,7 @@ func has(fields map[string]json.RawMessage, keys ...string) bool {
 
 // fieldString returns the string value of key, or "" when it is absent, cut short or not a
 // string.
-func fieldString(fields map[string]json.RawMessage, key string) string {
+func FieldString(fields map[string]json.RawMessage, key string) string {
 	var s string
 	if raw := fields[key]; raw != nil && json.Unmarshal(raw, &s) == nil {
 		return s
@@ -83,7 +83,7 @@ func fieldString(fields map[string]json.RawMessage, key string) string {
 
 // inFolder reports whether path lies under a folder named like one of the elements given
 // (".claude/projects"), so a tool's own folder is evidence wherever the home directory is.
-func inFolder(path string, folders ...string) bool {
+func InFolder(path string, folders ...string) bool {
 	p := "/" + strings.TrimPrefix(filepath.ToSlash(path), "/")
 	for _, f := range folders {
 		if strings.Contains(p, "/"+f+"/") {
@@ -94,7 +94,7 @@ func inFolder(path string, folders ...string) bool {
 }
 
 // hasExt reports whether path ends in one of the extensions, in any case.
-func hasExt(path string, exts ...string) bool {
+func HasExt(path string, exts ...string) bool {
 	e := strings.ToLower(filepath.Ext(path))
 	for _, x := range exts {
 		if e == x {
@@ -107,29 +107,11 @@ func hasExt(path string, exts ...string) bool {
 // genaiContent reports whether raw (a record's message) is a Gemini API Content, {role,
 // parts}: what Qwen Code records hold where Claude Code's hold {role, content}. A value cut
 // short by the head counts when its beginning shows parts.
-func genaiContent(raw json.RawMessage, line []byte) bool {
+func GenAIContent(raw json.RawMessage, line []byte) bool {
 	if raw == nil {
 		i := bytes.Index(line, []byte(`"message"`))
 		return i >= 0 && bytes.Contains(line[i:], []byte(`"parts"`)) && !bytes.Contains(line[i:], []byte(`"content"`))
 	}
-	m, ok := lineFields(raw)
-	return ok && has(m, "parts") && !has(m, "content")
-}
-
-// companion is implemented by a format whose tool writes files beside its transcripts that
-// are not transcripts themselves (Claude Code's agent-*.meta.json, Kimi CLI's wire.jsonl and
-// state.json, OpenCode's storage migration marker). A walk of a directory skips them silently
-// instead of listing them as files no format reads.
-type companion interface {
-	Companion(path string) bool
-}
-
-// isCompanion reports whether any of formats knows the file at path as a companion file.
-func isCompanion(formats []Format, path string) bool {
-	for _, f := range formats {
-		if c, ok := f.(companion); ok && c.Companion(path) {
-			return true
-		}
-	}
-	return false
+	m, ok := LineFields(raw)
+	return ok && HasFields(m, "parts") && !HasFields(m, "content")
 }

@@ -1,4 +1,4 @@
-package importer
+package reader
 
 import (
 	"bytes"
@@ -13,11 +13,11 @@ import (
 
 // jsonObject is a decoded JSON object whose values are kept raw, so a parser decodes only the
 // fields it maps and hands the rest to entry metadata untouched.
-type jsonObject map[string]json.RawMessage
+type JSONObject map[string]json.RawMessage
 
 // decodeObject decodes b as a JSON object. A JSON null or a non-object is an error.
-func decodeObject(b []byte) (jsonObject, error) {
-	var o jsonObject
+func DecodeObject(b []byte) (JSONObject, error) {
+	var o JSONObject
 	// json.Unmarshal, not a Decoder: text after the object makes the record invalid rather
 	// than silently ignored.
 	if err := json.Unmarshal(b, &o); err != nil {
@@ -31,7 +31,7 @@ func decodeObject(b []byte) (jsonObject, error) {
 
 // validJSON returns raw with invalid UTF-8 inside its strings replaced by U+FFFD (a source may
 // hold any bytes; a stored entry may not), or nil when raw is not JSON at all.
-func validJSON(raw json.RawMessage) json.RawMessage {
+func ValidJSON(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 || utf8.Valid(raw) {
 		return raw
 	}
@@ -48,13 +48,13 @@ func validJSON(raw json.RawMessage) json.RawMessage {
 
 // safeMeta is Metadata with the result's strings made valid UTF-8: metadata carries raw values
 // of the source, and those may hold invalid bytes.
-func safeMeta(m map[string]any) json.RawMessage { return validJSON(Metadata(m)) }
+func SafeMeta(m map[string]any) json.RawMessage { return ValidJSON(Metadata(m)) }
 
 // errNotObject reports a JSON value that is valid but not an object (null, an array, ...).
 var errNotObject = errors.New("not a JSON object")
 
 // str returns the string at key, "" when absent, null or not a string.
-func (o jsonObject) str(key string) string {
+func (o JSONObject) Str(key string) string {
 	raw, ok := o[key]
 	if !ok || len(raw) == 0 || raw[0] != '"' {
 		return ""
@@ -67,7 +67,7 @@ func (o jsonObject) str(key string) string {
 }
 
 // num returns the number at key, 0 when absent or not a number.
-func (o jsonObject) num(key string) float64 {
+func (o JSONObject) Num(key string) float64 {
 	raw, ok := o[key]
 	if !ok {
 		return 0
@@ -80,7 +80,7 @@ func (o jsonObject) num(key string) float64 {
 }
 
 // isNum reports whether key holds a JSON number.
-func (o jsonObject) isNum(key string) bool {
+func (o JSONObject) IsNum(key string) bool {
 	raw, ok := o[key]
 	if !ok {
 		return false
@@ -90,7 +90,7 @@ func (o jsonObject) isNum(key string) bool {
 }
 
 // boolean returns the boolean at key, false when absent or not a boolean.
-func (o jsonObject) boolean(key string) bool {
+func (o JSONObject) Boolean(key string) bool {
 	raw, ok := o[key]
 	if !ok {
 		return false
@@ -100,12 +100,12 @@ func (o jsonObject) boolean(key string) bool {
 }
 
 // obj returns the object at key, nil when absent or not an object.
-func (o jsonObject) obj(key string) jsonObject {
+func (o JSONObject) Obj(key string) JSONObject {
 	raw, ok := o[key]
 	if !ok || len(raw) == 0 || raw[0] != '{' {
 		return nil
 	}
-	sub, err := decodeObject(raw)
+	sub, err := DecodeObject(raw)
 	if err != nil {
 		return nil
 	}
@@ -113,7 +113,7 @@ func (o jsonObject) obj(key string) jsonObject {
 }
 
 // arr returns the elements of the array at key, nil when absent or not an array.
-func (o jsonObject) arr(key string) []json.RawMessage {
+func (o JSONObject) Arr(key string) []json.RawMessage {
 	raw, ok := o[key]
 	if !ok || len(raw) == 0 || raw[0] != '[' {
 		return nil
@@ -126,7 +126,7 @@ func (o jsonObject) arr(key string) []json.RawMessage {
 }
 
 // raw returns the raw value at key, nil when absent or null.
-func (o jsonObject) raw(key string) json.RawMessage {
+func (o JSONObject) Raw(key string) json.RawMessage {
 	raw, ok := o[key]
 	if !ok || string(raw) == "null" {
 		return nil
@@ -137,7 +137,7 @@ func (o jsonObject) raw(key string) json.RawMessage {
 // textOf returns a raw JSON value as text: a string as itself, anything else as its JSON (a
 // tool result may be a string, an object or an array of content blocks, and none of it may be
 // lost).
-func textOf(raw json.RawMessage) string {
+func TextOf(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return ""
 	}
@@ -164,7 +164,7 @@ func isOpaqueKey(k string) bool {
 
 // scrubOpaque returns raw with every opaque-blob field removed at any depth, and whether one was
 // removed. A value that is not valid JSON is returned unchanged.
-func scrubOpaque(raw json.RawMessage) (json.RawMessage, bool) {
+func ScrubOpaque(raw json.RawMessage) (json.RawMessage, bool) {
 	if len(raw) == 0 {
 		return raw, false
 	}
@@ -221,22 +221,22 @@ func scrubOpaque(raw json.RawMessage) (json.RawMessage, bool) {
 
 // extras collects the fields of o not named in known, with opaque reasoning blobs removed, as a
 // metadata value: an untyped nil when nothing is left, so Metadata drops it.
-func extras(o jsonObject, known ...string) any {
-	if m := extraMap(o, known...); m != nil {
+func Extras(o JSONObject, known ...string) any {
+	if m := ExtraMap(o, known...); m != nil {
 		return m
 	}
 	return nil
 }
 
 // extraMap is extras as a map, nil when nothing is left.
-func extraMap(o jsonObject, known ...string) map[string]json.RawMessage {
+func ExtraMap(o JSONObject, known ...string) map[string]json.RawMessage {
 	u := Unknown(o, known...)
 	for k, v := range u {
 		if isOpaqueKey(k) {
 			delete(u, k)
 			continue
 		}
-		if s, dropped := scrubOpaque(v); dropped {
+		if s, dropped := ScrubOpaque(v); dropped {
 			u[k] = s
 		}
 	}
@@ -250,7 +250,7 @@ func extraMap(o jsonObject, known ...string) map[string]json.RawMessage {
 // (a 5 KB working directory, a title with a stray byte) is imported rather than refused:
 // attribute values, title, description and summary are made valid UTF-8 and cut to their limit
 // with a marker, empty attributes are dropped, and tags that could never be valid are skipped.
-func cleanChat(c *annals.Chat) *annals.Chat {
+func CleanChat(c *annals.Chat) *annals.Chat {
 	attrs := annals.Attributes{}
 	for k, v := range c.Attributes {
 		if v == "" || k == "" || len(k) > annals.MaxAttrKeyBytes || strings.ContainsFunc(k, unicode.IsControl) || !utf8.ValidString(k) {

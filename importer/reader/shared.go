@@ -1,0 +1,446 @@
+package reader
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/annals-dev/annals"
+)
+
+func CompactJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return raw
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+// firstLines returns at most n leading lines of head.
+func FirstLines(head []byte, n int) []byte {
+	end := 0
+	for i := 0; i < n && end < len(head); i++ {
+		j := bytes.IndexByte(head[end:], '\n')
+		if j < 0 {
+			return head
+		}
+		end += j + 1
+	}
+	return head[:end]
+}
+
+// placeholder spots the "[trimmed for fixture]"-style values of anonymised files, which must
+// not become a chat's identity.
+func Placeholder(v string) bool { return strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") }
+
+func ShortJSONErr(err error) string {
+	msg := err.Error()
+	if len(msg) > 120 {
+		msg = msg[:120] + "..."
+	}
+	return msg
+}
+
+// sizedJSON keeps a value for metadata unless it is large, in which case only a note of its
+// size is kept: metadata is for what the source carried, not for a second copy of big data.
+func SizedJSON(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	if len(b) > 64<<10 {
+		return map[string]any{"omitted_bytes": len(b)}
+	}
+	return json.RawMessage(b)
+}
+
+func DropBlank(ss []string) []string {
+	out := ss[:0:0]
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func AddSourceIDs(ids []string, more ...string) []string {
+	for _, m := range more {
+		dup := false
+		for _, id := range ids {
+			if id == m {
+				dup = true
+			}
+		}
+		if !dup && len(ids) < annals.MaxSourceIDs {
+			ids = append(ids, m)
+		}
+	}
+	return ids
+}
+
+// joinMeta merges two metadata objects (b's keys win).
+func JoinMeta(a, b json.RawMessage) json.RawMessage {
+	if len(a) == 0 {
+		return b
+	}
+	var ma, mb map[string]json.RawMessage
+	if json.Unmarshal(a, &ma) != nil || json.Unmarshal(b, &mb) != nil {
+		return a
+	}
+	for k, v := range mb {
+		ma[k] = v
+	}
+	out, err := json.Marshal(ma)
+	if err != nil {
+		return a
+	}
+	return out
+}
+
+func ClampTokens(n int64) int64 {
+	if n < 0 {
+		return 0
+	}
+	return n
+}
+
+// channelPart makes a source's type name a safe channel segment.
+func ChannelPart(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	s = strings.Map(func(r rune) rune {
+		if r == '/' || r < 0x20 || r == 0x7f {
+			return '_'
+		}
+		return r
+	}, s)
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return ValidText(s)
+}
+
+// copilotArgs keeps a call's arguments as JSON: an object as is, and a JSON-encoded string (the
+// OpenAI wire form) decoded when it holds JSON.
+func CallArgs(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return RawJSON(s)
+		}
+	}
+	return ValidJSON(raw)
+}
+
+func ToolName(name string) string {
+	name = SafeID(name, annals.MaxIDBytes)
+	if name == "" {
+		return "unknown"
+	}
+	return name
+}
+
+func FirstTime(ts ...time.Time) time.Time {
+	for _, t := range ts {
+		if !t.IsZero() {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// blocksText renders a tool result's content: a string, or the text of an array of blocks,
+// or the JSON of anything else.
+func BlocksText(raw json.RawMessage) string {
+	if len(raw) == 0 || raw[0] != '[' {
+		return TextOf(raw)
+	}
+	var arr []json.RawMessage
+	if json.Unmarshal(raw, &arr) != nil {
+		return string(raw)
+	}
+	var parts []string
+	for _, a := range arr {
+		o, err := DecodeObject(a)
+		if err != nil {
+			parts = append(parts, TextOf(a))
+			continue
+		}
+		if t := o.Str("text"); t != "" {
+			parts = append(parts, t)
+			continue
+		}
+		parts = append(parts, string(a))
+	}
+	return strings.Join(parts, "\n")
+}
+
+// stripTag returns the inside of <tag>...</tag> when s is exactly one such element.
+func StripTag(s, tag string) (string, bool) {
+	t := strings.TrimSpace(s)
+	open, closing := "<"+tag+">", "</"+tag+">"
+	if !strings.HasPrefix(t, open) || !strings.HasSuffix(t, closing) {
+		return s, false
+	}
+	inner := t[len(open) : len(t)-len(closing)]
+	if strings.Contains(inner, closing) {
+		return s, false
+	}
+	return strings.TrimSpace(inner), true
+}
+
+// anthropicBlocks maps the content blocks of one message (Anthropic Messages style, which
+// Cursor's transcripts use, or Vercel AI SDK style, which its store.db uses) to entries with ids
+// msgID#i. A tool result whose call is in open fills that call's entry instead of making one.
+func AnthropicBlocks(blocks []json.RawMessage, role, msgID string, t time.Time, open map[string]*annals.Entry, warn func(int, string)) []*annals.Entry {
+	kind := annals.KindUser
+	switch role {
+	case "assistant", "model":
+		kind = annals.KindAssistant
+	case "system", "developer":
+		kind = annals.KindSystem
+	}
+	var out []*annals.Entry
+	for i, raw := range blocks {
+		b, err := DecodeObject(raw)
+		if err != nil {
+			if len(raw) > 0 && raw[0] == '"' {
+				out = append(out, &annals.Entry{ID: EntryID(msgID, i), Kind: kind, Time: t, Text: ValidText(TextOf(raw))})
+				continue
+			}
+			warn(i, "not a JSON object")
+			continue
+		}
+		e := &annals.Entry{ID: EntryID(msgID, i), Kind: kind, Time: t}
+		typ := b.Str("type")
+		switch typ {
+		case "text", "input_text", "output_text", "":
+			blockText(e, b, typ, kind)
+		case "thinking", "reasoning":
+			e.Kind = annals.KindAssistant
+			e.Reasoning = ValidText(FirstNonEmpty(b.Str("thinking"), b.Str("text")))
+			_, dropped := ScrubOpaque(raw)
+			e.Metadata = SafeMeta(map[string]any{"encrypted_reasoning": BoolOrNil(dropped || b.Str("signature") != ""),
+				"extra": Extras(b, "type", "thinking", "text", "signature", "providerOptions", "providerMetadata")})
+		case "redacted_thinking", "redacted-reasoning":
+			// Encrypted reasoning: never rendered, only its presence is recorded.
+			e.Kind = annals.KindAssistant
+			e.Metadata = SafeMeta(map[string]any{"redacted_thinking": true})
+		case "tool_use", "tool-call":
+			blockToolUse(e, b)
+		case "tool_result", "tool-result":
+			if !blockToolResult(e, b, open) {
+				continue
+			}
+		case "image", "file", "document":
+			blockMedia(e, b, typ)
+		default:
+			e.Kind = annals.KindEvent
+			e.Channel = "cursor/" + SanitizeChannel(typ)
+			e.Text = ValidText(b.Str("text"))
+			e.Metadata = SafeMeta(map[string]any{"block": Extras(b, "text")})
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+type OpenAICall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+func IsDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// ocTime reads an OpenCode time (milliseconds since the epoch).
+func MilliTime(o JSONObject, key string) time.Time {
+	if o == nil || !o.IsNum(key) {
+		return time.Time{}
+	}
+	return ParseTime(o.Num(key))
+}
+
+// mergeMeta adds fields to an entry's metadata object.
+func MergeMeta(meta json.RawMessage, add map[string]any) json.RawMessage {
+	m := map[string]any{}
+	if len(meta) > 0 {
+		var cur map[string]json.RawMessage
+		if json.Unmarshal(meta, &cur) == nil {
+			for k, v := range cur {
+				m[k] = v
+			}
+		}
+	}
+	for k, v := range add {
+		m[k] = v
+	}
+	return SafeMeta(m)
+}
+
+// boolOrNil keeps a true flag and drops a false one, so metadata stays small.
+func BoolOrNil(b bool) any {
+	if b {
+		return true
+	}
+	return nil
+}
+
+func FirstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// sanitizeChannel turns a source's record type into channel segments: dots and whitespace become
+// slashes, so "session.model_change" is filterable as session/model_change.
+func SanitizeChannel(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '.' || r == ' ' || r == '\t' || r == ':':
+			return '/'
+		case r < 0x20 || r == 0x7f:
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.Trim(s, "/")
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	if s == "" {
+		return "unknown"
+	}
+	return ValidText(s)
+}
+
+// jsonFiles lists the *.json files of dir in name order. OpenCode names messages and parts by
+// ids that sort in creation order, so name order is transcript order.
+func JSONFiles(dir string) []string {
+	if dir == "" {
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// blockText fills e from a text block; a typeless block without text is kept as an event.
+func blockText(e *annals.Entry, b JSONObject, typ string, kind annals.EntryKind) {
+	txt := b.Str("text")
+	if typ == "" && txt == "" {
+		e.Kind = annals.KindEvent
+		e.Channel = "cursor/block"
+		e.Metadata = SafeMeta(map[string]any{"block": Extras(b)})
+		return
+	}
+	meta := map[string]any{"extra": Extras(b, "type", "text")}
+	if kind == annals.KindUser {
+		if inner, ok := StripTag(txt, "user_query"); ok {
+			txt = inner
+			meta["wrapped_in"] = "user_query"
+		}
+	}
+	if strings.TrimSpace(txt) == "[REDACTED]" {
+		// Cursor writes this where it withheld the model's reasoning: a marker, not
+		// the model's words.
+		txt = ""
+		meta["redacted"] = true
+	}
+	e.Text = ValidText(txt)
+	e.Metadata = Metadata(meta)
+}
+
+func blockToolUse(e *annals.Entry, b JSONObject) {
+	e.Kind = annals.KindTool
+	args := b.Raw("input")
+	if args == nil {
+		args = b.Raw("args")
+	}
+	if args == nil {
+		args = b.Raw("arguments")
+	}
+	e.Tool = &annals.ToolCall{
+		Name:      ToolName(FirstNonEmpty(b.Str("name"), b.Str("toolName"))),
+		CallID:    SafeID(FirstNonEmpty(b.Str("id"), b.Str("toolCallId")), annals.MaxIDBytes),
+		Arguments: CallArgs(args),
+	}
+	e.Metadata = SafeMeta(map[string]any{"extra": Extras(b, "type", "name", "toolName", "id", "toolCallId", "input", "args", "arguments")})
+}
+
+// blockToolResult fills the call in open that a tool result answers and returns false (no
+// entry of its own); otherwise it fills e as an orphan result and returns true.
+func blockToolResult(e *annals.Entry, b JSONObject, open map[string]*annals.Entry) bool {
+	callID := FirstNonEmpty(b.Str("tool_use_id"), b.Str("toolCallId"))
+	res := b.Raw("content")
+	if res == nil {
+		res = b.Raw("result")
+	}
+	if res == nil {
+		res = b.Raw("output")
+	}
+	result := Truncated(ValidText(BlocksText(res)), annals.MaxEntryBytes/4)
+	outcome := annals.OutcomeSucceeded
+	if b.Boolean("is_error") || b.Boolean("isError") {
+		outcome = annals.OutcomeFailed
+	}
+	if call := open[callID]; callID != "" && call != nil {
+		call.Tool.Result, call.Tool.Outcome = result, outcome
+		delete(open, callID)
+		return false
+	}
+	e.Kind = annals.KindTool
+	e.Tool = &annals.ToolCall{Name: ToolName(b.Str("toolName")), CallID: SafeID(callID, annals.MaxIDBytes), Result: result, Outcome: outcome}
+	e.Metadata = SafeMeta(map[string]any{"orphan_result": true, "extra": Extras(b, "type", "tool_use_id", "toolCallId", "toolName", "content", "result", "output", "is_error", "isError")})
+	return true
+}
+
+// blockMedia keeps what an inline image or file was; its bytes are not transcript text.
+func blockMedia(e *annals.Entry, b JSONObject, typ string) {
+	e.Kind = annals.KindEvent
+	e.Channel = "cursor/" + typ
+	m := ExtraMap(b, "type", "source", "data", "image")
+	src := b.Obj("source")
+	e.Text = typ
+	if src != nil {
+		e.Text = strings.TrimSpace(typ + " " + FirstNonEmpty(src.Str("media_type"), src.Str("url")))
+	}
+	e.Metadata = SafeMeta(map[string]any{"block": asAny(m), "media_type": FirstNonEmpty(src.Str("media_type"), b.Str("mimeType"), b.Str("mediaType"))})
+}
+
+// asAny turns an empty map into an untyped nil, so Metadata drops it.
+func asAny(m map[string]json.RawMessage) any {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
