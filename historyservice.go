@@ -9,7 +9,7 @@ import (
 // behalf of the principal carried by ctx, with typed parameters and results, and the capture
 // path as that caller. history.Service implements it over a store and httpapi.Client over HTTP;
 // every transport decodes its own wire format into these calls (the op envelope is decoded in
-// one place, history.Dispatch) and decides nothing itself.
+// one place, package envelope) and decides nothing itself.
 //
 // Errors are *Error: not_found (no such chat in scope: missing and outside scope are the same),
 // invalid (a bad parameter, named with what is allowed), forbidden (a scope the caller may not

@@ -15,7 +15,6 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/corpus"
-	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/ingest"
 )
 
@@ -206,9 +205,9 @@ func (l *level) write(ctx context.Context, batches [][]annals.CaptureOp, n int) 
 func (l *level) read(queries []string, i int) {
 	var mine []time.Duration
 	for k := i; !l.stop.Load(); k++ {
-		req := &history.Request{Op: history.OpSearch, Scope: string(annals.ScopeGlobal), Query: queries[k%len(queries)]}
+		req := annals.SearchParams{Scope: annals.ScopeGlobal, Query: queries[k%len(queries)]}
 		t0 := time.Now()
-		if _, err := l.t.svc.Search(l.t.ctx, req); err != nil {
+		if _, err := l.t.svc.SearchChats(l.t.ctx, req); err != nil {
 			l.fail(fmt.Errorf("reader: %w", err))
 			return
 		}

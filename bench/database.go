@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/ingest"
 )
 
@@ -125,7 +124,7 @@ func pinAll(t *target, ids []string) error {
 // (its ingest rate is reported), one holding exactly this corpus is reused.
 func (b *runner) ensurePostgres(ctx context.Context, t *target) (bool, error) {
 	want := b.data.stats.Chats + 1
-	res, err := t.svc.List(t.ctx, &history.Request{Op: history.OpList, Scope: string(annals.ScopeGlobal), Limit: 1, IncludeArchived: true})
+	res, err := t.svc.FindChats(t.ctx, annals.ListParams{Scope: annals.ScopeGlobal, Filter: annals.ChatQuery{IncludeArchived: true}, Page: annals.PageParams{Limit: 1}})
 	if err != nil {
 		return false, err
 	}

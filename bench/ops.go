@@ -23,10 +23,10 @@ func (b *runner) timeOp(ctx context.Context, t *target, as context.Context, row 
 }
 
 func (b *runner) listScenario(ctx context.Context, t *target) error {
-	first := &history.Request{Op: history.OpList, Scope: string(annals.ScopeGlobal)}
-	var res *history.ListResponse
+	first := annals.ListParams{Scope: annals.ScopeGlobal}
+	var res *annals.ChatPage
 	row, err := b.timeOp(ctx, t, t.ctx, Row{Scenario: "list", Case: "first page (50), all tenants"}, func(ctx context.Context) (err error) {
-		res, err = t.svc.List(ctx, first)
+		res, err = t.svc.FindChats(ctx, first)
 		return err
 	})
 	if err != nil {
@@ -36,9 +36,9 @@ func (b *runner) listScenario(ctx context.Context, t *target) error {
 	row.Target, row.Met = fmt.Sprintf("<%d ms", targetListFirstPage.Milliseconds()), boolp(row.P50 < ms(targetListFirstPage))
 	b.add(row)
 
-	deep := &history.Request{Op: history.OpList, Scope: string(annals.ScopeGlobal), Offset: max(0, res.Total-res.Limit)}
-	row, err = b.timeOp(ctx, t, t.ctx, Row{Scenario: "list", Case: fmt.Sprintf("deep page (offset %d)", deep.Offset), Hits: intp(res.Total)}, func(ctx context.Context) error {
-		_, err := t.svc.List(ctx, deep)
+	deep := annals.ListParams{Scope: annals.ScopeGlobal, Page: annals.PageParams{Offset: max(0, res.Total-res.Limit)}}
+	row, err = b.timeOp(ctx, t, t.ctx, Row{Scenario: "list", Case: fmt.Sprintf("deep page (offset %d)", deep.Page.Offset), Hits: intp(res.Total)}, func(ctx context.Context) error {
+		_, err := t.svc.FindChats(ctx, deep)
 		return err
 	})
 	if err != nil {
@@ -52,10 +52,10 @@ func (b *runner) listScenario(ctx context.Context, t *target) error {
 	}
 	tenant := res.Chats[0].TenantID
 	member := annals.NewContextWithPrincipal(t.ctx, &annals.Principal{TenantID: tenant, Role: annals.RoleMember, Scopes: []annals.Scope{annals.ScopeTenant}})
-	own := &history.Request{Op: history.OpList, Scope: string(annals.ScopeTenant)}
-	var mine *history.ListResponse
+	own := annals.ListParams{Scope: annals.ScopeTenant}
+	var mine *annals.ChatPage
 	row, err = b.timeOp(ctx, t, member, Row{Scenario: "list", Case: "first page (50), one tenant"}, func(ctx context.Context) (err error) {
-		mine, err = t.svc.List(ctx, own)
+		mine, err = t.svc.FindChats(ctx, own)
 		return err
 	})
 	if err != nil {
@@ -77,10 +77,10 @@ func (b *runner) getScenario(ctx context.Context, t *target) error {
 		{fmt.Sprintf("first page (100) of a %s-entry chat", countLabel(n)), 0},
 		{fmt.Sprintf("last page (100) of a %s-entry chat", countLabel(n)), int64(max(0, n-history.DefaultGetLimit))},
 	} {
-		req := &history.Request{Op: history.OpGet, Scope: string(annals.ScopeGlobal), SessionID: big, AfterSeq: c.after}
-		var res *history.GetResponse
+		req := annals.GetParams{Chat: annals.ChatSelector{Scope: annals.ScopeGlobal, ID: big}, AfterSeq: c.after}
+		var res *annals.ChatView
 		row, err := b.timeOp(ctx, t, t.ctx, Row{Scenario: "get", Case: c.name}, func(ctx context.Context) (err error) {
-			res, err = t.svc.Get(ctx, req)
+			res, err = t.svc.GetChat(ctx, req)
 			return err
 		})
 		if err != nil {
@@ -95,14 +95,14 @@ func (b *runner) getScenario(ctx context.Context, t *target) error {
 func (b *runner) relatedScenario(ctx context.Context, t *target) error {
 	for _, c := range []struct {
 		name string
-		req  *history.Request
+		req  annals.RelatedParams
 	}{
-		{"by chat, at the candidate cap", &history.Request{Op: history.OpRelated, Scope: string(annals.ScopeGlobal), SessionID: b.data.bigChat}},
-		{"by free text, at the candidate cap", &history.Request{Op: history.OpRelated, Scope: string(annals.ScopeGlobal), Query: "fix the failing invoice total test"}},
+		{"by chat, at the candidate cap", annals.RelatedParams{Scope: annals.ScopeGlobal, ChatID: b.data.bigChat}},
+		{"by free text, at the candidate cap", annals.RelatedParams{Scope: annals.ScopeGlobal, Query: "fix the failing invoice total test"}},
 	} {
-		var res *history.RelatedResponse
+		var res *annals.RelatedPage
 		row, err := b.timeOp(ctx, t, t.ctx, Row{Scenario: "related", Case: c.name}, func(ctx context.Context) (err error) {
-			res, err = t.svc.Related(ctx, c.req)
+			res, err = t.svc.FindRelated(ctx, c.req)
 			return err
 		})
 		if err != nil {
@@ -116,10 +116,10 @@ func (b *runner) relatedScenario(ctx context.Context, t *target) error {
 }
 
 func (b *runner) exportScenario(ctx context.Context, t *target) error {
-	req := &history.Request{Op: history.OpGet, Scope: string(annals.ScopeGlobal), SessionID: b.data.bigChat, Format: history.FormatMarkdown}
-	var res *history.GetResponse
+	req := annals.GetParams{Chat: annals.ChatSelector{Scope: annals.ScopeGlobal, ID: b.data.bigChat}, Format: annals.FormatMarkdown}
+	var res *annals.ChatView
 	row, err := b.timeOp(ctx, t, t.ctx, Row{Scenario: "export", Case: fmt.Sprintf("Markdown of a %s-entry chat", countLabel(b.data.bigStats.Entries))}, func(ctx context.Context) (err error) {
-		res, err = t.svc.Get(ctx, req)
+		res, err = t.svc.GetChat(ctx, req)
 		return err
 	})
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"sort"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/query"
 )
 
@@ -50,7 +49,7 @@ func (b *runner) qualityScenario(t *target) error {
 	}
 	byWords := map[int]*score{1: {}, 2: {}}
 	for _, j := range set {
-		res, err := t.svc.Search(t.ctx, &history.Request{Op: history.OpSearch, Scope: string(annals.ScopeGlobal), Query: j.query, Limit: qualityPage})
+		res, err := t.svc.SearchChats(t.ctx, annals.SearchParams{Scope: annals.ScopeGlobal, Query: j.query, Page: annals.PageParams{Limit: qualityPage}})
 		if err != nil {
 			return fmt.Errorf("quality %q: %w", j.query, err)
 		}

@@ -7,12 +7,12 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/corpus"
-	"github.com/annals-dev/annals/history"
 )
 
 // searchCase is one query of the search scenario.
 type searchCase struct {
-	name, query, mode string
+	name, query string
+	mode        annals.SearchMode
 	// timed marks a query shape issue 16's latency targets name (p50 < 20 ms, p99 < 100 ms):
 	// the single terms, the two-term AND and the prefix.
 	timed bool
@@ -34,14 +34,14 @@ func searchCases() []searchCase {
 		{"phrase", `"most recent call last"`, "", false, ""},
 		{"prefix", "invoic*", "", true, ""},
 		{"field filter + term", "tool:Bash " + corpus.MediumTerm, "", false, ""},
-		{"entry-level, medium term", corpus.MediumTerm, history.ModeEntries, true, ""},
+		{"entry-level, medium term", corpus.MediumTerm, annals.SearchEntriesMode, true, ""},
 		{"scarce term, one tenant", corpus.ScarceTerm, "", true, annals.ScopeTenant},
 		{"common term, one tenant", corpus.CommonTerm, "", true, annals.ScopeTenant},
 		{"common term, one user", corpus.CommonTerm, "", true, annals.ScopeUser},
 	}
 }
 
-// searchScenario times history.Service.Search end to end (parse, compile, SQL, scan) for each
+// searchScenario times history.Service.SearchChats end to end (parse, compile, SQL, scan) for each
 // case, and replays the SQL the store ran in the native client of the same database.
 func (b *runner) searchScenario(ctx context.Context, t *target) error {
 	if t.backend == "sqlite" && b.opts.SQLite3 == "" {
@@ -66,7 +66,7 @@ func (b *runner) searchScenario(ctx context.Context, t *target) error {
 // searchCase runs one case: once traced (the warm-up, which also records the SQL to replay),
 // then timed in turn with the replays of that SQL.
 func (b *runner) searchCase(ctx context.Context, t *target, c searchCase) (Row, error) {
-	req := &history.Request{Op: history.OpSearch, Scope: string(annals.ScopeGlobal), Query: c.query, Mode: c.mode}
+	req := annals.SearchParams{Scope: annals.ScopeGlobal, Query: c.query, Mode: c.mode}
 	ctx0 := t.ctx
 	if c.scope != "" {
 		p, err := newestOwner(t, c.scope)
@@ -74,15 +74,15 @@ func (b *runner) searchCase(ctx context.Context, t *target, c searchCase) (Row, 
 			return Row{}, err
 		}
 		ctx0 = annals.NewContextWithPrincipal(t.ctx, p)
-		req.Scope = string(c.scope)
+		req.Scope = c.scope
 	}
-	var res *history.SearchResponse
+	var res *annals.SearchPage
 	search := func(ctx context.Context) (err error) {
-		res, err = t.svc.Search(ctx, req)
+		res, err = t.svc.SearchChats(ctx, req)
 		return err
 	}
 	row := Row{Scenario: "search", Case: c.name, Query: c.query}
-	if c.mode == history.ModeEntries {
+	if c.mode == annals.SearchEntriesMode {
 		row.Note = "matching entries"
 	}
 	row, stmts, err := b.measureTraced(ctx, t, ctx0, row, search)
@@ -101,7 +101,7 @@ func (b *runner) searchCase(ctx context.Context, t *target, c searchCase) (Row, 
 // newestOwner is a member principal of the newest chat's tenant, and for scope user of its user
 // (the newest chat that has one), holding scope.
 func newestOwner(t *target, scope annals.Scope) (*annals.Principal, error) {
-	res, err := t.svc.List(t.ctx, &history.Request{Op: history.OpList, Scope: string(annals.ScopeGlobal), Limit: 50})
+	res, err := t.svc.FindChats(t.ctx, annals.ListParams{Scope: annals.ScopeGlobal, Page: annals.PageParams{Limit: 50}})
 	if err != nil {
 		return nil, fmt.Errorf("the newest chat's owner: %w", err)
 	}

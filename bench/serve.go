@@ -14,7 +14,6 @@ import (
 	"github.com/annals-dev/annals/internal/human"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/httpapi"
 	"github.com/annals-dev/annals/ingest"
 )
@@ -148,10 +147,10 @@ func (b *runner) memoryScenario(ctx context.Context, t *target, scratch string) 
 		if c.scope != "" {
 			continue // the server's key is an admin's: one owner's cases are the search scenario's
 		}
-		req := &history.Request{Op: history.OpSearch, Scope: string(annals.ScopeGlobal), Query: c.query, Mode: c.mode}
-		var res *history.SearchResponse
+		req := annals.SearchParams{Scope: annals.ScopeGlobal, Query: c.query, Mode: c.mode}
+		var res *annals.SearchPage
 		search := func() (err error) {
-			res, err = srv.client.Search(ctx, req)
+			res, err = srv.client.SearchChats(ctx, req)
 			return err
 		}
 		if err := search(); err != nil {

@@ -68,11 +68,6 @@ func (s *Service) update(ctx context.Context, op string, c annals.ChatSelector, 
 	return updated, nil
 }
 
-// DeleteResponse is the answer of delete.
-type DeleteResponse struct {
-	Deleted string `json:"deleted"`
-}
-
 // DeleteChat removes a chat with its entries, runs, index rows and embedding. It needs an
 // operator or admin, or the chat's own user or agent; the chat must be in scope like any by-id op.
 func (s *Service) DeleteChat(ctx context.Context, c annals.ChatSelector) error {
@@ -110,9 +105,6 @@ func CanModify(p *annals.Principal, chat *annals.Chat) bool {
 	}
 	return false
 }
-
-// ResumeResponse is the answer of resume: annals.ResumeHandle under its envelope name.
-type ResumeResponse = annals.ResumeHandle
 
 // ResumeChat returns the continuation handle of a chat in scope. It starts nothing.
 func (s *Service) ResumeChat(ctx context.Context, c annals.ChatSelector) (*annals.ResumeHandle, error) {

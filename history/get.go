@@ -17,9 +17,6 @@ const (
 	maxExportEntries = 1_000_000
 )
 
-// GetResponse is the answer of get: annals.ChatView under its envelope name.
-type GetResponse = annals.ChatView
-
 // GetChat returns one chat's metadata and transcript: a page (limit, cursor or after_seq), a
 // window around a seq, or the whole chat as Markdown.
 func (s *Service) GetChat(ctx context.Context, p annals.GetParams) (*annals.ChatView, error) {

@@ -8,9 +8,6 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// ListResponse is the answer of list: annals.ChatPage under its envelope name.
-type ListResponse = annals.ChatPage
-
 // FindChats returns chats in scope, pinned first, then most recent activity; see
 // annals.HistoryService.
 func (s *Service) FindChats(ctx context.Context, p annals.ListParams) (*annals.ChatPage, error) {

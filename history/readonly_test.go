@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/envelope"
 	"github.com/annals-dev/annals/history"
 )
 
@@ -52,7 +53,7 @@ func TestReadOnlyServiceRefusesEveryWriteBeforeItIsSent(t *testing.T) {
 		}
 	}
 	// An envelope's write op is refused the same way.
-	if _, err := history.Dispatch(ctx, ro, &history.Request{Op: history.OpRecap, SessionID: "c1"}); annals.ErrorCode(err) != annals.EFORBIDDEN {
+	if _, err := envelope.Dispatch(ctx, ro, &envelope.Request{Op: history.OpRecap, SessionID: "c1"}); annals.ErrorCode(err) != annals.EFORBIDDEN {
 		t.Errorf("envelope recap: %v", err)
 	}
 	if inner.writes != 0 {

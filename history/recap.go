@@ -6,9 +6,6 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// RecapResponse is the answer of recap: annals.Recap under its envelope name.
-type RecapResponse = annals.Recap
-
 // RecapChat summarises the transcript so far and stores the summary on the chat, replacing any
 // earlier one. The scope fold runs first, so no summarizer is ever called for a chat outside
 // scope. It only reads the transcript, so it is safe on a chat that is still being written.

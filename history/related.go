@@ -22,9 +22,6 @@ const (
 // RelatedResult is one related chat with its cosine similarity to the source.
 type RelatedResult = annals.RelatedChat
 
-// RelatedResponse is the answer of related: annals.RelatedPage under its envelope name.
-type RelatedResponse = annals.RelatedPage
-
 // FindRelated ranks chats close in meaning to a chat (excluded from its own results) or to a
 // free-text query. Candidates are the newest CandidateCap in-scope vectors, folded by owner
 // inside SQL, so a chat outside scope can never appear however similar it is.

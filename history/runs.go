@@ -6,11 +6,6 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// RunsResponse is the answer of Runs: a chat's runs, oldest first.
-type RunsResponse struct {
-	Runs []*annals.Run `json:"runs"`
-}
-
 // FindChatRuns returns the runs of a chat in scope, oldest first.
 func (s *Service) FindChatRuns(ctx context.Context, c annals.ChatSelector) ([]*annals.Run, error) {
 	chat, _, err := s.fetch(ctx, OpGet, c)

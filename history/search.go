@@ -8,18 +8,6 @@ import (
 	"github.com/annals-dev/annals/query"
 )
 
-// Search modes, as the envelope names them.
-const (
-	ModeChats   = string(annals.SearchChatsMode)
-	ModeEntries = string(annals.SearchEntriesMode)
-)
-
-// maxMarkBytes bounds a highlight marker: it is repeated around every matched term.
-const maxMarkBytes = 32
-
-// SearchResponse is the answer of search: annals.SearchPage under its envelope name.
-type SearchResponse = annals.SearchPage
-
 // SearchChats finds chats (or, in entries mode, entries) in scope matching a query in the search
 // language, across titles, descriptions, summaries, tags and transcript bodies, with every list
 // filter available. Chats are ranked by relevance blended with recency (or by recency alone with

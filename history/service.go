@@ -1,6 +1,8 @@
-// Package history is the op-discriminated history service: the scope policy and owner fold, and
-// the operations list, search, related, get, rename, annotate, pin, archive, recap, resume and
-// delete. Every transport (library, HTTP, MCP, CLI, web) calls it unchanged.
+// Package history is the history service: the scope policy and owner fold, the operations list,
+// search, related, get, rename, annotate, pin, archive, recap, resume and delete with typed
+// parameters (annals.HistoryService), the capture path as the caller, and the query view's
+// operations in a scope (view.Service). Every transport (library, HTTP, MCP, CLI, web) calls it
+// unchanged; the op envelope that some of them speak is decoded in package envelope.
 package history
 
 import (
@@ -113,11 +115,6 @@ func (s *Service) fetch(ctx context.Context, op string, sel annals.ChatSelector)
 }
 
 var _ annals.HistoryService = (*Service)(nil)
-
-// ChatResponse is the answer of rename, annotate, pin and archive: the updated chat.
-type ChatResponse struct {
-	Chat *annals.Chat `json:"chat"`
-}
 
 // ptrRef is the reference that binds a read or write to the chat as fetched.
 func ptrRef(chat *annals.Chat) *annals.ChatRef {

@@ -61,7 +61,7 @@ func Run(t *testing.T, open Opener) {
 type env struct {
 	t     *testing.T
 	store annals.Store
-	svc   *history.Service
+	svc   service
 	sum   *countingSummarizer
 	emb   annals.Embedder
 }
@@ -74,7 +74,7 @@ func newEnv(t *testing.T, open Opener) *env {
 		t.Fatal(err)
 	}
 	sum := &countingSummarizer{inner: newSummarizer()}
-	svc := history.New(history.Config{Store: store, Summarizer: sum, Embedder: emb})
+	svc := newService(history.Config{Store: store, Summarizer: sum, Embedder: emb})
 	return &env{t: t, store: store, svc: svc, sum: sum, emb: emb}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/envelope"
 	"github.com/annals-dev/annals/history"
 )
 
@@ -18,17 +19,17 @@ func testReviewFixes(t *testing.T, open Opener) {
 
 	t.Run("TagWithQuoteAndBackslashMatchesExactly", func(t *testing.T) {
 		tag := `project:jobember-"emag"\x`
-		if _, err := e.svc.Annotate(ctx, &history.Request{SessionID: "a1", Tags: &[]string{tag, "q3-plan"}}); err != nil {
+		if _, err := e.svc.Annotate(ctx, &envelope.Request{SessionID: "a1", Tags: &[]string{tag, "q3-plan"}}); err != nil {
 			t.Fatal(err)
 		}
-		res, err := e.svc.List(ctx, &history.Request{Tag: tag})
+		res, err := e.svc.List(ctx, &envelope.Request{Tag: tag})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(ids(res.Chats), []string{"a1"}) {
 			t.Errorf("tag %q matched %v, want [a1]", tag, ids(res.Chats))
 		}
-		res, err = e.svc.List(ctx, &history.Request{Tag: "q3"})
+		res, err = e.svc.List(ctx, &envelope.Request{Tag: "q3"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +38,7 @@ func testReviewFixes(t *testing.T, open Opener) {
 		}
 	})
 	t.Run("UnknownStatusRefusedNotEmptyPage", func(t *testing.T) {
-		_, err := e.svc.List(ctx, &history.Request{Status: "done"})
+		_, err := e.svc.List(ctx, &envelope.Request{Status: "done"})
 		wantCode(t, "status done", err, annals.EINVALID)
 	})
 }
@@ -53,7 +54,7 @@ func testList(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	ctx := as(member("A", "ua1", "aa1", allScopes...))
-	list := func(req *history.Request) []string {
+	list := func(req *envelope.Request) []string {
 		t.Helper()
 		res, err := e.svc.List(ctx, req)
 		if err != nil {
@@ -63,51 +64,51 @@ func testList(t *testing.T, open Opener) {
 	}
 
 	t.Run("MostRecentFirstAndPinnedFirst", func(t *testing.T) {
-		if got := list(&history.Request{Scope: "tenant"}); !slices.Equal(got, []string{"c4", "c3", "c2", "c1"}) {
+		if got := list(&envelope.Request{Scope: "tenant"}); !slices.Equal(got, []string{"c4", "c3", "c2", "c1"}) {
 			t.Errorf("order = %v", got)
 		}
-		if _, err := e.svc.Pin(ctx, &history.Request{SessionID: "c1"}); err != nil {
+		if _, err := e.svc.Pin(ctx, &envelope.Request{SessionID: "c1"}); err != nil {
 			t.Fatal(err)
 		}
-		if got := list(&history.Request{Scope: "tenant"}); !slices.Equal(got, []string{"c1", "c4", "c3", "c2"}) {
+		if got := list(&envelope.Request{Scope: "tenant"}); !slices.Equal(got, []string{"c1", "c4", "c3", "c2"}) {
 			t.Errorf("order after pinning c1 = %v, want c1 first", got)
 		}
-		if got := list(&history.Request{Scope: "tenant", PinnedOnly: true}); !slices.Equal(got, []string{"c1"}) {
+		if got := list(&envelope.Request{Scope: "tenant", PinnedOnly: true}); !slices.Equal(got, []string{"c1"}) {
 			t.Errorf("pinned_only = %v", got)
 		}
-		if _, err := e.svc.Pin(ctx, &history.Request{SessionID: "c1", Pinned: ptr(false)}); err != nil {
+		if _, err := e.svc.Pin(ctx, &envelope.Request{SessionID: "c1", Pinned: ptr(false)}); err != nil {
 			t.Fatal(err)
 		}
 	})
 	t.Run("ScopesNarrow", func(t *testing.T) {
 		// self is the caller's agent in its tenant, whichever user the chat was for.
-		if got := list(&history.Request{Scope: "self"}); !slices.Equal(got, []string{"c4", "c3", "c1"}) {
+		if got := list(&envelope.Request{Scope: "self"}); !slices.Equal(got, []string{"c4", "c3", "c1"}) {
 			t.Errorf("self (tenant A, agent aa1) = %v, want [c4 c3 c1]", got)
 		}
-		if got := list(&history.Request{Scope: "user"}); !slices.Equal(got, []string{"c4", "c2", "c1"}) {
+		if got := list(&envelope.Request{Scope: "user"}); !slices.Equal(got, []string{"c4", "c2", "c1"}) {
 			t.Errorf("user (tenant A, user ua1) = %v, want [c4 c2 c1]", got)
 		}
 	})
 	t.Run("Filters", func(t *testing.T) {
-		if got := list(&history.Request{Scope: "tenant", Status: "failed"}); !slices.Equal(got, []string{"c2"}) {
+		if got := list(&envelope.Request{Scope: "tenant", Status: "failed"}); !slices.Equal(got, []string{"c2"}) {
 			t.Errorf("status failed = %v", got)
 		}
-		if got := list(&history.Request{Scope: "tenant", TitleContains: "deploy"}); !slices.Equal(got, []string{"c3", "c1"}) {
+		if got := list(&envelope.Request{Scope: "tenant", TitleContains: "deploy"}); !slices.Equal(got, []string{"c3", "c1"}) {
 			t.Errorf("title_contains deploy = %v", got)
 		}
-		if got := list(&history.Request{Scope: "tenant", Agent: "aa2"}); !slices.Equal(got, []string{"c2"}) {
+		if got := list(&envelope.Request{Scope: "tenant", Agent: "aa2"}); !slices.Equal(got, []string{"c2"}) {
 			t.Errorf("agent aa2 = %v", got)
 		}
 		from := base.Add(2 * time.Minute).Format(time.RFC3339)
 		to := base.Add(3*time.Minute + 30*time.Second).Format(time.RFC3339)
-		if got := list(&history.Request{Scope: "tenant", From: from, To: to}); !slices.Equal(got, []string{"c3", "c2"}) {
+		if got := list(&envelope.Request{Scope: "tenant", From: from, To: to}); !slices.Equal(got, []string{"c3", "c2"}) {
 			t.Errorf("from %s to %s = %v", from, to, got)
 		}
-		_, err := e.svc.List(ctx, &history.Request{From: "yesterday"})
+		_, err := e.svc.List(ctx, &envelope.Request{From: "yesterday"})
 		wantCode(t, "bad from", err, annals.EINVALID)
 	})
 	t.Run("RowsCarryTotals", func(t *testing.T) {
-		res, err := e.svc.List(ctx, &history.Request{Scope: "tenant", Agent: "aa2"})
+		res, err := e.svc.List(ctx, &envelope.Request{Scope: "tenant", Agent: "aa2"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +119,7 @@ func testList(t *testing.T, open Opener) {
 	})
 	t.Run("CursorWalkVisitsEveryChatOnce", func(t *testing.T) {
 		var seen []string
-		req := &history.Request{Scope: "tenant", Limit: 3}
+		req := &envelope.Request{Scope: "tenant", Limit: 3}
 		for page := 0; page < 5; page++ {
 			res, err := e.svc.List(ctx, req)
 			if err != nil {
@@ -131,32 +132,32 @@ func testList(t *testing.T, open Opener) {
 			if res.NextCursor == "" {
 				break
 			}
-			req = &history.Request{Scope: "tenant", Limit: 3, Cursor: res.NextCursor}
+			req = &envelope.Request{Scope: "tenant", Limit: 3, Cursor: res.NextCursor}
 		}
 		if !slices.Equal(seen, []string{"c4", "c3", "c2", "c1"}) {
 			t.Errorf("cursor walk = %v", seen)
 		}
-		_, err := e.svc.List(ctx, &history.Request{Cursor: "garbage!"})
+		_, err := e.svc.List(ctx, &envelope.Request{Cursor: "garbage!"})
 		wantCode(t, "bad cursor", err, annals.EINVALID)
 	})
 	t.Run("ArchiveHidesUnlessIncluded", func(t *testing.T) {
-		res, err := e.svc.Archive(ctx, &history.Request{SessionID: "c4"})
+		res, err := e.svc.Archive(ctx, &envelope.Request{SessionID: "c4"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.Chat.ArchivedAt == nil {
 			t.Error("archive returned a chat without archived_at")
 		}
-		if got := list(&history.Request{Scope: "tenant"}); slices.Contains(got, "c4") {
+		if got := list(&envelope.Request{Scope: "tenant"}); slices.Contains(got, "c4") {
 			t.Errorf("archived c4 still listed: %v", got)
 		}
-		if got := list(&history.Request{Scope: "tenant", IncludeArchived: true}); !slices.Contains(got, "c4") {
+		if got := list(&envelope.Request{Scope: "tenant", IncludeArchived: true}); !slices.Contains(got, "c4") {
 			t.Errorf("include_archived lacks c4: %v", got)
 		}
-		if _, err := e.svc.Archive(ctx, &history.Request{SessionID: "c4", Archived: ptr(false)}); err != nil {
+		if _, err := e.svc.Archive(ctx, &envelope.Request{SessionID: "c4", Archived: ptr(false)}); err != nil {
 			t.Fatal(err)
 		}
-		if got := list(&history.Request{Scope: "tenant"}); !slices.Contains(got, "c4") {
+		if got := list(&envelope.Request{Scope: "tenant"}); !slices.Contains(got, "c4") {
 			t.Errorf("restored c4 not listed: %v", got)
 		}
 	})
@@ -164,10 +165,10 @@ func testList(t *testing.T, open Opener) {
 		if _, err := e.store.CreateChat(bg, &annals.Chat{ID: "c5", TenantID: "A", UserID: "ua1", Attributes: annals.Attributes{"repository": "github.com/o/r1,github.com/o/r2"}, CreatedAt: base}); err != nil {
 			t.Fatal(err)
 		}
-		if got := list(&history.Request{Scope: "tenant", Attributes: map[string]history.AttrValue{"repository": {Value: "github.com/o/r2", Contains: true}}}); !slices.Equal(got, []string{"c5"}) {
+		if got := list(&envelope.Request{Scope: "tenant", Attributes: map[string]envelope.AttrValue{"repository": {Value: "github.com/o/r2", Contains: true}}}); !slices.Equal(got, []string{"c5"}) {
 			t.Errorf("contains = %v", got)
 		}
-		if got := list(&history.Request{Scope: "tenant", Attributes: map[string]history.AttrValue{"repository": {Value: "github.com/o/r2"}}}); len(got) != 0 {
+		if got := list(&envelope.Request{Scope: "tenant", Attributes: map[string]envelope.AttrValue{"repository": {Value: "github.com/o/r2"}}}); len(got) != 0 {
 			t.Errorf("exact on a composite value = %v, want none", got)
 		}
 	})
@@ -178,10 +179,10 @@ func testSearch(t *testing.T, open Opener) {
 	e.chat("s1", "A", "ua1", "aa1", 1, "Deploy the emag.ro shop")
 	e.chat("s2", "A", "ua1", "aa1", 2, "Café menu")
 	ctx := as(member("A", "ua1", "aa1", annals.ScopeTenant))
-	if _, err := e.svc.Annotate(ctx, &history.Request{SessionID: "s2", Description: ptr("talked about kubernetes ingress")}); err != nil {
+	if _, err := e.svc.Annotate(ctx, &envelope.Request{SessionID: "s2", Description: ptr("talked about kubernetes ingress")}); err != nil {
 		t.Fatal(err)
 	}
-	search := func(req *history.Request) []string {
+	search := func(req *envelope.Request) []string {
 		t.Helper()
 		req.Op = history.OpSearch
 		res, err := e.svc.Search(ctx, req)
@@ -190,22 +191,22 @@ func testSearch(t *testing.T, open Opener) {
 		}
 		return hitIDs(res.Chats)
 	}
-	if got := search(&history.Request{Query: "emag.ro"}); !slices.Equal(got, []string{"s1"}) {
+	if got := search(&envelope.Request{Query: "emag.ro"}); !slices.Equal(got, []string{"s1"}) {
 		t.Errorf("emag.ro = %v", got)
 	}
-	if got := search(&history.Request{Query: "cafe"}); !slices.Equal(got, []string{"s2"}) {
+	if got := search(&envelope.Request{Query: "cafe"}); !slices.Equal(got, []string{"s2"}) {
 		t.Errorf("accent-insensitive cafe = %v", got)
 	}
-	if got := search(&history.Request{Query: "DEPLOY"}); !slices.Equal(got, []string{"s1"}) {
+	if got := search(&envelope.Request{Query: "DEPLOY"}); !slices.Equal(got, []string{"s1"}) {
 		t.Errorf("case-insensitive DEPLOY = %v", got)
 	}
-	if got := search(&history.Request{Query: "kubernetes"}); !slices.Equal(got, []string{"s2"}) {
+	if got := search(&envelope.Request{Query: "kubernetes"}); !slices.Equal(got, []string{"s2"}) {
 		t.Errorf("description kubernetes = %v", got)
 	}
-	if got := search(&history.Request{Query: "kubernetes", In: []string{"title"}}); len(got) != 0 {
+	if got := search(&envelope.Request{Query: "kubernetes", In: []string{"title"}}); len(got) != 0 {
 		t.Errorf("in title only, kubernetes = %v, want none", got)
 	}
-	_, err := e.svc.Search(ctx, &history.Request{Query: "   "})
+	_, err := e.svc.Search(ctx, &envelope.Request{Query: "   "})
 	wantCode(t, "empty query", err, annals.EINVALID)
 }
 
@@ -223,7 +224,7 @@ func testGet(t *testing.T, open Opener) {
 
 	t.Run("PagesByCursor", func(t *testing.T) {
 		var seqs []int64
-		req := &history.Request{SessionID: "g1", Limit: 5}
+		req := &envelope.Request{SessionID: "g1", Limit: 5}
 		for i := 0; i < 10; i++ {
 			res, err := e.svc.Get(ctx, req)
 			if err != nil {
@@ -238,14 +239,14 @@ func testGet(t *testing.T, open Opener) {
 				}
 				break
 			}
-			req = &history.Request{SessionID: "g1", Limit: 5, Cursor: res.NextCursor}
+			req = &envelope.Request{SessionID: "g1", Limit: 5, Cursor: res.NextCursor}
 		}
 		if len(seqs) != 13 || seqs[0] != 1 || seqs[12] != 13 {
 			t.Errorf("walked seqs %v, want 1..13", seqs)
 		}
 	})
 	t.Run("WindowAroundSeq", func(t *testing.T) {
-		res, err := e.svc.Get(ctx, &history.Request{SessionID: "g1", AroundSeq: 6, Context: ptr(2)})
+		res, err := e.svc.Get(ctx, &envelope.Request{SessionID: "g1", AroundSeq: 6, Context: ptr(2)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,7 +259,7 @@ func testGet(t *testing.T, open Opener) {
 		}
 	})
 	t.Run("ConversationKeepsOnlyUserAndAssistant", func(t *testing.T) {
-		res, err := e.svc.Get(ctx, &history.Request{SessionID: "g1", Format: "conversation"})
+		res, err := e.svc.Get(ctx, &envelope.Request{SessionID: "g1", Format: "conversation"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -272,7 +273,7 @@ func testGet(t *testing.T, open Opener) {
 		}
 	})
 	t.Run("MarkdownExport", func(t *testing.T) {
-		res, err := e.svc.Get(ctx, &history.Request{SessionID: "g1", Format: "markdown"})
+		res, err := e.svc.Get(ctx, &envelope.Request{SessionID: "g1", Format: "markdown"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -288,27 +289,27 @@ func testCurate(t *testing.T, open Opener) {
 	e := newEnv(t, open)
 	e.chat("k1", "A", "ua1", "aa1", 1, "old title")
 	ctx := as(member("A", "ua1", "aa1", annals.ScopeTenant))
-	r, err := e.svc.Rename(ctx, &history.Request{SessionID: "k1", Title: ptr("new title")})
+	r, err := e.svc.Rename(ctx, &envelope.Request{SessionID: "k1", Title: ptr("new title")})
 	if err != nil || r.Chat.Title != "new title" {
 		t.Fatalf("rename = %+v, %v", r, err)
 	}
-	a, err := e.svc.Annotate(ctx, &history.Request{SessionID: "k1", Description: ptr("about things"), Tags: &[]string{"x", "y"}})
+	a, err := e.svc.Annotate(ctx, &envelope.Request{SessionID: "k1", Description: ptr("about things"), Tags: &[]string{"x", "y"}})
 	if err != nil || a.Chat.Description != "about things" || !slices.Equal(a.Chat.Tags, []string{"x", "y"}) {
 		t.Fatalf("annotate = %+v, %v", a, err)
 	}
-	a, err = e.svc.Annotate(ctx, &history.Request{SessionID: "k1", Tags: &[]string{}})
+	a, err = e.svc.Annotate(ctx, &envelope.Request{SessionID: "k1", Tags: &[]string{}})
 	if err != nil || len(a.Chat.Tags) != 0 || a.Chat.Description != "about things" {
 		t.Fatalf("clearing tags = %+v, %v (description must stay)", a, err)
 	}
-	_, err = e.svc.Annotate(ctx, &history.Request{SessionID: "k1"})
+	_, err = e.svc.Annotate(ctx, &envelope.Request{SessionID: "k1"})
 	wantCode(t, "annotate with nothing", err, annals.EINVALID)
-	_, err = e.svc.Rename(ctx, &history.Request{SessionID: "k1"})
+	_, err = e.svc.Rename(ctx, &envelope.Request{SessionID: "k1"})
 	wantCode(t, "rename without title", err, annals.EINVALID)
-	p, err := e.svc.Pin(ctx, &history.Request{SessionID: "k1"})
+	p, err := e.svc.Pin(ctx, &envelope.Request{SessionID: "k1"})
 	if err != nil || !p.Chat.Pinned {
 		t.Fatalf("pin default = %+v, %v", p, err)
 	}
-	r, err = e.svc.Rename(ctx, &history.Request{SessionID: "k1", Title: ptr("")})
+	r, err = e.svc.Rename(ctx, &envelope.Request{SessionID: "k1", Title: ptr("")})
 	if err != nil || r.Chat.Title != "" {
 		t.Fatalf("clearing the title = %+v, %v", r, err)
 	}
@@ -319,7 +320,7 @@ func testRecap(t *testing.T, open Opener) {
 	e.chat("r1", "A", "ua1", "aa1", 1, "recap me", "Please fix the flaky login test in auth_test.go", "I'll rerun it with -count=20 to reproduce the flake.")
 	e.chat("rb", "B", "ub1", "ab1", 2, "other tenant", "secret B stuff")
 	ctx := as(member("A", "ua1", "aa1", annals.ScopeTenant))
-	res, err := e.svc.Recap(ctx, &history.Request{SessionID: "r1"})
+	res, err := e.svc.Recap(ctx, &envelope.Request{SessionID: "r1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +334,7 @@ func testRecap(t *testing.T, open Opener) {
 	if _, err := e.store.AppendEntries(context.Background(), "r1", []*annals.Entry{{ID: "more", Kind: annals.KindAssistant, Text: "Root cause: a shared clock. I switched the test to a fake clock and it passes.", Time: base.Add(time.Hour)}}); err != nil {
 		t.Fatal(err)
 	}
-	again, err := e.svc.Recap(ctx, &history.Request{SessionID: "r1"})
+	again, err := e.svc.Recap(ctx, &envelope.Request{SessionID: "r1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,13 +346,13 @@ func testRecap(t *testing.T, open Opener) {
 		t.Errorf("stored summary %q, want the latest", got.Summary)
 	}
 	calls := e.sum.calls
-	_, err = e.svc.Recap(ctx, &history.Request{SessionID: "rb"})
+	_, err = e.svc.Recap(ctx, &envelope.Request{SessionID: "rb"})
 	wantCode(t, "recap of another tenant's chat", err, annals.ENOTFOUND)
 	if e.sum.calls != calls || slices.Contains(e.sum.ids, "rb") {
 		t.Errorf("the summarizer was called for an out-of-scope chat")
 	}
-	plain := history.New(history.Config{Store: e.store})
-	_, err = plain.Recap(ctx, &history.Request{SessionID: "r1"})
+	plain := newService(history.Config{Store: e.store})
+	_, err = plain.Recap(ctx, &envelope.Request{SessionID: "r1"})
 	wantCode(t, "recap without a summarizer", err, annals.EUNAVAILABLE)
 }
 
@@ -376,7 +377,7 @@ func testRelated(t *testing.T, open Opener) {
 		t.Fatalf("backfill = %+v, %v; want 3 embedded", p, err)
 	}
 	ctx := as(member("A", "ua1", "aa1", annals.ScopeTenant))
-	res, err := e.svc.Related(ctx, &history.Request{SessionID: "k8s-1"})
+	res, err := e.svc.Related(ctx, &envelope.Request{SessionID: "k8s-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +394,7 @@ func testRelated(t *testing.T, open Opener) {
 	if slices.Contains(got, "twin") {
 		t.Error("an identical vector of another tenant appeared in related")
 	}
-	byQuery, err := e.svc.Related(ctx, &history.Request{Query: "bread baking"})
+	byQuery, err := e.svc.Related(ctx, &envelope.Request{Query: "bread baking"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +402,7 @@ func testRelated(t *testing.T, open Opener) {
 		t.Errorf("related to 'bread baking' = %+v, want cook first", byQuery.Results)
 	}
 	// The admin in global scope does see the twin.
-	all, err := e.svc.Related(admin, &history.Request{Scope: "global", SessionID: "k8s-1"})
+	all, err := e.svc.Related(admin, &envelope.Request{Scope: "global", SessionID: "k8s-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +412,7 @@ func testRelated(t *testing.T, open Opener) {
 	// Renaming re-embeds: the chat's similarity to its old topic collapses.
 	scoreOf := func(query, id string) float32 {
 		t.Helper()
-		res, err := e.svc.Related(ctx, &history.Request{Query: query})
+		res, err := e.svc.Related(ctx, &envelope.Request{Query: query})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -423,22 +424,22 @@ func testRelated(t *testing.T, open Opener) {
 		return 0
 	}
 	before := scoreOf("sourdough bread baking", "cook")
-	if _, err := e.svc.Rename(ctx, &history.Request{SessionID: "cook", Title: ptr("kubernetes ingress controller timeouts again")}); err != nil {
+	if _, err := e.svc.Rename(ctx, &envelope.Request{SessionID: "cook", Title: ptr("kubernetes ingress controller timeouts again")}); err != nil {
 		t.Fatal(err)
 	}
 	if after := scoreOf("sourdough bread baking", "cook"); after > before/4 {
 		t.Errorf("score of the renamed chat for its old topic went from %.3f to %.3f: rename did not re-embed", before, after)
 	}
-	plain := history.New(history.Config{Store: e.store})
-	_, err = plain.Related(ctx, &history.Request{Query: "x"})
+	plain := newService(history.Config{Store: e.store})
+	_, err = plain.Related(ctx, &envelope.Request{Query: "x"})
 	wantCode(t, "related without an embedder", err, annals.EUNAVAILABLE)
 	if !strings.Contains(annals.ErrorMessage(err), "embedder") {
 		t.Errorf("message %q does not say how to configure an embedder", annals.ErrorMessage(err))
 	}
-	if _, err := plain.List(ctx, &history.Request{}); err != nil {
+	if _, err := plain.List(ctx, &envelope.Request{}); err != nil {
 		t.Errorf("list without an embedder: %v", err)
 	}
-	_, err = e.svc.Related(ctx, &history.Request{})
+	_, err = e.svc.Related(ctx, &envelope.Request{})
 	wantCode(t, "related with neither id nor query", err, annals.EINVALID)
 }
 
@@ -448,7 +449,7 @@ func testResume(t *testing.T, open Opener) {
 	if _, err := e.store.RecordRun(context.Background(), &annals.Run{ID: "zr", ChatID: "z1", Status: annals.StatusAwaitingInput, StartedAt: base}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.svc.Resume(as(member("A", "ua1", "aa1", annals.ScopeSelf)), &history.Request{SessionID: "z1"})
+	res, err := e.svc.Resume(as(member("A", "ua1", "aa1", annals.ScopeSelf)), &envelope.Request{SessionID: "z1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,9 +471,9 @@ func testDelete(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	// A member who is neither the chat's user nor agent may not delete it.
-	_, err := e.svc.Delete(as(member("A", "ua1", "aa1", annals.ScopeTenant)), &history.Request{SessionID: "d2"})
+	_, err := e.svc.Delete(as(member("A", "ua1", "aa1", annals.ScopeTenant)), &envelope.Request{SessionID: "d2"})
 	wantCode(t, "member deleting another user's chat", err, annals.EFORBIDDEN)
-	res, err := e.svc.Delete(as(member("A", "ua1", "aa1", annals.ScopeTenant)), &history.Request{SessionID: "d1"})
+	res, err := e.svc.Delete(as(member("A", "ua1", "aa1", annals.ScopeTenant)), &envelope.Request{SessionID: "d1"})
 	if err != nil || res.Deleted != "d1" {
 		t.Fatalf("delete = %+v, %v", res, err)
 	}
@@ -492,7 +493,7 @@ func testDelete(t *testing.T, open Opener) {
 			t.Error("embedding of the deleted chat remains")
 		}
 	}
-	if _, err := e.svc.Delete(as(&annals.Principal{TenantID: "A", Role: annals.RoleOperator, Scopes: []annals.Scope{annals.ScopeTenant}}), &history.Request{SessionID: "d2"}); err != nil {
+	if _, err := e.svc.Delete(as(&annals.Principal{TenantID: "A", Role: annals.RoleOperator, Scopes: []annals.Scope{annals.ScopeTenant}}), &envelope.Request{SessionID: "d2"}); err != nil {
 		t.Errorf("operator delete: %v", err)
 	}
 }
@@ -501,7 +502,7 @@ func testEnvelope(t *testing.T, open Opener) {
 	e := newEnv(t, open)
 	e.chat("v1", "A", "ua1", "aa1", 1, "enveloped")
 	ctx := as(member("A", "ua1", "aa1", annals.ScopeTenant))
-	req, err := history.DecodeRequest(strings.NewReader(`{"op":"annotate","session_id":"v1","tags":["a","b"],"attributes":{"k":{"contains":"v"}}}`))
+	req, err := envelope.DecodeRequest(strings.NewReader(`{"op":"annotate","session_id":"v1","tags":["a","b"],"attributes":{"k":{"contains":"v"}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,7 +510,7 @@ func testEnvelope(t *testing.T, open Opener) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cr, ok := out.(*history.ChatResponse); !ok || !slices.Equal(cr.Chat.Tags, []string{"a", "b"}) {
+	if cr, ok := out.(*envelope.ChatResponse); !ok || !slices.Equal(cr.Chat.Tags, []string{"a", "b"}) {
 		t.Errorf("annotate via envelope = %#v", out)
 	}
 	for body, want := range map[string]string{
@@ -519,7 +520,7 @@ func testEnvelope(t *testing.T, open Opener) {
 		`{"op":"list"} {"op":"get"}`:  "more than one",
 		`{"op":"list","attributes":{"k":{"regex":"x"}}}`: "contains",
 	} {
-		_, err := history.DecodeRequest(strings.NewReader(body))
+		_, err := envelope.DecodeRequest(strings.NewReader(body))
 		wantCode(t, "decode "+body, err, annals.EINVALID)
 		if !strings.Contains(annals.ErrorMessage(err), want) {
 			t.Errorf("decode %s: message %q lacks %q", body, annals.ErrorMessage(err), want)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/envelope"
 	"github.com/annals-dev/annals/history"
 )
 
@@ -22,27 +23,27 @@ func testCrossTenantRaces(t *testing.T, open Opener) {
 	ops := []struct {
 		name string
 		n    int
-		run  func(svc *history.Service, id string) error
+		run  func(svc service, id string) error
 	}{
-		{"delete", raceIterations, func(svc *history.Service, id string) error {
-			_, err := svc.Delete(ctxA, &history.Request{Op: history.OpDelete, SessionID: id})
+		{"delete", raceIterations, func(svc service, id string) error {
+			_, err := svc.Delete(ctxA, &envelope.Request{Op: history.OpDelete, SessionID: id})
 			return err
 		}},
-		{"rename", raceIterations, func(svc *history.Service, id string) error {
-			_, err := svc.Rename(ctxA, &history.Request{Op: history.OpRename, SessionID: id, Title: ptr("written by A")})
+		{"rename", raceIterations, func(svc service, id string) error {
+			_, err := svc.Rename(ctxA, &envelope.Request{Op: history.OpRename, SessionID: id, Title: ptr("written by A")})
 			return err
 		}},
-		{"pin", raceIterations/10 + 1, func(svc *history.Service, id string) error {
-			_, err := svc.Pin(ctxA, &history.Request{Op: history.OpPin, SessionID: id})
+		{"pin", raceIterations/10 + 1, func(svc service, id string) error {
+			_, err := svc.Pin(ctxA, &envelope.Request{Op: history.OpPin, SessionID: id})
 			return err
 		}},
-		{"recap", raceIterations, func(svc *history.Service, id string) error {
-			_, err := svc.Recap(ctxA, &history.Request{Op: history.OpRecap, SessionID: id})
+		{"recap", raceIterations, func(svc service, id string) error {
+			_, err := svc.Recap(ctxA, &envelope.Request{Op: history.OpRecap, SessionID: id})
 			return err
 		}},
 		// Reads through a fetched chat are bound to it too: nothing of B's comes back to A.
-		{"get", raceIterations/10 + 1, func(svc *history.Service, id string) error {
-			res, err := svc.Get(ctxA, &history.Request{Op: history.OpGet, SessionID: id})
+		{"get", raceIterations/10 + 1, func(svc service, id string) error {
+			res, err := svc.Get(ctxA, &envelope.Request{Op: history.OpGet, SessionID: id})
 			switch {
 			case err != nil:
 				return err
@@ -52,23 +53,23 @@ func testCrossTenantRaces(t *testing.T, open Opener) {
 			// The chat as A checked it, with the page bound to it: empty, since it is gone.
 			return annals.NotFound(id)
 		}},
-		{"markdown", raceIterations/10 + 1, func(svc *history.Service, id string) error {
-			_, err := svc.Get(ctxA, &history.Request{Op: history.OpGet, SessionID: id, Format: history.FormatMarkdown})
+		{"markdown", raceIterations/10 + 1, func(svc service, id string) error {
+			_, err := svc.Get(ctxA, &envelope.Request{Op: history.OpGet, SessionID: id, Format: history.FormatMarkdown})
 			return err
 		}},
-		{"runs", raceIterations/10 + 1, func(svc *history.Service, id string) error {
-			_, err := svc.Runs(ctxA, &history.Request{Op: history.OpGet, SessionID: id})
+		{"runs", raceIterations/10 + 1, func(svc service, id string) error {
+			_, err := svc.Runs(ctxA, &envelope.Request{Op: history.OpGet, SessionID: id})
 			return err
 		}},
-		{"append", raceIterations, func(svc *history.Service, id string) error {
+		{"append", raceIterations, func(svc service, id string) error {
 			_, err := svc.AppendEntries(ctxA, id, []*annals.Entry{{ID: "from-a", Kind: annals.KindUser, Text: "written by A"}})
 			return err
 		}},
-		{"truncate", raceIterations/10 + 1, func(svc *history.Service, id string) error {
+		{"truncate", raceIterations/10 + 1, func(svc service, id string) error {
 			_, err := svc.TruncateChat(ctxA, id, annals.TruncatePoint{Seq: 1})
 			return err
 		}},
-		{"run", raceIterations/10 + 1, func(svc *history.Service, id string) error {
+		{"run", raceIterations/10 + 1, func(svc service, id string) error {
 			_, err := svc.RecordRun(ctxA, &annals.Run{ID: id + "-run", ChatID: id, Status: annals.StatusFailed, CostUSD: 99999})
 			return err
 		}},
@@ -77,7 +78,7 @@ func testCrossTenantRaces(t *testing.T, open Opener) {
 		t.Run(op.name, func(t *testing.T) {
 			store := newInterleavingStore(open(t))
 			sum := &readingSummarizer{}
-			svc := history.New(history.Config{Store: store, Summarizer: sum})
+			svc := newService(history.Config{Store: store, Summarizer: sum})
 			ctx := context.Background()
 			for i := range op.n {
 				id := "race-" + op.name + "-" + itoa(i)
@@ -177,7 +178,7 @@ func (r *readingSummarizer) sawText(s string) bool {
 // B's chat never carries A's title or A's entry.
 func testConcurrentDeleteCreate(t *testing.T, open Opener) {
 	store := open(t)
-	svc := history.New(history.Config{Store: store})
+	svc := newService(history.Config{Store: store})
 	ctx := context.Background()
 	ctxA := as(member("A", "ua1", "aa1", annals.ScopeUser))
 	deadline := time.Now().Add(3 * time.Second)
@@ -190,7 +191,7 @@ func testConcurrentDeleteCreate(t *testing.T, open Opener) {
 		wg.Add(3)
 		go func() {
 			defer wg.Done()
-			_, _ = svc.Rename(ctxA, &history.Request{Op: history.OpRename, SessionID: id, Title: ptr("written by A")})
+			_, _ = svc.Rename(ctxA, &envelope.Request{Op: history.OpRename, SessionID: id, Title: ptr("written by A")})
 		}()
 		go func() {
 			defer wg.Done()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/envelope"
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/redact"
 )
@@ -42,7 +43,7 @@ func testRedaction(t *testing.T, open Opener) {
 		t.Error("the capture path modified the caller's entry in place")
 	}
 	ctx := as(member("A", "ua1", "", annals.ScopeUser))
-	got, err := e.svc.Get(ctx, &history.Request{SessionID: "x1"})
+	got, err := e.svc.Get(ctx, &envelope.Request{SessionID: "x1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,8 +64,8 @@ func testRedaction(t *testing.T, open Opener) {
 		}
 	}
 	// Titles set through the service are redacted too.
-	svc := history.New(history.Config{Store: e.store, Redactor: r})
-	rn, err := svc.Rename(ctx, &history.Request{SessionID: "x1", Title: ptr("now with " + key)})
+	svc := newService(history.Config{Store: e.store, Redactor: r})
+	rn, err := svc.Rename(ctx, &envelope.Request{SessionID: "x1", Title: ptr("now with " + key)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,14 +83,14 @@ func testTagsAreRedacted(t *testing.T, open Opener) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := history.New(history.Config{Store: e.store, Redactor: r})
+	svc := newService(history.Config{Store: e.store, Redactor: r})
 	const key = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
 	const npm = "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 	ctx := as(member("A", "ua1", "", annals.ScopeUser))
 	if _, err := svc.CreateChat(ctx, &annals.Chat{ID: "t1", Tags: []string{"ops", key, "token=" + key}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Annotate(ctx, &history.Request{Op: history.OpAnnotate, SessionID: "t1", Tags: ptr([]string{"ops", npm, "release"})}); err != nil {
+	if _, err := svc.Annotate(ctx, &envelope.Request{Op: history.OpAnnotate, SessionID: "t1", Tags: ptr([]string{"ops", npm, "release"})}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Capture(ctx, []annals.CaptureOp{{Chat: &annals.Chat{ID: "t2", Tags: []string{key}}}}); err != nil {
@@ -107,7 +108,7 @@ func testTagsAreRedacted(t *testing.T, open Opener) {
 		t.Errorf("t1 tags = %q, want ops, the npm marker, release", got)
 	}
 	for _, q := range []string{key, npm, "tag:" + key} {
-		res, err := svc.Search(ctx, &history.Request{Query: `"` + q + `"`})
+		res, err := svc.Search(ctx, &envelope.Request{Query: `"` + q + `"`})
 		if err != nil {
 			continue // a query the language refuses finds nothing either
 		}
@@ -115,7 +116,7 @@ func testTagsAreRedacted(t *testing.T, open Opener) {
 			t.Errorf("search %q found %d chats by a secret tag", q, len(res.Chats))
 		}
 	}
-	list, err := svc.List(ctx, &history.Request{Op: history.OpList, Tag: key})
+	list, err := svc.List(ctx, &envelope.Request{Op: history.OpList, Tag: key})
 	if err != nil || len(list.Chats) != 0 {
 		t.Errorf("list tag=<secret>: %v, %d chats; want none", err, len(list.Chats))
 	}

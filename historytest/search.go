@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/envelope"
 )
 
 // searchCorpus writes a small corpus whose every document exists to prove one behaviour.
@@ -73,9 +73,9 @@ func searchCorpus(t *testing.T, open Opener) *env {
 func testSearchLanguage(t *testing.T, open Opener) {
 	e := searchCorpus(t, open)
 	ctx := as(member("A", "u", "coder", annals.ScopeTenant))
-	search := func(q string, mod ...func(*history.Request)) []string {
+	search := func(q string, mod ...func(*envelope.Request)) []string {
 		t.Helper()
-		req := &history.Request{Query: q}
+		req := &envelope.Request{Query: q}
 		for _, m := range mod {
 			m(req)
 		}
@@ -134,10 +134,10 @@ func testSearchLanguage(t *testing.T, open Opener) {
 		}
 	}
 	for _, q := range []string{"", "   ", "!!!", "-foo", `""`, "((("} {
-		_, err := e.svc.Search(ctx, &history.Request{Query: q})
+		_, err := e.svc.Search(ctx, &envelope.Request{Query: q})
 		wantCode(t, "query "+q, err, annals.EINVALID)
 	}
-	res, err := e.svc.Search(ctx, &history.Request{Query: "quokka"})
+	res, err := e.svc.Search(ctx, &envelope.Request{Query: "quokka"})
 	if err != nil || res.Total != 0 || len(res.Chats) != 0 {
 		t.Errorf("other tenant's term: total %d chats %d err %v", res.Total, len(res.Chats), err)
 	}
@@ -146,35 +146,35 @@ func testSearchLanguage(t *testing.T, open Opener) {
 func testSearchRanking(t *testing.T, open Opener) {
 	e := searchCorpus(t, open)
 	ctx := as(member("A", "u", "coder", annals.ScopeTenant))
-	res, err := e.svc.Search(ctx, &history.Request{Query: "kubernetes"})
+	res, err := e.svc.Search(ctx, &envelope.Request{Query: "kubernetes"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := hitIDs(res.Chats); !slices.Equal(got, []string{"titled", "mention"}) {
 		t.Errorf("ranking = %v, want the chat with the term in title and body first", got)
 	}
-	res, err = e.svc.Search(ctx, &history.Request{Query: "zeppelin"})
+	res, err = e.svc.Search(ctx, &envelope.Request{Query: "zeppelin"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := hitIDs(res.Chats); !slices.Equal(got, []string{"twin-new", "twin-old"}) {
 		t.Errorf("equal matches = %v, want the more recent first", got)
 	}
-	res, err = e.svc.Search(ctx, &history.Request{Query: "kubernetes", Sort: "recent"})
+	res, err = e.svc.Search(ctx, &envelope.Request{Query: "kubernetes", Sort: "recent"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := hitIDs(res.Chats); !slices.Equal(got, []string{"mention", "titled"}) {
 		t.Errorf("sort recent = %v", got)
 	}
-	_, err = e.svc.Search(ctx, &history.Request{Query: "x", Sort: "best"})
+	_, err = e.svc.Search(ctx, &envelope.Request{Query: "x", Sort: "best"})
 	wantCode(t, "unknown sort", err, annals.EINVALID)
 }
 
 func testSearchSnippets(t *testing.T, open Opener) {
 	e := searchCorpus(t, open)
 	ctx := as(member("A", "u", "coder", annals.ScopeTenant))
-	res, err := e.svc.Search(ctx, &history.Request{Query: "foo_bar", MarkOpen: "<b>", MarkClose: "</b>"})
+	res, err := e.svc.Search(ctx, &envelope.Request{Query: "foo_bar", MarkOpen: "<b>", MarkClose: "</b>"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,14 +193,14 @@ func testSearchSnippets(t *testing.T, open Opener) {
 	if !slices.Equal(seqs, []int64{1, 3}) {
 		t.Errorf("snippet seqs = %v, want [1 3] (the entries that mention foo_bar)", seqs)
 	}
-	tool, err := e.svc.Search(ctx, &history.Request{Query: "192.168.0.1"})
+	tool, err := e.svc.Search(ctx, &envelope.Request{Query: "192.168.0.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s := tool.Chats[0].Snippets; len(s) != 1 || s[0].Seq != 3 || s[0].Kind != annals.KindTool || s[0].Tool != "Bash" {
 		t.Errorf("tool snippet = %+v, want seq 3, tool Bash", s)
 	}
-	ent, err := e.svc.Search(ctx, &history.Request{Query: "foo_bar", Mode: "entries"})
+	ent, err := e.svc.Search(ctx, &envelope.Request{Query: "foo_bar", Mode: "entries"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func testSearchFollowsWrites(t *testing.T, open Opener) {
 	bg := context.Background()
 	count := func(q string) int {
 		t.Helper()
-		res, err := e.svc.Search(ctx, &history.Request{Query: q, Mode: "entries"})
+		res, err := e.svc.Search(ctx, &envelope.Request{Query: q, Mode: "entries"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,7 +241,7 @@ func testSearchFollowsWrites(t *testing.T, open Opener) {
 	if n := count("pricing"); n != 1 {
 		t.Errorf("the entry before the truncation point is gone (%d hits)", n)
 	}
-	if _, err := e.svc.Delete(as(admin(allScopes...)), &history.Request{Scope: "global", SessionID: "panic"}); err != nil {
+	if _, err := e.svc.Delete(as(admin(allScopes...)), &envelope.Request{Scope: "global", SessionID: "panic"}); err != nil {
 		t.Fatal(err)
 	}
 	if n := count("off-by-one"); n != 0 {
@@ -253,7 +253,7 @@ func testSearchPaging(t *testing.T, open Opener) {
 	e := searchCorpus(t, open)
 	ctx := as(member("A", "u", "coder", annals.ScopeTenant))
 	var seen []string
-	req := &history.Request{Query: "the", Limit: 2}
+	req := &envelope.Request{Query: "the", Limit: 2}
 	for i := 0; i < 10; i++ {
 		res, err := e.svc.Search(ctx, req)
 		if err != nil {
@@ -269,7 +269,7 @@ func testSearchPaging(t *testing.T, open Opener) {
 			}
 			break
 		}
-		req = &history.Request{Query: "the", Limit: 2, Cursor: res.NextCursor}
+		req = &envelope.Request{Query: "the", Limit: 2, Cursor: res.NextCursor}
 	}
 	sorted := slices.Clone(seen)
 	slices.Sort(sorted)
@@ -282,11 +282,11 @@ func testSearchPaging(t *testing.T, open Opener) {
 // scores would move with other tenants' words. Members get order only; admins get scores.
 func testSearchScoresNeverLeakOtherTenants(t *testing.T, open Opener) {
 	e := searchCorpus(t, open)
-	res, err := e.svc.Search(as(member("A", "u", "coder", annals.ScopeTenant)), &history.Request{Query: "emag.ro"})
+	res, err := e.svc.Search(as(member("A", "u", "coder", annals.ScopeTenant)), &envelope.Request{Query: "emag.ro"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ent, err := e.svc.Search(as(member("A", "u", "coder", annals.ScopeTenant)), &history.Request{Query: "emag.ro", Mode: "entries"})
+	ent, err := e.svc.Search(as(member("A", "u", "coder", annals.ScopeTenant)), &envelope.Request{Query: "emag.ro", Mode: "entries"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func testSearchScoresNeverLeakOtherTenants(t *testing.T, open Opener) {
 			t.Errorf("member entry search exposes score %v", h.Score)
 		}
 	}
-	adm, err := e.svc.Search(as(admin(allScopes...)), &history.Request{Scope: "global", Query: "emag.ro"})
+	adm, err := e.svc.Search(as(admin(allScopes...)), &envelope.Request{Scope: "global", Query: "emag.ro"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,14 +7,15 @@ import (
 	"testing"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/envelope"
 	"github.com/annals-dev/annals/history"
 )
 
 // byIDOps are the ops that take a session_id and must fold "outside scope" into not-found.
 var byIDOps = []string{history.OpGet, history.OpRename, history.OpAnnotate, history.OpPin, history.OpArchive, history.OpRecap, history.OpResume, history.OpDelete, history.OpRelated}
 
-func byIDRequest(op, id string) *history.Request {
-	r := &history.Request{Op: op, SessionID: id}
+func byIDRequest(op, id string) *envelope.Request {
+	r := &envelope.Request{Op: op, SessionID: id}
 	switch op {
 	case history.OpRename:
 		r.Title = ptr("x")
@@ -30,12 +31,12 @@ func testSecurityInvariants(t *testing.T, open Opener) {
 		e.chat("a1", "A", "ua1", "aa1", 1, "alpha")
 		e.chat("b1", "B", "ub1", "ab1", 2, "bravo")
 		// The envelope has no owner fields at all: a body naming a tenant is refused by name.
-		_, err := history.DecodeRequest(strings.NewReader(`{"op":"list","tenant_id":"B"}`))
+		_, err := envelope.DecodeRequest(strings.NewReader(`{"op":"list","tenant_id":"B"}`))
 		wantCode(t, "envelope with tenant_id", err, annals.EINVALID)
 		if !strings.Contains(annals.ErrorMessage(err), "tenant_id") {
 			t.Errorf("message %q does not name the field", annals.ErrorMessage(err))
 		}
-		res, err := e.svc.List(as(member("A", "ua1", "aa1", annals.ScopeTenant)), &history.Request{Op: "list"})
+		res, err := e.svc.List(as(member("A", "ua1", "aa1", annals.ScopeTenant)), &envelope.Request{Op: "list"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,13 +65,13 @@ func testSecurityInvariants(t *testing.T, open Opener) {
 		e.chat("a1", "A", "ua1", "aa1", 1, "alpha")
 		e.chat("b1", "B", "ub1", "ab1", 2, "bravo")
 		// A member whose config lists global still cannot use it.
-		_, err := e.svc.List(as(member("A", "ua1", "aa1", annals.ScopeGlobal, annals.ScopeTenant)), &history.Request{Scope: "global"})
+		_, err := e.svc.List(as(member("A", "ua1", "aa1", annals.ScopeGlobal, annals.ScopeTenant)), &envelope.Request{Scope: "global"})
 		wantCode(t, "member asking for global", err, annals.EFORBIDDEN)
 		// "any" is the alias of global and is gated the same way.
-		_, err = e.svc.List(as(member("A", "ua1", "aa1", annals.ScopeGlobal)), &history.Request{Scope: "any"})
+		_, err = e.svc.List(as(member("A", "ua1", "aa1", annals.ScopeGlobal)), &envelope.Request{Scope: "any"})
 		wantCode(t, "member asking for any", err, annals.EFORBIDDEN)
 		// Stripped, not honoured: the default scope of such a member is its tenant, not global.
-		res, err := e.svc.List(as(member("A", "ua1", "aa1", annals.ScopeGlobal, annals.ScopeTenant)), &history.Request{})
+		res, err := e.svc.List(as(member("A", "ua1", "aa1", annals.ScopeGlobal, annals.ScopeTenant)), &envelope.Request{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,10 +79,10 @@ func testSecurityInvariants(t *testing.T, open Opener) {
 			t.Errorf("member default scope = %s with %v, want tenant with [a1]", res.Scope, ids(res.Chats))
 		}
 		// No principal at all (background work, a resumed run): not admin, no history.
-		_, err = e.svc.List(context.Background(), &history.Request{Scope: "global"})
+		_, err = e.svc.List(context.Background(), &envelope.Request{Scope: "global"})
 		wantCode(t, "no principal", err, annals.EFORBIDDEN)
 		// An admin reaches every tenant.
-		res, err = e.svc.List(as(admin(allScopes...)), &history.Request{Scope: "global"})
+		res, err = e.svc.List(as(admin(allScopes...)), &envelope.Request{Scope: "global"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,18 +94,18 @@ func testSecurityInvariants(t *testing.T, open Opener) {
 	t.Run("4_IdentityRequiredNeverWidened", func(t *testing.T) {
 		e := newEnv(t, open)
 		e.chat("a1", "A", "ua1", "aa1", 1, "alpha")
-		_, err := e.svc.List(as(member("A", "", "aa1", annals.ScopeUser)), &history.Request{Scope: "user"})
+		_, err := e.svc.List(as(member("A", "", "aa1", annals.ScopeUser)), &envelope.Request{Scope: "user"})
 		wantCode(t, "user scope without user identity", err, annals.EFORBIDDEN)
 		if !strings.Contains(annals.ErrorMessage(err), "user identity") {
 			t.Errorf("message %q does not say what is missing", annals.ErrorMessage(err))
 		}
-		_, err = e.svc.List(as(member("A", "ua1", "", annals.ScopeSelf)), &history.Request{Scope: "self"})
+		_, err = e.svc.List(as(member("A", "ua1", "", annals.ScopeSelf)), &envelope.Request{Scope: "self"})
 		wantCode(t, "self scope without agent identity", err, annals.EFORBIDDEN)
 		if !strings.Contains(annals.ErrorMessage(err), "agent identity") {
 			t.Errorf("message %q does not say what is missing", annals.ErrorMessage(err))
 		}
 		// By-id ops refuse the same way rather than fetching tenant-wide.
-		_, err = e.svc.Get(as(member("A", "", "aa1", annals.ScopeUser)), &history.Request{SessionID: "a1"})
+		_, err = e.svc.Get(as(member("A", "", "aa1", annals.ScopeUser)), &envelope.Request{SessionID: "a1"})
 		wantCode(t, "get with user scope without user identity", err, annals.EFORBIDDEN)
 	})
 
@@ -146,21 +147,21 @@ func testSecurityInvariants(t *testing.T, open Opener) {
 		e.chat("b1", "B", "ub1", "ab1", 2, "shared topic kubernetes")
 		e.chat("b2", "B", "ub1", "ab1", 3, "zebrafish only in B")
 		ctx := as(member("A", "ua1", "aa1", annals.ScopeTenant))
-		list, err := e.svc.List(ctx, &history.Request{})
+		list, err := e.svc.List(ctx, &envelope.Request{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if list.Total != 1 {
 			t.Errorf("list total = %d, want 1 (other tenants' chats must not be counted)", list.Total)
 		}
-		s, err := e.svc.Search(ctx, &history.Request{Query: "zebrafish"})
+		s, err := e.svc.Search(ctx, &envelope.Request{Query: "zebrafish"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if s.Total != 0 || len(s.Chats) != 0 {
 			t.Errorf("search for a term only in tenant B: total %d, chats %v; want 0", s.Total, hitIDs(s.Chats))
 		}
-		rel, err := e.svc.Related(ctx, &history.Request{SessionID: "a1"})
+		rel, err := e.svc.Related(ctx, &envelope.Request{SessionID: "a1"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,11 +177,11 @@ func testSecurityInvariants(t *testing.T, open Opener) {
 		e.chat("a1", "A", "ua1", "aa1", 1, `odd "quoted" title NEAR(x) OR title:*`)
 		ctx := as(member("A", "ua1", "aa1", annals.ScopeTenant))
 		for _, q := range []string{`"`, `title:*`, `NEAR(x`, `a OR`, `')--`, `{title}: x`, `x AND`, `*`, `^x`} {
-			if _, err := e.svc.Search(ctx, &history.Request{Query: q}); err != nil && annals.ErrorCode(err) != annals.EINVALID {
+			if _, err := e.svc.Search(ctx, &envelope.Request{Query: q}); err != nil && annals.ErrorCode(err) != annals.EINVALID {
 				t.Errorf("search %q: %v (code %s); want results or a clear invalid error, never an engine error", q, err, annals.ErrorCode(err))
 			}
 		}
-		res, err := e.svc.Search(ctx, &history.Request{Query: `"quoted"`})
+		res, err := e.svc.Search(ctx, &envelope.Request{Query: `"quoted"`})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,14 +196,14 @@ func testSecurityInvariants(t *testing.T, open Opener) {
 		ctx := as(member("A", "ua1", "aa1", annals.ScopeTenant))
 		cases := []struct {
 			name string
-			req  *history.Request
+			req  *envelope.Request
 			want string
 		}{
-			{"status", &history.Request{Op: "list", Status: "complete"}, "running, awaiting_input, completed, failed, cancelled"},
-			{"scope", &history.Request{Op: "list", Scope: "everyone"}, "self, user, tenant, global"},
-			{"op", &history.Request{Op: "destroy"}, "list, search, related, get"},
-			{"format", &history.Request{Op: "get", SessionID: "a1", Format: "html"}, "json, markdown, conversation"},
-			{"in", &history.Request{Op: "search", Query: "x", In: []string{"bodyy"}}, "title, description, summary, tags"},
+			{"status", &envelope.Request{Op: "list", Status: "complete"}, "running, awaiting_input, completed, failed, cancelled"},
+			{"scope", &envelope.Request{Op: "list", Scope: "everyone"}, "self, user, tenant, global"},
+			{"op", &envelope.Request{Op: "destroy"}, "list, search, related, get"},
+			{"format", &envelope.Request{Op: "get", SessionID: "a1", Format: "html"}, "json, markdown, conversation"},
+			{"in", &envelope.Request{Op: "search", Query: "x", In: []string{"bodyy"}}, "title, description, summary, tags"},
 		}
 		for _, tc := range cases {
 			_, err := e.svc.Do(ctx, tc.req)
@@ -220,32 +221,32 @@ func testSecurityInvariants(t *testing.T, open Opener) {
 		e := newEnv(t, open)
 		e.chat("a1", "A", "ua1", "aa1", 1, "alpha", "one", "two", "three")
 		ctx := as(member("A", "ua1", "aa1", annals.ScopeTenant))
-		list, err := e.svc.List(ctx, &history.Request{Limit: 100000})
+		list, err := e.svc.List(ctx, &envelope.Request{Limit: 100000})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if list.Limit != annals.MaxListLimit {
 			t.Errorf("list limit echoed %d, want the effective %d", list.Limit, annals.MaxListLimit)
 		}
-		list, _ = e.svc.List(ctx, &history.Request{})
+		list, _ = e.svc.List(ctx, &envelope.Request{})
 		if list.Limit != annals.DefaultListLimit {
 			t.Errorf("default list limit echoed %d, want %d", list.Limit, annals.DefaultListLimit)
 		}
-		get, err := e.svc.Get(ctx, &history.Request{SessionID: "a1", Limit: 1 << 30})
+		get, err := e.svc.Get(ctx, &envelope.Request{SessionID: "a1", Limit: 1 << 30})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if get.Limit != history.MaxGetLimit {
 			t.Errorf("get limit echoed %d, want %d", get.Limit, history.MaxGetLimit)
 		}
-		rel, err := e.svc.Related(ctx, &history.Request{Query: "alpha", Limit: 9999})
+		rel, err := e.svc.Related(ctx, &envelope.Request{Query: "alpha", Limit: 9999})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if rel.Limit != history.MaxRelatedLimit || rel.CandidateCap != annals.DefaultCandidateCap {
 			t.Errorf("related limit %d cap %d, want %d and %d", rel.Limit, rel.CandidateCap, history.MaxRelatedLimit, annals.DefaultCandidateCap)
 		}
-		_, err = e.svc.List(ctx, &history.Request{Limit: -1})
+		_, err = e.svc.List(ctx, &envelope.Request{Limit: -1})
 		wantCode(t, "negative limit", err, annals.EINVALID)
 	})
 }
@@ -258,10 +259,10 @@ func testScopeAliasesNeverBypassTheGate(t *testing.T, open Opener) {
 	e.chat("a1", "A", "ua1", "aa1", 1, "alpha")
 	e.chat("b1", "B", "ub1", "ab1", 2, "bravo")
 	for _, scopes := range [][]annals.Scope{{"any"}, {"bogus"}, {"any", "bogus"}} {
-		_, err := e.svc.List(as(member("A", "ua1", "aa1", scopes...)), &history.Request{})
+		_, err := e.svc.List(as(member("A", "ua1", "aa1", scopes...)), &envelope.Request{})
 		wantCode(t, "member with scopes "+joinScopeNames(scopes), err, annals.EFORBIDDEN)
 	}
-	res, err := e.svc.List(as(admin("any")), &history.Request{})
+	res, err := e.svc.List(as(admin("any")), &envelope.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}

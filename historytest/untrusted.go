@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/envelope"
 	"github.com/annals-dev/annals/history"
 )
 
@@ -14,13 +15,13 @@ func testSnippetsEscapeForTheirMarks(t *testing.T, open Opener) {
 	e := newEnv(t, open)
 	e.chat("x", "A", "u", "", 1, "payload", `look <img src=x onerror=alert(1)> sneaky & "quoted" word`)
 	ctx := as(member("A", "u", "", annals.ScopeUser))
-	for _, mode := range []string{history.ModeChats, history.ModeEntries} {
-		res, err := e.svc.Search(ctx, &history.Request{Query: "sneaky", Mode: mode, MarkOpen: "<mark>", MarkClose: "</mark>"})
+	for _, mode := range []string{envelope.ModeChats, envelope.ModeEntries} {
+		res, err := e.svc.Search(ctx, &envelope.Request{Query: "sneaky", Mode: mode, MarkOpen: "<mark>", MarkClose: "</mark>"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var text string
-		if mode == history.ModeChats {
+		if mode == envelope.ModeChats {
 			if len(res.Chats) != 1 || len(res.Chats[0].Snippets) != 1 {
 				t.Fatalf("%s: hits %+v", mode, res.Chats)
 			}
@@ -39,14 +40,14 @@ func testSnippetsEscapeForTheirMarks(t *testing.T, open Opener) {
 		}
 	}
 	// A close mark alone is HTML enough to escape for.
-	closeOnly, err := e.svc.Search(ctx, &history.Request{Query: "sneaky", MarkClose: "</mark>"})
+	closeOnly, err := e.svc.Search(ctx, &envelope.Request{Query: "sneaky", MarkClose: "</mark>"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := closeOnly.Chats[0].Snippets[0].Text; strings.Contains(got, "<img") {
 		t.Errorf("a snippet with an HTML close mark carries live markup: %q", got)
 	}
-	res, err := e.svc.Search(ctx, &history.Request{Query: "sneaky", MarkOpen: "**", MarkClose: "**"})
+	res, err := e.svc.Search(ctx, &envelope.Request{Query: "sneaky", MarkOpen: "**", MarkClose: "**"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,22 +62,22 @@ func testFilterTimesAreBounded(t *testing.T, open Opener) {
 	e := newEnv(t, open)
 	e.chat("x", "A", "u", "", 1, "a chat", "words")
 	ctx := as(member("A", "u", "", annals.ScopeUser))
-	_, err := e.svc.List(ctx, &history.Request{Op: history.OpList, From: "2300-01-01T00:00:00Z"})
+	_, err := e.svc.List(ctx, &envelope.Request{Op: history.OpList, From: "2300-01-01T00:00:00Z"})
 	wantCode(t, "list from 2300", err, annals.EINVALID)
-	_, err = e.svc.List(ctx, &history.Request{Op: history.OpList, To: "1500-01-01T00:00:00Z"})
+	_, err = e.svc.List(ctx, &envelope.Request{Op: history.OpList, To: "1500-01-01T00:00:00Z"})
 	wantCode(t, "list to 1500", err, annals.EINVALID)
-	_, err = e.svc.Search(ctx, &history.Request{Query: "words after:2300-01-01"})
+	_, err = e.svc.Search(ctx, &envelope.Request{Query: "words after:2300-01-01"})
 	wantCode(t, "search after:2300-01-01", err, annals.EINVALID)
 	// Go's zero time is refused like every other time outside the range, not read as "no bound".
-	_, err = e.svc.Search(ctx, &history.Request{Query: "words before:0001-01-01"})
+	_, err = e.svc.Search(ctx, &envelope.Request{Query: "words before:0001-01-01"})
 	wantCode(t, "search before:0001-01-01", err, annals.EINVALID)
-	_, err = e.svc.Search(ctx, &history.Request{Query: "words", To: "0001-01-01T00:00:00Z"})
+	_, err = e.svc.Search(ctx, &envelope.Request{Query: "words", To: "0001-01-01T00:00:00Z"})
 	wantCode(t, "search to 0001-01-01", err, annals.EINVALID)
-	_, err = e.svc.Search(ctx, &history.Request{Query: "words", Mode: "entries", From: "0001-01-01T00:00:00Z"})
+	_, err = e.svc.Search(ctx, &envelope.Request{Query: "words", Mode: "entries", From: "0001-01-01T00:00:00Z"})
 	wantCode(t, "entry search from 0001-01-01", err, annals.EINVALID)
-	_, err = e.svc.List(ctx, &history.Request{Op: history.OpList, From: "0001-01-01T00:00:00Z"})
+	_, err = e.svc.List(ctx, &envelope.Request{Op: history.OpList, From: "0001-01-01T00:00:00Z"})
 	wantCode(t, "list from 0001-01-01", err, annals.EINVALID)
-	res, err := e.svc.List(ctx, &history.Request{Op: history.OpList, From: "2199-12-31T00:00:00Z"})
+	res, err := e.svc.List(ctx, &envelope.Request{Op: history.OpList, From: "2199-12-31T00:00:00Z"})
 	if err != nil || len(res.Chats) != 0 {
 		t.Errorf("list from 2199: %v, %d chats; want none (the chat is from 2026)", err, len(res.Chats))
 	}
@@ -90,14 +91,14 @@ func testSmallerFindings(t *testing.T, open Opener) {
 	e.chat("x", "A", "u", "", 1, "a chat", "one", "two", "three")
 	e.chat("y", "A", "u", "", 2, "another chat")
 	ctx := as(member("A", "u", "", annals.ScopeUser))
-	got, err := e.svc.Get(ctx, &history.Request{SessionID: "x", AroundSeq: 2, Context: ptr(1 << 40)})
+	got, err := e.svc.Get(ctx, &envelope.Request{SessionID: "x", AroundSeq: 2, Context: ptr(1 << 40)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Context != history.MaxContext || len(got.Entries) != 3 {
 		t.Errorf("get with a huge context: effective context %d, %d entries; want %d and all 3", got.Context, len(got.Entries), history.MaxContext)
 	}
-	got, err = e.svc.Get(ctx, &history.Request{SessionID: "x", AroundSeq: 1<<63 - 1})
+	got, err = e.svc.Get(ctx, &envelope.Request{SessionID: "x", AroundSeq: 1<<63 - 1})
 	if err != nil {
 		t.Errorf("around_seq at the int64 limit: %v, want an empty window", err)
 	} else if len(got.Entries) != 0 {
@@ -108,21 +109,21 @@ func testSmallerFindings(t *testing.T, open Opener) {
 		`{"OP":"list"}`,
 		`{"op":"get","Session_ID":"x"}`,
 	} {
-		_, err := history.DecodeRequest(strings.NewReader(body))
+		_, err := envelope.DecodeRequest(strings.NewReader(body))
 		wantCode(t, "envelope "+body, err, annals.EINVALID)
 	}
-	page, err := e.svc.List(ctx, &history.Request{Op: history.OpList, Limit: 1})
+	page, err := e.svc.List(ctx, &envelope.Request{Op: history.OpList, Limit: 1})
 	if err != nil || page.NextCursor == "" {
 		t.Fatalf("list page: %v %+v", err, page)
 	}
-	if _, err := e.svc.List(ctx, &history.Request{Op: history.OpList, Cursor: page.NextCursor}); err != nil {
+	if _, err := e.svc.List(ctx, &envelope.Request{Op: history.OpList, Cursor: page.NextCursor}); err != nil {
 		t.Errorf("the issued cursor: %v", err)
 	}
 	for _, forged := range []string{page.NextCursor + "A", strings.TrimRight(page.NextCursor, "=") + "=", "eyJ2IjoxLCJvZmZzZXQiOjF9"} {
 		if forged == page.NextCursor {
 			continue
 		}
-		_, err := e.svc.List(ctx, &history.Request{Op: history.OpList, Cursor: forged})
+		_, err := e.svc.List(ctx, &envelope.Request{Op: history.OpList, Cursor: forged})
 		wantCode(t, "a hand-made cursor "+forged, err, annals.EINVALID)
 	}
 }

@@ -25,14 +25,14 @@ func vmin(n int) time.Time { return viewT0.Add(time.Duration(n) * time.Minute) }
 type viewFixture struct {
 	t     *testing.T
 	store annals.Store
-	svc   *history.Service
+	svc   service
 	view  *queryview.View
 }
 
 func newViewFixture(t *testing.T, open Opener) *viewFixture {
 	t.Helper()
 	store := open(t)
-	svc := history.New(history.Config{Store: store, View: store.(view.Store)})
+	svc := newService(history.Config{Store: store, View: store.(view.Store)})
 	return &viewFixture{t: t, store: store, svc: svc, view: queryview.New(svc)}
 }
 

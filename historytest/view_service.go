@@ -65,7 +65,7 @@ func testViewService(t *testing.T, open Opener) {
 	})
 
 	t.Run("NoViewStoreIsNotImplemented", func(t *testing.T) {
-		bare := history.New(history.Config{Store: f.store})
+		bare := newService(history.Config{Store: f.store})
 		_, err := bare.ViewConversation(ua1, "", view.ConversationFilter{CorrelationID: "corr1"})
 		if annals.ErrorCode(err) != annals.ENOTIMPLEMENTED {
 			t.Errorf("conversation on a service without a view store: %v; want not_implemented", err)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/envelope"
 	"github.com/annals-dev/annals/history"
 )
 
@@ -84,7 +85,7 @@ func testCaptureOwnership(t *testing.T, open Opener) {
 
 	// A colleague's chat, seen through tenant scope.
 	e.chat("bobs", "A", "ua2", "", 5, "bob's chat", "bob's words")
-	for _, req := range []*history.Request{
+	for _, req := range []*envelope.Request{
 		{Op: history.OpRename, SessionID: "bobs", Title: ptr("renamed by alice")},
 		{Op: history.OpAnnotate, SessionID: "bobs", Tags: ptr([]string{"team"})},
 		{Op: history.OpPin, SessionID: "bobs"},
@@ -94,7 +95,7 @@ func testCaptureOwnership(t *testing.T, open Opener) {
 			t.Errorf("tenant member curating a colleague's chat (%s): %v, want allowed", req.Op, err)
 		}
 	}
-	_, err = e.svc.Delete(alice, &history.Request{Op: history.OpDelete, SessionID: "bobs"})
+	_, err = e.svc.Delete(alice, &envelope.Request{Op: history.OpDelete, SessionID: "bobs"})
 	wantCode(t, "tenant member deleting a colleague's chat", err, annals.EFORBIDDEN)
 	_, err = e.svc.AppendEntries(alice, "bobs", []*annals.Entry{{ID: "x", Kind: annals.KindUser, Text: "x"}})
 	wantCode(t, "tenant member appending to a colleague's chat", err, annals.EFORBIDDEN)
@@ -111,13 +112,13 @@ func testCaptureOwnership(t *testing.T, open Opener) {
 	wantCode(t, "appending to another tenant's chat", err, annals.ENOTFOUND)
 
 	// A read-only service refuses every write before it reaches the store.
-	ro := history.New(history.Config{Store: e.store, Summarizer: e.sum, ReadOnly: true})
+	ro := newService(history.Config{Store: e.store, Summarizer: e.sum, ReadOnly: true})
 	_, err = ro.CreateChat(alice, &annals.Chat{ID: "c-ro"})
 	wantCode(t, "create on a read-only service", err, annals.EFORBIDDEN)
-	_, err = ro.Rename(alice, &history.Request{Op: history.OpRename, SessionID: "c-any-agent", Title: ptr("x")})
+	_, err = ro.Rename(alice, &envelope.Request{Op: history.OpRename, SessionID: "c-any-agent", Title: ptr("x")})
 	wantCode(t, "rename on a read-only service", err, annals.EFORBIDDEN)
 	before := e.sum.calls
-	_, err = ro.Recap(alice, &history.Request{Op: history.OpRecap, SessionID: "c-any-agent"})
+	_, err = ro.Recap(alice, &envelope.Request{Op: history.OpRecap, SessionID: "c-any-agent"})
 	wantCode(t, "recap on a read-only service", err, annals.EFORBIDDEN)
 	if e.sum.calls != before {
 		t.Errorf("a read-only recap called the summarizer")

@@ -13,14 +13,13 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/ingest"
 	"github.com/annals-dev/annals/queryview"
 )
 
-// Client calls an annals server. It implements the history ops with the same typed answers as
-// history.Service (Do, List, Search, ...), annals.CaptureStore, and the query view, so code
-// written against the library runs unchanged against a server. Errors are *annals.Error with the
+// Client calls an annals server. It implements annals.HistoryService (each typed call sent as
+// the op envelope that means it), annals.CaptureStore, and the query view, so code written
+// against the library runs unchanged against a server. Errors are *annals.Error with the
 // server's code and message; a server that cannot be reached is unavailable.
 type Client struct {
 	base string
@@ -142,133 +141,6 @@ func (c *Client) postJSON(ctx context.Context, path string, in, out any) error {
 		return annals.Errorf(annals.EINVALID, "cannot encode the request: %v", err)
 	}
 	return c.call(ctx, http.MethodPost, path, b, "application/json", out)
-}
-
-// op sends an envelope with its op set, without changing the caller's request.
-func (c *Client) op(ctx context.Context, op string, req *history.Request, out any) error {
-	if req == nil {
-		return annals.Errorf(annals.EINVALID, "the request is empty")
-	}
-	r := *req
-	r.Op = op
-	return c.postJSON(ctx, "/v1/history", &r, out)
-}
-
-// Do sends an op envelope to POST /v1/history and returns the op's typed answer, as
-// history.Service.Do does.
-func (c *Client) Do(ctx context.Context, req *history.Request) (any, error) {
-	if req == nil {
-		return nil, annals.Errorf(annals.EINVALID, "the request is empty")
-	}
-	switch req.Op {
-	case history.OpList:
-		return c.List(ctx, req)
-	case history.OpSearch:
-		return c.Search(ctx, req)
-	case history.OpRelated:
-		return c.Related(ctx, req)
-	case history.OpGet:
-		return c.Get(ctx, req)
-	case history.OpRename:
-		return c.Rename(ctx, req)
-	case history.OpAnnotate:
-		return c.Annotate(ctx, req)
-	case history.OpPin:
-		return c.Pin(ctx, req)
-	case history.OpArchive:
-		return c.Archive(ctx, req)
-	case history.OpRecap:
-		return c.Recap(ctx, req)
-	case history.OpResume:
-		return c.Resume(ctx, req)
-	case history.OpDelete:
-		return c.Delete(ctx, req)
-	}
-	// The server words the refusal of an unknown op.
-	var out json.RawMessage
-	if err := c.postJSON(ctx, "/v1/history", req, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// List runs the list op.
-func (c *Client) List(ctx context.Context, req *history.Request) (*history.ListResponse, error) {
-	var out history.ListResponse
-	return &out, c.op(ctx, history.OpList, req, &out)
-}
-
-// Search runs the search op.
-func (c *Client) Search(ctx context.Context, req *history.Request) (*history.SearchResponse, error) {
-	var out history.SearchResponse
-	return &out, c.op(ctx, history.OpSearch, req, &out)
-}
-
-// Related runs the related op.
-func (c *Client) Related(ctx context.Context, req *history.Request) (*history.RelatedResponse, error) {
-	var out history.RelatedResponse
-	return &out, c.op(ctx, history.OpRelated, req, &out)
-}
-
-// Get runs the get op.
-func (c *Client) Get(ctx context.Context, req *history.Request) (*history.GetResponse, error) {
-	var out history.GetResponse
-	return &out, c.op(ctx, history.OpGet, req, &out)
-}
-
-// Rename runs the rename op.
-func (c *Client) Rename(ctx context.Context, req *history.Request) (*history.ChatResponse, error) {
-	var out history.ChatResponse
-	return &out, c.op(ctx, history.OpRename, req, &out)
-}
-
-// Annotate runs the annotate op.
-func (c *Client) Annotate(ctx context.Context, req *history.Request) (*history.ChatResponse, error) {
-	var out history.ChatResponse
-	return &out, c.op(ctx, history.OpAnnotate, req, &out)
-}
-
-// Pin runs the pin op.
-func (c *Client) Pin(ctx context.Context, req *history.Request) (*history.ChatResponse, error) {
-	var out history.ChatResponse
-	return &out, c.op(ctx, history.OpPin, req, &out)
-}
-
-// Archive runs the archive op.
-func (c *Client) Archive(ctx context.Context, req *history.Request) (*history.ChatResponse, error) {
-	var out history.ChatResponse
-	return &out, c.op(ctx, history.OpArchive, req, &out)
-}
-
-// Recap runs the recap op.
-func (c *Client) Recap(ctx context.Context, req *history.Request) (*history.RecapResponse, error) {
-	var out history.RecapResponse
-	return &out, c.op(ctx, history.OpRecap, req, &out)
-}
-
-// Resume runs the resume op.
-func (c *Client) Resume(ctx context.Context, req *history.Request) (*history.ResumeResponse, error) {
-	var out history.ResumeResponse
-	return &out, c.op(ctx, history.OpResume, req, &out)
-}
-
-// Delete runs the delete op.
-func (c *Client) Delete(ctx context.Context, req *history.Request) (*history.DeleteResponse, error) {
-	var out history.DeleteResponse
-	return &out, c.op(ctx, history.OpDelete, req, &out)
-}
-
-// Runs returns a chat's runs, oldest first (GET /v1/sessions/{id}/runs). scope may be empty.
-func (c *Client) Runs(ctx context.Context, chatID, scope string) ([]*annals.Run, error) {
-	q := url.Values{}
-	if scope != "" {
-		q.Set("scope", scope)
-	}
-	var out RunsAnswer
-	if err := c.call(ctx, http.MethodGet, "/v1/sessions/"+url.PathEscape(chatID)+"/runs"+encodeQuery(q), nil, "", &out); err != nil {
-		return nil, err
-	}
-	return out.Runs, nil
 }
 
 // Export downloads a chat (GET /v1/sessions/{id}/export) as Markdown (format "markdown") or as

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/envelope"
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/httpapi"
 	"github.com/annals-dev/annals/ingest"
@@ -26,18 +27,20 @@ func sameJSON(t *testing.T, what string, got, want any) {
 	}
 }
 
-// The client answers every read op exactly like history.Service called as the same principal.
+// The client answers every read op exactly like history.Service called as the same principal:
+// the same envelope dispatched to either (envelope.Dispatch, as every transport does) answers
+// the same.
 func TestClientReadOpsMatchTheLibrary(t *testing.T) {
 	f := newTwoTenants(t)
 	c := f.client(f.keyA)
 	ctx := context.Background()
 	as := annals.NewContextWithPrincipal(ctx, &annals.Principal{TenantID: "A", UserID: "ua1", Role: annals.RoleMember, Scopes: []annals.Scope{annals.ScopeUser, annals.ScopeTenant}})
 	ctxN := 1
-	for _, req := range []*history.Request{
+	for _, req := range []*envelope.Request{
 		{Op: history.OpList, Scope: "tenant"},
 		{Op: history.OpList, Limit: 1, Tag: "ops"},
 		{Op: history.OpSearch, Query: "reactor pressure"},
-		{Op: history.OpSearch, Query: "pressure", Mode: history.ModeEntries},
+		{Op: history.OpSearch, Query: "pressure", Mode: envelope.ModeEntries},
 		{Op: history.OpGet, SessionID: "a1"},
 		{Op: history.OpGet, SessionID: "a1", AroundSeq: 2, Context: &ctxN},
 		{Op: history.OpGet, SessionID: "a1", Format: history.FormatMarkdown},
@@ -45,17 +48,17 @@ func TestClientReadOpsMatchTheLibrary(t *testing.T) {
 		{Op: history.OpResume, SessionID: "a1"},
 		{Op: history.OpRelated, Query: "reactor"},
 	} {
-		got, err := c.Do(ctx, req)
+		got, err := envelope.Dispatch(ctx, c, req)
 		if err != nil {
 			t.Fatalf("%s: %v", req.Op, err)
 		}
-		want, err := f.svc.Do(as, req)
+		want, err := envelope.Dispatch(as, f.svc, req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// Search scores blend in recency, which moves between the two calls.
 		for _, a := range []any{got, want} {
-			if sr, ok := a.(*history.SearchResponse); ok {
+			if sr, ok := a.(*envelope.SearchResponse); ok {
 				for i := range sr.Chats {
 					sr.Chats[i].Score = 0
 				}
@@ -70,15 +73,15 @@ func TestClientReadOpsMatchTheLibrary(t *testing.T) {
 		sameJSON(t, req.Op, got, want)
 	}
 	// Errors keep their code and message.
-	_, err := c.Get(ctx, &history.Request{SessionID: "b1"})
+	_, err := c.GetChat(ctx, annals.GetParams{Chat: annals.ChatSelector{ID: "b1"}})
 	if annals.ErrorCode(err) != annals.ENOTFOUND || annals.ErrorMessage(err) != `chat "b1" not found` {
 		t.Errorf("get b1: %v (%s)", err, annals.ErrorCode(err))
 	}
-	_, err = c.List(ctx, &history.Request{Scope: "global"})
+	_, err = c.FindChats(ctx, annals.ListParams{Scope: "global"})
 	if annals.ErrorCode(err) != annals.EFORBIDDEN {
 		t.Errorf("global as member: %v", err)
 	}
-	_, err = c.Do(ctx, &history.Request{Op: "nope"})
+	_, err = envelope.Dispatch(ctx, c, &envelope.Request{Op: "nope"})
 	if annals.ErrorCode(err) != annals.EINVALID {
 		t.Errorf("unknown op: %v", err)
 	}
@@ -89,32 +92,33 @@ func TestClientWriteOpsRoundTrip(t *testing.T) {
 	c := f.client(f.keyA)
 	ctx := context.Background()
 	title := "Valve check"
-	if r, err := c.Rename(ctx, &history.Request{SessionID: "a1", Title: &title}); err != nil || r.Chat.Title != title {
+	a1 := annals.ChatSelector{ID: "a1"}
+	if r, err := c.RenameChat(ctx, a1, title); err != nil || r.Title != title {
 		t.Fatalf("rename: %+v, %v", r, err)
 	}
 	tags := []string{"x"}
 	desc := "about valves"
-	if r, err := c.Annotate(ctx, &history.Request{SessionID: "a1", Tags: &tags, Description: &desc}); err != nil || r.Chat.Description != desc {
+	if r, err := c.AnnotateChat(ctx, a1, annals.Annotation{Tags: &tags, Description: &desc}); err != nil || r.Description != desc {
 		t.Fatalf("annotate: %+v, %v", r, err)
 	}
-	if r, err := c.Pin(ctx, &history.Request{SessionID: "a1"}); err != nil || !r.Chat.Pinned {
+	if r, err := c.PinChat(ctx, a1, true); err != nil || !r.Pinned {
 		t.Fatalf("pin: %+v, %v", r, err)
 	}
-	if r, err := c.Archive(ctx, &history.Request{SessionID: "a1"}); err != nil || r.Chat.ArchivedAt == nil {
+	if r, err := c.ArchiveChat(ctx, a1, true); err != nil || r.ArchivedAt == nil {
 		t.Fatalf("archive: %+v, %v", r, err)
 	}
-	if r, err := c.Recap(ctx, &history.Request{SessionID: "a1"}); err != nil || r.Summary == "" {
+	if r, err := c.RecapChat(ctx, a1); err != nil || r.Summary == "" {
 		t.Fatalf("recap: %+v, %v", r, err)
 	}
-	if r, err := c.Related(ctx, &history.Request{SessionID: "a1", IncludeArchived: true}); err != nil || r.Model == "" {
+	if r, err := c.FindRelated(ctx, annals.RelatedParams{ChatID: "a1", IncludeArchived: true}); err != nil || r.Model == "" {
 		t.Fatalf("related: %+v, %v", r, err)
 	}
 	stored, _ := f.db.FindChatByID(ctx, "a1")
 	if stored.Title != title || !stored.Pinned || stored.ArchivedAt == nil || stored.Summary == "" || stored.Description != desc {
 		t.Errorf("stored chat %+v", stored)
 	}
-	if r, err := c.Delete(ctx, &history.Request{SessionID: "a1"}); err != nil || r.Deleted != "a1" {
-		t.Fatalf("delete: %+v, %v", r, err)
+	if err := c.DeleteChat(ctx, a1); err != nil {
+		t.Fatalf("delete: %v", err)
 	}
 	if _, err := f.db.FindChatByID(ctx, "a1"); annals.ErrorCode(err) != annals.ENOTFOUND {
 		t.Errorf("deleted chat still there: %v", err)
@@ -151,7 +155,7 @@ func TestClientIsACaptureStore(t *testing.T) {
 	if err != nil || run.StartedAt.IsZero() {
 		t.Fatalf("run: %+v, %v", run, err)
 	}
-	if runs, err := c.Runs(ctx, "k1", ""); err != nil || len(runs) != 1 {
+	if runs, err := c.FindChatRuns(ctx, annals.ChatSelector{ID: "k1"}); err != nil || len(runs) != 1 {
 		t.Fatalf("runs: %+v, %v", runs, err)
 	}
 	tr, err := c.TruncateChat(ctx, "k1", annals.TruncatePoint{SourceID: "s1"})
@@ -248,12 +252,12 @@ func TestClientErrors(t *testing.T) {
 		t.Errorf("a malformed key: %v", err)
 	}
 	c, _ := httpapi.NewClient("http://127.0.0.1:1", "")
-	if _, err := c.List(context.Background(), &history.Request{}); annals.ErrorCode(err) != annals.EUNAVAILABLE || !strings.Contains(annals.ErrorMessage(err), "cannot reach") {
+	if _, err := c.FindChats(context.Background(), annals.ListParams{}); annals.ErrorCode(err) != annals.EUNAVAILABLE || !strings.Contains(annals.ErrorMessage(err), "cannot reach") {
 		t.Errorf("unreachable server: %v", err)
 	}
 	f := newTwoTenants(t)
 	unknown, _ := annals.NewKeySecret()
-	if _, err := f.client(unknown).List(context.Background(), &history.Request{}); annals.ErrorCode(err) != httpapi.CodeUnauthorized {
+	if _, err := f.client(unknown).FindChats(context.Background(), annals.ListParams{}); annals.ErrorCode(err) != httpapi.CodeUnauthorized {
 		t.Errorf("unknown key: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/envelope"
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/queryview"
 )
@@ -15,11 +16,11 @@ import (
 // handleHistory serves POST /v1/history and its loomcycle alias POST /v1/_history: one op
 // envelope, decoded strictly, run by the history service as the caller's principal.
 func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) error {
-	req, err := history.DecodeRequest(r.Body)
+	req, err := envelope.DecodeRequest(r.Body)
 	if err != nil {
 		return err
 	}
-	out, err := history.Dispatch(r.Context(), s.svc, req)
+	out, err := envelope.Dispatch(r.Context(), s.svc, req)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/envelope"
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/httpapi"
 	"github.com/annals-dev/annals/sqlite"
@@ -28,18 +29,18 @@ func TestEveryOpRunsThroughTheEnvelopeAndItsAlias(t *testing.T) {
 	f := newTwoTenants(t)
 	k := f.keyA
 	for _, path := range []string{"/v1/history", "/v1/_history"} {
-		var list history.ListResponse
+		var list envelope.ListResponse
 		f.must(http.StatusOK, "POST", path, k, `{"op":"list","scope":"tenant","limit":1000}`).json(t, &list)
 		if list.Total != 2 || list.Limit != annals.MaxListLimit || list.Scope != "tenant" {
 			t.Errorf("%s list: total %d limit %d scope %q, want 2, %d, tenant", path, list.Total, list.Limit, list.Scope, annals.MaxListLimit)
 		}
 	}
-	var search history.SearchResponse
+	var search envelope.SearchResponse
 	f.must(http.StatusOK, "POST", "/v1/history", k, `{"op":"search","query":"reactor pressure"}`).json(t, &search)
 	if search.Total != 1 || search.Chats[0].Chat.ID != "a1" || len(search.Chats[0].Snippets) == 0 {
 		t.Errorf("search: %+v", search)
 	}
-	var get history.GetResponse
+	var get envelope.GetResponse
 	f.must(http.StatusOK, "POST", "/v1/history", k, `{"op":"get","session_id":"a1","limit":2}`).json(t, &get)
 	if len(get.Entries) != 2 || !get.HasMore || get.NextCursor == "" {
 		t.Errorf("get: %d entries, has_more %v", len(get.Entries), get.HasMore)
@@ -48,7 +49,7 @@ func TestEveryOpRunsThroughTheEnvelopeAndItsAlias(t *testing.T) {
 	if !strings.Contains(get.Markdown, "# Reactor pressure review") {
 		t.Errorf("markdown: %q", get.Markdown)
 	}
-	var chat history.ChatResponse
+	var chat envelope.ChatResponse
 	f.must(http.StatusOK, "POST", "/v1/history", k, `{"op":"rename","session_id":"a1","title":"Valve check"}`).json(t, &chat)
 	if chat.Chat.Title != "Valve check" {
 		t.Errorf("rename: %q", chat.Chat.Title)
@@ -66,19 +67,19 @@ func TestEveryOpRunsThroughTheEnvelopeAndItsAlias(t *testing.T) {
 		t.Error("archive did not archive")
 	}
 	f.must(http.StatusOK, "POST", "/v1/history", k, `{"op":"archive","session_id":"a1","archived":false}`)
-	var recap history.RecapResponse
+	var recap envelope.RecapResponse
 	f.must(http.StatusOK, "POST", "/v1/history", k, `{"op":"recap","session_id":"a1"}`).json(t, &recap)
 	if recap.Summary == "" || recap.Chat.SummaryUpdatedAt == nil {
 		t.Errorf("recap: %+v", recap)
 	}
-	var related history.RelatedResponse
+	var related envelope.RelatedResponse
 	f.must(http.StatusOK, "POST", "/v1/history", k, `{"op":"related","query":"reactor valve pressure"}`).json(t, &related)
 	for _, r := range related.Results {
 		if r.Chat.TenantID != "A" {
 			t.Errorf("related reached tenant %s", r.Chat.TenantID)
 		}
 	}
-	var resume history.ResumeResponse
+	var resume envelope.ResumeResponse
 	f.must(http.StatusOK, "POST", "/v1/history", k, `{"op":"resume","session_id":"a1"}`).json(t, &resume)
 	if resume.SessionID != "a1" || resume.Status != annals.StatusCompleted {
 		t.Errorf("resume: %+v", resume)
@@ -87,7 +88,7 @@ func TestEveryOpRunsThroughTheEnvelopeAndItsAlias(t *testing.T) {
 	if e := f.must(http.StatusForbidden, "POST", "/v1/history", k, `{"op":"delete","session_id":"a2","scope":"tenant"}`).errorOf(t); e.Code != annals.EFORBIDDEN {
 		t.Errorf("delete of another user's chat: %+v", e)
 	}
-	var del history.DeleteResponse
+	var del envelope.DeleteResponse
 	f.must(http.StatusOK, "POST", "/v1/history", k, `{"op":"delete","session_id":"a1"}`).json(t, &del)
 	if del.Deleted != "a1" {
 		t.Errorf("delete: %+v", del)
@@ -199,7 +200,7 @@ func TestGlobalScopeNeedsAnAdminKey(t *testing.T) {
 		t.Errorf("message %q does not say global is for admins", e.Message)
 	}
 	f.must(http.StatusForbidden, "POST", "/query", f.keyA, `{"kind":"sessions","scope":"any"}`)
-	var list history.ListResponse
+	var list envelope.ListResponse
 	f.must(http.StatusOK, "POST", "/v1/history", f.keyAdmin, `{"op":"list","scope":"global"}`).json(t, &list)
 	if list.Total != 3 {
 		t.Errorf("admin global list: total %d, want 3", list.Total)
@@ -472,7 +473,7 @@ func TestNoKeysMeansLocalModeOnLoopbackOnly(t *testing.T) {
 		t.Fatal("not in local mode")
 	}
 	e.must(http.StatusCreated, "POST", "/v1/sessions", "", `{"id":"l1","title":"local"}`)
-	var list history.ListResponse
+	var list envelope.ListResponse
 	e.must(http.StatusOK, "POST", "/v1/history", "", `{"op":"list"}`).json(t, &list)
 	if list.Total != 1 || list.Chats[0].TenantID != "local" {
 		t.Errorf("local list: %+v", list)

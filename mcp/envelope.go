@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/envelope"
 	"github.com/annals-dev/annals/history"
 )
 
@@ -20,7 +21,7 @@ import (
 // summary, as history_recap does). The answer is the envelope's own JSON, as structured content
 // and as text inside the untrusted block, bounded like every result.
 func (ss *session) envelope(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	r, err := history.DecodeRequest(strings.NewReader(string(req.Params.Arguments)))
+	r, err := envelope.DecodeRequest(strings.NewReader(string(req.Params.Arguments)))
 	if err != nil {
 		return errorResult(ss.fail(err)), nil
 	}
@@ -30,9 +31,9 @@ func (ss *session) envelope(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 	var out any
 	if r.Op == history.OpRecap && !ss.writes {
 		chat, summary, _, rerr := ss.recapOf(ctx, r.SessionID, false)
-		out, err = &history.RecapResponse{Chat: chat, Summary: summary}, rerr
+		out, err = &envelope.RecapResponse{Chat: chat, Summary: summary}, rerr
 	} else {
-		out, err = history.Dispatch(ss.as(ctx), ss.svc, r)
+		out, err = envelope.Dispatch(ss.as(ctx), ss.svc, r)
 	}
 	if err != nil {
 		return errorResult(ss.fail(err)), nil
@@ -164,7 +165,7 @@ func (ss *session) boundEnvelope(out any) string {
 		all := v.Results
 		v.Results = all[:fitCount(len(all), func(n int) bool { v.Results = all[:n]; return fits() })]
 		return keptNote(len(v.Results), len(all), "results", "limit")
-	case *history.ChatResponse:
+	case *envelope.ChatResponse:
 		cutChat(v.Chat, ss.budget/8)
 	case *annals.Recap:
 		cutChat(v.Chat, 512)

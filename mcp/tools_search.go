@@ -9,7 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/envelope"
 )
 
 // Search limits: small pages, because every result goes into the model's context.
@@ -51,23 +51,51 @@ func filterTweaks(own map[string]tweak) map[string]tweak {
 	return own
 }
 
-func (f filters) request(op string, limit int) (*history.Request, error) {
-	r := &history.Request{
-		Op: op, Scope: f.Scope, Tag: f.Tag, Agent: f.Agent, Status: f.Status,
-		From: f.From, To: f.To, IncludeArchived: f.IncludeArchived, Limit: limit,
+// query is the typed list filter of the shared filters, refused as the op envelope refuses the
+// same values: status first, then from, then to.
+func (f filters) query() (annals.ChatQuery, error) {
+	q := annals.ChatQuery{Tag: f.Tag, Agent: f.Agent, IncludeArchived: f.IncludeArchived}
+	if f.Status != "" {
+		st, err := annals.ParseRunStatus(f.Status)
+		if err != nil {
+			return q, err
+		}
+		q.Status = &st
 	}
-	// A page cut short by the budget continues at an offset; the service's own cursor
-	// continues a whole page.
+	var err error
+	if q.From, err = annals.ParseTimeBound("from", f.From, false); err != nil {
+		return q, err
+	}
+	if q.To, err = annals.ParseTimeBound("to", f.To, true); err != nil {
+		return q, err
+	}
+	return q, nil
+}
+
+// page is the typed paging of a call: a page cut short by the budget continues at an offset;
+// the service's own cursor continues a whole page.
+func (f filters) page(limit int) (annals.PageParams, error) {
+	p := annals.PageParams{Limit: limit}
 	if n, ok := strings.CutPrefix(f.Cursor, "offset:"); ok {
 		off, err := strconv.Atoi(n)
 		if err != nil || off < 0 {
-			return nil, annals.Errorf(annals.EINVALID, "cursor %.40q is not one this tool gave (use next_cursor as it came)", f.Cursor)
+			return p, annals.Errorf(annals.EINVALID, "cursor %.40q is not one this tool gave (use next_cursor as it came)", f.Cursor)
 		}
-		r.Offset = off
+		p.Offset = off
 	} else {
-		r.Cursor = f.Cursor
+		p.Cursor = f.Cursor
 	}
-	return r, nil
+	return p, nil
+}
+
+// filterParams are the typed filter and paging of a call, the cursor checked first.
+func (f filters) filterParams(limit int) (annals.ChatQuery, annals.PageParams, error) {
+	pg, err := f.page(limit)
+	if err != nil {
+		return annals.ChatQuery{}, pg, err
+	}
+	q, err := f.query()
+	return q, pg, err
 }
 
 type searchIn struct {
@@ -188,20 +216,16 @@ func (l ChatLine) render(b *strings.Builder) {
 }
 
 func (ss *session) search(ctx context.Context, _ *sdk.CallToolRequest, in searchIn) (*sdk.CallToolResult, *SearchOut, error) {
-	r, err := in.filters.request(history.OpSearch, in.Limit)
+	q, pg, err := in.filters.filterParams(in.Limit)
 	if err != nil {
 		return nil, nil, ss.fail(err)
 	}
-	r.Query, r.Mode, r.Sort, r.In = in.Query, in.Mode, in.Sort, in.In
-	p, err := r.SearchParams()
-	if err != nil {
-		return nil, nil, ss.fail(err)
-	}
+	p := annals.SearchParams{Scope: annals.Scope(in.Scope), Query: in.Query, In: in.In, Sort: in.Sort, Mode: annals.SearchMode(in.Mode), Filter: q, Page: pg}
 	page, err := ss.svc.SearchChats(ss.as(ctx), p)
 	if err != nil {
 		return nil, nil, ss.fail(err)
 	}
-	history.RenderSnippets(page, markOpen, markClose)
+	envelope.RenderSnippets(page, markOpen, markClose)
 	chats, entries := searchLines(page)
 	out := &SearchOut{Query: oneLine(page.Query, 400), Scope: page.Scope, Total: page.Total, Notice: notice}
 	fit := func(n int) (string, bool) {
@@ -299,16 +323,12 @@ type ListOut struct {
 }
 
 func (ss *session) list(ctx context.Context, _ *sdk.CallToolRequest, in listIn) (*sdk.CallToolResult, *ListOut, error) {
-	r, err := in.filters.request(history.OpList, in.Limit)
+	q, pg, err := in.filters.filterParams(in.Limit)
 	if err != nil {
 		return nil, nil, ss.fail(err)
 	}
-	r.TitleContains, r.PinnedOnly = in.Title, in.PinnedOnly
-	p, err := r.ListParams()
-	if err != nil {
-		return nil, nil, ss.fail(err)
-	}
-	page, err := ss.svc.FindChats(ss.as(ctx), p)
+	q.TitleContains, q.PinnedOnly = in.Title, in.PinnedOnly
+	page, err := ss.svc.FindChats(ss.as(ctx), annals.ListParams{Scope: annals.Scope(in.Scope), Filter: q, Page: pg})
 	if err != nil {
 		return nil, nil, ss.fail(err)
 	}

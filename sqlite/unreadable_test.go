@@ -46,7 +46,7 @@ func TestAnUnreadableChatNeverBreaksAPage(t *testing.T) {
 		{TenantID: "root", Role: annals.RoleAdmin, Scopes: annals.Scopes},
 	} {
 		pctx := annals.NewContextWithPrincipal(ctx, p)
-		list, err := svc.List(pctx, &history.Request{Op: history.OpList})
+		list, err := svc.FindChats(pctx, annals.ListParams{})
 		if err != nil {
 			t.Fatalf("list as %s: %v", p.Role, err)
 		}
@@ -61,7 +61,7 @@ func TestAnUnreadableChatNeverBreaksAPage(t *testing.T) {
 		if !slices.Equal(ids, []string{"fine", "overflowed"}) || !slices.Equal(list.Unreadable, []string{"broken"}) {
 			t.Errorf("list as %s: chats %v, unreadable %v; want fine and overflowed, broken named", p.Role, ids, list.Unreadable)
 		}
-		found, err := svc.Search(pctx, &history.Request{Query: "needle"})
+		found, err := svc.SearchChats(pctx, annals.SearchParams{Query: "needle"})
 		if err != nil {
 			t.Fatalf("search as %s: %v", p.Role, err)
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/envelope"
 )
 
 // byID runs a one-chat op of the history service on the chat the user named (a full id, a
@@ -48,11 +48,11 @@ func chatAnswer(chat *annals.Chat, err error) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &history.ChatResponse{Chat: chat}, nil
+	return &envelope.ChatResponse{Chat: chat}, nil
 }
 
 func chatOf(out any) string {
-	cr := out.(*history.ChatResponse)
+	cr := out.(*envelope.ChatResponse)
 	title := cr.Chat.Title
 	if title == "" {
 		title = "(untitled)"
@@ -109,7 +109,7 @@ func runTag(ctx context.Context, m *Main, args []string) error {
 	return m.byID(ctx, c, *asJSON, *scope, fs.Arg(0), func(a *app, sel annals.ChatSelector) (any, error) {
 		return chatAnswer(a.svc.AnnotateChat(a.ctx, sel, ann))
 	}, func(out any) string {
-		cr := out.(*history.ChatResponse)
+		cr := out.(*envelope.ChatResponse)
 		return fmt.Sprintf("%s tags: %s", cr.Chat.ID, orDash(strings.Join(cr.Chat.Tags, ", ")))
 	})
 }
@@ -185,8 +185,8 @@ func runDelete(ctx context.Context, m *Main, args []string) error {
 		if err := a.svc.DeleteChat(a.ctx, sel); err != nil {
 			return nil, err
 		}
-		return &history.DeleteResponse{Deleted: sel.ID}, nil
-	}, func(out any) string { return "deleted " + out.(*history.DeleteResponse).Deleted })
+		return &envelope.DeleteResponse{Deleted: sel.ID}, nil
+	}, func(out any) string { return "deleted " + out.(*envelope.DeleteResponse).Deleted })
 }
 
 func runRecap(ctx context.Context, m *Main, args []string) error {
@@ -202,5 +202,5 @@ func runRecap(ctx context.Context, m *Main, args []string) error {
 	}
 	return m.byID(ctx, c, *asJSON, *scope, fs.Arg(0), func(a *app, sel annals.ChatSelector) (any, error) {
 		return a.svc.RecapChat(a.ctx, sel)
-	}, func(out any) string { return out.(*history.RecapResponse).Summary })
+	}, func(out any) string { return out.(*envelope.RecapResponse).Summary })
 }

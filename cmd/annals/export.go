@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/envelope"
 	"github.com/annals-dev/annals/history"
 )
 
@@ -68,14 +69,14 @@ func runExport(ctx context.Context, m *Main, args []string) error {
 // every entry in one page, and then the chat's runs, shaped as `annals show --json` prints
 // them, so that an import of the file gives the runs back too.
 type jsonExport struct {
-	*history.GetResponse
+	*envelope.GetResponse
 	Runs []*annals.Run `json:"runs"`
 }
 
 // exportJSON writes the chat, all its entries and its runs as one indented JSON document.
 func exportJSON(a *app, sel annals.ChatSelector, w io.Writer) error {
 	params := annals.GetParams{Chat: sel, Limit: history.MaxGetLimit}
-	var all *history.GetResponse
+	var all *envelope.GetResponse
 	for {
 		res, err := a.svc.GetChat(a.ctx, params)
 		if err != nil {

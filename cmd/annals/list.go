@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/envelope"
 	"github.com/annals-dev/annals/history"
 )
 
@@ -46,34 +47,34 @@ func addFilterFlags(fs *pflag.FlagSet) *filterFlags {
 // listParams is the typed list these flags ask for. The flags are the envelope's own fields,
 // parsed by the envelope's parser, so a bad time or status reads the same here as over HTTP.
 func (f *filterFlags) listParams() (annals.ListParams, error) {
-	req := &history.Request{Op: history.OpList}
+	req := &envelope.Request{Op: history.OpList}
 	if err := f.apply(req); err != nil {
 		return annals.ListParams{}, err
 	}
 	return req.ListParams()
 }
 
-func (f *filterFlags) apply(req *history.Request) error {
+func (f *filterFlags) apply(req *envelope.Request) error {
 	req.Scope, req.Status, req.From, req.To = *f.scope, *f.status, *f.from, *f.to
 	req.Tag, req.Agent, req.TitleContains, req.Cursor = *f.tag, *f.agent, *f.title, *f.cursor
 	req.Limit, req.Offset, req.PinnedOnly, req.IncludeArchived = *f.limit, *f.offset, *f.pinned, *f.archived
 	for _, a := range *f.attrs {
 		if k, v, ok := strings.Cut(a, "~="); ok && k != "" {
-			setAttr(req, k, history.AttrValue{Value: v, Contains: true})
+			setAttr(req, k, envelope.AttrValue{Value: v, Contains: true})
 			continue
 		}
 		k, v, ok := strings.Cut(a, "=")
 		if !ok || k == "" {
 			return usagef("--attr %q: want key=value (exact) or key~=text (contains)", a)
 		}
-		setAttr(req, k, history.AttrValue{Value: v})
+		setAttr(req, k, envelope.AttrValue{Value: v})
 	}
 	return nil
 }
 
-func setAttr(req *history.Request, k string, v history.AttrValue) {
+func setAttr(req *envelope.Request, k string, v envelope.AttrValue) {
 	if req.Attributes == nil {
-		req.Attributes = map[string]history.AttrValue{}
+		req.Attributes = map[string]envelope.AttrValue{}
 	}
 	req.Attributes[k] = v
 }
@@ -114,7 +115,7 @@ func runList(ctx context.Context, m *Main, args []string) error {
 	return writeChatPage(m.human(), res, "No chats.")
 }
 
-func writeChatPage(w io.Writer, res *history.ListResponse, empty string) error {
+func writeChatPage(w io.Writer, res *envelope.ListResponse, empty string) error {
 	if len(res.Chats) == 0 {
 		fmt.Fprintln(w, empty)
 		return nil

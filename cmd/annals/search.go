@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/envelope"
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/internal/termsafe"
 )
@@ -54,9 +55,9 @@ Results are ranked by relevance blended with recency, with highlighted snippets.
 	if fs.NArg() == 0 {
 		return usagef("search needs a query")
 	}
-	req := &history.Request{Op: history.OpSearch, Query: strings.Join(fs.Args(), " "), Sort: *sort}
+	req := &envelope.Request{Op: history.OpSearch, Query: strings.Join(fs.Args(), " "), Sort: *sort}
 	if *entries {
-		req.Mode = history.ModeEntries
+		req.Mode = envelope.ModeEntries
 	}
 	if *in != "" {
 		req.In = strings.Split(*in, ",")
@@ -77,7 +78,7 @@ Results are ranked by relevance blended with recency, with highlighted snippets.
 		return invalidIsUsage(err)
 	}
 	if *asJSON {
-		history.RenderSnippets(res, "", "") // as the envelope answers a search without marks
+		envelope.RenderSnippets(res, "", "") // as the envelope answers a search without marks
 		return json.NewEncoder(m.Stdout).Encode(res)
 	}
 	hl := snippetHighlighter{open: "[", shut: "]"}

@@ -1,4 +1,4 @@
-package history
+package envelope
 
 import (
 	"html"
@@ -6,6 +6,9 @@ import (
 
 	"github.com/annals-dev/annals"
 )
+
+// maxMarkBytes bounds a highlight marker: it is repeated around every matched term.
+const maxMarkBytes = 32
 
 // The store marks matched terms with these two private-use characters; the service then escapes
 // the text between them for the format the caller's marks imply and puts the caller's marks in
@@ -65,4 +68,20 @@ func (m marks) text(s string) string {
 		return html.EscapeString(s)
 	}
 	return s
+}
+
+// RenderSnippets replaces the store's sentinel marks (annals.SnippetMarkOpen/Close) in every
+// snippet of a search page with open and shut ("[" and "]" when both are empty), HTML-escaping
+// the text around them when either mark is HTML. It is how the envelope answers, for callers
+// of SearchChats that print or send the page themselves.
+func RenderSnippets(page *annals.SearchPage, open, shut string) {
+	m := newMarks(open, shut)
+	for i := range page.Chats {
+		for j := range page.Chats[i].Snippets {
+			page.Chats[i].Snippets[j].Text = m.render(page.Chats[i].Snippets[j].Text)
+		}
+	}
+	for i := range page.Entries {
+		page.Entries[i].Snippet = m.render(page.Entries[i].Snippet)
+	}
 }

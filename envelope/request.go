@@ -1,4 +1,10 @@
-package history
+// Package envelope is the op envelope {op, ...}: the one request shape that POST /v1/history,
+// the MCP server's history meta-tool and the Go client speak. It decodes an envelope strictly,
+// runs it against any annals.HistoryService (Dispatch: the op's typed call, answered in the
+// envelope's shape), renders snippet marks for the caller, and turns typed parameters back into
+// the envelope that means them, for clients. The typed service decides everything; the
+// envelope only parses strings, names fields and renders marks.
+package envelope
 
 import (
 	"bytes"
@@ -8,32 +14,14 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/internal/strictjson"
 )
 
-// Ops, in the order the operations reference documents them.
+// Search modes, as the envelope names them.
 const (
-	OpList     = "list"
-	OpSearch   = "search"
-	OpRelated  = "related"
-	OpGet      = "get"
-	OpRename   = "rename"
-	OpAnnotate = "annotate"
-	OpPin      = "pin"
-	OpArchive  = "archive"
-	OpRecap    = "recap"
-	OpResume   = "resume"
-	OpDelete   = "delete"
-)
-
-// Ops lists every op.
-var Ops = []string{OpList, OpSearch, OpRelated, OpGet, OpRename, OpAnnotate, OpPin, OpArchive, OpRecap, OpResume, OpDelete}
-
-// Formats of the get op.
-const (
-	FormatJSON         = "json"
-	FormatMarkdown     = "markdown"
-	FormatConversation = "conversation"
+	ModeChats   = string(annals.SearchChatsMode)
+	ModeEntries = string(annals.SearchEntriesMode)
 )
 
 // Request is the one op-discriminated request shape every transport decodes into. Each op reads
@@ -177,7 +165,7 @@ func jsonError(err error) error {
 
 func unknownOp(op string) error {
 	if op == "" {
-		return annals.Errorf(annals.EINVALID, "op is required (want one of: %s)", strings.Join(Ops, ", "))
+		return annals.Errorf(annals.EINVALID, "op is required (want one of: %s)", strings.Join(history.Ops, ", "))
 	}
-	return annals.Errorf(annals.EINVALID, "unknown op %q (want one of: %s)", op, strings.Join(Ops, ", "))
+	return annals.Errorf(annals.EINVALID, "unknown op %q (want one of: %s)", op, strings.Join(history.Ops, ", "))
 }
