@@ -17,9 +17,8 @@ func TestTypedParamsRoundTripThroughTheEnvelope(t *testing.T) {
 	from := time.Date(2026, 1, 2, 3, 4, 5, 600, time.UTC)
 	to := from.Add(48 * time.Hour)
 	st := annals.StatusFailed
-	q := annals.ChatQuery{Status: &st, From: &from, To: &to, Tag: "ops", TitleContains: "valve", IDPrefix: "a1",
-		Attributes: map[string]annals.AttrMatch{"repo": {Value: "o/r"}, "cwd": {Value: "src", Contains: true}},
-		Agent: "bot", PinnedOnly: true, IncludeArchived: true}
+	q := annals.ChatQuery{Status: &st, From: &from, To: &to, Tag: "ops", TitleContains: "valve", IDPrefix: "a1", Agent: "bot", PinnedOnly: true, IncludeArchived: true}
+	q.Attributes = map[string]annals.AttrMatch{"repo": {Value: "o/r"}, "cwd": {Value: "src", Contains: true}}
 	page := annals.PageParams{Limit: 7, Offset: 3, Cursor: "c"}
 
 	list := annals.ListParams{Scope: annals.ScopeTenant, Filter: q, Page: page}
