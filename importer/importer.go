@@ -46,18 +46,26 @@
 //     model when the source knows them.
 package importer
 
-import "github.com/annals-dev/annals/importer/reader"
+import (
+	"github.com/annals-dev/annals/importer/aider"
+	"github.com/annals-dev/annals/importer/amp"
+	"github.com/annals-dev/annals/importer/annalsexport"
+	"github.com/annals-dev/annals/importer/chatgpt"
+	"github.com/annals-dev/annals/importer/claudecode"
+	"github.com/annals-dev/annals/importer/claudecodeweb"
+	"github.com/annals-dev/annals/importer/reader"
+)
 
 // Formats returns every format annals imports, in detection order, as a new slice each time.
 func Formats() []reader.Format {
 	formats := []reader.Format{
-		claudeCode{},
-		claudeCodeWeb{},
+		claudecode.ClaudeCode{},
+		claudecodeweb.ClaudeCodeWeb{},
 		qwenCode{},
 		codex{},
 		gemini{},
-		aider{},
-		chatGPT{},
+		aider.Aider{},
+		chatgpt.ChatGPT{},
 		// The other engineer's formats (OpenCode, Copilot CLI, Cursor, llm logs.db, lanius,
 		// loomcycle, Tau) go here, before the generic message arrays.
 		openCode{},
@@ -74,13 +82,13 @@ func Formats() []reader.Format {
 		continueDev{},
 		copilotChat{},
 		openHands{},
-		amp{},
+		amp.Amp{},
 		factoryDroid{},
 		cursorIDE{},
 	}
 	formats = append(formats, clineFormats()...)
 	// The generic formats last: they claim what no tool's own format does.
-	return append(formats, annalsExport{}, messages{})
+	return append(formats, annalsexport.AnnalsExport{}, messages{})
 }
 
 // Lookup returns the format called name among formats.

@@ -1,4 +1,4 @@
-package importer
+package claudecode
 
 import (
 	"bytes"
@@ -180,7 +180,7 @@ func ccResultAgent(raw json.RawMessage) string {
 // Companion reports the files Claude Code writes beside its sessions that are not sessions:
 // a sub-agent's agent-<id>.meta.json (read with its transcript) and anything else under a
 // session's subagents/ folder but the agent-<id>.jsonl transcripts (a workflow's journal).
-func (claudeCode) Companion(path string) bool {
+func (ClaudeCode) Companion(path string) bool {
 	base := filepath.Base(path)
 	if strings.HasPrefix(base, "agent-") && strings.HasSuffix(base, ".meta.json") {
 		return true

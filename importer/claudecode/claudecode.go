@@ -1,4 +1,7 @@
-package importer
+// Package claudecode reads the histories of Claude Code for annals import (docs/IMPORT.md): one
+// reader behind the importer/reader contracts (detect, default locations, read), listed in
+// importer.Formats.
+package claudecode
 
 import (
 	"bytes"
@@ -19,15 +22,15 @@ import (
 // "claude-code:<sessionId>/agent-<agentId>" with parent=<the session's chat>). Inline side chains
 // (isSidechain lines of the Task tool in older versions) become chats of their own,
 // "<chat>/sidechain-<root uuid>", with parent=<chat>. Every line has a uuid, which gives entry ids.
-type claudeCode struct{}
+type ClaudeCode struct{}
 
-func (claudeCode) Name() string { return "claude-code" }
+func (ClaudeCode) Name() string { return "claude-code" }
 
-func (claudeCode) DefaultPaths(home string) []string {
+func (ClaudeCode) DefaultPaths(home string) []string {
 	return []string{filepath.Join(home, ".claude", "projects", "**", "*.jsonl")}
 }
 
-func (claudeCode) Detect(path string, head []byte) bool {
+func (ClaudeCode) Detect(path string, head []byte) bool {
 	if !strings.EqualFold(filepath.Ext(path), ".jsonl") {
 		return false
 	}
@@ -41,7 +44,7 @@ func (claudeCode) Detect(path string, head []byte) bool {
 	if strings.Contains(filepath.ToSlash(path), "/.claude/projects/") {
 		return true
 	}
-	return ccEvidence(head)
+	return Evidence(head)
 }
 
 // ccEvidence reads the first lines of a file for what only Claude Code writes: a summary's
@@ -49,7 +52,7 @@ func (claudeCode) Detect(path string, head []byte) bool {
 // or a {role, content} message under a parentUuid. A Qwen Code record (a Gemini {role, parts}
 // message, a tool_result record) has the same uuid, parentUuid and sessionId, and is never
 // taken for one.
-func ccEvidence(head []byte) bool {
+func Evidence(head []byte) bool {
 	found := false
 	for _, line := range reader.HeadLines(head, 8) {
 		f, ok := reader.LineFields(line)
@@ -115,7 +118,7 @@ type ccSession struct {
 	agentMeta *ccAgentMeta
 }
 
-func (claudeCode) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
+func (ClaudeCode) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
 	s := &ccSession{src: src, queues: map[string]*reader.OpQueue{}}
 	base := strings.TrimSuffix(filepath.Base(src.Path), filepath.Ext(src.Path))
 	s.agent = strings.HasPrefix(base, "agent-")

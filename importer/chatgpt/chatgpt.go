@@ -1,4 +1,7 @@
-package importer
+// Package chatgpt reads the histories of ChatGPT exports for annals import (docs/IMPORT.md): one
+// reader behind the importer/reader contracts (detect, default locations, read), listed in
+// importer.Formats.
+package chatgpt
 
 import (
 	"bufio"
@@ -23,11 +26,11 @@ import (
 // branch (an edited prompt, a regenerated answer) is kept as a chat of its own,
 // "chatgpt:<conversation id>/branch-<leaf node>", holding the messages after the fork, with the
 // attributes parent=<the main chat> and branch_from=<the node it forks from>.
-type chatGPT struct{}
+type ChatGPT struct{}
 
-func (chatGPT) Name() string { return "chatgpt" }
+func (ChatGPT) Name() string { return "chatgpt" }
 
-func (chatGPT) DefaultPaths(home string) []string {
+func (ChatGPT) DefaultPaths(home string) []string {
 	// An export is a zip the person unpacks, usually in Downloads.
 	return []string{
 		filepath.Join(home, "Downloads", "conversations.json"),
@@ -35,7 +38,7 @@ func (chatGPT) DefaultPaths(home string) []string {
 	}
 }
 
-func (chatGPT) Detect(path string, head []byte) bool {
+func (ChatGPT) Detect(path string, head []byte) bool {
 	if !strings.EqualFold(filepath.Ext(path), ".json") {
 		return false
 	}
@@ -93,7 +96,7 @@ type cgContent struct {
 	} `json:"thoughts"`
 }
 
-func (chatGPT) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+func (ChatGPT) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	r, err := src.Open()
 	if err != nil {
 		return err

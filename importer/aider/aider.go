@@ -1,4 +1,6 @@
-package importer
+// Package aider reads the histories of Aider for annals import (docs/IMPORT.md): one reader behind
+// the importer/reader contracts (detect, default locations, read), listed in importer.Formats.
+package aider
 
 import (
 	"bytes"
@@ -24,13 +26,13 @@ import (
 // The file is append-only, so it is read incrementally like a JSON Lines file. A block (a run
 // of lines of one kind) is emitted when the next block starts; the file can be checkpointed at
 // the first line of each block.
-type aider struct{}
+type Aider struct{}
 
-func (aider) Name() string { return "aider" }
+func (Aider) Name() string { return "aider" }
 
 const aiderFile = ".aider.chat.history.md"
 
-func (aider) DefaultPaths(home string) []string {
+func (Aider) DefaultPaths(home string) []string {
 	// Aider writes into each repository, so there is no single folder: the home directory and
 	// three levels of folders below it (~/src/project, ~/code/org/project) cover the usual
 	// layouts without walking all of home.
@@ -42,7 +44,7 @@ func (aider) DefaultPaths(home string) []string {
 	}
 }
 
-func (aider) Detect(path string, head []byte) bool {
+func (Aider) Detect(path string, head []byte) bool {
 	base := filepath.Base(path)
 	if base == aiderFile || strings.HasSuffix(base, ".chat.history.md") {
 		return true
@@ -86,7 +88,7 @@ type adSession struct {
 	pending []annals.CaptureOp
 }
 
-func (aider) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
+func (Aider) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
 	s := &adSession{src: src, pathKey: reader.ShortHash(src.Path)[:12]}
 	if state != nil {
 		if err := json.Unmarshal(state, &s.st); err != nil {

@@ -1,4 +1,7 @@
-package importer
+// Package annalsexport reads the histories of annals' own exports (`annals export`, Markdown and
+// JSON) for annals import (docs/IMPORT.md): one reader behind the importer/reader contracts
+// (detect, default locations, read), listed in importer.Formats.
+package annalsexport
 
 import (
 	"bytes"
@@ -24,16 +27,16 @@ import (
 // activity come out as they were; an export written before runs were exported has none, and its
 // entries keep their run ids. The tenant and user are not taken from the file: they are the
 // importing principal's, as for every import, so a file cannot place a chat in another tenant.
-type annalsExport struct{}
+type AnnalsExport struct{}
 
-func (annalsExport) Name() string { return "annals" }
+func (AnnalsExport) Name() string { return "annals" }
 
-func (annalsExport) DefaultPaths(home string) []string { return nil }
+func (AnnalsExport) DefaultPaths(home string) []string { return nil }
 
 // annalsMarkdownMark opens every Markdown export.
 var annalsMarkdownMark = []byte("<!-- annals:chat {")
 
-func (annalsExport) Detect(path string, head []byte) bool {
+func (AnnalsExport) Detect(path string, head []byte) bool {
 	h := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
 	switch {
 	case reader.HasExt(path, ".md", ".markdown"):
@@ -53,7 +56,7 @@ func (annalsExport) Detect(path string, head []byte) bool {
 	return false
 }
 
-func (f annalsExport) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+func (f AnnalsExport) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	r, err := src.Open()
 	if err != nil {
 		return fmt.Errorf("annals export: %w", err)

@@ -1,10 +1,14 @@
-package importer
+// Package claudecodeweb reads the histories of Claude Code on the web for annals import
+// (docs/IMPORT.md): one reader behind the importer/reader contracts (detect, default locations,
+// read), listed in importer.Formats.
+package claudecodeweb
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/annals-dev/annals/importer/claudecode"
 	"github.com/annals-dev/annals/importer/reader"
 	"io"
 )
@@ -14,13 +18,13 @@ import (
 // Claude Code session writes to its .jsonl file (user, assistant, system, summary, ...). They are
 // read by the Claude Code reader, line by line in order, so a web session maps exactly as a
 // local one does (chat claude-code:<sessionId>, sub-agent side chains, tool pairing, runs).
-type claudeCodeWeb struct{}
+type ClaudeCodeWeb struct{}
 
-func (claudeCodeWeb) Name() string { return "claude-code-web" }
+func (ClaudeCodeWeb) Name() string { return "claude-code-web" }
 
-func (claudeCodeWeb) DefaultPaths(home string) []string { return nil }
+func (ClaudeCodeWeb) DefaultPaths(home string) []string { return nil }
 
-func (claudeCodeWeb) Detect(path string, head []byte) bool {
+func (ClaudeCodeWeb) Detect(path string, head []byte) bool {
 	if head == nil || !reader.HasExt(path, ".json") {
 		return false
 	}
@@ -37,13 +41,13 @@ func (claudeCodeWeb) Detect(path string, head []byte) bool {
 		if j < 0 {
 			return false
 		}
-		return ccEvidence(bytes.ReplaceAll(head[i+j+1:], []byte("},{"), []byte("}\n{")))
+		return claudecode.Evidence(bytes.ReplaceAll(head[i+j+1:], []byte("},{"), []byte("}\n{")))
 	}
 	var lines []json.RawMessage
 	if json.Unmarshal(raw, &lines) != nil {
 		return false
 	}
-	return len(lines) == 0 || ccEvidence(joinLines(lines, 8))
+	return len(lines) == 0 || claudecode.Evidence(joinLines(lines, 8))
 }
 
 // joinLines writes up to n JSON values one per line, as a .jsonl head.
@@ -59,7 +63,7 @@ func joinLines(vals []json.RawMessage, n int) []byte {
 	return out
 }
 
-func (claudeCodeWeb) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+func (ClaudeCodeWeb) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	r, err := src.Open()
 	if err != nil {
 		return fmt.Errorf("claude-code-web: %w", err)
@@ -75,7 +79,7 @@ func (claudeCodeWeb) ParseFile(ctx context.Context, src *reader.Source, out read
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return fmt.Errorf("claude-code-web: %s is not a session document: %w", src.Path, err)
 	}
-	sess, err := claudeCode{}.NewSession(src, nil)
+	sess, err := claudecode.ClaudeCode{}.NewSession(src, nil)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,6 @@
-package importer
+// Package amp reads the histories of Amp for annals import (docs/IMPORT.md): one reader behind the
+// importer/reader contracts (detect, default locations, read), listed in importer.Formats.
+package amp
 
 import (
 	"context"
@@ -20,15 +22,15 @@ import (
 // are Anthropic's (text, thinking, tool_use), except that a tool's result is
 // {type: tool_result, toolUseID, run: {status, result | error}}. Amp rewrites the file as the
 // thread goes on, so it is read whole; entry ids are <messageId>#<block>.
-type amp struct{}
+type Amp struct{}
 
-func (amp) Name() string { return "amp" }
+func (Amp) Name() string { return "amp" }
 
-func (amp) DefaultPaths(home string) []string {
+func (Amp) DefaultPaths(home string) []string {
 	return []string{filepath.Join(home, ".local", "share", "amp", "threads", "*.json")}
 }
 
-func (amp) Detect(path string, head []byte) bool {
+func (Amp) Detect(path string, head []byte) bool {
 	if head == nil || !reader.HasExt(path, ".json") {
 		return false
 	}
@@ -39,7 +41,7 @@ func (amp) Detect(path string, head []byte) bool {
 	return reader.HasFields(f, "messages") || reader.HasFields(f, "created") || reader.HasFields(f, "env")
 }
 
-func (f amp) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+func (f Amp) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	r, err := src.Open()
 	if err != nil {
 		return fmt.Errorf("amp: %w", err)
