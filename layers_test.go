@@ -38,6 +38,13 @@ func TestLayers(t *testing.T) {
 			}
 		}
 	}
+	// The query view's contracts are a leaf over the root, so stores, history and the codec can
+	// share them without importing one another.
+	for p := range reach(graph, module+"/view") {
+		if p != module {
+			t.Errorf("view reaches %s; it must import only the root", p)
+		}
+	}
 	deps := reach(graph, module+"/history")
 	for _, p := range []string{"embed", "summarize"} {
 		if deps[module+"/"+p] {

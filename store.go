@@ -246,9 +246,10 @@ type TextIndex interface {
 }
 
 // Store is what a storage backend must provide for the history service. The optional
-// capabilities are interfaces of their own, found by type assertion: ViewStore (the lanius query
-// view), Rescanner, KeyStore, ImportStateStore, ChatCopier, and the TextIndex test hook. A
-// consumer that needs one a store lacks answers ENOTIMPLEMENTED.
+// capabilities are interfaces of their own, found by type assertion: Rescanner, KeyStore,
+// ImportStateStore, ChatCopier, and the TextIndex test hook (the query view's store contract is
+// view.Store, in its own package). A consumer that needs one a store lacks answers
+// ENOTIMPLEMENTED.
 type Store interface {
 	CaptureStore
 	ChatStore

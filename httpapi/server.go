@@ -7,8 +7,8 @@
 // principal; with no keys at all it runs in local mode, on loopback only, as the local owner.
 // docs/HTTP.md is the reference.
 //
-// The Client implements the same operations over HTTP: history.Service's op methods,
-// annals.CaptureStore and the query view.
+// The Client implements the same operations over HTTP: annals.HistoryService (each call sent as
+// the op envelope that means it), annals.CaptureStore and the query view.
 package httpapi
 
 import (
