@@ -53,6 +53,12 @@ import (
 	"github.com/annals-dev/annals/importer/chatgpt"
 	"github.com/annals-dev/annals/importer/claudecode"
 	"github.com/annals-dev/annals/importer/claudecodeweb"
+	"github.com/annals-dev/annals/importer/codex"
+	"github.com/annals-dev/annals/importer/continuedev"
+	"github.com/annals-dev/annals/importer/copilot"
+	"github.com/annals-dev/annals/importer/gemini"
+	"github.com/annals-dev/annals/importer/kimi"
+	"github.com/annals-dev/annals/importer/qwen"
 	"github.com/annals-dev/annals/importer/reader"
 )
 
@@ -61,25 +67,25 @@ func Formats() []reader.Format {
 	formats := []reader.Format{
 		claudecode.ClaudeCode{},
 		claudecodeweb.ClaudeCodeWeb{},
-		qwenCode{},
-		codex{},
-		gemini{},
+		qwen.QwenCode{},
+		codex.Codex{},
+		gemini.Gemini{},
 		aider.Aider{},
 		chatgpt.ChatGPT{},
 		// The other engineer's formats (OpenCode, Copilot CLI, Cursor, llm logs.db, lanius,
 		// loomcycle, Tau) go here, before the generic message arrays.
 		openCode{},
-		copilotCLI{},
+		copilot.CopilotCLI{},
 		cursor{},
 		cursorStore{},
 		llmLogs{},
 		tau{},
 		loomcycle{},
 		lanius{},
-		kimiCLI{},
+		kimi.KimiCLI{},
 		goose{},
 		crush{},
-		continueDev{},
+		continuedev.ContinueDev{},
 		copilotChat{},
 		openHands{},
 		amp.Amp{},

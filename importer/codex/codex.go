@@ -1,4 +1,7 @@
-package importer
+// Package codex reads the histories of Codex CLI for annals import (docs/IMPORT.md): one reader
+// behind the importer/reader contracts (detect, default locations, read), listed in
+// importer.Formats.
+package codex
 
 import (
 	"bytes"
@@ -22,18 +25,18 @@ import (
 // carrying the same user and agent text, reasoning summary and tool outcome. The items are the
 // record; an event whose text was just seen as an item (or the other way round) is dropped, and
 // the tool events only refine the outcome of the call they name.
-type codex struct{}
+type Codex struct{}
 
-func (codex) Name() string { return "codex" }
+func (Codex) Name() string { return "codex" }
 
-func (codex) DefaultPaths(home string) []string {
+func (Codex) DefaultPaths(home string) []string {
 	return []string{
 		filepath.Join(home, ".codex", "sessions", "**", "rollout-*.jsonl"),
 		filepath.Join(home, ".codex", "archived_sessions", "**", "rollout-*.jsonl"),
 	}
 }
 
-func (codex) Detect(path string, head []byte) bool {
+func (Codex) Detect(path string, head []byte) bool {
 	if !strings.EqualFold(filepath.Ext(path), ".jsonl") {
 		return false
 	}
@@ -92,7 +95,7 @@ type cxSession struct {
 	held []cxHeld
 }
 
-func (codex) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
+func (Codex) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
 	s := &cxSession{src: src}
 	if state != nil {
 		if err := json.Unmarshal(state, &s.st); err != nil {

@@ -1,4 +1,7 @@
-package importer
+// Package gemini reads the histories of Gemini CLI for annals import (docs/IMPORT.md): one reader
+// behind the importer/reader contracts (detect, default locations, read), listed in
+// importer.Formats.
+package gemini
 
 import (
 	"bufio"
@@ -26,18 +29,18 @@ import (
 // imported, which needs the whole file. A rewind becomes a truncation at the named message, so
 // the transcript ends as the session does; on a re-import the rewound messages are appended and
 // removed again (the replay semantics of docs/FORMAT.md).
-type gemini struct{}
+type Gemini struct{}
 
-func (gemini) Name() string { return "gemini-cli" }
+func (Gemini) Name() string { return "gemini-cli" }
 
-func (gemini) DefaultPaths(home string) []string {
+func (Gemini) DefaultPaths(home string) []string {
 	return []string{
 		filepath.Join(home, ".gemini", "tmp", "*", "chats", "*.json"),
 		filepath.Join(home, ".gemini", "tmp", "*", "chats", "*.jsonl"),
 	}
 }
 
-func (gemini) Detect(path string, head []byte) bool {
+func (Gemini) Detect(path string, head []byte) bool {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".json" && ext != ".jsonl" {
 		return false
@@ -103,7 +106,7 @@ type gmStep struct {
 	rewindTo string
 }
 
-func (gemini) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+func (Gemini) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	r, err := src.Open()
 	if err != nil {
 		return err
@@ -414,7 +417,7 @@ func gmToolEntry(base string, i int, tc gmToolCall, runID string) *annals.Entry 
 	}
 	return &annals.Entry{ID: reader.EntryID(base, i+1), Kind: annals.KindTool, RunID: runID,
 		Tool: &annals.ToolCall{Name: reader.SafeID(name, annals.MaxIDBytes), CallID: reader.SafeID(tc.ID, annals.MaxIDBytes), Arguments: args,
-			Result: gmResult(tc), Outcome: gmOutcome(tc.Status)},
+			Result: gmResult(tc), Outcome: Outcome(tc.Status)},
 		Metadata: reader.Metadata(tm)}
 }
 
@@ -487,7 +490,7 @@ func gmResult(tc gmToolCall) string {
 	return reader.ValidText(strings.Join(texts, "\n"))
 }
 
-func gmOutcome(status string) annals.Outcome {
+func Outcome(status string) annals.Outcome {
 	switch strings.ToLower(status) {
 	case "success", "succeeded", "completed":
 		return annals.OutcomeSucceeded

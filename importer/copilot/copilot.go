@@ -1,4 +1,7 @@
-package importer
+// Package copilot reads the histories of GitHub Copilot CLI for annals import (docs/IMPORT.md): one
+// reader behind the importer/reader contracts (detect, default locations, read), listed in
+// importer.Formats.
+package copilot
 
 import (
 	"bytes"
@@ -23,11 +26,11 @@ import (
 //
 // The file only grows, so it is a LineParser: a tool call is held back until its result line
 // arrives, and the session is settled whenever no call waits.
-type copilotCLI struct{}
+type CopilotCLI struct{}
 
-func (copilotCLI) Name() string { return "copilot-cli" }
+func (CopilotCLI) Name() string { return "copilot-cli" }
 
-func (copilotCLI) Detect(path string, head []byte) bool {
+func (CopilotCLI) Detect(path string, head []byte) bool {
 	if head == nil {
 		return false
 	}
@@ -43,7 +46,7 @@ func (copilotCLI) Detect(path string, head []byte) bool {
 		(bytes.Contains(h, []byte(`"type":"user.message"`)) || bytes.Contains(h, []byte(`"type":"session.`)) || bytes.Contains(h, []byte(`"type":"assistant.`)))
 }
 
-func (copilotCLI) DefaultPaths(home string) []string {
+func (CopilotCLI) DefaultPaths(home string) []string {
 	return []string{
 		filepath.Join(home, ".copilot", "session-state", "*", "events.jsonl"),
 		filepath.Join(home, ".copilot", "session-state", "*.jsonl"),
@@ -63,7 +66,7 @@ type copilotState struct {
 	RunOut int64 `json:"run_out,omitempty"`
 }
 
-func (f copilotCLI) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
+func (f CopilotCLI) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
 	s := &copilotSession{format: f.Name(), open: map[string]*annals.Entry{}, seen: map[string]bool{}}
 	if len(state) > 0 {
 		if err := json.Unmarshal(state, &s.st); err != nil {

@@ -1,4 +1,7 @@
-package importer
+// Package kimi reads the histories of Kimi CLI for annals import (docs/IMPORT.md): one reader
+// behind the importer/reader contracts (detect, default locations, read), listed in
+// importer.Formats.
+package kimi
 
 import (
 	"context"
@@ -24,11 +27,11 @@ import (
 // rewrites it (the old file is kept as context_<n>.jsonl, read as a chat of its own); entry
 // ids come from the line number and the line's content, so the rewritten file, read again from
 // its start, keeps the entries of the lines still there and appends the lines written since.
-type kimiCLI struct{}
+type KimiCLI struct{}
 
-func (kimiCLI) Name() string { return "kimi-cli" }
+func (KimiCLI) Name() string { return "kimi-cli" }
 
-func (kimiCLI) DefaultPaths(home string) []string {
+func (KimiCLI) DefaultPaths(home string) []string {
 	return []string{
 		filepath.Join(home, ".kimi", "sessions", "*", "*", "context*.jsonl"),
 		filepath.Join(home, ".kimi", "sessions", "*", "*.jsonl"),
@@ -37,7 +40,7 @@ func (kimiCLI) DefaultPaths(home string) []string {
 
 // Detect claims a context file in Kimi's folder, or a file whose first lines hold Kimi's
 // bookkeeping roles, or a context.jsonl of {role, content} messages.
-func (kimiCLI) Detect(path string, head []byte) bool {
+func (KimiCLI) Detect(path string, head []byte) bool {
 	if head == nil || !reader.HasExt(path, ".jsonl") {
 		return false
 	}
@@ -63,7 +66,7 @@ func (kimiCLI) Detect(path string, head []byte) bool {
 
 // Companion: the wire log (the UI's event stream, which repeats the messages) and the session
 // state beside a context file.
-func (kimiCLI) Companion(path string) bool {
+func (KimiCLI) Companion(path string) bool {
 	base := filepath.Base(path)
 	return (base == "wire.jsonl" || base == "state.json") && reader.InFolder(path, "sessions") ||
 		base == "kimi.json" && reader.IsDir(filepath.Join(filepath.Dir(path), "sessions"))
@@ -148,7 +151,7 @@ type kmSession struct {
 	calls   map[string]*annals.Entry
 }
 
-func (f kimiCLI) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
+func (f KimiCLI) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
 	s := &kmSession{src: src, calls: map[string]*annals.Entry{}}
 	if len(state) > 0 {
 		if err := json.Unmarshal(state, &s.st); err != nil {

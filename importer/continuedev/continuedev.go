@@ -1,4 +1,7 @@
-package importer
+// Package continuedev reads the histories of Continue for annals import (docs/IMPORT.md): one
+// reader behind the importer/reader contracts (detect, default locations, read), listed in
+// importer.Formats.
+package continuedev
 
 import (
 	"context"
@@ -25,15 +28,15 @@ import (
 // sessions.json beside them lists the sessions with their dateCreated. Continue rewrites a
 // session file as the chat goes on (an edited prompt drops what followed it), so it is read
 // whole and entry ids hold a hash of the item, as for Kimi.
-type continueDev struct{}
+type ContinueDev struct{}
 
-func (continueDev) Name() string { return "continue" }
+func (ContinueDev) Name() string { return "continue" }
 
-func (continueDev) DefaultPaths(home string) []string {
+func (ContinueDev) DefaultPaths(home string) []string {
 	return []string{filepath.Join(home, ".continue", "sessions", "*.json")}
 }
 
-func (continueDev) Detect(path string, head []byte) bool {
+func (ContinueDev) Detect(path string, head []byte) bool {
 	if head == nil || !reader.HasExt(path, ".json") || filepath.Base(path) == "sessions.json" {
 		return false
 	}
@@ -42,7 +45,7 @@ func (continueDev) Detect(path string, head []byte) bool {
 }
 
 // Companion: the sessions index beside the session files.
-func (continueDev) Companion(path string) bool {
+func (ContinueDev) Companion(path string) bool {
 	return filepath.Base(path) == "sessions.json" && reader.InFolder(path, ".continue")
 }
 
@@ -68,7 +71,7 @@ type cnItem struct {
 	} `json:"reasoning"`
 }
 
-func (f continueDev) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+func (f ContinueDev) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	r, err := src.Open()
 	if err != nil {
 		return fmt.Errorf("continue: %w", err)

@@ -1,4 +1,7 @@
-package importer
+// Package qwen reads the histories of Qwen Code for annals import (docs/IMPORT.md): one reader
+// behind the importer/reader contracts (detect, default locations, read), listed in
+// importer.Formats.
+package qwen
 
 import (
 	"context"
@@ -10,6 +13,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/gemini"
 	"github.com/annals-dev/annals/importer/reader"
 )
 
@@ -22,17 +26,17 @@ import (
 // (chat_compression, slash_command, custom_title, ...) say what happened around the messages.
 //
 // The file only grows, so it is read incrementally; entry ids are the record uuids.
-type qwenCode struct{}
+type QwenCode struct{}
 
-func (qwenCode) Name() string { return "qwen-code" }
+func (QwenCode) Name() string { return "qwen-code" }
 
-func (qwenCode) DefaultPaths(home string) []string {
+func (QwenCode) DefaultPaths(home string) []string {
 	return []string{filepath.Join(home, ".qwen", "projects", "*", "chats", "**", "*.jsonl")}
 }
 
 // Detect claims a .jsonl file in Qwen Code's folder, or one whose first records hold a Gemini
 // {role, parts} message or a tool_result record under Claude-Code-like top-level fields.
-func (qwenCode) Detect(path string, head []byte) bool {
+func (QwenCode) Detect(path string, head []byte) bool {
 	if head == nil || !reader.HasExt(path, ".jsonl") {
 		return false
 	}
@@ -123,7 +127,7 @@ type qwSession struct {
 	last    time.Time
 }
 
-func (f qwenCode) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
+func (f QwenCode) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
 	s := &qwSession{src: src, chats: map[string]*qwChat{}, created: map[string]bool{}, calls: map[string]*annals.Entry{}}
 	if len(state) > 0 {
 		var st qwState
@@ -359,7 +363,7 @@ func (r *qwSession) toolResult(c *qwChat, rec *qwRecord, add func(*annals.Entry)
 		callID, name = reader.FirstNonEmpty(callID, resp.ID), resp.Name
 		result = qwResponseText(resp.Response)
 	}
-	outcome := gmOutcome(info.Status)
+	outcome := gemini.Outcome(info.Status)
 	if outcome == "" && info.Error != nil {
 		outcome = annals.OutcomeFailed
 	}
