@@ -37,9 +37,6 @@ type Config struct {
 	// Redactor scrubs titles, descriptions and summaries written through the service; nil
 	// stores them as given.
 	Redactor annals.Redactor
-	// ReadOnly refuses every op and capture that writes, before it reaches the store or a
-	// summarizer.
-	ReadOnly bool
 	// CandidateCap bounds how many chats related ranks; 0 means annals.DefaultCandidateCap.
 	CandidateCap int
 	Logger       *slog.Logger
@@ -54,7 +51,6 @@ type Service struct {
 	embedder     annals.Embedder
 	redactor     annals.Redactor
 	candidateCap int
-	readOnly     bool
 	// capture is the store's write path behind redaction, used by the guarded capture methods.
 	capture annals.CaptureStore
 	log     *slog.Logger
@@ -70,7 +66,6 @@ func New(cfg Config) *Service {
 		embedder:     cfg.Embedder,
 		redactor:     cfg.Redactor,
 		candidateCap: cfg.CandidateCap,
-		readOnly:     cfg.ReadOnly,
 		capture:      &RedactingCapture{Store: annals.CaptureOps{Store: cfg.Store}, Redactor: cfg.Redactor},
 		log:          cfg.Logger,
 		now:          cfg.Now,
@@ -85,15 +80,6 @@ func New(cfg Config) *Service {
 		s.now = time.Now
 	}
 	return s
-}
-
-// writable refuses an op that changes stored data on a read-only service, before any work
-// (recap would otherwise spend a summarizer call before the store refuses to save it).
-func (s *Service) writable(op string) error {
-	if s.readOnly {
-		return errReadOnly("op " + op)
-	}
-	return nil
 }
 
 // fetch resolves the scope, finds the chat the caller's id names (findChat: the id, what people

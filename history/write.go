@@ -139,9 +139,6 @@ func unbatch(err error) error {
 // guard checks and binds ops for the caller in ctx. The returned slice is a copy; the caller's
 // ops are not modified.
 func (s *Service) guard(ctx context.Context, ops []annals.CaptureOp) ([]annals.CaptureOp, error) {
-	if s.readOnly {
-		return nil, errReadOnly("capture")
-	}
 	res, err := Resolve(ctx, "")
 	if err != nil {
 		return nil, err
@@ -234,7 +231,7 @@ func errConflict(id string) error {
 	return annals.Errorf(annals.ECONFLICT, "chat %q already exists with different immutable data (tenant, user, agent or attributes cannot change after creation)", id)
 }
 
-// errReadOnly is the refusal of a write on a read-only service.
+// errReadOnly is the refusal of a write on a read-only history (the door's, door.go).
 func errReadOnly(what string) error {
 	return annals.Errorf(annals.EFORBIDDEN, "this history is read-only (started with --read-only): %s writes and is refused; list, search, get, related and resume still work", what)
 }

@@ -111,14 +111,14 @@ func testCaptureOwnership(t *testing.T, open Opener) {
 	_, err = e.svc.AppendEntries(alice, "b-chat", []*annals.Entry{{ID: "x", Kind: annals.KindUser, Text: "x"}})
 	wantCode(t, "appending to another tenant's chat", err, annals.ENOTFOUND)
 
-	// A read-only service refuses every write before it reaches the store.
-	ro := newService(history.Config{Store: e.store, Summarizer: e.sum, ReadOnly: true})
+	// A read-only history refuses every write at the door, before it reaches the store.
+	ro := history.For(history.New(history.Config{Store: e.store, Summarizer: e.sum}), annals.PrincipalFromContext(alice), history.Access{ReadOnly: true})
 	_, err = ro.CreateChat(alice, &annals.Chat{ID: "c-ro"})
 	wantCode(t, "create on a read-only service", err, annals.EFORBIDDEN)
-	_, err = ro.Rename(alice, &envelope.Request{Op: history.OpRename, SessionID: "c-any-agent", Title: ptr("x")})
+	_, err = envelope.Dispatch(alice, ro, &envelope.Request{Op: history.OpRename, SessionID: "c-any-agent", Title: ptr("x")})
 	wantCode(t, "rename on a read-only service", err, annals.EFORBIDDEN)
 	before := e.sum.calls
-	_, err = ro.Recap(alice, &envelope.Request{Op: history.OpRecap, SessionID: "c-any-agent"})
+	_, err = envelope.Dispatch(alice, ro, &envelope.Request{Op: history.OpRecap, SessionID: "c-any-agent"})
 	wantCode(t, "recap on a read-only service", err, annals.EFORBIDDEN)
 	if e.sum.calls != before {
 		t.Errorf("a read-only recap called the summarizer")

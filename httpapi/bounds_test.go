@@ -16,7 +16,7 @@ import (
 // withMCP serves MCP at /mcp over the server's own service.
 func withMCP() option {
 	return func(c *httpapi.Config) {
-		c.MCP = mcp.New(mcp.Config{Service: c.Service}).HTTPHandler(mcp.HTTPOptions{})
+		c.MCP = mcp.New(mcp.Config{}).HTTPHandler(mcp.HTTPOptions{})
 	}
 }
 

@@ -37,12 +37,12 @@ func (s *Server) handleCreateChat(w http.ResponseWriter, r *http.Request) error 
 		// default is the caller's tenant.
 		op.Chat.TenantID = ""
 	}
-	res, err := s.svc.Capture(r.Context(), []annals.CaptureOp{op})
+	res, err := s.historyFor(r.Context()).Capture(r.Context(), []annals.CaptureOp{op})
 	if err != nil {
 		return unbatch(err)
 	}
 	// The chat as stored (an existing one keeps its own human layer): read back as the caller.
-	view, err := s.svc.GetChat(r.Context(), annals.GetParams{Chat: annals.ChatSelector{ID: op.Chat.ID}, Limit: 1})
+	view, err := s.historyFor(r.Context()).GetChat(r.Context(), annals.GetParams{Chat: annals.ChatSelector{ID: op.Chat.ID}, Limit: 1})
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func (s *Server) handleAppend(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.svc.AppendEntries(r.Context(), id, entries)
+	res, err := s.historyFor(r.Context()).AppendEntries(r.Context(), id, entries)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (s *Server) handleTruncate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.svc.TruncateChat(r.Context(), id, op.Truncate.Point)
+	res, err := s.historyFor(r.Context()).TruncateChat(r.Context(), id, op.Truncate.Point)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	run, err := s.svc.RecordRun(r.Context(), op.Run)
+	run, err := s.historyFor(r.Context()).RecordRun(r.Context(), op.Run)
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func (s *Server) handleCapture(w http.ResponseWriter, r *http.Request) error {
 	if len(req.Ops) == 0 {
 		return annals.Errorf(annals.EINVALID, `"ops" must hold at least one capture op`)
 	}
-	res, err := s.svc.Capture(r.Context(), req.Ops)
+	res, err := s.historyFor(r.Context()).Capture(r.Context(), req.Ops)
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func (s *Server) handleIngest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rep, err := ingest.Ingest(r.Context(), s.svc, bytes.NewReader(body), ingest.Options{Now: s.now})
+	rep, err := ingest.Ingest(r.Context(), s.historyFor(r.Context()), bytes.NewReader(body), ingest.Options{Now: s.now})
 	if err != nil {
 		return err
 	}

@@ -86,7 +86,7 @@ func startEnv(tb testing.TB, db *sqlite.DB, path string, readOnly bool, opts ...
 	if err != nil {
 		tb.Fatal(err)
 	}
-	svc := history.New(history.Config{Store: db, View: db, Summarizer: summarize.Extractive{}, Embedder: emb, Redactor: red, ReadOnly: readOnly})
+	svc := history.New(history.Config{Store: db, View: db, Summarizer: summarize.Extractive{}, Embedder: emb, Redactor: red})
 	logs := &syncBuffer{}
 	cfg := httpapi.Config{
 		Addr:     "127.0.0.1:0",

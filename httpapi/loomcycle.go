@@ -219,7 +219,7 @@ func (s *Server) lcList(ctx context.Context, in *lcRequest, search bool) (any, e
 		q.TitleContains = in.Query
 	}
 	limit := effectiveLimit(in.Limit, lcListDefault, lcListMax)
-	page, err := s.svc.FindChats(ctx, annals.ListParams{Scope: annals.Scope(in.Scope), Filter: q,
+	page, err := s.historyFor(ctx).FindChats(ctx, annals.ListParams{Scope: annals.Scope(in.Scope), Filter: q,
 		Page: annals.PageParams{Limit: limit, Offset: max(in.Offset, 0)}})
 	if err != nil {
 		return nil, err

@@ -38,7 +38,7 @@ func (s *Server) lcGet(ctx context.Context, in *lcRequest) (any, error) {
 	return byID(in, "get", func(sel annals.ChatSelector) (*LoomcycleGet, error) {
 		switch in.Format {
 		case history.FormatMarkdown:
-			v, err := s.svc.GetChat(ctx, annals.GetParams{Chat: sel, Format: annals.FormatMarkdown})
+			v, err := s.historyFor(ctx).GetChat(ctx, annals.GetParams{Chat: sel, Format: annals.FormatMarkdown})
 			if err != nil {
 				return nil, err
 			}
@@ -64,7 +64,7 @@ func (s *Server) lcGet(ctx context.Context, in *lcRequest) (any, error) {
 
 // getPage is get with annals's paging, for a client that asks for it.
 func (s *Server) getPage(ctx context.Context, in *lcRequest, sel annals.ChatSelector) (*LoomcycleGet, error) {
-	v, err := s.svc.GetChat(ctx, annals.GetParams{Chat: sel, Limit: max(in.Limit, 0), AfterSeq: in.AfterSeq, Cursor: in.Cursor})
+	v, err := s.historyFor(ctx).GetChat(ctx, annals.GetParams{Chat: sel, Limit: max(in.Limit, 0), AfterSeq: in.AfterSeq, Cursor: in.Cursor})
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (s *Server) allEntries(ctx context.Context, sel annals.ChatSelector) (*anna
 	var all []*annals.Entry
 	p := annals.GetParams{Chat: sel, Limit: history.MaxGetLimit}
 	for {
-		v, err := s.svc.GetChat(ctx, p)
+		v, err := s.historyFor(ctx).GetChat(ctx, p)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -113,13 +113,13 @@ func (s *Server) lcCurate(ctx context.Context, in *lcRequest) (any, error) {
 	chat, err := byID(in, in.Op, func(sel annals.ChatSelector) (*annals.Chat, error) {
 		switch in.Op {
 		case "rename":
-			return s.svc.RenameChat(ctx, sel, *in.Title)
+			return s.historyFor(ctx).RenameChat(ctx, sel, *in.Title)
 		case "annotate":
-			return s.svc.AnnotateChat(ctx, sel, annals.Annotation{Description: in.Description, Tags: in.Tags})
+			return s.historyFor(ctx).AnnotateChat(ctx, sel, annals.Annotation{Description: in.Description, Tags: in.Tags})
 		case "pin":
-			return s.svc.PinChat(ctx, sel, in.Pinned == nil || *in.Pinned)
+			return s.historyFor(ctx).PinChat(ctx, sel, in.Pinned == nil || *in.Pinned)
 		}
-		return s.svc.ArchiveChat(ctx, sel, in.Archived == nil || *in.Archived)
+		return s.historyFor(ctx).ArchiveChat(ctx, sel, in.Archived == nil || *in.Archived)
 	})
 	if err != nil {
 		return nil, err
@@ -129,7 +129,7 @@ func (s *Server) lcCurate(ctx context.Context, in *lcRequest) (any, error) {
 
 // lcRecap serves recap.
 func (s *Server) lcRecap(ctx context.Context, in *lcRequest) (any, error) {
-	rc, err := byID(in, "recap", func(sel annals.ChatSelector) (*annals.Recap, error) { return s.svc.RecapChat(ctx, sel) })
+	rc, err := byID(in, "recap", func(sel annals.ChatSelector) (*annals.Recap, error) { return s.historyFor(ctx).RecapChat(ctx, sel) })
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,9 @@ func (s *Server) lcRecap(ctx context.Context, in *lcRequest) (any, error) {
 
 // lcResume serves resume: the continuation handle, nested under resume.
 func (s *Server) lcResume(ctx context.Context, in *lcRequest) (any, error) {
-	h, err := byID(in, "resume", func(sel annals.ChatSelector) (*annals.ResumeHandle, error) { return s.svc.ResumeChat(ctx, sel) })
+	h, err := byID(in, "resume", func(sel annals.ChatSelector) (*annals.ResumeHandle, error) {
+		return s.historyFor(ctx).ResumeChat(ctx, sel)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -163,15 +165,15 @@ func (s *Server) lcRelated(ctx context.Context, in *lcRequest) (any, error) {
 		page, err = byID(in, "related", func(sel annals.ChatSelector) (*annals.RelatedPage, error) {
 			q := p
 			q.ChatID = sel.ID
-			return s.svc.FindRelated(ctx, q)
+			return s.historyFor(ctx).FindRelated(ctx, q)
 		})
 	case strings.TrimSpace(in.Query) != "":
 		p.Query = strings.TrimSpace(in.Query)
 		out.Query = p.Query
-		page, err = s.svc.FindRelated(ctx, p)
+		page, err = s.historyFor(ctx).FindRelated(ctx, p)
 	default:
 		// The service says first whether related works here at all (an embedder), as the tool does.
-		if _, err = s.svc.FindRelated(ctx, p); annals.ErrorCode(err) == annals.EINVALID || err == nil {
+		if _, err = s.historyFor(ctx).FindRelated(ctx, p); annals.ErrorCode(err) == annals.EINVALID || err == nil {
 			err = refuse("history: related requires session_id or query")
 		}
 	}

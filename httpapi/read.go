@@ -20,7 +20,7 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := envelope.Dispatch(r.Context(), s.svc, req)
+	out, err := envelope.Dispatch(r.Context(), s.historyFor(r.Context()), req)
 	if err != nil {
 		return err
 	}
@@ -29,10 +29,10 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) error {
 
 // handleQuery serves POST /query, the lanius-style read-only view.
 func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) error {
-	if s.view == nil {
+	if s.cfg.View == nil {
 		return annals.Errorf(annals.ENOTIMPLEMENTED, "this server has no query view: it was given no view service (view.Service)")
 	}
-	out, err := s.view.Query(r.Context(), r.Body)
+	out, err := queryview.New(s.viewFor(r.Context())).Query(r.Context(), r.Body)
 	if err != nil {
 		// The reference's error answer, {"ok": false, "error": "<message>"}, with annals's code
 		// beside it; the status is the usual one for the code (400 for a bad query).
@@ -101,7 +101,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) error {
 	chat := annals.ChatSelector{Scope: annals.Scope(q.Get("scope")), ID: id}
 	switch format {
 	case history.FormatMarkdown:
-		res, err := s.svc.GetChat(ctx, annals.GetParams{Chat: chat, Format: annals.FormatMarkdown})
+		res, err := s.historyFor(ctx).GetChat(ctx, annals.GetParams{Chat: chat, Format: annals.FormatMarkdown})
 		if err != nil {
 			return err
 		}
@@ -118,11 +118,11 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) error {
 		p := annals.GetParams{Chat: chat, Limit: history.MaxGetLimit}
 		// The first page is read before anything is written, so a chat outside scope is the
 		// usual 404, not a broken download.
-		res, err := s.svc.GetChat(ctx, p)
+		res, err := s.historyFor(ctx).GetChat(ctx, p)
 		if err != nil {
 			return err
 		}
-		runs, err := s.svc.FindChatRuns(ctx, chat)
+		runs, err := s.historyFor(ctx).FindChatRuns(ctx, chat)
 		if err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) error {
 				f.Flush()
 			}
 			p.Cursor = res.NextCursor
-			if res, err = s.svc.GetChat(ctx, p); err != nil {
+			if res, err = s.historyFor(ctx).GetChat(ctx, p); err != nil {
 				return err // writeError aborts the connection: the client sees the cut
 			}
 		}
@@ -200,7 +200,7 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	runs, err := s.svc.FindChatRuns(r.Context(), annals.ChatSelector{Scope: annals.Scope(q.Get("scope")), ID: r.PathValue("id")})
+	runs, err := s.historyFor(r.Context()).FindChatRuns(r.Context(), annals.ChatSelector{Scope: annals.Scope(q.Get("scope")), ID: r.PathValue("id")})
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/queryview"
+	"github.com/annals-dev/annals/view"
 )
 
 // access says who may call a route.
@@ -24,10 +25,11 @@ const (
 	public access = iota
 	// reader routes need a principal and never write.
 	reader
-	// writer routes need a principal and are refused by a read-only server.
+	// writer routes need a principal whose door lets it write (a read-only server refuses them
+	// before the body is read).
 	writer
-	// admin routes need an admin key (local mode counts as admin): /metrics counts every
-	// tenant's chats and requests, which no tenant's operator may see.
+	// admin routes need a principal the door lets do admin-only operations: /metrics counts
+	// every tenant's chats and requests, which no tenant's operator may see.
 	admin
 )
 
@@ -39,7 +41,10 @@ type route struct {
 	// stream routes hold long-lived answers (MCP's event streams): no request timeout; the
 	// protocol's sessions end themselves.
 	stream bool
-	h      func(w http.ResponseWriter, r *http.Request) error
+	// agent marks an agent's tool surface (MCP): its writes are offered as the door decides
+	// for agents (history.SurfaceAgent).
+	agent bool
+	h     func(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) routes() {
@@ -61,7 +66,7 @@ func (s *Server) routes() {
 	s.handle("GET /healthz", route{access: public, h: s.handleHealth})
 	s.handle("GET /metrics", route{access: admin, h: s.handleMetrics})
 	if s.cfg.MCP != nil {
-		mcp := route{access: reader, stream: true, h: s.handleMCP}
+		mcp := route{access: reader, stream: true, agent: true, h: s.handleMCP}
 		s.handle("POST /mcp", mcp)
 		s.handle("GET /mcp", mcp)
 		s.handle("DELETE /mcp", mcp)
@@ -87,20 +92,27 @@ func (s *Server) handle(pattern string, rt route) {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 	if rt.access != public {
-		p, err := s.authenticate(w, r)
+		p, local, err := s.authenticate(w, r)
 		if err != nil {
 			return err
 		}
-		if rt.access == admin && !p.IsAdmin() {
-			return annals.Errorf(annals.EFORBIDDEN, "%s shows every tenant's counts and needs an admin key", r.Pattern)
+		// The door decides what this caller may do; the routes only ask it.
+		caller := history.For(s.svc, p, s.access(rt, local))
+		if rt.access == admin {
+			if err := caller.CheckAdmin(r.Pattern, "shows every tenant's counts"); err != nil {
+				return err
+			}
 		}
-		r = r.WithContext(annals.NewContextWithPrincipal(r.Context(), p))
+		ctx := annals.NewContextWithPrincipal(r.Context(), caller.Principal())
+		r = r.WithContext(history.NewContextWithCaller(ctx, caller))
 		if rw, ok := w.(*responseWriter); ok {
 			rw.principal = p
 		}
-	}
-	if rt.access == writer && s.cfg.ReadOnly {
-		return s.readOnlyError(r.Pattern)
+		if rt.access == writer {
+			if err := caller.CheckWrite(r.Pattern); err != nil {
+				return err
+			}
+		}
 	}
 	limit, own := s.cfg.MaxBodyBytes, false
 	if rt.maxBody > 0 && rt.maxBody < limit {
@@ -131,22 +143,46 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 	return err
 }
 
-func (s *Server) readOnlyError(pattern string) error {
-	return annals.Errorf(annals.EFORBIDDEN, "this server is read-only (started with --read-only): %s writes and is refused; reads (list, search, get, resume, related, /query, export) still work", pattern)
+// access is the mode a route's callers reach the history in: the server's configuration and
+// how the caller arrived (local mode, an agent's surface).
+func (s *Server) access(rt route, local bool) history.Access {
+	a := history.Access{ReadOnly: s.cfg.ReadOnly, Agents: s.cfg.Agents, Local: local}
+	if rt.agent {
+		a.Surface, a.AllowWrites = history.SurfaceAgent, s.cfg.MCPAllowWrites
+	}
+	return a
+}
+
+// historyFor is the history as the request's caller reaches it: the door's answer, which serve
+// put in the context. A context without one (no route sets none) gets a door for nobody.
+func (s *Server) historyFor(ctx context.Context) annals.HistoryService {
+	if c := history.CallerFromContext(ctx); c != nil {
+		return c
+	}
+	return history.For(s.svc, nil, history.Access{ReadOnly: true})
+}
+
+// viewFor is the query view as the request's caller reaches it, through the same door.
+func (s *Server) viewFor(ctx context.Context) view.Service {
+	c := history.CallerFromContext(ctx)
+	if c == nil {
+		c = history.For(s.svc, nil, history.Access{ReadOnly: true})
+	}
+	return c.View(s.cfg.View)
 }
 
 // authenticate returns the caller's principal: the API key's, or in local mode, for a request
-// without credentials, the local owner. Missing, malformed, unknown and revoked keys all get the
+// without credentials, the local owner (local is then true). Missing, malformed, unknown and revoked keys all get the
 // same 401 with no detail, so the answer says nothing about which keys exist. Each 401 counts
 // against the source address (authLimit); an address past its allowance gets 429 with
 // Retry-After, without a look at the store, unless the request carries an active key.
-func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*annals.Principal, error) {
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (p *annals.Principal, local bool, err error) {
 	auth := r.Header.Get("Authorization")
 	if auth == "" && s.local && !s.keysActive(r.Context()) {
 		if err := localRequestAllowed(r); err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		return history.LocalOwner(), nil
+		return history.LocalOwner(), true, nil
 	}
 	hash := bearerHash(auth)
 	addr := sourceOf(r)
@@ -155,18 +191,18 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*annals.P
 		if hash != nil && s.keys != nil {
 			var err error
 			if known, err = s.authLimit.isKnown(r.Context(), s.keys, hash); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 		}
 		if !known {
-			return nil, s.authLimit.limitedError(w, wait)
+			return nil, false, s.authLimit.limitedError(w, wait)
 		}
 	}
-	p, err := s.keyPrincipal(r, hash)
+	p, err = s.keyPrincipal(r, hash)
 	if isCode(err, CodeUnauthorized) {
 		s.authLimit.failed(addr)
 	}
-	return p, err
+	return p, false, err
 }
 
 // bearerHash is the hash of a well-formed bearer key in an Authorization value, else nil.
@@ -201,7 +237,6 @@ func (s *Server) keyPrincipal(r *http.Request, hash []byte) (*annals.Principal, 
 	}
 	p := key.Principal
 	p.Scopes = append([]annals.Scope(nil), key.Principal.Scopes...)
-	p = *s.cfg.Agents.Narrow(&p)
 	// The access log names the key by its id (never its secret).
 	if id, ok := r.Context().Value(keyIDKey{}).(*string); ok {
 		*id = key.ID

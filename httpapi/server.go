@@ -25,7 +25,6 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/history"
-	"github.com/annals-dev/annals/queryview"
 	"github.com/annals-dev/annals/view"
 )
 
@@ -44,8 +43,9 @@ type Config struct {
 	// Addr is the address to listen on, host:port; port 0 picks a free port. Empty means
 	// DefaultAddr.
 	Addr string
-	// Service is the history the routes call: the ops, the capture path and the runs, as the
-	// caller (normally a *history.Service over Store).
+	// Service is the history the routes call, each request through the door (history.For)
+	// bound to its caller: the ops, the capture path and the runs (normally a
+	// *history.Service over Store).
 	Service annals.HistoryService
 	// View is the read-only query view behind POST /query, as the caller (normally the same
 	// *history.Service, which resolves the caller's scope). Nil answers POST /query with
@@ -61,10 +61,15 @@ type Config struct {
 	// them revoked (annals serve --local). Without it such a server refuses to start: revoking
 	// every key must never quietly reopen the history to requests without credentials.
 	AllowLocal bool
-	// ReadOnly refuses every route that writes with 403, before it touches the store.
+	// ReadOnly makes the history read-only for every caller: the door (history.For) refuses
+	// every write with 403, a write route before its body is read.
 	ReadOnly bool
-	// Agents is the per-agent history policy: an API key that names an agent keeps only the
-	// scopes the policy grants that agent (history.AgentPolicy.Narrow). Nil leaves keys as made.
+	// MCPAllowWrites offers MCP's curating tools at /mcp to every caller (annals serve
+	// --mcp-allow-writes); without it the door offers them to operator and admin keys only.
+	MCPAllowWrites bool
+	// Agents is the per-agent history policy: the door narrows an API key that names an agent
+	// to the scopes the policy grants that agent (history.AgentPolicy.Narrow). Nil leaves keys
+	// as made.
 	Agents history.AgentPolicy
 	// MCP, when set, serves the Model Context Protocol at /mcp (streamable HTTP), behind the
 	// same authentication as every route: the handler finds the caller's principal in the
@@ -100,7 +105,6 @@ type Server struct {
 	store   Store
 	svc     annals.HistoryService
 	keys    annals.KeyStore
-	view    *queryview.View
 	log     *slog.Logger
 	now     func() time.Time
 	mux     *http.ServeMux
@@ -143,7 +147,6 @@ func New(cfg Config) *Server {
 		store:   cfg.Store,
 		svc:     cfg.Service,
 		keys:    cfg.Keys,
-		view:    viewOf(cfg.View),
 		log:     cfg.Logger,
 		now:     cfg.Now,
 		metrics: newMetrics(),
@@ -353,12 +356,4 @@ func unwrapAll(err error) error {
 		}
 		err = next
 	}
-}
-
-// viewOf is the query view codec over svc, or nil when there is no view.
-func viewOf(svc view.Service) *queryview.View {
-	if svc == nil {
-		return nil
-	}
-	return queryview.New(svc)
 }

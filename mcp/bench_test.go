@@ -31,12 +31,12 @@ import (
 func BenchmarkToolLatency(b *testing.B) {
 	ctx := context.Background()
 	dir, dbPath, svc, chatID := benchHistory(b)
-	srv := mcp.New(mcp.Config{Service: svc, ReadOnly: history.ReadOnlyService(svc)})
-	owner := history.LocalOwner()
+	srv := mcp.New(mcp.Config{})
+	owner := history.For(svc, history.LocalOwner(), history.Access{Surface: history.SurfaceAgent, Local: true})
 
 	pipe := func(b *testing.B) *sdk.ClientSession {
 		st, ct := sdk.NewInMemoryTransports()
-		s, err := srv.NewMCPServer(mcp.Session{Principal: owner})
+		s, err := srv.NewMCPServer(mcp.Session{Service: owner})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func BenchmarkToolLatency(b *testing.B) {
 	overHTTP := func(b *testing.B) *sdk.ClientSession {
 		h := srv.HTTPHandler(mcp.HTTPOptions{})
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			h.ServeHTTP(w, r.WithContext(annals.NewContextWithPrincipal(r.Context(), owner)))
+			h.ServeHTTP(w, r.WithContext(history.NewContextWithCaller(r.Context(), owner)))
 		}))
 		b.Cleanup(ts.Close)
 		cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: ts.URL}, nil)

@@ -113,7 +113,7 @@ func TestSearchListAndRecapStayWithinTheBudget(t *testing.T) {
 // A budget too small for one whole session still shows one (shrunk) and moves on.
 func TestASmallBudgetStillMovesOn(t *testing.T) {
 	e := newEnv(t)
-	e.srv = mcp.New(mcp.Config{Service: e.svc, BudgetTokens: 1000, Version: "test"})
+	e.srv = mcp.New(mcp.Config{BudgetTokens: 1000, Version: "test"})
 	ctx := annals.NewContextWithPrincipal(context.Background(), alice())
 	var tags []string
 	for i := 0; i < 64; i++ {
@@ -208,7 +208,6 @@ func TestArgumentsAreBoundedAndEchoedShort(t *testing.T) {
 // meta-tool's recap answers the stored summary, and refuses to compute one.
 func TestMetaRecapWithoutWritesNeverStores(t *testing.T) {
 	e := newEnv(t)
-	e.srv = mcp.New(mcp.Config{Service: e.svc, Version: "test"}) // no read-only view given
 	cs := e.connect(alice(), false)
 	if r := callTool(t, cs, "history", map[string]any{"op": "recap", "session_id": "alice-1"}); !r.isError {
 		t.Fatalf("recap computed without writes: %s", r.text)

@@ -49,7 +49,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	svc := history.New(history.Config{Store: db, Summarizer: summarize.Extractive{}, Embedder: emb, Now: func() time.Time { return t0 }})
-	e := &env{t: t, db: db, svc: svc, srv: mcp.New(mcp.Config{Service: svc, ReadOnly: history.ReadOnlyService(svc), Version: "test"})}
+	e := &env{t: t, db: db, svc: svc, srv: mcp.New(mcp.Config{Version: "test"})}
 	e.chat(alice(), "alice-1", "Flaky integration test", []*annals.Entry{
 		{ID: "m1", Kind: annals.KindUser, Text: "why is the build red on main?", Time: t0},
 		{ID: "m2", Kind: annals.KindTool, Time: t0.Add(time.Second), Tool: &annals.ToolCall{Name: "Bash", Arguments: json.RawMessage(`{"command":"go test ./..."}`), Result: "FAIL TestUpload (timeout)", Outcome: annals.OutcomeFailed}},
@@ -80,7 +80,7 @@ func (e *env) connect(p *annals.Principal, writes bool) *sdk.ClientSession {
 	e.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	st, ct := sdk.NewInMemoryTransports()
-	srv, err := e.srv.NewMCPServer(mcp.Session{Principal: p, AllowWrites: writes})
+	srv, err := e.srv.NewMCPServer(mcp.Session{Service: history.For(e.svc, p, history.Access{Surface: history.SurfaceAgent, Local: true, AllowWrites: writes})})
 	if err != nil {
 		e.t.Fatal(err)
 	}

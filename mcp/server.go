@@ -1,9 +1,9 @@
 // Package mcp is the annals MCP server: history as tools, resources and a usage guide for the
 // agents that call it, over stdio (annals mcp) and streamable HTTP (/mcp inside annals serve).
 //
-// It is an adapter over annals.HistoryService and decides no policy: who the caller is comes
-// from the transport's authentication (the API key, or the local owner on stdio), what they may
-// reach from the history service, and whether writes are offered from the configuration. It
+// It is an adapter over annals.HistoryService and decides no policy: each session is handed the
+// history already bound to its caller by the door (history.For), which decides who the session
+// acts as and whether it writes; what the caller may reach is the history service's answer. It
 // bounds every answer to a budget and hands transcript text to the model as labelled,
 // untrusted data. docs/MCP.md is the reference.
 package mcp
@@ -36,11 +36,6 @@ const bytesPerToken = 4
 
 // Config wires a Server.
 type Config struct {
-	// Service answers every tool call and resource read of a session that may write.
-	Service annals.HistoryService
-	// ReadOnly answers the sessions that may not write: the same history, refusing every write.
-	// Nil means history.ReadOnlyService(Service).
-	ReadOnly annals.HistoryService
 	// BudgetTokens bounds each tool result; 0 means DefaultBudgetTokens.
 	BudgetTokens int
 	// Version is reported to clients as the server's version.
@@ -61,9 +56,6 @@ func New(cfg Config) *Server {
 	if cfg.BudgetTokens <= 0 {
 		cfg.BudgetTokens = DefaultBudgetTokens
 	}
-	if cfg.ReadOnly == nil {
-		cfg.ReadOnly = history.ReadOnlyService(cfg.Service)
-	}
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
@@ -74,13 +66,13 @@ func New(cfg Config) *Server {
 	return &Server{cfg: cfg, budget: cfg.BudgetTokens * bytesPerToken, log: log, schema: sdk.NewSchemaCache()}
 }
 
-// Session says who one MCP session acts for and what it offers.
+// Session is what one MCP session serves and how.
 type Session struct {
-	// Principal is the caller, as the transport authenticated it.
-	Principal *annals.Principal
-	// AllowWrites offers the curating tools (rename, annotate, pin, archive) and lets recap and
-	// the history meta-tool store what they compute.
-	AllowWrites bool
+	// Service is the history as the session's caller may reach it, bound by the door
+	// (history.For) to the caller's principal and mode. Whether the session offers the
+	// curating tools, and lets recap and the meta-tool store what they compute, is the door's
+	// answer (Caller.Writes), never this package's.
+	Service *history.Caller
 	// ID, when set, is the session's id on streamable HTTP: the handler picks it, to count the
 	// session before the SDK opens it. Empty lets the SDK pick.
 	ID string
@@ -99,10 +91,10 @@ type session struct {
 // NewMCPServer returns the SDK server of one session: its tools, resources and guide. An error
 // means a tool definition of this package is wrong; the tests build every variant.
 func (s *Server) NewMCPServer(opts Session) (*sdk.Server, error) {
-	ss := &session{Server: s, principal: opts.Principal, writes: opts.AllowWrites, svc: s.cfg.ReadOnly}
-	if opts.AllowWrites {
-		ss.svc = s.cfg.Service
+	if opts.Service == nil {
+		return nil, errors.New("mcp: a session needs the caller's history (history.For)")
 	}
+	ss := &session{Server: s, principal: opts.Service.Principal(), writes: opts.Service.Writes(), svc: opts.Service}
 	sopts := &sdk.ServerOptions{
 		Instructions:      instructions,
 		Logger:            s.log,
@@ -116,7 +108,7 @@ func (s *Server) NewMCPServer(opts Session) (*sdk.Server, error) {
 	srv.AddReceivingMiddleware(shortErrors, s.recovered, deadline(opts.CallTimeout))
 	var errs []error
 	ss.addReadTools(srv, &errs)
-	if opts.AllowWrites {
+	if ss.writes {
 		ss.addWriteTools(srv, &errs)
 	}
 	ss.addMetaTool(srv)
@@ -150,8 +142,6 @@ func (s *Server) Serve(ctx context.Context, opts Session, t sdk.Transport) error
 
 // HTTPOptions configure the streamable HTTP handler.
 type HTTPOptions struct {
-	// AllowWrites decides, per authenticated caller, whether a new session offers writes.
-	AllowWrites func(p *annals.Principal) bool
 	// SessionTimeout closes sessions idle this long; 0 means 30 minutes.
 	SessionTimeout time.Duration
 	// SessionsPerKey and Sessions cap the open sessions of one principal (its API key) and of
@@ -167,8 +157,8 @@ type HTTPOptions struct {
 }
 
 // HTTPHandler serves MCP over streamable HTTP. It must sit behind the transport's
-// authentication, which puts the caller's principal in each request's context
-// (annals.NewContextWithPrincipal); a request without one is refused. A session is bound to the
+// authentication, which puts the door's answer for the caller in each request's context
+// (history.NewContextWithCaller); a request without one is refused. A session is bound to the
 // principal that opened it: a later request of the same session under another principal is
 // refused by the SDK (403), so a session id is no credential.
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
@@ -177,13 +167,12 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	}
 	table := newSessionTable(opts)
 	streams := sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
-		p := annals.PrincipalFromContext(r.Context())
-		if p == nil {
+		c := history.CallerFromContext(r.Context())
+		if c == nil || c.Principal() == nil {
 			return nil
 		}
-		writes := opts.AllowWrites != nil && opts.AllowWrites(p)
 		id, _ := r.Context().Value(newSessionIDKey{}).(string)
-		srv, err := s.NewMCPServer(Session{Principal: p, AllowWrites: writes, ID: id, CallTimeout: opts.CallTimeout})
+		srv, err := s.NewMCPServer(Session{Service: c, ID: id, CallTimeout: opts.CallTimeout})
 		if err != nil {
 			s.log.Error("mcp session", "err", err)
 			return nil
@@ -194,18 +183,19 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	// The SDK binds a session to TokenInfo.UserID, which only its bearer middleware can set; the
 	// principal was authenticated already, so the verifier names it rather than checking again.
 	bound := auth.RequireBearerToken(func(ctx context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
-		p := annals.PrincipalFromContext(ctx)
-		if p == nil {
+		c := history.CallerFromContext(ctx)
+		if c == nil || c.Principal() == nil {
 			return nil, auth.ErrInvalidToken
 		}
-		return &auth.TokenInfo{UserID: principalID(p), Expiration: time.Now().Add(24 * time.Hour)}, nil
+		return &auth.TokenInfo{UserID: principalID(c.Principal()), Expiration: time.Now().Add(24 * time.Hour)}, nil
 	}, nil)(streams)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := annals.PrincipalFromContext(r.Context())
-		if p == nil {
+		c := history.CallerFromContext(r.Context())
+		if c == nil || c.Principal() == nil {
 			http.Error(w, "unauthenticated", http.StatusUnauthorized)
 			return
 		}
+		p := c.Principal()
 		// Local mode authenticates requests without a header; the middleware wants one.
 		if r.Header.Get("Authorization") == "" {
 			r = r.Clone(r.Context())

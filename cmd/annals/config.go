@@ -214,12 +214,12 @@ func (c *Config) agentPolicy() (history.AgentPolicy, error) {
 	return history.ParseAgentPolicy(raw)
 }
 
-// cliPrincipal is who the CLI acts as: the configured principal, else the local owner.
+// cliPrincipal is who the CLI acts as, before the door narrows it by the agents: policy: the
+// configured principal, else the local owner.
 func (c *Config) cliPrincipal() *annals.Principal {
 	if c.Principal == nil {
 		return history.LocalOwner()
 	}
 	p, _ := c.Principal.principal() // validated at load
-	policy, _ := c.agentPolicy()    // validated at load
-	return policy.Narrow(p)
+	return p
 }

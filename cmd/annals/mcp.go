@@ -39,26 +39,20 @@ func runMCP(ctx context.Context, m *Main, args []string) error {
 	if err != nil {
 		return err
 	}
-	p := a.cfg.cliPrincipal()
-	if *agent != "" {
-		cp := *p
-		cp.AgentID = *agent
-		p = &cp
-		if a.cfg.Agents == nil {
-			// Naming an agent without any policy must not keep the owner's every scope.
-			p.Scopes = nil
-		}
-	}
 	policy, err := a.cfg.agentPolicy()
 	if err != nil {
 		return err
 	}
-	p = policy.Narrow(p)
 	srv := mcp.New(mcp.Config{
-		Service: a.svc, ReadOnly: history.ReadOnlyService(a.svc), BudgetTokens: *budget, Version: buildVersion().Version,
+		BudgetTokens: *budget, Version: buildVersion().Version,
 		Logger: slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
-	err = srv.Serve(ctx, mcp.Session{Principal: p, AllowWrites: *writes}, mcpStdio(m))
+	// The door decides who the session acts as (--agent under the agents: policy) and whether
+	// it writes (--allow-writes).
+	caller := history.For(a.base, a.cfg.cliPrincipal(), history.Access{
+		Surface: history.SurfaceAgent, AllowWrites: *writes, Local: true, Agents: policy, Agent: *agent,
+	})
+	err = srv.Serve(ctx, mcp.Session{Service: caller}, mcpStdio(m))
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil // the client closed the session, or Ctrl-C
 	}

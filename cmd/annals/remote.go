@@ -86,10 +86,12 @@ func (m *Main) openRemote(ctx context.Context, c *common) (a *app, ok bool, err 
 	// No store in client mode: every command reaches the server through the history service
 	// (the client implements annals.HistoryService and the capture path); the ones that need
 	// the database itself say so.
+	base := remoteService{client}
 	return &app{
 		cfg:     cfg,
 		capture: client,
-		svc:     remoteService{client},
+		base:    base,
+		svc:     cliService{history.For(base, cfg.cliPrincipal(), history.Access{Local: true}), base},
 		ctx:     ctx,
 	}, true, nil
 }

@@ -116,7 +116,7 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 
 // newHTTPServer wires the HTTP server over the local history service, with MCP at /mcp.
 func newHTTPServer(a *app, f *serveFlags, logger *slog.Logger) (*httpapi.Server, error) {
-	svc, ok := a.svc.(*history.Service)
+	svc, ok := a.base.(*history.Service)
 	if !ok {
 		return nil, annals.Errorf(annals.EINTERNAL, "serve needs the local history service")
 	}
@@ -125,16 +125,11 @@ func newHTTPServer(a *app, f *serveFlags, logger *slog.Logger) (*httpapi.Server,
 	if err != nil {
 		return nil, err
 	}
-	var srv *httpapi.Server
-	mcpServer := mcp.New(mcp.Config{Service: svc, ReadOnly: history.ReadOnlyService(svc), BudgetTokens: *f.mcpBudget, Version: buildVersion().Version, Logger: logger})
-	mcpHandler := mcpServer.HTTPHandler(mcp.HTTPOptions{AllowWrites: func(p *annals.Principal) bool {
-		// A read-only server offers no writes; local mode has no keys to tell callers apart,
-		// so writes there only when the flag says so. (srv is set before any request arrives.)
-		return !*f.readOnly && (*f.mcpWrites || (!srv.LocalMode() && history.AgentWritesAllowed(p)))
-	}})
-	srv = httpapi.New(httpapi.Config{
+	mcpServer := mcp.New(mcp.Config{BudgetTokens: *f.mcpBudget, Version: buildVersion().Version, Logger: logger})
+	srv := httpapi.New(httpapi.Config{
 		Addr: *f.addr, Store: a.store, Service: svc, View: svc, Keys: keys,
-		ReadOnly: *f.readOnly, AllowLocal: *f.local, Agents: policy, MCP: mcpHandler,
+		ReadOnly: *f.readOnly, MCPAllowWrites: *f.mcpWrites, AllowLocal: *f.local, Agents: policy,
+		MCP:          mcpServer.HTTPHandler(mcp.HTTPOptions{}),
 		MaxBodyBytes: *f.maxBody, RequestTimeout: *f.timeout, ShutdownTimeout: *f.shutdown, Logger: logger,
 	})
 	return srv, nil

@@ -39,7 +39,11 @@ type app struct {
 	store    annals.Store
 	capture  annals.CaptureStore
 	redactor *redact.Redactor
-	svc      historyAPI // *history.Service, or the HTTP client in client mode (remote.go)
+	// base is the history behind the door: *history.Service, or the HTTP client in client mode
+	// (remote.go). Only serve and mcp use it, to bind it to their own callers.
+	base historyAPI
+	// svc is the CLI's history: base bound to the CLI's principal by the door (history.For).
+	svc historyAPI
 	// ctx carries the CLI's principal.
 	ctx context.Context
 }
@@ -81,6 +85,10 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 	}
 	// Both backends answer the query view; a store that did not would leave the view off.
 	vs, _ := store.(view.Store)
+	policy, err := cfg.agentPolicy()
+	if err != nil {
+		return nil, err
+	}
 	svc := history.New(history.Config{
 		Store:        store,
 		View:         vs,
@@ -88,17 +96,30 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 		Embedder:     emb,
 		Redactor:     red,
 		CandidateCap: cfg.Related.CandidateCap,
-		ReadOnly:     readOnly,
 		Logger:       slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
+	cli := history.For(svc, cfg.cliPrincipal(), history.Access{ReadOnly: readOnly, Agents: policy, Local: true})
 	return &app{
 		cfg:      cfg,
 		store:    store,
 		capture:  &history.RedactingCapture{Store: store, Redactor: red},
 		redactor: red,
-		svc:      svc,
-		ctx:      annals.NewContextWithPrincipal(ctx, cfg.cliPrincipal()),
+		base:     svc,
+		svc:      cliService{cli, svc},
+		ctx:      annals.NewContextWithPrincipal(ctx, cli.Principal()),
 	}, nil
+}
+
+// cliService is the CLI's history: the door's answer for the CLI's principal, and the
+// embedding backfill of the service behind it (a maintenance job over every chat, which only a
+// local database can do).
+type cliService struct {
+	*history.Caller
+	base historyAPI
+}
+
+func (c cliService) Backfill(ctx context.Context, progress func(history.BackfillProgress)) (history.BackfillProgress, error) {
+	return c.base.Backfill(ctx, progress)
 }
 
 func (m *Main) redactor(cfg *Config) (*redact.Redactor, error) {
