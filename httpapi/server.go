@@ -47,7 +47,8 @@ type Config struct {
 	// bound to its caller: the ops, the capture path and the runs (normally a
 	// *history.Service over Store).
 	Service annals.HistoryService
-	// View is the read-only query view behind POST /query, as the caller (normally the same
+	// View is the read-only query view behind POST /query, reached through the same door as
+	// Service, bound to each caller (normally the same
 	// *history.Service, which resolves the caller's scope). Nil answers POST /query with
 	// not_implemented.
 	View view.Service
