@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/mcp"
 )
 
@@ -25,7 +26,8 @@ func sessionServer(t *testing.T, e *env, opts mcp.HTTPOptions) string {
 	who := map[string]*annals.Principal{"alice": alice(), "bob": bob(), "carol": carol}
 	h := e.srv.HTTPHandler(opts)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(w, r.WithContext(annals.NewContextWithPrincipal(r.Context(), who[r.Header.Get("X-Who")])))
+		door := history.For(e.svc, who[r.Header.Get("X-Who")], history.Access{Surface: history.SurfaceAgent})
+		h.ServeHTTP(w, r.WithContext(history.NewContextWithCaller(r.Context(), door)))
 	}))
 	t.Cleanup(ts.Close)
 	return ts.URL
