@@ -392,3 +392,51 @@ func TestUnknownToolIsAProtocolErrorAndTheSessionGoesOn(t *testing.T) {
 		t.Fatalf("the session did not survive: %s", r.text)
 	}
 }
+
+// history_list and history_search build the service's typed parameters themselves; a filter
+// they refuse reads exactly as the op envelope's refusal of the same field (the history
+// meta-tool), and the filters they take narrow like the envelope's do. (The schema refuses an
+// unknown status or scope before either runs.)
+func TestListAndSearchFiltersMatchTheEnvelope(t *testing.T) {
+	e := newEnv(t)
+	cs := e.connect(alice(), false)
+	for _, bad := range []map[string]any{
+		{"from": "yesterday"},
+		{"to": "2026-13-01"},
+		{"from": "0001-01-01"},
+		{"status": "completed", "from": "never"},
+		{"cursor": "not-a-cursor"},
+	} {
+		for _, tool := range []string{"history_list", "history_search"} {
+			args := map[string]any{}
+			meta := map[string]any{"op": "list"}
+			if tool == "history_search" {
+				args["query"], meta["op"], meta["query"] = "deploy", "search", "deploy"
+			}
+			for k, v := range bad {
+				args[k], meta[k] = v, v
+			}
+			got, want := callTool(t, cs, tool, args), callTool(t, cs, "history", meta)
+			if !got.isError || !want.isError || got.text != want.text {
+				t.Errorf("%s %v: %v %q; the envelope says %v %q", tool, bad, got.isError, got.text, want.isError, want.text)
+			}
+		}
+	}
+	for _, c := range []struct {
+		filter map[string]any
+		want   float64
+	}{
+		{map[string]any{"from": "2000-01-01", "to": "2100-12-31", "include_archived": true}, 1},
+		{map[string]any{"from": "2100-01-01"}, 0},
+		{map[string]any{"status": "completed"}, 0},
+	} {
+		meta := map[string]any{"op": "list"}
+		for k, v := range c.filter {
+			meta[k] = v
+		}
+		list, env := callTool(t, cs, "history_list", c.filter), callTool(t, cs, "history", meta)
+		if list.isError || env.isError || list.data["total"] != c.want || env.data["total"] != c.want {
+			t.Errorf("list %v: total %v (%q), the envelope's %v (%q); want %v", c.filter, list.data["total"], list.text, env.data["total"], env.text, c.want)
+		}
+	}
+}
