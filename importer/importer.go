@@ -56,8 +56,16 @@ import (
 	"github.com/annals-dev/annals/importer/codex"
 	"github.com/annals-dev/annals/importer/continuedev"
 	"github.com/annals-dev/annals/importer/copilot"
+	"github.com/annals-dev/annals/importer/copilotchat"
+	"github.com/annals-dev/annals/importer/crush"
+	"github.com/annals-dev/annals/importer/cursor"
+	"github.com/annals-dev/annals/importer/cursoride"
+	"github.com/annals-dev/annals/importer/droid"
 	"github.com/annals-dev/annals/importer/gemini"
+	"github.com/annals-dev/annals/importer/goose"
 	"github.com/annals-dev/annals/importer/kimi"
+	"github.com/annals-dev/annals/importer/lanius"
+	"github.com/annals-dev/annals/importer/llmlogs"
 	"github.com/annals-dev/annals/importer/qwen"
 	"github.com/annals-dev/annals/importer/reader"
 )
@@ -76,21 +84,21 @@ func Formats() []reader.Format {
 		// loomcycle, Tau) go here, before the generic message arrays.
 		openCode{},
 		copilot.CopilotCLI{},
-		cursor{},
-		cursorStore{},
-		llmLogs{},
+		cursor.Cursor{},
+		cursor.CursorStore{},
+		llmlogs.LLMLogs{},
 		tau{},
 		loomcycle{},
-		lanius{},
+		lanius.Lanius{},
 		kimi.KimiCLI{},
-		goose{},
-		crush{},
+		goose.Goose{},
+		crush.Crush{},
 		continuedev.ContinueDev{},
-		copilotChat{},
+		copilotchat.CopilotChat{},
 		openHands{},
 		amp.Amp{},
-		factoryDroid{},
-		cursorIDE{},
+		droid.FactoryDroid{},
+		cursoride.CursorIDE{},
 	}
 	formats = append(formats, clineFormats()...)
 	// The generic formats last: they claim what no tool's own format does.

@@ -1,4 +1,4 @@
-package importer
+package cursor
 
 import (
 	"bytes"
@@ -22,19 +22,19 @@ import (
 // content-addressed blobs table. Messages are the blobs holding JSON {role, content}; tree
 // nodes are protobuf. The order of the messages is read from the root blob's references to
 // them; when that fails, blobs are taken in the order they were written.
-type cursorStore struct{}
+type CursorStore struct{}
 
-func (cursorStore) Name() string { return "cursor-store" }
+func (CursorStore) Name() string { return "cursor-store" }
 
-func (cursorStore) Detect(path string, head []byte) bool {
+func (CursorStore) Detect(path string, head []byte) bool {
 	return reader.DetectSQLiteTables(path, head, "blobs", "meta")
 }
 
-func (cursorStore) DefaultPaths(home string) []string {
+func (CursorStore) DefaultPaths(home string) []string {
 	return []string{filepath.Join(home, ".cursor", "chats", "*", "*", "store.db")}
 }
 
-func (f cursorStore) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+func (f CursorStore) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	db, err := reader.OpenSourceDB(ctx, src.Path)
 	if err != nil {
 		return fmt.Errorf("cursor-store: %w", err)
@@ -89,7 +89,7 @@ func cursorStoreMeta(ctx context.Context, db *sql.DB, out reader.Output) (reader
 }
 
 // chat is the store's chat, before its entries are known.
-func (f cursorStore) chat(src *reader.Source, meta reader.JSONObject) *annals.Chat {
+func (f CursorStore) chat(src *reader.Source, meta reader.JSONObject) *annals.Chat {
 	id := meta.Str("agentId")
 	if id == "" {
 		id = filepath.Base(filepath.Dir(src.Path))

@@ -1,4 +1,7 @@
-package importer
+// Package copilotchat reads the histories of GitHub Copilot Chat in VS Code for annals import
+// (docs/IMPORT.md): one reader behind the importer/reader contracts (detect, default locations,
+// read), listed in importer.Formats.
+package copilotchat
 
 import (
 	"bufio"
@@ -23,11 +26,11 @@ import (
 // toolSpecificData), file edits and bookkeeping. Newer versions write the same model as a
 // mutation log, <sessionId>.jsonl: {kind: 0, v: state}, then {kind: 1, k: path, v} sets and
 // {kind: 2, k: path, v: items} appends, which is replayed into the model first. Read whole.
-type copilotChat struct{}
+type CopilotChat struct{}
 
-func (copilotChat) Name() string { return "copilot-chat" }
+func (CopilotChat) Name() string { return "copilot-chat" }
 
-func (copilotChat) DefaultPaths(home string) []string {
+func (CopilotChat) DefaultPaths(home string) []string {
 	var out []string
 	for _, base := range []string{filepath.Join(home, ".config"), filepath.Join(home, "Library", "Application Support")} {
 		for _, ed := range []string{"Code", "Code - Insiders"} {
@@ -39,7 +42,7 @@ func (copilotChat) DefaultPaths(home string) []string {
 	return out
 }
 
-func (copilotChat) Detect(path string, head []byte) bool {
+func (CopilotChat) Detect(path string, head []byte) bool {
 	if head == nil || !reader.HasExt(path, ".json", ".jsonl") {
 		return false
 	}
@@ -63,7 +66,7 @@ func (copilotChat) Detect(path string, head []byte) bool {
 	return reader.HasFields(f, "requests") && (reader.HasFields(f, "requesterUsername") || reader.HasFields(f, "responderUsername") || reader.HasFields(f, "sessionId", "creationDate"))
 }
 
-func (f copilotChat) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+func (f CopilotChat) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	var doc reader.JSONObject
 	var err error
 	if reader.HasExt(src.Path, ".jsonl") {

@@ -1,4 +1,7 @@
-package importer
+// Package lanius reads the histories of lanius for annals import (docs/IMPORT.md): one reader
+// behind the importer/reader contracts (detect, default locations, read), listed in
+// importer.Formats.
+package lanius
 
 import (
 	"context"
@@ -33,15 +36,15 @@ import (
 // every event, with its type, cause, state and payload as stored — becomes one chat,
 // lanius:ledger, in ledger (id) order: the query view answers conversation from it, and since
 // it holds no message it is no session (lanius derives sessions from messages).
-type lanius struct{}
+type Lanius struct{}
 
-func (lanius) Name() string { return "lanius" }
+func (Lanius) Name() string { return "lanius" }
 
-func (lanius) Detect(path string, head []byte) bool {
+func (Lanius) Detect(path string, head []byte) bool {
 	return reader.DetectSQLiteTables(path, head, "events", "messages") && !reader.DetectSQLiteTables(path, head, "parts")
 }
 
-func (lanius) DefaultPaths(home string) []string {
+func (Lanius) DefaultPaths(home string) []string {
 	return []string{filepath.Join(home, ".lanius", "lanius.db"), filepath.Join(home, ".local", "share", "lanius", "lanius.db")}
 }
 
@@ -54,7 +57,7 @@ type laniusItem struct {
 	msg  map[string]any
 }
 
-func (f lanius) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+func (f Lanius) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	db, err := reader.OpenSourceDB(ctx, src.Path)
 	if err != nil {
 		return fmt.Errorf("lanius: %w", err)
@@ -158,7 +161,7 @@ type laniusCols struct{ id, role, content, event, channel, corr string }
 
 // emitSession writes one session in lanius's own order, message id order: the order its
 // transcript answers in, even where a boundary timestamp is out of step with the ids.
-func (f lanius) emitSession(chatID, agent string, items []laniusItem, cols laniusCols, out reader.Output) error {
+func (f Lanius) emitSession(chatID, agent string, items []laniusItem, cols laniusCols, out reader.Output) error {
 	var created time.Time
 	for _, it := range items {
 		if !it.when.IsZero() {
@@ -200,7 +203,7 @@ func laniusChannel(typ string) string {
 // message maps one messages row: a user, assistant or system message (with an assistant's
 // tool calls as tool entries waiting in open), or a tool result landing on its call. One row is
 // one message: whatever its content's shape, it never becomes several rows of its own kind.
-func (f lanius) message(m map[string]any, when time.Time, cols laniusCols, open map[string]*annals.Entry, out reader.Output) []*annals.Entry {
+func (f Lanius) message(m map[string]any, when time.Time, cols laniusCols, open map[string]*annals.Entry, out reader.Output) []*annals.Entry {
 	mid := reader.ColString(m, cols.id)
 	if mid == "" {
 		mid = reader.ColString(m, "annals_rowid")
@@ -323,7 +326,7 @@ func laniusCall(c reader.JSONObject) *annals.ToolCall {
 
 // toolResult lands a tool row on the call it answers (by call_id), or keeps it as a tool entry
 // of its own when no call of the session has that id.
-func (f lanius) toolResult(content reader.JSONObject, m map[string]any, text string, e *annals.Entry, origin map[string]any, open map[string]*annals.Entry) []*annals.Entry {
+func (f Lanius) toolResult(content reader.JSONObject, m map[string]any, text string, e *annals.Entry, origin map[string]any, open map[string]*annals.Entry) []*annals.Entry {
 	callID := reader.FirstNonEmpty(content.Str("tool_call_id"), content.Str("call_id"), reader.ColString(m, "tool_call_id"))
 	outcome := annals.OutcomeSucceeded
 	if content.Boolean("is_error") || content.Boolean("error") || content.Str("error") != "" {

@@ -1,4 +1,7 @@
-package importer
+// Package droid reads the histories of Factory Droid for annals import (docs/IMPORT.md): one reader
+// behind the importer/reader contracts (detect, default locations, read), listed in
+// importer.Formats.
+package droid
 
 import (
 	"context"
@@ -19,15 +22,15 @@ import (
 // <session id>.settings.json beside it holds the session's settings (the model among them).
 // The file is read whole; a tool result read in a later import than its call is kept as a tool
 // entry of its own (never lost), since entry ids are the message ids.
-type factoryDroid struct{}
+type FactoryDroid struct{}
 
-func (factoryDroid) Name() string { return "factory-droid" }
+func (FactoryDroid) Name() string { return "factory-droid" }
 
-func (factoryDroid) DefaultPaths(home string) []string {
+func (FactoryDroid) DefaultPaths(home string) []string {
 	return []string{filepath.Join(home, ".factory", "sessions", "*", "*.jsonl")}
 }
 
-func (factoryDroid) Detect(path string, head []byte) bool {
+func (FactoryDroid) Detect(path string, head []byte) bool {
 	if head == nil || !reader.HasExt(path, ".jsonl") {
 		return false
 	}
@@ -43,11 +46,11 @@ func (factoryDroid) Detect(path string, head []byte) bool {
 }
 
 // Companion: the session's settings beside its transcript.
-func (factoryDroid) Companion(path string) bool {
+func (FactoryDroid) Companion(path string) bool {
 	return strings.HasSuffix(path, ".settings.json") && reader.InFolder(path, ".factory/sessions")
 }
 
-func (f factoryDroid) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+func (f FactoryDroid) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	fh, err := os.Open(src.Path)
 	if err != nil {
 		return fmt.Errorf("factory-droid: %w", err)

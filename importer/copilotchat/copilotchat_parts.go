@@ -1,4 +1,4 @@
-package importer
+package copilotchat
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package importer
+package goose
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 
 // emit writes one goose session: the chat (goose:<id>, cwd, title the session's name, the
 // model its first reply's metadata names), then its entries.
-func (f goose) emit(s *gsSession, out reader.Output) error {
+func (f Goose) emit(s *gsSession, out reader.Output) error {
 	chatID := reader.ChatID(f.Name(), s.id)
 	attrs := annals.Attributes{"source": f.Name()}
 	if s.cwd != "" {

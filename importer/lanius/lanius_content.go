@@ -1,4 +1,4 @@
-package importer
+package lanius
 
 import (
 	"encoding/json"

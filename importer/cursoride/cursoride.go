@@ -1,4 +1,7 @@
-package importer
+// Package cursoride reads the histories of the Cursor IDE for annals import (docs/IMPORT.md): one
+// reader behind the importer/reader contracts (detect, default locations, read), listed in
+// importer.Formats.
+package cursoride
 
 import (
 	"context"
@@ -21,22 +24,22 @@ import (
 // the assistant's, with text, thinking and, for a tool call, toolFormerData {name, rawArgs,
 // result, status}. The layout is reverse-engineered (not published by Cursor) and read
 // read-only; the database is read whole when it changes.
-type cursorIDE struct{}
+type CursorIDE struct{}
 
-func (cursorIDE) Name() string { return "cursor-ide" }
+func (CursorIDE) Name() string { return "cursor-ide" }
 
-func (cursorIDE) DefaultPaths(home string) []string {
+func (CursorIDE) DefaultPaths(home string) []string {
 	return []string{
 		filepath.Join(home, ".config", "Cursor", "User", "globalStorage", "state.vscdb"),
 		filepath.Join(home, "Library", "Application Support", "Cursor", "User", "globalStorage", "state.vscdb"),
 	}
 }
 
-func (cursorIDE) Detect(path string, head []byte) bool {
+func (CursorIDE) Detect(path string, head []byte) bool {
 	return reader.DetectSQLiteTables(path, head, "cursordiskkv")
 }
 
-func (f cursorIDE) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+func (f CursorIDE) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	db, err := reader.OpenSourceDB(ctx, src.Path)
 	if err != nil {
 		return fmt.Errorf("cursor-ide: %w", err)
@@ -64,7 +67,7 @@ func (f cursorIDE) ParseFile(ctx context.Context, src *reader.Source, out reader
 
 // conversation emits one composer: its bubbles in header order (the bubble rows), or the
 // inline conversation of older versions. A composer with no message makes no chat.
-func (f cursorIDE) conversation(ctx context.Context, db *sql.DB, id string, c reader.JSONObject, out reader.Output) error {
+func (f CursorIDE) conversation(ctx context.Context, db *sql.DB, id string, c reader.JSONObject, out reader.Output) error {
 	bubbles := map[string]reader.JSONObject{}
 	rows, err := reader.QueryMaps(ctx, db, `SELECT key, CAST(value AS TEXT) AS value FROM cursorDiskKV WHERE key LIKE ?`, "bubbleId:"+id+":%")
 	if err != nil {

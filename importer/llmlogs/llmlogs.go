@@ -1,4 +1,7 @@
-package importer
+// Package llmlogs reads the histories of Simon Willison's llm (logs.db) for annals import
+// (docs/IMPORT.md): one reader behind the importer/reader contracts (detect, default locations,
+// read), listed in importer.Formats.
+package llmlogs
 
 import (
 	"context"
@@ -29,11 +32,11 @@ import (
 // the legacy rows are read for conversations that have none. Each model call (legacy response
 // or turn) becomes a run carrying its model, tokens and duration; usage is recorded on the runs
 // only, so it is not counted twice.
-type llmLogs struct{}
+type LLMLogs struct{}
 
-func (llmLogs) Name() string { return "llm" }
+func (LLMLogs) Name() string { return "llm" }
 
-func (llmLogs) Detect(path string, head []byte) bool {
+func (LLMLogs) Detect(path string, head []byte) bool {
 	if !reader.IsSQLite(head) {
 		return false
 	}
@@ -41,7 +44,7 @@ func (llmLogs) Detect(path string, head []byte) bool {
 		reader.DetectSQLiteTables(path, head, "threads", "turns", "messages", "parts")
 }
 
-func (llmLogs) DefaultPaths(home string) []string {
+func (LLMLogs) DefaultPaths(home string) []string {
 	return []string{
 		filepath.Join(home, ".config", "io.datasette.llm", "logs.db"),
 		filepath.Join(home, "Library", "Application Support", "io.datasette.llm", "logs.db"),
@@ -51,7 +54,7 @@ func (llmLogs) DefaultPaths(home string) []string {
 // llmTime reads llm's timestamps ("2025-05-13T19:07:31.512345+00:00").
 func llmTime(s string) time.Time { return reader.ParseTime(s) }
 
-func (f llmLogs) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+func (f LLMLogs) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	db, err := reader.OpenSourceDB(ctx, src.Path)
 	if err != nil {
 		return fmt.Errorf("llm: %w", err)
@@ -87,7 +90,7 @@ func (f llmLogs) ParseFile(ctx context.Context, src *reader.Source, out reader.O
 }
 
 type llmReader struct {
-	f         llmLogs
+	f         LLMLogs
 	db        *sql.DB
 	tables    map[string]bool
 	out       reader.Output

@@ -1,4 +1,6 @@
-package importer
+// Package crush reads the histories of Crush for annals import (docs/IMPORT.md): one reader behind
+// the importer/reader contracts (detect, default locations, read), listed in importer.Formats.
+package crush
 
 import (
 	"context"
@@ -18,13 +20,13 @@ import (
 // {"type", "data"} wrappers (internal/message): text {text}, reasoning {thinking, signature},
 // tool_call {id, name, input}, tool_result {tool_call_id, name, content, is_error} (in a
 // message of role tool), finish {reason, time, message}, image_url and binary.
-type crush struct{}
+type Crush struct{}
 
-func (crush) Name() string { return "crush" }
+func (Crush) Name() string { return "crush" }
 
 // DefaultPaths: Crush keeps its database in the project, so, as for Aider, the home folder and
 // three levels below it are looked in, and its global data folder.
-func (crush) DefaultPaths(home string) []string {
+func (Crush) DefaultPaths(home string) []string {
 	out := []string{filepath.Join(home, ".local", "share", "crush", "crush.db")}
 	dir := home
 	for i := 0; i < 4; i++ {
@@ -34,7 +36,7 @@ func (crush) DefaultPaths(home string) []string {
 	return out
 }
 
-func (crush) Detect(path string, head []byte) bool {
+func (Crush) Detect(path string, head []byte) bool {
 	if !reader.DetectSQLiteTables(path, head, "sessions", "messages") {
 		return false
 	}
@@ -47,7 +49,7 @@ func (crush) Detect(path string, head []byte) bool {
 	return err == nil && cols["parts"] && cols["session_id"] && !cols["content_json"]
 }
 
-func (f crush) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+func (f Crush) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	db, err := reader.OpenSourceDB(ctx, src.Path)
 	if err != nil {
 		return fmt.Errorf("crush: %w", err)
@@ -77,7 +79,7 @@ func (f crush) ParseFile(ctx context.Context, src *reader.Source, out reader.Out
 
 // session emits one session: the chat (crush:<id>, parent for a sub-agent's session, the
 // model of its first reply) and its entries.
-func (f crush) session(s map[string]any, msgs []map[string]any, out reader.Output) error {
+func (f Crush) session(s map[string]any, msgs []map[string]any, out reader.Output) error {
 	id := reader.ColString(s, "id")
 	chatID := reader.ChatID(f.Name(), id)
 	attrs := annals.Attributes{"source": f.Name()}

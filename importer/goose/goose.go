@@ -1,4 +1,6 @@
-package importer
+// Package goose reads the histories of Goose for annals import (docs/IMPORT.md): one reader behind
+// the importer/reader contracts (detect, default locations, read), listed in importer.Formats.
+package goose
 
 import (
 	"bufio"
@@ -27,11 +29,11 @@ import (
 // redactedThinking, image, toolRequest {id, toolCall: {status, value: {name, arguments}}} and
 // toolResponse {id, toolResult: {status, value: {content, isError}}}, which goose sends back in
 // a user message. Both are read whole.
-type goose struct{}
+type Goose struct{}
 
-func (goose) Name() string { return "goose" }
+func (Goose) Name() string { return "goose" }
 
-func (goose) DefaultPaths(home string) []string {
+func (Goose) DefaultPaths(home string) []string {
 	dir := filepath.Join(home, ".local", "share", "goose", "sessions")
 	return []string{filepath.Join(dir, "sessions.db"), filepath.Join(dir, "*.jsonl")}
 }
@@ -39,7 +41,7 @@ func (goose) DefaultPaths(home string) []string {
 // Detect claims goose's database (its sessions and messages tables, messages holding
 // content_json) and a legacy session file (in goose's folder, or opening with the metadata
 // line).
-func (goose) Detect(path string, head []byte) bool {
+func (Goose) Detect(path string, head []byte) bool {
 	if reader.IsSQLite(head) {
 		return detectGooseDB(path, head)
 	}
@@ -85,7 +87,7 @@ type gsMessage struct {
 	meta    json.RawMessage
 }
 
-func (f goose) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+func (f Goose) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	head, err := reader.ReadHead(src.Path)
 	if err != nil {
 		return fmt.Errorf("goose: %w", err)

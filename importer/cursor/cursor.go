@@ -1,4 +1,7 @@
-package importer
+// Package cursor reads the histories of Cursor (agent CLI transcripts and store.db) for annals
+// import (docs/IMPORT.md): one reader behind the importer/reader contracts (detect, default
+// locations, read), listed in importer.Formats.
+package cursor
 
 import (
 	"bytes"
@@ -20,11 +23,11 @@ import (
 // tool_use, tool_result). The lines carry no ids and no times, and tool calls no ids either, so
 // entry ids come from line numbers (stable, since the file only grows) and entry times from
 // the file's modification time.
-type cursor struct{}
+type Cursor struct{}
 
-func (cursor) Name() string { return "cursor" }
+func (Cursor) Name() string { return "cursor" }
 
-func (cursor) Detect(path string, head []byte) bool {
+func (Cursor) Detect(path string, head []byte) bool {
 	if head == nil || !strings.HasSuffix(path, ".jsonl") {
 		return false
 	}
@@ -35,7 +38,7 @@ func (cursor) Detect(path string, head []byte) bool {
 	return true
 }
 
-func (cursor) DefaultPaths(home string) []string {
+func (Cursor) DefaultPaths(home string) []string {
 	return []string{
 		filepath.Join(home, ".cursor", "projects", "*", "agent-transcripts", "**", "*.jsonl"),
 	}
@@ -46,7 +49,7 @@ type cursorState struct {
 	Emitted bool `json:"emitted,omitempty"`
 }
 
-func (f cursor) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
+func (f Cursor) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
 	s := &cursorSession{format: f.Name(), path: src.Path, when: src.ModTime.UTC()}
 	if len(state) > 0 {
 		if err := json.Unmarshal(state, &s.st); err != nil {

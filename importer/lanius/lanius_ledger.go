@@ -1,4 +1,4 @@
-package importer
+package lanius
 
 import (
 	"context"
@@ -86,7 +86,7 @@ func readLaniusLedger(ctx context.Context, db *sql.DB, out reader.Output) (*lani
 }
 
 // emitLedger writes every event, in id order, to the ledger chat.
-func (f lanius) emitLedger(l *laniusLedger, out reader.Output) error {
+func (f Lanius) emitLedger(l *laniusLedger, out reader.Output) error {
 	chatID := reader.ChatID(f.Name(), laniusLedgerID)
 	created := l.order[0].when
 	chat := &annals.Chat{ID: chatID, Title: "lanius ledger (every event, in ledger order)", CreatedAt: created,
