@@ -53,6 +53,7 @@ import (
 	"github.com/annals-dev/annals/importer/chatgpt"
 	"github.com/annals-dev/annals/importer/claudecode"
 	"github.com/annals-dev/annals/importer/claudecodeweb"
+	"github.com/annals-dev/annals/importer/cline"
 	"github.com/annals-dev/annals/importer/codex"
 	"github.com/annals-dev/annals/importer/continuedev"
 	"github.com/annals-dev/annals/importer/copilot"
@@ -66,8 +67,13 @@ import (
 	"github.com/annals-dev/annals/importer/kimi"
 	"github.com/annals-dev/annals/importer/lanius"
 	"github.com/annals-dev/annals/importer/llmlogs"
+	"github.com/annals-dev/annals/importer/loomcycle"
+	"github.com/annals-dev/annals/importer/messages"
+	"github.com/annals-dev/annals/importer/opencode"
+	"github.com/annals-dev/annals/importer/openhands"
 	"github.com/annals-dev/annals/importer/qwen"
 	"github.com/annals-dev/annals/importer/reader"
+	"github.com/annals-dev/annals/importer/tau"
 )
 
 // Formats returns every format annals imports, in detection order, as a new slice each time.
@@ -82,27 +88,27 @@ func Formats() []reader.Format {
 		chatgpt.ChatGPT{},
 		// The other engineer's formats (OpenCode, Copilot CLI, Cursor, llm logs.db, lanius,
 		// loomcycle, Tau) go here, before the generic message arrays.
-		openCode{},
+		opencode.OpenCode{},
 		copilot.CopilotCLI{},
 		cursor.Cursor{},
 		cursor.CursorStore{},
 		llmlogs.LLMLogs{},
-		tau{},
-		loomcycle{},
+		tau.Tau{},
+		loomcycle.Loomcycle{},
 		lanius.Lanius{},
 		kimi.KimiCLI{},
 		goose.Goose{},
 		crush.Crush{},
 		continuedev.ContinueDev{},
 		copilotchat.CopilotChat{},
-		openHands{},
+		openhands.OpenHands{},
 		amp.Amp{},
 		droid.FactoryDroid{},
 		cursoride.CursorIDE{},
 	}
-	formats = append(formats, clineFormats()...)
+	formats = append(formats, cline.Formats()...)
 	// The generic formats last: they claim what no tool's own format does.
-	return append(formats, annalsexport.AnnalsExport{}, messages{})
+	return append(formats, annalsexport.AnnalsExport{}, messages.Messages{})
 }
 
 // Lookup returns the format called name among formats.

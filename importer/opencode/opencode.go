@@ -1,4 +1,7 @@
-package importer
+// Package opencode reads the histories of OpenCode for annals import (docs/IMPORT.md): one reader
+// behind the importer/reader contracts (detect, default locations, read), listed in
+// importer.Formats.
+package opencode
 
 import (
 	"bytes"
@@ -26,14 +29,14 @@ import (
 // calls (each part holds the call and its result), files, patches and step markers. The source
 // is a directory tree, so it is a FileParser: the framework re-reads it when any file changes,
 // and entry ids (the part ids) make that re-read append only what is new.
-type openCode struct{}
+type OpenCode struct{}
 
-func (openCode) Name() string { return "opencode" }
+func (OpenCode) Name() string { return "opencode" }
 
 // Detect claims an OpenCode storage directory (or the data directory holding storage/), an
 // opencode.db (a SQLite database with session, message and part tables), and an `opencode
 // export` JSON document.
-func (openCode) Detect(path string, head []byte) bool {
+func (OpenCode) Detect(path string, head []byte) bool {
 	if head == nil {
 		_, ok := openCodeStorageRoot(path)
 		return ok
@@ -46,7 +49,7 @@ func (openCode) Detect(path string, head []byte) bool {
 		(bytes.Contains(h, []byte(`"sessionID"`)) || bytes.Contains(h, []byte(`"projectID"`)))
 }
 
-func (openCode) DefaultPaths(home string) []string {
+func (OpenCode) DefaultPaths(home string) []string {
 	return []string{
 		filepath.Join(home, ".local", "share", "opencode", "storage"),
 		// 1.2 and later: one database (opencode-<channel>.db for a non-default channel).
@@ -88,7 +91,7 @@ type ocSession struct {
 	messages []ocMessage
 }
 
-func (f openCode) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+func (f OpenCode) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	fi, err := os.Stat(src.Path)
 	if err != nil {
 		return fmt.Errorf("opencode: %w", err)
@@ -171,7 +174,7 @@ func sortOpenCodeMessages(ms []ocMessage) {
 	})
 }
 
-func (f openCode) emitSession(s *ocSession, out reader.Output) error {
+func (f OpenCode) emitSession(s *ocSession, out reader.Output) error {
 	sid := s.info.Str("id")
 	chatID := reader.ChatID(f.Name(), sid)
 	attrs := annals.Attributes{"source": f.Name()}

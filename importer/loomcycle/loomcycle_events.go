@@ -1,4 +1,4 @@
-package importer
+package loomcycle
 
 import (
 	"encoding/json"
@@ -37,7 +37,7 @@ const lcMaxPayload = annals.MaxEntryBytes / 2
 
 // lcBuilder turns one session's events, in order, into entries.
 type lcBuilder struct {
-	f       loomcycle
+	f       Loomcycle
 	entries []*annals.Entry
 	open    map[string]*annals.Entry // tool calls waiting for their result, by call id
 	delta   *annals.Entry            // the assistant entry the current run of deltas extends
@@ -45,7 +45,7 @@ type lcBuilder struct {
 	thought bool                     // the current model call streamed thinking deltas
 }
 
-func newLCBuilder(f loomcycle) *lcBuilder {
+func newLCBuilder(f Loomcycle) *lcBuilder {
 	return &lcBuilder{f: f, open: map[string]*annals.Entry{}}
 }
 

@@ -1,4 +1,7 @@
-package importer
+// Package cline reads the histories of Cline and Roo Code for annals import (docs/IMPORT.md): one
+// reader behind the importer/reader contracts (detect, default locations, read), listed in
+// importer.Formats.
+package cline
 
 import (
 	"bytes"
@@ -55,7 +58,7 @@ func (f clineTasks) Detect(path string, head []byte) bool {
 	if reader.InFolder(path, f.extension+"/tasks") {
 		return true
 	}
-	for _, c := range clineFormats() {
+	for _, c := range Formats() {
 		if reader.InFolder(path, c.(clineTasks).extension+"/tasks") {
 			return false // another fork's
 		}
@@ -85,7 +88,7 @@ func (f clineTasks) Companion(path string) bool {
 }
 
 // clineFormats are the extensions read, in detection order.
-func clineFormats() []reader.Format {
+func Formats() []reader.Format {
 	return []reader.Format{
 		clineTasks{name: "cline", extension: "saoudrizwan.claude-dev"},
 		clineTasks{name: "roo-code", extension: "rooveterinaryinc.roo-cline"},

@@ -1,4 +1,4 @@
-package importer
+package opencode
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 
 // message maps one message to its entries and, for an assistant message, its run. last carries
 // the latest known time forward, for parts that have none.
-func (f openCode) message(chatID string, m ocMessage, last *time.Time) (*annals.Run, []*annals.Entry) {
+func (f OpenCode) message(chatID string, m ocMessage, last *time.Time) (*annals.Run, []*annals.Entry) {
 	info := m.info
 	mid := info.Str("id")
 	role := info.Str("role")
@@ -190,7 +190,7 @@ func openCodeTokens(tk reader.JSONObject) (in, out int64) {
 
 // part maps one message part to an entry, or nil for a part that only carries bookkeeping
 // (step markers: their usage is summed into the run by the caller).
-func (f openCode) part(chatID, mid string, kind annals.EntryKind, p ocPart, mtime time.Time, last *time.Time) *annals.Entry {
+func (f OpenCode) part(chatID, mid string, kind annals.EntryKind, p ocPart, mtime time.Time, last *time.Time) *annals.Entry {
 	o := p.obj
 	pid := o.Str("id")
 	if pid == "" {

@@ -1,4 +1,7 @@
-package importer
+// Package openhands reads the histories of OpenHands for annals import (docs/IMPORT.md): one reader
+// behind the importer/reader contracts (detect, default locations, read), listed in
+// importer.Formats.
+package openhands
 
 import (
 	"context"
@@ -28,17 +31,17 @@ import (
 //     (All-Hands-AI/OpenHands, frontend/src/types/core/base.ts).
 //
 // A conversation folder is one source, read whole when any event file changes.
-type openHands struct{}
+type OpenHands struct{}
 
-func (openHands) Name() string { return "openhands" }
+func (OpenHands) Name() string { return "openhands" }
 
-func (openHands) DefaultPaths(home string) []string {
+func (OpenHands) DefaultPaths(home string) []string {
 	return []string{filepath.Join(home, ".openhands", "conversations", "*"), filepath.Join(home, ".openhands", "sessions", "*")}
 }
 
 // Detect claims a conversation folder: an events/ folder beside the state file of either
 // generation.
-func (openHands) Detect(path string, head []byte) bool {
+func (OpenHands) Detect(path string, head []byte) bool {
 	if head != nil || !reader.IsDir(filepath.Join(path, "events")) {
 		return false
 	}
@@ -76,7 +79,7 @@ func ohEvents(dir string, out reader.Output) []reader.JSONObject {
 	return evs
 }
 
-func (f openHands) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+func (f OpenHands) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	evs := ohEvents(src.Path, out)
 	chatID := reader.ChatID(f.Name(), filepath.Base(src.Path))
 	created := src.ModTime.UTC()

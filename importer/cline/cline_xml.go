@@ -1,4 +1,4 @@
-package importer
+package cline
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package importer
+package openhands
 
 import (
 	"github.com/annals-dev/annals"

@@ -1,4 +1,7 @@
-package importer
+// Package loomcycle reads the histories of loomcycle (SQLite or PostgreSQL) for annals import
+// (docs/IMPORT.md): one reader behind the importer/reader contracts (detect, default locations,
+// read), listed in importer.Formats.
+package loomcycle
 
 import (
 	"context"
@@ -30,20 +33,20 @@ import (
 // and the owner boundary must survive the move), its title, description and tags. A run
 // becomes a run; its events become entries in seq order (loomcycle_read.go reads them a
 // session at a time), mapped by loomcycle_events.go.
-type loomcycle struct{}
+type Loomcycle struct{}
 
-func (loomcycle) Name() string { return "loomcycle" }
+func (Loomcycle) Name() string { return "loomcycle" }
 
-func (loomcycle) Detect(path string, head []byte) bool {
+func (Loomcycle) Detect(path string, head []byte) bool {
 	return reader.DetectSQLiteTables(path, head, "sessions", "runs", "events")
 }
 
-func (loomcycle) DefaultPaths(home string) []string {
+func (Loomcycle) DefaultPaths(home string) []string {
 	return []string{filepath.Join(home, ".loomcycle", "loomcycle.db"), filepath.Join(home, ".local", "share", "loomcycle", "loomcycle.db")}
 }
 
 // AcceptsServer takes a PostgreSQL connection URL: loomcycle's other store.
-func (loomcycle) AcceptsServer(dsn string) bool {
+func (Loomcycle) AcceptsServer(dsn string) bool {
 	u, err := url.Parse(dsn)
 	return err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql")
 }
@@ -66,7 +69,7 @@ type lcRun struct {
 	ord   int
 }
 
-func (f loomcycle) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+func (f Loomcycle) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	q, d, done, err := lcOpen(ctx, src)
 	if err != nil {
 		return fmt.Errorf("loomcycle: %w", err)
@@ -172,7 +175,7 @@ func (c *lcColumns) readRuns(ctx context.Context, q lcQuerier, d lcDialect) (map
 }
 
 // session emits one session: its chat, its events as entries, then its runs.
-func (f loomcycle) session(c *lcColumns, sm map[string]any, sid string, srs []*lcRun, evs []*lcEvent, out reader.Output) error {
+func (f Loomcycle) session(c *lcColumns, sm map[string]any, sid string, srs []*lcRun, evs []*lcEvent, out reader.Output) error {
 	chatID := reader.ChatID(f.Name(), sid)
 	sort.SliceStable(srs, func(i, j int) bool {
 		if !srs[i].start.Equal(srs[j].start) {
@@ -214,7 +217,7 @@ func (f loomcycle) session(c *lcColumns, sm map[string]any, sid string, srs []*l
 
 // liveRuns are the annals ids of the runs still going (running, or awaiting input): what they
 // recorded so far may still change.
-func (f loomcycle) liveRuns(c *lcColumns, srs []*lcRun) map[string]bool {
+func (f Loomcycle) liveRuns(c *lcColumns, srs []*lcRun) map[string]bool {
 	live := map[string]bool{}
 	for _, run := range srs {
 		switch loomcycleStatus(reader.ColString(run.row, c.r.status)) {
@@ -226,7 +229,7 @@ func (f loomcycle) liveRuns(c *lcColumns, srs []*lcRun) map[string]bool {
 }
 
 // run maps a runs row.
-func (f loomcycle) run(c *lcColumns, run *lcRun, chatID string) *annals.Run {
+func (f Loomcycle) run(c *lcColumns, run *lcRun, chatID string) *annals.Run {
 	m, r := run.row, c.r
 	rr := &annals.Run{ID: f.runID(run.id), ChatID: chatID, Status: loomcycleStatus(reader.ColString(m, r.status)),
 		Model: reader.SafeID(reader.ColString(m, r.model), annals.MaxIDBytes), StartedAt: run.start,
@@ -238,7 +241,7 @@ func (f loomcycle) run(c *lcColumns, run *lcRun, chatID string) *annals.Run {
 }
 
 // chat is a session's chat; srs are its runs, in start order.
-func (f loomcycle) chat(c *lcColumns, sm map[string]any, chatID string, srs []*lcRun) *annals.Chat {
+func (f Loomcycle) chat(c *lcColumns, sm map[string]any, chatID string, srs []*lcRun) *annals.Chat {
 	s := c.s
 	attrs := annals.Attributes{"source": f.Name()}
 	// No model attribute: the runs carry their models, and an attribute taken from a run
@@ -297,7 +300,7 @@ func lcSortEvents(evs []*lcEvent, globalSeq bool) {
 	})
 }
 
-func (f loomcycle) runID(id string) string { return reader.SafeID(f.Name()+":"+id, annals.MaxIDBytes) }
+func (f Loomcycle) runID(id string) string { return reader.SafeID(f.Name()+":"+id, annals.MaxIDBytes) }
 
 // loomcycleTags reads the tags column: a JSON array, or a comma-separated list.
 func loomcycleTags(s string) []string {

@@ -1,4 +1,7 @@
-package importer
+// Package messages reads the histories of plain message arrays (the generic formats) for annals
+// import (docs/IMPORT.md): one reader behind the importer/reader contracts (detect, default
+// locations, read), listed in importer.Formats.
+package messages
 
 import (
 	"bufio"
@@ -30,15 +33,15 @@ import (
 //
 // A file has no session id, so a chat is named after the file: "messages:<file name>-<hash of
 // its path>" (with "/<line>" for one chat per line), and entries after their position.
-type messages struct{}
+type Messages struct{}
 
-func (messages) Name() string { return "messages" }
+func (Messages) Name() string { return "messages" }
 
 // DefaultPaths is empty: message arrays are wherever a program saved them, so they are only
 // imported from paths given on the command line.
-func (messages) DefaultPaths(home string) []string { return nil }
+func (Messages) DefaultPaths(home string) []string { return nil }
 
-func (messages) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+func (Messages) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	r, err := src.Open()
 	if err != nil {
 		return err

@@ -1,4 +1,6 @@
-package importer
+// Package tau reads the histories of Tau for annals import (docs/IMPORT.md): one reader behind the
+// importer/reader contracts (detect, default locations, read), listed in importer.Formats.
+package tau
 
 import (
 	"context"
@@ -28,19 +30,19 @@ import (
 // mapping is one to one: a session is a chat, an entry an entry with the same id, source id and
 // order. Tau's own source attribute (tui, telegram, ...) is kept as tau_source, since annals's
 // source names the importer.
-type tau struct{}
+type Tau struct{}
 
-func (tau) Name() string { return "tau" }
+func (Tau) Name() string { return "tau" }
 
-func (tau) Detect(path string, head []byte) bool {
+func (Tau) Detect(path string, head []byte) bool {
 	return reader.DetectSQLiteTables(path, head, "history_sessions", "history_entries")
 }
 
-func (tau) DefaultPaths(home string) []string {
+func (Tau) DefaultPaths(home string) []string {
 	return []string{filepath.Join(home, ".config", "tau", "history.sqlite")}
 }
 
-func (f tau) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+func (f Tau) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
 	db, err := reader.OpenSourceDB(ctx, src.Path)
 	if err != nil {
 		return fmt.Errorf("tau: %w", err)
@@ -193,7 +195,7 @@ func tauSessionAttributes(sid, raw string, kv map[string]string, out reader.Outp
 
 // orphans imports the entries of sessions with no session row: they are still history, and
 // their chat is made from what the entries say.
-func (f tau) orphans(bySession map[string][]map[string]any, known map[string]bool, c tauCols, out reader.Output) error {
+func (f Tau) orphans(bySession map[string][]map[string]any, known map[string]bool, c tauCols, out reader.Output) error {
 	var orphans []string
 	for sid := range bySession {
 		if !known[sid] && sid != "" {
@@ -245,7 +247,7 @@ func tauAttributes(in annals.Attributes, source string, warn func(string)) annal
 
 type tauCols struct{ id, source, kind, text, tool, args, result, outcome, callID, when, reasoning, meta, seq string }
 
-func (f tau) entries(rows []map[string]any, c tauCols, chat *annals.Chat, out reader.Output) []*annals.Entry {
+func (f Tau) entries(rows []map[string]any, c tauCols, chat *annals.Chat, out reader.Output) []*annals.Entry {
 	var ents []*annals.Entry
 	last := chat.CreatedAt
 	for _, m := range rows {

@@ -1,4 +1,4 @@
-package importer
+package messages
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 // Detect claims a JSON document or JSON Lines file of one of the shapes the messages format
 // reads, and nothing another tool's records would also show (see msgShape).
-func (messages) Detect(path string, head []byte) bool {
+func (Messages) Detect(path string, head []byte) bool {
 	if !reader.HasExt(path, ".json", ".jsonl") || filepath.Base(path) == "api_conversation_history.json" {
 		// A Cline task's history is a message array too; the Cline formats read it with its task.
 		return false
