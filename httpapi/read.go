@@ -109,7 +109,9 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) error {
 		h.Set("Content-Type", "text/markdown; charset=utf-8")
 		// A transcript can hold HTML: a browser must never sniff the download into a page.
 		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Content-Disposition", attachment(id, ".md"))
+		// Named after the chat the service resolved the id to (a prefix or the source's own id
+		// names a file after the whole id).
+		h.Set("Content-Disposition", attachment(res.Chat.ID, ".md"))
 		h.Set("Content-Length", fmt.Sprint(len(res.Markdown)))
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write([]byte(res.Markdown))
@@ -122,6 +124,9 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
+		// The runs, the later pages and the file name by the full id the first page resolved.
+		chat.ID = res.Chat.ID
+		p.Chat = chat
 		runs, err := s.historyFor(ctx).FindChatRuns(ctx, chat)
 		if err != nil {
 			return err
@@ -129,7 +134,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) error {
 		h := w.Header()
 		h.Set("Content-Type", "application/json")
 		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Content-Disposition", attachment(id, ".json"))
+		h.Set("Content-Disposition", attachment(chat.ID, ".json"))
 		w.WriteHeader(http.StatusOK)
 		chat, _ := json.Marshal(res.Chat)
 		if runs == nil {

@@ -54,25 +54,25 @@ func (ss *session) addReadTools(srv *sdk.Server, errs *[]error) {
 	add(srv, errs, t, err, ss.list)
 	t, err = tool[readIn]("history_read", "Read a session",
 		"Read one session by id: mode overview first (a line per entry), then pages by cursor, a window around_seq, or one entry whole by seq.",
-		true, true, map[string]tweak{
-			"id": longest(maxIDArg), "cursor": longest(maxCursorArg),
-			"mode": enum("full", "overview"), "limit": bounded(1, maxReadLimit, defaultReadLimit),
+		true, true, withSession(map[string]tweak{
+			"cursor": longest(maxCursorArg),
+			"mode":   enum("full", "overview"), "limit": bounded(1, maxReadLimit, defaultReadLimit),
 			"context": bounded(0, 49, nil), "around_seq": atLeast(1), "seq": atLeast(1), "offset": atLeast(0),
-		})
+		}))
 	add(srv, errs, t, err, ss.read)
 	t, err = tool[relatedIn]("history_related", "Related sessions",
 		"Sessions close in meaning to a session (id) or a text (query).",
-		true, true, map[string]tweak{"scope": enum("self", "user", "tenant", "global"), "limit": bounded(1, 25, 10),
-			"id": longest(maxIDArg), "query": longest(maxQueryArg)})
+		true, true, withSession(map[string]tweak{"scope": enum("self", "user", "tenant", "global"), "limit": bounded(1, 25, 10),
+			"query": longest(maxQueryArg)}))
 	add(srv, errs, t, err, ss.related)
 	// A recap that computes a summary stores it: where writes are allowed it is a write.
 	t, err = tool[recapIn]("history_recap", "Session summary",
 		"A session's stored summary; computes one when missing only where writes are allowed.",
-		!ss.writes, !ss.writes, map[string]tweak{"id": longest(maxIDArg)})
+		!ss.writes, !ss.writes, withSession(map[string]tweak{}))
 	add(srv, errs, t, err, ss.recap)
 	t, err = tool[byIDIn]("history_resume", "Resume a session",
 		"How to continue a session: its agent, status and resume hint.",
-		true, true, map[string]tweak{"id": longest(maxIDArg)})
+		true, true, withSession(map[string]tweak{}))
 	add(srv, errs, t, err, ss.resume)
 	docs, err := inputSchema[docsIn](nil)
 	if err != nil {
@@ -84,16 +84,15 @@ func (ss *session) addReadTools(srv *sdk.Server, errs *[]error) {
 }
 
 func (ss *session) addWriteTools(srv *sdk.Server, errs *[]error) {
-	id := longest(maxIDArg)
 	t, err := tool[renameIn]("history_rename", "Rename a session", "Set a session's title.", false, true,
-		map[string]tweak{"id": id, "title": longest(maxTextArg)})
+		withSession(map[string]tweak{"title": longest(maxTextArg)}))
 	add(srv, errs, t, err, ss.rename)
 	t, err = tool[annotateIn]("history_annotate", "Describe or tag a session", "Set a session's description and/or replace its tags.", false, true,
-		map[string]tweak{"id": id, "description": longest(maxTextArg)})
+		withSession(map[string]tweak{"description": longest(maxTextArg)}))
 	add(srv, errs, t, err, ss.annotate)
-	t, err = tool[pinIn]("history_pin", "Pin a session", "Pin a session so it lists first (pinned false unpins).", false, true, map[string]tweak{"id": id})
+	t, err = tool[pinIn]("history_pin", "Pin a session", "Pin a session so it lists first (pinned false unpins).", false, true, withSession(map[string]tweak{}))
 	add(srv, errs, t, err, ss.pin)
-	t, err = tool[archiveIn]("history_archive", "Archive a session", "Archive a session, hiding it from lists (archived false restores).", false, true, map[string]tweak{"id": id})
+	t, err = tool[archiveIn]("history_archive", "Archive a session", "Archive a session, hiding it from lists (archived false restores).", false, true, withSession(map[string]tweak{}))
 	add(srv, errs, t, err, ss.archive)
 }
 

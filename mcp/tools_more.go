@@ -11,7 +11,8 @@ import (
 )
 
 type relatedIn struct {
-	ID              string `json:"id,omitempty" jsonschema:"a session id: find sessions similar to it"`
+	// sessionRef: find sessions similar to it.
+	sessionRef
 	Query           string `json:"query,omitempty" jsonschema:"or a text: find sessions about it"`
 	Scope           string `json:"scope,omitempty" jsonschema:"whose sessions: self, user, tenant or global (admins)"`
 	Limit           int    `json:"limit,omitempty" jsonschema:"sessions to return, 1 to 25"`
@@ -27,10 +28,14 @@ type RelatedOut struct {
 }
 
 func (ss *session) related(ctx context.Context, _ *sdk.CallToolRequest, in relatedIn) (*sdk.CallToolResult, *RelatedOut, error) {
-	if (in.ID == "") == (in.Query == "") {
+	id, err := in.given()
+	if err != nil {
+		return nil, nil, ss.fail(err)
+	}
+	if (id == "") == (in.Query == "") {
 		return nil, nil, fmt.Errorf("invalid: give exactly one of id (a session) or query (a text)")
 	}
-	page, err := ss.svc.FindRelated(ss.as(ctx), annals.RelatedParams{Scope: annals.Scope(in.Scope), ChatID: in.ID, Query: in.Query, Limit: in.Limit, IncludeArchived: in.IncludeArchived})
+	page, err := ss.svc.FindRelated(ss.as(ctx), annals.RelatedParams{Scope: annals.Scope(in.Scope), ChatID: id, Query: in.Query, Limit: in.Limit, IncludeArchived: in.IncludeArchived})
 	if err != nil {
 		return nil, nil, ss.fail(err)
 	}
@@ -61,12 +66,12 @@ func (ss *session) related(ctx context.Context, _ *sdk.CallToolRequest, in relat
 }
 
 type byIDIn struct {
-	ID string `json:"id" jsonschema:"the session id"`
+	sessionRef
 }
 
 type recapIn struct {
-	ID      string `json:"id" jsonschema:"the session id"`
-	Refresh bool   `json:"refresh,omitempty" jsonschema:"compute a new summary although one is stored (needs writes)"`
+	sessionRef
+	Refresh bool `json:"refresh,omitempty" jsonschema:"compute a new summary although one is stored (needs writes)"`
 }
 
 // RecapOut is the structured answer of history_recap.
@@ -83,7 +88,11 @@ type RecapOut struct {
 // recap returns the stored summary, and computes (and stores) one only when there is none or a
 // refresh was asked for, and only where writes are allowed.
 func (ss *session) recap(ctx context.Context, _ *sdk.CallToolRequest, in recapIn) (*sdk.CallToolResult, *RecapOut, error) {
-	chat, summary, stored, err := ss.recapOf(ctx, in.ID, in.Refresh)
+	sel, err := in.chat()
+	if err != nil {
+		return nil, nil, ss.fail(err)
+	}
+	chat, summary, stored, err := ss.recapOf(ctx, sel.ID, in.Refresh)
 	if err != nil {
 		return nil, nil, ss.fail(err)
 	}
@@ -134,7 +143,11 @@ type ResumeOut struct {
 // agent, the directory and command an importer read from the source's files), so all of it
 // goes inside the untrusted block.
 func (ss *session) resume(ctx context.Context, _ *sdk.CallToolRequest, in byIDIn) (*sdk.CallToolResult, *ResumeOut, error) {
-	h, err := ss.svc.ResumeChat(ss.as(ctx), annals.ChatSelector{ID: in.ID})
+	sel, err := in.chat()
+	if err != nil {
+		return nil, nil, ss.fail(err)
+	}
+	h, err := ss.svc.ResumeChat(ss.as(ctx), sel)
 	if err != nil {
 		return nil, nil, ss.fail(err)
 	}

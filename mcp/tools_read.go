@@ -18,7 +18,7 @@ const (
 )
 
 type readIn struct {
-	ID           string `json:"id" jsonschema:"the session id (from history_search or history_list)"`
+	sessionRef
 	Mode         string `json:"mode,omitempty" jsonschema:"full (default): entries with their text, long fields cut in the middle; overview: one short line per entry and no tool payloads"`
 	Cursor       string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
 	AroundSeq    int64  `json:"around_seq,omitempty" jsonschema:"read a window around this entry (a snippet's seq)"`
@@ -63,13 +63,17 @@ type ReadOut struct {
 }
 
 func (ss *session) read(ctx context.Context, _ *sdk.CallToolRequest, in readIn) (*sdk.CallToolResult, *ReadOut, error) {
+	sel, err := in.chat()
+	if err != nil {
+		return nil, nil, ss.fail(err)
+	}
 	if in.Seq > 0 {
-		return ss.readEntry(ctx, in)
+		return ss.readEntry(ctx, sel, in)
 	}
 	if in.Offset != 0 {
 		return nil, nil, ss.fail(annals.Errorf(annals.EINVALID, "offset continues one entry and needs seq"))
 	}
-	p := annals.GetParams{Chat: annals.ChatSelector{ID: in.ID}, Limit: in.Limit, AroundSeq: in.AroundSeq, Context: in.Context}
+	p := annals.GetParams{Chat: sel, Limit: in.Limit, AroundSeq: in.AroundSeq, Context: in.Context}
 	if in.Conversation {
 		p.Format = annals.FormatConversation
 	}
@@ -183,11 +187,11 @@ func (ss *session) shrinkEntry(out *ReadOut, e *annals.Entry) {
 }
 
 // readEntry reads one entry whole, a budget's worth at a time from Offset.
-func (ss *session) readEntry(ctx context.Context, in readIn) (*sdk.CallToolResult, *ReadOut, error) {
+func (ss *session) readEntry(ctx context.Context, sel annals.ChatSelector, in readIn) (*sdk.CallToolResult, *ReadOut, error) {
 	if in.Offset < 0 {
 		return nil, nil, ss.fail(annals.Errorf(annals.EINVALID, "offset must not be negative"))
 	}
-	view, err := ss.svc.GetChat(ss.as(ctx), annals.GetParams{Chat: annals.ChatSelector{ID: in.ID}, AfterSeq: in.Seq - 1, Limit: 1})
+	view, err := ss.svc.GetChat(ss.as(ctx), annals.GetParams{Chat: sel, AfterSeq: in.Seq - 1, Limit: 1})
 	if err != nil {
 		return nil, nil, ss.fail(err)
 	}

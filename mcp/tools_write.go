@@ -13,24 +13,24 @@ import (
 )
 
 type renameIn struct {
-	ID    string `json:"id" jsonschema:"the session id"`
+	sessionRef
 	Title string `json:"title" jsonschema:"the new title; an empty string clears it"`
 }
 
 type annotateIn struct {
-	ID          string    `json:"id" jsonschema:"the session id"`
+	sessionRef
 	Description *string   `json:"description,omitempty" jsonschema:"the new description (omit to keep it)"`
 	Tags        *[]string `json:"tags,omitempty" jsonschema:"the new tags, replacing the old (omit to keep them, [] clears them)"`
 }
 
 type pinIn struct {
-	ID     string `json:"id" jsonschema:"the session id"`
-	Pinned *bool  `json:"pinned,omitempty" jsonschema:"true (default) pins, false unpins"`
+	sessionRef
+	Pinned *bool `json:"pinned,omitempty" jsonschema:"true (default) pins, false unpins"`
 }
 
 type archiveIn struct {
-	ID       string `json:"id" jsonschema:"the session id"`
-	Archived *bool  `json:"archived,omitempty" jsonschema:"true (default) archives, false restores"`
+	sessionRef
+	Archived *bool `json:"archived,omitempty" jsonschema:"true (default) archives, false restores"`
 }
 
 // ChatOut is the structured answer of the curating tools: the session as it now is.
@@ -51,27 +51,43 @@ func (ss *session) curated(verb string, chat *annals.Chat, err error) (*sdk.Call
 }
 
 func (ss *session) rename(ctx context.Context, _ *sdk.CallToolRequest, in renameIn) (*sdk.CallToolResult, *ChatOut, error) {
-	chat, err := ss.svc.RenameChat(ss.as(ctx), annals.ChatSelector{ID: in.ID}, in.Title)
+	sel, err := in.chat()
+	if err != nil {
+		return nil, nil, ss.fail(err)
+	}
+	chat, err := ss.svc.RenameChat(ss.as(ctx), sel, in.Title)
 	return ss.curated("Renamed", chat, err)
 }
 
 func (ss *session) annotate(ctx context.Context, _ *sdk.CallToolRequest, in annotateIn) (*sdk.CallToolResult, *ChatOut, error) {
+	sel, err := in.chat()
+	if err != nil {
+		return nil, nil, ss.fail(err)
+	}
 	if in.Description == nil && in.Tags == nil {
 		return nil, nil, fmt.Errorf("invalid: give description, tags or both")
 	}
-	chat, err := ss.svc.AnnotateChat(ss.as(ctx), annals.ChatSelector{ID: in.ID}, annals.Annotation{Description: in.Description, Tags: in.Tags})
+	chat, err := ss.svc.AnnotateChat(ss.as(ctx), sel, annals.Annotation{Description: in.Description, Tags: in.Tags})
 	return ss.curated("Annotated", chat, err)
 }
 
 func (ss *session) pin(ctx context.Context, _ *sdk.CallToolRequest, in pinIn) (*sdk.CallToolResult, *ChatOut, error) {
+	sel, err := in.chat()
+	if err != nil {
+		return nil, nil, ss.fail(err)
+	}
 	on := in.Pinned == nil || *in.Pinned
-	chat, err := ss.svc.PinChat(ss.as(ctx), annals.ChatSelector{ID: in.ID}, on)
+	chat, err := ss.svc.PinChat(ss.as(ctx), sel, on)
 	return ss.curated(map[bool]string{true: "Pinned", false: "Unpinned"}[on], chat, err)
 }
 
 func (ss *session) archive(ctx context.Context, _ *sdk.CallToolRequest, in archiveIn) (*sdk.CallToolResult, *ChatOut, error) {
+	sel, err := in.chat()
+	if err != nil {
+		return nil, nil, ss.fail(err)
+	}
 	on := in.Archived == nil || *in.Archived
-	chat, err := ss.svc.ArchiveChat(ss.as(ctx), annals.ChatSelector{ID: in.ID}, on)
+	chat, err := ss.svc.ArchiveChat(ss.as(ctx), sel, on)
 	return ss.curated(map[bool]string{true: "Archived", false: "Restored"}[on], chat, err)
 }
 
