@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -112,15 +110,15 @@ func runList(ctx context.Context, m *Main, args []string) error {
 	if *asJSON {
 		return json.NewEncoder(m.Stdout).Encode(res)
 	}
-	return writeChatPage(m.human(), res, "No chats.")
+	return writeChatPage(m.human(), res, "No chats.", m.width())
 }
 
-func writeChatPage(w io.Writer, res *envelope.ListResponse, empty string) error {
+func writeChatPage(w io.Writer, res *envelope.ListResponse, empty string, width int) error {
 	if len(res.Chats) == 0 {
 		fmt.Fprintln(w, empty)
 		return nil
 	}
-	if err := writeChatTable(w, res.Chats, nil); err != nil {
+	if err := writeChatTable(w, res.Chats, nil, width); err != nil {
 		return err
 	}
 	if shown := res.Offset + len(res.Chats); shown < res.Total {
@@ -129,69 +127,3 @@ func writeChatPage(w io.Writer, res *envelope.ListResponse, empty string) error 
 	return nil
 }
 
-// writeChatTable prints chats as a table; extra, when set, adds a leading column per row.
-func writeChatTable(w io.Writer, chats []*annals.Chat, extra func(i int) string) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	head := "ID\tTITLE\tSTATUS\tENTRIES\tTOKENS\tLAST ACTIVITY\tTAGS"
-	if extra != nil {
-		head = "SCORE\t" + head
-	}
-	fmt.Fprintln(tw, head)
-	for i, c := range chats {
-		title := c.Title
-		if title == "" {
-			title = "(untitled)"
-		}
-		if c.Pinned {
-			title = "* " + title
-		}
-		if c.ArchivedAt != nil {
-			title += " [archived]"
-		}
-		if extra != nil {
-			fmt.Fprintf(tw, "%s\t", extra(i))
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n",
-			c.ID, clip(oneLine(title), 48), orDash(string(c.Status)), c.Totals.Entries,
-			humanCount(c.Totals.InputTokens+c.Totals.OutputTokens), humanTime(c.LastActivity), clip(strings.Join(c.Tags, ","), 32))
-	}
-	return tw.Flush()
-}
-
-func humanTime(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.Local().Format("2006-01-02 15:04")
-}
-
-func humanCount(n int64) string {
-	switch {
-	case n >= 1_000_000:
-		return fmt.Sprintf("%.1fM", float64(n)/1e6)
-	case n >= 10_000:
-		return fmt.Sprintf("%.1fk", float64(n)/1e3)
-	default:
-		return fmt.Sprint(n)
-	}
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// clip shortens s to at most n runes, marking the cut.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}

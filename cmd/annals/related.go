@@ -71,7 +71,7 @@ func runRelated(ctx context.Context, m *Main, args []string) error {
 	for i, r := range res.Results {
 		chats[i] = r.Chat
 	}
-	if err := writeChatTable(m.human(), chats, func(i int) string { return fmt.Sprintf("%.3f", res.Results[i].Score) }); err != nil {
+	if err := writeChatTable(m.human(), chats, func(i int) string { return fmt.Sprintf("%.3f", res.Results[i].Score) }, m.width()); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(m.Stdout, "%d candidates ranked (cap %d) with %s\n", res.Candidates, res.CandidateCap, strings.TrimSpace(res.Model))

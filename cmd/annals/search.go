@@ -108,7 +108,13 @@ func writeChatHits(w io.Writer, hl snippetHighlighter, hits []annals.ChatHit) {
 		if title == "" {
 			title = "(untitled)"
 		}
-		fmt.Fprintf(w, "%s  %s  · %s · %d matching entries\n", termsafe.String(c.ID), termsafe.String(oneLine(title)), humanTime(c.LastActivity), h.Matches)
+		// A chat found by its title or description, or by a filter alone (tool:, role:), has no
+		// entry the words matched: it says nothing about entries rather than "0".
+		matches := ""
+		if h.Matches > 0 {
+			matches = " · " + plural(h.Matches, "matching entry", "matching entries")
+		}
+		fmt.Fprintf(w, "%s  %s  · %s%s\n", termsafe.String(c.ID), termsafe.String(oneLine(title)), humanTime(c.LastActivity), matches)
 		for _, s := range h.Snippets {
 			who := string(s.Kind)
 			if s.Tool != "" {
@@ -128,4 +134,12 @@ func writeEntryHits(w io.Writer, hl snippetHighlighter, hits []annals.EntryHit) 
 		}
 		fmt.Fprintf(w, "%s #%d %s · %s\n    %s\n", termsafe.String(e.ChatID), e.Seq, termsafe.String(who), e.Time.Local().Format("2006-01-02 15:04"), hl.render(h.Snippet))
 	}
+}
+
+// plural is n with the singular or the plural noun.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
