@@ -126,4 +126,3 @@ func writeChatPage(w io.Writer, res *envelope.ListResponse, empty string, width 
 	}
 	return nil
 }
-
