@@ -159,3 +159,34 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 	t.Fatal("condition not met within 5s")
 }
+
+// stuck is a history whose search works until its context ends, as a slow query would.
+type stuck struct{ annals.HistoryService }
+
+func (stuck) SearchChats(ctx context.Context, _ annals.SearchParams) (*annals.SearchPage, error) {
+	<-ctx.Done()
+	return nil, &annals.Error{Code: annals.EUNAVAILABLE, Message: "the request was cancelled or timed out", Err: ctx.Err()}
+}
+
+func TestASessionsCallStopsAtTheCallTimeout(t *testing.T) {
+	e := newEnv(t)
+	e.srv = mcp.New(mcp.Config{Service: stuck{e.svc}, ReadOnly: stuck{e.svc}})
+	url := sessionServer(t, e, mcp.HTTPOptions{CallTimeout: 200 * time.Millisecond})
+	cs, err := connectAs(t, url, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "history_search", Arguments: map[string]any{"query": "flaky"}})
+	if err != nil {
+		t.Fatalf("the call failed in transport instead of answering: %v", err)
+	}
+	if took := time.Since(start); took > 5*time.Second || !res.IsError {
+		t.Fatalf("answered after %s, error %v", took, res.IsError)
+	}
+	if text := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(text, "timed out") {
+		t.Errorf("the answer: %s", text)
+	}
+}

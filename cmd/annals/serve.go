@@ -27,6 +27,7 @@ type serveFlags struct {
 	maxBody                    *int64
 	timeout, shutdown          *time.Duration
 	mcpBudget                  *int
+	limits                     serveLimits
 }
 
 func (m *Main) serveFlagSet() (*pflag.FlagSet, *serveFlags) {
@@ -48,6 +49,7 @@ func (m *Main) serveFlagSet() (*pflag.FlagSet, *serveFlags) {
 	f.logFormat = fs.String("log-format", "text", "access log format on standard error: text or json")
 	f.mcpBudget = fs.Int("mcp-budget", mcp.DefaultBudgetTokens, "largest MCP tool result at /mcp, in tokens (about 4 bytes each)")
 	f.mcpWrites = fs.Bool("mcp-allow-writes", false, "offer MCP's curating tools at /mcp to every caller (default: operator and admin keys only, none in local mode)")
+	f.limits = serveLimitFlags(fs)
 	return fs, f
 }
 
@@ -61,7 +63,7 @@ func (f *serveFlags) check(fs *pflag.FlagSet) error {
 	if *f.mcpBudget < 1000 || *f.mcpBudget > 1000000 {
 		return usagef("--mcp-budget %d is out of range (1000 to 1000000 tokens)", *f.mcpBudget)
 	}
-	return nil
+	return f.limits.check()
 }
 
 func runServe(ctx context.Context, m *Main, args []string) error {
@@ -129,8 +131,9 @@ func newHTTPServer(a *app, f *serveFlags, logger *slog.Logger) (*httpapi.Server,
 	srv := httpapi.New(httpapi.Config{
 		Addr: *f.addr, Store: a.store, Service: svc, View: svc, Keys: keys,
 		ReadOnly: *f.readOnly, MCPAllowWrites: *f.mcpWrites, AllowLocal: *f.local, Agents: policy,
-		MCP:          mcpServer.HTTPHandler(mcp.HTTPOptions{}),
+		MCP:          mcpServer.HTTPHandler(f.limits.mcp(*f.timeout)),
 		MaxBodyBytes: *f.maxBody, RequestTimeout: *f.timeout, ShutdownTimeout: *f.shutdown, Logger: logger,
+		AuthFailures: f.limits.authFailures(),
 	})
 	return srv, nil
 }
