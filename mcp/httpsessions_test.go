@@ -22,11 +22,17 @@ import (
 // principal in X-Who (alice, bob or carol), standing in for the API key of the real server.
 func sessionServer(t *testing.T, e *env, opts mcp.HTTPOptions) string {
 	t.Helper()
+	return sessionServerOver(t, e, e.svc, opts)
+}
+
+// sessionServerOver is sessionServer over another history service.
+func sessionServerOver(t *testing.T, e *env, svc annals.HistoryService, opts mcp.HTTPOptions) string {
+	t.Helper()
 	carol := &annals.Principal{TenantID: "C", UserID: "carol", Role: annals.RoleMember, Scopes: []annals.Scope{annals.ScopeUser}}
 	who := map[string]*annals.Principal{"alice": alice(), "bob": bob(), "carol": carol}
 	h := e.srv.HTTPHandler(opts)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		door := history.For(e.svc, who[r.Header.Get("X-Who")], history.Access{Surface: history.SurfaceAgent})
+		door := history.For(svc, who[r.Header.Get("X-Who")], history.Access{Surface: history.SurfaceAgent})
 		h.ServeHTTP(w, r.WithContext(history.NewContextWithCaller(r.Context(), door)))
 	}))
 	t.Cleanup(ts.Close)
@@ -170,8 +176,7 @@ func (stuck) SearchChats(ctx context.Context, _ annals.SearchParams) (*annals.Se
 
 func TestASessionsCallStopsAtTheCallTimeout(t *testing.T) {
 	e := newEnv(t)
-	e.srv = mcp.New(mcp.Config{Service: stuck{e.svc}, ReadOnly: stuck{e.svc}})
-	url := sessionServer(t, e, mcp.HTTPOptions{CallTimeout: 200 * time.Millisecond})
+	url := sessionServerOver(t, e, stuck{e.svc}, mcp.HTTPOptions{CallTimeout: 200 * time.Millisecond})
 	cs, err := connectAs(t, url, "alice")
 	if err != nil {
 		t.Fatal(err)
