@@ -90,9 +90,9 @@ func startEnv(tb testing.TB, db *sqlite.DB, path string, readOnly bool, opts ...
 	logs := &syncBuffer{}
 	cfg := httpapi.Config{
 		Addr:     "127.0.0.1:0",
-		Store:    db,
 		Service:  svc,
 		View:     svc,
+		Stats:    svc,
 		Keys:     db,
 		ReadOnly: readOnly,
 		Logger:   slog.New(slog.NewJSONHandler(logs, nil)),

@@ -140,7 +140,7 @@ func TestRevokingEveryKeyNeedsAnExplicitLocalToServeWithoutKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg := httpapi.Config{Addr: "127.0.0.1:0", Store: db, Service: history.New(history.Config{Store: db}), Keys: db}
+	cfg := httpapi.Config{Addr: "127.0.0.1:0", Service: history.New(history.Config{Store: db}), Keys: db}
 	srv := httpapi.New(cfg)
 	err = srv.Open(context.Background())
 	if err == nil {

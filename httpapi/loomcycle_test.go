@@ -36,7 +36,6 @@ import (
 type lcStore interface {
 	history.Store
 	view.Store
-	httpapi.Store
 	annals.KeyStore
 }
 
@@ -99,7 +98,7 @@ func serveStore(t *testing.T, st lcStore) *env {
 		t.Fatal(err)
 	}
 	svc := history.New(history.Config{Store: st, View: st, Summarizer: summarize.Extractive{}, Embedder: emb, Redactor: red})
-	srv := httpapi.New(httpapi.Config{Addr: "127.0.0.1:0", Store: st, Service: svc, View: svc, Keys: st, Logger: slog.New(slog.DiscardHandler)})
+	srv := httpapi.New(httpapi.Config{Addr: "127.0.0.1:0", Service: svc, View: svc, Stats: svc, Keys: st, Logger: slog.New(slog.DiscardHandler)})
 	if err := srv.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}

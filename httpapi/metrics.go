@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
 )
 
 // The metrics are written in the Prometheus text exposition format (version 0.0.4) by hand:
@@ -58,12 +58,6 @@ func (m *metrics) observe(route string, status int, d time.Duration) {
 	}
 }
 
-// Counter is implemented by stores that can count their chats and entries cheaply (the SQLite
-// store keeps counters on each chat). The server reports them as store sizes.
-type Counter interface {
-	Counts(ctx context.Context) (chats, entries int64, err error)
-}
-
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) error {
 	var b strings.Builder
 	s.metrics.write(&b)
@@ -94,16 +88,21 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// counts returns the store sizes; entries is -1 when the store cannot count them cheaply.
+// counts returns the store sizes, counted by the history through the caller's door; entries is
+// -1 when the store cannot count them cheaply.
 func (s *Server) counts(ctx context.Context) (chats, entries int64, err error) {
-	if s.store == nil {
-		return 0, 0, errors.New("no store to count")
+	if s.cfg.Stats == nil {
+		return 0, 0, errors.New("no stats service to count the store")
 	}
-	if c, ok := s.store.(Counter); ok {
-		return c.Counts(ctx)
+	c := history.CallerFromContext(ctx)
+	if c == nil {
+		c = history.For(s.svc, nil, history.Access{ReadOnly: true})
 	}
-	_, total, err := s.store.FindChats(ctx, annals.ChatFilter{Owner: annals.Owner{AllTenants: true}, IncludeArchived: true, Limit: 1})
-	return int64(total), -1, err
+	n, err := c.Stats(s.cfg.Stats).CountAll(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	return n.Chats, n.Entries, nil
 }
 
 func (m *metrics) write(w io.Writer) {

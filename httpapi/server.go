@@ -52,9 +52,10 @@ type Config struct {
 	// *history.Service, which resolves the caller's scope). Nil answers POST /query with
 	// not_implemented.
 	View view.Service
-	// Store is the database behind Service: /metrics counts it. Nil answers /metrics with
-	// unavailable.
-	Store Store
+	// Stats counts the history across every tenant for /metrics, reached through the same
+	// door as Service, which offers it to admins only (normally the same *history.Service).
+	// Nil leaves the counts out of /metrics (annals_store_up 0).
+	Stats history.Stats
 	// Keys authenticates API keys. Nil means there are none: the server can only run in local
 	// mode.
 	Keys annals.KeyStore
@@ -93,17 +94,9 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Store is what the server reads of the database itself, beside the service: the chat count of
-// /metrics (a Counter when the store has one, else a one-row FindChats). Any annals.Store has
-// it.
-type Store interface {
-	FindChats(ctx context.Context, filter annals.ChatFilter) ([]*annals.Chat, int, error)
-}
-
 // Server is the annals HTTP server.
 type Server struct {
 	cfg     Config
-	store   Store
 	svc     annals.HistoryService
 	keys    annals.KeyStore
 	log     *slog.Logger
@@ -145,7 +138,6 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{
 		cfg:     cfg,
-		store:   cfg.Store,
 		svc:     cfg.Service,
 		keys:    cfg.Keys,
 		log:     cfg.Logger,

@@ -457,7 +457,7 @@ func TestReadOnlyServerRefusesEveryWrite(t *testing.T) {
 func TestNoKeysMeansLocalModeOnLoopbackOnly(t *testing.T) {
 	db, _ := mustOpenDB(t)
 	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
-		srv := httpapi.New(httpapi.Config{Addr: addr, Store: db, Service: history.New(history.Config{Store: db}), Keys: db})
+		srv := httpapi.New(httpapi.Config{Addr: addr, Service: history.New(history.Config{Store: db}), Keys: db})
 		err := srv.Open(context.Background())
 		if err == nil {
 			srv.Close()

@@ -188,7 +188,7 @@ func TestLaniusViewSpeedHTTP(t *testing.T) {
 	defer store.Close()
 	t.Logf("open: %v (substring index built for %d of %d entries)", time.Since(start), last[0], last[1])
 	svc := history.New(history.Config{Store: store, View: store})
-	srv := httpapi.New(httpapi.Config{Addr: "127.0.0.1:0", Store: store, Service: svc, View: svc, Keys: store})
+	srv := httpapi.New(httpapi.Config{Addr: "127.0.0.1:0", Service: svc, View: svc, Stats: svc, Keys: store})
 	if err := srv.Open(ctx); err != nil {
 		t.Fatal(err)
 	}
