@@ -116,7 +116,7 @@ func ParseServer(ctx context.Context, f reader.Format, dsn string) (*Parsed, err
 	}
 	src := &reader.Source{Path: c.Path, DSN: c.dsn}
 	p := &Parsed{Entries: map[string][]*annals.Entry{}, Titles: map[string]string{}, ChatTitles: map[string]string{}}
-	col := &collector{p: p, src: src, seen: map[string]map[string]bool{}, chats: map[string]bool{}}
+	col := &collector{p: p, src: src, seen: map[string]map[string]bool{}, chats: map[string]bool{}, resumers: resumers(Formats())}
 	if err := f.(reader.FileParser).ParseFile(ctx, src, col); err != nil {
 		return nil, err
 	}

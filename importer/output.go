@@ -149,7 +149,7 @@ func (o *output) emitChat(c annals.Chat) bool {
 	if c.UserID == "" {
 		c.UserID = o.im.opts.UserID
 	}
-	c.Attributes = withResume(&c)
+	c.Attributes = withResume(o.im.resumers, &c)
 	if err := c.Validate(); err != nil {
 		o.Warnf(o.line, "chat %s not imported: %s", c.ID, annals.ErrorMessage(err))
 		o.badChats[c.ID] = true

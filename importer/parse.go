@@ -35,7 +35,7 @@ func Parse(ctx context.Context, f reader.Format, path string) (*Parsed, error) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	p := &Parsed{Entries: map[string][]*annals.Entry{}, Titles: map[string]string{}, ChatTitles: map[string]string{}}
-	c := &collector{p: p, src: src, seen: map[string]map[string]bool{}, chats: map[string]bool{}}
+	c := &collector{p: p, src: src, seen: map[string]map[string]bool{}, chats: map[string]bool{}, resumers: resumers(Formats())}
 	switch fp := f.(type) {
 	case reader.LineParser:
 		if fi.IsDir() {
@@ -74,7 +74,7 @@ func Parse(ctx context.Context, f reader.Format, path string) (*Parsed, error) {
 func ParseBytes(ctx context.Context, f reader.LineParser, path string, data []byte) (*Parsed, error) {
 	src := &reader.Source{Path: path, Size: int64(len(data))}
 	p := &Parsed{Entries: map[string][]*annals.Entry{}, Titles: map[string]string{}, ChatTitles: map[string]string{}}
-	c := &collector{p: p, src: src, seen: map[string]map[string]bool{}, chats: map[string]bool{}}
+	c := &collector{p: p, src: src, seen: map[string]map[string]bool{}, chats: map[string]bool{}, resumers: resumers(Formats())}
 	sess, err := f.NewSession(src, nil)
 	if err != nil {
 		return nil, err
@@ -107,6 +107,8 @@ type collector struct {
 	line  int
 	seen  map[string]map[string]bool
 	chats map[string]bool
+	// resumers are the registry's, by name (see withResume).
+	resumers map[string]reader.Resumer
 }
 
 func (c *collector) Emit(op annals.CaptureOp) error {
@@ -119,7 +121,7 @@ func (c *collector) Emit(op annals.CaptureOp) error {
 			if ch.TenantID == "" {
 				ch.TenantID = "local"
 			}
-			ch.Attributes = withResume(&ch)
+			ch.Attributes = withResume(c.resumers, &ch)
 			if err := ch.Validate(); err != nil {
 				c.Warnf(c.line, "chat %s not imported: %s", ch.ID, annals.ErrorMessage(err))
 			}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
 )
 
 // Resuming in the source tool. Where a tool has its own command to continue a saved session,
@@ -18,30 +19,24 @@ const (
 	SessionIDAttr     = "session_id"
 )
 
-// resumeCommands are the tools' commands to continue a session, by format; %s is the
-// session id. Each was checked against the tool's documentation:
-//   - Claude Code: `claude --resume <session id>`, run in the session's project folder.
-//   - Codex CLI: `codex resume <session id>` (exec sessions too).
-//   - Gemini CLI: `gemini --resume <session UUID>`, in the project's folder (sessions are per
-//     project).
-//   - OpenCode: `opencode --session <ses_… id>`.
-//   - GitHub Copilot CLI: `copilot --resume=<session id>`.
-//   - Aider keeps no session ids: `aider --restore-chat-history`, in the repository, loads the
-//     history file back.
-var resumeCommands = map[string]string{
-	"claude-code": "claude --resume %s",
-	"codex":       "codex resume %s",
-	"gemini-cli":  "gemini --resume %s",
-	"opencode":    "opencode --session %s",
-	"copilot-cli": "copilot --resume=%s",
-	"aider":       "aider --restore-chat-history",
+// resumers are the formats of the registry whose tool can continue a session, by name: a
+// chat's source attribute names the format whose command resumes it, whichever reader read it
+// (an annals export keeps the source of the chat it copied).
+func resumers(formats []Format) map[string]reader.Resumer {
+	out := map[string]reader.Resumer{}
+	for _, f := range formats {
+		if r, ok := f.(reader.Resumer); ok {
+			out[f.Name()] = r
+		}
+	}
+	return out
 }
 
 // withResume returns c's attributes with the resume attributes added, when c is a session its
 // source tool can resume; otherwise c.Attributes unchanged. The map is copied, never changed.
-func withResume(c *annals.Chat) annals.Attributes {
+func withResume(rs map[string]reader.Resumer, c *annals.Chat) annals.Attributes {
 	format := c.Attributes["source"]
-	tmpl, ok := resumeCommands[format]
+	r, ok := rs[format]
 	if !ok || c.Attributes[ResumeCommandAttr] != "" || c.Attributes["parent"] != "" || c.Attributes["subagent"] != "" {
 		return c.Attributes
 	}
@@ -49,15 +44,9 @@ func withResume(c *annals.Chat) annals.Attributes {
 	if !ok {
 		return c.Attributes
 	}
-	if format == "codex" {
-		native = strings.TrimSuffix(native, "/exec")
-	}
-	cmd := tmpl
-	if strings.Contains(tmpl, "%s") {
-		if !resumableID(native) {
-			return c.Attributes
-		}
-		cmd = strings.ReplaceAll(tmpl, "%s", native)
+	cmd, sessionID, ok := r.ResumeCommand(native)
+	if !ok {
+		return c.Attributes
 	}
 	if len(c.Attributes)+2 > annals.MaxAttributes {
 		return c.Attributes
@@ -67,24 +56,8 @@ func withResume(c *annals.Chat) annals.Attributes {
 		out[k] = v
 	}
 	out[ResumeCommandAttr] = cmd
-	if strings.Contains(tmpl, "%s") && out[SessionIDAttr] == "" {
-		out[SessionIDAttr] = native
+	if sessionID != "" && out[SessionIDAttr] == "" {
+		out[SessionIDAttr] = sessionID
 	}
 	return out
-}
-
-// resumableID reports whether id is a tool's own session id that is safe to print in a shell
-// command as it is: letters, digits, '-', '_' and '.', and not a hash annals made of a long id.
-func resumableID(id string) bool {
-	if id == "" || len(id) > 128 || strings.HasPrefix(id, "h-") || strings.HasPrefix(id, "-") {
-		return false
-	}
-	for _, r := range id {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-		default:
-			return false
-		}
-	}
-	return true
 }

@@ -65,8 +65,9 @@ type Options struct {
 // Importer imports sources into a store, remembering what it read so that the next run reads
 // only what changed. It is not safe for concurrent use; Watch serialises its calls.
 type Importer struct {
-	store Store
-	opts  Options
+	store    Store
+	opts     Options
+	resumers map[string]reader.Resumer // of the whole registry, by name (see withResume)
 }
 
 // New returns an Importer writing to store.
@@ -89,7 +90,7 @@ func New(store Store, opts Options) *Importer {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Importer{store: store, opts: opts}
+	return &Importer{store: store, opts: opts, resumers: resumers(Formats())}
 }
 
 // Formats returns the importer's formats.

@@ -30,6 +30,12 @@ type Aider struct{}
 
 func (Aider) Name() string { return "aider" }
 
+// ResumeCommand: Aider keeps no session ids; `aider --restore-chat-history`, run in the
+// repository, loads the history file back.
+func (Aider) ResumeCommand(native string) (string, string, bool) {
+	return reader.ResumeWith("aider --restore-chat-history", native)
+}
+
 const aiderFile = ".aider.chat.history.md"
 
 func (Aider) DefaultPaths(home string) []string {

@@ -26,6 +26,11 @@ type ClaudeCode struct{}
 
 func (ClaudeCode) Name() string { return "claude-code" }
 
+// ResumeCommand is `claude --resume <session id>`, run in the session's project folder.
+func (ClaudeCode) ResumeCommand(native string) (string, string, bool) {
+	return reader.ResumeWith("claude --resume %s", native)
+}
+
 func (ClaudeCode) DefaultPaths(home string) []string {
 	return []string{filepath.Join(home, ".claude", "projects", "**", "*.jsonl")}
 }

@@ -29,6 +29,11 @@ type Codex struct{}
 
 func (Codex) Name() string { return "codex" }
 
+// ResumeCommand is `codex resume <session id>`, exec sessions (chat ids ending in /exec) too.
+func (Codex) ResumeCommand(native string) (string, string, bool) {
+	return reader.ResumeWith("codex resume %s", strings.TrimSuffix(native, "/exec"))
+}
+
 func (Codex) DefaultPaths(home string) []string {
 	return []string{
 		filepath.Join(home, ".codex", "sessions", "**", "rollout-*.jsonl"),

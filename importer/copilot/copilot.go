@@ -30,6 +30,11 @@ type CopilotCLI struct{}
 
 func (CopilotCLI) Name() string { return "copilot-cli" }
 
+// ResumeCommand is `copilot --resume=<session id>`.
+func (CopilotCLI) ResumeCommand(native string) (string, string, bool) {
+	return reader.ResumeWith("copilot --resume=%s", native)
+}
+
 func (CopilotCLI) Detect(path string, head []byte) bool {
 	if head == nil {
 		return false

@@ -33,6 +33,12 @@ type Gemini struct{}
 
 func (Gemini) Name() string { return "gemini-cli" }
 
+// ResumeCommand is `gemini --resume <session UUID>`, in the project's folder (sessions are
+// per project).
+func (Gemini) ResumeCommand(native string) (string, string, bool) {
+	return reader.ResumeWith("gemini --resume %s", native)
+}
+
 func (Gemini) DefaultPaths(home string) []string {
 	return []string{
 		filepath.Join(home, ".gemini", "tmp", "*", "chats", "*.json"),

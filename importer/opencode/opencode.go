@@ -33,6 +33,11 @@ type OpenCode struct{}
 
 func (OpenCode) Name() string { return "opencode" }
 
+// ResumeCommand is `opencode --session <ses_… id>`.
+func (OpenCode) ResumeCommand(native string) (string, string, bool) {
+	return reader.ResumeWith("opencode --session %s", native)
+}
+
 // Detect claims an OpenCode storage directory (or the data directory holding storage/), an
 // opencode.db (a SQLite database with session, message and part tables), and an `opencode
 // export` JSON document.
