@@ -1,9 +1,17 @@
 // Package importer reads the histories that agent tools already write on disk (Claude Code,
 // Codex CLI, Gemini CLI, Aider, ChatGPT exports, ...) and turns them into annals capture ops.
 //
+// # Layout
+//
+// Each source tool's reader is a package of its own, importer/<tool>/ (claudecode, codex,
+// gemini, ...), which imports only the root and importer/reader: the contracts (Format, the
+// parser interfaces, Output) and the helpers readers share. This package is the orchestration:
+// the registry (Formats), detection and discovery, the incremental runner and its per-source
+// state, titles, resume attributes, reports and Watch.
+//
 // # Adding a format
 //
-// Write one file, importer/<format>.go, holding an unexported type that implements Format and
+// Add one folder, importer/<tool>/, holding an exported type that implements reader.Format and
 // exactly one of the two parser interfaces:
 //
 //   - LineParser, for an append-only line-oriented file (JSON Lines). The framework reads the
@@ -16,15 +24,15 @@
 //     re-parse appends only what is new. A FileParser that can also read a database server,
 //     named by a connection URL instead of a path, implements ServerParser too (dsn.go).
 //
-// Then add its constructor to the slice in Formats() below. That function is the whole registry:
+// A tool with its own command to continue a session implements reader.Resumer. Then add the
+// type to the slice in Formats() below. That function is the whole registry:
 // there is no init() registration and no package state, so a test (or a program embedding
 // annals) can build its own list. Keep the generic formats (the plain message arrays) last,
 // because detection tries formats in order and takes the first that claims a file.
 //
-// Two engineers write formats in this one package at the same time: name a private helper
-// after its format (ccX for Claude Code, cxX for Codex, ...) unless it is meant to be shared,
-// and shared helpers go in helpers.go (ChatID, EntryID, SafeID, ParseTime, Metadata, Unknown,
-// Truncated, ValidText).
+// A helper private to one tool stays unexported in its folder; a helper two tools need goes in
+// importer/reader (ChatID, EntryID, SafeID, ParseTime, Metadata, Unknown, Truncated,
+// ValidText, the JSON field readers, detection by first lines, SQLite sources).
 //
 // To test a format, importer.Parse(ctx, format, path) returns what it emits (ops, chats,
 // transcripts as a store would hold them, warnings) without a store, and importer.ParseBytes
