@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 
@@ -129,7 +130,7 @@ func DecodeRequest(r io.Reader) (*Request, error) {
 	dec.DisallowUnknownFields()
 	var req Request
 	if err := dec.Decode(&req); err != nil {
-		return nil, jsonError(err)
+		return nil, sessionIDHint(body, jsonError(err))
 	}
 	if dec.More() {
 		return nil, annals.Errorf(annals.EINVALID, "the request body holds more than one JSON value")
@@ -138,6 +139,25 @@ func DecodeRequest(r io.Reader) (*Request, error) {
 		return nil, annals.Errorf(annals.EINVALID, "the request body holds more than one JSON value")
 	}
 	return &req, nil
+}
+
+// sessionIDHint points a body that names the chat as "id" or "chat_id" (the names of the
+// REST routes and of the capture format) at the envelope's "session_id".
+func sessionIDHint(body []byte, err error) error {
+	msg := annals.ErrorMessage(err)
+	for _, name := range []string{"id", "chat_id"} {
+		if msg != fmt.Sprintf("unknown field %q", name) {
+			continue
+		}
+		var top map[string]json.RawMessage
+		if json.Unmarshal(body, &top) != nil {
+			return err
+		}
+		if _, ok := top[name]; ok {
+			return annals.Errorf(annals.EINVALID, "unknown field %q: did you mean \"session_id\"? (the envelope names the chat session_id)", name)
+		}
+	}
+	return err
 }
 
 // jsonError turns a decoding error into an invalid error that names the problem for the caller.
