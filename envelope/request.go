@@ -8,6 +8,7 @@ package envelope
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -117,13 +118,19 @@ func (a AttrValue) MarshalJSON() ([]byte, error) {
 // DecodeRequest decodes one JSON envelope strictly: unknown fields are refused by name, wrong
 // types say which field, trailing data is refused.
 func DecodeRequest(r io.Reader) (*Request, error) {
+	return DecodeRequestContext(context.Background(), r)
+}
+
+// DecodeRequestContext is DecodeRequest whose strict check stops (unavailable) once ctx ends:
+// a request's decoding ends at the request's deadline.
+func DecodeRequestContext(ctx context.Context, r io.Reader) (*Request, error) {
 	body, err := io.ReadAll(r)
 	if err != nil {
 		return nil, jsonError(err)
 	}
 	// Exact names, each once, in valid UTF-8: encoding/json alone would match "OP" to op and
 	// keep the last of two "scope" keys.
-	if err := strictjson.Check(body, &Request{}); err != nil {
+	if err := strictjson.CheckContext(ctx, body, &Request{}); err != nil {
 		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))

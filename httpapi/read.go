@@ -16,7 +16,7 @@ import (
 // handleHistory serves POST /v1/history and its loomcycle alias POST /v1/_history: one op
 // envelope, decoded strictly, run by the history service as the caller's principal.
 func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) error {
-	req, err := envelope.DecodeRequest(r.Body)
+	req, err := envelope.DecodeRequestContext(r.Context(), r.Body)
 	if err != nil {
 		return err
 	}

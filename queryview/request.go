@@ -2,6 +2,7 @@ package queryview
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -226,7 +227,7 @@ func (p *Page) UnmarshalJSON(b []byte) error {
 }
 
 // decode reads one JSON object from body and decodes it into the request type of its kind.
-func decode(body io.Reader) (any, error) {
+func decode(ctx context.Context, body io.Reader) (any, error) {
 	b, err := io.ReadAll(io.LimitReader(body, MaxBodyBytes+1))
 	if err != nil {
 		if ae := (*annals.Error)(nil); errors.As(err, &ae) {
@@ -282,11 +283,11 @@ func decode(body io.Reader) (any, error) {
 	// valid UTF-8 and no field may be given twice: which of two values counts is no question a
 	// query should leave to the parser.
 	if strictRequested(raw) {
-		if err := strictjson.Check(raw, req); err != nil {
+		if err := strictjson.CheckContext(ctx, raw, req); err != nil {
 			return nil, err
 		}
 	} else {
-		if err := strictjson.Check(raw, nil); err != nil {
+		if err := strictjson.CheckContext(ctx, raw, nil); err != nil {
 			return nil, err
 		}
 		raw = prune(raw, reflect.TypeOf(req))

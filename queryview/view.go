@@ -117,7 +117,7 @@ type SearchAnswer struct {
 // Errors: invalid, forbidden (the caller's principal allows no such scope), not_found (a
 // transcript of a missing or out-of-scope session), unavailable, internal.
 func (v *View) Query(ctx context.Context, body io.Reader) (any, error) {
-	req, err := decode(body)
+	req, err := decode(ctx, body)
 	if err != nil {
 		return nil, err
 	}
