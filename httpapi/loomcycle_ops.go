@@ -12,20 +12,15 @@ import (
 // related by chat.
 
 // byID runs a by-id op with the chat as its client names it. A chat the loomcycle importer made
-// answers to its own session id (s_x) as well as to annals's (loomcycle:s_x): when no chat with
-// the id as given is in scope, the importer's id for it is tried. Not found, missing and outside
-// scope are one refusal, in the tool's words, naming the id the client sent.
+// answers to its own session id (s_x) as well as to annals's (loomcycle:s_x): the service
+// resolves a source tool's own id, as it does on every transport. Not found, missing and
+// outside scope are one refusal, in the tool's words, naming the id the client sent.
 func byID[T any](in *lcRequest, op string, fn func(annals.ChatSelector) (T, error)) (T, error) {
 	var zero T
 	if in.SessionID == "" {
 		return zero, refuse("history: %s requires session_id", op)
 	}
-	sel := annals.ChatSelector{Scope: annals.Scope(in.Scope), ID: in.SessionID}
-	out, err := fn(sel)
-	if annals.ErrorCode(err) == annals.ENOTFOUND && !strings.HasPrefix(in.SessionID, loomcycleChatPrefix) {
-		sel.ID = loomcycleChatPrefix + in.SessionID
-		out, err = fn(sel)
-	}
+	out, err := fn(annals.ChatSelector{Scope: annals.Scope(in.Scope), ID: in.SessionID})
 	if annals.ErrorCode(err) == annals.ENOTFOUND {
 		return zero, refuse("history: chat %q not found", in.SessionID)
 	}
