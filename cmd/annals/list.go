@@ -10,8 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/envelope"
-	"github.com/annals-dev/annals/history"
 )
 
 // filterFlags are the list filters shared by list and search.
@@ -42,39 +40,48 @@ func addFilterFlags(fs *pflag.FlagSet) *filterFlags {
 	return f
 }
 
-// listParams is the typed list these flags ask for. The flags are the envelope's own fields,
-// parsed by the envelope's parser, so a bad time or status reads the same here as over HTTP.
+// listParams is the typed list these flags ask for.
 func (f *filterFlags) listParams() (annals.ListParams, error) {
-	req := &envelope.Request{Op: history.OpList}
-	if err := f.apply(req); err != nil {
-		return annals.ListParams{}, err
-	}
-	return req.ListParams()
+	q, pg, err := f.query()
+	return annals.ListParams{Scope: annals.Scope(*f.scope), Filter: q, Page: pg}, err
 }
 
-func (f *filterFlags) apply(req *envelope.Request) error {
-	req.Scope, req.Status, req.From, req.To = *f.scope, *f.status, *f.from, *f.to
-	req.Tag, req.Agent, req.TitleContains, req.Cursor = *f.tag, *f.agent, *f.title, *f.cursor
-	req.Limit, req.Offset, req.PinnedOnly, req.IncludeArchived = *f.limit, *f.offset, *f.pinned, *f.archived
+// query is the typed filter and paging these flags ask for: a bad --attr is a usage error; a
+// bad status or time is refused by the root's parsers, so it reads the same here as over HTTP
+// (status first, then from, then to, as the op envelope checks them).
+func (f *filterFlags) query() (annals.ChatQuery, annals.PageParams, error) {
+	q := annals.ChatQuery{Tag: *f.tag, Agent: *f.agent, TitleContains: *f.title, PinnedOnly: *f.pinned, IncludeArchived: *f.archived}
+	pg := annals.PageParams{Limit: *f.limit, Offset: *f.offset, Cursor: *f.cursor}
 	for _, a := range *f.attrs {
-		if k, v, ok := strings.Cut(a, "~="); ok && k != "" {
-			setAttr(req, k, envelope.AttrValue{Value: v, Contains: true})
-			continue
-		}
-		k, v, ok := strings.Cut(a, "=")
+		m := annals.AttrMatch{Contains: true}
+		k, v, ok := strings.Cut(a, "~=")
 		if !ok || k == "" {
-			return usagef("--attr %q: want key=value (exact) or key~=text (contains)", a)
+			m.Contains = false
+			if k, v, ok = strings.Cut(a, "="); !ok || k == "" {
+				return q, pg, usagef("--attr %q: want key=value (exact) or key~=text (contains)", a)
+			}
 		}
-		setAttr(req, k, envelope.AttrValue{Value: v})
+		m.Value = v
+		if q.Attributes == nil {
+			q.Attributes = map[string]annals.AttrMatch{}
+		}
+		q.Attributes[k] = m
 	}
-	return nil
-}
-
-func setAttr(req *envelope.Request, k string, v envelope.AttrValue) {
-	if req.Attributes == nil {
-		req.Attributes = map[string]envelope.AttrValue{}
+	if *f.status != "" {
+		st, err := annals.ParseRunStatus(*f.status)
+		if err != nil {
+			return q, pg, err
+		}
+		q.Status = &st
 	}
-	req.Attributes[k] = v
+	var err error
+	if q.From, err = annals.ParseTimeBound("from", *f.from, false); err != nil {
+		return q, pg, err
+	}
+	if q.To, err = annals.ParseTimeBound("to", *f.to, true); err != nil {
+		return q, pg, err
+	}
+	return q, pg, nil
 }
 
 // multiFlag collects a repeatable string flag.
@@ -113,7 +120,7 @@ func runList(ctx context.Context, m *Main, args []string) error {
 	return writeChatPage(m.human(), res, "No chats.", m.width())
 }
 
-func writeChatPage(w io.Writer, res *envelope.ListResponse, empty string, width int) error {
+func writeChatPage(w io.Writer, res *annals.ChatPage, empty string, width int) error {
 	if len(res.Chats) == 0 {
 		fmt.Fprintln(w, empty)
 		return nil

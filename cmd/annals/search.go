@@ -9,7 +9,6 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/envelope"
-	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/internal/termsafe"
 )
 
@@ -55,18 +54,15 @@ Results are ranked by relevance blended with recency, with highlighted snippets.
 	if fs.NArg() == 0 {
 		return usagef("search needs a query")
 	}
-	req := &envelope.Request{Op: history.OpSearch, Query: strings.Join(fs.Args(), " "), Sort: *sort}
+	params := annals.SearchParams{Scope: annals.Scope(*ff.scope), Query: strings.Join(fs.Args(), " "), Sort: *sort}
 	if *entries {
-		req.Mode = envelope.ModeEntries
+		params.Mode = annals.SearchEntriesMode
 	}
 	if *in != "" {
-		req.In = strings.Split(*in, ",")
+		params.In = strings.Split(*in, ",")
 	}
-	if err := ff.apply(req); err != nil {
-		return err
-	}
-	params, err := req.SearchParams()
-	if err != nil {
+	var err error
+	if params.Filter, params.Page, err = ff.query(); err != nil {
 		return invalidIsUsage(err)
 	}
 	a, err := m.openRead(ctx, c)
@@ -86,7 +82,7 @@ Results are ranked by relevance blended with recency, with highlighted snippets.
 		hl = snippetHighlighter{open: ansiMarkOpen, shut: ansiMarkClose}
 	}
 	if res.Total == 0 {
-		_, err := fmt.Fprintf(m.human(), "No matches for %s.\n", req.Query) // as typed
+		_, err := fmt.Fprintf(m.human(), "No matches for %s.\n", params.Query) // as typed
 		return err
 	}
 	if *entries {
