@@ -23,6 +23,9 @@ type Main struct {
 	HomeDir func() (string, error)
 	// IsTerminal reports whether w is an interactive terminal (progress bars, colours).
 	IsTerminal func(w io.Writer) bool
+	// Interactive, when set, reports whether a person answers at Stdin (delete asks); nil
+	// means Stdin and Stderr are both terminals.
+	Interactive func() bool
 
 	// store is what Run opened, closed by Close.
 	store annals.Store

@@ -161,34 +161,6 @@ func runArchive(ctx context.Context, m *Main, args []string) error {
 	})
 }
 
-func runDelete(ctx context.Context, m *Main, args []string) error {
-	fs := m.flagSet("delete", "[flags] CHAT_ID", "Delete a chat with its transcript, runs, index rows and embedding. Irreversible,\nso it needs --yes.")
-	c := commonFlags(fs)
-	asJSON := fs.Bool("json", false, "print JSON")
-	scope := fs.String("scope", "", "scope to find the chat in")
-	yes := fs.Bool("yes", false, "confirm the deletion")
-	if err := m.parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		return usagef("delete needs exactly one chat id")
-	}
-	if !*yes {
-		return usagef("delete is irreversible; run it again with --yes to delete %s", fs.Arg(0))
-	}
-	return m.byID(ctx, c, *asJSON, *scope, fs.Arg(0), func(a *app, sel annals.ChatSelector) (any, error) {
-		// The full id, so the answer names the chat that was deleted, not the prefix typed.
-		sel, err := fullID(a, sel)
-		if err != nil {
-			return nil, err
-		}
-		if err := a.svc.DeleteChat(a.ctx, sel); err != nil {
-			return nil, err
-		}
-		return &envelope.DeleteResponse{Deleted: sel.ID}, nil
-	}, func(out any) string { return "deleted " + out.(*envelope.DeleteResponse).Deleted })
-}
-
 func runRecap(ctx context.Context, m *Main, args []string) error {
 	fs := m.flagSet("recap", "[flags] CHAT_ID", "Summarise a chat's transcript so far and store the summary on the chat\n(replacing an earlier one). Uses the configured summarizer; the default is offline.")
 	c := commonFlags(fs)
