@@ -22,6 +22,10 @@ type depthScan struct {
 func (s *depthScan) scan(p []byte) int64 {
 	for i, c := range p {
 		switch {
+		case c == '\n' && s.inString:
+			// JSON text never holds a raw newline inside a string: this string is broken, and
+			// the next line (of JSON Lines) is read afresh rather than as its continuation.
+			s.inString, s.escaped = false, false
 		case s.escaped:
 			s.escaped = false
 		case s.inString:

@@ -58,6 +58,17 @@ func TestCheckDepthCountsEveryValueOfJSONLines(t *testing.T) {
 	}
 }
 
+// A broken string cannot hide the lines after it: a raw newline ends it, as no JSON string
+// holds one.
+func TestAnUnterminatedStringDoesNotHideTheNextLine(t *testing.T) {
+	for name, first := range map[string]string{"open string": `{"a":"x`, "open escape": `{"a":"x\`} {
+		body := first + "\n" + nested(strictjson.MaxDepth+1, "1") + "\n"
+		if err := strictjson.CheckDepth([]byte(body), strictjson.MaxDepth); annals.ErrorCode(err) != annals.EINVALID {
+			t.Errorf("%s, then a line past the bound: %v", name, err)
+		}
+	}
+}
+
 func TestDepthReaderStopsBeforeTheByteThatGoesTooDeep(t *testing.T) {
 	body := `{"a":` + nested(10, "1") + `}`
 	r := strictjson.NewDepthReader(strings.NewReader(body), 5)
