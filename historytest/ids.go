@@ -96,6 +96,20 @@ func testChatIDsAsPeopleHaveThem(t *testing.T, open Opener) {
 		}
 	})
 
+	t.Run("CaptureTakesIDsExactly", func(t *testing.T) {
+		// Capture names chats to create and write: a source id or a prefix is never widened
+		// into an existing chat's full id.
+		for _, given := range []string{ccA, "7f3c", " claude-code:" + ccA} {
+			_, err := e.svc.Capture(tenantA, []annals.CaptureOp{{Append: &annals.AppendOp{ChatID: given, Entries: []*annals.Entry{{ID: "x-" + given, Kind: annals.KindUser, Text: "appended"}}}}})
+			if err == nil {
+				t.Errorf("append to %q was accepted", given)
+			}
+		}
+		if c, err := e.store.FindChatByID(context.Background(), "claude-code:"+ccA); err != nil || c.Totals.Entries != 0 {
+			t.Errorf("claude-code:%s after appends by other ids: %+v, %v", ccA, c, err)
+		}
+	})
+
 	t.Run("EmptyIsRequiredNotAMatch", func(t *testing.T) {
 		for _, given := range []string{"", "  ", "\n\t"} {
 			_, err := get(tenantA, given)
