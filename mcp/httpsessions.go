@@ -297,23 +297,25 @@ func rpcID(body []byte) json.RawMessage {
 	return m.ID
 }
 
+// rpcErrorBody is a JSON-RPC response carrying an error.
+type rpcErrorBody struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   rpcError        `json:"error"`
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
 // writeRPCError answers an HTTP request with a JSON-RPC error object: MCP clients show its
 // message, whatever the status.
 func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, msg string) {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	b, _ := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}{JSONRPC: "2.0", ID: id, Error: struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	}{Code: rpcRefused, Message: msg}})
+	b, _ := json.Marshal(rpcErrorBody{JSONRPC: "2.0", ID: id, Error: rpcError{Code: rpcRefused, Message: msg}})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
