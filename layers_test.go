@@ -17,7 +17,9 @@ const module = "github.com/annals-dev/annals"
 
 // TestLayers enforces the import rules of docs/ARCHITECTURE.md over every package's non-test
 // files, transitively, as `go list -deps` shows them: the root imports no project package; only
-// cmd/ reaches the concrete stores; history reaches no provider package.
+// cmd/ and the test-support packages (storetest, historytest, importer/importertest, ...: a
+// folder named *test, which only tests and other test-support packages import) reach the
+// concrete stores; history reaches no provider package.
 func TestLayers(t *testing.T) {
 	graph := projectImports(t)
 	if len(graph) < 10 {
@@ -27,7 +29,15 @@ func TestLayers(t *testing.T) {
 		t.Errorf("the root imports project packages %v; it must import none", got)
 	}
 	stores := []string{module + "/sqlite", module + "/postgres"}
-	for pkg := range graph {
+	for pkg, imports := range graph {
+		if testSupport(pkg) {
+			continue
+		}
+		for _, imp := range imports {
+			if testSupport(imp) {
+				t.Errorf("%s imports the test-support package %s; only tests may", pkg, imp)
+			}
+		}
 		if slices.Contains(stores, pkg) || strings.HasPrefix(pkg, module+"/cmd/") {
 			continue
 		}
@@ -52,6 +62,9 @@ func TestLayers(t *testing.T) {
 		}
 	}
 }
+
+// testSupport reports whether pkg is a test-support package: its folder's name ends in "test".
+func testSupport(pkg string) bool { return strings.HasSuffix(path.Base(pkg), "test") }
 
 // projectImports maps each package of the module to the project packages its non-test files
 // import.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals/importer"
+	"github.com/annals-dev/annals/importer/importertest"
 )
 
 // writeClaudeCorpus writes files Claude Code session files of turns turns each, under
@@ -86,7 +87,7 @@ func writeClaudeCorpus(tb testing.TB, home string, files, turns int) int {
 				"content": []any{map[string]any{"type": "text", "text": sentence(20 + rng.IntN(30))}}}, ts)
 			ts = ts.Add(time.Minute)
 		}
-		writeFile(tb, filepath.Join(home, ".claude", "projects", fmt.Sprintf("-home-dev-p%02d", f%20), sid+".jsonl"), []byte(b.String()))
+		importertest.WriteFile(tb, filepath.Join(home, ".claude", "projects", fmt.Sprintf("-home-dev-p%02d", f%20), sid+".jsonl"), []byte(b.String()))
 	}
 	return lines
 }
@@ -106,8 +107,8 @@ func BenchmarkImportClaudeCode(b *testing.B) {
 			var elapsed time.Duration
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				db := mustOpenDB(b)
-				im := newImporter(db, importer.Options{Formats: formatsNamed(b, "claude-code"), DryRun: dry})
+				db := importertest.MustOpenDB(b)
+				im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(b, "claude-code"), DryRun: dry})
 				cands, _ := im.Discover(home)
 				b.StartTimer()
 				start := time.Now()
@@ -130,8 +131,8 @@ func TestBenchCorpusGenerator(t *testing.T) {
 	if lines := writeClaudeCorpus(t, home, 2, 10); lines != 120 {
 		t.Fatalf("%d lines, want 120 (6 a turn)", lines)
 	}
-	db := mustOpenDB(t)
-	im := newImporter(db, importer.Options{Formats: formatsNamed(t, "claude-code")})
+	db := importertest.MustOpenDB(t)
+	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "claude-code")})
 	cands, _ := im.Discover(home)
 	rep, err := im.Import(context.Background(), cands)
 	if err != nil || rep.Entries != 100 || rep.Warnings != 0 {

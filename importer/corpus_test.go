@@ -10,6 +10,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/importer"
+	"github.com/annals-dev/annals/importer/importertest"
 )
 
 // corpusDir holds real public transcripts (../shared/fixtures/transcripts from the repository
@@ -108,10 +109,10 @@ func TestCorpusFilesKeepWhatTheyHold(t *testing.T) {
 			if _, err := os.Stat(path); err != nil {
 				t.Skipf("not present: %v", err)
 			}
-			if !format(t, c.format).Detect(path, head(t, path)) {
+			if !importertest.Format(t, c.format).Detect(path, importertest.Head(t, path)) {
 				t.Errorf("%s does not detect %s", c.format, c.file)
 			}
-			p := mustParse(t, c.format, path)
+			p := importertest.MustParse(t, c.format, path)
 			if len(p.Chats) != c.chats {
 				t.Errorf("%d chats, want %d", len(p.Chats), c.chats)
 			}
@@ -134,7 +135,7 @@ func TestCorpusFilesKeepWhatTheyHold(t *testing.T) {
 			if tools != c.tools || linked != c.linked {
 				t.Errorf("%d tool entries, %d with a result; want %d and %d", tools, linked, c.tools, c.linked)
 			}
-			text := allText(p)
+			text := importertest.AllText(p)
 			for _, s := range c.contains {
 				if !strings.Contains(text, s) {
 					t.Errorf("lost %q", s)
@@ -152,41 +153,29 @@ func TestCorpusFilesKeepWhatTheyHold(t *testing.T) {
 	}
 }
 
-func head(tb testing.TB, path string) []byte {
-	tb.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if len(data) > importer.HeadSize {
-		data = data[:importer.HeadSize]
-	}
-	return data
-}
-
 // TestCorpusImportsIntoAStoreTwiceAlike imports every corpus file of these formats into a
 // store, twice, and compares.
 func TestCorpusImportsIntoAStoreTwiceAlike(t *testing.T) {
 	requireCorpus(t)
-	db := mustOpenDB(t)
+	db := importertest.MustOpenDB(t)
 	var cands []importer.Candidate
 	for _, c := range corpus {
 		path, _ := filepath.Abs(filepath.Join(corpusDir, c.file))
 		if _, err := os.Stat(path); err == nil {
-			cands = append(cands, importer.Candidate{Path: path, Format: format(t, c.format)})
+			cands = append(cands, importer.Candidate{Path: path, Format: importertest.Format(t, c.format)})
 		}
 	}
-	opts := importer.Options{Formats: formatsNamed(t, myFormats...), Titles: titles{db}}
+	opts := importer.Options{Formats: importertest.FormatsNamed(t, myFormats...), Titles: importertest.Titles{DB: db}}
 	rep, err := importer.New(forgetful{db}, opts).Import(context.Background(), cands)
 	if err != nil || len(rep.Errors) > 0 {
 		t.Fatalf("import: %v %+v", err, rep.Errors)
 	}
-	before := takeSnapshot(t, db)
+	before := importertest.TakeSnapshot(t, db)
 	rep, err = importer.New(forgetful{db}, opts).Import(context.Background(), cands)
 	if err != nil || len(rep.Errors) > 0 || rep.Chats != 0 {
 		t.Fatalf("second import: %v %+v, %d chats created", err, rep.Errors, rep.Chats)
 	}
-	if !reflect.DeepEqual(before, takeSnapshot(t, db)) {
+	if !reflect.DeepEqual(before, importertest.TakeSnapshot(t, db)) {
 		t.Error("the store differs after importing the corpus again")
 	}
 	if err := db.CheckIndex(context.Background()); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/importer"
+	"github.com/annals-dev/annals/importer/importertest"
 )
 
 // counters count a source of each format independently of the importer
@@ -52,8 +53,8 @@ func TestEveryFixtureImportedTogetherKeepsWhatItsSourceHolds(t *testing.T) {
 	} else {
 		t.Logf("corpus %s not present: only importer/testdata is imported", corpusDir)
 	}
-	db := mustOpenDB(t)
-	im := newImporter(db, importer.Options{})
+	db := importertest.MustOpenDB(t)
+	im := importertest.NewImporter(db, importer.Options{})
 	cands, _, err := im.Resolve(roots, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -92,8 +93,8 @@ func TestEveryFixtureImportedTogetherKeepsWhatItsSourceHolds(t *testing.T) {
 			// "fixture"): a later export of a conversation adds to it, as it should, so each
 			// is compared on a store of its own.
 			t.Logf("%s shares a chat id with another fixture; compared alone", cand.Path)
-			alone := mustOpenDB(t)
-			importAll(t, newImporter(alone, importer.Options{Formats: []importer.Format{cand.Format}}), cand.Path)
+			alone := importertest.MustOpenDB(t)
+			importertest.ImportAll(t, importertest.NewImporter(alone, importer.Options{Formats: []importer.Format{cand.Format}}), cand.Path)
 			got = storedCount(t, alone, src.ChatIDs, cand.Path)
 		}
 		count := counters[name]

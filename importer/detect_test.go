@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/annals-dev/annals/importer"
+	"github.com/annals-dev/annals/importer/importertest"
 )
 
 // fixtureSource is one source among the fixtures and the one format that must claim it ("" for
@@ -102,7 +103,7 @@ func foreignFiles(tb testing.TB) []string {
 	var out []string
 	for name, body := range files {
 		p := filepath.Join(dir, name)
-		writeFile(tb, p, []byte(body))
+		importertest.WriteFile(tb, p, []byte(body))
 		out = append(out, p)
 	}
 	sort.Strings(out)
@@ -120,7 +121,7 @@ func TestEveryDetectorRefusesEveryOtherFormat(t *testing.T) {
 	for _, s := range srcs {
 		var h []byte
 		if fi, err := os.Stat(s.path); err == nil && !fi.IsDir() {
-			h = head(t, s.path)
+			h = importertest.Head(t, s.path)
 		}
 		var claims []string
 		for _, f := range importer.Formats() {
@@ -143,7 +144,7 @@ func TestEveryDetectorRefusesEveryOtherFormat(t *testing.T) {
 // transcripts (a sub-agent's meta.json, Kimi's wire.jsonl and state.json) are not listed.
 func TestUnknownFilesAreReportedOnceAndCompanionsNot(t *testing.T) {
 	foreign := foreignFiles(t)
-	im := newImporter(mustOpenDB(t), importerOptions())
+	im := importertest.NewImporter(importertest.MustOpenDB(t), importerOptions())
 	cands, unknown, err := im.Resolve(append([]string{"testdata", filepath.Dir(foreign[0])}, foreign[0]), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -8,56 +8,57 @@ import (
 	"testing"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/importertest"
 )
 
 func TestClaudeCodeMapsEveryConstruct(t *testing.T) {
-	p := mustParse(t, "claude-code", testdata("claude-code", "project", "sess-main.jsonl"))
+	p := importertest.MustParse(t, "claude-code", importertest.Testdata("claude-code", "project", "sess-main.jsonl"))
 	const main = "claude-code:sess-main"
-	c := chat(t, p, main)
+	c := importertest.Chat(t, p, main)
 	for k, want := range map[string]string{"source": "claude-code", "cwd": "/home/dev/zoo", "git_branch": "feature/zebra", "model": "claude-sonnet-4-5"} {
 		if got := c.Attributes[k]; got != want {
 			t.Errorf("attribute %s = %q, want %q", k, got, want)
 		}
 	}
-	if got := entry(t, p, main, "u1"); got.Kind != annals.KindUser || !strings.Contains(got.Text, "zebrafish test flake") {
+	if got := importertest.Entry(t, p, main, "u1"); got.Kind != annals.KindUser || !strings.Contains(got.Text, "zebrafish test flake") {
 		t.Errorf("u1 = %s %q, want the user's question", got.Kind, got.Text)
 	}
 	// A split reply: one message id over several lines, each line its own entry.
-	if got := entry(t, p, main, "a1"); got.Reasoning != "The test probably races on the aquarium clock." || got.Text != "" {
+	if got := importertest.Entry(t, p, main, "a1"); got.Reasoning != "The test probably races on the aquarium clock." || got.Text != "" {
 		t.Errorf("a1 reasoning %q text %q, want the thinking kept apart from text", got.Reasoning, got.Text)
 	}
-	if got := entry(t, p, main, "a2"); got.Text != "Let me look at the aquarium test." || got.RunID != "claude-code:sess-main/msg_1" {
+	if got := importertest.Entry(t, p, main, "a2"); got.Text != "Let me look at the aquarium test." || got.RunID != "claude-code:sess-main/msg_1" {
 		t.Errorf("a2 = %q run %q", got.Text, got.RunID)
 	}
-	read := entry(t, p, main, "a3")
+	read := importertest.Entry(t, p, main, "a3")
 	if read.Kind != annals.KindTool || read.Tool.Name != "Read" || read.Tool.CallID != "toolu_read" ||
 		!strings.Contains(read.Tool.Result, "func TestZebrafish") || read.Tool.Outcome != annals.OutcomeSucceeded {
 		t.Errorf("Read call = %+v, want its result linked by call id", read.Tool)
 	}
-	bash := entry(t, p, main, "a4")
+	bash := importertest.Entry(t, p, main, "a4")
 	if bash.Tool.Outcome != annals.OutcomeFailed || !strings.Contains(bash.Tool.Result, "FAIL: TestZebrafish") {
 		t.Errorf("Bash call = %+v, want the failed result", bash.Tool)
 	}
-	if !warningsMention(p, 9) {
+	if !importertest.WarningsMention(p, 9) {
 		t.Errorf("warnings %v, want the corrupt line 9 reported", p.Warnings)
 	}
-	a5 := entry(t, p, main, "a5")
-	if metaOf(t, a5)["redacted_thinking"] != true || !strings.Contains(a5.Text, "helper agent") {
+	a5 := importertest.Entry(t, p, main, "a5")
+	if importertest.MetaOf(t, a5)["redacted_thinking"] != true || !strings.Contains(a5.Text, "helper agent") {
 		t.Errorf("a5 = %q %s, want the text and a redacted_thinking mark", a5.Text, a5.Metadata)
 	}
-	if task := entry(t, p, main, "a5#3"); task.Tool.Name != "Task" || !strings.Contains(task.Tool.Result, "clockwork.go") {
+	if task := importertest.Entry(t, p, main, "a5#3"); task.Tool.Name != "Task" || !strings.Contains(task.Tool.Result, "clockwork.go") {
 		t.Errorf("Task call = %+v, want the sub-agent's answer as its result", task.Tool)
 	}
-	if edit := entry(t, p, main, "a6"); edit.Tool.Outcome != annals.OutcomeBlocked {
+	if edit := importertest.Entry(t, p, main, "a6"); edit.Tool.Outcome != annals.OutcomeBlocked {
 		t.Errorf("rejected Edit outcome = %q, want blocked", edit.Tool.Outcome)
 	}
 	for _, id := range []string{"cb1", "u6"} {
-		e := entry(t, p, main, id)
-		if e.Kind != annals.KindSystem || metaOf(t, e)["compaction"] != true {
+		e := importertest.Entry(t, p, main, id)
+		if e.Kind != annals.KindSystem || importertest.MetaOf(t, e)["compaction"] != true {
 			t.Errorf("%s = %s %s, want a system entry marked compaction", id, e.Kind, e.Metadata)
 		}
 	}
-	if u7 := entry(t, p, main, "u7"); !strings.Contains(string(u7.Metadata), "futureField") {
+	if u7 := importertest.Entry(t, p, main, "u7"); !strings.Contains(string(u7.Metadata), "futureField") {
 		t.Errorf("u7 metadata %s, want the unknown field kept", u7.Metadata)
 	}
 	var pr *annals.Entry
@@ -73,14 +74,14 @@ func TestClaudeCodeMapsEveryConstruct(t *testing.T) {
 		t.Errorf("pr-link line = %v, want an event holding the unknown line", pr)
 	}
 	// The inline side chain is a chat of its own, linked to the session.
-	side := chat(t, p, "claude-code:sess-main/sidechain-s1")
+	side := importertest.Chat(t, p, "claude-code:sess-main/sidechain-s1")
 	if side.Attributes["parent"] != main {
 		t.Errorf("side chain parent = %q, want %q", side.Attributes["parent"], main)
 	}
 	if got := len(p.Entries[side.ID]); got != 2 {
 		t.Errorf("side chain has %d entries, want 2", got)
 	}
-	text := allText(p)
+	text := importertest.AllText(p)
 	for _, secret := range []string{"SIGNED-BLOB", "ENCRYPTED-REASONING"} {
 		if strings.Contains(text, secret) {
 			t.Errorf("%s was rendered; signed and encrypted reasoning must be dropped", secret)
@@ -105,20 +106,20 @@ func TestClaudeCodeMapsEveryConstruct(t *testing.T) {
 }
 
 func TestClaudeCodeSubAgentFileIsALinkedChat(t *testing.T) {
-	p := mustParse(t, "claude-code", testdata("claude-code", "project", "sess-main", "subagents", "agent-a1b2.jsonl"))
-	c := chat(t, p, "claude-code:sess-main/agent-a1b2")
+	p := importertest.MustParse(t, "claude-code", importertest.Testdata("claude-code", "project", "sess-main", "subagents", "agent-a1b2.jsonl"))
+	c := importertest.Chat(t, p, "claude-code:sess-main/agent-a1b2")
 	if c.Attributes["parent"] != "claude-code:sess-main" || c.Attributes["subagent"] != "a1b2" {
 		t.Errorf("attributes = %v, want parent and subagent", c.Attributes)
 	}
-	if k := kinds(p.Entries[c.ID]); k[annals.KindUser] != 1 || k[annals.KindAssistant] != 1 {
+	if k := importertest.Kinds(p.Entries[c.ID]); k[annals.KindUser] != 1 || k[annals.KindAssistant] != 1 {
 		t.Errorf("kinds = %v, want one user and one assistant entry", k)
 	}
 }
 
 func TestCodexDeduplicatesEventsAndLinksCalls(t *testing.T) {
-	p := mustParse(t, "codex", testdata("codex", "rollout-2025-06-01T08-00-00-0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"))
+	p := importertest.MustParse(t, "codex", importertest.Testdata("codex", "rollout-2025-06-01T08-00-00-0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"))
 	const id = "codex:0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000"
-	c := chat(t, p, id)
+	c := importertest.Chat(t, p, id)
 	for k, want := range map[string]string{"cwd": "/home/dev/orchard", "git_branch": "main", "repository": "git@github.com:dev/orchard.git", "model": "gpt-5-codex"} {
 		if got := c.Attributes[k]; got != want {
 			t.Errorf("attribute %s = %q, want %q", k, got, want)
@@ -171,10 +172,10 @@ func TestCodexDeduplicatesEventsAndLinksCalls(t *testing.T) {
 	if n := count(func(e *annals.Entry) bool { return e.Channel == "codex/future_record_kind" }); n != 1 {
 		t.Errorf("%d events for the unknown line type, want 1", n)
 	}
-	if !warningsMention(p, 17) {
+	if !importertest.WarningsMention(p, 17) {
 		t.Errorf("warnings %v, want line 17 reported", p.Warnings)
 	}
-	if strings.Contains(allText(p), "ENCRYPTED-MUST-NOT-RENDER") {
+	if strings.Contains(importertest.AllText(p), "ENCRYPTED-MUST-NOT-RENDER") {
 		t.Error("encrypted reasoning was rendered")
 	}
 	var turn *annals.Run
@@ -189,9 +190,9 @@ func TestCodexDeduplicatesEventsAndLinksCalls(t *testing.T) {
 }
 
 func TestGeminiFoldsUpdatesAndRewinds(t *testing.T) {
-	p := mustParse(t, "gemini-cli", testdata("gemini", "session-2025-07-01T10-00-rewind.jsonl"))
+	p := importertest.MustParse(t, "gemini-cli", importertest.Testdata("gemini", "session-2025-07-01T10-00-rewind.jsonl"))
 	const id = "gemini-cli:gem-rewind-1"
-	c := chat(t, p, id)
+	c := importertest.Chat(t, p, id)
 	if c.Title != "Lighthouse keepers and astronomers" || c.Attributes["model"] != "gemini-2.5-pro" {
 		t.Errorf("chat = %q %v", c.Title, c.Attributes)
 	}
@@ -202,34 +203,34 @@ func TestGeminiFoldsUpdatesAndRewinds(t *testing.T) {
 	if got, want := strings.Join(ids, " "), "g1 g2 g2#1 g3 g6 g7 g8"; got != want {
 		t.Errorf("transcript %q, want %q (g4 and g5 rewound)", got, want)
 	}
-	search := entry(t, p, id, "g2#1")
+	search := importertest.Entry(t, p, id, "g2#1")
 	if search.Tool.Result != "Grace Darling; Abbie Burgess; Ida Lewis" || search.Tool.Outcome != annals.OutcomeSucceeded {
 		t.Errorf("search call = %+v, want the last version of the record with its result", search.Tool)
 	}
-	if g2 := entry(t, p, id, "g2"); !strings.Contains(g2.Reasoning, "Grace Darling") {
+	if g2 := importertest.Entry(t, p, id, "g2"); !strings.Contains(g2.Reasoning, "Grace Darling") {
 		t.Errorf("g2 reasoning %q, want the thoughts", g2.Reasoning)
 	}
-	if !warningsMention(p, 10) {
+	if !importertest.WarningsMention(p, 10) {
 		t.Errorf("warnings %v, want the broken line 10", p.Warnings)
 	}
 }
 
 func TestGeminiLegacyDocument(t *testing.T) {
-	p := mustParse(t, "gemini-cli", testdata("gemini", "session-2025-07-02T09-00-legacy.json"))
+	p := importertest.MustParse(t, "gemini-cli", importertest.Testdata("gemini", "session-2025-07-02T09-00-legacy.json"))
 	const id = "gemini-cli:gem-legacy-1"
-	if rf := entry(t, p, id, "l2#1"); rf.Tool.Outcome != annals.OutcomeFailed || !strings.Contains(rf.Tool.Result, "no such file") {
+	if rf := importertest.Entry(t, p, id, "l2#1"); rf.Tool.Outcome != annals.OutcomeFailed || !strings.Contains(rf.Tool.Result, "no such file") {
 		t.Errorf("read_file = %+v, want the failed result", rf.Tool)
 	}
-	if e := entry(t, p, id, "l3"); e.Kind != annals.KindSystem {
+	if e := importertest.Entry(t, p, id, "l3"); e.Kind != annals.KindSystem {
 		t.Errorf("error record kind %s, want system", e.Kind)
 	}
-	if e := entry(t, p, id, "l4"); e.Kind != annals.KindEvent || e.Channel != "gemini-cli/telemetry_blip" {
+	if e := importertest.Entry(t, p, id, "l4"); e.Kind != annals.KindEvent || e.Channel != "gemini-cli/telemetry_blip" {
 		t.Errorf("unknown record = %s %s, want an event", e.Kind, e.Channel)
 	}
 }
 
 func TestAiderSplitsSessionsAndBlocks(t *testing.T) {
-	p := mustParse(t, "aider", testdata("aider", ".aider.chat.history.md"))
+	p := importertest.MustParse(t, "aider", importertest.Testdata("aider", ".aider.chat.history.md"))
 	if len(p.Chats) != 2 {
 		t.Fatalf("%d chats, want one per session header", len(p.Chats))
 	}
@@ -238,7 +239,7 @@ func TestAiderSplitsSessionsAndBlocks(t *testing.T) {
 		t.Errorf("first chat = %v %s", first.Attributes, first.CreatedAt)
 	}
 	es := p.Entries[first.ID]
-	k := kinds(es)
+	k := importertest.Kinds(es)
 	if k[annals.KindUser] != 2 || k[annals.KindAssistant] != 1 || k[annals.KindSystem] != 3 {
 		t.Errorf("kinds %v, want 2 user, 1 assistant, 3 aider output blocks", k)
 	}
@@ -263,8 +264,8 @@ func TestAiderSplitsSessionsAndBlocks(t *testing.T) {
 }
 
 func TestChatGPTFollowsCurrentNodeAndKeepsBranches(t *testing.T) {
-	p := mustParse(t, "chatgpt", testdata("chatgpt", "conversations.json"))
-	main := chat(t, p, "chatgpt:cg-conv-1")
+	p := importertest.MustParse(t, "chatgpt", importertest.Testdata("chatgpt", "conversations.json"))
+	main := importertest.Chat(t, p, "chatgpt:cg-conv-1")
 	if main.Title != "Sourdough starter help" || main.Attributes["model"] != "gpt-4o" {
 		t.Errorf("chat = %q %v", main.Title, main.Attributes)
 	}
@@ -275,10 +276,10 @@ func TestChatGPTFollowsCurrentNodeAndKeepsBranches(t *testing.T) {
 	if got := strings.Join(ids, " "); got != "n2 n3 n5" {
 		t.Errorf("main path %q, want n2 n3 n5 (the hidden empty system message skipped, the tool output on its call)", got)
 	}
-	if call := entry(t, p, main.ID, "n3"); call.Tool == nil || call.Tool.Name != "python" || call.Tool.Result != "100" {
+	if call := importertest.Entry(t, p, main.ID, "n3"); call.Tool == nil || call.Tool.Name != "python" || call.Tool.Result != "100" {
 		t.Errorf("python call = %+v, want its execution output", call.Tool)
 	}
-	branch := chat(t, p, "chatgpt:cg-conv-1/branch-n3b")
+	branch := importertest.Chat(t, p, "chatgpt:cg-conv-1/branch-n3b")
 	if branch.Attributes["parent"] != main.ID || branch.Attributes["branch_from"] != "n2" {
 		t.Errorf("branch attributes %v", branch.Attributes)
 	}
@@ -286,15 +287,15 @@ func TestChatGPTFollowsCurrentNodeAndKeepsBranches(t *testing.T) {
 		t.Errorf("branch entries %v, want the abandoned answer", es)
 	}
 	tides := p.Entries["chatgpt:cg-conv-2"]
-	if len(tides) != 3 || !strings.Contains(tides[1].Reasoning, "inertia") || metaOf(t, tides[0])["attachments"] != float64(1) {
+	if len(tides) != 3 || !strings.Contains(tides[1].Reasoning, "inertia") || importertest.MetaOf(t, tides[0])["attachments"] != float64(1) {
 		t.Errorf("tides transcript %v, want the image counted and the thoughts as reasoning", tides)
 	}
 }
 
 func TestMessageArraysLinkToolResults(t *testing.T) {
-	p := mustParse(t, "messages", testdata("messages", "openai-chat.json"))
+	p := importertest.MustParse(t, "messages", importertest.Testdata("messages", "openai-chat.json"))
 	es := p.Entries[p.Chats[0].ID]
-	if k := kinds(es); k[annals.KindSystem] != 1 || k[annals.KindUser] != 1 || k[annals.KindTool] != 1 || k[annals.KindAssistant] != 1 {
+	if k := importertest.Kinds(es); k[annals.KindSystem] != 1 || k[annals.KindUser] != 1 || k[annals.KindTool] != 1 || k[annals.KindAssistant] != 1 {
 		t.Errorf("kinds %v", k)
 	}
 	for _, e := range es {
@@ -303,7 +304,7 @@ func TestMessageArraysLinkToolResults(t *testing.T) {
 		}
 	}
 
-	p = mustParse(t, "messages", testdata("messages", "anthropic-request.json"))
+	p = importertest.MustParse(t, "messages", importertest.Testdata("messages", "anthropic-request.json"))
 	c := p.Chats[0]
 	if c.Attributes["model"] != "claude-sonnet-4-5" {
 		t.Errorf("model %q", c.Attributes["model"])
@@ -317,18 +318,18 @@ func TestMessageArraysLinkToolResults(t *testing.T) {
 	if tool == nil || tool.Tool.Outcome != annals.OutcomeFailed || tool.Tool.Result != "database offline" {
 		t.Errorf("tool = %+v, want the failed tool_result on its tool_use", tool)
 	}
-	if text := allText(p); strings.Contains(text, "SIG-MUST-NOT-RENDER") || !strings.Contains(text, "roughly 30 active") {
+	if text := importertest.AllText(p); strings.Contains(text, "SIG-MUST-NOT-RENDER") || !strings.Contains(text, "roughly 30 active") {
 		t.Error("want the thinking kept as reasoning and its signature dropped")
 	}
 
-	p = mustParse(t, "messages", testdata("messages", "log.jsonl"))
-	if len(p.Chats) != 1 || len(p.Entries[p.Chats[0].ID]) != 4 || !warningsMention(p, 3) {
+	p = importertest.MustParse(t, "messages", importertest.Testdata("messages", "log.jsonl"))
+	if len(p.Chats) != 1 || len(p.Entries[p.Chats[0].ID]) != 4 || !importertest.WarningsMention(p, 3) {
 		t.Errorf("log.jsonl: %d chats, entries %v, warnings %v", len(p.Chats), p.Entries, p.Warnings)
 	}
 }
 
 func TestDetectPicksTheRightFormat(t *testing.T) {
-	im := newImporter(mustOpenDB(t), importerOptions())
+	im := importertest.NewImporter(importertest.MustOpenDB(t), importerOptions())
 	cands, unknown, err := im.Resolve([]string{"testdata"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -368,8 +369,8 @@ func TestClaudeCodeContentListWithAPlainString(t *testing.T) {
 	if err := os.WriteFile(path, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := mustParse(t, "claude-code", path)
-	text := allText(p)
+	p := importertest.MustParse(t, "claude-code", path)
+	text := importertest.AllText(p)
 	for _, want := range []string{"a plain string part", "and a block part", "plain answer", "block answer"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("imported text lacks %q: %q", want, text)
@@ -420,7 +421,7 @@ func TestCodexKeepsRepeatedMessages(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := mustParse(t, "codex", path)
+	p := importertest.MustParse(t, "codex", path)
 	var texts []string
 	for _, op := range p.Ops {
 		if op.Append == nil {

@@ -7,13 +7,14 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/importer"
+	"github.com/annals-dev/annals/importer/importertest"
 )
 
 // TestImportedChatsCarryTheirToolsResumeCommand imports the fixtures of every format whose
 // tool can continue a saved session and checks the stored resume attributes.
 func TestImportedChatsCarryTheirToolsResumeCommand(t *testing.T) {
-	db := mustOpenDB(t)
-	importAll(t, newImporter(db, importer.Options{}), "testdata")
+	db := importertest.MustOpenDB(t)
+	importertest.ImportAll(t, importertest.NewImporter(db, importer.Options{}), "testdata")
 	ctx := context.Background()
 	for id, want := range map[string]string{
 		"claude-code:sess-main":                            "claude --resume sess-main",

@@ -11,6 +11,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/importer"
+	"github.com/annals-dev/annals/importer/importertest"
 	"github.com/annals-dev/annals/sqlite"
 )
 
@@ -18,30 +19,6 @@ func importerOptions() importer.Options { return importer.Options{} }
 
 // myFormats are the formats this file's fixtures cover.
 var myFormats = []string{"claude-code", "codex", "gemini-cli", "aider", "chatgpt", "messages"}
-
-func formatsNamed(tb testing.TB, names ...string) []importer.Format {
-	var out []importer.Format
-	for _, n := range names {
-		out = append(out, format(tb, n))
-	}
-	return out
-}
-
-func importAll(tb testing.TB, im *importer.Importer, paths ...string) *importer.Report {
-	tb.Helper()
-	cands, _, err := im.Resolve(paths, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	rep, err := im.Import(context.Background(), cands)
-	if err != nil {
-		tb.Fatalf("import: %v", err)
-	}
-	if len(rep.Errors) > 0 {
-		tb.Fatalf("import errors: %+v", rep.Errors)
-	}
-	return rep
-}
 
 // forgetful hides the import state, so every import re-reads every source from the start.
 type forgetful struct{ *sqlite.DB }
@@ -51,18 +28,18 @@ func (forgetful) FindImportSource(context.Context, string) (*annals.ImportSource
 }
 
 func TestImportingTwiceLeavesTheStoreAsOnce(t *testing.T) {
-	db := mustOpenDB(t)
-	opts := importer.Options{Formats: formatsNamed(t, myFormats...), Titles: titles{db}}
-	first := importAll(t, importer.New(forgetful{db}, opts), "testdata")
+	db := importertest.MustOpenDB(t)
+	opts := importer.Options{Formats: importertest.FormatsNamed(t, myFormats...), Titles: importertest.Titles{DB: db}}
+	first := importertest.ImportAll(t, importer.New(forgetful{db}, opts), "testdata")
 	if first.Entries == 0 || first.Chats == 0 {
 		t.Fatalf("first import wrote nothing: %+v", first)
 	}
-	before := takeSnapshot(t, db)
-	second := importAll(t, importer.New(forgetful{db}, opts), "testdata")
+	before := importertest.TakeSnapshot(t, db)
+	second := importertest.ImportAll(t, importer.New(forgetful{db}, opts), "testdata")
 	if second.Chats != 0 {
 		t.Errorf("second import created %d chats, want 0", second.Chats)
 	}
-	after := takeSnapshot(t, db)
+	after := importertest.TakeSnapshot(t, db)
 	if !reflect.DeepEqual(before, after) {
 		for id := range before.Entries {
 			if !reflect.DeepEqual(before.Entries[id], after.Entries[id]) {
@@ -72,9 +49,9 @@ func TestImportingTwiceLeavesTheStoreAsOnce(t *testing.T) {
 		t.Fatal("the store differs after importing the same sources again")
 	}
 	// With the import state, a second run reads nothing at all.
-	im := newImporter(db, importer.Options{Formats: formatsNamed(t, myFormats...)})
-	importAll(t, im, "testdata")
-	rep := importAll(t, im, "testdata")
+	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, myFormats...)})
+	importertest.ImportAll(t, im, "testdata")
+	rep := importertest.ImportAll(t, im, "testdata")
 	var unchanged int
 	for _, f := range rep.Formats {
 		unchanged += f.Unchanged
@@ -82,7 +59,7 @@ func TestImportingTwiceLeavesTheStoreAsOnce(t *testing.T) {
 	if unchanged != rep.Sources || rep.Entries != 0 {
 		t.Errorf("third run: %d of %d sources unchanged, %d entries, want all unchanged", unchanged, rep.Sources, rep.Entries)
 	}
-	if !reflect.DeepEqual(takeSnapshot(t, db), after) {
+	if !reflect.DeepEqual(importertest.TakeSnapshot(t, db), after) {
 		t.Error("the store changed on a run with the import state")
 	}
 	if err := db.CheckIndex(context.Background()); err != nil {
@@ -91,11 +68,11 @@ func TestImportingTwiceLeavesTheStoreAsOnce(t *testing.T) {
 }
 
 func TestTitlesFromSummaryLinesAndCustomTitles(t *testing.T) {
-	db := mustOpenDB(t)
-	im := newImporter(db, importer.Options{Formats: formatsNamed(t, "claude-code")})
+	db := importertest.MustOpenDB(t)
+	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "claude-code")})
 	// The summary naming sess-old's leaf comes in a file read before sess-old itself.
-	importAll(t, im, testdata("claude-code", "project", "sess-main.jsonl"))
-	importAll(t, im, testdata("claude-code", "project", "sess-old.jsonl"))
+	importertest.ImportAll(t, im, importertest.Testdata("claude-code", "project", "sess-main.jsonl"))
+	importertest.ImportAll(t, im, importertest.Testdata("claude-code", "project", "sess-old.jsonl"))
 	ctx := context.Background()
 	for id, want := range map[string]string{"claude-code:sess-old": "Otters and their sleeping habits", "claude-code:sess-main": "Zebrafish flake"} {
 		c, err := db.FindChatByID(ctx, id)
@@ -116,7 +93,7 @@ func TestTitlesFromSummaryLinesAndCustomTitles(t *testing.T) {
 // imports it, appends the rest and imports again: the call gets its result, nothing is
 // duplicated, and the store ends as a one-shot import of the whole file.
 func TestAppendedLinesAreImportedIncrementally(t *testing.T) {
-	full, err := os.ReadFile(testdata("claude-code", "project", "sess-main.jsonl"))
+	full, err := os.ReadFile(importertest.Testdata("claude-code", "project", "sess-main.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,11 +101,11 @@ func TestAppendedLinesAreImportedIncrementally(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sess-main.jsonl")
 	// Lines 1-6: the Bash call (line 6) waits for its result (line 8).
-	writeFile(t, path, []byte(strings.Join(lines[:6], "")))
+	importertest.WriteFile(t, path, []byte(strings.Join(lines[:6], "")))
 
-	db := mustOpenDB(t)
-	im := newImporter(db, importer.Options{Formats: formatsNamed(t, "claude-code")})
-	importAll(t, im, path)
+	db := importertest.MustOpenDB(t)
+	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "claude-code")})
+	importertest.ImportAll(t, im, path)
 	ctx := context.Background()
 	es, err := db.FindEntries(ctx, annals.EntryFilter{ChatID: "claude-code:sess-main"})
 	if err != nil {
@@ -160,15 +137,15 @@ func TestAppendedLinesAreImportedIncrementally(t *testing.T) {
 	}
 	f.WriteString(rest[:half])
 	f.Close()
-	importAll(t, im, path)
+	importertest.ImportAll(t, im, path)
 	f, _ = os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(rest[half:])
 	f.Close()
-	importAll(t, im, path)
+	importertest.ImportAll(t, im, path)
 
-	ref := mustOpenDB(t)
-	importAll(t, newImporter(ref, importer.Options{Formats: formatsNamed(t, "claude-code")}), path)
-	got, want := takeSnapshot(t, db), takeSnapshot(t, ref)
+	ref := importertest.MustOpenDB(t)
+	importertest.ImportAll(t, importertest.NewImporter(ref, importer.Options{Formats: importertest.FormatsNamed(t, "claude-code")}), path)
+	got, want := importertest.TakeSnapshot(t, db), importertest.TakeSnapshot(t, ref)
 	for id, wes := range want.Entries {
 		ges := got.Entries[id]
 		if len(ges) != len(wes) {
@@ -194,21 +171,21 @@ func TestAppendedLinesAreImportedIncrementally(t *testing.T) {
 func TestRewrittenFileIsReadAgainFromTheStart(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "rollout-2025-06-01-x.jsonl")
-	src := testdata("codex", "rollout-2025-06-01T08-00-00-0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl")
+	src := importertest.Testdata("codex", "rollout-2025-06-01T08-00-00-0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl")
 	data, _ := os.ReadFile(src)
 	lines := strings.SplitAfter(string(data), "\n")
-	writeFile(t, path, []byte(strings.Join(lines[:8], "")))
-	db := mustOpenDB(t)
-	im := newImporter(db, importer.Options{Formats: formatsNamed(t, "codex")})
-	importAll(t, im, path)
+	importertest.WriteFile(t, path, []byte(strings.Join(lines[:8], "")))
+	db := importertest.MustOpenDB(t)
+	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "codex")})
+	importertest.ImportAll(t, im, path)
 	// Same length prefix, different bytes: the checkpoint no longer matches.
 	changed := strings.Replace(strings.Join(lines[:8], ""), "apple trees", "pear  trees", 1) + strings.Join(lines[8:], "")
-	writeFile(t, path, []byte(changed))
-	importAll(t, im, path)
-	ref := mustOpenDB(t)
-	importAll(t, newImporter(ref, importer.Options{Formats: formatsNamed(t, "codex")}), path)
-	refN := len(takeSnapshot(t, ref).Entries["codex:0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000"])
-	gotN := len(takeSnapshot(t, db).Entries["codex:0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000"])
+	importertest.WriteFile(t, path, []byte(changed))
+	importertest.ImportAll(t, im, path)
+	ref := importertest.MustOpenDB(t)
+	importertest.ImportAll(t, importertest.NewImporter(ref, importer.Options{Formats: importertest.FormatsNamed(t, "codex")}), path)
+	refN := len(importertest.TakeSnapshot(t, ref).Entries["codex:0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000"])
+	gotN := len(importertest.TakeSnapshot(t, db).Entries["codex:0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000"])
 	// The first import's prompt stays (stored entries are never rewritten) and the new one is
 	// added: one more entry than a fresh import.
 	if gotN != refN+1 {
@@ -219,10 +196,10 @@ func TestRewrittenFileIsReadAgainFromTheStart(t *testing.T) {
 func TestVanishedSourceIsMarkedGoneAndItsChatsKept(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "conversations.json")
-	copyFile(t, testdata("chatgpt", "conversations.json"), path)
-	db := mustOpenDB(t)
-	im := newImporter(db, importer.Options{Formats: formatsNamed(t, "chatgpt")})
-	importAll(t, im, path)
+	importertest.CopyFile(t, importertest.Testdata("chatgpt", "conversations.json"), path)
+	db := importertest.MustOpenDB(t)
+	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "chatgpt")})
+	importertest.ImportAll(t, im, path)
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
@@ -247,13 +224,13 @@ func TestVanishedSourceIsMarkedGoneAndItsChatsKept(t *testing.T) {
 }
 
 func TestDryRunWritesNothing(t *testing.T) {
-	db := mustOpenDB(t)
-	im := newImporter(db, importer.Options{Formats: formatsNamed(t, myFormats...), DryRun: true})
-	rep := importAll(t, im, "testdata")
+	db := importertest.MustOpenDB(t)
+	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, myFormats...), DryRun: true})
+	rep := importertest.ImportAll(t, im, "testdata")
 	if rep.Entries == 0 || !rep.DryRun {
 		t.Errorf("dry run report %+v, want entries counted", rep)
 	}
-	s := takeSnapshot(t, db)
+	s := importertest.TakeSnapshot(t, db)
 	if len(s.Chats) != 0 {
 		t.Errorf("dry run stored %d chats", len(s.Chats))
 	}
@@ -264,12 +241,12 @@ func TestDryRunWritesNothing(t *testing.T) {
 
 func TestDiscoverFindsDefaultLocations(t *testing.T) {
 	home := t.TempDir()
-	copyFile(t, testdata("claude-code", "project", "sess-old.jsonl"), filepath.Join(home, ".claude", "projects", "-home-dev-zoo", "sess-old.jsonl"))
-	copyFile(t, testdata("codex", "rollout-2025-06-01T08-00-00-0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"), filepath.Join(home, ".codex", "sessions", "2025", "06", "01", "rollout-2025-06-01T08-00-00-0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"))
-	copyFile(t, testdata("gemini", "session-2025-07-02T09-00-legacy.json"), filepath.Join(home, ".gemini", "tmp", "cafe01", "chats", "session-2025-07-02T09-00-legacy.json"))
-	copyFile(t, testdata("aider", ".aider.chat.history.md"), filepath.Join(home, "src", "garden", ".aider.chat.history.md"))
-	writeFile(t, filepath.Join(home, ".claude", "projects", "notes.txt"), []byte("not a transcript"))
-	im := newImporter(mustOpenDB(t), importer.Options{Formats: formatsNamed(t, myFormats...)})
+	importertest.CopyFile(t, importertest.Testdata("claude-code", "project", "sess-old.jsonl"), filepath.Join(home, ".claude", "projects", "-home-dev-zoo", "sess-old.jsonl"))
+	importertest.CopyFile(t, importertest.Testdata("codex", "rollout-2025-06-01T08-00-00-0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"), filepath.Join(home, ".codex", "sessions", "2025", "06", "01", "rollout-2025-06-01T08-00-00-0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"))
+	importertest.CopyFile(t, importertest.Testdata("gemini", "session-2025-07-02T09-00-legacy.json"), filepath.Join(home, ".gemini", "tmp", "cafe01", "chats", "session-2025-07-02T09-00-legacy.json"))
+	importertest.CopyFile(t, importertest.Testdata("aider", ".aider.chat.history.md"), filepath.Join(home, "src", "garden", ".aider.chat.history.md"))
+	importertest.WriteFile(t, filepath.Join(home, ".claude", "projects", "notes.txt"), []byte("not a transcript"))
+	im := importertest.NewImporter(importertest.MustOpenDB(t), importer.Options{Formats: importertest.FormatsNamed(t, myFormats...)})
 	cands, _ := im.Discover(home)
 	got := map[string]int{}
 	for _, c := range cands {
@@ -284,9 +261,9 @@ func TestDiscoverFindsDefaultLocations(t *testing.T) {
 func TestWatchImportsAppendedLinesWithinSeconds(t *testing.T) {
 	home := t.TempDir()
 	path := filepath.Join(home, ".claude", "projects", "-home-dev-zoo", "sess-old.jsonl")
-	copyFile(t, testdata("claude-code", "project", "sess-old.jsonl"), path)
-	db := mustOpenDB(t)
-	im := newImporter(db, importer.Options{Formats: formatsNamed(t, "claude-code", "codex")})
+	importertest.CopyFile(t, importertest.Testdata("claude-code", "project", "sess-old.jsonl"), path)
+	db := importertest.MustOpenDB(t)
+	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "claude-code", "codex")})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	reports := make(chan *importer.Report, 16)
@@ -329,12 +306,12 @@ func TestWatchImportsAppendedLinesWithinSeconds(t *testing.T) {
 
 	// A new session file in a new project directory.
 	fresh := filepath.Join(home, ".claude", "projects", "-home-dev-new", "sess-new.jsonl")
-	writeFile(t, fresh, []byte(`{"parentUuid":null,"sessionId":"sess-new","type":"user","message":{"role":"user","content":"hello platypusvolcano"},"uuid":"n1","timestamp":"2025-04-02T09:00:00.000Z"}`+"\n"))
+	importertest.WriteFile(t, fresh, []byte(`{"parentUuid":null,"sessionId":"sess-new","type":"user","message":{"role":"user","content":"hello platypusvolcano"},"uuid":"n1","timestamp":"2025-04-02T09:00:00.000Z"}`+"\n"))
 	waitFor("a new file in a new directory becoming searchable", match("platypusvolcano"))
 
 	// A codex directory that did not exist when the watch started.
 	rollout := filepath.Join(home, ".codex", "sessions", "2025", "06", "01", "rollout-2025-06-01T08-00-00-0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl")
-	copyFile(t, testdata("codex", "rollout-2025-06-01T08-00-00-0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"), rollout)
+	importertest.CopyFile(t, importertest.Testdata("codex", "rollout-2025-06-01T08-00-00-0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"), rollout)
 	waitFor("a rollout under a new ~/.codex becoming searchable", match("orchard"))
 
 	if err := os.Remove(path); err != nil {

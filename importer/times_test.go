@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals/importer"
+	"github.com/annals-dev/annals/importer/importertest"
 )
 
 // cgNoConversationTimes is a ChatGPT conversation object in the export's shape (the fields of
@@ -31,8 +32,8 @@ const cgNoConversationTimes = `{
 
 func TestChatGPTTimesComeFromTheMessages(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "conversations.json")
-	writeFile(t, path, []byte(cgNoConversationTimes))
-	c, es, _ := storedChat(t, "chatgpt:conv-times", []string{"chatgpt"}, path)
+	importertest.WriteFile(t, path, []byte(cgNoConversationTimes))
+	c, es, _ := importertest.StoredChat(t, "chatgpt:conv-times", []string{"chatgpt"}, path)
 	first := time.Unix(1704067300, 5e8).UTC()
 	last := time.Unix(1704070800, 0).UTC()
 	if !c.CreatedAt.Equal(first) {
@@ -52,15 +53,15 @@ func TestChatGPTTimesComeFromTheMessages(t *testing.T) {
 // the time of the first import.
 func TestHeaderlessAiderChatKeepsItsTimeWhenTouched(t *testing.T) {
 	path := filepath.Join(t.TempDir(), ".aider.chat.history.md")
-	writeFile(t, path, []byte("#### add a frost warning to garden.py  \n\nI'll add a check for temperatures below 2°C.\n\n> Applied edit to garden.py  \n> Commit 1a2b3c4 feat: warn about frost  \n"))
+	importertest.WriteFile(t, path, []byte("#### add a frost warning to garden.py  \n\nI'll add a check for temperatures below 2°C.\n\n> Applied edit to garden.py  \n> Commit 1a2b3c4 feat: warn about frost  \n"))
 	found := time.Date(2025, 3, 10, 14, 0, 0, 0, time.UTC)
 	if err := os.Chtimes(path, found, found); err != nil {
 		t.Fatal(err)
 	}
-	db := mustOpenDB(t)
-	im := newImporter(db, importer.Options{Formats: formatsNamed(t, "aider")})
-	importAll(t, im, path)
-	before := takeSnapshot(t, db)
+	db := importertest.MustOpenDB(t)
+	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "aider")})
+	importertest.ImportAll(t, im, path)
+	before := importertest.TakeSnapshot(t, db)
 	if len(before.Chats) != 1 || !before.Chats[0].CreatedAt.Equal(found) {
 		t.Fatalf("chats %+v, want one dated by the file's time", before.Chats)
 	}
@@ -68,8 +69,8 @@ func TestHeaderlessAiderChatKeepsItsTimeWhenTouched(t *testing.T) {
 	if err := os.Chtimes(path, touched, touched); err != nil {
 		t.Fatal(err)
 	}
-	importAll(t, im, path)
-	after := takeSnapshot(t, db)
+	importertest.ImportAll(t, im, path)
+	after := importertest.TakeSnapshot(t, db)
 	c := after.Chats[0]
 	if !c.CreatedAt.Equal(found) || !c.LastActivity.Equal(found) {
 		t.Errorf("after a touch: created %s, last activity %s; want both still %s", c.CreatedAt, c.LastActivity, found)

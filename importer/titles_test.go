@@ -8,6 +8,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/importer"
+	"github.com/annals-dev/annals/importer/importertest"
 	"github.com/annals-dev/annals/importer/reader"
 )
 
@@ -38,7 +39,7 @@ func TestDeriveTitleKeepsOnlyWhatThePersonTyped(t *testing.T) {
 // a <system-reminder> block) that names no title: its title is the first line the person
 // typed, marked as derived.
 func TestUntitledChatIsTitledByItsFirstRealPrompt(t *testing.T) {
-	c, _, _ := storedChat(t, "claude-code:sess-title", []string{"claude-code"}, testdata("claude-code", "titles", "sess-title.jsonl"))
+	c, _, _ := importertest.StoredChat(t, "claude-code:sess-title", []string{"claude-code"}, importertest.Testdata("claude-code", "titles", "sess-title.jsonl"))
 	const want = "Why do the otters in enclosure 4 sleep so much?"
 	if c.Title != want || c.Attributes[reader.DerivedTitleAttr] != want {
 		t.Errorf("title %q, derived %q; want %q for both", c.Title, c.Attributes[reader.DerivedTitleAttr], want)
@@ -52,7 +53,7 @@ func TestRealSlashCommandSessionIsTitledByItsCommand(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Skip("corpus not present")
 	}
-	c, _, _ := storedChat(t, "claude-code:5c0375b4-57a5-4f26-b12d-d022ee4e51b7", []string{"claude-code"}, path)
+	c, _, _ := importertest.StoredChat(t, "claude-code:5c0375b4-57a5-4f26-b12d-d022ee4e51b7", []string{"claude-code"}, path)
 	if want := "/orchestrator @CLAUDE.md を最新の状態にアップデートしてください"; c.Title != want {
 		t.Errorf("title %q, want %q", c.Title, want)
 	}
@@ -73,24 +74,24 @@ func TestSummaryReplacesADerivedTitleInEitherOrder(t *testing.T) {
 		}
 		return c.Title
 	}
-	old := testdata("claude-code", "project", "sess-old.jsonl")
-	main := testdata("claude-code", "project", "sess-main.jsonl")
+	old := importertest.Testdata("claude-code", "project", "sess-old.jsonl")
+	main := importertest.Testdata("claude-code", "project", "sess-main.jsonl")
 
-	db := mustOpenDB(t)
-	im := newImporter(db, importer.Options{Formats: formatsNamed(t, "claude-code")})
-	importAll(t, im, old)
+	db := importertest.MustOpenDB(t)
+	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "claude-code")})
+	importertest.ImportAll(t, im, old)
 	if got := title(db, "claude-code:sess-old"); got != "An older conversation about otters" {
 		t.Fatalf("after sess-old alone: title %q, want the derived one", got)
 	}
-	importAll(t, im, main)
+	importertest.ImportAll(t, im, main)
 	if got := title(db, "claude-code:sess-old"); got != "Otters and their sleeping habits" {
 		t.Errorf("after the summary: title %q, want the summary", got)
 	}
 
 	// A person's rename survives a summary that comes later and a re-import.
-	db2 := mustOpenDB(t)
-	im2 := importer.New(forgetful{db2}, importer.Options{Formats: formatsNamed(t, "claude-code"), Titles: titles{db2}})
-	importAll(t, im2, old)
+	db2 := importertest.MustOpenDB(t)
+	im2 := importer.New(forgetful{db2}, importer.Options{Formats: importertest.FormatsNamed(t, "claude-code"), Titles: importertest.Titles{DB: db2}})
+	importertest.ImportAll(t, im2, old)
 	c, err := db2.FindChatByID(ctx, "claude-code:sess-old")
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +100,7 @@ func TestSummaryReplacesADerivedTitleInEitherOrder(t *testing.T) {
 	if _, err := db2.UpdateChat(ctx, c.Ref(), annals.ChatUpdate{Title: &mine}); err != nil {
 		t.Fatal(err)
 	}
-	importAll(t, im2, main, old)
+	importertest.ImportAll(t, im2, main, old)
 	if got := title(db2, "claude-code:sess-old"); got != mine {
 		t.Errorf("after a rename and re-import: title %q, want %q", got, mine)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// aider reads Aider's chat history, .aider.chat.history.md, which Aider appends to in the root
+// Aider reads Aider's chat history, .aider.chat.history.md, which Aider appends to in the root
 // of each repository it runs in. A "# aider chat started at <time>" header starts a session,
 // which becomes one chat, "aider:<hash of the file's path>:<start time>". Inside a session,
 // "#### " lines are what the person typed, "> " lines are Aider's own output (commands, token

@@ -16,7 +16,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// amp imports Sourcegraph Amp's threads: one JSON document per thread,
+// Amp imports Sourcegraph Amp's threads: one JSON document per thread,
 // ~/.local/share/amp/threads/T-<uuid>.json: {id, title, created (ms), env: {initial: {trees:
 // [{uri, repository}]}}, messages: [{role, messageId, content, state, usage}]}. Content blocks
 // are Anthropic's (text, thinking, tool_use), except that a tool's result is

@@ -16,7 +16,7 @@ import (
 	"github.com/annals-dev/annals/markdown"
 )
 
-// annalsExport imports what `annals export` writes, so that an export parses back exactly: the
+// AnnalsExport imports what `annals export` writes, so that an export parses back exactly: the
 // portable Markdown document (markdown.Parse reads it, byte-checked) and the JSON of
 // `annals export --format json` ({"chat", "format": "json", "entries", "runs"}). The chat keeps its id,
 // agent, attributes (its own source among them: the export is a copy of a chat, not a new

@@ -18,7 +18,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// chatGPT reads a ChatGPT data export's conversations.json: an array of conversation objects
+// ChatGPT reads a ChatGPT data export's conversations.json: an array of conversation objects
 // (a single object is accepted too). A conversation is a tree of message nodes ("mapping");
 // current_node is the leaf the person last saw.
 //

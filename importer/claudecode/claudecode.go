@@ -15,7 +15,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// claudeCode reads Claude Code session files: ~/.claude/projects/<encoded cwd>/<session>.jsonl,
+// ClaudeCode reads Claude Code session files: ~/.claude/projects/<encoded cwd>/<session>.jsonl,
 // and the sub-agent files beside them (agent-<id>.jsonl, or <session>/subagents/agent-<id>.jsonl).
 //
 // One file is one chat ("claude-code:<sessionId>"; a sub-agent file is
@@ -52,7 +52,7 @@ func (ClaudeCode) Detect(path string, head []byte) bool {
 	return Evidence(head)
 }
 
-// ccEvidence reads the first lines of a file for what only Claude Code writes: a summary's
+// Evidence reads the first lines of a file for what only Claude Code writes: a summary's
 // leafUuid, userType, a session line's isSidechain or permissionMode, a file-history snapshot,
 // or a {role, content} message under a parentUuid. A Qwen Code record (a Gemini {role, parts}
 // message, a tool_result record) has the same uuid, parentUuid and sessionId, and is never

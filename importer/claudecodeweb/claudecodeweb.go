@@ -13,7 +13,7 @@ import (
 	"io"
 )
 
-// claudeCodeWeb imports a Claude Code on the web session as the sessions API returns it and
+// ClaudeCodeWeb imports a Claude Code on the web session as the sessions API returns it and
 // tools save it: one JSON document {"loglines": [...]} whose loglines are the lines a local
 // Claude Code session writes to its .jsonl file (user, assistant, system, summary, ...). They are
 // read by the Claude Code reader, line by line in order, so a web session maps exactly as a

@@ -87,7 +87,7 @@ func (f clineTasks) Companion(path string) bool {
 	return false
 }
 
-// clineFormats are the extensions read, in detection order.
+// Formats are the extensions read, in detection order.
 func Formats() []reader.Format {
 	return []reader.Format{
 		clineTasks{name: "cline", extension: "saoudrizwan.claude-dev"},

@@ -16,7 +16,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// codex reads OpenAI Codex CLI rollouts: ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl (and the
+// Codex reads OpenAI Codex CLI rollouts: ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl (and the
 // archived_sessions folder). Each line is {timestamp, type, payload}. One file is one chat,
 // "codex:<session id>"; a sub-agent's rollout names its parent thread, which becomes the
 // attribute parent.

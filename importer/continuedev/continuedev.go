@@ -19,7 +19,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// continueDev imports the chat sessions of Continue (the VS Code and JetBrains extension):
+// ContinueDev imports the chat sessions of Continue (the VS Code and JetBrains extension):
 // ~/.continue/sessions/<sessionId>.json, one PersistedSessionInfo each (continuedev/continue,
 // core/index.d.ts): {sessionId, title, workspaceDirectory, history}, history a list of
 // ChatHistoryItem {message, contextItems, toolCallState, reasoning}. A message is a ChatMessage:

@@ -16,7 +16,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// copilotCLI imports GitHub Copilot CLI sessions: one events.jsonl per session under
+// CopilotCLI imports GitHub Copilot CLI sessions: one events.jsonl per session under
 // ~/.copilot/session-state/<session id>/ (older versions wrote <session id>.jsonl directly in
 // session-state/). Each line is an event {type, data, id, timestamp, parentId}: session.start
 // carries the working directory, repository and branch; user.message and assistant.message the

@@ -16,7 +16,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// copilotChat imports GitHub Copilot Chat in VS Code: the chat sessions VS Code keeps per
+// CopilotChat imports GitHub Copilot Chat in VS Code: the chat sessions VS Code keeps per
 // workspace, <editor>/User/workspaceStorage/<workspace hash>/chatSessions/<sessionId>.json
 // (and globalStorage/emptyWindowChatSessions/ for windows without a folder). A session is
 // VS Code's serialized chat model (microsoft/vscode, chatModel.ts, version 3): {sessionId,

@@ -12,7 +12,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// crush imports Charm's Crush agent: one SQLite database per project, .crush/crush.db
+// Crush imports Charm's Crush agent: one SQLite database per project, .crush/crush.db
 // (charmbracelet/crush, internal/db/migrations: sessions(id, parent_session_id, title,
 // message_count, prompt_tokens, completion_tokens, cost, updated_at, created_at) and
 // messages(id, session_id, role, parts, model, provider, created_at, updated_at, finished_at,

@@ -16,7 +16,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// cursor imports Cursor's agent transcripts: one JSON Lines file per conversation under
+// Cursor imports Cursor's agent transcripts: one JSON Lines file per conversation under
 // ~/.cursor/projects/<project>/agent-transcripts/ (<id>.jsonl, or <id>/<id>.jsonl; a sub-agent's
 // transcript sits in a subagents/ directory under its parent's). Each line is one message
 // {"role", "message": {"content": [blocks]}} with Anthropic-style blocks (text, thinking,

@@ -16,7 +16,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// cursorStore imports the Cursor CLI's per-conversation store.db
+// CursorStore imports the Cursor CLI's per-conversation store.db
 // (~/.cursor/chats/<workspace hash>/<conversation id>/store.db): a meta table whose row "0"
 // holds hex-encoded JSON (agentId, name, createdAt, lastUsedModel, latestRootBlobId), and a
 // content-addressed blobs table. Messages are the blobs holding JSON {role, content}; tree

@@ -15,7 +15,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// cursorIDE imports the chats of the Cursor editor itself (its Composer and agent panel),
+// CursorIDE imports the chats of the Cursor editor itself (its Composer and agent panel),
 // which Cursor keeps in the editor's global state database,
 // <Cursor>/User/globalStorage/state.vscdb: a key-value table cursorDiskKV(key, value) where
 // composerData:<composerId> holds a conversation's metadata (name, createdAt, the ordered

@@ -15,7 +15,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// factoryDroid imports Factory's Droid CLI sessions: ~/.factory/sessions/<encoded project
+// FactoryDroid imports Factory's Droid CLI sessions: ~/.factory/sessions/<encoded project
 // path>/<session id>.jsonl, a session_start line {type, id, title, sessionTitle, owner,
 // version, cwd} and then one {type: "message", id, timestamp, message: {role, content}} line per
 // message, content being Anthropic-style blocks (text, thinking, tool_use, tool_result). A

@@ -19,7 +19,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// gemini reads Gemini CLI chat recordings: ~/.gemini/tmp/<project hash>/chats/session-*.json
+// Gemini reads Gemini CLI chat recordings: ~/.gemini/tmp/<project hash>/chats/session-*.json
 // (one ConversationRecord object, rewritten whole on every change) and the JSON Lines form of
 // newer versions (a metadata line, message records, {"$set": {...}} metadata patches and
 // {"$rewindTo": "<message id>"} rewinds). One file is one chat, "gemini-cli:<sessionId>".

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// goose imports the sessions of Block's goose agent. Since 1.x goose keeps them in one SQLite
+// Goose imports the sessions of Block's goose agent. Since 1.x goose keeps them in one SQLite
 // database, ~/.local/share/goose/sessions/sessions.db (block/goose,
 // crates/goose/src/session/session_manager.rs):
 //

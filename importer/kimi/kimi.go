@@ -16,7 +16,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// kimiCLI imports Kimi CLI's sessions: ~/.kimi/sessions/<work dir hash>/<session>/context.jsonl
+// KimiCLI imports Kimi CLI's sessions: ~/.kimi/sessions/<work dir hash>/<session>/context.jsonl
 // (<session>.jsonl in older versions). Each line is one message as Kimi sends it to the model
 // ({role, content, tool_calls, tool_call_id}, content a string or a list of text, think and
 // media parts), or one of Kimi's bookkeeping lines, whose roles start with an underscore:

@@ -19,7 +19,7 @@ import (
 	"github.com/annals-dev/annals/view"
 )
 
-// lanius imports a lanius database (lanius.db): the ledger of bus events and the transcripts
+// Lanius imports a lanius database (lanius.db): the ledger of bus events and the transcripts
 // that lanius's history view reads (reference 003). The schema is lanius's own (db.rs):
 //
 //	events(id, type, cause_id, correlation_id, payload, state, ..., created_at)

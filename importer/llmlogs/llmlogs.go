@@ -16,7 +16,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// llmLogs imports the logs.db of simonw/llm, in both of its generations:
+// LLMLogs imports the logs.db of simonw/llm, in both of its generations:
 //
 //   - legacy (llm up to 0.2x): a conversations table, and one responses row per model call
 //     holding the prompt, the system prompt and the response text, with tool_calls on the

@@ -17,7 +17,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// loomcycle imports a loomcycle runtime's database: sessions with their human layer (migration
+// Loomcycle imports a loomcycle runtime's database: sessions with their human layer (migration
 // 0057: title, description, tags, pinned, archived_at, summary), the runs of each session, and
 // the events each run recorded. It reads loomcycle's own schema, on SQLite (a file) or on
 // PostgreSQL (a postgres:// URL, see ServerParser), and still accepts the alternative column

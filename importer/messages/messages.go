@@ -19,7 +19,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// messages reads plain model-API transcripts, the generic format of programs that call a model
+// Messages reads plain model-API transcripts, the generic format of programs that call a model
 // directly and save what they sent:
 //
 //   - a JSON array of OpenAI Chat Completions or Anthropic Messages messages ({role, content});

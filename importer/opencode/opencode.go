@@ -16,7 +16,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// openCode imports OpenCode's history. OpenCode keeps one JSON file per session, per message
+// OpenCode imports OpenCode's history. OpenCode keeps one JSON file per session, per message
 // and per message part:
 //
 //	storage/session/<projectID>/<sessionID>.json

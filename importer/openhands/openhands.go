@@ -17,7 +17,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// openHands imports OpenHands conversations, one folder each with one JSON file per event:
+// OpenHands imports OpenHands conversations, one folder each with one JSON file per event:
 //
 //   - the agent SDK (OpenHands 1.x): ~/.openhands/conversations/<id>/events/event-<n>-<id>.json,
 //     beside base_state.json; events are typed by kind (OpenHands/software-agent-sdk,

@@ -17,7 +17,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// qwenCode imports Qwen Code's chat recordings: ~/.qwen/projects/<project>/chats/<session>.jsonl
+// QwenCode imports Qwen Code's chat recordings: ~/.qwen/projects/<project>/chats/<session>.jsonl
 // (and chats/archive/), one ChatRecord per line. Qwen Code began as a fork of Gemini CLI and its
 // records look like Claude Code's at the top level (uuid, parentUuid, sessionId, type, cwd,
 // gitBranch), but the message is a Gemini API Content, {role, parts}: text parts (thought parts

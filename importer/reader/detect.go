@@ -14,7 +14,7 @@ import (
 // several tools write look-alike lines (Qwen Code records carry Claude Code's uuid, parentUuid
 // and sessionId; Kimi CLI's context lines are OpenAI messages plus its own bookkeeping lines).
 
-// headLines returns up to n non-empty lines of head, trimmed. The last one may be cut short
+// HeadLines returns up to n non-empty lines of head, trimmed. The last one may be cut short
 // where the head ends; lineFields reads what it holds.
 func HeadLines(head []byte, n int) [][]byte {
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
@@ -33,7 +33,7 @@ func HeadLines(head []byte, n int) [][]byte {
 	return out
 }
 
-// lineFields decodes the top level of one JSON object, which may be cut short: every key seen
+// LineFields decodes the top level of one JSON object, which may be cut short: every key seen
 // is present, with its raw value when the value was complete and nil otherwise. ok is false
 // when the text does not start as a JSON object.
 func LineFields(line []byte) (fields map[string]json.RawMessage, ok bool) {
@@ -61,7 +61,7 @@ func LineFields(line []byte) (fields map[string]json.RawMessage, ok bool) {
 	return fields, true
 }
 
-// has reports whether every key is among fields.
+// HasFields reports whether every key is among fields.
 func HasFields(fields map[string]json.RawMessage, keys ...string) bool {
 	for _, k := range keys {
 		if _, ok := fields[k]; !ok {
@@ -71,7 +71,7 @@ func HasFields(fields map[string]json.RawMessage, keys ...string) bool {
 	return true
 }
 
-// fieldString returns the string value of key, or "" when it is absent, cut short or not a
+// FieldString returns the string value of key, or "" when it is absent, cut short or not a
 // string.
 func FieldString(fields map[string]json.RawMessage, key string) string {
 	var s string
@@ -81,7 +81,7 @@ func FieldString(fields map[string]json.RawMessage, key string) string {
 	return ""
 }
 
-// inFolder reports whether path lies under a folder named like one of the elements given
+// InFolder reports whether path lies under a folder named like one of the elements given
 // (".claude/projects"), so a tool's own folder is evidence wherever the home directory is.
 func InFolder(path string, folders ...string) bool {
 	p := "/" + strings.TrimPrefix(filepath.ToSlash(path), "/")
@@ -93,7 +93,7 @@ func InFolder(path string, folders ...string) bool {
 	return false
 }
 
-// hasExt reports whether path ends in one of the extensions, in any case.
+// HasExt reports whether path ends in one of the extensions, in any case.
 func HasExt(path string, exts ...string) bool {
 	e := strings.ToLower(filepath.Ext(path))
 	for _, x := range exts {
@@ -104,7 +104,7 @@ func HasExt(path string, exts ...string) bool {
 	return false
 }
 
-// genaiContent reports whether raw (a record's message) is a Gemini API Content, {role,
+// GenAIContent reports whether raw (a record's message) is a Gemini API Content, {role,
 // parts}: what Qwen Code records hold where Claude Code's hold {role, content}. A value cut
 // short by the head counts when its beginning shows parts.
 func GenAIContent(raw json.RawMessage, line []byte) bool {

@@ -16,7 +16,7 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// openReadOnly opens a source file for reading only: importers never write to a source.
+// OpenReadOnly opens a source file for reading only: importers never write to a source.
 func OpenReadOnly(path string) (io.ReadCloser, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -170,7 +170,7 @@ func validJSONText(b []byte) []byte {
 	return bytes.ToValidUTF8(b, []byte("\uFFFD"))
 }
 
-// sanitizeEntry makes an entry's JSON fields valid UTF-8, whatever a parser put in them.
+// SanitizeEntry makes an entry's JSON fields valid UTF-8, whatever a parser put in them.
 func SanitizeEntry(e *annals.Entry) {
 	if len(e.Metadata) > 0 {
 		e.Metadata = validJSONText(e.Metadata)
@@ -216,7 +216,7 @@ func Truncated(s string, max int) string {
 	return s[:cut] + mark
 }
 
-// shortHash is a hex sha256 prefix, for ids derived from content when a source has none.
+// ShortHash is a hex sha256 prefix, for ids derived from content when a source has none.
 func ShortHash(parts ...string) string {
 	h := sha256.New()
 	for _, p := range parts {
@@ -226,7 +226,7 @@ func ShortHash(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// jsonString encodes s as a JSON string value.
+// JSONString encodes s as a JSON string value.
 func JSONString(s string) json.RawMessage {
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -235,7 +235,7 @@ func JSONString(s string) json.RawMessage {
 	return b
 }
 
-// emitEntries appends entries to a chat in appends of at most annals.MaxBatchEntries, the
+// EmitEntries appends entries to a chat in appends of at most annals.MaxBatchEntries, the
 // largest one capture op takes.
 func EmitEntries(chatID string, entries []*annals.Entry, out Output) error {
 	for len(entries) > 0 {

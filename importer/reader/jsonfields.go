@@ -11,11 +11,11 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// jsonObject is a decoded JSON object whose values are kept raw, so a parser decodes only the
+// JSONObject is a decoded JSON object whose values are kept raw, so a parser decodes only the
 // fields it maps and hands the rest to entry metadata untouched.
 type JSONObject map[string]json.RawMessage
 
-// decodeObject decodes b as a JSON object. A JSON null or a non-object is an error.
+// DecodeObject decodes b as a JSON object. A JSON null or a non-object is an error.
 func DecodeObject(b []byte) (JSONObject, error) {
 	var o JSONObject
 	// json.Unmarshal, not a Decoder: text after the object makes the record invalid rather
@@ -29,7 +29,7 @@ func DecodeObject(b []byte) (JSONObject, error) {
 	return o, nil
 }
 
-// validJSON returns raw with invalid UTF-8 inside its strings replaced by U+FFFD (a source may
+// ValidJSON returns raw with invalid UTF-8 inside its strings replaced by U+FFFD (a source may
 // hold any bytes; a stored entry may not), or nil when raw is not JSON at all.
 func ValidJSON(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 || utf8.Valid(raw) {
@@ -46,14 +46,14 @@ func ValidJSON(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
-// safeMeta is Metadata with the result's strings made valid UTF-8: metadata carries raw values
+// SafeMeta is Metadata with the result's strings made valid UTF-8: metadata carries raw values
 // of the source, and those may hold invalid bytes.
 func SafeMeta(m map[string]any) json.RawMessage { return ValidJSON(Metadata(m)) }
 
 // errNotObject reports a JSON value that is valid but not an object (null, an array, ...).
 var errNotObject = errors.New("not a JSON object")
 
-// str returns the string at key, "" when absent, null or not a string.
+// Str returns the string at key, "" when absent, null or not a string.
 func (o JSONObject) Str(key string) string {
 	raw, ok := o[key]
 	if !ok || len(raw) == 0 || raw[0] != '"' {
@@ -66,7 +66,7 @@ func (o JSONObject) Str(key string) string {
 	return s
 }
 
-// num returns the number at key, 0 when absent or not a number.
+// Num returns the number at key, 0 when absent or not a number.
 func (o JSONObject) Num(key string) float64 {
 	raw, ok := o[key]
 	if !ok {
@@ -79,7 +79,7 @@ func (o JSONObject) Num(key string) float64 {
 	return f
 }
 
-// isNum reports whether key holds a JSON number.
+// IsNum reports whether key holds a JSON number.
 func (o JSONObject) IsNum(key string) bool {
 	raw, ok := o[key]
 	if !ok {
@@ -89,7 +89,7 @@ func (o JSONObject) IsNum(key string) bool {
 	return json.Unmarshal(raw, &f) == nil
 }
 
-// boolean returns the boolean at key, false when absent or not a boolean.
+// Boolean returns the boolean at key, false when absent or not a boolean.
 func (o JSONObject) Boolean(key string) bool {
 	raw, ok := o[key]
 	if !ok {
@@ -99,7 +99,7 @@ func (o JSONObject) Boolean(key string) bool {
 	return json.Unmarshal(raw, &b) == nil && b
 }
 
-// obj returns the object at key, nil when absent or not an object.
+// Obj returns the object at key, nil when absent or not an object.
 func (o JSONObject) Obj(key string) JSONObject {
 	raw, ok := o[key]
 	if !ok || len(raw) == 0 || raw[0] != '{' {
@@ -112,7 +112,7 @@ func (o JSONObject) Obj(key string) JSONObject {
 	return sub
 }
 
-// arr returns the elements of the array at key, nil when absent or not an array.
+// Arr returns the elements of the array at key, nil when absent or not an array.
 func (o JSONObject) Arr(key string) []json.RawMessage {
 	raw, ok := o[key]
 	if !ok || len(raw) == 0 || raw[0] != '[' {
@@ -125,7 +125,7 @@ func (o JSONObject) Arr(key string) []json.RawMessage {
 	return out
 }
 
-// raw returns the raw value at key, nil when absent or null.
+// Raw returns the raw value at key, nil when absent or null.
 func (o JSONObject) Raw(key string) json.RawMessage {
 	raw, ok := o[key]
 	if !ok || string(raw) == "null" {
@@ -134,7 +134,7 @@ func (o JSONObject) Raw(key string) json.RawMessage {
 	return raw
 }
 
-// textOf returns a raw JSON value as text: a string as itself, anything else as its JSON (a
+// TextOf returns a raw JSON value as text: a string as itself, anything else as its JSON (a
 // tool result may be a string, an object or an array of content blocks, and none of it may be
 // lost).
 func TextOf(raw json.RawMessage) string {
@@ -162,7 +162,7 @@ func isOpaqueKey(k string) bool {
 	return false
 }
 
-// scrubOpaque returns raw with every opaque-blob field removed at any depth, and whether one was
+// ScrubOpaque returns raw with every opaque-blob field removed at any depth, and whether one was
 // removed. A value that is not valid JSON is returned unchanged.
 func ScrubOpaque(raw json.RawMessage) (json.RawMessage, bool) {
 	if len(raw) == 0 {
@@ -219,7 +219,7 @@ func ScrubOpaque(raw json.RawMessage) (json.RawMessage, bool) {
 	return b, true
 }
 
-// extras collects the fields of o not named in known, with opaque reasoning blobs removed, as a
+// Extras collects the fields of o not named in known, with opaque reasoning blobs removed, as a
 // metadata value: an untyped nil when nothing is left, so Metadata drops it.
 func Extras(o JSONObject, known ...string) any {
 	if m := ExtraMap(o, known...); m != nil {
@@ -228,7 +228,7 @@ func Extras(o JSONObject, known ...string) any {
 	return nil
 }
 
-// extraMap is extras as a map, nil when nothing is left.
+// ExtraMap is extras as a map, nil when nothing is left.
 func ExtraMap(o JSONObject, known ...string) map[string]json.RawMessage {
 	u := Unknown(o, known...)
 	for k, v := range u {
@@ -246,7 +246,7 @@ func ExtraMap(o JSONObject, known ...string) map[string]json.RawMessage {
 	return u
 }
 
-// cleanChat fits a chat built from source data into annals's limits, so that one odd session
+// CleanChat fits a chat built from source data into annals's limits, so that one odd session
 // (a 5 KB working directory, a title with a stray byte) is imported rather than refused:
 // attribute values, title, description and summary are made valid UTF-8 and cut to their limit
 // with a marker, empty attributes are dropped, and tags that could never be valid are skipped.

@@ -52,7 +52,7 @@ func ReadHead(path string) ([]byte, error) {
 // read past without being kept in memory.
 const MaxLineBytes = 64 << 20
 
-// readLine returns the next line with its line ending. complete is false for a last line
+// ReadLine returns the next line with its line ending. complete is false for a last line
 // without '\n'. A line longer than max is read to its end but not kept (tooLong).
 func ReadLine(r *bufio.Reader, max int) (line []byte, complete, tooLong bool, err error) {
 	var buf []byte

@@ -9,7 +9,7 @@ import (
 // keep a line file from checkpointing, forever.
 const maxQueue = 256
 
-// opQueue keeps a parser's ops in transcript order while tool calls wait for their results: a
+// OpQueue keeps a parser's ops in transcript order while tool calls wait for their results: a
 // tool call and its result are one entry in annals, and the call's position is where it goes.
 // Ops are emitted as soon as everything before them is complete.
 type OpQueue struct {
@@ -23,15 +23,15 @@ type Queued struct {
 	Waiting bool
 }
 
-// push queues an op that is complete.
+// Push queues an op that is complete.
 func (q *OpQueue) Push(op annals.CaptureOp) { q.Items = append(q.Items, &Queued{Op: op}) }
 
-// pushEntry queues one entry of chatID.
+// PushEntry queues one entry of chatID.
 func (q *OpQueue) PushEntry(chatID string, e *annals.Entry) {
 	q.Push(annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: []*annals.Entry{e}}})
 }
 
-// pushCall queues a tool entry that waits for the result of callID. A call id already waiting
+// PushCall queues a tool entry that waits for the result of callID. A call id already waiting
 // (a source that repeats an id) releases the older call as it is.
 func (q *OpQueue) PushCall(chatID, callID string, e *annals.Entry) {
 	it := &Queued{Op: annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: []*annals.Entry{e}}}}
@@ -48,7 +48,7 @@ func (q *OpQueue) PushCall(chatID, callID string, e *annals.Entry) {
 	q.Items = append(q.Items, it)
 }
 
-// resolve hands the waiting tool entry of callID to fn and marks it complete. It reports false
+// Resolve hands the waiting tool entry of callID to fn and marks it complete. It reports false
 // when no call waits for that id.
 func (q *OpQueue) Resolve(callID string, fn func(e *annals.Entry)) bool {
 	it, ok := q.Waiting[callID]
@@ -61,23 +61,23 @@ func (q *OpQueue) Resolve(callID string, fn func(e *annals.Entry)) bool {
 	return true
 }
 
-// update changes the waiting tool entry of callID in place, leaving it waiting.
+// Update changes the waiting tool entry of callID in place, leaving it waiting.
 func (q *OpQueue) Update(callID string, fn func(e *annals.Entry)) {
 	if it, ok := q.Waiting[callID]; ok {
 		fn(it.Op.Append.Entries[0])
 	}
 }
 
-// pending reports whether a call waits for callID.
+// Pending reports whether a call waits for callID.
 func (q *OpQueue) Pending(callID string) bool {
 	_, ok := q.Waiting[callID]
 	return ok
 }
 
-// empty reports whether nothing is held back.
+// Empty reports whether nothing is held back.
 func (q *OpQueue) Empty() bool { return len(q.Items) == 0 }
 
-// flush emits the complete ops at the head of the queue. When the queue grew past maxQueue,
+// Flush emits the complete ops at the head of the queue. When the queue grew past maxQueue,
 // the oldest waiting calls are released as they are.
 func (q *OpQueue) Flush(out Output) error {
 	for len(q.Items) > maxQueue && q.Items[0].Waiting {
@@ -104,7 +104,7 @@ func (q *OpQueue) emitReady(out Output) error {
 	return nil
 }
 
-// flushAll emits everything, releasing waiting calls without a result.
+// FlushAll emits everything, releasing waiting calls without a result.
 func (q *OpQueue) FlushAll(out Output) error {
 	for _, it := range q.Items {
 		if it.Waiting {
@@ -114,7 +114,7 @@ func (q *OpQueue) FlushAll(out Output) error {
 	return q.emitReady(out)
 }
 
-// releaseAll marks every waiting call complete without its result; the next flush emits them
+// ReleaseAll marks every waiting call complete without its result; the next flush emits them
 // in their places.
 func (q *OpQueue) ReleaseAll() {
 	for _, it := range q.Items {
@@ -131,7 +131,7 @@ func (q *OpQueue) release(it *Queued) {
 	}
 }
 
-// opBuffer is an Output that keeps ops, for a parser that decides after the fact whether to
+// OpBuffer is an Output that keeps ops, for a parser that decides after the fact whether to
 // emit them (a branch with nothing in it is dropped).
 type OpBuffer struct{ Ops []annals.CaptureOp }
 

@@ -23,7 +23,7 @@ func CompactJSON(raw json.RawMessage) json.RawMessage {
 	return b.Bytes()
 }
 
-// firstLines returns at most n leading lines of head.
+// FirstLines returns at most n leading lines of head.
 func FirstLines(head []byte, n int) []byte {
 	end := 0
 	for i := 0; i < n && end < len(head); i++ {
@@ -36,7 +36,7 @@ func FirstLines(head []byte, n int) []byte {
 	return head[:end]
 }
 
-// placeholder spots the "[trimmed for fixture]"-style values of anonymised files, which must
+// Placeholder spots the "[trimmed for fixture]"-style values of anonymised files, which must
 // not become a chat's identity.
 func Placeholder(v string) bool { return strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") }
 
@@ -48,7 +48,7 @@ func ShortJSONErr(err error) string {
 	return msg
 }
 
-// sizedJSON keeps a value for metadata unless it is large, in which case only a note of its
+// SizedJSON keeps a value for metadata unless it is large, in which case only a note of its
 // size is kept: metadata is for what the source carried, not for a second copy of big data.
 func SizedJSON(v any) any {
 	b, err := json.Marshal(v)
@@ -86,7 +86,7 @@ func AddSourceIDs(ids []string, more ...string) []string {
 	return ids
 }
 
-// joinMeta merges two metadata objects (b's keys win).
+// JoinMeta merges two metadata objects (b's keys win).
 func JoinMeta(a, b json.RawMessage) json.RawMessage {
 	if len(a) == 0 {
 		return b
@@ -112,7 +112,7 @@ func ClampTokens(n int64) int64 {
 	return n
 }
 
-// channelPart makes a source's type name a safe channel segment.
+// ChannelPart makes a source's type name a safe channel segment.
 func ChannelPart(s string) string {
 	if s == "" {
 		return "unknown"
@@ -129,7 +129,7 @@ func ChannelPart(s string) string {
 	return ValidText(s)
 }
 
-// copilotArgs keeps a call's arguments as JSON: an object as is, and a JSON-encoded string (the
+// CallArgs keeps a call's arguments as JSON: an object as is, and a JSON-encoded string (the
 // OpenAI wire form) decoded when it holds JSON.
 func CallArgs(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 || string(raw) == "null" {
@@ -161,7 +161,7 @@ func FirstTime(ts ...time.Time) time.Time {
 	return time.Time{}
 }
 
-// blocksText renders a tool result's content: a string, or the text of an array of blocks,
+// BlocksText renders a tool result's content: a string, or the text of an array of blocks,
 // or the JSON of anything else.
 func BlocksText(raw json.RawMessage) string {
 	if len(raw) == 0 || raw[0] != '[' {
@@ -187,7 +187,7 @@ func BlocksText(raw json.RawMessage) string {
 	return strings.Join(parts, "\n")
 }
 
-// stripTag returns the inside of <tag>...</tag> when s is exactly one such element.
+// StripTag returns the inside of <tag>...</tag> when s is exactly one such element.
 func StripTag(s, tag string) (string, bool) {
 	t := strings.TrimSpace(s)
 	open, closing := "<"+tag+">", "</"+tag+">"
@@ -201,7 +201,7 @@ func StripTag(s, tag string) (string, bool) {
 	return strings.TrimSpace(inner), true
 }
 
-// anthropicBlocks maps the content blocks of one message (Anthropic Messages style, which
+// AnthropicBlocks maps the content blocks of one message (Anthropic Messages style, which
 // Cursor's transcripts use, or Vercel AI SDK style, which its store.db uses) to entries with ids
 // msgID#i. A tool result whose call is in open fills that call's entry instead of making one.
 func AnthropicBlocks(blocks []json.RawMessage, role, msgID string, t time.Time, open map[string]*annals.Entry, warn func(int, string)) []*annals.Entry {
@@ -270,7 +270,7 @@ func IsDir(path string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// ocTime reads an OpenCode time (milliseconds since the epoch).
+// MilliTime reads an OpenCode time (milliseconds since the epoch).
 func MilliTime(o JSONObject, key string) time.Time {
 	if o == nil || !o.IsNum(key) {
 		return time.Time{}
@@ -278,7 +278,7 @@ func MilliTime(o JSONObject, key string) time.Time {
 	return ParseTime(o.Num(key))
 }
 
-// mergeMeta adds fields to an entry's metadata object.
+// MergeMeta adds fields to an entry's metadata object.
 func MergeMeta(meta json.RawMessage, add map[string]any) json.RawMessage {
 	m := map[string]any{}
 	if len(meta) > 0 {
@@ -295,7 +295,7 @@ func MergeMeta(meta json.RawMessage, add map[string]any) json.RawMessage {
 	return SafeMeta(m)
 }
 
-// boolOrNil keeps a true flag and drops a false one, so metadata stays small.
+// BoolOrNil keeps a true flag and drops a false one, so metadata stays small.
 func BoolOrNil(b bool) any {
 	if b {
 		return true
@@ -312,7 +312,7 @@ func FirstNonEmpty(ss ...string) string {
 	return ""
 }
 
-// sanitizeChannel turns a source's record type into channel segments: dots and whitespace become
+// SanitizeChannel turns a source's record type into channel segments: dots and whitespace become
 // slashes, so "session.model_change" is filterable as session/model_change.
 func SanitizeChannel(s string) string {
 	s = strings.Map(func(r rune) rune {
@@ -334,7 +334,7 @@ func SanitizeChannel(s string) string {
 	return ValidText(s)
 }
 
-// jsonFiles lists the *.json files of dir in name order. OpenCode names messages and parts by
+// JSONFiles lists the *.json files of dir in name order. OpenCode names messages and parts by
 // ids that sort in creation order, so name order is transcript order.
 func JSONFiles(dir string) []string {
 	if dir == "" {

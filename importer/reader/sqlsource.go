@@ -17,10 +17,10 @@ import (
 // sqliteMagic starts every SQLite 3 database file.
 var sqliteMagic = []byte("SQLite format 3\x00")
 
-// isSQLite reports whether head is the start of a SQLite database file.
+// IsSQLite reports whether head is the start of a SQLite database file.
 func IsSQLite(head []byte) bool { return bytes.HasPrefix(head, sqliteMagic) }
 
-// openSourceDB opens a SQLite source strictly read-only: mode=ro makes the engine refuse every
+// OpenSourceDB opens a SQLite source strictly read-only: mode=ro makes the engine refuse every
 // write, so a bug here can never damage the history the user is importing from. The URI is
 // built with net/url so that a path holding '?' or '#' cannot smuggle in other parameters.
 func OpenSourceDB(ctx context.Context, path string) (*sql.DB, error) {
@@ -44,7 +44,7 @@ func OpenSourceDB(ctx context.Context, path string) (*sql.DB, error) {
 	return db, nil
 }
 
-// sqliteTables returns the names of the tables (and views) of db, lowercased.
+// SQLiteTables returns the names of the tables (and views) of db, lowercased.
 func SQLiteTables(ctx context.Context, db *sql.DB) (map[string]bool, error) {
 	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type IN ('table', 'view')`)
 	if err != nil {
@@ -62,7 +62,7 @@ func SQLiteTables(ctx context.Context, db *sql.DB) (map[string]bool, error) {
 	return out, rows.Err()
 }
 
-// detectSQLiteTables reports whether the file at path is a SQLite database holding every one of
+// DetectSQLiteTables reports whether the file at path is a SQLite database holding every one of
 // the tables. Detect uses it: the head only says "SQLite", the tables say whose database it is.
 func DetectSQLiteTables(path string, head []byte, tables ...string) bool {
 	if !IsSQLite(head) {
@@ -86,13 +86,13 @@ func DetectSQLiteTables(path string, head []byte, tables ...string) bool {
 	return true
 }
 
-// tableColumns returns the lowercased column names of table (bound as a parameter of
+// TableColumns returns the lowercased column names of table (bound as a parameter of
 // pragma_table_info, never spliced into SQL).
 func TableColumns(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
 	return QueryColumns(ctx, db, `SELECT name FROM pragma_table_info(?)`, table)
 }
 
-// queryColumns runs query, which lists a table's column names with the table as its one
+// QueryColumns runs query, which lists a table's column names with the table as its one
 // parameter (SQLite's pragma_table_info, PostgreSQL's information_schema), and returns them
 // lowercased.
 func QueryColumns(ctx context.Context, q interface {
@@ -114,7 +114,7 @@ func QueryColumns(ctx context.Context, q interface {
 	return out, rows.Err()
 }
 
-// pickColumn returns the first of the candidate names that cols holds, or "". The schemas of the
+// PickColumn returns the first of the candidate names that cols holds, or "". The schemas of the
 // reference systems are inferred from their documentation, so each field accepts the few names a
 // reasonable schema would give it (session_id or session, type or event_type, ...). The result
 // is always one of the candidates, constants of this package, so the parsers may quote it into
@@ -128,7 +128,7 @@ func PickColumn(cols map[string]bool, candidates ...string) string {
 	return ""
 }
 
-// rowMap reads the current row of rows into a map from lowercased column name to value, with
+// RowMap reads the current row of rows into a map from lowercased column name to value, with
 // []byte turned into string, so the parsers can look fields up by name whatever the column
 // order or the set of optional columns is.
 func RowMap(rows *sql.Rows, cols []string) (map[string]any, error) {
@@ -151,7 +151,7 @@ func RowMap(rows *sql.Rows, cols []string) (map[string]any, error) {
 	return m, nil
 }
 
-// queryMaps runs query and returns every row as a map (see rowMap). The source tables are
+// QueryMaps runs query and returns every row as a map (see rowMap). The source tables are
 // small next to what the importer writes (one user's history), so reading a table whole keeps
 // the parsers simple: they join in memory instead of issuing a query per row.
 func QueryMaps(ctx context.Context, db *sql.DB, query string, args ...any) ([]map[string]any, error) {
@@ -175,7 +175,7 @@ func QueryMaps(ctx context.Context, db *sql.DB, query string, args ...any) ([]ma
 	return out, rows.Err()
 }
 
-// colString returns the value of a column as a string ("" for NULL or absent).
+// ColString returns the value of a column as a string ("" for NULL or absent).
 func ColString(m map[string]any, col string) string {
 	if col == "" {
 		return ""
@@ -199,7 +199,7 @@ func ColString(m map[string]any, col string) string {
 	}
 }
 
-// colInt returns the value of a column as an integer (0 for NULL, absent or not a number).
+// ColInt returns the value of a column as an integer (0 for NULL, absent or not a number).
 func ColInt(m map[string]any, col string) int64 {
 	if col == "" {
 		return 0
@@ -222,7 +222,7 @@ func ColInt(m map[string]any, col string) int64 {
 	return 0
 }
 
-// colFloat returns the value of a column as a float (0 for NULL, absent or not a number).
+// ColFloat returns the value of a column as a float (0 for NULL, absent or not a number).
 func ColFloat(m map[string]any, col string) float64 {
 	if col == "" {
 		return 0
@@ -241,7 +241,7 @@ func ColFloat(m map[string]any, col string) float64 {
 	return 0
 }
 
-// colBool reads a boolean column: SQLite keeps booleans as 0/1 integers, some schemas as text.
+// ColBool reads a boolean column: SQLite keeps booleans as 0/1 integers, some schemas as text.
 func ColBool(m map[string]any, col string) bool {
 	switch strings.ToLower(ColString(m, col)) {
 	case "1", "true", "yes", "t":
@@ -250,7 +250,7 @@ func ColBool(m map[string]any, col string) bool {
 	return false
 }
 
-// colTime reads a time column: RFC 3339 text, SQLite's "YYYY-MM-DD HH:MM:SS" text, or a Unix
+// ColTime reads a time column: RFC 3339 text, SQLite's "YYYY-MM-DD HH:MM:SS" text, or a Unix
 // epoch in seconds, milliseconds, microseconds or nanoseconds.
 func ColTime(m map[string]any, col string) time.Time {
 	if col == "" {
@@ -275,7 +275,7 @@ func ColTime(m map[string]any, col string) time.Time {
 	return time.Time{}
 }
 
-// rawJSON returns s as JSON when it is a valid JSON document, and else s as a JSON string, so a
+// RawJSON returns s as JSON when it is a valid JSON document, and else s as a JSON string, so a
 // column that should hold JSON but holds plain text still ends up as valid metadata/arguments.
 func RawJSON(s string) json.RawMessage {
 	s = strings.TrimSpace(s)

@@ -15,7 +15,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// tau imports Tau's local history, ~/.config/tau/history.sqlite (reference 002): each session
+// Tau imports Tau's local history, ~/.config/tau/history.sqlite (reference 002): each session
 // with its immutable creation attributes and its active flat transcript (user content,
 // assistant text segments, completed tool calls with name, arguments, result and outcome).
 // Tau's schema is not published; the importer reads the one docs/IMPORT.md describes, inferred
