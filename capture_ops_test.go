@@ -8,7 +8,7 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// oneMethodStore implements only Capture and the two reads; CaptureOps makes it a CaptureStore.
+// oneMethodStore implements only Capture, answering a one-op batch with what it stored.
 type oneMethodStore struct {
 	ops  []annals.CaptureOp
 	fail error
@@ -19,30 +19,29 @@ func (s *oneMethodStore) Capture(_ context.Context, ops []annals.CaptureOp) (*an
 		return nil, &annals.BatchError{Index: 0, Err: s.fail}
 	}
 	s.ops = append(s.ops, ops...)
-	return &annals.CaptureResult{EntriesAppended: 2, LastSeq: 7}, nil
+	res := &annals.CaptureResult{EntriesAppended: 2, LastSeq: 7}
+	switch {
+	case ops[0].Chat != nil:
+		res.Chat = &annals.Chat{ID: ops[0].Chat.ID, Title: "as stored"}
+	case ops[0].Run != nil:
+		res.Run = &annals.Run{ID: ops[0].Run.ID, ChatID: ops[0].Run.ChatID, Status: annals.StatusCompleted}
+	}
+	return res, nil
 }
 
-func (s *oneMethodStore) FindChatByID(_ context.Context, id string) (*annals.Chat, error) {
-	return &annals.Chat{ID: id, Title: "as stored"}, nil
-}
-
-func (s *oneMethodStore) FindRuns(_ context.Context, chatID string) ([]*annals.Run, error) {
-	return []*annals.Run{{ID: "r1", ChatID: chatID, Status: annals.StatusCompleted}}, nil
-}
-
-func TestCaptureOpsMakeAnyCapturerACaptureStore(t *testing.T) {
+func TestSingleOpFunctionsWorkOverAnyCaptureStore(t *testing.T) {
 	s := &oneMethodStore{}
-	var cs annals.CaptureStore = annals.CaptureOps{Store: s}
+	var cs annals.CaptureStore = s
 	ctx := context.Background()
-	chat, err := cs.CreateChat(ctx, &annals.Chat{ID: "c1"})
+	chat, err := annals.CreateChat(ctx, cs, &annals.Chat{ID: "c1"})
 	if err != nil || chat.Title != "as stored" {
 		t.Fatalf("create: %+v %v", chat, err)
 	}
-	app, err := cs.AppendEntries(ctx, "c1", []*annals.Entry{{ID: "e1"}, {ID: "e2"}})
+	app, err := annals.AppendEntries(ctx, cs, "c1", []*annals.Entry{{ID: "e1"}, {ID: "e2"}})
 	if err != nil || app.Appended != 2 || app.LastSeq != 7 {
 		t.Fatalf("append: %+v %v", app, err)
 	}
-	run, err := cs.RecordRun(ctx, &annals.Run{ID: "r1", ChatID: "c1"})
+	run, err := annals.RecordRun(ctx, cs, &annals.Run{ID: "r1", ChatID: "c1"})
 	if err != nil || run.Status != annals.StatusCompleted {
 		t.Fatalf("run: %+v %v", run, err)
 	}
@@ -51,7 +50,7 @@ func TestCaptureOpsMakeAnyCapturerACaptureStore(t *testing.T) {
 	}
 	// A one-op batch's error comes back without the batch wrapper.
 	s.fail = annals.Errorf(annals.ENOTFOUND, "no chat c9")
-	_, err = cs.TruncateChat(ctx, "c9", annals.TruncatePoint{})
+	_, err = annals.TruncateChat(ctx, cs, "c9", annals.TruncatePoint{})
 	var be *annals.BatchError
 	if annals.ErrorCode(err) != annals.ENOTFOUND || errors.As(err, &be) {
 		t.Fatalf("truncate error: %v", err)

@@ -106,6 +106,11 @@ type CaptureResult struct {
 	// LastSeq is the last seq of the chat that the batch's last append or truncate wrote to,
 	// as that op left it inside the transaction (for the single-op answers; not on the wire).
 	LastSeq int64 `json:"-"`
+	// Chat and Run are, for a batch of one chat op or one run op, the chat or the run as
+	// stored after it (for the single-op answers; not on the wire). A capture path that cannot
+	// know them (best-effort capture that recorded nothing) leaves them nil.
+	Chat *Chat `json:"-"`
+	Run  *Run  `json:"-"`
 }
 
 // Add adds other's counts to r.
@@ -141,44 +146,20 @@ func BatchIndex(err error) (int, bool) {
 	return 0, false
 }
 
-// Capturer is the one write method a store implements: Capture applies ops in order in one
-// transaction; on failure nothing is committed and the error is a *BatchError naming the failed
-// op. CaptureOps builds the rest of CaptureStore over it.
-type Capturer interface {
-	Capture(ctx context.Context, ops []CaptureOp) (*CaptureResult, error)
-}
-
-// CaptureStore is the write side of a store. Every method validates its input, applies it in one
-// transaction together with the derived state (seq numbers, chat counters and last activity,
-// chat status, full-text index rows), and either commits all of it or none of it.
+// CaptureStore is the write side of a store: one method. Capture applies ops in order in one
+// transaction, together with the derived state (seq numbers, chat counters and last activity,
+// chat status, full-text index rows), and either commits all of it or none of it; on failure
+// the error is a *BatchError naming the failed op. Every wrapper of the capture path (redaction,
+// the history service's checks, best-effort capture, the HTTP client) is this one method, and
+// the single-op conveniences — CreateChat, AppendEntries, TruncateChat, RecordRun — are
+// functions over any CaptureStore (capture_ops.go).
 //
 // Errors: invalid (bad input: names the field and what is allowed), not_found (the chat of an
 // append, truncate or run does not exist; the truncation point does not exist), conflict (a chat
-// id reused with different immutable data), forbidden (the store was opened read-only),
-// unavailable (the database cannot be reached), internal.
+// id reused with different immutable data, a run id of another chat), forbidden (the store was
+// opened read-only), unavailable (the database cannot be reached), internal.
 type CaptureStore interface {
-	Capturer
-
-	// CreateChat creates a chat, idempotently (see CaptureOp.Chat), and returns it as stored.
-	// Errors: invalid, conflict, forbidden, unavailable, internal.
-	CreateChat(ctx context.Context, chat *Chat) (*Chat, error)
-
-	// AppendEntries appends entries to a chat in order, assigning seq n+1, n+2, ... to the new
-	// ones. An entry whose id is already stored in the chat is skipped, so appending the same
-	// batch twice changes nothing. Entries are stored with ChatID set to chatID.
-	// Errors: invalid, not_found (no such chat), forbidden, unavailable, internal.
-	AppendEntries(ctx context.Context, chatID string, entries []*Entry) (*AppendResult, error)
-
-	// TruncateChat removes the entry at the point and every entry after it, with their index
-	// rows, and recomputes the chat's counters.
-	// Errors: invalid, not_found (no such chat, or no entry at the point), forbidden,
-	// unavailable, internal.
-	TruncateChat(ctx context.Context, chatID string, point TruncatePoint) (*TruncateResult, error)
-
-	// RecordRun inserts or updates a run by id and recomputes the chat's status and totals.
-	// Errors: invalid, not_found (no such chat), conflict (the run id belongs to another chat),
-	// forbidden, unavailable, internal.
-	RecordRun(ctx context.Context, run *Run) (*Run, error)
+	Capture(ctx context.Context, ops []CaptureOp) (*CaptureResult, error)
 }
 
 // ChatStore is the read and curate side of a store. Owner constraints are applied inside the

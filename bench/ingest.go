@@ -190,7 +190,7 @@ func (b *runner) binaryIngest(ctx context.Context, scratch, of string) (*ingestR
 // decodePass times one pass of the capture-format decoder over the corpus. When capture is set,
 // every op is handed to it: the redaction row passes history.RedactingCapture in front of a
 // store that keeps nothing, the very path annals ingest takes, without the database.
-func decodePass(ctx context.Context, path string, capture annals.Capturer) (time.Duration, error) {
+func decodePass(ctx context.Context, path string, capture annals.CaptureStore) (time.Duration, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
@@ -221,7 +221,7 @@ func decodePass(ctx context.Context, path string, capture annals.Capturer) (time
 }
 
 // redactingDiscard is the capture path with the built-in redaction rules in front of discard.
-func redactingDiscard() (annals.Capturer, error) {
+func redactingDiscard() (annals.CaptureStore, error) {
 	red, err := redact.New(redact.Config{})
 	if err != nil {
 		return nil, err

@@ -39,36 +39,6 @@ func (c *RedactingCapture) Capture(ctx context.Context, ops []annals.CaptureOp) 
 	return c.Store.Capture(ctx, scrubbed)
 }
 
-// CreateChat redacts the chat's title and description, then creates it.
-func (c *RedactingCapture) CreateChat(ctx context.Context, chat *annals.Chat) (*annals.Chat, error) {
-	if c.Redactor == nil || chat == nil {
-		return c.Store.CreateChat(ctx, chat)
-	}
-	return c.Store.CreateChat(ctx, c.chat(chat))
-}
-
-// AppendEntries redacts every entry, then appends them.
-func (c *RedactingCapture) AppendEntries(ctx context.Context, chatID string, entries []*annals.Entry) (*annals.AppendResult, error) {
-	if c.Redactor == nil {
-		return c.Store.AppendEntries(ctx, chatID, entries)
-	}
-	scrubbed := make([]*annals.Entry, len(entries))
-	for i, e := range entries {
-		scrubbed[i] = c.entry(e)
-	}
-	return c.Store.AppendEntries(ctx, chatID, scrubbed)
-}
-
-// TruncateChat passes through: it carries no text.
-func (c *RedactingCapture) TruncateChat(ctx context.Context, chatID string, p annals.TruncatePoint) (*annals.TruncateResult, error) {
-	return c.Store.TruncateChat(ctx, chatID, p)
-}
-
-// RecordRun passes through: a run carries no free text.
-func (c *RedactingCapture) RecordRun(ctx context.Context, run *annals.Run) (*annals.Run, error) {
-	return c.Store.RecordRun(ctx, run)
-}
-
 func (c *RedactingCapture) chat(in *annals.Chat) *annals.Chat {
 	out := *in
 	out.Title, _ = c.Redactor.RedactText(in.Title)

@@ -94,35 +94,3 @@ func (c *Caller) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.C
 	}
 	return c.svc.Capture(c.as(ctx), ops)
 }
-
-// CreateChat creates a chat as the caller, if the caller may write.
-func (c *Caller) CreateChat(ctx context.Context, chat *annals.Chat) (*annals.Chat, error) {
-	if err := c.write("capture", "capture"); err != nil {
-		return nil, err
-	}
-	return c.svc.CreateChat(c.as(ctx), chat)
-}
-
-// AppendEntries appends to a chat as the caller, if the caller may write.
-func (c *Caller) AppendEntries(ctx context.Context, chatID string, entries []*annals.Entry) (*annals.AppendResult, error) {
-	if err := c.write("capture", "capture"); err != nil {
-		return nil, err
-	}
-	return c.svc.AppendEntries(c.as(ctx), chatID, entries)
-}
-
-// TruncateChat rewinds a chat as the caller, if the caller may write.
-func (c *Caller) TruncateChat(ctx context.Context, chatID string, p annals.TruncatePoint) (*annals.TruncateResult, error) {
-	if err := c.write("capture", "capture"); err != nil {
-		return nil, err
-	}
-	return c.svc.TruncateChat(c.as(ctx), chatID, p)
-}
-
-// RecordRun records a run as the caller, if the caller may write.
-func (c *Caller) RecordRun(ctx context.Context, run *annals.Run) (*annals.Run, error) {
-	if err := c.write("capture", "capture"); err != nil {
-		return nil, err
-	}
-	return c.svc.RecordRun(c.as(ctx), run)
-}

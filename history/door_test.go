@@ -53,10 +53,10 @@ func TestDoorWithoutWritesRefusesEveryWriteBeforeItIsSent(t *testing.T) {
 	_, checks["recap"] = ro.RecapChat(ctx, sel)
 	checks["delete"] = ro.DeleteChat(ctx, sel)
 	_, checks["capture"] = ro.Capture(ctx, nil)
-	_, checks["create"] = ro.CreateChat(ctx, &annals.Chat{ID: "c2"})
-	_, checks["append"] = ro.AppendEntries(ctx, "c1", nil)
-	_, checks["truncate"] = ro.TruncateChat(ctx, "c1", annals.TruncatePoint{})
-	_, checks["run"] = ro.RecordRun(ctx, &annals.Run{})
+	_, checks["create"] = annals.CreateChat(ctx, ro, &annals.Chat{ID: "c2"})
+	_, checks["append"] = annals.AppendEntries(ctx, ro, "c1", nil)
+	_, checks["truncate"] = annals.TruncateChat(ctx, ro, "c1", annals.TruncatePoint{})
+	_, checks["run"] = annals.RecordRun(ctx, ro, &annals.Run{})
 	for op, err := range checks {
 		if annals.ErrorCode(err) != annals.EFORBIDDEN {
 			t.Errorf("%s through the read-only view: %v, want forbidden", op, err)

@@ -18,7 +18,7 @@ import (
 // and embeddings. Any annals.Store has it; the optional capabilities (keys, rescan) are other
 // consumers' business, and the query view is Config.View.
 type Store interface {
-	annals.Capturer
+	annals.CaptureStore
 	annals.ChatStore
 	annals.SearchStore
 	annals.EmbeddingStore
@@ -66,7 +66,7 @@ func New(cfg Config) *Service {
 		embedder:     cfg.Embedder,
 		redactor:     cfg.Redactor,
 		candidateCap: cfg.CandidateCap,
-		capture:      &RedactingCapture{Store: annals.CaptureOps{Store: cfg.Store}, Redactor: cfg.Redactor},
+		capture:      &RedactingCapture{Store: cfg.Store, Redactor: cfg.Redactor},
 		log:          cfg.Logger,
 		now:          cfg.Now,
 	}

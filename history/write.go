@@ -2,7 +2,6 @@ package history
 
 import (
 	"context"
-	"errors"
 
 	"github.com/annals-dev/annals"
 )
@@ -26,114 +25,42 @@ import (
 // same id by someone else in between is not found, never written.
 
 // Capture checks, binds and redacts ops for the caller in ctx, then applies them in one
-// transaction. An error names the failing op as an *annals.BatchError.
+// transaction. An error names the failing op as an *annals.BatchError. A batch of one chat or
+// run op answers what it stored (annals.CreateChat, annals.RecordRun) only while the chat is
+// still the one the op was checked against: one deleted and created again by someone else
+// since is not found.
 func (s *Service) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.CaptureResult, error) {
 	guarded, err := s.guard(ctx, ops)
 	if err != nil {
 		return nil, err
 	}
-	return s.capture.Capture(ctx, guarded)
+	res, err := s.capture.Capture(ctx, guarded)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.stillTheirs(ctx, guarded, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
-// CreateChat creates a chat as the caller (see Capture) and returns it as stored.
-func (s *Service) CreateChat(ctx context.Context, chat *annals.Chat) (*annals.Chat, error) {
-	if chat == nil {
-		return nil, annals.Errorf(annals.EINVALID, "chat is required")
-	}
-	ops, err := s.guardOne(ctx, annals.CaptureOp{Chat: chat})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := s.captureOne(ctx, ops); err != nil {
-		return nil, err
-	}
-	// Read back by id, then make sure it is still the chat that was created (or found) for this
-	// caller: one deleted and created again by someone else since is not found.
-	stored, err := s.store.FindChatByID(ctx, ops[0].Chat.ID)
-	if err != nil {
-		return nil, err
-	}
-	if !ops[0].Chat.OwnedBy().Owns(stored) {
-		return nil, annals.NotFound(stored.ID)
-	}
-	return stored, nil
-}
-
-// AppendEntries appends entries to a chat the caller may change (see Capture).
-func (s *Service) AppendEntries(ctx context.Context, chatID string, entries []*annals.Entry) (*annals.AppendResult, error) {
-	ops, err := s.guardOne(ctx, annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: entries}})
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.captureOne(ctx, ops)
-	if err != nil {
-		return nil, err
-	}
-	return &annals.AppendResult{Appended: res.EntriesAppended, Skipped: res.EntriesSkipped, LastSeq: res.LastSeq}, nil
-}
-
-// TruncateChat rewinds a chat the caller may change (see Capture).
-func (s *Service) TruncateChat(ctx context.Context, chatID string, p annals.TruncatePoint) (*annals.TruncateResult, error) {
-	ops, err := s.guardOne(ctx, annals.CaptureOp{Truncate: &annals.TruncateOp{ChatID: chatID, Point: p}})
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.captureOne(ctx, ops)
-	if err != nil {
-		return nil, err
-	}
-	return &annals.TruncateResult{Removed: res.EntriesRemoved, LastSeq: res.LastSeq}, nil
-}
-
-// RecordRun records a run of a chat the caller may change (see Capture), and returns it as
-// stored.
-func (s *Service) RecordRun(ctx context.Context, run *annals.Run) (*annals.Run, error) {
-	if run == nil {
-		return nil, annals.Errorf(annals.EINVALID, "run is required")
-	}
-	ops, err := s.guardOne(ctx, annals.CaptureOp{Run: run})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := s.captureOne(ctx, ops); err != nil {
-		return nil, err
-	}
-	runs, err := s.store.FindRuns(ctx, run.ChatID)
-	if err != nil {
-		return nil, err
-	}
-	// Runs are read by chat id: they are the caller's only if the chat still has the owner the
-	// op was bound to (checked after the read, so a chat replaced before it is caught too).
-	if now, err := s.store.FindChatByID(ctx, run.ChatID); err != nil || ops[0].Expect == nil || !ops[0].Expect.Owns(now) {
-		return nil, annals.NotFound(run.ChatID)
-	}
-	for _, r := range runs {
-		if r.ID == run.ID {
-			return r, nil
+// stillTheirs checks what a one-op batch read back after its commit against the owner its op
+// was bound to.
+func (s *Service) stillTheirs(ctx context.Context, ops []annals.CaptureOp, res *annals.CaptureResult) error {
+	switch {
+	case res.Chat != nil && len(ops) == 1 && ops[0].Chat != nil:
+		if !ops[0].Chat.OwnedBy().Owns(res.Chat) {
+			return annals.NotFound(res.Chat.ID)
+		}
+	case res.Run != nil && len(ops) == 1 && ops[0].Run != nil:
+		// Runs are read by chat id: they are the caller's only if the chat still has the owner
+		// the op was bound to (checked after the read, so a chat replaced before it is caught).
+		now, err := s.store.FindChatByID(ctx, ops[0].Run.ChatID)
+		if err != nil || ops[0].Expect == nil || !ops[0].Expect.Owns(now) {
+			return annals.NotFound(ops[0].Run.ChatID)
 		}
 	}
-	// Recorded, then gone: the chat was deleted in between, which is what the caller sees.
-	return nil, annals.NotFound(run.ChatID)
-}
-
-// guardOne guards a single op; its error is the op's own, without a batch index.
-func (s *Service) guardOne(ctx context.Context, op annals.CaptureOp) ([]annals.CaptureOp, error) {
-	ops, err := s.guard(ctx, []annals.CaptureOp{op})
-	return ops, unbatch(err)
-}
-
-// captureOne writes guarded single-op batches; its error is the op's own.
-func (s *Service) captureOne(ctx context.Context, ops []annals.CaptureOp) (*annals.CaptureResult, error) {
-	res, err := s.capture.Capture(ctx, ops)
-	return res, unbatch(err)
-}
-
-func unbatch(err error) error {
-	var be *annals.BatchError
-	if errors.As(err, &be) {
-		return be.Err
-	}
-	return err
+	return nil
 }
 
 // guard checks and binds ops for the caller in ctx. The returned slice is a copy; the caller's

@@ -102,7 +102,7 @@ func (e *env) chat(id, tenant, user, agent string, minutes int, title string, te
 	e.t.Helper()
 	ctx := context.Background()
 	c := &annals.Chat{ID: id, TenantID: tenant, UserID: user, AgentID: agent, Title: title, CreatedAt: base.Add(time.Duration(minutes) * time.Minute)}
-	if _, err := e.store.CreateChat(ctx, c); err != nil {
+	if _, err := annals.CreateChat(ctx, e.store, c); err != nil {
 		e.t.Fatalf("create %s: %v", id, err)
 	}
 	var entries []*annals.Entry
@@ -114,7 +114,7 @@ func (e *env) chat(id, tenant, user, agent string, minutes int, title string, te
 		entries = append(entries, &annals.Entry{ID: id + "-e" + itoa(i+1), Kind: kind, Text: txt, Time: c.CreatedAt.Add(time.Duration(i) * time.Second)})
 	}
 	if len(entries) > 0 {
-		if _, err := e.store.AppendEntries(ctx, id, entries); err != nil {
+		if _, err := annals.AppendEntries(ctx, e.store, id, entries); err != nil {
 			e.t.Fatalf("append %s: %v", id, err)
 		}
 	}

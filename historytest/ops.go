@@ -50,7 +50,7 @@ func testList(t *testing.T, open Opener) {
 	e.chat("c2", "A", "ua1", "aa2", 2, "second")
 	e.chat("c3", "A", "ua2", "aa1", 3, "Third DEPLOY")
 	e.chat("c4", "A", "ua1", "aa1", 4, "fourth")
-	if _, err := e.store.RecordRun(bg, &annals.Run{ID: "r2", ChatID: "c2", Status: annals.StatusFailed, StartedAt: base, InputTokens: 10, CostUSD: 0.25}); err != nil {
+	if _, err := annals.RecordRun(bg, e.store, &annals.Run{ID: "r2", ChatID: "c2", Status: annals.StatusFailed, StartedAt: base, InputTokens: 10, CostUSD: 0.25}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := as(member("A", "ua1", "aa1", allScopes...))
@@ -162,7 +162,7 @@ func testList(t *testing.T, open Opener) {
 		}
 	})
 	t.Run("AttributesExactAndContains", func(t *testing.T) {
-		if _, err := e.store.CreateChat(bg, &annals.Chat{ID: "c5", TenantID: "A", UserID: "ua1", Attributes: annals.Attributes{"repository": "github.com/o/r1,github.com/o/r2"}, CreatedAt: base}); err != nil {
+		if _, err := annals.CreateChat(bg, e.store, &annals.Chat{ID: "c5", TenantID: "A", UserID: "ua1", Attributes: annals.Attributes{"repository": "github.com/o/r1,github.com/o/r2"}, CreatedAt: base}); err != nil {
 			t.Fatal(err)
 		}
 		if got := list(&envelope.Request{Scope: "tenant", Attributes: map[string]envelope.AttrValue{"repository": {Value: "github.com/o/r2", Contains: true}}}); !slices.Equal(got, []string{"c5"}) {
@@ -217,7 +217,7 @@ func testGet(t *testing.T, open Opener) {
 		texts[i] = "message " + itoa(i+1)
 	}
 	e.chat("g1", "A", "ua1", "aa1", 1, "paged", texts...)
-	if _, err := e.store.AppendEntries(context.Background(), "g1", []*annals.Entry{{ID: "tool1", Kind: annals.KindTool, Time: base, Tool: &annals.ToolCall{Name: "Bash", Arguments: []byte(`{"cmd":"ls"}`), Result: "a\nb", Outcome: annals.OutcomeSucceeded}}}); err != nil {
+	if _, err := annals.AppendEntries(context.Background(), e.store, "g1", []*annals.Entry{{ID: "tool1", Kind: annals.KindTool, Time: base, Tool: &annals.ToolCall{Name: "Bash", Arguments: []byte(`{"cmd":"ls"}`), Result: "a\nb", Outcome: annals.OutcomeSucceeded}}}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := as(member("A", "ua1", "aa1", annals.ScopeTenant))
@@ -331,7 +331,7 @@ func testRecap(t *testing.T, open Opener) {
 		t.Errorf("summary does not name the goal: %q", res.Summary)
 	}
 	first := *res.Chat.SummaryUpdatedAt
-	if _, err := e.store.AppendEntries(context.Background(), "r1", []*annals.Entry{{ID: "more", Kind: annals.KindAssistant, Text: "Root cause: a shared clock. I switched the test to a fake clock and it passes.", Time: base.Add(time.Hour)}}); err != nil {
+	if _, err := annals.AppendEntries(context.Background(), e.store, "r1", []*annals.Entry{{ID: "more", Kind: annals.KindAssistant, Text: "Root cause: a shared clock. I switched the test to a fake clock and it passes.", Time: base.Add(time.Hour)}}); err != nil {
 		t.Fatal(err)
 	}
 	again, err := e.svc.Recap(ctx, &envelope.Request{SessionID: "r1"})
@@ -446,7 +446,7 @@ func testRelated(t *testing.T, open Opener) {
 func testResume(t *testing.T, open Opener) {
 	e := newEnv(t, open)
 	e.chat("z1", "A", "ua1", "aa1", 1, "resumable")
-	if _, err := e.store.RecordRun(context.Background(), &annals.Run{ID: "zr", ChatID: "z1", Status: annals.StatusAwaitingInput, StartedAt: base}); err != nil {
+	if _, err := annals.RecordRun(context.Background(), e.store, &annals.Run{ID: "zr", ChatID: "z1", Status: annals.StatusAwaitingInput, StartedAt: base}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := e.svc.Resume(as(member("A", "ua1", "aa1", annals.ScopeSelf)), &envelope.Request{SessionID: "z1"})

@@ -62,15 +62,15 @@ func testCrossTenantRaces(t *testing.T, open Opener) {
 			return err
 		}},
 		{"append", raceIterations, func(svc service, id string) error {
-			_, err := svc.AppendEntries(ctxA, id, []*annals.Entry{{ID: "from-a", Kind: annals.KindUser, Text: "written by A"}})
+			_, err := annals.AppendEntries(ctxA, svc, id, []*annals.Entry{{ID: "from-a", Kind: annals.KindUser, Text: "written by A"}})
 			return err
 		}},
 		{"truncate", raceIterations/10 + 1, func(svc service, id string) error {
-			_, err := svc.TruncateChat(ctxA, id, annals.TruncatePoint{Seq: 1})
+			_, err := annals.TruncateChat(ctxA, svc, id, annals.TruncatePoint{Seq: 1})
 			return err
 		}},
 		{"run", raceIterations/10 + 1, func(svc service, id string) error {
-			_, err := svc.RecordRun(ctxA, &annals.Run{ID: id + "-run", ChatID: id, Status: annals.StatusFailed, CostUSD: 99999})
+			_, err := annals.RecordRun(ctxA, svc, &annals.Run{ID: id + "-run", ChatID: id, Status: annals.StatusFailed, CostUSD: 99999})
 			return err
 		}},
 	}
@@ -83,10 +83,10 @@ func testCrossTenantRaces(t *testing.T, open Opener) {
 			for i := range op.n {
 				id := "race-" + op.name + "-" + itoa(i)
 				mine := &annals.Chat{ID: id, TenantID: "A", UserID: "ua1", AgentID: "aa1", Title: "A's own"}
-				if _, err := store.CreateChat(ctx, mine); err != nil {
+				if _, err := annals.CreateChat(ctx, store, mine); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := store.AppendEntries(ctx, id, []*annals.Entry{{ID: "a1", Kind: annals.KindUser, Text: "a-text"}}); err != nil {
+				if _, err := annals.AppendEntries(ctx, store, id, []*annals.Entry{{ID: "a1", Kind: annals.KindUser, Text: "a-text"}}); err != nil {
 					t.Fatal(err)
 				}
 				store.afterFind(id, func() { replaceWithTenantB(t, store.Store, id) })
@@ -117,11 +117,11 @@ func replaceWithTenantB(t *testing.T, s annals.Store, id string) {
 		t.Errorf("interleave: delete %s: %v", id, err)
 		return
 	}
-	if _, err := s.CreateChat(ctx, &annals.Chat{ID: id, TenantID: "B", UserID: "ub1", AgentID: "ab1", Title: "B's title"}); err != nil {
+	if _, err := annals.CreateChat(ctx, s, &annals.Chat{ID: id, TenantID: "B", UserID: "ub1", AgentID: "ab1", Title: "B's title"}); err != nil {
 		t.Errorf("interleave: create %s in B: %v", id, err)
 		return
 	}
-	if _, err := s.AppendEntries(ctx, id, []*annals.Entry{{ID: "b1", Kind: annals.KindUser, Text: "b-secret"}}); err != nil {
+	if _, err := annals.AppendEntries(ctx, s, id, []*annals.Entry{{ID: "b1", Kind: annals.KindUser, Text: "b-secret"}}); err != nil {
 		t.Errorf("interleave: append to B's %s: %v", id, err)
 	}
 }
@@ -184,7 +184,7 @@ func testConcurrentDeleteCreate(t *testing.T, open Opener) {
 	deadline := time.Now().Add(3 * time.Second)
 	for i := 0; i < raceIterations/5 && time.Now().Before(deadline); i++ {
 		id := "conc-" + itoa(i)
-		if _, err := store.CreateChat(ctx, &annals.Chat{ID: id, TenantID: "A", UserID: "ua1", AgentID: "aa1"}); err != nil {
+		if _, err := annals.CreateChat(ctx, store, &annals.Chat{ID: id, TenantID: "A", UserID: "ua1", AgentID: "aa1"}); err != nil {
 			t.Fatal(err)
 		}
 		var wg sync.WaitGroup
@@ -195,7 +195,7 @@ func testConcurrentDeleteCreate(t *testing.T, open Opener) {
 		}()
 		go func() {
 			defer wg.Done()
-			_, _ = svc.AppendEntries(ctxA, id, []*annals.Entry{{ID: "from-a", Kind: annals.KindUser, Text: "written by A"}})
+			_, _ = annals.AppendEntries(ctxA, svc, id, []*annals.Entry{{ID: "from-a", Kind: annals.KindUser, Text: "written by A"}})
 		}()
 		go func() {
 			defer wg.Done()

@@ -25,18 +25,18 @@ func testRedaction(t *testing.T, open Opener) {
 	const key = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
 	chat := &annals.Chat{ID: "x1", TenantID: "A", UserID: "ua1", Title: "token " + key,
 		Attributes: annals.Attributes{"remote": "https://x-access-token:" + key + "@github.com/o/r"}}
-	if _, err := capture.CreateChat(bg, chat); err != nil {
+	if _, err := annals.CreateChat(bg, capture, chat); err != nil {
 		t.Fatal(err)
 	}
 	// Creating it again with the same input is still idempotent: redaction is deterministic.
-	if _, err := capture.CreateChat(bg, chat); err != nil {
+	if _, err := annals.CreateChat(bg, capture, chat); err != nil {
 		t.Fatalf("re-creating the same chat through the redacting path: %v", err)
 	}
 	entries := []*annals.Entry{
 		{ID: "u", Kind: annals.KindUser, Text: "use " + key + " please <private>my diary</private> thanks"},
 		{ID: "t", Kind: annals.KindTool, Tool: &annals.ToolCall{Name: "Bash", Arguments: []byte(`{"env":{"GITHUB_TOKEN":"` + key + `"},"cmd":"gh repo list"}`), Result: "authenticated with " + key, Outcome: annals.OutcomeSucceeded}},
 	}
-	if _, err := capture.AppendEntries(bg, "x1", entries); err != nil {
+	if _, err := annals.AppendEntries(bg, capture, "x1", entries); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(entries[0].Text, key) {
@@ -87,7 +87,7 @@ func testTagsAreRedacted(t *testing.T, open Opener) {
 	const key = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
 	const npm = "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 	ctx := as(member("A", "ua1", "", annals.ScopeUser))
-	if _, err := svc.CreateChat(ctx, &annals.Chat{ID: "t1", Tags: []string{"ops", key, "token=" + key}}); err != nil {
+	if _, err := annals.CreateChat(ctx, svc, &annals.Chat{ID: "t1", Tags: []string{"ops", key, "token=" + key}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Annotate(ctx, &envelope.Request{Op: history.OpAnnotate, SessionID: "t1", Tags: ptr([]string{"ops", npm, "release"})}); err != nil {

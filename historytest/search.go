@@ -19,7 +19,7 @@ func searchCorpus(t *testing.T, open Opener) *env {
 		t.Helper()
 		c := &annals.Chat{ID: id, TenantID: tenant, UserID: "u", AgentID: agent, Title: title, Tags: tags, Attributes: attrs,
 			CreatedAt: base.Add(time.Duration(minutes) * time.Minute)}
-		if _, err := e.store.CreateChat(bg, c); err != nil {
+		if _, err := annals.CreateChat(bg, e.store, c); err != nil {
 			t.Fatal(err)
 		}
 		for i, en := range entries {
@@ -31,7 +31,7 @@ func searchCorpus(t *testing.T, open Opener) *env {
 			}
 		}
 		if len(entries) > 0 {
-			if _, err := e.store.AppendEntries(bg, id, entries); err != nil {
+			if _, err := annals.AppendEntries(bg, e.store, id, entries); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -232,7 +232,7 @@ func testSearchFollowsWrites(t *testing.T, open Opener) {
 	if n := count("drop CSV"); n != 1 {
 		t.Fatalf("before truncate: %d hits", n)
 	}
-	if _, err := e.store.TruncateChat(bg, "shop", annals.TruncatePoint{Seq: 2}); err != nil {
+	if _, err := annals.TruncateChat(bg, e.store, "shop", annals.TruncatePoint{Seq: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if n := count("drop CSV"); n != 0 {

@@ -40,14 +40,14 @@ func newViewFixture(t *testing.T, open Opener) *viewFixture {
 func (f *viewFixture) chat(id, tenant, user, agent string, createdMinute int, entries ...*annals.Entry) {
 	f.t.Helper()
 	ctx := context.Background()
-	if _, err := f.store.CreateChat(ctx, &annals.Chat{ID: id, TenantID: tenant, UserID: user, AgentID: agent, CreatedAt: vmin(createdMinute)}); err != nil {
+	if _, err := annals.CreateChat(ctx, f.store, &annals.Chat{ID: id, TenantID: tenant, UserID: user, AgentID: agent, CreatedAt: vmin(createdMinute)}); err != nil {
 		f.t.Fatalf("create %s: %v", id, err)
 	}
 	for i, e := range entries {
 		e.ID = fmt.Sprintf("%s-%d", id, i+1)
 	}
 	if len(entries) > 0 {
-		if _, err := f.store.AppendEntries(ctx, id, entries); err != nil {
+		if _, err := annals.AppendEntries(ctx, f.store, id, entries); err != nil {
 			f.t.Fatalf("append %s: %v", id, err)
 		}
 	}

@@ -124,12 +124,12 @@ func testViewSubstringOlder(t *testing.T, open Opener) {
 	check("quotes and wildcards nowhere", `said "STOP" (10_%`, 80)
 
 	// An append of an entry as old as the others: found behind the walk again.
-	if _, err := f.store.AppendEntries(ctx, "big", []*annals.Entry{{ID: "late", Kind: annals.KindUser, Time: vmin(-1), Text: "late zqxw"}}); err != nil {
+	if _, err := annals.AppendEntries(ctx, f.store, "big", []*annals.Entry{{ID: "late", Kind: annals.KindUser, Time: vmin(-1), Text: "late zqxw"}}); err != nil {
 		t.Fatal(err)
 	}
 	check("after an append", "zqxw", 80, "big#2", "big#1", "big#1203")
 	// Truncating at the late entry removes it from the answer.
-	if _, err := f.store.TruncateChat(ctx, "big", annals.TruncatePoint{EntryID: "late"}); err != nil {
+	if _, err := annals.TruncateChat(ctx, f.store, "big", annals.TruncatePoint{EntryID: "late"}); err != nil {
 		t.Fatal(err)
 	}
 	check("after a truncate", "zqxw", 80, "big#2", "big#1")

@@ -59,27 +59,27 @@ func testCaptureChecksEveryOp(t *testing.T, open Opener) {
 func testCaptureOwnership(t *testing.T, open Opener) {
 	e := newEnv(t, open)
 	alice := as(member("A", "ua1", "", annals.ScopeUser, annals.ScopeTenant))
-	c, err := e.svc.CreateChat(alice, &annals.Chat{ID: "c-any-agent", TenantID: "B", AgentID: "some-agent"})
+	c, err := annals.CreateChat(alice, e.svc, &annals.Chat{ID: "c-any-agent", TenantID: "B", AgentID: "some-agent"})
 	if err != nil {
 		t.Fatalf("a member key with a user creating a chat under an agent: %v", err)
 	}
 	if c.TenantID != "A" || c.UserID != "ua1" || c.AgentID != "some-agent" {
 		t.Errorf("created chat owner = %q/%q/%q, want A/ua1/some-agent (the tenant comes from the key, never the body)", c.TenantID, c.UserID, c.AgentID)
 	}
-	_, err = e.svc.CreateChat(alice, &annals.Chat{ID: "c-other-user", UserID: "ua2"})
+	_, err = annals.CreateChat(alice, e.svc, &annals.Chat{ID: "c-other-user", UserID: "ua2"})
 	wantCode(t, "a member key with a user naming another user", err, annals.EFORBIDDEN)
 
 	service := as(member("A", "", "", annals.ScopeTenant))
-	_, err = e.svc.CreateChat(service, &annals.Chat{ID: "c-for-bob", UserID: "ua2"})
+	_, err = annals.CreateChat(service, e.svc, &annals.Chat{ID: "c-for-bob", UserID: "ua2"})
 	wantCode(t, "a service key creating a chat for a user", err, annals.EFORBIDDEN)
-	if c, err := e.svc.CreateChat(service, &annals.Chat{ID: "c-service"}); err != nil || c.UserID != "" || c.AgentID != "" {
+	if c, err := annals.CreateChat(service, e.svc, &annals.Chat{ID: "c-service"}); err != nil || c.UserID != "" || c.AgentID != "" {
 		t.Errorf("a service key creating a chat without user or agent: %v (%+v)", err, c)
 	}
 	operator := as(&annals.Principal{TenantID: "A", Role: annals.RoleOperator, Scopes: []annals.Scope{annals.ScopeTenant}})
-	if c, err := e.svc.CreateChat(operator, &annals.Chat{ID: "c-op-for-bob", UserID: "ua2"}); err != nil || c.UserID != "ua2" {
+	if c, err := annals.CreateChat(operator, e.svc, &annals.Chat{ID: "c-op-for-bob", UserID: "ua2"}); err != nil || c.UserID != "ua2" {
 		t.Errorf("an operator key creating a chat for a user: %v (%+v)", err, c)
 	}
-	if _, err := e.svc.AppendEntries(operator, "c-op-for-bob", []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "hi"}}); err != nil {
+	if _, err := annals.AppendEntries(operator, e.svc, "c-op-for-bob", []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "hi"}}); err != nil {
 		t.Errorf("an operator appending to a chat of its tenant: %v", err)
 	}
 
@@ -97,7 +97,7 @@ func testCaptureOwnership(t *testing.T, open Opener) {
 	}
 	_, err = e.svc.Delete(alice, &envelope.Request{Op: history.OpDelete, SessionID: "bobs"})
 	wantCode(t, "tenant member deleting a colleague's chat", err, annals.EFORBIDDEN)
-	_, err = e.svc.AppendEntries(alice, "bobs", []*annals.Entry{{ID: "x", Kind: annals.KindUser, Text: "x"}})
+	_, err = annals.AppendEntries(alice, e.svc, "bobs", []*annals.Entry{{ID: "x", Kind: annals.KindUser, Text: "x"}})
 	wantCode(t, "tenant member appending to a colleague's chat", err, annals.EFORBIDDEN)
 	if got := mustFind(t, e.store, "bobs"); got.Title != "renamed by alice" || got.Totals.Entries != 1 {
 		t.Errorf("colleague's chat: title %q, %d entries; want the curation kept and the transcript untouched", got.Title, got.Totals.Entries)
@@ -106,14 +106,14 @@ func testCaptureOwnership(t *testing.T, open Opener) {
 	// Another tenant's chat id: creating it answers like a conflict of immutable data, and
 	// appending to it like a chat that does not exist.
 	e.chat("b-chat", "B", "ub1", "", 6, "B's")
-	_, err = e.svc.CreateChat(alice, &annals.Chat{ID: "b-chat"})
+	_, err = annals.CreateChat(alice, e.svc, &annals.Chat{ID: "b-chat"})
 	wantCode(t, "creating another tenant's chat id", err, annals.ECONFLICT)
-	_, err = e.svc.AppendEntries(alice, "b-chat", []*annals.Entry{{ID: "x", Kind: annals.KindUser, Text: "x"}})
+	_, err = annals.AppendEntries(alice, e.svc, "b-chat", []*annals.Entry{{ID: "x", Kind: annals.KindUser, Text: "x"}})
 	wantCode(t, "appending to another tenant's chat", err, annals.ENOTFOUND)
 
 	// A read-only history refuses every write at the door, before it reaches the store.
 	ro := history.For(history.New(history.Config{Store: e.store, Summarizer: e.sum}), annals.PrincipalFromContext(alice), history.Access{ReadOnly: true})
-	_, err = ro.CreateChat(alice, &annals.Chat{ID: "c-ro"})
+	_, err = annals.CreateChat(alice, ro, &annals.Chat{ID: "c-ro"})
 	wantCode(t, "create on a read-only service", err, annals.EFORBIDDEN)
 	_, err = envelope.Dispatch(alice, ro, &envelope.Request{Op: history.OpRename, SessionID: "c-any-agent", Title: ptr("x")})
 	wantCode(t, "rename on a read-only service", err, annals.EFORBIDDEN)

@@ -39,7 +39,7 @@ func (s *Server) handleCreateChat(w http.ResponseWriter, r *http.Request) error 
 	}
 	res, err := s.historyFor(r.Context()).Capture(r.Context(), []annals.CaptureOp{op})
 	if err != nil {
-		return unbatch(err)
+		return annals.Unbatch(err)
 	}
 	// The chat as stored (an existing one keeps its own human layer): read back as the caller.
 	view, err := s.historyFor(r.Context()).GetChat(r.Context(), annals.GetParams{Chat: annals.ChatSelector{ID: op.Chat.ID}, Limit: 1})
@@ -65,7 +65,7 @@ func (s *Server) handleAppend(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.historyFor(r.Context()).AppendEntries(r.Context(), id, entries)
+	res, err := annals.AppendEntries(r.Context(), s.historyFor(r.Context()), id, entries)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (s *Server) handleTruncate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.historyFor(r.Context()).TruncateChat(r.Context(), id, op.Truncate.Point)
+	res, err := annals.TruncateChat(r.Context(), s.historyFor(r.Context()), id, op.Truncate.Point)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	run, err := s.historyFor(r.Context()).RecordRun(r.Context(), op.Run)
+	run, err := annals.RecordRun(r.Context(), s.historyFor(r.Context()), op.Run)
 	if err != nil {
 		return err
 	}
@@ -146,14 +146,6 @@ func (s *Server) handleIngest(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, rep)
-}
-
-// unbatch drops the batch index of a one-op batch: it is the request itself.
-func unbatch(err error) error {
-	if be, ok := err.(*annals.BatchError); ok {
-		return be.Err
-	}
-	return err
 }
 
 // hasMember reports whether a JSON object body has a top-level member name.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -222,119 +221,6 @@ func (c *Client) Ingest(ctx context.Context, input io.Reader) (*ingest.Report, e
 	}
 	var out ingest.Report
 	return &out, c.call(ctx, http.MethodPost, "/v1/ingest", b, "application/x-ndjson", &out)
-}
-
-// Capture applies ops through POST /v1/capture. A batch whose JSON exceeds MaxBatchBytes is
-// split into several requests, each one transaction on the server: when a later part fails, the
-// parts before it stay committed. The error of a failed op is an *annals.BatchError whose Index
-// is the op's position in ops.
-func (c *Client) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.CaptureResult, error) {
-	total := &annals.CaptureResult{}
-	limit := c.MaxBatchBytes
-	if limit <= 0 {
-		limit = DefaultClientBatchBytes
-	}
-	var (
-		parts [][]byte
-		start int
-	)
-	flush := func(end int) error {
-		if len(parts) == 0 {
-			return nil
-		}
-		body := append([]byte(`{"ops":[`), bytes.Join(parts, []byte(","))...)
-		body = append(body, "]}"...)
-		var res annals.CaptureResult
-		err := c.call(ctx, http.MethodPost, "/v1/capture", body, "application/json", &res)
-		if err != nil {
-			var be *annals.BatchError
-			if errors.As(err, &be) {
-				return &annals.BatchError{Index: start + be.Index, Err: be.Err}
-			}
-			return err
-		}
-		total.Add(res)
-		parts, start = nil, end
-		return nil
-	}
-	size := 0
-	for i := range ops {
-		b, err := json.Marshal(&ops[i])
-		if err != nil {
-			return nil, &annals.BatchError{Index: i, Err: annals.Errorf(annals.EINVALID, "cannot encode op: %v", err)}
-		}
-		if len(parts) > 0 && size+len(b)+16 > limit {
-			if err := flush(i); err != nil {
-				return total, err
-			}
-			size = 0
-		}
-		parts = append(parts, b)
-		size += len(b) + 1
-	}
-	if err := flush(len(ops)); err != nil {
-		return total, err
-	}
-	return total, nil
-}
-
-// CreateChat creates a chat through POST /v1/sessions and returns it as stored.
-func (c *Client) CreateChat(ctx context.Context, chat *annals.Chat) (*annals.Chat, error) {
-	if chat == nil {
-		return nil, annals.Errorf(annals.EINVALID, "chat is required")
-	}
-	rec := chatRecord{ID: chat.ID, TenantID: chat.TenantID, UserID: chat.UserID, AgentID: chat.AgentID,
-		Attributes: chat.Attributes, Title: chat.Title, Description: chat.Description, Tags: chat.Tags}
-	if !chat.CreatedAt.IsZero() {
-		rec.CreatedAt = &chat.CreatedAt
-	}
-	var out ChatAnswer
-	if err := c.postJSON(ctx, "/v1/sessions", rec, &out); err != nil {
-		return nil, err
-	}
-	return out.Chat, nil
-}
-
-// AppendEntries appends entries through POST /v1/sessions/{id}/entries.
-func (c *Client) AppendEntries(ctx context.Context, chatID string, entries []*annals.Entry) (*annals.AppendResult, error) {
-	recs := make([]entryRecord, len(entries))
-	for i, e := range entries {
-		if e == nil {
-			return nil, annals.Errorf(annals.EINVALID, "entries[%d] is null", i)
-		}
-		recs[i] = entryRecord{ID: e.ID, Kind: string(e.Kind), RunID: e.RunID, SourceIDs: e.SourceIDs, Channel: e.Channel,
-			CorrelationID: e.CorrelationID, Text: e.Text, Reasoning: e.Reasoning, Tool: e.Tool,
-			InputTokens: e.InputTokens, OutputTokens: e.OutputTokens, Metadata: e.Metadata}
-		if !e.Time.IsZero() {
-			t := e.Time
-			recs[i].Time = &t
-		}
-	}
-	var out annals.AppendResult
-	return &out, c.postJSON(ctx, "/v1/sessions/"+url.PathEscape(chatID)+"/entries", map[string]any{"entries": recs}, &out)
-}
-
-// TruncateChat rewinds a chat through POST /v1/sessions/{id}/truncate.
-func (c *Client) TruncateChat(ctx context.Context, chatID string, p annals.TruncatePoint) (*annals.TruncateResult, error) {
-	var out annals.TruncateResult
-	return &out, c.postJSON(ctx, "/v1/sessions/"+url.PathEscape(chatID)+"/truncate", p, &out)
-}
-
-// RecordRun records a run through POST /v1/runs.
-func (c *Client) RecordRun(ctx context.Context, run *annals.Run) (*annals.Run, error) {
-	if run == nil {
-		return nil, annals.Errorf(annals.EINVALID, "run is required")
-	}
-	rec := runRecord{ID: run.ID, ChatID: run.ChatID, Status: string(run.Status), Model: run.Model, EndedAt: run.EndedAt,
-		InputTokens: run.InputTokens, OutputTokens: run.OutputTokens, CostUSD: run.CostUSD}
-	if !run.StartedAt.IsZero() {
-		rec.StartedAt = &run.StartedAt
-	}
-	var out RunAnswer
-	if err := c.postJSON(ctx, "/v1/runs", rec, &out); err != nil {
-		return nil, err
-	}
-	return out.Run, nil
 }
 
 // The capture-format records (docs/FORMAT.md) the single-op routes take.

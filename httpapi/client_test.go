@@ -132,7 +132,7 @@ func TestClientIsACaptureStore(t *testing.T) {
 	c := f.client(f.keyA)
 	ctx := context.Background()
 	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	chat, err := c.CreateChat(ctx, &annals.Chat{ID: "k1", TenantID: "ignored", Title: "client chat", Tags: []string{"t"}, CreatedAt: created, Attributes: annals.Attributes{"source": "go"}})
+	chat, err := annals.CreateChat(ctx, c, &annals.Chat{ID: "k1", TenantID: "ignored", Title: "client chat", Tags: []string{"t"}, CreatedAt: created, Attributes: annals.Attributes{"source": "go"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,10 +140,11 @@ func TestClientIsACaptureStore(t *testing.T) {
 		t.Errorf("created %+v", chat)
 	}
 	at := created.Add(time.Minute)
-	ar, err := c.AppendEntries(ctx, "k1", []*annals.Entry{
+	ar, err := annals.AppendEntries(ctx, c, "k1", []*annals.Entry{
 		{ID: "e1", Kind: annals.KindUser, Text: "hello", Time: at, SourceIDs: []string{"s1"}, Metadata: json.RawMessage(`{"a":1}`)},
 		{ID: "e2", Kind: annals.KindTool, Time: at, Tool: &annals.ToolCall{Name: "Bash", Arguments: json.RawMessage(`{"cmd":"ls"}`), Result: "ok", Outcome: annals.OutcomeSucceeded}},
 	})
+
 	if err != nil || ar.Appended != 2 || ar.LastSeq != 2 {
 		t.Fatalf("append: %+v, %v", ar, err)
 	}
@@ -151,18 +152,18 @@ func TestClientIsACaptureStore(t *testing.T) {
 	if len(entries) != 2 || !entries[0].Time.Equal(at) || string(entries[0].Metadata) != `{"a":1}` || entries[1].Tool.Outcome != annals.OutcomeSucceeded {
 		t.Errorf("stored entries %+v", entries)
 	}
-	run, err := c.RecordRun(ctx, &annals.Run{ID: "k1/r1", ChatID: "k1", Status: annals.StatusRunning})
+	run, err := annals.RecordRun(ctx, c, &annals.Run{ID: "k1/r1", ChatID: "k1", Status: annals.StatusRunning})
 	if err != nil || run.StartedAt.IsZero() {
 		t.Fatalf("run: %+v, %v", run, err)
 	}
 	if runs, err := c.FindChatRuns(ctx, annals.ChatSelector{ID: "k1"}); err != nil || len(runs) != 1 {
 		t.Fatalf("runs: %+v, %v", runs, err)
 	}
-	tr, err := c.TruncateChat(ctx, "k1", annals.TruncatePoint{SourceID: "s1"})
+	tr, err := annals.TruncateChat(ctx, c, "k1", annals.TruncatePoint{SourceID: "s1"})
 	if err != nil || tr.Removed != 2 {
 		t.Fatalf("truncate: %+v, %v", tr, err)
 	}
-	if _, err := c.AppendEntries(ctx, "b1", []*annals.Entry{{ID: "x", Kind: annals.KindUser}}); annals.ErrorCode(err) != annals.ENOTFOUND {
+	if _, err := annals.AppendEntries(ctx, c, "b1", []*annals.Entry{{ID: "x", Kind: annals.KindUser}}); annals.ErrorCode(err) != annals.ENOTFOUND {
 		t.Errorf("append to another tenant: %v", err)
 	}
 

@@ -36,7 +36,7 @@ func (d deletingService) GetChat(ctx context.Context, p annals.GetParams) (*anna
 func TestExportCutMidStreamIsAFailureTheClientSees(t *testing.T) {
 	e := newEnv(t, nil, func(c *httpapi.Config) { c.Service = deletingService{c.Service} })
 	ctx := annals.NewContextWithPrincipal(context.Background(), history.LocalOwner())
-	if _, err := e.svc.CreateChat(ctx, &annals.Chat{ID: "long"}); err != nil {
+	if _, err := annals.CreateChat(ctx, e.svc, &annals.Chat{ID: "long"}); err != nil {
 		t.Fatal(err)
 	}
 	// More entries than one export page holds, so the export reads a second page.
@@ -44,7 +44,7 @@ func TestExportCutMidStreamIsAFailureTheClientSees(t *testing.T) {
 	for i := range entries {
 		entries[i] = &annals.Entry{ID: fmt.Sprintf("e%d", i), Kind: annals.KindUser, Text: "line of the long chat"}
 	}
-	if _, err := e.svc.AppendEntries(ctx, "long", entries); err != nil {
+	if _, err := annals.AppendEntries(ctx, e.svc, "long", entries); err != nil {
 		t.Fatal(err)
 	}
 
@@ -72,10 +72,10 @@ func TestExportCutMidStreamIsAFailureTheClientSees(t *testing.T) {
 	}
 
 	// The Go client (what annals --server uses) reports the cut as an error, not a document.
-	if _, err := e.svc.CreateChat(ctx, &annals.Chat{ID: "long"}); err != nil {
+	if _, err := annals.CreateChat(ctx, e.svc, &annals.Chat{ID: "long"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.AppendEntries(ctx, "long", entries); err != nil {
+	if _, err := annals.AppendEntries(ctx, e.svc, "long", entries); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := e.client("").Export(context.Background(), "long", "json", "")
@@ -88,7 +88,7 @@ func TestExportCutMidStreamIsAFailureTheClientSees(t *testing.T) {
 func TestExportsAreNeverSniffed(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := annals.NewContextWithPrincipal(context.Background(), history.LocalOwner())
-	if _, err := e.svc.CreateChat(ctx, &annals.Chat{ID: "html", Title: "<script>alert(1)</script>"}); err != nil {
+	if _, err := annals.CreateChat(ctx, e.svc, &annals.Chat{ID: "html", Title: "<script>alert(1)</script>"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, format := range []string{"markdown", "json"} {

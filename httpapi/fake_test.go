@@ -91,18 +91,6 @@ func (f *fakeService) DeleteChat(_ context.Context, c annals.ChatSelector) error
 func (f *fakeService) Capture(context.Context, []annals.CaptureOp) (*annals.CaptureResult, error) {
 	return &annals.CaptureResult{ChatsCreated: 1}, f.record("Capture")
 }
-func (f *fakeService) CreateChat(_ context.Context, c *annals.Chat) (*annals.Chat, error) {
-	return c, f.record("CreateChat")
-}
-func (f *fakeService) AppendEntries(context.Context, string, []*annals.Entry) (*annals.AppendResult, error) {
-	return &annals.AppendResult{}, f.record("AppendEntries")
-}
-func (f *fakeService) TruncateChat(context.Context, string, annals.TruncatePoint) (*annals.TruncateResult, error) {
-	return &annals.TruncateResult{}, f.record("TruncateChat")
-}
-func (f *fakeService) RecordRun(_ context.Context, r *annals.Run) (*annals.Run, error) {
-	return r, f.record("RecordRun")
-}
 
 func startFake(t *testing.T, f *fakeService) string {
 	t.Helper()

@@ -16,7 +16,7 @@ import (
 func TestABatchCannotSkipTheWriteCheckWithACreateOpFirst(t *testing.T) {
 	db, _ := mustOpenDB(t)
 	ctx := context.Background()
-	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "theirs", TenantID: "A", UserID: "ua2"}); err != nil {
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "theirs", TenantID: "A", UserID: "ua2"}); err != nil {
 		t.Fatal(err)
 	}
 	service := mustKey(t, db, member("A", "", "", annals.ScopeTenant))

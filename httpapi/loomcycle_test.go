@@ -397,7 +397,7 @@ func TestLoomcycleCurateRecapResumeRelated(t *testing.T) {
 func TestLoomcycleReadOnlyServerRefusesWritesAsTheTool(t *testing.T) {
 	db, path := mustOpenDB(t)
 	key := mustKey(t, db, member("A", "ua1", "bot", annals.ScopeSelf))
-	if _, err := db.CreateChat(context.Background(), &annals.Chat{ID: "loomcycle:s_1", TenantID: "A", UserID: "ua1", AgentID: "bot", Title: "t"}); err != nil {
+	if _, err := annals.CreateChat(context.Background(), db, &annals.Chat{ID: "loomcycle:s_1", TenantID: "A", UserID: "ua1", AgentID: "bot", Title: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

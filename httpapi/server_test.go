@@ -422,7 +422,7 @@ func TestExportIsADownload(t *testing.T) {
 func TestReadOnlyServerRefusesEveryWrite(t *testing.T) {
 	db, path := mustOpenDB(t)
 	key := mustKey(t, db, member("A", "ua1", "", annals.ScopeUser))
-	if _, err := db.CreateChat(context.Background(), &annals.Chat{ID: "a1", TenantID: "A", UserID: "ua1", Title: "t"}); err != nil {
+	if _, err := annals.CreateChat(context.Background(), db, &annals.Chat{ID: "a1", TenantID: "A", UserID: "ua1", Title: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -631,10 +631,10 @@ func TestAMemberCannotRewriteAColleaguesChat(t *testing.T) {
 	db, _ := mustOpenDB(t)
 	ctx := context.Background()
 	for _, c := range []*annals.Chat{{ID: "mine", TenantID: "A", UserID: "ua1"}, {ID: "theirs", TenantID: "A", UserID: "ua2"}} {
-		if _, err := db.CreateChat(ctx, c); err != nil {
+		if _, err := annals.CreateChat(ctx, db, c); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.AppendEntries(ctx, c.ID, []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "hello"}}); err != nil {
+		if _, err := annals.AppendEntries(ctx, db, c.ID, []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "hello"}}); err != nil {
 			t.Fatal(err)
 		}
 	}

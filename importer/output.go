@@ -339,7 +339,7 @@ func (o *output) truncateProvisional(p annals.ProvisionalEntry) {
 	if o.im.opts.DryRun || o.err != nil {
 		return
 	}
-	res, err := o.im.store.TruncateChat(o.ctx, p.ChatID, annals.TruncatePoint{EntryID: p.EntryID})
+	res, err := annals.TruncateChat(o.ctx, o.im.store, p.ChatID, annals.TruncatePoint{EntryID: p.EntryID})
 	switch {
 	case err == nil:
 		o.counts.Removed += res.Removed
@@ -404,7 +404,7 @@ func (o *output) flush() error {
 				o.err = err
 				return err
 			}
-			res, err := st.TruncateChat(o.ctx, op.Truncate.ChatID, op.Truncate.Point)
+			res, err := annals.TruncateChat(o.ctx, st, op.Truncate.ChatID, op.Truncate.Point)
 			switch {
 			case err == nil:
 				o.counts.Removed += res.Removed

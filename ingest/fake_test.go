@@ -113,36 +113,6 @@ func (s *memStore) apply(op annals.CaptureOp, res *annals.CaptureResult) error {
 	return nil
 }
 
-func (s *memStore) CreateChat(ctx context.Context, chat *annals.Chat) (*annals.Chat, error) {
-	if _, err := s.Capture(ctx, []annals.CaptureOp{{Chat: chat}}); err != nil {
-		return nil, err
-	}
-	return s.chats[chat.ID], nil
-}
-
-func (s *memStore) AppendEntries(ctx context.Context, chatID string, entries []*annals.Entry) (*annals.AppendResult, error) {
-	res, err := s.Capture(ctx, []annals.CaptureOp{{Append: &annals.AppendOp{ChatID: chatID, Entries: entries}}})
-	if err != nil {
-		return nil, err
-	}
-	return &annals.AppendResult{Appended: res.EntriesAppended, Skipped: res.EntriesSkipped, LastSeq: int64(len(s.entries[chatID]))}, nil
-}
-
-func (s *memStore) TruncateChat(ctx context.Context, chatID string, point annals.TruncatePoint) (*annals.TruncateResult, error) {
-	res, err := s.Capture(ctx, []annals.CaptureOp{{Truncate: &annals.TruncateOp{ChatID: chatID, Point: point}}})
-	if err != nil {
-		return nil, err
-	}
-	return &annals.TruncateResult{Removed: res.EntriesRemoved, LastSeq: int64(len(s.entries[chatID]))}, nil
-}
-
-func (s *memStore) RecordRun(ctx context.Context, run *annals.Run) (*annals.Run, error) {
-	if _, err := s.Capture(ctx, []annals.CaptureOp{{Run: run}}); err != nil {
-		return nil, err
-	}
-	return s.runs[run.ID], nil
-}
-
 // entryIDs returns a chat's entry ids in seq order.
 func (s *memStore) entryIDs(chatID string) []string {
 	var ids []string

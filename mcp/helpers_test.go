@@ -65,11 +65,11 @@ func newEnv(t *testing.T) *env {
 func (e *env) chat(p *annals.Principal, id, title string, entries []*annals.Entry) {
 	e.t.Helper()
 	ctx := annals.NewContextWithPrincipal(context.Background(), p)
-	if _, err := e.svc.CreateChat(ctx, &annals.Chat{ID: id, Title: title, TenantID: p.TenantID, UserID: p.UserID, CreatedAt: t0}); err != nil {
+	if _, err := annals.CreateChat(ctx, e.svc, &annals.Chat{ID: id, Title: title, TenantID: p.TenantID, UserID: p.UserID, CreatedAt: t0}); err != nil {
 		e.t.Fatal(err)
 	}
 	if len(entries) > 0 {
-		if _, err := e.svc.AppendEntries(ctx, id, entries); err != nil {
+		if _, err := annals.AppendEntries(ctx, e.svc, id, entries); err != nil {
 			e.t.Fatal(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 )
 
 // Capture applies ops in order in one transaction; see annals.CaptureStore.
@@ -50,27 +51,11 @@ func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp) (*annals.Capt
 	if err != nil {
 		return nil, err
 	}
+	// A one-op batch answers what it stored, for the single-op functions (annals.CreateChat).
+	if err := storecore.ReadBack(ctx, db, ops, &res); err != nil {
+		return nil, err
+	}
 	return &res, nil
-}
-
-// CreateChat creates a chat idempotently; see annals.CaptureStore.
-func (db *DB) CreateChat(ctx context.Context, chat *annals.Chat) (*annals.Chat, error) {
-	return annals.CaptureOps{Store: db}.CreateChat(ctx, chat)
-}
-
-// AppendEntries appends entries idempotently; see annals.CaptureStore.
-func (db *DB) AppendEntries(ctx context.Context, chatID string, entries []*annals.Entry) (*annals.AppendResult, error) {
-	return annals.CaptureOps{Store: db}.AppendEntries(ctx, chatID, entries)
-}
-
-// TruncateChat rewinds a chat; see annals.CaptureStore.
-func (db *DB) TruncateChat(ctx context.Context, chatID string, point annals.TruncatePoint) (*annals.TruncateResult, error) {
-	return annals.CaptureOps{Store: db}.TruncateChat(ctx, chatID, point)
-}
-
-// RecordRun upserts a run; see annals.CaptureStore.
-func (db *DB) RecordRun(ctx context.Context, run *annals.Run) (*annals.Run, error) {
-	return annals.CaptureOps{Store: db}.RecordRun(ctx, run)
 }
 
 // writer applies capture ops inside one transaction. Statements whose results no later op

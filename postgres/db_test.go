@@ -160,7 +160,7 @@ func TestConcurrentOpensMigrateOnce(t *testing.T) {
 	// Every store works.
 	for i, db := range dbs {
 		id := "c" + string(rune('a'+i))
-		if _, err := db.CreateChat(ctx, &annals.Chat{ID: id, TenantID: "t"}); err != nil {
+		if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: id, TenantID: "t"}); err != nil {
 			t.Errorf("store #%d: create: %v", i, err)
 		}
 	}
@@ -221,16 +221,16 @@ func TestReadOnlyOpenRefusesEveryWrite(t *testing.T) {
 	ctx := context.Background()
 	dsn := MustCreateSchema(t)
 	rw := MustOpen(t, dsn, postgres.Options{})
-	if _, err := rw.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "t", Title: "kept"}); err != nil {
+	if _, err := annals.CreateChat(ctx, rw, &annals.Chat{ID: "c1", TenantID: "t", Title: "kept"}); err != nil {
 		t.Fatal(err)
 	}
 	ro := MustOpen(t, dsn, postgres.Options{ReadOnly: true})
 	title := "changed"
 	writes := map[string]error{}
-	_, writes["create"] = ro.CreateChat(ctx, &annals.Chat{ID: "c2", TenantID: "t"})
-	_, writes["append"] = ro.AppendEntries(ctx, "c1", []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "x"}})
-	_, writes["truncate"] = ro.TruncateChat(ctx, "c1", annals.TruncatePoint{Seq: 1})
-	_, writes["run"] = ro.RecordRun(ctx, &annals.Run{ID: "r", ChatID: "c1", Status: annals.StatusRunning})
+	_, writes["create"] = annals.CreateChat(ctx, ro, &annals.Chat{ID: "c2", TenantID: "t"})
+	_, writes["append"] = annals.AppendEntries(ctx, ro, "c1", []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "x"}})
+	_, writes["truncate"] = annals.TruncateChat(ctx, ro, "c1", annals.TruncatePoint{Seq: 1})
+	_, writes["run"] = annals.RecordRun(ctx, ro, &annals.Run{ID: "r", ChatID: "c1", Status: annals.StatusRunning})
 	_, writes["update"] = ro.UpdateChat(ctx, annals.ChatRef{ID: "c1"}, annals.ChatUpdate{Title: &title})
 	writes["delete"] = ro.DeleteChat(ctx, annals.ChatRef{ID: "c1"})
 	writes["embedding"] = ro.UpsertEmbedding(ctx, annals.ChatRef{ID: "c1"}, "m", []float32{1})
@@ -255,12 +255,12 @@ func TestTextWithNULRoundTripsAndIsSearchable(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpenDB(t)
 	c := &annals.Chat{ID: "c1", TenantID: "t", Title: "nul\x00title kestrel", Description: "d\x00", Attributes: annals.Attributes{"k": "v\x00w"}}
-	if _, err := db.CreateChat(ctx, c); err != nil {
+	if _, err := annals.CreateChat(ctx, db, c); err != nil {
 		t.Fatal(err)
 	}
 	e := &annals.Entry{ID: "e1", Kind: annals.KindTool, Time: time.Unix(0, 1).UTC(), Text: "a\x00b osprey",
 		Reasoning: "r\x00", Tool: &annals.ToolCall{Name: "t", Result: "res\x00ult"}}
-	if _, err := db.AppendEntries(ctx, "c1", []*annals.Entry{e}); err != nil {
+	if _, err := annals.AppendEntries(ctx, db, "c1", []*annals.Entry{e}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.FindChatByID(ctx, "c1")
@@ -340,7 +340,7 @@ func TestAnalyzeVacuumsAndCountsFromTheIndex(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpenDB(t)
 	for i := range 3 {
-		if _, err := db.CreateChat(ctx, &annals.Chat{ID: fmt.Sprint("c", i), TenantID: "t"}); err != nil {
+		if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: fmt.Sprint("c", i), TenantID: "t"}); err != nil {
 			t.Fatal(err)
 		}
 	}

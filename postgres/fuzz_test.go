@@ -65,10 +65,10 @@ func checkQuery(t *testing.T, s *postgres.DB, in string) {
 func fuzzStore(tb testing.TB) *postgres.DB {
 	s := MustOpenDB(tb)
 	ctx := context.Background()
-	if _, err := s.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "A", Title: `deploy emag.ro and say "hello"`, Tags: []string{"q3-plan"}}); err != nil {
+	if _, err := annals.CreateChat(ctx, s, &annals.Chat{ID: "c1", TenantID: "A", Title: `deploy emag.ro and say "hello"`, Tags: []string{"q3-plan"}}); err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := s.AppendEntries(ctx, "c1", []*annals.Entry{
+	if _, err := annals.AppendEntries(ctx, s, "c1", []*annals.Entry{
 		{ID: "e1", Kind: annals.KindUser, Text: "deploy to emag.ro today; it's a & b | !c"},
 		{ID: "e2", Kind: annals.KindTool, Tool: &annals.ToolCall{Name: "Bash", Arguments: []byte(`{"cmd":"echo 'x' \\ y"}`), Result: "release train"}},
 	}); err != nil {

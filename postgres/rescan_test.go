@@ -13,10 +13,10 @@ import (
 func TestRescanRewritesRowsAndTheirIndex(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpenDB(t)
-	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "A", Title: "ticket TICKET-123456 triage"}); err != nil {
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "c1", TenantID: "A", Title: "ticket TICKET-123456 triage"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.AppendEntries(ctx, "c1", []*annals.Entry{
+	if _, err := annals.AppendEntries(ctx, db, "c1", []*annals.Entry{
 		{ID: "e1", Kind: annals.KindUser, Text: "see TICKET-123456 please"},
 		{ID: "e2", Kind: annals.KindTool, Tool: &annals.ToolCall{Name: "Bash", Result: "TICKET-123456 closed"}},
 		{ID: "e3", Kind: annals.KindUser, Text: "nothing secret"},

@@ -38,7 +38,7 @@ func mustAppend(t *testing.T, db annals.Store, chat string, texts ...string) {
 	for i, s := range texts {
 		entries[i] = &annals.Entry{ID: fmt.Sprintf("%s-%d-%d", chat, len(s), i) + fmt.Sprint(seqID.Add(1)), Kind: annals.KindUser, Text: s}
 	}
-	if _, err := db.AppendEntries(context.Background(), chat, entries); err != nil {
+	if _, err := annals.AppendEntries(context.Background(), db, chat, entries); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -50,7 +50,7 @@ func TestChatDocumentFollowsAppendTruncateRescanDelete(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpenDB(t)
 	owner := annals.Owner{TenantID: "A"}
-	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "A"}); err != nil {
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "c1", TenantID: "A"}); err != nil {
 		t.Fatal(err)
 	}
 	check := func(step string) {
@@ -65,7 +65,7 @@ func TestChatDocumentFollowsAppendTruncateRescanDelete(t *testing.T) {
 	if ids, total := searchIDs(t, db, owner, "delta gamma"); total != 1 || len(ids) != 1 {
 		t.Fatalf("words of two appends: %v (total %d), want c1", ids, total)
 	}
-	if _, err := db.TruncateChat(ctx, "c1", annals.TruncatePoint{Seq: 3}); err != nil {
+	if _, err := annals.TruncateChat(ctx, db, "c1", annals.TruncatePoint{Seq: 3}); err != nil {
 		t.Fatal(err)
 	}
 	check("truncate")
@@ -108,7 +108,7 @@ func TestChatDocumentFollowsAppendTruncateRescanDelete(t *testing.T) {
 func TestLongChatDocumentParts(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpenDB(t)
-	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "long", TenantID: "A"}); err != nil {
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "long", TenantID: "A"}); err != nil {
 		t.Fatal(err)
 	}
 	for batch := range 6 {
@@ -145,7 +145,7 @@ func TestChatDocumentOwnerIsolation(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpenDB(t)
 	for _, c := range []struct{ id, tenant, user string }{{"a1", "A", "u1"}, {"a2", "A", "u2"}, {"b1", "B", "u1"}, {"b2", "B", "u1"}} {
-		if _, err := db.CreateChat(ctx, &annals.Chat{ID: c.id, TenantID: c.tenant, UserID: c.user}); err != nil {
+		if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: c.id, TenantID: c.tenant, UserID: c.user}); err != nil {
 			t.Fatal(err)
 		}
 		mustAppend(t, db, c.id, "shared word", "shared again "+c.id)
@@ -180,7 +180,7 @@ func TestChatDocumentRanksByTermFrequency(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpenDB(t)
 	for _, id := range []string{"often", "once"} {
-		if _, err := db.CreateChat(ctx, &annals.Chat{ID: id, TenantID: "A"}); err != nil {
+		if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: id, TenantID: "A"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -30,7 +30,7 @@ func appendAll(t *testing.T, stores []*postgres.DB, chatID string, writers, perW
 		wg.Go(func() {
 			for i := range perWriter {
 				id := fmt.Sprintf("%s%d-%03d", prefix, w, i)
-				res, err := s.AppendEntries(context.Background(), chatID, []*annals.Entry{{ID: id, Kind: annals.KindUser, Text: "concurrent " + id}})
+				res, err := annals.AppendEntries(context.Background(), s, chatID, []*annals.Entry{{ID: id, Kind: annals.KindUser, Text: "concurrent " + id}})
 				if err != nil {
 					t.Errorf("writer %d: append %s: %v", w, id, err)
 					return
@@ -86,7 +86,7 @@ func wantContiguous(t *testing.T, s *postgres.DB, chatID string, n int) {
 
 func TestTwoServersAppendToOneChatKeepSeqContiguous(t *testing.T) {
 	a, b := twoServers(t)
-	if _, err := a.CreateChat(context.Background(), &annals.Chat{ID: "shared", TenantID: "t"}); err != nil {
+	if _, err := annals.CreateChat(context.Background(), a, &annals.Chat{ID: "shared", TenantID: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	const writers, per = 8, 25
@@ -99,7 +99,7 @@ func TestTwoServersAppendToDifferentChatsConcurrently(t *testing.T) {
 	a, b := twoServers(t)
 	ctx := context.Background()
 	for _, id := range []string{"c1", "c2", "c3", "c4"} {
-		if _, err := a.CreateChat(ctx, &annals.Chat{ID: id, TenantID: "t"}); err != nil {
+		if _, err := annals.CreateChat(ctx, a, &annals.Chat{ID: id, TenantID: "t"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -120,7 +120,7 @@ func TestTwoServersCrossChatBatchesBothCommit(t *testing.T) {
 	a, b := twoServers(t)
 	ctx := context.Background()
 	for _, id := range []string{"x", "y"} {
-		if _, err := a.CreateChat(ctx, &annals.Chat{ID: id, TenantID: "t"}); err != nil {
+		if _, err := annals.CreateChat(ctx, a, &annals.Chat{ID: id, TenantID: "t"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -168,7 +168,7 @@ func TestTwoServersCrossChatBatchesBothCommit(t *testing.T) {
 func TestTwoServersSameBatchIsStoredOnce(t *testing.T) {
 	a, b := twoServers(t)
 	ctx := context.Background()
-	if _, err := a.CreateChat(ctx, &annals.Chat{ID: "c", TenantID: "t"}); err != nil {
+	if _, err := annals.CreateChat(ctx, a, &annals.Chat{ID: "c", TenantID: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	mk := func() []*annals.Entry {
@@ -184,7 +184,7 @@ func TestTwoServersSameBatchIsStoredOnce(t *testing.T) {
 	for i := range 6 {
 		s := []*postgres.DB{a, b}[i%2]
 		wg.Go(func() {
-			res, err := s.AppendEntries(ctx, "c", mk())
+			res, err := annals.AppendEntries(ctx, s, "c", mk())
 			if err != nil {
 				t.Errorf("append: %v", err)
 				return

@@ -51,7 +51,7 @@ func BenchmarkAppendBatch(b *testing.B) {
 		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
 			ctx := context.Background()
 			db := MustOpenDB(b)
-			if _, err := db.CreateChat(ctx, &annals.Chat{ID: "bench", TenantID: "t"}); err != nil {
+			if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "bench", TenantID: "t"}); err != nil {
 				b.Fatal(err)
 			}
 			batch := make([]*annals.Entry, size)
@@ -65,7 +65,7 @@ func BenchmarkAppendBatch(b *testing.B) {
 					next++
 				}
 				b.StartTimer()
-				res, err := db.AppendEntries(ctx, "bench", batch)
+				res, err := annals.AppendEntries(ctx, db, "bench", batch)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -122,11 +122,11 @@ func BenchmarkAppendToLongChat(b *testing.B) {
 	ctx := context.Background()
 	pool := corpusEntries(b, 10000)
 	db := MustOpenDB(b)
-	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "long", TenantID: "t"}); err != nil {
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "long", TenantID: "t"}); err != nil {
 		b.Fatal(err)
 	}
 	for i := 0; i < len(pool); i += 1000 {
-		if _, err := db.AppendEntries(ctx, "long", pool[i:min(i+1000, len(pool))]); err != nil {
+		if _, err := annals.AppendEntries(ctx, db, "long", pool[i:min(i+1000, len(pool))]); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -135,7 +135,7 @@ func BenchmarkAppendToLongChat(b *testing.B) {
 		e := *pool[next%len(pool)]
 		e.ID = fmt.Sprintf("more%d", next)
 		next++
-		if _, err := db.AppendEntries(ctx, "long", []*annals.Entry{&e}); err != nil {
+		if _, err := annals.AppendEntries(ctx, db, "long", []*annals.Entry{&e}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -159,7 +159,7 @@ func BenchmarkAppendToBenchChat(b *testing.B) {
 		e := *pool[next%len(pool)]
 		e.ID = fmt.Sprintf("bench-append-%d-%d", time.Now().UnixNano(), next)
 		next++
-		if _, err := s.AppendEntries(ctx, chat, []*annals.Entry{&e}); err != nil {
+		if _, err := annals.AppendEntries(ctx, s, chat, []*annals.Entry{&e}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/besteffort"
 	"github.com/annals-dev/annals/sqlite"
 )
 
@@ -31,18 +31,18 @@ func TestBestEffortCaptureSurvivesAnUnwritableDatabase(t *testing.T) {
 		return db
 	}
 	db := open()
-	be := history.NewBestEffortCapture(history.BestEffortConfig{Capture: db, PendingFile: pending})
+	be := besteffort.New(besteffort.Config{Capture: db, PendingFile: pending})
 	entry := func(id string) []*annals.Entry {
 		return []*annals.Entry{{ID: id, Kind: annals.KindUser, Text: "turn " + id}}
 	}
-	if _, err := be.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "t"}); err != nil {
+	if _, err := annals.CreateChat(ctx, be, &annals.Chat{ID: "c1", TenantID: "t"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := be.AppendEntries(ctx, "c1", entry("e1")); err != nil {
+	if _, err := annals.AppendEntries(ctx, be, "c1", entry("e1")); err != nil {
 		t.Fatal(err)
 	}
 	// A batch refused for what it is is dropped, and capture stays on.
-	if _, err := be.AppendEntries(ctx, "no-such-chat", entry("x")); err != nil || be.Disabled() {
+	if _, err := annals.AppendEntries(ctx, be, "no-such-chat", entry("x")); err != nil || be.Disabled() {
 		t.Fatalf("a refused batch: err %v, disabled %v; want nil and still enabled", err, be.Disabled())
 	}
 
@@ -59,7 +59,7 @@ func TestBestEffortCaptureSurvivesAnUnwritableDatabase(t *testing.T) {
 	if _, err := lock.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := be.AppendEntries(ctx, "c1", entry("e2")); err != nil {
+	if _, err := annals.AppendEntries(ctx, be, "c1", entry("e2")); err != nil {
 		t.Fatalf("the agent's call failed with the store: %v", err)
 	}
 	if !be.Disabled() || annals.ErrorCode(be.Err()) != annals.EUNAVAILABLE {
@@ -70,7 +70,7 @@ func TestBestEffortCaptureSurvivesAnUnwritableDatabase(t *testing.T) {
 	}
 	lock.Close()
 	// The store works again, but this process no longer captures.
-	if _, err := be.AppendEntries(ctx, "c1", entry("e3")); err != nil {
+	if _, err := annals.AppendEntries(ctx, be, "c1", entry("e3")); err != nil {
 		t.Fatal(err)
 	}
 	if got := entryIDs(t, db, "c1"); strings.Join(got, ",") != "e1" {
@@ -84,8 +84,8 @@ func TestBestEffortCaptureSurvivesAnUnwritableDatabase(t *testing.T) {
 	// The next process retries from scratch and leaves the warning on the chat.
 	db = open()
 	defer db.Close()
-	next := history.NewBestEffortCapture(history.BestEffortConfig{Capture: db, PendingFile: pending})
-	if _, err := next.AppendEntries(ctx, "c1", entry("e4")); err != nil || next.Disabled() {
+	next := besteffort.New(besteffort.Config{Capture: db, PendingFile: pending})
+	if _, err := annals.AppendEntries(ctx, next, "c1", entry("e4")); err != nil || next.Disabled() {
 		t.Fatalf("the next process: err %v, disabled %v", err, next.Disabled())
 	}
 	es, err := db.FindEntries(ctx, annals.EntryFilter{ChatID: "c1"})
@@ -94,7 +94,7 @@ func TestBestEffortCaptureSurvivesAnUnwritableDatabase(t *testing.T) {
 	}
 	var warnings int
 	for _, e := range es {
-		if e.Channel == history.UnavailableChannel && e.Kind == annals.KindSystem && strings.Contains(e.Text, "history unavailable") {
+		if e.Channel == besteffort.UnavailableChannel && e.Kind == annals.KindSystem && strings.Contains(e.Text, "history unavailable") {
 			warnings++
 		}
 	}
@@ -105,8 +105,8 @@ func TestBestEffortCaptureSurvivesAnUnwritableDatabase(t *testing.T) {
 		t.Errorf("the pending file is still there after the warning was written: %v", err)
 	}
 	// A third process has nothing left to warn about.
-	again := history.NewBestEffortCapture(history.BestEffortConfig{Capture: db, PendingFile: pending})
-	if _, err := again.AppendEntries(ctx, "c1", entry("e5")); err != nil {
+	again := besteffort.New(besteffort.Config{Capture: db, PendingFile: pending})
+	if _, err := annals.AppendEntries(ctx, again, "c1", entry("e5")); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(entryIDs(t, db, "c1")); n != 4 {

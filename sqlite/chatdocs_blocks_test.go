@@ -19,7 +19,7 @@ func appendWords(t *testing.T, db *sqlite.DB, chat string, words ...string) {
 	t.Helper()
 	for _, w := range words {
 		e := &annals.Entry{ID: w, Kind: annals.KindUser, Text: w + " common"}
-		if _, err := db.AppendEntries(context.Background(), chat, []*annals.Entry{e}); err != nil {
+		if _, err := annals.AppendEntries(context.Background(), db, chat, []*annals.Entry{e}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -49,7 +49,7 @@ func TestAppendToLongChatTouchesOneBlock(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
 	db.SetBlockLimitsForTest(4, 1<<20)
-	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "long", TenantID: "t"}); err != nil {
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "long", TenantID: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	appendWords(t, db, "long", wordList(0, 10)...)
@@ -85,7 +85,7 @@ func TestBlocksSameAsFullRebuild(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
 	db.SetBlockLimitsForTest(5, 120) // an entry is 9-30 bytes: both limits cut blocks
-	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "long", TenantID: "t"}); err != nil {
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "long", TenantID: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
@@ -96,7 +96,7 @@ func TestBlocksSameAsFullRebuild(t *testing.T) {
 			batch = append(batch, &annals.Entry{ID: fmt.Sprint(n), Kind: annals.KindAssistant, Text: text})
 			n++
 		}
-		if _, err := db.AppendEntries(ctx, "long", batch); err != nil {
+		if _, err := annals.AppendEntries(ctx, db, "long", batch); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -153,7 +153,7 @@ func TestLongChatsFollowEveryWrite(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
 	db.SetBlockLimitsForTest(3, 1<<20)
-	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "long", TenantID: "t"}); err != nil {
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "long", TenantID: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	appendWords(t, db, "long", wordList(0, 12)...)
@@ -168,7 +168,7 @@ func TestLongChatsFollowEveryWrite(t *testing.T) {
 		wantSameAsEntryRanking(t, db, q, own, annals.SortRecent)
 	}
 	found("appends", "w1 w11", 1)
-	if _, err := db.TruncateChat(ctx, "long", annals.TruncatePoint{Seq: 5}); err != nil {
+	if _, err := annals.TruncateChat(ctx, db, "long", annals.TruncatePoint{Seq: 5}); err != nil {
 		t.Fatal(err)
 	}
 	found("truncate", "w5", 0)

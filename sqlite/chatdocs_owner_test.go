@@ -21,7 +21,7 @@ func TestOwnerTokensAreNotWords(t *testing.T) {
 	for _, id := range []string{"plain", "long", "gone", "mentions"} {
 		c := owner
 		c.ID = id
-		created, err := db.CreateChat(ctx, &c)
+		created, err := annals.CreateChat(ctx, db, &c)
 		if err != nil {
 			t.Fatal(err)
 		}

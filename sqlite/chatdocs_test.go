@@ -198,22 +198,22 @@ func TestChatIndexFollowsEveryWrite(t *testing.T) {
 		}
 		wantSameAsEntryRanking(t, db, q, all, annals.SortRecent)
 	}
-	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "t1", Title: "kestrel notes"}); err != nil {
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "c1", TenantID: "t1", Title: "kestrel notes"}); err != nil {
 		t.Fatal(err)
 	}
 	step("create", "kestrel", "c1")
 	step("create", "osprey")
 	entries := []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "the osprey"}, {ID: "e2", Kind: annals.KindAssistant, Text: "a heron"}}
-	if _, err := db.AppendEntries(ctx, "c1", entries); err != nil {
+	if _, err := annals.AppendEntries(ctx, db, "c1", entries); err != nil {
 		t.Fatal(err)
 	}
 	step("append", "osprey heron", "c1")
 	step("append", `"osprey a"`) // a phrase never spans two entries
-	if _, err := db.AppendEntries(ctx, "c1", entries); err != nil {
+	if _, err := annals.AppendEntries(ctx, db, "c1", entries); err != nil {
 		t.Fatal(err)
 	}
 	step("a repeated append", "heron", "c1")
-	if _, err := db.TruncateChat(ctx, "c1", annals.TruncatePoint{Seq: 2}); err != nil {
+	if _, err := annals.TruncateChat(ctx, db, "c1", annals.TruncatePoint{Seq: 2}); err != nil {
 		t.Fatal(err)
 	}
 	step("truncate", "heron")
@@ -249,7 +249,7 @@ func TestChatIndexFollowsEveryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	step("delete", "osprey")
-	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "t1"}); err != nil {
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "c1", TenantID: "t1"}); err != nil {
 		t.Fatal(err)
 	}
 	step("re-create", "falcon")
@@ -263,10 +263,10 @@ func TestOwnerNarrowsBeforeTheCandidates(t *testing.T) {
 	db.SetCandidatesForTest(3)
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	add := func(id, tenant string, at time.Time) {
-		if _, err := db.CreateChat(ctx, &annals.Chat{ID: id, TenantID: tenant, CreatedAt: at}); err != nil {
+		if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: id, TenantID: tenant, CreatedAt: at}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.AppendEntries(ctx, id, []*annals.Entry{{ID: "e", Kind: annals.KindUser, Text: "shared word", Time: at}}); err != nil {
+		if _, err := annals.AppendEntries(ctx, db, id, []*annals.Entry{{ID: "e", Kind: annals.KindUser, Text: "shared word", Time: at}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -306,10 +306,10 @@ func TestSortRecentWithTiedActivity(t *testing.T) {
 	db := openTestDB(t)
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, id := range []string{"m", "c", "x", "a"} {
-		if _, err := db.CreateChat(ctx, &annals.Chat{ID: id, TenantID: "t", CreatedAt: at}); err != nil {
+		if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: id, TenantID: "t", CreatedAt: at}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.AppendEntries(ctx, id, []*annals.Entry{{ID: "e", Kind: annals.KindUser, Text: "tied", Time: at}}); err != nil {
+		if _, err := annals.AppendEntries(ctx, db, id, []*annals.Entry{{ID: "e", Kind: annals.KindUser, Text: "tied", Time: at}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -375,7 +375,7 @@ func TestInterleavedChatsCountTheirOwnMatches(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
 	for _, id := range []string{"p", "q"} {
-		if _, err := db.CreateChat(ctx, &annals.Chat{ID: id, TenantID: "t"}); err != nil {
+		if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: id, TenantID: "t"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -387,7 +387,7 @@ func TestInterleavedChatsCountTheirOwnMatches(t *testing.T) {
 		if i == 4 {
 			text = "nothing"
 		}
-		if _, err := db.AppendEntries(ctx, id, []*annals.Entry{{ID: fmt.Sprint(i), Kind: annals.KindUser, Text: text}}); err != nil {
+		if _, err := annals.AppendEntries(ctx, db, id, []*annals.Entry{{ID: fmt.Sprint(i), Kind: annals.KindUser, Text: text}}); err != nil {
 			t.Fatal(err)
 		}
 	}

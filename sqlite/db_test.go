@@ -71,7 +71,7 @@ func TestReadOnlyOpenRefusesEveryWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rw.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "t", Title: "kept"}); err != nil {
+	if _, err := annals.CreateChat(ctx, rw, &annals.Chat{ID: "c1", TenantID: "t", Title: "kept"}); err != nil {
 		t.Fatal(err)
 	}
 	rw.Close()
@@ -83,10 +83,10 @@ func TestReadOnlyOpenRefusesEveryWrite(t *testing.T) {
 	defer ro.Close()
 	title := "changed"
 	writes := map[string]error{}
-	_, writes["create"] = ro.CreateChat(ctx, &annals.Chat{ID: "c2", TenantID: "t"})
-	_, writes["append"] = ro.AppendEntries(ctx, "c1", []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "x"}})
-	_, writes["truncate"] = ro.TruncateChat(ctx, "c1", annals.TruncatePoint{Seq: 1})
-	_, writes["run"] = ro.RecordRun(ctx, &annals.Run{ID: "r", ChatID: "c1", Status: annals.StatusRunning})
+	_, writes["create"] = annals.CreateChat(ctx, ro, &annals.Chat{ID: "c2", TenantID: "t"})
+	_, writes["append"] = annals.AppendEntries(ctx, ro, "c1", []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "x"}})
+	_, writes["truncate"] = annals.TruncateChat(ctx, ro, "c1", annals.TruncatePoint{Seq: 1})
+	_, writes["run"] = annals.RecordRun(ctx, ro, &annals.Run{ID: "r", ChatID: "c1", Status: annals.StatusRunning})
 	_, writes["update"] = ro.UpdateChat(ctx, annals.ChatRef{ID: "c1"}, annals.ChatUpdate{Title: &title})
 	writes["delete"] = ro.DeleteChat(ctx, annals.ChatRef{ID: "c1"})
 	for name, err := range writes {
@@ -134,10 +134,10 @@ func TestOpenRefusesSchemaNewerThanBinary(t *testing.T) {
 func TestCheckIndexDetectsAnIndexOutOfStep(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpenDB(t)
-	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "c", TenantID: "t"}); err != nil {
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "c", TenantID: "t"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.AppendEntries(ctx, "c", []*annals.Entry{{ID: "e", Kind: annals.KindUser, Text: "hello world"}}); err != nil {
+	if _, err := annals.AppendEntries(ctx, db, "c", []*annals.Entry{{ID: "e", Kind: annals.KindUser, Text: "hello world"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.CheckIndex(ctx); err != nil {

@@ -15,7 +15,7 @@ import (
 func TestAppendWritesTheEntryIndexesOnceATransaction(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpenDB(t)
-	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "c", TenantID: "t"}); err != nil {
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "c", TenantID: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	const n = 300
@@ -23,7 +23,7 @@ func TestAppendWritesTheEntryIndexesOnceATransaction(t *testing.T) {
 	for i := range entries {
 		entries[i] = &annals.Entry{ID: fmt.Sprintf("e%d", i), Kind: annals.KindUser, Text: fmt.Sprintf("message %d about the deploy", i)}
 	}
-	if _, err := db.AppendEntries(ctx, "c", entries); err != nil {
+	if _, err := annals.AppendEntries(ctx, db, "c", entries); err != nil {
 		t.Fatal(err)
 	}
 	for _, table := range []string{"entries_fts", "entries_tri"} {
@@ -54,14 +54,14 @@ func TestAppendWritesTheEntryIndexesOnceATransaction(t *testing.T) {
 func TestEntryIndexQueueFollowsEveryChangeInOneTransaction(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpenDB(t)
-	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "c", TenantID: "t"}); err != nil {
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "c", TenantID: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	var old []*annals.Entry
 	for i, w := range []string{"amber", "basalt", "cobalt"} {
 		old = append(old, &annals.Entry{ID: fmt.Sprintf("old%d", i), Kind: annals.KindUser, Text: "indexed " + w})
 	}
-	if _, err := db.AppendEntries(ctx, "c", old); err != nil {
+	if _, err := annals.AppendEntries(ctx, db, "c", old); err != nil {
 		t.Fatal(err)
 	}
 	// One transaction: copy the chat's rows as new entries (queued), change one new and one old

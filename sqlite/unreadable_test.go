@@ -20,10 +20,10 @@ func TestAnUnreadableChatNeverBreaksAPage(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpenDB(t)
 	for _, id := range []string{"fine", "overflowed", "broken"} {
-		if _, err := db.CreateChat(ctx, &annals.Chat{ID: id, TenantID: "A", UserID: "u", Title: "needle " + id}); err != nil {
+		if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: id, TenantID: "A", UserID: "u", Title: "needle " + id}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.AppendEntries(ctx, id, []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "needle in " + id}}); err != nil {
+		if _, err := annals.AppendEntries(ctx, db, id, []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "needle in " + id}}); err != nil {
 			t.Fatal(err)
 		}
 	}

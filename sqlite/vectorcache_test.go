@@ -65,7 +65,7 @@ func TestFindEmbeddingsNeverServesARewrittenVector(t *testing.T) {
 	a, b := frozenDBs(t)
 	ctx := t.Context()
 	for _, id := range []string{"c1", "c2"} {
-		if _, err := a.CreateChat(ctx, &annals.Chat{ID: id, TenantID: "T"}); err != nil {
+		if _, err := annals.CreateChat(ctx, a, &annals.Chat{ID: id, TenantID: "T"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -95,7 +95,7 @@ func TestFindEmbeddingsNeverServesARewrittenVector(t *testing.T) {
 func TestFindEmbeddingsNeverServesADeletedChatsVectorToItsSuccessor(t *testing.T) {
 	a, b := frozenDBs(t)
 	ctx := t.Context()
-	if _, err := a.CreateChat(ctx, &annals.Chat{ID: "old", TenantID: "T"}); err != nil {
+	if _, err := annals.CreateChat(ctx, a, &annals.Chat{ID: "old", TenantID: "T"}); err != nil {
 		t.Fatal(err)
 	}
 	embedChat(t, a, "old", []float32{1, 1, 1})
@@ -111,7 +111,7 @@ func TestFindEmbeddingsNeverServesADeletedChatsVectorToItsSuccessor(t *testing.T
 	if err := b.DeleteChat(ctx, old.Ref()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.CreateChat(ctx, &annals.Chat{ID: "new", TenantID: "T"}); err != nil {
+	if _, err := annals.CreateChat(ctx, b, &annals.Chat{ID: "new", TenantID: "T"}); err != nil {
 		t.Fatal(err)
 	}
 	var newPK int64
@@ -133,7 +133,7 @@ func TestFindEmbeddingsFromTheCacheEqualsTheStoredVectors(t *testing.T) {
 	want := map[string][]float32{}
 	for i := range 30 {
 		id := string(rune('a'+i%26)) + string(rune('0'+i/26))
-		if _, err := db.CreateChat(ctx, &annals.Chat{ID: id, TenantID: "T"}); err != nil {
+		if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: id, TenantID: "T"}); err != nil {
 			t.Fatal(err)
 		}
 		v := []float32{float32(i), float32(-i) / 7, 1.5}
@@ -167,7 +167,7 @@ func TestFindEmbeddingsWhileVectorsAreRewritten(t *testing.T) {
 	ctx := t.Context()
 	ids := []string{"c0", "c1", "c2", "c3"}
 	for _, id := range ids {
-		if _, err := db.CreateChat(ctx, &annals.Chat{ID: id, TenantID: "T"}); err != nil {
+		if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: id, TenantID: "T"}); err != nil {
 			t.Fatal(err)
 		}
 		embedChat(t, db, id, []float32{0, 0, 1})

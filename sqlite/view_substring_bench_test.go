@@ -24,7 +24,7 @@ func BenchmarkAppendSubstringIndex(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			if _, err := db.CreateChat(ctx, &annals.Chat{ID: "bench", TenantID: "t"}); err != nil {
+			if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "bench", TenantID: "t"}); err != nil {
 				b.Fatal(err)
 			}
 			batch := make([]*annals.Entry, 100)
@@ -38,7 +38,7 @@ func BenchmarkAppendSubstringIndex(b *testing.B) {
 					next++
 				}
 				b.StartTimer()
-				res, err := db.AppendEntries(ctx, "bench", batch)
+				res, err := annals.AppendEntries(ctx, db, "bench", batch)
 				if err != nil {
 					b.Fatal(err)
 				}

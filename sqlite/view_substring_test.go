@@ -24,7 +24,7 @@ func TestSubstringIndexBuildOfAnUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { db.Close() }()
-	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "A"}); err != nil {
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "c1", TenantID: "A"}); err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 6, 12, 0, 0, 0, 0, time.UTC)
@@ -36,7 +36,7 @@ func TestSubstringIndexBuildOfAnUpgrade(t *testing.T) {
 	for i := 0; i < 1100; i++ {
 		es = append(es, &annals.Entry{ID: fmt.Sprintf("f%d", i), Kind: annals.KindAssistant, Time: t0.Add(time.Duration(i+2) * time.Second), Text: fmt.Sprintf("filler %d", i)})
 	}
-	if _, err := db.AppendEntries(ctx, "c1", es); err != nil {
+	if _, err := annals.AppendEntries(ctx, db, "c1", es); err != nil {
 		t.Fatal(err)
 	}
 	search := func(what string, want ...string) {
@@ -60,10 +60,10 @@ func TestSubstringIndexBuildOfAnUpgrade(t *testing.T) {
 
 	// While the build is pending: a truncate removes the last entry of the pending range, and
 	// an append takes its pk again (SQLite reuses the highest), so the build adds it, once.
-	if _, err := db.TruncateChat(ctx, "c1", annals.TruncatePoint{EntryID: "f1099"}); err != nil {
+	if _, err := annals.TruncateChat(ctx, db, "c1", annals.TruncatePoint{EntryID: "f1099"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.AppendEntries(ctx, "c1", []*annals.Entry{{ID: "late", Kind: annals.KindUser, Time: t0.Add(-time.Minute), Text: "late zqxw"}}); err != nil {
+	if _, err := annals.AppendEntries(ctx, db, "c1", []*annals.Entry{{ID: "late", Kind: annals.KindUser, Time: t0.Add(-time.Minute), Text: "late zqxw"}}); err != nil {
 		t.Fatal(err)
 	}
 	var calls [][2]int
@@ -101,7 +101,7 @@ func TestSubstringIndexBuildOfAnUpgrade(t *testing.T) {
 func TestSubstringCommonInOlderEntriesOnly(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpenDB(t)
-	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "A"}); err != nil {
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "c1", TenantID: "A"}); err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 6, 12, 0, 0, 0, 0, time.UTC)
@@ -112,7 +112,7 @@ func TestSubstringCommonInOlderEntriesOnly(t *testing.T) {
 	for i := 0; i < 1100; i++ {
 		es = append(es, &annals.Entry{ID: fmt.Sprintf("f%d", i), Kind: annals.KindAssistant, Time: t0.Add(time.Hour * 3).Add(time.Duration(i) * time.Second), Text: fmt.Sprintf("filler %d", i)})
 	}
-	if _, err := db.AppendEntries(ctx, "c1", es); err != nil {
+	if _, err := annals.AppendEntries(ctx, db, "c1", es); err != nil {
 		t.Fatal(err)
 	}
 	f := view.Filter{Owner: annals.Owner{TenantID: "A"}, Substring: "ZQXW", Limit: 3}
@@ -138,7 +138,7 @@ func TestSubstringCommonInOlderEntriesOnly(t *testing.T) {
 func TestSubstringMatchesFromEveryStep(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpenDB(t)
-	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "A"}); err != nil {
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "c1", TenantID: "A"}); err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 6, 12, 0, 0, 0, 0, time.UTC)
@@ -156,7 +156,7 @@ func TestSubstringMatchesFromEveryStep(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		add("filler")
 	}
-	if _, err := db.AppendEntries(ctx, "c1", es); err != nil {
+	if _, err := annals.AppendEntries(ctx, db, "c1", es); err != nil {
 		t.Fatal(err)
 	}
 	for _, limit := range []int{1, 2, 3, 80} {

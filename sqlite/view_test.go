@@ -15,11 +15,11 @@ import (
 func TestViewAnswersWithoutItsIndexes(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpenDB(t)
-	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "A", AgentID: "main"}); err != nil {
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "c1", TenantID: "A", AgentID: "main"}); err != nil {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 6, 12, 0, 0, 0, 0, time.UTC)
-	if _, err := db.AppendEntries(ctx, "c1", []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "hello", Channel: "in/agent/main", Time: at}}); err != nil {
+	if _, err := annals.AppendEntries(ctx, db, "c1", []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "hello", Channel: "in/agent/main", Time: at}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []string{`DROP INDEX entries_by_time`, `DROP INDEX entries_by_chat_channel`} {
@@ -52,7 +52,7 @@ func TestViewSearchOfACommonWordPagesEveryMatchNewestFirst(t *testing.T) {
 	db := MustOpenDB(t)
 	at := time.Date(2026, 6, 12, 0, 0, 0, 0, time.UTC)
 	for _, c := range []struct{ id, tenant string }{{"a1", "A"}, {"a2", "A"}, {"b1", "B"}} {
-		if _, err := db.CreateChat(ctx, &annals.Chat{ID: c.id, TenantID: c.tenant}); err != nil {
+		if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: c.id, TenantID: c.tenant}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -72,7 +72,7 @@ func TestViewSearchOfACommonWordPagesEveryMatchNewestFirst(t *testing.T) {
 					want[fmt.Sprintf("%s#%d", chat, n+1)] = true
 				}
 			}
-			if _, err := db.AppendEntries(ctx, chat, es); err != nil {
+			if _, err := annals.AppendEntries(ctx, db, chat, es); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -169,7 +169,7 @@ func copyTranscript(ctx context.Context, src, dst annals.Store, c *annals.Chat, 
 		if len(page) == 0 {
 			break
 		}
-		got, err := dst.AppendEntries(ctx, id, page)
+		got, err := annals.AppendEntries(ctx, dst, id, page)
 		if err != nil {
 			return err
 		}
@@ -203,7 +203,7 @@ func copyRuns(ctx context.Context, src, dst annals.Store, id string, rep *Report
 			rep.RunsPresent++
 			continue
 		}
-		if _, err := dst.RecordRun(ctx, r); err != nil {
+		if _, err := annals.RecordRun(ctx, dst, r); err != nil {
 			return err
 		}
 		rep.RunsCopied++

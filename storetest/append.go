@@ -105,7 +105,7 @@ func testAppendRepeatedIDInBatch(t *testing.T, s Store) {
 
 func testAppendMissingChat(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("present", "tenant-a"))
-	_, err := s.AppendEntries(t.Context(), "absent", Entries("a", 2))
+	_, err := annals.AppendEntries(t.Context(), s, "absent", Entries("a", 2))
 	wantCode(t, "AppendEntries(absent)", err, annals.ENOTFOUND)
 	if got := mustEntries(t, s, "absent"); len(got) != 0 {
 		t.Errorf("entries of the missing chat = %q, want none", entryIDs(got))
@@ -118,11 +118,11 @@ func testAppendMissingChat(t *testing.T, s Store) {
 func testAppendInvalidEntry(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	bad := TextEntry("bad", "thought", "unknown kind")
-	_, err := s.AppendEntries(t.Context(), "c1", []*annals.Entry{TextEntry("good", annals.KindUser, "fine"), bad})
+	_, err := annals.AppendEntries(t.Context(), s, "c1", []*annals.Entry{TextEntry("good", annals.KindUser, "fine"), bad})
 	wantCode(t, "AppendEntries with an unknown kind", err, annals.EINVALID)
 
 	noTool := &annals.Entry{ID: "tool-without-call", Kind: annals.KindTool, Time: BaseTime}
-	_, err = s.AppendEntries(t.Context(), "c1", []*annals.Entry{TextEntry("good", annals.KindUser, "fine"), noTool})
+	_, err = annals.AppendEntries(t.Context(), s, "c1", []*annals.Entry{TextEntry("good", annals.KindUser, "fine"), noTool})
 	wantCode(t, "AppendEntries with a tool entry lacking its call", err, annals.EINVALID)
 
 	if got := mustEntries(t, s, "c1"); len(got) != 0 {

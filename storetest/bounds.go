@@ -102,7 +102,7 @@ func testTokenSumsAtTheBound(t *testing.T, s Store) {
 	if c := mustChat(t, s, "c1"); c.Totals.InputTokens != 50*annals.MaxTokens || c.Totals.OutputTokens != 50*(annals.MaxTokens-1) {
 		t.Errorf("totals = %+v, want 50 x the bound", c.Totals)
 	}
-	if _, err := s.TruncateChat(t.Context(), "c1", annals.TruncatePoint{Seq: 11}); err != nil {
+	if _, err := annals.TruncateChat(t.Context(), s, "c1", annals.TruncatePoint{Seq: 11}); err != nil {
 		t.Fatal(err)
 	}
 	if c := mustChat(t, s, "c1"); c.Totals.InputTokens != 10*annals.MaxTokens || c.Totals.OutputTokens != 10*(annals.MaxTokens-1) {

@@ -157,7 +157,7 @@ func testTruncateToMissingPointNamesIt(t *testing.T, s Store) {
 		{annals.TruncatePoint{SourceID: "src-9"}, `chat "c1" has no entry with source id "src-9" to truncate from`},
 		{annals.TruncatePoint{Seq: 7}, `chat "c1" has no entry at seq 7 to truncate from`},
 	} {
-		_, err := s.TruncateChat(t.Context(), "c1", c.point)
+		_, err := annals.TruncateChat(t.Context(), s, "c1", c.point)
 		wantCode(t, "TruncateChat to a missing point", err, annals.ENOTFOUND)
 		var ae *annals.Error
 		if !errors.As(err, &ae) || ae.Message != c.want {

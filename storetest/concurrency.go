@@ -30,7 +30,7 @@ func testConcurrentAppends(t *testing.T, s Store) {
 			// One entry per call, so the writers' transactions interleave as much as possible.
 			for i := range entriesPerWriter {
 				id := fmt.Sprintf("w%d-%02d", w, i)
-				res, err := s.AppendEntries(t.Context(), "c1", []*annals.Entry{TextEntry(id, annals.KindUser, "concurrent "+id)})
+				res, err := annals.AppendEntries(t.Context(), s, "c1", []*annals.Entry{TextEntry(id, annals.KindUser, "concurrent "+id)})
 				if err != nil {
 					t.Errorf("writer %d: AppendEntries(%s): %v", w, id, err)
 					return
@@ -81,7 +81,7 @@ func testConcurrentSameBatch(t *testing.T, s Store) {
 	for range writers {
 		wg.Go(func() {
 			// Each writer builds its own copy: a store may write to the entries it is handed.
-			res, err := s.AppendEntries(t.Context(), "c1", Entries("same", entriesPerWriter))
+			res, err := annals.AppendEntries(t.Context(), s, "c1", Entries("same", entriesPerWriter))
 			if err != nil {
 				t.Errorf("AppendEntries: %v", err)
 				return

@@ -91,7 +91,7 @@ func testCreateIdempotent(t *testing.T, s Store) {
 	again := fullChat("c1")
 	again.Title, again.Description, again.Tags = "Another title", "another description", []string{"gamma"}
 	tick()
-	second, err := s.CreateChat(t.Context(), again)
+	second, err := annals.CreateChat(t.Context(), s, again)
 	if err != nil {
 		t.Fatalf("CreateChat again with the same immutable data: %v, want no error", err)
 	}
@@ -117,7 +117,7 @@ func testCreateNilEmptyAttributes(t *testing.T, s Store) {
 	mustCreateChat(t, s, c)
 	c2 := NewChat("c1", "tenant-a")
 	c2.Attributes = annals.Attributes{}
-	if _, err := s.CreateChat(t.Context(), c2); err != nil {
+	if _, err := annals.CreateChat(t.Context(), s, c2); err != nil {
 		t.Errorf("CreateChat with empty attributes after nil attributes: %v, want no error (SameImmutable treats them as equal)", err)
 	}
 }
@@ -140,7 +140,7 @@ func testCreateConflict(t *testing.T, s Store) {
 	for _, tc := range cases {
 		c := fullChat("c1")
 		tc.change(c)
-		_, err := s.CreateChat(t.Context(), c)
+		_, err := annals.CreateChat(t.Context(), s, c)
 		wantCode(t, "CreateChat with a different "+tc.name, err, annals.ECONFLICT)
 	}
 	wantSameChat(t, "chat after conflicting creates", mustChat(t, s, "c1"), stored)
@@ -159,7 +159,7 @@ func testCreateInvalid(t *testing.T, s Store) {
 		{"empty tag", &annals.Chat{ID: "empty-tag", TenantID: "tenant-a", Tags: []string{""}}},
 	}
 	for _, tc := range cases {
-		got, err := s.CreateChat(t.Context(), tc.chat)
+		got, err := annals.CreateChat(t.Context(), s, tc.chat)
 		wantCode(t, "CreateChat with "+tc.name, err, annals.EINVALID)
 		if err != nil && got != nil {
 			t.Errorf("CreateChat with %s returned a chat with its error", tc.name)

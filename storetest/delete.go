@@ -76,7 +76,7 @@ func testDeleteThenRecreate(t *testing.T, s Store) {
 	}
 	// A hard delete leaves nothing to conflict with: the id may now belong to another tenant,
 	// its transcript starts at seq 1 and the old run id is free.
-	c, err := s.CreateChat(t.Context(), NewChat("c1", "B"))
+	c, err := annals.CreateChat(t.Context(), s, NewChat("c1", "B"))
 	if err != nil {
 		t.Fatalf("CreateChat(c1) in another tenant after delete: %v, want no error", err)
 	}

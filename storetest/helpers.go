@@ -20,7 +20,7 @@ import (
 
 func mustCreateChat(t *testing.T, s Store, c *annals.Chat) *annals.Chat {
 	t.Helper()
-	got, err := s.CreateChat(t.Context(), c)
+	got, err := annals.CreateChat(t.Context(), s, c)
 	if err != nil {
 		t.Fatalf("CreateChat(%q): %v", c.ID, err)
 	}
@@ -32,7 +32,7 @@ func mustCreateChat(t *testing.T, s Store, c *annals.Chat) *annals.Chat {
 
 func mustAppend(t *testing.T, s Store, chatID string, entries ...*annals.Entry) *annals.AppendResult {
 	t.Helper()
-	res, err := s.AppendEntries(t.Context(), chatID, entries)
+	res, err := annals.AppendEntries(t.Context(), s, chatID, entries)
 	if err != nil {
 		t.Fatalf("AppendEntries(%q, %d entries): %v", chatID, len(entries), err)
 	}
@@ -44,7 +44,7 @@ func mustAppend(t *testing.T, s Store, chatID string, entries ...*annals.Entry) 
 
 func mustTruncate(t *testing.T, s Store, chatID string, p annals.TruncatePoint) *annals.TruncateResult {
 	t.Helper()
-	res, err := s.TruncateChat(t.Context(), chatID, p)
+	res, err := annals.TruncateChat(t.Context(), s, chatID, p)
 	if err != nil {
 		t.Fatalf("TruncateChat(%q, %+v): %v", chatID, p, err)
 	}
@@ -56,7 +56,7 @@ func mustTruncate(t *testing.T, s Store, chatID string, p annals.TruncatePoint) 
 
 func mustRecordRun(t *testing.T, s Store, r *annals.Run) *annals.Run {
 	t.Helper()
-	got, err := s.RecordRun(t.Context(), r)
+	got, err := annals.RecordRun(t.Context(), s, r)
 	if err != nil {
 		t.Fatalf("RecordRun(%q, status %q): %v", r.ID, r.Status, err)
 	}

@@ -110,10 +110,10 @@ func testPendingTitlesAndChatBySourceID(t *testing.T, s Store) {
 	if err != nil || len(pending) != 1 || pending[0].Title != "second" {
 		t.Errorf("pending %+v (%v), want the latest title once", pending, err)
 	}
-	if _, err := s.CreateChat(ctx, &annals.Chat{ID: "c1", TenantID: "local"}); err != nil {
+	if _, err := annals.CreateChat(ctx, s, &annals.Chat{ID: "c1", TenantID: "local"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AppendEntries(ctx, "c1", []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "hi", SourceIDs: []string{"leaf-1"}}}); err != nil {
+	if _, err := annals.AppendEntries(ctx, s, "c1", []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "hi", SourceIDs: []string{"leaf-1"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if id, err := db.ChatIDBySourceID(ctx, "leaf-1"); err != nil || id != "c1" {

@@ -93,7 +93,7 @@ func testRefBindsEntries(t *testing.T, s Store) {
 
 func testRecreatedIncarnation(t *testing.T, s Store) {
 	first := mustCreateChat(t, s, NewChat("x", "A"))
-	again, err := s.CreateChat(t.Context(), NewChat("x", "A"))
+	again, err := annals.CreateChat(t.Context(), s, NewChat("x", "A"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -153,7 +153,7 @@ func testRunTotals(t *testing.T, s Store) {
 }
 
 func testRunMissingChat(t *testing.T, s Store) {
-	_, err := s.RecordRun(t.Context(), NewRun("r1", "absent", annals.StatusRunning, runStart))
+	_, err := annals.RecordRun(t.Context(), s, NewRun("r1", "absent", annals.StatusRunning, runStart))
 	wantCode(t, "RecordRun for a missing chat", err, annals.ENOTFOUND)
 	if runs := mustRuns(t, s, "absent"); len(runs) != 0 {
 		t.Errorf("FindRuns(absent) = %d runs, want none", len(runs))
@@ -162,7 +162,7 @@ func testRunMissingChat(t *testing.T, s Store) {
 
 func testRunUnknownStatus(t *testing.T, s Store) {
 	before := mustCreateChat(t, s, NewChat("c1", "tenant-a"))
-	_, err := s.RecordRun(t.Context(), NewRun("r1", "c1", "complete", runStart))
+	_, err := annals.RecordRun(t.Context(), s, NewRun("r1", "c1", "complete", runStart))
 	wantCode(t, "RecordRun with status \"complete\"", err, annals.EINVALID)
 	// The message tells the caller what is allowed.
 	msg := annals.ErrorMessage(err)
@@ -174,7 +174,7 @@ func testRunUnknownStatus(t *testing.T, s Store) {
 
 	neg := NewRun("r1", "c1", annals.StatusCompleted, runStart)
 	neg.InputTokens = -1
-	_, err = s.RecordRun(t.Context(), neg)
+	_, err = annals.RecordRun(t.Context(), s, neg)
 	wantCode(t, "RecordRun with negative tokens", err, annals.EINVALID)
 
 	if runs := mustRuns(t, s, "c1"); len(runs) != 0 {
@@ -187,7 +187,7 @@ func testRunOtherChat(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
 	mustCreateChat(t, s, NewChat("c2", "tenant-a"))
 	mustRecordRun(t, s, NewRun("r1", "c1", annals.StatusRunning, runStart))
-	_, err := s.RecordRun(t.Context(), NewRun("r1", "c2", annals.StatusCompleted, runStart))
+	_, err := annals.RecordRun(t.Context(), s, NewRun("r1", "c2", annals.StatusCompleted, runStart))
 	wantCode(t, "RecordRun of c1's run id under c2", err, annals.ECONFLICT)
 	if runs := mustRuns(t, s, "c2"); len(runs) != 0 {
 		t.Errorf("c2 has %d runs, want none", len(runs))

@@ -122,7 +122,7 @@ func testTruncateMissingPoint(t *testing.T, s Store) {
 	chatBefore := mustChat(t, s, "c1")
 	entriesBefore := mustEntries(t, s, "c1")
 	for _, p := range []annals.TruncatePoint{{EntryID: "no-such-entry"}, {SourceID: "no-such-source"}, {Seq: 7}, {Seq: 99}} {
-		_, err := s.TruncateChat(t.Context(), "c1", p)
+		_, err := annals.TruncateChat(t.Context(), s, "c1", p)
 		wantCode(t, fmt.Sprintf("TruncateChat at missing point %+v", p), err, annals.ENOTFOUND)
 	}
 	wantSameEntries(t, "entries after truncations at missing points", mustEntries(t, s, "c1"), entriesBefore)
@@ -130,14 +130,14 @@ func testTruncateMissingPoint(t *testing.T, s Store) {
 }
 
 func testTruncateMissingChat(t *testing.T, s Store) {
-	_, err := s.TruncateChat(t.Context(), "absent", annals.TruncatePoint{Seq: 1})
+	_, err := annals.TruncateChat(t.Context(), s, "absent", annals.TruncatePoint{Seq: 1})
 	wantCode(t, "TruncateChat(absent)", err, annals.ENOTFOUND)
 }
 
 func testTruncateInvalidPoint(t *testing.T, s Store) {
 	rewindChat(t, s)
 	for _, p := range []annals.TruncatePoint{{}, {EntryID: "e2", Seq: 2}, {Seq: -1}} {
-		_, err := s.TruncateChat(t.Context(), "c1", p)
+		_, err := annals.TruncateChat(t.Context(), s, "c1", p)
 		wantCode(t, fmt.Sprintf("TruncateChat with invalid point %+v", p), err, annals.EINVALID)
 	}
 	wantTranscript(t, mustEntries(t, s, "c1"), "e1", "e2", "e3", "e4", "e5", "e6")

@@ -29,7 +29,7 @@ func seedHistory(t *testing.T, path string) {
 		c := &annals.Chat{ID: id, TenantID: []string{"A", "B"}[i%2], UserID: "u", AgentID: "g", CreatedAt: t0.Add(time.Duration(i) * time.Hour),
 			Attributes: annals.Attributes{"source": "test", "repository": fmt.Sprintf("github.com/o/r%d", i)},
 			Title:      fmt.Sprintf("Chat %d about emag.ro", i), Description: "desc\x00ription", Tags: []string{"z-last", "a-first", "q3-plan"}}
-		if _, err := db.CreateChat(ctx, c); err != nil {
+		if _, err := annals.CreateChat(ctx, db, c); err != nil {
 			t.Fatal(err)
 		}
 		var entries []*annals.Entry
@@ -46,22 +46,22 @@ func seedHistory(t *testing.T, path string) {
 			}
 			entries = append(entries, e)
 		}
-		if _, err := db.AppendEntries(ctx, id, entries); err != nil {
+		if _, err := annals.AppendEntries(ctx, db, id, entries); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.TruncateChat(ctx, id, annals.TruncatePoint{Seq: 10}); err != nil {
+		if _, err := annals.TruncateChat(ctx, db, id, annals.TruncatePoint{Seq: 10}); err != nil {
 			t.Fatal(err)
 		}
 		run := &annals.Run{ID: id + "-r1", ChatID: id, Status: annals.StatusRunning, Model: "m", StartedAt: c.CreatedAt}
-		if _, err := db.RecordRun(ctx, run); err != nil {
+		if _, err := annals.RecordRun(ctx, db, run); err != nil {
 			t.Fatal(err)
 		}
 		end := c.CreatedAt.Add(time.Minute)
 		run.Status, run.EndedAt, run.OutputTokens, run.CostUSD = annals.StatusCompleted, &end, 42, 0.125
-		if _, err := db.RecordRun(ctx, run); err != nil {
+		if _, err := annals.RecordRun(ctx, db, run); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.RecordRun(ctx, &annals.Run{ID: id + "-r2", ChatID: id, Status: annals.StatusFailed, StartedAt: c.CreatedAt.Add(time.Second)}); err != nil {
+		if _, err := annals.RecordRun(ctx, db, &annals.Run{ID: id + "-r2", ChatID: id, Status: annals.StatusFailed, StartedAt: c.CreatedAt.Add(time.Second)}); err != nil {
 			t.Fatal(err)
 		}
 		upd := annals.ChatUpdate{Summary: ptrTo("a summary"), Pinned: ptrTo(i%2 == 0)}
@@ -77,7 +77,7 @@ func seedHistory(t *testing.T, path string) {
 		}
 	}
 	// A chat with nothing but its creation.
-	if _, err := db.CreateChat(ctx, &annals.Chat{ID: "bare", TenantID: "C", CreatedAt: t0}); err != nil {
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "bare", TenantID: "C", CreatedAt: t0}); err != nil {
 		t.Fatal(err)
 	}
 }

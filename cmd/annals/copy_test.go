@@ -101,7 +101,7 @@ func TestCopyRoundTripSQLiteToPostgresToSQLiteIsIdentical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := src.AppendEntries(ctx, "chat-1", []*annals.Entry{{ID: "late", Kind: annals.KindUser, Text: "late", Time: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)}}); err != nil {
+	if _, err := annals.AppendEntries(ctx, src, "chat-1", []*annals.Entry{{ID: "late", Kind: annals.KindUser, Text: "late", Time: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)}}); err != nil {
 		t.Fatal(err)
 	}
 	chat2, err := src.FindChatByID(ctx, "chat-2")

@@ -102,7 +102,7 @@ func (s serverChats) UpdateChat(ctx context.Context, ref annals.ChatRef, upd ann
 // to the local state database. The importer finds there which chat holds an entry a later
 // file names by its source id (a Claude Code summary line titling a conversation imported
 // before), as it finds it in the database of a local import. The importer writes through
-// Capture and TruncateChat only.
+// Capture only.
 type sourceIndex struct {
 	annals.CaptureStore                     // the server
 	local               annals.CaptureStore // the state database
@@ -130,17 +130,6 @@ func (s sourceIndex) Capture(ctx context.Context, ops []annals.CaptureOp) (*anna
 	}
 	if _, err := s.local.Capture(ctx, skeleton); err != nil {
 		return res, fmt.Errorf("import state: recording what was sent to the server: %w", err)
-	}
-	return res, nil
-}
-
-func (s sourceIndex) TruncateChat(ctx context.Context, chatID string, p annals.TruncatePoint) (*annals.TruncateResult, error) {
-	res, err := s.CaptureStore.TruncateChat(ctx, chatID, p)
-	if err != nil {
-		return res, err
-	}
-	if _, err := s.local.TruncateChat(ctx, chatID, p); err != nil {
-		return res, fmt.Errorf("import state: recording a truncation sent to the server: %w", err)
 	}
 	return res, nil
 }

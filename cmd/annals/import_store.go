@@ -24,18 +24,6 @@ var errNoDatabase = annals.Errorf(annals.EINVALID, "no database (a dry run write
 func (noImportState) Capture(context.Context, []annals.CaptureOp) (*annals.CaptureResult, error) {
 	return nil, errNoDatabase
 }
-func (noImportState) CreateChat(context.Context, *annals.Chat) (*annals.Chat, error) {
-	return nil, errNoDatabase
-}
-func (noImportState) AppendEntries(context.Context, string, []*annals.Entry) (*annals.AppendResult, error) {
-	return nil, errNoDatabase
-}
-func (noImportState) TruncateChat(context.Context, string, annals.TruncatePoint) (*annals.TruncateResult, error) {
-	return nil, errNoDatabase
-}
-func (noImportState) RecordRun(context.Context, *annals.Run) (*annals.Run, error) {
-	return nil, errNoDatabase
-}
 func (noImportState) FindImportSource(_ context.Context, path string) (*annals.ImportSource, error) {
 	return nil, annals.Errorf(annals.ENOTFOUND, "no import state for %s", path)
 }

@@ -1,4 +1,9 @@
-package history
+// Package besteffort is the capture path for an agent runtime that must never fail an agent's
+// turn because history could not be written: a client-side wrapper over any
+// annals.CaptureStore (a store, the history service, the HTTP client) that turns capture off at
+// the first store failure and leaves a durable warning, kept in a file, on every chat the
+// process was writing.
+package besteffort
 
 import (
 	"context"
@@ -22,8 +27,8 @@ const UnavailableEntryID = "annals-history-unavailable"
 // UnavailableChannel is the channel of that warning entry.
 const UnavailableChannel = "annals/history-unavailable"
 
-// BestEffortConfig configures BestEffortCapture.
-type BestEffortConfig struct {
+// Config configures a Capture.
+type Config struct {
 	// Capture is the capture path to protect (a store, a RedactingCapture, a Service).
 	Capture annals.CaptureStore
 	// PendingFile keeps the warnings that could not be written when capture failed, so that a
@@ -34,7 +39,7 @@ type BestEffortConfig struct {
 	Now         func() time.Time
 }
 
-// BestEffortCapture is a capture path for an agent runtime that must never fail an agent's
+// Capture is a capture path for an agent runtime that must never fail an agent's
 // turn because history could not be written. The first failure of the store (it is
 // unavailable, read-only, or broken) is logged once, disables capture for the rest of the
 // process (later calls succeed and record nothing), and leaves one durable warning for every
@@ -45,8 +50,8 @@ type BestEffortConfig struct {
 //
 // An op the store refuses for what it is (invalid input, a conflicting chat, a chat that does
 // not exist) does not disable capture: that batch is dropped and logged, and Err reports it.
-type BestEffortCapture struct {
-	cfg BestEffortConfig
+type Capture struct {
+	cfg Config
 	log *slog.Logger
 	now func() time.Time
 
@@ -66,12 +71,12 @@ type warning struct {
 	Cause  string    `json:"cause"`
 }
 
-var _ annals.CaptureStore = (*BestEffortCapture)(nil)
+var _ annals.CaptureStore = (*Capture)(nil)
 
-// NewBestEffortCapture returns the best-effort path over cfg.Capture. It reads the pending
+// New returns the best-effort path over cfg.Capture. It reads the pending
 // warnings an earlier process left in cfg.PendingFile.
-func NewBestEffortCapture(cfg BestEffortConfig) *BestEffortCapture {
-	b := &BestEffortCapture{cfg: cfg, log: cfg.Logger, now: cfg.Now, chats: map[string]bool{}, pending: map[string]warning{}}
+func New(cfg Config) *Capture {
+	b := &Capture{cfg: cfg, log: cfg.Logger, now: cfg.Now, chats: map[string]bool{}, pending: map[string]warning{}}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}
@@ -93,14 +98,14 @@ func NewBestEffortCapture(cfg BestEffortConfig) *BestEffortCapture {
 }
 
 // Disabled reports whether a store failure has turned capture off for this process.
-func (b *BestEffortCapture) Disabled() bool {
+func (b *Capture) Disabled() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.disabled
 }
 
 // Err returns the failure that disabled capture, else the last dropped batch's error, else nil.
-func (b *BestEffortCapture) Err() error {
+func (b *Capture) Err() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.failure != nil {
@@ -110,7 +115,7 @@ func (b *BestEffortCapture) Err() error {
 }
 
 // Capture applies ops if capture is enabled; it never returns the store's error.
-func (b *BestEffortCapture) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.CaptureResult, error) {
+func (b *Capture) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.CaptureResult, error) {
 	if b.Disabled() {
 		return &annals.CaptureResult{}, nil
 	}
@@ -124,42 +129,8 @@ func (b *BestEffortCapture) Capture(ctx context.Context, ops []annals.CaptureOp)
 	return res, nil
 }
 
-// CreateChat creates a chat if capture is enabled; a failure returns the chat as given.
-func (b *BestEffortCapture) CreateChat(ctx context.Context, chat *annals.Chat) (*annals.Chat, error) {
-	if _, err := b.Capture(ctx, []annals.CaptureOp{{Chat: chat}}); err != nil {
-		return nil, err
-	}
-	return chat, nil
-}
-
-// AppendEntries appends entries if capture is enabled.
-func (b *BestEffortCapture) AppendEntries(ctx context.Context, chatID string, entries []*annals.Entry) (*annals.AppendResult, error) {
-	res, err := b.Capture(ctx, []annals.CaptureOp{{Append: &annals.AppendOp{ChatID: chatID, Entries: entries}}})
-	if err != nil {
-		return nil, err
-	}
-	return &annals.AppendResult{Appended: res.EntriesAppended, Skipped: res.EntriesSkipped, LastSeq: res.LastSeq}, nil
-}
-
-// TruncateChat rewinds a chat if capture is enabled.
-func (b *BestEffortCapture) TruncateChat(ctx context.Context, chatID string, p annals.TruncatePoint) (*annals.TruncateResult, error) {
-	res, err := b.Capture(ctx, []annals.CaptureOp{{Truncate: &annals.TruncateOp{ChatID: chatID, Point: p}}})
-	if err != nil {
-		return nil, err
-	}
-	return &annals.TruncateResult{Removed: res.EntriesRemoved, LastSeq: res.LastSeq}, nil
-}
-
-// RecordRun records a run if capture is enabled; it returns the run as given.
-func (b *BestEffortCapture) RecordRun(ctx context.Context, run *annals.Run) (*annals.Run, error) {
-	if _, err := b.Capture(ctx, []annals.CaptureOp{{Run: run}}); err != nil {
-		return nil, err
-	}
-	return run, nil
-}
-
 // note remembers the chats a batch writes to, so a failure can warn each of them.
-func (b *BestEffortCapture) note(ops []annals.CaptureOp) {
+func (b *Capture) note(ops []annals.CaptureOp) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for i := range ops {
@@ -182,7 +153,7 @@ func refusedForWhatItIs(err error) bool {
 	return false
 }
 
-func (b *BestEffortCapture) fail(err error) {
+func (b *Capture) fail(err error) {
 	if refusedForWhatItIs(err) {
 		b.mu.Lock()
 		b.last = err
@@ -214,7 +185,7 @@ func (b *BestEffortCapture) fail(err error) {
 }
 
 // flushPending writes, once per process, the warnings an earlier process could not write.
-func (b *BestEffortCapture) flushPending(ctx context.Context) {
+func (b *Capture) flushPending(ctx context.Context) {
 	b.mu.Lock()
 	if b.flushed || len(b.pending) == 0 {
 		b.flushed = true
@@ -229,7 +200,7 @@ func (b *BestEffortCapture) flushPending(ctx context.Context) {
 
 // writeWarnings appends each pending warning to its chat, forgetting those that landed (or
 // whose chat does not exist: there is nothing to warn).
-func (b *BestEffortCapture) writeWarnings(ctx context.Context) {
+func (b *Capture) writeWarnings(ctx context.Context) {
 	b.mu.Lock()
 	ws := make([]warning, 0, len(b.pending))
 	for _, w := range b.pending {
@@ -254,7 +225,7 @@ func (b *BestEffortCapture) writeWarnings(ctx context.Context) {
 }
 
 // savePending writes the warnings still pending to the pending file (or removes it).
-func (b *BestEffortCapture) savePending() {
+func (b *Capture) savePending() {
 	if b.cfg.PendingFile == "" {
 		return
 	}
