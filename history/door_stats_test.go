@@ -15,11 +15,11 @@ func TestDoorOffersTheCountsToAdminsOnly(t *testing.T) {
 	db := openSQLite(t)
 	ctx := context.Background()
 	for i, tenant := range []string{"A", "B"} {
-		if _, err := db.CreateChat(ctx, &annals.Chat{ID: "c" + tenant, TenantID: tenant, CreatedAt: time.Date(2026, 1, 1+i, 0, 0, 0, 0, time.UTC)}); err != nil {
+		if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "c" + tenant, TenantID: tenant, CreatedAt: time.Date(2026, 1, 1+i, 0, 0, 0, 0, time.UTC)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := db.AppendEntries(ctx, "cA", []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "hi", Time: time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)}}); err != nil {
+	if _, err := annals.AppendEntries(ctx, db, "cA", []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "hi", Time: time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)}}); err != nil {
 		t.Fatal(err)
 	}
 	svc := history.New(history.Config{Store: db})
