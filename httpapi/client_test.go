@@ -125,7 +125,7 @@ func TestClientWriteOpsRoundTrip(t *testing.T) {
 	}
 }
 
-// The client is an annals.CaptureStore: the single-op methods, and Capture split to fit the
+// The client is an annals.CaptureStore: the single-op functions over it, and Capture split to fit the
 // server's body limit, with batch error indexes mapped back to the caller's ops.
 func TestClientIsACaptureStore(t *testing.T) {
 	f := newTwoTenants(t)

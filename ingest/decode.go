@@ -1,7 +1,7 @@
 // Package ingest reads the generic capture format, JSON Lines with one chat, entry, run or
 // truncate record per line (docs/FORMAT.md), and applies it to an annals.CaptureStore.
 //
-// Decoder turns lines into validated annals.CaptureOps one at a time, with bounded memory.
+// Decoder turns lines into validated annals.CaptureOp values one at a time, with bounded memory.
 // Ingest validates a whole input before it writes anything, then applies it in batches, each
 // one transaction.
 package ingest
