@@ -95,7 +95,10 @@ func (op *CaptureOp) Validate() error {
 	}
 }
 
-// CaptureResult counts what a capture batch did.
+// CaptureResult counts what a capture batch did, net of itself: an entry the batch appended and
+// one of its truncations then removed was neither there before nor is it after, so it counts as
+// neither appended nor removed (a replayed rewind reports nothing). EntriesRemoved counts the
+// entries that were there before the batch and are not after.
 type CaptureResult struct {
 	ChatsCreated    int `json:"chats_created"`
 	ChatsUnchanged  int `json:"chats_unchanged"`

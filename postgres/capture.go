@@ -78,6 +78,9 @@ type writer struct {
 	readers []pendingResult
 	// docChats are the chats whose documents refreshDocs brings up to date before commit.
 	docChats []int64
+	// fresh is, per chat, the first seq this transaction appended: a truncation that removes
+	// entries from there on takes back the batch's own appends (netAppends).
+	fresh map[int64]int64
 }
 
 // pendingResult reads one queued statement's result; op is the index of the op that queued it.
@@ -408,6 +411,9 @@ func (w *writer) append(op *annals.AppendOp, expect *annals.ChatOwner, res *anna
 		res.LastSeq = last
 		res.EntriesAppended += int(n)
 		res.EntriesSkipped += total - int(n)
+		if n > 0 {
+			w.markFresh(chat.pk, last-n+1)
+		}
 		return nil
 	}
 	return w.queue(read, appendSQL,
@@ -445,11 +451,17 @@ func (w *writer) truncate(op *annals.TruncateOp, expect *annals.ChatOwner, res *
 	if from == nil {
 		return annals.Errorf(annals.ENOTFOUND, "chat %q has no %s to truncate from", op.ChatID, what)
 	}
+	var own int64
+	if first, ok := w.fresh[chat.pk]; ok {
+		if err := w.tx.QueryRow(w.ctx, `SELECT count(*) FROM entries WHERE chat_pk = $1 AND seq >= $2`, chat.pk, max(first, *from)).Scan(&own); err != nil {
+			return w.db.storeErr("count the batch's own entries", err)
+		}
+	}
 	n, err := w.exec(`DELETE FROM entries WHERE chat_pk = ? AND seq >= ?`, chat.pk, *from)
 	if err != nil {
 		return err
 	}
-	res.EntriesRemoved += int(n)
+	netAppends(res, int(n), int(own))
 	res.LastSeq = *from - 1
 	if err := w.docChanged(chat.pk, true); err != nil {
 		return err
@@ -534,4 +546,22 @@ func dedupe(tags []string) []string {
 		}
 	}
 	return out
+}
+
+// markFresh records that this transaction appended to the chat from seq first on.
+func (w *writer) markFresh(chatPK, first int64) {
+	if w.fresh == nil {
+		w.fresh = map[int64]int64{}
+	}
+	if f, ok := w.fresh[chatPK]; !ok || first < f {
+		w.fresh[chatPK] = first
+	}
+}
+
+// netAppends counts a truncation that removed n entries, own of them appended by the same batch:
+// those were neither there before nor are they after, so the batch reports them as neither
+// appended nor removed (re-ingesting a file that replays a rewind reports nothing).
+func netAppends(res *annals.CaptureResult, n, own int) {
+	res.EntriesAppended -= own
+	res.EntriesRemoved += n - own
 }

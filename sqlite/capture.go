@@ -66,6 +66,9 @@ type writer struct {
 	// touched; their run totals and status are recomputed once, by flushRuns, before commit.
 	runChats []int64
 	runTouch map[int64]*runTouch
+	// fresh is, per chat, the first seq this transaction appended: a truncation that removes
+	// entries from there on takes back the batch's own appends (netAppends).
+	fresh map[int64]int64
 }
 
 // runTouch is what flushRuns needs about one chat's recorded runs.
@@ -295,6 +298,7 @@ func (w *writer) append(op *annals.AppendOp, expect *annals.ChatOwner, res *anna
 	if appended == 0 {
 		return nil
 	}
+	w.markFresh(chat.pk, seq-appended+1)
 	res.EntriesAppended += int(appended)
 	// Token counters saturate instead of overflowing: SQLite would store an overflowing integer
 	// sum as a float, and CAST turns it back into an integer clamped to the int64 range.
@@ -330,12 +334,18 @@ func (w *writer) truncate(op *annals.TruncateOp, expect *annals.ChatOwner, res *
 	if !from.Valid {
 		return annals.Errorf(annals.ENOTFOUND, "chat %q has no %s to truncate from", op.ChatID, what)
 	}
+	var own int64
+	if first, ok := w.fresh[chat.pk]; ok {
+		if err := w.tx.QueryRowContext(w.ctx, `SELECT count(*) FROM entries WHERE chat_pk = ? AND seq >= ?`, chat.pk, max(first, from.Int64)).Scan(&own); err != nil {
+			return storeErr("count the batch's own entries", err)
+		}
+	}
 	r, err := w.exec(`DELETE FROM entries WHERE chat_pk = ? AND seq >= ?`, chat.pk, from.Int64)
 	if err != nil {
 		return err
 	}
 	n, _ := r.RowsAffected()
-	res.EntriesRemoved += int(n)
+	netAppends(res, int(n), int(own))
 	res.LastSeq = from.Int64 - 1
 	// Recount from the rows that remain rather than subtracting, so counters can never drift.
 	_, err = w.exec(`UPDATE chats SET
@@ -469,3 +479,21 @@ func splitTags(s string) []string {
 func joinSources(ids []string) string { return strings.Join(ids, "\n") }
 
 func splitSources(s string) []string { return splitTags(s) }
+
+// markFresh records that this transaction appended to the chat from seq first on.
+func (w *writer) markFresh(chatPK, first int64) {
+	if w.fresh == nil {
+		w.fresh = map[int64]int64{}
+	}
+	if f, ok := w.fresh[chatPK]; !ok || first < f {
+		w.fresh[chatPK] = first
+	}
+}
+
+// netAppends counts a truncation that removed n entries, own of them appended by the same batch:
+// those were neither there before nor are they after, so the batch reports them as neither
+// appended nor removed (re-ingesting a file that replays a rewind reports nothing).
+func netAppends(res *annals.CaptureResult, n, own int) {
+	res.EntriesAppended -= own
+	res.EntriesRemoved += n - own
+}

@@ -35,6 +35,7 @@ func captureTests() []test {
 	tests := []test{
 		{"AppliesOpsInOrderAndCountsThem", testCaptureAppliesInOrder},
 		{"TruncateToMissingPointNamesIt", testTruncateToMissingPointNamesIt},
+		{"CountsAreNetOfTheBatchItself", testCaptureCountsNet},
 	}
 	for _, b := range badOps() {
 		tests = append(tests, test{
@@ -62,8 +63,9 @@ func testCaptureAppliesInOrder(t *testing.T, s Store) {
 	if err != nil {
 		t.Fatalf("Capture: %v", err)
 	}
-	// LastSeq is what the last append or truncate (the rewind to seq 4) left.
-	want := annals.CaptureResult{ChatsCreated: 1, ChatsUnchanged: 1, EntriesAppended: 4, EntriesSkipped: 3, EntriesRemoved: 1, RunsRecorded: 1, LastSeq: 3}
+	// LastSeq is what the last append or truncate (the rewind to seq 4) left. The counts are net
+	// of the batch itself: e-4, appended and rewound by it, is neither appended nor removed.
+	want := annals.CaptureResult{ChatsCreated: 1, ChatsUnchanged: 1, EntriesAppended: 3, EntriesSkipped: 3, EntriesRemoved: 0, RunsRecorded: 1, LastSeq: 3}
 	if *res != want {
 		t.Errorf("Capture result = %+v, want %+v", *res, want)
 	}
@@ -164,4 +166,42 @@ func testTruncateToMissingPointNamesIt(t *testing.T, s Store) {
 			t.Errorf("TruncateChat(%+v): %v, want the message %q", c.point, err, c.want)
 		}
 	}
+}
+
+// testCaptureCountsNet checks that a batch's counts are net of itself: a rewind of entries the
+// same batch appended counts neither, a rewind into entries from before the batch counts those
+// as removed, and replaying a batch that appended and rewound reports nothing.
+func testCaptureCountsNet(t *testing.T, s Store) {
+	mustCreateChat(t, s, NewChat("c1", "tenant-a"))
+	mustAppend(t, s, "c1", TextEntry("old-1", annals.KindUser, "one"), TextEntry("old-2", annals.KindAssistant, "two"))
+	replay := []annals.CaptureOp{
+		{Append: &annals.AppendOp{ChatID: "c1", Entries: []*annals.Entry{TextEntry("new-1", annals.KindUser, "three"), TextEntry("new-2", annals.KindAssistant, "four")}}},
+		{Truncate: &annals.TruncateOp{ChatID: "c1", Point: annals.TruncatePoint{EntryID: "new-2"}}},
+		{Append: &annals.AppendOp{ChatID: "c1", Entries: []*annals.Entry{TextEntry("new-3", annals.KindAssistant, "four, again")}}},
+	}
+	for i, want := range []annals.CaptureResult{
+		{EntriesAppended: 2, LastSeq: 4},
+		{EntriesAppended: 0, EntriesSkipped: 2, LastSeq: 4}, // new-2 comes back, and goes again
+	} {
+		res, err := s.Capture(t.Context(), replay)
+		if err != nil {
+			t.Fatalf("Capture %d: %v", i+1, err)
+		}
+		if *res != want {
+			t.Errorf("Capture %d = %+v, want %+v", i+1, *res, want)
+		}
+		wantTranscript(t, mustEntries(t, s, "c1"), "old-1", "old-2", "new-1", "new-3")
+	}
+	// A rewind into the entries from before the batch removes those, and only those count.
+	res, err := s.Capture(t.Context(), []annals.CaptureOp{
+		{Append: &annals.AppendOp{ChatID: "c1", Entries: []*annals.Entry{TextEntry("new-4", annals.KindUser, "five")}}},
+		{Truncate: &annals.TruncateOp{ChatID: "c1", Point: annals.TruncatePoint{EntryID: "old-2"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (annals.CaptureResult{EntriesAppended: 0, EntriesRemoved: 3, LastSeq: 1}); *res != want {
+		t.Errorf("rewind into older entries = %+v, want %+v", *res, want)
+	}
+	wantTranscript(t, mustEntries(t, s, "c1"), "old-1")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,5 +64,28 @@ func TestExportOutLeavesTheFilePrivate(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "Deploy the emag.ro shop") {
 		t.Errorf("the export:\n%s", b)
+	}
+}
+
+// TestReingestingAFileWithARewindReportsNothing proves ingesting the bundled example again, a
+// file that replays a rewind, reports nothing appended and nothing removed, and changes nothing.
+func TestReingestingAFileWithARewindReportsNothing(t *testing.T) {
+	tm := newTestMain(t)
+	example := filepath.Join("..", "..", "examples", "first-chat.jsonl")
+	tm.mustRun("", "ingest", example)
+	before := tm.mustRun("", "show", "--json", "c-2b04d6aa")
+	var report struct {
+		Appended int `json:"entries_appended"`
+		Removed  int `json:"entries_removed"`
+		Skipped  int `json:"entries_skipped"`
+	}
+	if err := json.Unmarshal([]byte(tm.mustRun("", "ingest", "--json", example)), &report); err != nil {
+		t.Fatal(err)
+	}
+	if report.Appended != 0 || report.Removed != 0 || report.Skipped == 0 {
+		t.Errorf("re-ingesting the example reported %+v, want nothing appended or removed", report)
+	}
+	if after := tm.mustRun("", "show", "--json", "c-2b04d6aa"); after != before {
+		t.Errorf("the rewound chat changed:\n%s\n%s", before, after)
 	}
 }
