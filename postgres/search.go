@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/query"
 )
 
 // Ranking. ts_rank plays the part of SQLite's bm25, with field weights in the same proportions
@@ -199,7 +200,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	if p.useChatDocs() {
 		return db.searchChatDocs(ctx, p, limit)
 	}
-	pos := positiveTerms(f.Text, nil)
+	pos := query.PositiveTerms(f.Text, nil)
 	var with string
 	var args []any
 	cond := "true"
@@ -436,7 +437,7 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	w := &where{}
 	rank := "0.0::real"
 	var pre []any
-	pos := positiveTerms(f.Text, nil)
+	pos := query.PositiveTerms(f.Text, nil)
 	if f.Text != nil {
 		expr, err := tsExpr(f.Text, p.entryW)
 		if err != nil {

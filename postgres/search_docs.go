@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/query"
 )
 
 // Chat search over the chat documents (migration 0006): rank chats, not entries, reading no
@@ -71,7 +72,7 @@ func docLeaves(e *annals.TextExpr, negated bool, out []docLeaf) []docLeaf {
 // useChatDocs reports whether a search can run on the chat documents: words, every one a
 // single token (a phrase needs positions), no field restriction and no entry-level filter.
 func (p *searchPlan) useChatDocs() bool {
-	if p.f.Text == nil || len(p.f.Fields) > 0 || len(p.entryWhere.Conds) > 0 || len(positiveTerms(p.f.Text, nil)) == 0 {
+	if p.f.Text == nil || len(p.f.Fields) > 0 || len(p.entryWhere.Conds) > 0 || len(query.PositiveTerms(p.f.Text, nil)) == 0 {
 		return false
 	}
 	for _, l := range docLeaves(p.f.Text, false, nil) {
@@ -269,7 +270,7 @@ func (db *DB) searchChatDocs(ctx context.Context, p *searchPlan, limit int) ([]a
 	args = append(args, k)
 	metaQuery := ""
 	if p.useMeta {
-		metaQuery = tsAny(positiveTerms(f.Text, nil), p.metaW)
+		metaQuery = tsAny(query.PositiveTerms(f.Text, nil), p.metaW)
 	}
 	with = append(with, p.docMarkers(leaves, &args), p.docFeatures(leaves, metaQuery, &args), docStats(leaves))
 	args = append(args, unixNano(db.now()))
@@ -289,7 +290,7 @@ func (db *DB) searchChatDocs(ctx context.Context, p *searchPlan, limit int) ([]a
 		if err != nil || !p.useEntries || len(hits) == 0 {
 			return err
 		}
-		return db.pageEntries(ctx, tx, p, positiveTerms(f.Text, nil), pks, hits, true, total > perChatEntriesAbove)
+		return db.pageEntries(ctx, tx, p, query.PositiveTerms(f.Text, nil), pks, hits, true, total > perChatEntriesAbove)
 	})
 	if err != nil {
 		return nil, 0, err

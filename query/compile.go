@@ -232,3 +232,21 @@ func toTextExprs(items []Expr) []*annals.TextExpr {
 	}
 	return out
 }
+
+// PositiveTerms appends to out the terms of e that are not under a negation, in order: they
+// drive ranking and snippets in both stores.
+func PositiveTerms(e *annals.TextExpr, out []*annals.TextExpr) []*annals.TextExpr {
+	if e == nil {
+		return out
+	}
+	switch e.Op {
+	case annals.TextTerm:
+		return append(out, e)
+	case annals.TextNot:
+		return out
+	}
+	for _, it := range e.Items {
+		out = PositiveTerms(it, out)
+	}
+	return out
+}

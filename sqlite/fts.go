@@ -20,24 +20,6 @@ func errOnlyExclusions() error {
 	return annals.Errorf(annals.EINVALID, "the query needs at least one word to search for besides exclusions")
 }
 
-// positiveTerms collects the terms that are not under a negation: they drive ranking and
-// snippets.
-func positiveTerms(e *annals.TextExpr, out []*annals.TextExpr) []*annals.TextExpr {
-	if e == nil {
-		return out
-	}
-	switch e.Op {
-	case annals.TextTerm:
-		return append(out, e)
-	case annals.TextNot:
-		return out
-	}
-	for _, it := range e.Items {
-		out = positiveTerms(it, out)
-	}
-	return out
-}
-
 // anyOf is the tree "any of these terms", for ranking and snippets.
 func anyOf(terms []*annals.TextExpr) *annals.TextExpr {
 	if len(terms) == 1 {

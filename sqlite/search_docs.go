@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/query"
 )
 
 // Chat search over the chat documents (migrations 0007 and 0010): rank chats, not entries.
@@ -38,7 +39,7 @@ const docWeights = "0, 0, 0, 0, " + entryWeights + ", 0"
 // entry-level filter (a chat document cannot tell which entry a word came from), and the index
 // is built.
 func (p *searchPlan) useChatDocs() bool {
-	return p.f.Text != nil && len(p.entryWhere.Conds) == 0 && len(positiveTerms(p.f.Text, nil)) > 0
+	return p.f.Text != nil && len(p.entryWhere.Conds) == 0 && len(query.PositiveTerms(p.f.Text, nil)) > 0
 }
 
 // docColumns are the chat_fts columns a plan searches.
@@ -90,7 +91,7 @@ func (db *DB) searchChatDocs(ctx context.Context, tx queryer, p *searchPlan, lim
 	}
 	// The positive terms as the query states them, each expanded: the snippets count how many of
 	// them an entry matches, however many words a prefix stands for.
-	pos := positiveTerms(f.Text, nil)
+	pos := query.PositiveTerms(f.Text, nil)
 	for i, t := range pos {
 		if x, ok := expanded[t]; ok {
 			pos[i] = x
@@ -156,7 +157,7 @@ func planWalk(ctx context.Context, tx queryer, p *searchPlan, text *annals.TextE
 	if err != nil {
 		return nil, "", err
 	}
-	anyQ, err := ftsCompile(anyOf(positiveTerms(text, nil)), mcols)
+	anyQ, err := ftsCompile(anyOf(query.PositiveTerms(text, nil)), mcols)
 	if err != nil {
 		return nil, "", err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/query"
 )
 
 // The entry-level chat ranking: what SearchChats runs when the chat documents cannot answer
@@ -96,7 +97,7 @@ func (p *searchPlan) entryRanking(cw *where, limit int, now float64) (*entryRank
 func (p *searchPlan) rankedCTEs() (*rankingCTEs, error) {
 	f := p.f
 	r := &rankingCTEs{}
-	pos := positiveTerms(f.Text, nil)
+	pos := query.PositiveTerms(f.Text, nil)
 	r.rankBody = p.useEntries && len(pos) > 0
 	rankMeta := p.useMeta && len(pos) > 0
 	// A query of one term, or of terms joined by OR, matches exactly the chats that hold one of
