@@ -5,7 +5,6 @@ package storecopy
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -108,11 +107,7 @@ func copyChat(ctx context.Context, src, dst annals.Store, restorer annals.ChatCo
 	}
 	res, err := dst.Capture(ctx, []annals.CaptureOp{{Chat: c}})
 	if err != nil {
-		var be *annals.BatchError
-		if errors.As(err, &be) {
-			err = be.Err
-		}
-		return err
+		return annals.Unbatch(err)
 	}
 	rep.ChatsCreated += res.ChatsCreated
 
