@@ -36,6 +36,7 @@ func captureTests() []test {
 		{"AppliesOpsInOrderAndCountsThem", testCaptureAppliesInOrder},
 		{"TruncateToMissingPointNamesIt", testTruncateToMissingPointNamesIt},
 		{"CountsAreNetOfTheBatchItself", testCaptureCountsNet},
+		{"OneOpBatchAnswersWhatItStored", testCaptureOneOpAnswersWhatItStored},
 	}
 	for _, b := range badOps() {
 		tests = append(tests, test{
@@ -204,4 +205,37 @@ func testCaptureCountsNet(t *testing.T, s Store) {
 		t.Errorf("rewind into older entries = %+v, want %+v", *res, want)
 	}
 	wantTranscript(t, mustEntries(t, s, "c1"), "old-1")
+}
+
+// A batch of one chat op or one run op answers the chat or the run as stored after it (what
+// annals.CreateChat and annals.RecordRun return); a larger batch answers counts only.
+func testCaptureOneOpAnswersWhatItStored(t *testing.T, s Store) {
+	ctx := t.Context()
+	chat := NewChat("c1", "A")
+	chat.Tags = []string{"b", "a"}
+	res, err := s.Capture(ctx, []annals.CaptureOp{{Chat: chat}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Chat == nil {
+		t.Fatal("a one-chat-op batch answered no chat")
+	}
+	wantSameChat(t, "the chat a one-op batch answered", res.Chat, mustChat(t, s, "c1"))
+	run := NewRun("r1", "c1", annals.StatusCompleted, runStart)
+	run.InputTokens = 12
+	res, err = s.Capture(ctx, []annals.CaptureOp{{Run: run}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := mustRuns(t, s, "c1")
+	if res.Run == nil || len(runs) != 1 || res.Run.ID != "r1" || res.Run.InputTokens != 12 || !res.Run.StartedAt.Equal(runs[0].StartedAt) {
+		t.Fatalf("a one-run-op batch answered %+v, want the stored %+v", res.Run, runs)
+	}
+	res, err = s.Capture(ctx, []annals.CaptureOp{{Chat: NewChat("c2", "A")}, {Run: NewRun("r2", "c2", annals.StatusRunning, runStart)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Chat != nil || res.Run != nil || res.ChatsCreated != 1 || res.RunsRecorded != 1 {
+		t.Errorf("a two-op batch answered %+v, want counts only", res)
+	}
 }
