@@ -693,6 +693,9 @@ func testQueryView(t *testing.T, open Opener) {
 	t.Run("OversizedContentIsReplacedByAMarker", func(t *testing.T) {
 		testViewOversized(t, open)
 	})
+	t.Run("UnansweredCallsLiveOnTheirAssistantOnly", func(t *testing.T) {
+		testViewUnansweredCalls(t, open)
+	})
 }
 
 func testViewOversized(t *testing.T, open Opener) {

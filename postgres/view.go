@@ -195,6 +195,7 @@ func (db *DB) ViewTranscript(ctx context.Context, f view.TranscriptFilter) (*vie
 	if f.BeforeSeq > 0 {
 		w.Add("e.seq < ?", f.BeforeSeq)
 	}
+	w.Add(storecore.ViewRow)
 	if f.Select.DropToolRows {
 		w.Add("e.kind <> 'tool'")
 	}
@@ -236,6 +237,7 @@ func (db *DB) ViewConversation(ctx context.Context, f view.ConversationFilter) (
 	w.addTenant("e", f.Owner)
 	// correlation_id <> '' repeats the partial index's condition so the planner may use it.
 	w.Add("e.correlation_id = ? AND e.correlation_id <> ''", f.CorrelationID)
+	w.Add(storecore.ViewRow)
 	if f.Select.DropToolRows {
 		w.Add("e.kind <> 'tool'")
 	}

@@ -75,6 +75,13 @@ func AgentLinked() string {
 	return `(c.agent_id <> '' OR EXISTS (SELECT 1 FROM entries x WHERE x.chat_pk = c.pk AND ` + AgentChannel("x") + `))`
 }
 
+// ViewRow is true for an entry (alias e) that is a row of the view: every entry but a tool call
+// still waiting for its result (a tool entry with no outcome and no result). Such a call lives
+// on its assistant message only (ViewToolCalls), as the reference keeps a call nobody answered
+// in its assistant row's tool_calls and has no tool row for it, so pages, counts and positions
+// line up with the reference's.
+const ViewRow = "(e.kind <> 'tool' OR e.tool_outcome <> '' OR e.tool_result <> '')"
+
 // AddExcludeAttribute leaves out the chats (alias c) carrying the attribute key, whatever its
 // value: one primary-key probe of chat_attributes per chat, so it is cheap on every row of a page.
 func (w *Where) AddExcludeAttribute(key string) {
@@ -113,6 +120,7 @@ func (w *Where) AddViewFilters(f view.Filter) error {
 		return err
 	}
 	w.AddExcludeAttribute(f.ExcludeAttribute)
+	w.Add(ViewRow)
 	if f.AgentsOnly {
 		w.Add(AgentLinked())
 	}
@@ -313,7 +321,7 @@ func ViewSessionsQuery(f view.SessionsFilter) (string, []any, int, error) {
 	q := `WITH page AS (SELECT c.pk, c.id, c.agent_id, c.title, c.created_at, c.last_activity FROM chats c
 			WHERE ` + w.SQL() + ` ORDER BY c.last_activity DESC, c.id LIMIT ?)
 		SELECT p.id, p.agent_id, p.title, p.created_at, p.last_activity, min(e.time), max(e.time),
-			count(CASE WHEN e.kind IN ('user', 'assistant', 'tool') THEN 1 END),
+			count(CASE WHEN e.kind IN ('user', 'assistant') OR e.kind = 'tool' AND ` + ViewRow + ` THEN 1 END),
 			count(CASE WHEN e.kind IN ('system', 'event') THEN 1 END),
 			(SELECT count(DISTINCT s.source_id) FROM entry_sources s WHERE s.chat_pk = p.pk
 				AND substr(s.source_id, 1, ?) = ?)
@@ -410,8 +418,10 @@ func (d ViewDialect) ViewToolCallsQuery(w *Where, f view.ToolCallsFilter) (strin
 }
 
 // CallOf is the condition that the entry aliased call is one of the calls of the message at seq
-// in the chat chatPK (SQL expressions): a tool entry after it, up to the first entry of another
-// kind, at most view.MaxCallsPerMessage entries on. It is the one definition of a message's
+// in the chat chatPK (SQL expressions): a tool entry with arguments after it, up to the first
+// entry that is no such tool entry, at most view.MaxCallsPerMessage entries on. A tool entry
+// without arguments is a result no call of the message asked for (the lanius importer's orphan
+// result): a row of its own, never one of the message's calls. It is the one definition of a message's
 // calls: the view attaches them (ViewToolCallsQuery) and its substring filter matches the message
 // by their fields (SubstringMatch, SubstringOwners).
 //
@@ -422,7 +432,7 @@ func CallOf(call, chatPK, seq string) string {
 	max := strconv.Itoa(view.MaxCallsPerMessage)
 	return call + `.chat_pk = ` + chatPK + ` AND ` + call + `.seq > ` + seq + ` AND ` + call + `.seq <= ` + seq + ` + ` + max +
 		` AND ` + call + `.seq < coalesce((SELECT z.seq FROM entries z WHERE z.chat_pk = ` + chatPK + ` AND z.seq > ` + seq +
-		` AND z.kind <> 'tool' ORDER BY z.seq LIMIT 1), ` + seq + ` + ` + max + ` + 1) AND ` + call + `.kind = 'tool'`
+		` AND (z.kind <> 'tool' OR z.tool_args = '') ORDER BY z.seq LIMIT 1), ` + seq + ` + ` + max + ` + 1) AND ` + call + `.kind = 'tool'`
 }
 
 // ReadToolCalls reads the rows of ViewToolCallsQuery.
