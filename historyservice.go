@@ -106,6 +106,8 @@ type SearchParams struct {
 	Mode   SearchMode
 	Filter ChatQuery
 	Page   PageParams
+	// Explain asks for SearchPage.Explain: how the store ran the search.
+	Explain bool
 }
 
 // The marks SearchChats puts around matched terms in snippets: two private-use characters a
@@ -185,6 +187,13 @@ type SearchPage struct {
 	Query string `json:"query"`
 	// Unreadable names chats of this page that could not be read; see ChatPage.
 	Unreadable []string `json:"unreadable,omitempty"`
+	// Partial is true when the search did less than the query asks so as to stay within its
+	// bounds (a prefix standing for more words than a search expands): the page is the best
+	// found, PartialReason says what was left out, and the total counts what was searched.
+	Partial       bool   `json:"partial,omitempty"`
+	PartialReason string `json:"partial_reason,omitempty"`
+	// Explain is how the search ran, when SearchParams.Explain asked for it.
+	Explain *SearchExplain `json:"explain,omitempty"`
 }
 
 // RelatedChat is one related chat with its cosine similarity to the source.

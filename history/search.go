@@ -2,6 +2,8 @@ package history
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/annals-dev/annals"
@@ -30,6 +32,8 @@ func (s *Service) SearchChats(ctx context.Context, p annals.SearchParams) (*anna
 		return nil, err
 	}
 	out := &annals.SearchPage{Limit: f.Limit, Offset: f.Offset, Scope: string(res.Scope), Mode: string(mode), Query: q.String()}
+	report := &annals.SearchReport{}
+	ctx = annals.NewContextWithSearchReport(ctx, report)
 	var n int
 	if mode == annals.SearchEntriesMode {
 		out.Entries, out.Total, err = s.store.SearchEntries(ctx, f)
@@ -46,6 +50,11 @@ func (s *Service) SearchChats(ctx context.Context, p annals.SearchParams) (*anna
 	if err != nil {
 		return nil, err
 	}
+	explain := report.Explain()
+	markPartial(out, explain)
+	if p.Explain {
+		out.Explain = &explain
+	}
 	// Relevance scores come from full-text statistics over the whole index, every tenant's rows
 	// included, so an absolute score would tell a member how common a word is in other tenants'
 	// chats. Only a global (admin) search sees scores; everyone else gets the order alone.
@@ -61,6 +70,24 @@ func (s *Service) SearchChats(ctx context.Context, p annals.SearchParams) (*anna
 		out.NextCursor = encodeCursor(cursor{Offset: next})
 	}
 	return out, nil
+}
+
+// markPartial marks the page partial when a prefix was searched as fewer words than it stands for.
+func markPartial(out *annals.SearchPage, x annals.SearchExplain) {
+	var why []string
+	for _, e := range x.Expansions {
+		if !e.Capped {
+			continue
+		}
+		of := fmt.Sprintf("more than %d", e.Scanned)
+		if e.Vocabulary > 0 {
+			of = strconv.Itoa(e.Vocabulary)
+		}
+		why = append(why, fmt.Sprintf("%s stands for %s words; searched the %d most frequent (type more letters to narrow it)", e.Prefix, of, len(e.Words)))
+	}
+	if len(why) > 0 {
+		out.Partial, out.PartialReason = true, strings.Join(why, "; ")
+	}
 }
 
 // searchFilter turns the parameters of a search into the store's filter, checking the query,

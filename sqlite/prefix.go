@@ -1,21 +1,31 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/query"
 )
 
-// maxPrefixWords is how many words a prefix term may expand into; a prefix shared by more words
-// (a short one: "t*") stays a prefix, and FTS5 merges their doclists as it always did.
-const maxPrefixWords = 64
+// Prefix terms (migrat*) are searched as the OR of the words of the chat index that start with
+// them (migration 0008's vocabulary), never as an FTS5 prefix query: FTS5 answers a prefix by
+// merging the doclists of every word with it, again for every cursor, so a short prefix (re*)
+// used to cost seconds at 1M entries. A prefix standing for more than maxPrefixWords words is
+// searched as its maxPrefixWords most frequent ones, and the search says so (the page is
+// partial); the vocabulary walk itself reads at most maxPrefixScan words.
+const (
+	maxPrefixWords = 64
+	maxPrefixScan  = 2000
+)
 
 // expandPrefixes returns e with each prefix term replaced by the OR of the words of the chat
-// index that start with it (migration 0008), so that FTS5 seeks each word's doclist instead of
-// merging all of them per cursor. A phrase with a prefix ("emag r"*) becomes the OR of the
-// phrases ending in each word. The words come from the chat index, which holds every word of
-// every entry and chat, so the expanded query finds exactly what the prefix finds.
+// index that start with it. A phrase with a prefix ("emag r"*) becomes the OR of the phrases
+// ending in each word. The words come from the chat index, which holds every word of every
+// entry and chat, so an expansion that is not capped finds exactly what the prefix finds. Each
+// expansion is reported to the search report of ctx.
 //
 // done maps each term of e to its expansion, so a caller can expand a subtree (a positive term)
 // the same way without reading the vocabulary again.
@@ -41,42 +51,73 @@ func expandPrefixes(ctx context.Context, tx queryer, e *annals.TextExpr, done ma
 		return e, nil
 	}
 	last := query.Fold(e.Tokens[len(e.Tokens)-1])
-	words, err := prefixWords(ctx, tx, last)
+	x, err := prefixWords(ctx, tx, last)
 	if err != nil {
 		return nil, err
 	}
-	done[e] = e
-	if len(words) == 0 || len(words) > maxPrefixWords {
-		return e, nil
-	}
+	x.Prefix = strings.Join(e.Tokens, " ") + "*"
+	annals.SearchReportFrom(ctx).Expanded(x)
 	or := &annals.TextExpr{Op: annals.TextOr}
-	for _, w := range words {
+	for _, w := range x.Words {
 		toks := append(append([]string{}, e.Tokens[:len(e.Tokens)-1]...), w)
 		or.Items = append(or.Items, &annals.TextExpr{Op: annals.TextTerm, Tokens: toks})
 	}
-	done[e] = or
-	if len(or.Items) == 1 {
+	switch len(or.Items) {
+	case 0:
+		// No word of the index starts with it: the prefix matches nothing, and FTS5 says so
+		// as cheaply as anything.
+		done[e] = e
+	case 1:
 		done[e] = or.Items[0]
+	default:
+		done[e] = or
 	}
 	return done[e], nil
 }
 
-// prefixWords lists up to maxPrefixWords+1 words of the chat index starting with prefix, in
-// order. The vocabulary's terms are byte strings; U+10FFFF sorts after every continuation.
-func prefixWords(ctx context.Context, tx queryer, prefix string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT term FROM chat_fts_vocab WHERE term >= ? AND term <= ? ORDER BY term LIMIT ?`,
-		prefix, prefix+"\U0010FFFF", maxPrefixWords+1)
+// prefixWords reads the words of the chat index starting with prefix (at most maxPrefixScan+1,
+// in byte order) with their document counts, and keeps the maxPrefixWords most frequent. The
+// vocabulary's terms are byte strings; U+10FFFF sorts after every continuation.
+func prefixWords(ctx context.Context, tx queryer, prefix string) (annals.PrefixExpansion, error) {
+	var x annals.PrefixExpansion
+	rows, err := tx.QueryContext(ctx, `SELECT term, doc FROM chat_fts_vocab WHERE term >= ? AND term <= ? ORDER BY term LIMIT ?`,
+		prefix, prefix+"\U0010FFFF", maxPrefixScan+1)
 	if err != nil {
-		return nil, storeErr("expand prefix", err)
+		return x, storeErr("expand prefix", err)
 	}
 	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var w string
-		if err := rows.Scan(&w); err != nil {
-			return nil, storeErr("expand prefix", err)
-		}
-		out = append(out, w)
+	type word struct {
+		w    string
+		docs int
 	}
-	return out, storeErrOrNil("expand prefix", rows.Err())
+	var words []word
+	for rows.Next() {
+		var w word
+		if err := rows.Scan(&w.w, &w.docs); err != nil {
+			return x, storeErr("expand prefix", err)
+		}
+		words = append(words, w)
+	}
+	if err := rows.Err(); err != nil {
+		return x, storeErr("expand prefix", err)
+	}
+	x.Scanned = len(words)
+	if len(words) > maxPrefixScan {
+		words, x.Scanned = words[:maxPrefixScan], maxPrefixScan
+	} else {
+		x.Vocabulary = len(words)
+	}
+	if len(words) > maxPrefixWords {
+		// The most frequent first; among equals, byte order, so the choice is stable.
+		slices.SortStableFunc(words, func(a, b word) int { return cmp.Compare(b.docs, a.docs) })
+		words, x.Capped = words[:maxPrefixWords], true
+	}
+	if x.Scanned == maxPrefixScan {
+		x.Capped = true
+	}
+	x.Words = make([]string, len(words))
+	for i, w := range words {
+		x.Words[i], x.Docs = w.w, x.Docs+w.docs
+	}
+	return x, nil
 }

@@ -184,9 +184,14 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	if p.useChatDocs() && !db.entryRanking {
 		hits, total, done, err := db.searchChatDocsTx(ctx, p, limit)
 		if done || err != nil {
+			annals.SearchReportFrom(ctx).SetPath("chat documents")
 			return hits, total, err
 		}
 	}
+	if p.f.Text, err = db.expandForEntries(ctx, p.f.Text); err != nil {
+		return nil, 0, err
+	}
+	annals.SearchReportFrom(ctx).SetPath("entry index")
 	r, err := p.entryRanking(cw, limit, float64(unixNano(db.now())))
 	if err != nil {
 		return nil, 0, err
@@ -210,6 +215,21 @@ func (db *DB) searchChatDocsTx(ctx context.Context, p *searchPlan, limit int) (h
 	}
 	hits, total, err = db.searchChatDocs(ctx, tx, p, limit)
 	return hits, total, true, err
+}
+
+// expandForEntries expands the prefix terms of text (expandPrefixes) for a search on the entry
+// index. The words come from the chat index's vocabulary, which holds every word of every entry
+// once the chat documents are built; until then (an upgrade's backfill not finished) the
+// prefixes stay, and FTS5 answers them itself.
+func (db *DB) expandForEntries(ctx context.Context, text *annals.TextExpr) (*annals.TextExpr, error) {
+	if text == nil {
+		return text, nil
+	}
+	ready, err := chatDocsReady(ctx, db.reader)
+	if err != nil || !ready {
+		return text, err
+	}
+	return expandPrefixes(ctx, db.reader, text, map[*annals.TextExpr]*annals.TextExpr{})
 }
 
 // isDisjunction reports whether e is one term or terms joined by OR (no AND, no exclusion).
@@ -245,6 +265,10 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	if f.Offset < 0 {
 		return nil, 0, annals.Errorf(annals.EINVALID, "offset must not be negative")
 	}
+	if f.Text, err = db.expandForEntries(ctx, f.Text); err != nil {
+		return nil, 0, err
+	}
+	annals.SearchReportFrom(ctx).SetPath("entry index")
 	w := &where{}
 	from := `entries e JOIN chats c ON c.pk = e.chat_pk`
 	rank := "0.0"

@@ -47,6 +47,7 @@ Results are ranked by relevance blended with recency, with highlighted snippets.
 	in := fs.String("in", "", "comma-separated fields to search: title, description, summary, tags, body, tools (default all)")
 	sort := fs.String("sort", "relevance", "relevance or recent")
 	entries := fs.Bool("entries", false, "list matching entries instead of chats")
+	explain := fs.Bool("explain", false, "also say how the search ran: the words each prefix* stood for, their document counts, whether they were capped, and the index used")
 	ff := addFilterFlags(fs)
 	if err := m.parse(fs, args); err != nil {
 		return err
@@ -54,7 +55,7 @@ Results are ranked by relevance blended with recency, with highlighted snippets.
 	if fs.NArg() == 0 {
 		return usagef("search needs a query")
 	}
-	params := annals.SearchParams{Scope: annals.Scope(*ff.scope), Query: strings.Join(fs.Args(), " "), Sort: *sort}
+	params := annals.SearchParams{Scope: annals.Scope(*ff.scope), Query: strings.Join(fs.Args(), " "), Sort: *sort, Explain: *explain}
 	if *entries {
 		params.Mode = annals.SearchEntriesMode
 	}
@@ -80,6 +81,12 @@ Results are ranked by relevance blended with recency, with highlighted snippets.
 	hl := snippetHighlighter{open: "[", shut: "]"}
 	if m.colour() {
 		hl = snippetHighlighter{open: ansiMarkOpen, shut: ansiMarkClose}
+	}
+	if res.Explain != nil {
+		writeExplain(m.human(), res.Explain)
+	}
+	if res.Partial {
+		fmt.Fprintf(m.human(), "Partial: %s.\n", termsafe.String(res.PartialReason))
 	}
 	if res.Total == 0 {
 		_, err := fmt.Fprintf(m.human(), "No matches for %s.\n", params.Query) // as typed
@@ -129,6 +136,23 @@ func writeEntryHits(w io.Writer, hl snippetHighlighter, hits []annals.EntryHit) 
 			who += " " + e.Tool.Name
 		}
 		fmt.Fprintf(w, "%s #%d %s · %s\n    %s\n", termsafe.String(e.ChatID), e.Seq, termsafe.String(who), e.Time.Local().Format("2006-01-02 15:04"), hl.render(h.Snippet))
+	}
+}
+
+// writeExplain says how a search ran: its path and each prefix's expansion.
+func writeExplain(w io.Writer, x *annals.SearchExplain) {
+	fmt.Fprintf(w, "Search path: %s.\n", x.Path)
+	for _, e := range x.Expansions {
+		of := fmt.Sprintf("more than %d", e.Scanned)
+		if e.Vocabulary > 0 {
+			of = fmt.Sprint(e.Vocabulary)
+		}
+		capped := ""
+		if e.Capped {
+			capped = ", capped to the most frequent"
+		}
+		fmt.Fprintf(w, "Prefix %s: %s words in the index, searched %d (%d documents%s): %s\n",
+			termsafe.String(e.Prefix), of, len(e.Words), e.Docs, capped, termsafe.String(strings.Join(e.Words, " ")))
 	}
 }
 
