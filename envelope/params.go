@@ -58,7 +58,7 @@ func (r *Request) SearchParams() (annals.SearchParams, error) {
 	q, err := r.ChatQuery()
 	return annals.SearchParams{
 		Scope: annals.Scope(r.Scope), Query: r.Query, In: r.In, Sort: r.Sort,
-		Mode: annals.SearchMode(r.Mode), Filter: q, Page: r.page(),
+		Mode: annals.SearchMode(r.Mode), Filter: q, Page: r.page(), Explain: r.Explain,
 	}, err
 }
 
@@ -90,7 +90,7 @@ func ListRequest(p annals.ListParams) *Request {
 // is what SearchChats itself returns.
 func SearchRequest(p annals.SearchParams) *Request {
 	r := &Request{Op: history.OpSearch, Scope: string(p.Scope), Query: p.Query, In: p.In, Sort: p.Sort, Mode: string(p.Mode),
-		MarkOpen: annals.SnippetMarkOpen, MarkClose: annals.SnippetMarkClose}
+		MarkOpen: annals.SnippetMarkOpen, MarkClose: annals.SnippetMarkClose, Explain: p.Explain}
 	r.setQuery(p.Filter)
 	r.setPage(p.Page)
 	return r

@@ -64,6 +64,9 @@ type Request struct {
 	// MarkOpen and MarkClose surround matched terms in snippets (default "[" and "]").
 	MarkOpen  string `json:"mark_open,omitempty"`
 	MarkClose string `json:"mark_close,omitempty"`
+	// Explain asks search to say how it ran (the answer's explain: the index used, each
+	// prefix's words).
+	Explain bool `json:"explain,omitempty"`
 
 	// Get: format, paging by cursor or after_seq, or a window around_seq with context.
 	Format    string `json:"format,omitempty"`
