@@ -38,6 +38,15 @@ func searchCases() []searchCase {
 		{"scarce term, one tenant", corpus.ScarceTerm, "", true, annals.ScopeTenant},
 		{"common term, one tenant", corpus.CommonTerm, "", true, annals.ScopeTenant},
 		{"common term, one user", corpus.CommonTerm, "", true, annals.ScopeUser},
+		// What people type (issue 33): short prefixes, head words under a field filter, an
+		// entry-level search of a head word.
+		{"short prefix re*", "re*", "", false, ""},
+		{"short prefix te*", "te*", "", false, ""},
+		{"prefix con*", "con*", "", false, ""},
+		{"tool filter + head word", "tool:Bash timeout", "", false, ""},
+		{"role filter + head word", "role:user cache", "", false, ""},
+		{"entry-level, short prefix", "re*", annals.SearchEntriesMode, false, ""},
+		{"entry-level, head word", "timeout", annals.SearchEntriesMode, false, ""},
 	}
 }
 
