@@ -19,10 +19,12 @@ const (
 	sentinelClose = annals.SnippetMarkClose
 )
 
-// Default marks, when a search gives none.
+// Default marks, when a search gives none: « and », as MCP uses. Not brackets: a redaction
+// placeholder ("[redacted:aws_access_key]", "[private]") is written in brackets, and a snippet
+// must never show one as if it were a match.
 const (
-	defaultMarkOpen  = "["
-	defaultMarkClose = "]"
+	DefaultMarkOpen  = "«"
+	DefaultMarkClose = "»"
 )
 
 // marks is how snippets are rendered for one search.
@@ -35,7 +37,7 @@ type marks struct {
 
 func newMarks(open, shut string) marks {
 	if open == "" && shut == "" {
-		open, shut = defaultMarkOpen, defaultMarkClose
+		open, shut = DefaultMarkOpen, DefaultMarkClose
 	}
 	return marks{open: open, shut: shut, html: strings.Contains(open, "<") || strings.Contains(shut, "<")}
 }

@@ -61,7 +61,8 @@ type Request struct {
 	// Mode is chats (default: ranked chats with snippets) or entries (matching entries, for
 	// jumping to the message).
 	Mode string `json:"mode,omitempty"`
-	// MarkOpen and MarkClose surround matched terms in snippets (default "[" and "]").
+	// MarkOpen and MarkClose surround matched terms in snippets (default « and », which no
+	// redaction placeholder holds).
 	MarkOpen  string `json:"mark_open,omitempty"`
 	MarkClose string `json:"mark_close,omitempty"`
 	// Explain asks search to say how it ran (the answer's explain: the index used, each

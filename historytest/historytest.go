@@ -48,6 +48,7 @@ func Run(t *testing.T, open Opener) {
 		{"Delete", testDelete},
 		{"Redaction", testRedaction},
 		{"TagsAreRedacted", testTagsAreRedacted},
+		{"PlaceholdersAreNotWords", testPlaceholdersAreNotWords},
 		{"ChatIDsAsPeopleHaveThem", testChatIDsAsPeopleHaveThem},
 		{"Envelope", testEnvelope},
 		{"QueryView", testQueryView},

@@ -211,7 +211,7 @@ func testSearchSnippets(t *testing.T, open Opener) {
 		if h.Entry.Seq != 1 && h.Entry.Seq != 3 {
 			t.Errorf("entry hit at seq %d", h.Entry.Seq)
 		}
-		if !strings.Contains(h.Snippet, "[foo_bar]") {
+		if !strings.Contains(h.Snippet, envelope.DefaultMarkOpen+"foo_bar"+envelope.DefaultMarkClose) {
 			t.Errorf("entry snippet %q lacks the default markers", h.Snippet)
 		}
 	}

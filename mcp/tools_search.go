@@ -23,10 +23,10 @@ const (
 	lineBytes    = 160
 )
 
-// Snippet marks the model sees around matched terms.
+// Snippet marks the model sees around matched terms: the service's default marks.
 const (
-	markOpen  = "«"
-	markClose = "»"
+	markOpen  = envelope.DefaultMarkOpen
+	markClose = envelope.DefaultMarkClose
 )
 
 // filters are the list filters history_search and history_list share.

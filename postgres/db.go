@@ -131,8 +131,8 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	}
 	if opts.ReadOnly {
 		err = db.checkSchema(ctx, db.pool)
-	} else {
-		err = db.migrate(ctx)
+	} else if err = db.migrate(ctx); err == nil {
+		err = db.reindexPlaceholders(ctx)
 	}
 	if err != nil {
 		db.pool.Close()

@@ -63,9 +63,25 @@ func runeClass(r rune) uint8 {
 	return c
 }
 
-// tokenSpans splits s like query.Tokenize, keeping each token's byte range.
+// tokenSpans splits s like query.Tokenize, keeping each token's byte range. The words of a
+// redaction placeholder get the placeholder token as their lexeme, as the index holds them
+// (query.IndexText), so a snippet never marks one as a match.
 func tokenSpans(s string) []tokenSpan {
 	var out []tokenSpan
+	var holders [][2]int
+	if query.HasPlaceholder(s) {
+		holders = query.PlaceholderSpans(s)
+	}
+	add := func(start, end int) {
+		lex := lexeme(s[start:end])
+		for len(holders) > 0 && holders[0][1] <= start {
+			holders = holders[1:]
+		}
+		if len(holders) > 0 && holders[0][0] <= start {
+			lex = "" // matches no term
+		}
+		out = append(out, tokenSpan{start: start, end: end, lex: lex})
+	}
 	start := -1
 	for i, r := range s {
 		c := runeClass(r)
@@ -75,12 +91,12 @@ func tokenSpans(s string) []tokenSpan {
 				start = i
 			}
 		case start >= 0:
-			out = append(out, tokenSpan{start: start, end: i, lex: lexeme(s[start:i])})
+			add(start, i)
 			start = -1
 		}
 	}
 	if start >= 0 {
-		out = append(out, tokenSpan{start: start, end: len(s), lex: lexeme(s[start:])})
+		add(start, len(s))
 	}
 	return out
 }

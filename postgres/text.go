@@ -81,8 +81,12 @@ func buildTSVector(fields ...tsField) pgtype.TSVector {
 		if pos > 0 {
 			pos++ // the gap between fields
 		}
-		for _, tok := range query.Tokenize(f.text) {
+		// Placeholder words keep their positions but are not lexemes: no search finds them.
+		for _, tok := range query.Tokenize(query.IndexText(f.text)) {
 			pos++
+			if query.IsPlaceholderToken(tok) {
+				continue
+			}
 			p := min(pos, maxPosition)
 			w := lexeme(tok)
 			l, ok := words[w]

@@ -88,7 +88,8 @@ func flushChatDocsIn(ctx context.Context, tx *sql.Tx, bound int64, lim blockLimi
 // "archived" for an archived one.
 func buildHeads(ctx context.Context, tx *sql.Tx, bound int64) error {
 	_, err := tx.ExecContext(ctx, `WITH `+headsCTE+` INSERT INTO chat_fts (rowid, title, description, summary, tags, text, reasoning, tool_name, tool_args, tool_result, owner)
-		SELECT d.doc, c.title, c.description, c.summary, c.tags, x.text, x.reasoning, x.tool_name, x.tool_args, x.tool_result,
+		SELECT d.doc, `+indexed("c.title")+`, `+indexed("c.description")+`, `+indexed("c.summary")+`, `+indexed("c.tags")+`,
+			`+indexed("x.text")+`, `+indexed("x.reasoning")+`, `+indexed("x.tool_name")+`, `+indexed("x.tool_args")+`, `+indexed("x.tool_result")+`,
 			`+ownerTokens+` || CASE WHEN EXISTS (SELECT 1 FROM chat_blocks b WHERE b.chat_pk = c.pk) THEN ' multi' ELSE '' END
 			|| CASE WHEN c.archived_at IS NULL THEN '' ELSE ' archived' END
 		FROM chats c JOIN chat_docs d ON d.chat_pk = c.pk

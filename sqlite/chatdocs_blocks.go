@@ -107,10 +107,12 @@ func sealBlocks(ctx context.Context, tx *sql.Tx, bound int64, lim blockLimits) e
 	}
 	// One statement for every new block: each statement writing chat_fts is a segment.
 	_, err = tx.ExecContext(ctx, `INSERT INTO chat_fts (rowid, text, reasoning, tool_name, tool_args, tool_result, owner)
-		SELECT b.doc, group_concat(nullif(e.text, ''), ?1), group_concat(nullif(e.reasoning, ''), ?1), group_concat(nullif(e.tool_name, ''), ?1),
-			group_concat(nullif(e.tool_args, ''), ?1), group_concat(nullif(e.tool_result, ''), ?1), `+ownerTokens+` || ' multi'
+		SELECT doc, `+indexed("text")+`, `+indexed("reasoning")+`, `+indexed("tool_name")+`, `+indexed("tool_args")+`, `+indexed("tool_result")+`, owner
+		FROM (SELECT b.doc AS doc, group_concat(nullif(e.text, ''), ?1) AS text, group_concat(nullif(e.reasoning, ''), ?1) AS reasoning,
+			group_concat(nullif(e.tool_name, ''), ?1) AS tool_name, group_concat(nullif(e.tool_args, ''), ?1) AS tool_args,
+			group_concat(nullif(e.tool_result, ''), ?1) AS tool_result, `+ownerTokens+` || ' multi' AS owner
 		FROM chat_blocks b JOIN chats c ON c.pk = b.chat_pk JOIN entries e ON e.chat_pk = b.chat_pk AND e.pk BETWEEN b.lo AND b.hi
-		WHERE b.doc >= ?2 GROUP BY b.doc`, entrySeparator, base)
+		WHERE b.doc >= ?2 GROUP BY b.doc)`, entrySeparator, base)
 	return storeErrOrNil("chat documents: build blocks", err)
 }
 

@@ -83,6 +83,9 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, err
 	}
 
+	if err := registerIndexText(); err != nil {
+		return nil, annals.Internal("register the index text function", err)
+	}
 	var err error
 	if db.reader, err = sql.Open("sqlite", dsn(path, opts, true)); err != nil {
 		return nil, annals.Internal("open reader", err)

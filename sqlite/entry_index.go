@@ -23,7 +23,8 @@ func flushEntryIndex(ctx context.Context, tx *sql.Tx) error {
 	}
 	steps := []struct{ what, q string }{
 		{"full text", `INSERT INTO entries_fts (rowid, ` + indexedEntryColumns + `)
-			SELECT e.pk, e.text, e.reasoning, e.tool_name, e.tool_args, e.tool_result
+			SELECT e.pk, ` + indexed("e.text") + `, ` + indexed("e.reasoning") + `, ` + indexed("e.tool_name") + `,
+				` + indexed("e.tool_args") + `, ` + indexed("e.tool_result") + `
 			FROM entries_unindexed u JOIN entries e ON e.pk = u.pk ORDER BY u.pk`},
 		// A pk in the range the substring backfill has still to do is left to it (0009).
 		{"substring", `INSERT INTO entries_tri (rowid, ` + indexedEntryColumns + `)

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/annals-dev/annals"
@@ -94,13 +95,66 @@ func (db *DB) CheckIndex(ctx context.Context) error {
 		return annals.Internal("check chat_fts", err)
 	}
 	for _, table := range []string{"entries_fts", "chats_fts", "chat_fts", "entries_tri"} {
-		q := `INSERT INTO ` + table + ` (` + table + `, rank) VALUES ('integrity-check', 1)`
+		// entries_fts and chats_fts hold the index text, not their content tables' text
+		// (migration 0013): FTS5 compares them with that text in checkIndexText instead.
+		rank := 1
+		if _, ok := indexTextSources[table]; ok {
+			rank = 0
+		}
+		q := fmt.Sprintf(`INSERT INTO %s (%s, rank) VALUES ('integrity-check', %d)`, table, table, rank)
 		if err := db.writeTx(ctx, func(tx *sqlTx) error {
 			_, err := tx.ExecContext(ctx, q)
 			return err
 		}); err != nil {
 			return annals.Internal("check "+table, err)
 		}
+	}
+	for table := range indexTextSources {
+		if err := db.writeTx(ctx, func(tx *sqlTx) error { return checkIndexText(ctx, tx, table) }); err != nil {
+			return annals.Internal("check "+table+" against its rows", err)
+		}
+	}
+	return nil
+}
+
+// indexTextSources are the columns and the rows of the two external-content indexes, as they
+// are indexed: through indexed().
+var indexTextSources = map[string]struct{ cols, rows string }{
+	"entries_fts": {indexedEntryColumns, `SELECT pk, ` + indexed("text") + `, ` + indexed("reasoning") + `, ` + indexed("tool_name") + `, ` +
+		indexed("tool_args") + `, ` + indexed("tool_result") + ` FROM entries WHERE pk NOT IN (SELECT pk FROM entries_unindexed)`},
+	"chats_fts": {`title, description, summary, tags`, `SELECT pk, ` + indexed("title") + `, ` + indexed("description") + `, ` +
+		indexed("summary") + `, ` + indexed("tags") + ` FROM chats`},
+}
+
+// checkIndexText compares an external-content index with a scratch index built from its rows
+// now, the same way: both must hold the same instances (term, row, column, offset), so a row
+// indexed with other text, a ghost row or a missing one fails.
+func checkIndexText(ctx context.Context, tx *sqlTx, table string) error {
+	src := indexTextSources[table]
+	steps := []string{
+		`CREATE VIRTUAL TABLE temp.check_want_fts USING fts5 (` + src.cols + `, tokenize = 'unicode61 remove_diacritics 2')`,
+		`INSERT INTO temp.check_want_fts (rowid, ` + src.cols + `) ` + src.rows,
+		`CREATE VIRTUAL TABLE temp.check_have USING fts5vocab (main, ` + table + `, instance)`,
+		`CREATE VIRTUAL TABLE temp.check_want USING fts5vocab (temp, check_want_fts, instance)`,
+	}
+	defer func() {
+		for _, t := range []string{"check_have", "check_want", "check_want_fts"} {
+			_, _ = tx.ExecContext(ctx, `DROP TABLE IF EXISTS temp.`+t)
+		}
+	}()
+	for _, q := range steps {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	var extra, missing int
+	if err := tx.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM (SELECT term, doc, col, offset FROM temp.check_have EXCEPT SELECT term, doc, col, offset FROM temp.check_want)),
+		(SELECT count(*) FROM (SELECT term, doc, col, offset FROM temp.check_want EXCEPT SELECT term, doc, col, offset FROM temp.check_have))`).Scan(&extra, &missing); err != nil {
+		return fmt.Errorf("compare: %w", err)
+	}
+	if extra > 0 || missing > 0 {
+		return fmt.Errorf("%d instances the rows do not hold, %d the index lacks", extra, missing)
 	}
 	return nil
 }

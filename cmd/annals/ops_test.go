@@ -205,7 +205,7 @@ func TestSearchFindsBodiesWithSnippetsAndEntries(t *testing.T) {
 	tm := newTestMain(t)
 	tm.mustRun(twoChats, "ingest")
 	out := tm.mustRun("", "search", "permission", "denied")
-	if !strings.Contains(out, "c1  Deploy the emag.ro shop") || !strings.Contains(out, "#2 tool Bash: [permission] [denied]") {
+	if !strings.Contains(out, "c1  Deploy the emag.ro shop") || !strings.Contains(out, "#2 tool Bash: «permission» «denied»") {
 		t.Errorf("body search output:\n%s", out)
 	}
 	out = tm.mustRun("", "search", "--entries", "tool:bash", "denied")

@@ -78,7 +78,8 @@ Results are ranked by relevance blended with recency, with highlighted snippets.
 		envelope.RenderSnippets(res, "", "") // as the envelope answers a search without marks
 		return json.NewEncoder(m.Stdout).Encode(res)
 	}
-	hl := snippetHighlighter{open: "[", shut: "]"}
+	// Not brackets: they would read a redaction placeholder ([redacted:aws_access_key]) as a match.
+	hl := snippetHighlighter{open: envelope.DefaultMarkOpen, shut: envelope.DefaultMarkClose}
 	if m.colour() {
 		hl = snippetHighlighter{open: ansiMarkOpen, shut: ansiMarkClose}
 	}

@@ -139,7 +139,7 @@ func TestServeWritesAValidPortFileServesAndStopsCleanly(t *testing.T) {
 		t.Fatalf("append: %d %s", code, body)
 	}
 	code, body := httpDo(t, "POST", s.url+"/v1/history", "", `{"op":"search","query":"flaky"}`)
-	if code != 200 || !strings.Contains(body, `"id":"demo"`) || !strings.Contains(body, "[flaky]") {
+	if code != 200 || !strings.Contains(body, `"id":"demo"`) || !strings.Contains(body, "«flaky»") {
 		t.Errorf("search: %d %s", code, body)
 	}
 	if err := s.stop(); err != nil {

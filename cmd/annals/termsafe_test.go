@@ -64,7 +64,7 @@ func TestSearchColoursOnlyATerminalAndHonoursNoColor(t *testing.T) {
 		t.Errorf("terminal search: %q, want the CLI's highlight and no transcript escapes", out)
 	}
 	for _, env := range []map[string]string{{"NO_COLOR": "1"}, {"TERM": "dumb"}} {
-		if out := run(env); strings.Contains(out, "\x1b") || !strings.Contains(out, "[needle]") {
+		if out := run(env); strings.Contains(out, "\x1b") || !strings.Contains(out, "«needle»") {
 			t.Errorf("search with %v: %q, want no colour and bracketed marks", env, out)
 		}
 	}
