@@ -150,6 +150,9 @@ func (o *output) emitChat(c annals.Chat) bool {
 		c.UserID = o.im.opts.UserID
 	}
 	c.Attributes = withResume(o.im.resumers, &c)
+	if !o.im.agentRefused && o.format != "annals" {
+		c.AgentID = chatAgent(o.format, o.im.opts.AgentID, &c)
+	}
 	if err := c.Validate(); err != nil {
 		o.Warnf(o.line, "chat %s not imported: %s", c.ID, annals.ErrorMessage(err))
 		o.badChats[c.ID] = true
@@ -384,7 +387,7 @@ func (o *output) flush() error {
 				o.err = err
 				return err
 			}
-			res, err := st.Capture(o.ctx, []annals.CaptureOp{op})
+			res, err := o.createChat(st, op)
 			switch {
 			case err == nil:
 				o.counts.Chats += res.ChatsCreated

@@ -60,6 +60,9 @@ type Options struct {
 	// TenantID means "local", the tenant of a local database's owner.
 	TenantID string
 	UserID   string
+	// AgentID is the key's own agent when the import runs under a key that has one: every
+	// imported chat is then that agent's. Empty gives each chat its tool's agent (chatAgent).
+	AgentID string
 }
 
 // Importer imports sources into a store, remembering what it read so that the next run reads
@@ -68,6 +71,10 @@ type Importer struct {
 	store    Store
 	opts     Options
 	resumers map[string]reader.Resumer // of the whole registry, by name (see withResume)
+	// agentRefused is set once the store refused a chat for the agent the importer gave it
+	// (a member key without user or agent may create only chats without one): later chats
+	// are created without an agent.
+	agentRefused bool
 }
 
 // New returns an Importer writing to store.

@@ -59,7 +59,7 @@ func (m *Main) startImportWatch(ctx context.Context, a *app, logger *slog.Logger
 	}
 	opts := importer.Options{Formats: formats, Logger: logger, Titles: sink.titles()}
 	if p := annals.PrincipalFromContext(a.ctx); p != nil {
-		opts.TenantID, opts.UserID = p.TenantID, p.UserID
+		opts.TenantID, opts.UserID, opts.AgentID = p.TenantID, p.UserID, p.AgentID
 	}
 	im := importer.New(importStore{CaptureStore: sink.capture, ImportStateStore: sink.state}, opts)
 	home, _ := m.HomeDir()

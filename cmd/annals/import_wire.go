@@ -26,7 +26,7 @@ func (m *Main) newImporter(sink *importSink, formats []importer.Format, o import
 		opts.Titles = sink.titles()
 	}
 	if principal := annals.PrincipalFromContext(sink.ctx); principal != nil {
-		opts.TenantID, opts.UserID = principal.TenantID, principal.UserID
+		opts.TenantID, opts.UserID, opts.AgentID = principal.TenantID, principal.UserID, principal.AgentID
 	}
 	var bar *importProgress
 	if !*o.quiet && !*o.asJSON && m.IsTerminal(m.Stderr) {

@@ -1,0 +1,50 @@
+package importer
+
+import (
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/importer/reader"
+)
+
+// agentTools names the tool behind a format whose name is not its tool's: two formats of one
+// tool give their chats the same agent.
+var agentTools = map[string]string{
+	"claude-code-web": "claude-code",
+}
+
+// chatAgent returns the agent an imported chat is given: the key's own agent when the import
+// runs under one (a key with an agent creates chats only for it), else the chat's tool (the
+// format, or the tool agentTools names for it), followed by "/<name>" for a sub-agent whose
+// source names its kind (Claude Code's agent_type). A chat the reader already gave an agent
+// (an annals export, a runtime's own agent column) keeps it.
+func chatAgent(format, keyAgent string, c *annals.Chat) string {
+	if c.AgentID != "" {
+		return c.AgentID
+	}
+	if keyAgent != "" {
+		return keyAgent
+	}
+	tool := format
+	if t, ok := agentTools[format]; ok {
+		tool = t
+	}
+	if sub := c.Attributes["agent_type"]; sub != "" {
+		return reader.SafeID(tool+"/"+sub, annals.MaxIDBytes)
+	}
+	return tool
+}
+
+// createChat creates one chat. When the store refuses the chat for the agent the importer gave
+// it (a member key without a user or agent creates only chats without one), the chat is
+// created without an agent, and so is every later chat of this importer; the refusal is
+// reported once.
+func (o *output) createChat(st annals.CaptureStore, op annals.CaptureOp) (*annals.CaptureResult, error) {
+	res, err := st.Capture(o.ctx, []annals.CaptureOp{op})
+	if annals.ErrorCode(err) != annals.EFORBIDDEN || op.Chat.AgentID == "" || o.format == "annals" || o.im.opts.AgentID != "" {
+		return res, err
+	}
+	o.im.agentRefused = true
+	o.Warnf(o.line, "chats imported without an agent: %s", annals.ErrorMessage(err))
+	c := *op.Chat
+	c.AgentID = ""
+	return st.Capture(o.ctx, []annals.CaptureOp{{Chat: &c}})
+}
