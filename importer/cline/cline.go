@@ -117,23 +117,33 @@ func (f clineTasks) ParseFile(ctx context.Context, src *reader.Source, out reade
 	if attrs["cwd"] == "" {
 		delete(attrs, "cwd")
 	}
+	entries, runs := f.entries(chatID, msgs, created, out)
 	if m := clineModel(filepath.Dir(src.Path)); m != "" {
 		attrs["model"] = m
+	} else if len(runs) > 0 && runs[0].Model != "" {
+		attrs["model"] = runs[0].Model
 	}
 	if err := out.Emit(annals.CaptureOp{Chat: &annals.Chat{ID: chatID, Attributes: attrs, CreatedAt: created}}); err != nil {
 		return err
 	}
-	entries := f.entries(msgs, created, out)
+	for _, run := range runs {
+		if err := out.Emit(annals.CaptureOp{Run: run}); err != nil {
+			return err
+		}
+	}
 	return reader.EmitEntries(chatID, entries, out)
 }
 
 // entries maps the messages: each block an entry (anthropicBlocks), a tool_result landing on
 // its call. Ids hold the message's position and a hash of its content, so a history the
-// extension rewrote (a truncated context) keeps the entries of the messages still there.
-func (f clineTasks) entries(msgs []json.RawMessage, t time.Time, out reader.Output) []*annals.Entry {
+// extension rewrote (a truncated context) keeps the entries of the messages still there. An
+// assistant message that names its model or token counts (Cline 3.x: modelInfo, metrics) is
+// a run, and its entries are the run's.
+func (f clineTasks) entries(chatID string, msgs []json.RawMessage, t time.Time, out reader.Output) ([]*annals.Entry, []*annals.Run) {
 	open := map[string]*annals.Entry{}
-	var queue []*annals.Entry // XML calls waiting for their text results
+	var queue []*annals.Entry // calls waiting for their text results: XML calls, and Cline 3.x's native ones
 	var all []*annals.Entry
+	var runs []*annals.Run
 	for i, raw := range msgs {
 		m, err := reader.DecodeObject(raw)
 		if err != nil {
@@ -162,12 +172,44 @@ func (f clineTasks) entries(msgs []json.RawMessage, t time.Time, out reader.Outp
 		}
 		if role == "assistant" {
 			ents = clineToolEntries(ents, &queue)
+			if run := clineRun(chatID, id, when, m); run != nil {
+				runs = append(runs, run)
+				for _, e := range ents {
+					e.RunID = run.ID
+				}
+			}
 		} else {
 			ents = clineXMLResults(ents, &queue)
 		}
 		all = append(all, ents...)
 	}
-	return all
+	return all, runs
+}
+
+// clineRun reads the model and token counts Cline 3.x keeps on an assistant message
+// (ClineStorageMessage: modelInfo {modelId, providerId, mode}, metrics {tokens {prompt,
+// completion, cached}, cost}); nil when it keeps neither. prompt counts the cached tokens too.
+func clineRun(chatID, entryID string, when time.Time, m reader.JSONObject) *annals.Run {
+	info, metrics := m.Obj("modelInfo"), m.Obj("metrics")
+	model := ""
+	if info != nil {
+		model = reader.SafeID(info.Str("modelId"), annals.MaxIDBytes)
+	}
+	var tokens reader.JSONObject
+	if metrics != nil {
+		tokens = metrics.Obj("tokens")
+	}
+	if model == "" && tokens == nil {
+		return nil
+	}
+	run := &annals.Run{ID: reader.SafeID(chatID+"/"+entryID, annals.MaxIDBytes), ChatID: chatID, Status: annals.StatusCompleted, Model: model, StartedAt: when}
+	if tokens != nil {
+		run.InputTokens, run.OutputTokens = int64(tokens.Num("prompt")), int64(tokens.Num("completion"))
+	}
+	if metrics != nil && metrics.IsNum("cost") {
+		run.CostUSD = metrics.Num("cost")
+	}
+	return run
 }
 
 // clineMark names the extension in an event's channel, and turns the blocks the extensions

@@ -105,6 +105,10 @@ func clineXMLCalls(text string) (prose string, calls []*annals.ToolCall) {
 func clineToolEntries(ents []*annals.Entry, queue *[]*annals.Entry) []*annals.Entry {
 	var out []*annals.Entry
 	for _, e := range ents {
+		if e.Kind == annals.KindTool && e.Tool != nil && e.Tool.Result == "" {
+			// A native tool_use: Cline 3.x answers it with a text result too.
+			*queue = append(*queue, e)
+		}
 		if e.Kind != annals.KindAssistant || e.Text == "" {
 			out = append(out, e)
 			continue
@@ -159,10 +163,11 @@ func clineXMLResults(ents []*annals.Entry, queue *[]*annals.Entry) []*annals.Ent
 	return out
 }
 
-// clineTakeCall removes and returns the oldest queued call of the tool.
+// clineTakeCall removes and returns the oldest queued call of the tool still without a result
+// (a native call may have had its tool_result block instead).
 func clineTakeCall(queue *[]*annals.Entry, tool string) *annals.Entry {
 	for i, c := range *queue {
-		if c.Tool.Name == tool {
+		if c.Tool.Name == tool && c.Tool.Result == "" {
 			*queue = append((*queue)[:i], (*queue)[i+1:]...)
 			return c
 		}
