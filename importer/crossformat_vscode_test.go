@@ -28,6 +28,7 @@ func countCline(tb testing.TB, path string) srcCount {
 	}
 	queue := map[string]int{}
 	open := map[string]int{}
+	names := map[string]string{}
 	for _, m := range msgs {
 		inResult := false
 		for _, b := range arr(m["content"]) {
@@ -35,11 +36,15 @@ func countCline(tb testing.TB, path string) srcCount {
 			text := strings.TrimSpace(str(bo["text"]))
 			switch str(bo["type"]) {
 			case "tool_use":
+				// Answered by a tool_result block, or (Cline 3.x) by a "[tool …] Result:" text.
 				c.Tool++
 				open[str(bo["id"])]++
+				names[str(bo["id"])] = str(bo["name"])
+				queue[str(bo["name"])]++
 			case "tool_result":
 				if open[str(bo["tool_use_id"])] > 0 {
 					open[str(bo["tool_use_id"])]--
+					queue[names[str(bo["tool_use_id"])]]--
 				} else {
 					c.Tool++
 				}
