@@ -2,8 +2,9 @@
 // (Format, and FileParser or LineParser; ServerParser for a database server) and the Output it
 // emits capture ops to, and the helpers tools read with (ids, times, metadata and JSON fields,
 // detection by a file's first lines, read-only SQLite sources, derived titles, a tool call
-// queue). It imports only the root: the tools import it, and importer (detection, state,
-// watch, reports) imports the tools through its registry, Formats.
+// queue). It imports only the root (and the SQLite driver, to read other tools' databases
+// read-only): the tools import it, and importer (detection, state, watch, reports) imports the
+// tools through its registry, Formats.
 package reader
 
 import (
