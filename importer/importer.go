@@ -94,8 +94,7 @@ func Formats() []reader.Format {
 		gemini.Gemini{},
 		aider.Aider{},
 		chatgpt.ChatGPT{},
-		// The other engineer's formats (OpenCode, Copilot CLI, Cursor, llm logs.db, lanius,
-		// loomcycle, Tau) go here, before the generic message arrays.
+		// A new tool's reader goes anywhere before the generic formats below.
 		opencode.OpenCode{},
 		copilot.CopilotCLI{},
 		cursor.Cursor{},
