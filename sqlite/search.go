@@ -286,6 +286,9 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	w.Conds = append(w.Conds, p.entryWhere.Conds...)
 	w.Args = append(w.Args, p.entryWhere.Args...)
 
+	if f.Text != nil && f.Sort != annals.SortRecent {
+		return db.searchEntriesTopK(ctx, p, w, match, limit)
+	}
 	order := "r, time DESC, pk DESC"
 	if f.Sort == annals.SortRecent || f.Text == nil {
 		order = "time DESC, pk DESC"
