@@ -32,6 +32,13 @@ func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp) (*annals.Capt
 	err := db.writeTx(ctx, func(tx *sql.Tx) error {
 		w := &writer{tx: tx, ctx: ctx, now: db.now().UTC()}
 		defer w.close()
+		host, err := outboxHost(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if host != nil {
+			w.changes = &storecore.Changes{}
+		}
 		for i := range ops {
 			w.op = i
 			if err := w.apply(&ops[i], &res); err != nil {
@@ -41,7 +48,7 @@ func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp) (*annals.Capt
 		if err := w.flushRuns(); err != nil {
 			return err
 		}
-		return nil
+		return db.writeOutbox(ctx, tx, host, w.changes)
 	})
 	if err != nil {
 		return nil, err
@@ -69,6 +76,8 @@ type writer struct {
 	// fresh is, per chat, the first seq this transaction appended: a truncation that removes
 	// entries from there on takes back the batch's own appends (netAppends).
 	fresh map[int64]int64
+	// changes collects the replication payloads of the ops applied; nil when the outbox is off.
+	changes *storecore.Changes
 }
 
 // runTouch is what flushRuns needs about one chat's recorded runs.
@@ -207,6 +216,9 @@ func (w *writer) createChat(c *annals.Chat, res *annals.CaptureResult) error {
 			return err
 		}
 	}
+	if w.changes != nil {
+		w.changes.Add(storecore.ChatPayload(c, created))
+	}
 	res.ChatsCreated++
 	return nil
 }
@@ -252,6 +264,7 @@ func (w *writer) append(op *annals.AppendOp, expect *annals.ChatOwner, res *anna
 	seq := chat.lastSeq
 	lastActivity := chat.lastActivity
 	var appended, inTok, outTok int64
+	var added []*annals.Entry // the entries appended, as stored, when the outbox is on
 	for _, e := range op.Entries {
 		t := e.Time
 		if t.IsZero() {
@@ -277,6 +290,9 @@ func (w *writer) append(op *annals.AppendOp, expect *annals.ChatOwner, res *anna
 		}
 		seq++
 		appended++
+		if w.changes != nil {
+			added = append(added, storecore.AppendedEntry(e, op.ChatID, seq, t))
+		}
 		inTok += e.InputTokens
 		outTok += e.OutputTokens
 		if tn := unixNano(t); tn > lastActivity {
@@ -300,6 +316,9 @@ func (w *writer) append(op *annals.AppendOp, expect *annals.ChatOwner, res *anna
 	}
 	w.markFresh(chat.pk, seq-appended+1)
 	res.EntriesAppended += int(appended)
+	if w.changes != nil {
+		w.changes.Add(&annals.OpPayload{Append: &annals.AppendOp{ChatID: op.ChatID, Entries: added}})
+	}
 	// Token counters saturate instead of overflowing: SQLite would store an overflowing integer
 	// sum as a float, and CAST turns it back into an integer clamped to the int64 range.
 	_, err = w.exec(`UPDATE chats SET last_seq = ?, entry_count = entry_count + ?,
@@ -340,12 +359,21 @@ func (w *writer) truncate(op *annals.TruncateOp, expect *annals.ChatOwner, res *
 			return storeErr("count the batch's own entries", err)
 		}
 	}
+	var fromID string
+	if w.changes != nil {
+		if err := w.tx.QueryRowContext(w.ctx, `SELECT id FROM entries WHERE chat_pk = ? AND seq = ?`, chat.pk, from.Int64).Scan(&fromID); err != nil {
+			return storeErr("find truncation point", err)
+		}
+	}
 	r, err := w.exec(`DELETE FROM entries WHERE chat_pk = ? AND seq >= ?`, chat.pk, from.Int64)
 	if err != nil {
 		return err
 	}
 	n, _ := r.RowsAffected()
 	netAppends(res, int(n), int(own))
+	if w.changes != nil {
+		w.changes.Add(&annals.OpPayload{Truncate: &annals.TruncateChange{ChatID: op.ChatID, EntryID: fromID, Seq: from.Int64, Removed: int(n)}})
+	}
 	res.LastSeq = from.Int64 - 1
 	// Recount from the rows that remain rather than subtracting, so counters can never drift.
 	_, err = w.exec(`UPDATE chats SET
@@ -409,6 +437,12 @@ func (w *writer) recordRun(run *annals.Run, expect *annals.ChatOwner, res *annal
 		end = storedEnd.Int64
 	}
 	w.touchRuns(chat.pk, max(start, end))
+	if w.changes != nil {
+		// The start as stored: the remote's upsert then keeps the same one.
+		cp := *run
+		cp.StartedAt = fromNano(start)
+		w.changes.Add(&annals.OpPayload{Run: &cp})
+	}
 	res.RunsRecorded++
 	return nil
 }

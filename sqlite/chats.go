@@ -261,6 +261,9 @@ func (db *DB) UpdateChat(ctx context.Context, ref annals.ChatRef, upd annals.Cha
 				return err
 			}
 		}
+		if err := db.recordChange(ctx, tx, &annals.OpPayload{Curate: annals.CurateChangeOf(id, upd, fromNano(now))}); err != nil {
+			return err
+		}
 		out, err = findChatByID(ctx, tx, id)
 		return err
 	})
@@ -280,7 +283,7 @@ func (db *DB) DeleteChat(ctx context.Context, ref annals.ChatRef) error {
 		if n, _ := r.RowsAffected(); n == 0 {
 			return annals.NotFound(ref.ID)
 		}
-		return nil
+		return db.recordChange(ctx, tx, &annals.OpPayload{Delete: &annals.DeleteChange{ChatID: ref.ID}})
 	})
 }
 

@@ -53,6 +53,8 @@ type DB struct {
 	candidates int
 	// blocks overrides the chat document block limits (zero: the defaults), for tests of blocks.
 	blocks blockLimits
+	// here is where the file is now (this machine, the file's inode), for the host id's check.
+	here annals.Fingerprint
 }
 
 var _ annals.Store = (*DB)(nil)
@@ -86,6 +88,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err := registerIndexText(); err != nil {
 		return nil, annals.Internal("register the index text function", err)
 	}
+	db.here = fingerprint(path)
 	var err error
 	if db.reader, err = sql.Open("sqlite", dsn(path, opts, true)); err != nil {
 		return nil, annals.Internal("open reader", err)

@@ -1,0 +1,114 @@
+package storecore
+
+import (
+	"time"
+
+	"github.com/annals-dev/annals"
+)
+
+// Changes collects the replication payloads of one write transaction, in the order the changes
+// were applied. A store adds one per change that a remote would need (an append that appended
+// nothing and a chat create that found its chat adds none), then writes them with WriteOutbox
+// before it commits.
+type Changes struct {
+	list []*annals.OpPayload
+}
+
+// Add records one change.
+func (c *Changes) Add(p *annals.OpPayload) { c.list = append(c.list, p) }
+
+// Len returns how many changes were recorded.
+func (c *Changes) Len() int { return len(c.list) }
+
+// Reset forgets every change (a retried transaction starts again).
+func (c *Changes) Reset() { c.list = c.list[:0] }
+
+// OutboxHost is the host row as the write path reads it inside its transaction.
+type OutboxHost struct {
+	ID     string
+	Origin annals.Fingerprint
+	On     bool
+}
+
+// OutboxTx is what WriteOutbox needs of a store inside its write transaction.
+type OutboxTx interface {
+	// LaneHead returns the lane's last sequence and digest (0 and "" for a new lane), holding
+	// the lane against concurrent writers until the transaction ends.
+	LaneHead(chatID string) (int64, string, error)
+	// SetLaneHead stores the lane's new last sequence and digest.
+	SetLaneHead(chatID string, seq int64, digest string) error
+	// InsertOp queues one operation; host is "" when it has none (see annals.ReplicationOp).
+	InsertOp(op *annals.ReplicationOp) error
+}
+
+// WriteOutbox writes the operations of changes through tx: each payload encoded, numbered in its
+// lane after the lane's head, chained to the previous digest, and stamped with the host id, or
+// with none when the database's host id was created at another origin than here. With no host
+// row or the outbox off it writes nothing.
+func WriteOutbox(tx OutboxTx, host *OutboxHost, here annals.Fingerprint, now time.Time, changes *Changes) error {
+	if host == nil || !host.On || changes.Len() == 0 {
+		return nil
+	}
+	hostID := host.ID
+	if ok, _ := annals.SameOrigin(host.Origin, here); !ok {
+		hostID = ""
+	}
+	type head struct {
+		seq    int64
+		digest string
+	}
+	heads := map[string]*head{}
+	var order []string
+	for _, p := range changes.list {
+		chatID := p.ChatID()
+		h, ok := heads[chatID]
+		if !ok {
+			seq, digest, err := tx.LaneHead(chatID)
+			if err != nil {
+				return err
+			}
+			h = &head{seq: seq, digest: digest}
+			heads[chatID] = h
+			order = append(order, chatID)
+		}
+		payload, err := annals.EncodePayload(p)
+		if err != nil {
+			return err
+		}
+		h.seq++
+		h.digest = annals.LaneDigest(h.digest, chatID, h.seq, p.Kind(), payload)
+		op := &annals.ReplicationOp{Host: hostID, ChatID: chatID, LaneSeq: h.seq, Kind: p.Kind(),
+			Payload: payload, Digest: h.digest, CreatedAt: now}
+		if err := tx.InsertOp(op); err != nil {
+			return err
+		}
+	}
+	for _, chatID := range order {
+		if err := tx.SetLaneHead(chatID, heads[chatID].seq, heads[chatID].digest); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ChatPayload is the payload of a chat creation as the store applied it: the creation data with
+// the times the store stamped, without what the store derives (totals, status, last activity).
+func ChatPayload(c *annals.Chat, created time.Time) *annals.OpPayload {
+	cp := annals.Chat{ID: c.ID, TenantID: c.TenantID, UserID: c.UserID, AgentID: c.AgentID, Attributes: c.Attributes,
+		CreatedAt: created.UTC(), Title: c.Title, Description: c.Description, Tags: c.Tags, Pinned: c.Pinned,
+		ArchivedAt: c.ArchivedAt, Summary: c.Summary, SummaryUpdatedAt: c.SummaryUpdatedAt}
+	if cp.Summary != "" && cp.SummaryUpdatedAt == nil {
+		t := cp.CreatedAt
+		cp.SummaryUpdatedAt = &t
+	}
+	return &annals.OpPayload{Chat: &cp}
+}
+
+// AppendedEntry is an entry as an append stored it: a copy with its seq and its time as stamped.
+func AppendedEntry(e *annals.Entry, chatID string, seq int64, t time.Time) *annals.Entry {
+	cp := *e
+	cp.ChatID = chatID
+	cp.Seq = seq
+	cp.Time = t.UTC()
+	return &cp
+}
