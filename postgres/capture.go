@@ -34,6 +34,13 @@ func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp) (*annals.Capt
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		res = annals.CaptureResult{} // a retried transaction starts counting again
 		w := &writer{db: db, tx: tx, ctx: ctx, now: db.now().UTC()}
+		host, err := db.outboxHost(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if host != nil {
+			w.changes = &storecore.Changes{}
+		}
 		if err := w.lockChats(ops); err != nil {
 			return err
 		}
@@ -46,7 +53,10 @@ func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp) (*annals.Capt
 		if err := w.refreshDocs(); err != nil {
 			return err
 		}
-		return w.flush()
+		if err := w.flush(); err != nil {
+			return err
+		}
+		return db.writeOutbox(ctx, tx, host, w.changes)
 	})
 	if err != nil {
 		return nil, err
@@ -81,6 +91,8 @@ type writer struct {
 	// fresh is, per chat, the first seq this transaction appended: a truncation that removes
 	// entries from there on takes back the batch's own appends (netAppends).
 	fresh map[int64]int64
+	// changes collects the replication payloads of the ops applied; nil when the outbox is off.
+	changes *storecore.Changes
 }
 
 // pendingResult reads one queued statement's result; op is the index of the op that queued it.
@@ -283,6 +295,9 @@ func (w *writer) createChat(c *annals.Chat, res *annals.CaptureResult) error {
 	}
 	// The new row is this transaction's until it commits: as good as locked.
 	w.chats[c.ID] = &chatRef{pk: pk, tenantID: c.TenantID, owner: c.OwnedBy()}
+	if w.changes != nil {
+		w.changes.Add(storecore.ChatPayload(c, created))
+	}
 	res.ChatsCreated++
 	if err := w.queue(execResult, `INSERT INTO chat_meta (chat_pk, tenant_id, tags, meta_tsv) VALUES (?, ?, ?, ?)`,
 		pk, c.TenantID, tags, metaTSV(c.Title, c.Description, c.Summary, tags)); err != nil {
@@ -359,6 +374,31 @@ const appendSQL = `WITH x AS (
 		WHERE pk = ? AND EXISTS (SELECT 1 FROM ins))
 	SELECT count(*), (SELECT last_seq FROM base) + count(*) FROM ins`
 
+// appendIDsSQL is appendSQL answering also the ids it appended, in seq order, for the outbox.
+var appendIDsSQL = strings.NewReplacer(
+	`RETURNING pk, seq, source_ids, input_tokens, output_tokens, time),`,
+	`RETURNING pk, id, seq, source_ids, input_tokens, output_tokens, time),`,
+	`SELECT count(*), (SELECT last_seq FROM base) + count(*) FROM ins`,
+	`SELECT count(*), (SELECT last_seq FROM base) + count(*), coalesce(array_agg(id ORDER BY seq), '{}') FROM ins`,
+).Replace(appendSQL)
+
+// appendPayload is the payload of an append that stored the entries ids names, numbered from
+// base+1: each the first entry of op with its id, with its time as stamped (times, by position).
+func appendPayload(op *annals.AppendOp, ids []string, base int64, times []int64) *annals.OpPayload {
+	first := make(map[string]int, len(op.Entries))
+	for i, e := range op.Entries {
+		if _, ok := first[e.ID]; !ok {
+			first[e.ID] = i
+		}
+	}
+	added := make([]*annals.Entry, 0, len(ids))
+	for i, id := range ids {
+		at := first[id]
+		added = append(added, storecore.AppendedEntry(op.Entries[at], op.ChatID, base+int64(i)+1, fromNano(times[at])))
+	}
+	return &annals.OpPayload{Append: &annals.AppendOp{ChatID: op.ChatID, Entries: added}}
+}
+
 func (w *writer) append(op *annals.AppendOp, expect *annals.ChatOwner, res *annals.CaptureResult) error {
 	chat, err := w.findTarget(op.ChatID, expect)
 	if err != nil {
@@ -403,9 +443,18 @@ func (w *writer) append(op *annals.AppendOp, expect *annals.ChatOwner, res *anna
 		return err
 	}
 	total := len(op.Entries)
+	query, slot := appendSQL, -1
+	if w.changes != nil {
+		query, slot = appendIDsSQL, w.changes.Reserve()
+	}
 	read := func(br pgx.BatchResults) error {
 		var n, last int64
-		if err := br.QueryRow().Scan(&n, &last); err != nil {
+		var ids []string
+		dest := []any{&n, &last}
+		if slot >= 0 {
+			dest = append(dest, &ids)
+		}
+		if err := br.QueryRow().Scan(dest...); err != nil {
 			return err
 		}
 		res.LastSeq = last
@@ -414,9 +463,12 @@ func (w *writer) append(op *annals.AppendOp, expect *annals.ChatOwner, res *anna
 		if n > 0 {
 			w.markFresh(chat.pk, last-n+1)
 		}
+		if slot >= 0 && n > 0 {
+			w.changes.Fill(slot, appendPayload(op, ids, last-n, r.times))
+		}
 		return nil
 	}
-	return w.queue(read, appendSQL,
+	return w.queue(read, query,
 		r.ids, r.kinds, r.runIDs, r.sources, r.channels, r.correlations, r.times,
 		r.texts, r.reasonings, r.toolNames, r.callIDs, r.args, r.results, r.outcomes, r.inTok, r.outTok, r.metadata, r.tsv,
 		chat.pk, chat.pk, chat.tenantID, chat.pk, chat.tenantID, chat.pk, chat.pk)
@@ -457,11 +509,20 @@ func (w *writer) truncate(op *annals.TruncateOp, expect *annals.ChatOwner, res *
 			return w.db.storeErr("count the batch's own entries", err)
 		}
 	}
+	var fromID string
+	if w.changes != nil {
+		if err := w.tx.QueryRow(w.ctx, `SELECT id FROM entries WHERE chat_pk = $1 AND seq = $2`, chat.pk, *from).Scan(&fromID); err != nil {
+			return w.db.storeErr("find truncation point", err)
+		}
+	}
 	n, err := w.exec(`DELETE FROM entries WHERE chat_pk = ? AND seq >= ?`, chat.pk, *from)
 	if err != nil {
 		return err
 	}
 	netAppends(res, int(n), int(own))
+	if w.changes != nil {
+		w.changes.Add(&annals.OpPayload{Truncate: &annals.TruncateChange{ChatID: op.ChatID, EntryID: fromID, Seq: *from, Removed: int(n)}})
+	}
 	res.LastSeq = *from - 1
 	if err := w.docChanged(chat.pk, true); err != nil {
 		return err
@@ -496,11 +557,21 @@ func (w *writer) recordRun(run *annals.Run, expect *annals.ChatOwner, res *annal
 	// The upsert and the recount of the chat's totals and status are queued. The upsert's WHERE
 	// keeps a run id that belongs to another chat untouched, and then no row comes back: the
 	// op fails as a conflict and the whole batch rolls back.
+	slot := -1
+	if w.changes != nil {
+		slot = w.changes.Reserve()
+	}
 	conflict := func(br pgx.BatchResults) error {
-		var pk int64
-		err := br.QueryRow().Scan(&pk)
+		var pk, start int64
+		err := br.QueryRow().Scan(&pk, &start)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return annals.Errorf(annals.ECONFLICT, "run %q already belongs to another chat", run.ID)
+		}
+		if err == nil && slot >= 0 {
+			// The start as stored: the remote's upsert then keeps the same one.
+			cp := *run
+			cp.StartedAt = fromNano(start)
+			w.changes.Fill(slot, &annals.OpPayload{Run: &cp})
 		}
 		return err
 	}
@@ -512,7 +583,7 @@ func (w *writer) recordRun(run *annals.Run, expect *annals.ChatOwner, res *annal
 			ended_at = coalesce(excluded.ended_at, runs.ended_at),
 			input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, cost_usd = excluded.cost_usd
 		WHERE runs.chat_pk = excluded.chat_pk
-		RETURNING pk`,
+		RETURNING pk, started_at`,
 		run.ID, chat.tenantID, chat.pk, string(run.Status), run.Model, unixNano(started), ended,
 		run.InputTokens, run.OutputTokens, run.CostUSD, !run.StartedAt.IsZero()); err != nil {
 		return err

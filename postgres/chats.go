@@ -282,6 +282,9 @@ func (db *DB) UpdateChat(ctx context.Context, ref annals.ChatRef, upd annals.Cha
 				return err
 			}
 		}
+		if err := db.recordChange(ctx, tx, &annals.OpPayload{Curate: annals.CurateChangeOf(id, upd, fromNano(now))}); err != nil {
+			return err
+		}
 		out, err = db.findChatByID(ctx, tx, id)
 		return err
 	})
@@ -334,6 +337,6 @@ func (db *DB) DeleteChat(ctx context.Context, ref annals.ChatRef) error {
 		if tag.RowsAffected() == 0 {
 			return annals.NotFound(ref.ID)
 		}
-		return nil
+		return db.recordChange(ctx, tx, &annals.OpPayload{Delete: &annals.DeleteChange{ChatID: ref.ID}})
 	})
 }

@@ -59,6 +59,8 @@ type DB struct {
 	now      func() time.Time
 	// addr names the server (host:port) in messages; never the password.
 	addr string
+	// here is where the database is (cluster, database, schema), for the host id's check.
+	here annals.Fingerprint
 }
 
 var (
@@ -133,6 +135,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		err = db.checkSchema(ctx, db.pool)
 	} else if err = db.migrate(ctx); err == nil {
 		err = db.reindexPlaceholders(ctx)
+	}
+	if err == nil {
+		db.here, err = db.fingerprint(ctx)
 	}
 	if err != nil {
 		db.pool.Close()

@@ -17,11 +17,19 @@ type Changes struct {
 // Add records one change.
 func (c *Changes) Add(p *annals.OpPayload) { c.list = append(c.list, p) }
 
+// Reserve keeps the place of a change whose payload is known only later in the transaction (a
+// statement queued with others), so the lane keeps the order the changes were applied in. Fill
+// gives it; a place never filled (the change changed nothing) records nothing.
+func (c *Changes) Reserve() int {
+	c.list = append(c.list, nil)
+	return len(c.list) - 1
+}
+
+// Fill gives the payload of a reserved place.
+func (c *Changes) Fill(i int, p *annals.OpPayload) { c.list[i] = p }
+
 // Len returns how many changes were recorded.
 func (c *Changes) Len() int { return len(c.list) }
-
-// Reset forgets every change (a retried transaction starts again).
-func (c *Changes) Reset() { c.list = c.list[:0] }
 
 // OutboxHost is the host row as the write path reads it inside its transaction.
 type OutboxHost struct {
@@ -60,6 +68,9 @@ func WriteOutbox(tx OutboxTx, host *OutboxHost, here annals.Fingerprint, now tim
 	heads := map[string]*head{}
 	var order []string
 	for _, p := range changes.list {
+		if p == nil {
+			continue
+		}
 		chatID := p.ChatID()
 		h, ok := heads[chatID]
 		if !ok {
