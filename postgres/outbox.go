@@ -11,7 +11,7 @@ import (
 	"github.com/annals-dev/annals/internal/storecore"
 )
 
-// The replication outbox on PostgreSQL (docs/REPLICATION.md, migration 0007). Every server
+// The replication outbox on PostgreSQL (docs/REPLICATION.md, migration 0008). Every server
 // sharing the database writes under its one host id: the database, not the server process, is
 // the host.
 

@@ -10,7 +10,7 @@ import (
 	"github.com/annals-dev/annals/internal/storecore"
 )
 
-// The replication outbox on SQLite (docs/REPLICATION.md, migration 0013).
+// The replication outbox on SQLite (docs/REPLICATION.md, migration 0014).
 
 var (
 	_ annals.HostStore = (*DB)(nil)

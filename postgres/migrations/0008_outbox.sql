@@ -1,4 +1,4 @@
--- 0007: the replication outbox (docs/REPLICATION.md).
+-- 0008: the replication outbox (docs/REPLICATION.md).
 --
 -- replication_host holds the database's one host id, created when the outbox is first turned on,
 -- with the fingerprint of where it was created (the cluster's system identifier, the database's

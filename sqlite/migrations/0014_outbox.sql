@@ -1,4 +1,4 @@
--- 0013: the replication outbox (docs/REPLICATION.md).
+-- 0014: the replication outbox (docs/REPLICATION.md).
 --
 -- replication_host holds the database's one host id, created when the outbox is first turned on,
 -- with the fingerprint of where it was created (machine id, hostname, the file's inode): a copy of
