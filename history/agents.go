@@ -32,8 +32,8 @@ func ParseAgentPolicy(agents map[string][]string) (AgentPolicy, error) {
 // Narrow returns the principal an agent session acts as: p itself when the policy is nil or p
 // names no agent, otherwise a copy whose scopes are those p's credentials allow and the policy
 // grants its agent — never wider than either. Global stays reserved for admins (Resolve strips it
-// from everybody else). Authentication calls it wherever a principal is derived: the API key of
-// a request, the identity of `annals mcp --agent NAME`, the CLI's configured principal.
+// from everybody else). The door (For) calls it for every caller: the API key of a request, the
+// identity of `annals mcp --agent NAME`, the CLI's configured principal.
 func (pol AgentPolicy) Narrow(p *annals.Principal) *annals.Principal {
 	if pol == nil || p == nil || p.AgentID == "" {
 		return p
@@ -54,7 +54,7 @@ func (pol AgentPolicy) Narrow(p *annals.Principal) *annals.Principal {
 
 // AgentWritesAllowed reports whether an agent surface (the MCP server over HTTP) offers the
 // curating writes — rename, annotate, pin, archive, a recap that stores a summary — to a caller
-// by its role alone: operators and admins. Members read; a person who wants their own agent to
+// by its role alone: operators and admins. The door (For) asks it for key-authenticated callers. Members read; a person who wants their own agent to
 // curate starts `annals mcp --allow-writes` or gives it an operator key.
 func AgentWritesAllowed(p *annals.Principal) bool {
 	return p != nil && (p.Role == annals.RoleOperator || p.Role == annals.RoleAdmin)
