@@ -11,6 +11,10 @@ import (
 // maxShownMatches bounds the chats an ambiguous id lists.
 const maxShownMatches = 10
 
+// resumedFromAttr is the chat attribute an importer gives a resumed session's chat: the id of
+// the session it continued (docs/IMPORT.md, Claude Code).
+const resumedFromAttr = "resumed_from"
+
 // findChat turns the chat id a caller gave into the one chat in res's scope it names, the way
 // people have ids: the id itself; else what they paste (surrounding spaces, upper-case hex, a
 // Claude Code .../<uuid>.jsonl path, a Codex rollout-<time>-<uuid>.jsonl file name) reduced to
@@ -38,6 +42,14 @@ func (s *Service) findChat(ctx context.Context, op string, res *Resolved, given 
 	chats, total, err := s.store.FindChats(ctx, annals.ChatFilter{Owner: res.Owner, IDPrefix: want, IncludeArchived: true, Limit: maxShownMatches + 1})
 	if err != nil {
 		return nil, err
+	}
+	if total == 0 {
+		// A resumed session's earlier id names the chat that continued it (importer: a Claude
+		// Code file of a resumed session is keyed on its own, newer id).
+		chats, total, err = s.store.FindChats(ctx, annals.ChatFilter{Owner: res.Owner, Attributes: map[string]annals.AttrMatch{resumedFromAttr: {Value: want}}, IncludeArchived: true, Limit: maxShownMatches + 1})
+		if err != nil {
+			return nil, err
+		}
 	}
 	match, err := oneMatch(id, want, chats, total)
 	if err != nil {

@@ -50,6 +50,7 @@ func Run(t *testing.T, open Opener) {
 		{"TagsAreRedacted", testTagsAreRedacted},
 		{"PlaceholdersAreNotWords", testPlaceholdersAreNotWords},
 		{"ChatIDsAsPeopleHaveThem", testChatIDsAsPeopleHaveThem},
+		{"ResumedSessionFoundByItsEarlierID", testResumedSessionFoundByItsEarlierID},
 		{"Envelope", testEnvelope},
 		{"QueryView", testQueryView},
 		{"ViewService", testViewService},

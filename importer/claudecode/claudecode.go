@@ -93,6 +93,9 @@ type ccState struct {
 	Chat      string `json:"chat,omitempty"`
 	Created   bool   `json:"created,omitempty"`
 	SessionID string `json:"session_id,omitempty"`
+	// ResumedFrom is the session id of the file's first lines when the file is a resumed
+	// session's (claudecode_resumed.go): SessionID is then the file's own, newer id.
+	ResumedFrom string `json:"resumed_from,omitempty"`
 	AgentID   string `json:"agent_id,omitempty"`
 	Cwd       string `json:"cwd,omitempty"`
 	Branch    string `json:"branch,omitempty"`
@@ -229,7 +232,7 @@ func (s *ccSession) Line(ctx context.Context, n int, raw []byte, out reader.Outp
 		s.st.Time = ts
 	}
 	if s.st.SessionID == "" && l.SessionID != "" && !reader.Placeholder(l.SessionID) {
-		s.st.SessionID = l.SessionID
+		s.st.SessionID, s.st.ResumedFrom = ccSessionOf(s.src.Path, s.agent, l.SessionID)
 	}
 	if s.agent && s.st.AgentID == "" && l.AgentID != "" {
 		s.st.AgentID = l.AgentID
@@ -394,6 +397,9 @@ func (s *ccSession) create(model string) {
 	}
 	s.st.Created = true
 	attrs := s.attrs(model)
+	if s.st.ResumedFrom != "" && !s.agent {
+		attrs[ResumedFromAttr] = s.st.ResumedFrom
+	}
 	if s.agent {
 		attrs["parent"] = reader.ChatID("claude-code", s.session())
 		if s.st.AgentID != "" {
