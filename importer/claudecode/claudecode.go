@@ -96,9 +96,9 @@ type ccState struct {
 	// ResumedFrom is the session id of the file's first lines when the file is a resumed
 	// session's (claudecode_resumed.go): SessionID is then the file's own, newer id.
 	ResumedFrom string `json:"resumed_from,omitempty"`
-	AgentID   string `json:"agent_id,omitempty"`
-	Cwd       string `json:"cwd,omitempty"`
-	Branch    string `json:"branch,omitempty"`
+	AgentID     string `json:"agent_id,omitempty"`
+	Cwd         string `json:"cwd,omitempty"`
+	Branch      string `json:"branch,omitempty"`
 	// Last is the uuid of each chat's last message, to see rewinds (a message whose parent is
 	// not the one before it).
 	Last map[string]string `json:"last,omitempty"`
