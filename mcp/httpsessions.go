@@ -209,16 +209,6 @@ func (t *sessionTable) end(id string) {
 	}
 }
 
-// open is the number of sessions counted, for key or in total when key is "".
-func (t *sessionTable) open(key string) int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if key == "" {
-		return len(t.sessions)
-	}
-	return t.keys[key]
-}
-
 // newSessionIDKey carries the id admit counted to getServer, which gives it to the session.
 type newSessionIDKey struct{}
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -64,15 +63,6 @@ func (g *golden) hide(value, label string) {
 // record adds one answer under a heading.
 func (g *golden) record(heading, answer string) {
 	fmt.Fprintf(&g.buf, "### %s\n%s\n\n", heading, strings.TrimRight(g.normalise(answer), "\n"))
-}
-
-// recordJSON records v as indented JSON.
-func (g *golden) recordJSON(heading string, v any) {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		g.t.Fatalf("%s: %v", heading, err)
-	}
-	g.record(heading, string(b))
 }
 
 var (
