@@ -100,7 +100,7 @@ func countClaudeCode(tb testing.TB, path string) srcCount {
 					said = true
 				}
 			}
-			if said && l["isCompactSummary"] != true && l["isMeta"] != true {
+			if said && l["isCompactSummary"] != true && l["isMeta"] != true && !ccBareCommand(str(msg["content"])) {
 				c.User++
 			}
 		case "assistant":
@@ -262,4 +262,20 @@ func countCopilot(tb testing.TB, path string) srcCount {
 		}
 	}
 	return c
+}
+
+// ccBareCommand reports whether a Claude Code user line's text is a command the person ran
+// without arguments (<command-name>/clear</command-name> with empty <command-args>) or a local
+// command's output: an event, not a prompt.
+func ccBareCommand(text string) bool {
+	t := strings.TrimSpace(text)
+	if strings.HasPrefix(t, "<local-command-stdout>") || strings.HasPrefix(t, "<local-command-stderr>") {
+		return true
+	}
+	if !strings.Contains(t, "<command-name>") {
+		return false
+	}
+	_, rest, ok := strings.Cut(t, "<command-args>")
+	args, _, _ := strings.Cut(rest, "</command-args>")
+	return !ok || strings.TrimSpace(args) == ""
 }

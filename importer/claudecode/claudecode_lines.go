@@ -64,6 +64,7 @@ func (s *ccSession) user(chat string, n int, l *ccLine, raw []byte, ts time.Time
 	if images > 0 {
 		m["attachments"] = images
 	}
+	channel := ""
 	switch {
 	case l.IsCompactSummary:
 		kind = annals.KindSystem
@@ -71,13 +72,16 @@ func (s *ccSession) user(chat string, n int, l *ccLine, raw []byte, ts time.Time
 	case l.IsMeta:
 		kind = annals.KindSystem
 		m["meta"] = true
+	case ccCommand(body, m):
+		// A command the person ran in the tool (/clear, /compact), or its output: no prompt.
+		kind, channel, body = annals.KindEvent, ccCommandChannel, ccCommandText(body, m)
 	default:
 		// A new prompt from the person: calls still waiting will not get a result.
 		if len(blocks) == 0 || !ccHasToolResult(blocks) {
 			q.ReleaseAll()
 		}
 	}
-	q.PushEntry(chat, &annals.Entry{ID: ccEntryID(l, raw, 0), Kind: kind, Time: ts, SourceIDs: s.sourceIDs(l), Text: reader.ValidText(body), Metadata: s.meta(chat, l, raw, m)})
+	q.PushEntry(chat, &annals.Entry{ID: ccEntryID(l, raw, 0), Kind: kind, Channel: channel, Time: ts, SourceIDs: s.sourceIDs(l), Text: reader.ValidText(body), Metadata: s.meta(chat, l, raw, m)})
 	return nil
 }
 
