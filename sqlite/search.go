@@ -192,11 +192,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 		return nil, 0, err
 	}
 	annals.SearchReportFrom(ctx).SetPath("entry index")
-	r, err := p.entryRanking(cw, limit, float64(unixNano(db.now())))
-	if err != nil {
-		return nil, 0, err
-	}
-	return db.runEntryRanking(ctx, r)
+	return db.searchEntryRanking(ctx, p, cw, limit)
 }
 
 // searchChatDocsTx runs searchChatDocs in one read transaction, so its statements see one

@@ -35,6 +35,7 @@ type entryRanking struct {
 	countQ    string
 	countArgs []any
 	offset    int
+	walk      int // the entries walked, 0 for every match
 }
 
 // rankingCTEs are the common table expressions up to ranked, with their arguments.
@@ -47,9 +48,11 @@ type rankingCTEs struct {
 
 // entryRanking builds the statement for the page of limit chats; now is the clock in unix
 // nanoseconds, for the recency bonus.
-func (p *searchPlan) entryRanking(cw *where, limit int, now float64) (*entryRanking, error) {
+//
+// walk > 0 scores only the walk newest matching entries in scope (see walkEntries).
+func (p *searchPlan) entryRanking(cw *where, limit int, now float64, walk int) (*entryRanking, error) {
 	f := p.f
-	r, err := p.rankedCTEs()
+	r, err := p.rankedCTEs(cw, walk)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +70,7 @@ func (p *searchPlan) entryRanking(cw *where, limit int, now float64) (*entryRank
 		order = "c.last_activity DESC, c.id"
 	}
 	// The page is chosen on narrow rows; only its chats are read whole.
-	with := append(r.with, `page AS MATERIALIZED (SELECT c.pk AS pk, `+score+` AS score, r.bn AS bn, count(*) OVER () AS total`+
+	with := append(r.with, `page AS MATERIALIZED (SELECT c.pk AS pk, `+score+` AS score, r.bn AS bn, count(*) OVER () AS total, (SELECT count(*) FROM scored) AS scanned`+
 		from+` ORDER BY `+order+` LIMIT ? OFFSET ?)`)
 	args := append(append(append(r.args, now), cw.Args...), limit, f.Offset)
 	snippets := min(f.Snippets, maxSnippets)
@@ -86,15 +89,15 @@ func (p *searchPlan) entryRanking(cw *where, limit int, now float64) (*entryRank
 		joins = ` LEFT JOIN top t ON t.pk = p.pk LEFT JOIN snip s ON s.epk = t.epk LEFT JOIN entries e ON e.pk = t.epk`
 		rowOrder += ", t.r, t.epk"
 	}
-	out.q = "WITH " + strings.Join(with, ", ") + ` SELECT ` + chatColumns + `, c.pk, p.score, p.bn, p.total` + cols +
+	out.q = "WITH " + strings.Join(with, ", ") + ` SELECT ` + chatColumns + `, c.pk, p.score, p.bn, p.total, p.scanned` + cols +
 		` FROM page p JOIN chats c ON c.pk = p.pk` + joins + ` ORDER BY ` + rowOrder
-	out.args, out.offset = args, f.Offset
+	out.args, out.offset, out.walk = args, f.Offset, walk
 	return out, nil
 }
 
 // rankedCTEs builds matched (the chats the query holds in, when that takes a pass of its own),
 // scored and ranked.
-func (p *searchPlan) rankedCTEs() (*rankingCTEs, error) {
+func (p *searchPlan) rankedCTEs(cw *where, walk int) (*rankingCTEs, error) {
 	f := p.f
 	r := &rankingCTEs{}
 	pos := query.PositiveTerms(f.Text, nil)
@@ -125,8 +128,12 @@ func (p *searchPlan) rankedCTEs() (*rankingCTEs, error) {
 		if r.bodyAny, err = ftsCompile(anyOf(pos), p.entryCols); err != nil {
 			return nil, err
 		}
+		from := `entries_fts JOIN entries e ON e.pk = entries_fts.rowid WHERE`
+		if walk > 0 {
+			from = `entries_fts CROSS JOIN entries e CROSS JOIN chats c WHERE e.pk = entries_fts.rowid AND c.pk = e.chat_pk AND`
+		}
 		arm := `SELECT e.pk AS epk, e.chat_pk AS pk, bm25(entries_fts, ` + entryWeights + `) AS bb, 1 AS bn, NULL AS mb
-			FROM entries_fts JOIN entries e ON e.pk = entries_fts.rowid WHERE entries_fts MATCH ?`
+			FROM ` + from + ` entries_fts MATCH ?`
 		r.args = append(r.args, r.bodyAny)
 		if len(p.entryWhere.Conds) > 0 {
 			arm += " AND " + p.entryWhere.SQL()
@@ -134,6 +141,11 @@ func (p *searchPlan) rankedCTEs() (*rankingCTEs, error) {
 		}
 		if restrict {
 			arm += " AND e.chat_pk IN (SELECT pk FROM matched)"
+		}
+		if walk > 0 {
+			// The walk: newest first through the chat filters, bm25 for the rows it returns.
+			arm = `SELECT * FROM (` + arm + ` AND ` + cw.SQL() + ` ORDER BY entries_fts.rowid DESC LIMIT ?)`
+			r.args = append(append(r.args, cw.Args...), walk)
 		}
 		arms = append(arms, arm)
 	}
@@ -164,15 +176,15 @@ func (p *searchPlan) rankedCTEs() (*rankingCTEs, error) {
 
 // runEntryRanking runs the statement and reads the page: a chat comes once per snippet, in page
 // order. A chat that cannot be read is skipped and the rest of the page served.
-func (db *DB) runEntryRanking(ctx context.Context, r *entryRanking) ([]annals.ChatHit, int, error) {
+func (db *DB) runEntryRanking(ctx context.Context, r *entryRanking) ([]annals.ChatHit, int, int, error) {
 	annals.TraceStatement(ctx, r.q, r.args)
 	rows, err := db.stmts.query(ctx, r.q, r.args...)
 	if err != nil {
-		return nil, 0, ftsErr("search chats", err)
+		return nil, 0, 0, ftsErr("search chats", err)
 	}
 	defer rows.Close()
 	hits := []annals.ChatHit{}
-	total := 0
+	total, scanned := 0, 0
 	lastPK := int64(-1)
 	var skipped annals.RowSkipper
 	for rows.Next() {
@@ -180,13 +192,13 @@ func (db *DB) runEntryRanking(ctx context.Context, r *entryRanking) ([]annals.Ch
 		var pk int64
 		var seq sql.NullInt64
 		var kind, tool, text sql.NullString
-		c, err := scanChat(suffixScanner{rows: rows, extra: []any{&pk, &h.Score, &h.Matches, &total, &seq, &kind, &tool, &text}})
+		c, err := scanChat(suffixScanner{rows: rows, extra: []any{&pk, &h.Score, &h.Matches, &total, &scanned, &seq, &kind, &tool, &text}})
 		if re, ok := err.(*rowError); ok {
 			skipped.Skip(re.id, re.err)
 			continue
 		}
 		if err != nil {
-			return nil, 0, storeErr("scan search hit", err)
+			return nil, 0, 0, storeErr("scan search hit", err)
 		}
 		if pk != lastPK { // its first row starts its hit
 			h.Chat = c
@@ -199,15 +211,15 @@ func (db *DB) runEntryRanking(ctx context.Context, r *entryRanking) ([]annals.Ch
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, ftsErr("search chats", err)
+		return nil, 0, 0, ftsErr("search chats", err)
 	}
-	if len(hits) == 0 && r.offset > 0 {
+	if len(hits) == 0 && r.offset > 0 && r.walk == 0 {
 		// Past the end: the page carries no total, so count.
 		if err := db.countPastTheEnd(ctx, r, &total); err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 	}
-	return hits, total, skipped.Err()
+	return hits, total, scanned, skipped.Err()
 }
 
 // countPastTheEnd runs the ranking's count.
