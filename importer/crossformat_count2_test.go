@@ -73,7 +73,10 @@ func countGemini(tb testing.TB, path string) srcCount {
 		r := byID[id]
 		switch str(r["type"]) {
 		case "user":
-			c.User++
+			// The prompt /init submits (it asks for GEMINI.md) is not the person's.
+			if t := strings.TrimSpace(str(r["content"])); !strings.HasPrefix(t, "You are an AI agent that brings the power of Gemini") {
+				c.User++
+			}
 		case "gemini", "model", "assistant":
 			tcs := arr(r["toolCalls"])
 			thought := false

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -337,13 +338,19 @@ func gmEntries(chatID string, rec *gmRecord, last *time.Time) []annals.CaptureOp
 		text = gmText(rec.Parts)
 	}
 	var ops []annals.CaptureOp
+	var entries []*annals.Entry
 	appendEntry := func(e *annals.Entry) {
 		e.Time, e.SourceIDs = ts, source
-		ops = append(ops, annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: []*annals.Entry{e}}})
+		entries = append(entries, e)
 	}
 	switch rec.Type {
 	case "user":
-		appendEntry(&annals.Entry{ID: reader.EntryID(base, -1), Kind: annals.KindUser, Text: reader.ValidText(text), Metadata: reader.Metadata(meta)})
+		kind := annals.KindUser
+		if gmInitPrompt(text) {
+			// The prompt /init submits in the person's stead: not what they typed.
+			kind, meta["meta"], meta["command"] = annals.KindSystem, true, "/init"
+		}
+		appendEntry(&annals.Entry{ID: reader.EntryID(base, -1), Kind: kind, Text: reader.ValidText(text), Metadata: reader.Metadata(meta)})
 	case "gemini", "model", "assistant":
 		runID := ""
 		if rec.Tokens != nil || rec.Model != "" {
@@ -373,7 +380,20 @@ func gmEntries(chatID string, rec *gmRecord, last *time.Time) []annals.CaptureOp
 		}
 		appendEntry(&annals.Entry{ID: reader.EntryID(base, -1), Kind: annals.KindEvent, Channel: "gemini-cli/" + reader.ChannelPart(rec.Type), Text: reader.ValidText(text), Metadata: reader.Metadata(meta)})
 	}
+	// A reply's record is stamped when it was written, after the calls it made: its entries
+	// go in time order, so a call comes before the reply that followed it.
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Time.Before(entries[j].Time) })
+	for _, e := range entries {
+		ops = append(ops, annals.CaptureOp{Append: &annals.AppendOp{ChatID: chatID, Entries: []*annals.Entry{e}}})
+	}
 	return ops
+}
+
+// gmInitPrompt reports whether a user message is the prompt Gemini CLI's /init command sends
+// (packages/core/src/commands/init.ts: it asks the model to write GEMINI.md).
+func gmInitPrompt(text string) bool {
+	return strings.HasPrefix(strings.TrimSpace(text), "You are an AI agent that brings the power of Gemini directly into the terminal.") &&
+		strings.Contains(text, "GEMINI.md")
 }
 
 // gmRun is the run of one model reply.
