@@ -68,11 +68,13 @@ var corpus = []corpusCase{
 		kinds:    map[annals.EntryKind]int{annals.KindUser: 3, annals.KindAssistant: 2},
 		contains: []string{"How do I write a function in JavaScript?", "Actually, can you help me with Python instead?", "function greet(name)"}},
 	{file: "chatgpt-export/pionxzh__image-generation.json", format: "chatgpt", chats: 1,
-		kinds: map[annals.EntryKind]int{annals.KindUser: 4, annals.KindTool: 11, annals.KindEvent: 4}, tools: 11, linked: 10,
+		// The recaps after tool calls are the reasoning of the (empty) replies that follow them.
+		kinds: map[annals.EntryKind]int{annals.KindUser: 4, annals.KindTool: 11, annals.KindAssistant: 4}, tools: 11, linked: 10,
 		contains: []string{"question 4", "tool text 6", "code 2", "Thought for 33s"}},
 	{file: "chatgpt-export/pionxzh__thinking-summaries.json", format: "chatgpt", chats: 1,
-		kinds: map[annals.EntryKind]int{annals.KindUser: 2, annals.KindAssistant: 6, annals.KindTool: 2, annals.KindEvent: 2}, tools: 2, linked: 2,
-		contains: []string{"answer 1", "answer 2", "thought 3", "summary 7"}},
+		// Each recap ends the reasoning of the thoughts before it: no event is left.
+		kinds: map[annals.EntryKind]int{annals.KindUser: 2, annals.KindAssistant: 6, annals.KindTool: 2}, tools: 2, linked: 2,
+		contains: []string{"answer 1", "answer 2", "thought 3", "summary 7", "Thought for 14s"}},
 	{file: "openai-chat-completions/simonw-llm__test_responses_tool_use.responses-api.exchanges.json", format: "messages", chats: 1,
 		kinds: map[annals.EntryKind]int{annals.KindUser: 1, annals.KindAssistant: 1, annals.KindTool: 1}, tools: 1, linked: 1,
 		contains: []string{"What is 1231 * 2331? Use the multiply tool.", "2869461", "2,869,461"}},

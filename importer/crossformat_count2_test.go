@@ -233,7 +233,13 @@ func countChatGPT(tb testing.TB, path string) srcCount {
 					c.Tool++
 				}
 				c.Paired++
-			case str(content["content_type"]) == "reasoning_recap", !said:
+			case str(content["content_type"]) == "reasoning_recap":
+				// A recap ends the reasoning of the thoughts before it, or of the reply after
+				// it; with neither it holds reasoning of its own.
+				if str(parent["content_type"]) != "thoughts" && str(obj(parent["content"])["content_type"]) != "thoughts" && !ccgRepliedTo(mapping, n) {
+					c.Assistant++
+				}
+			case !said:
 			case role == "user":
 				c.User++
 			case role == "assistant":
@@ -364,4 +370,21 @@ func countClaudeCodeWeb(tb testing.TB, path string) srcCount {
 		tb.Fatal(err)
 	}
 	return countClaudeCode(tb, tmp)
+}
+
+// ccgRepliedTo reports whether a ChatGPT node has a child that is an assistant reply to all
+// with something to say.
+func ccgRepliedTo(mapping map[string]any, n any) bool {
+	for _, ch := range arr(obj(n)["children"]) {
+		m := obj(obj(mapping[str(ch)])["message"])
+		if str(obj(m["author"])["role"]) != "assistant" || (str(m["recipient"]) != "" && str(m["recipient"]) != "all") {
+			continue
+		}
+		for _, p := range arr(obj(m["content"])["parts"]) {
+			if obj(p) != nil || strings.TrimSpace(str(p)) != "" {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -186,12 +186,22 @@ func cgEmit(c *cgConversation, out reader.Output) error {
 	if err := cgEntries(chatID, main, created, out); err != nil {
 		return err
 	}
-	return cgBranches(c, chatID, model, created, onMain, out)
+	return cgBranches(c, chatID, model, cgBranchTitle(c.Title), created, onMain, out)
+}
+
+// cgBranchTitle is the title of a conversation's other branches: the conversation's, marked as
+// a branch ("" when the conversation has none; the branch's first prompt then names it).
+func cgBranchTitle(title string) string {
+	t := strings.TrimSpace(reader.ValidText(title))
+	if t == "" {
+		return ""
+	}
+	return reader.Truncated(t+" (other branch)", annals.MaxTitleBytes)
 }
 
 // cgBranches emits the other branches: every leaf off the main path, from the first node not
 // on it, as a chat whose parent is the main one.
-func cgBranches(c *cgConversation, chatID, model string, created time.Time, onMain map[string]bool, out reader.Output) error {
+func cgBranches(c *cgConversation, chatID, model, title string, created time.Time, onMain map[string]bool, out reader.Output) error {
 	var leaves []string
 	for id, n := range c.Mapping {
 		if len(n.Children) == 0 && !onMain[id] {
@@ -221,7 +231,7 @@ func cgBranches(c *cgConversation, chatID, model string, created time.Time, onMa
 		if model != "" {
 			battrs["model"] = model
 		}
-		if err := cgBranch(bid, battrs, branch, created, out); err != nil {
+		if err := cgBranch(bid, battrs, title, branch, created, out); err != nil {
 			return err
 		}
 	}
@@ -230,7 +240,7 @@ func cgBranches(c *cgConversation, chatID, model string, created time.Time, onMa
 
 // cgBranch emits one branch. A branch is kept only if it holds something (a regenerated
 // answer that came back empty does not make a chat).
-func cgBranch(bid string, battrs annals.Attributes, branch []*cgNode, created time.Time, out reader.Output) error {
+func cgBranch(bid string, battrs annals.Attributes, title string, branch []*cgNode, created time.Time, out reader.Output) error {
 	var buf reader.OpBuffer
 	if err := cgEntries(bid, branch, created, &buf); err != nil {
 		return err
@@ -238,7 +248,7 @@ func cgBranch(bid string, battrs annals.Attributes, branch []*cgNode, created ti
 	if len(buf.Ops) == 0 {
 		return nil
 	}
-	if err := out.Emit(annals.CaptureOp{Chat: &annals.Chat{ID: bid, Attributes: battrs, CreatedAt: cgFirstTime(branch, created)}}); err != nil {
+	if err := out.Emit(annals.CaptureOp{Chat: &annals.Chat{ID: bid, Attributes: battrs, Title: title, CreatedAt: cgFirstTime(branch, created)}}); err != nil {
 		return err
 	}
 	for _, op := range buf.Ops {
@@ -331,10 +341,27 @@ func cgNewestLeaf(c *cgConversation) string {
 func cgEntries(chatID string, path []*cgNode, start time.Time, out reader.Output) error {
 	var q reader.OpQueue
 	last := start
-	for _, n := range path {
+	var held *cgNode // a recap waiting for the reply it ends the reasoning of
+	for i, n := range path {
 		m := n.Message
-		if m == nil {
+		if m == nil || (cgIsRecap(n) && i > 0 && cgIsThoughts(path[i-1])) {
+			continue // a recap after thoughts is their entry's (cgEntry)
+		}
+		if cgIsRecap(n) {
+			held = n // after tool calls: the next reply's
 			continue
+		}
+		var recap *cgNode
+		switch {
+		case cgIsThoughts(n) && i+1 < len(path) && cgIsRecap(path[i+1]):
+			recap = path[i+1]
+		case held != nil && m.Author.Role == "assistant" && cgContentType(n) != "thoughts" && (m.Recipient == "" || m.Recipient == "all"):
+			recap, held = held, nil
+		case held != nil && m.Author.Role == "user":
+			if err := cgHeldRecap(&q, chatID, held, last, out); err != nil {
+				return err
+			}
+			held = nil
 		}
 		ts := cgTime(m)
 		if ts.IsZero() {
@@ -342,19 +369,36 @@ func cgEntries(chatID string, path []*cgNode, start time.Time, out reader.Output
 		} else {
 			last = ts
 		}
-		if !cgEntry(&q, chatID, n, ts) {
+		if !cgEntry(&q, chatID, n, recap, ts) {
 			continue
 		}
 		if err := q.Flush(out); err != nil {
 			return err
 		}
 	}
+	if held != nil {
+		if err := cgHeldRecap(&q, chatID, held, last, out); err != nil {
+			return err
+		}
+	}
 	return q.FlushAll(out)
+}
+
+// cgHeldRecap emits a recap no reply followed as the reasoning of an entry of its own.
+func cgHeldRecap(q *reader.OpQueue, chatID string, n *cgNode, last time.Time, out reader.Output) error {
+	ts := cgTime(n.Message)
+	if ts.IsZero() {
+		ts = last
+	}
+	if !cgEntry(q, chatID, n, nil, ts) {
+		return nil
+	}
+	return q.Flush(out)
 }
 
 // cgEntry queues the entry of node n, or fills in the call a tool message answers; it
 // returns false when the node holds nothing to keep.
-func cgEntry(q *reader.OpQueue, chatID string, n *cgNode, ts time.Time) bool {
+func cgEntry(q *reader.OpQueue, chatID string, n, recap *cgNode, ts time.Time) bool {
 	m := n.Message
 	var ct cgContent
 	_ = json.Unmarshal(m.Content, &ct)
@@ -375,17 +419,43 @@ func cgEntry(q *reader.OpQueue, chatID string, n *cgNode, ts time.Time) bool {
 		for _, t := range ct.Thoughts {
 			thoughts = append(thoughts, strings.TrimSpace(t.Summary+"\n"+t.Content))
 		}
-		if r := strings.Join(reader.DropBlank(thoughts), "\n\n"); r != "" {
-			q.PushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, SourceIDs: src, Reasoning: reader.ValidText(r), Metadata: reader.Metadata(meta)})
+		if len(thoughts) == 0 {
+			thoughts = append(thoughts, text) // the thoughts' text in parts
 		}
-	case role == "assistant" && ct.ContentType == "reasoning_recap":
-		// "Thought for 47s": a label for the reasoning above, kept as an event.
-		q.PushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindEvent, Channel: "chatgpt/reasoning_recap", Time: ts, SourceIDs: src, Text: reader.ValidText(text), Metadata: reader.Metadata(meta)})
-	case role == "assistant":
-		if strings.TrimSpace(text) == "" && attachments == 0 {
+		r := strings.Join(reader.DropBlank(thoughts), "\n\n")
+		if recap != nil {
+			// "Thought for 47s": the recap of these thoughts, ending their reasoning.
+			if rt := cgRecapText(recap); rt != "" {
+				r = strings.TrimSpace(r + "\n\n" + rt)
+				meta["reasoning_recap"] = rt
+			}
+			src = append(src, reader.SafeID(recap.ID, annals.MaxIDBytes))
+		}
+		if r == "" {
 			return false
 		}
-		q.PushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, SourceIDs: src, Text: reader.ValidText(text), Metadata: reader.Metadata(meta)})
+		q.PushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, SourceIDs: src, Reasoning: reader.ValidText(r), Metadata: reader.Metadata(meta)})
+	case role == "assistant" && ct.ContentType == "reasoning_recap":
+		// A recap whose thoughts were not kept: the reasoning of an entry of its own.
+		r := cgRecapText(n)
+		if r == "" {
+			return false
+		}
+		meta["reasoning_recap"] = r
+		q.PushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, SourceIDs: src, Reasoning: reader.ValidText(r), Metadata: reader.Metadata(meta)})
+	case role == "assistant":
+		reasoning := ""
+		if recap != nil {
+			// The recap of the reasoning (across tool calls) that led to this reply.
+			if reasoning = cgRecapText(recap); reasoning != "" {
+				meta["reasoning_recap"] = reasoning
+			}
+			src = append(src, reader.SafeID(recap.ID, annals.MaxIDBytes))
+		}
+		if strings.TrimSpace(text) == "" && attachments == 0 && reasoning == "" {
+			return false
+		}
+		q.PushEntry(chatID, &annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, SourceIDs: src, Text: reader.ValidText(text), Reasoning: reader.ValidText(reasoning), Metadata: reader.Metadata(meta)})
 	case role == "user":
 		if strings.TrimSpace(text) == "" && attachments == 0 {
 			return false
@@ -502,4 +572,27 @@ func cgArgs(ct *cgContent, text string) json.RawMessage {
 		return nil
 	}
 	return reader.JSONString(text)
+}
+
+// cgIsThoughts and cgIsRecap tell an assistant's thoughts node and its reasoning recap.
+func cgIsThoughts(n *cgNode) bool { return cgContentType(n) == "thoughts" }
+func cgIsRecap(n *cgNode) bool    { return cgContentType(n) == "reasoning_recap" }
+
+func cgContentType(n *cgNode) string {
+	if n == nil || n.Message == nil || n.Message.Author.Role != "assistant" {
+		return ""
+	}
+	var ct struct {
+		ContentType string `json:"content_type"`
+	}
+	_ = json.Unmarshal(n.Message.Content, &ct)
+	return ct.ContentType
+}
+
+// cgRecapText is a reasoning recap's text ("Thought for 47s").
+func cgRecapText(n *cgNode) string {
+	var ct cgContent
+	_ = json.Unmarshal(n.Message.Content, &ct)
+	text, _ := cgText(&ct)
+	return strings.TrimSpace(text)
 }
