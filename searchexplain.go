@@ -16,8 +16,8 @@ type PrefixExpansion struct {
 	// Vocabulary is how many there are when the walk reached the end (0: more than Scanned).
 	Scanned    int `json:"scanned"`
 	Vocabulary int `json:"vocabulary,omitempty"`
-	// Docs is the sum of the searched words' document counts (chat documents holding each):
-	// the postings the search reads for the prefix.
+	// Docs is the sum of the searched words' document counts (chat documents holding each, per
+	// field): the postings the search reads for the prefix.
 	Docs int `json:"docs"`
 	// Capped is true when the prefix stands for more words than a search expands: only Words
 	// were searched, so chats holding only rarer words are missing (the page is partial).

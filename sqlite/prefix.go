@@ -75,13 +75,16 @@ func expandPrefixes(ctx context.Context, tx queryer, e *annals.TextExpr, done ma
 	return done[e], nil
 }
 
-// prefixWords reads the words of the chat index starting with prefix (at most maxPrefixScan+1,
-// in byte order) with their document counts, and keeps the maxPrefixWords most frequent. The
-// vocabulary's terms are byte strings; U+10FFFF sorts after every continuation.
+// prefixWords reads the words of the chat index's text columns starting with prefix (at most
+// maxPrefixScan+1, in byte order) with their document counts, and keeps the maxPrefixWords most
+// frequent. The vocabulary's terms are byte strings; U+10FFFF sorts after every continuation.
 func prefixWords(ctx context.Context, tx queryer, prefix string) (annals.PrefixExpansion, error) {
 	var x annals.PrefixExpansion
-	rows, err := tx.QueryContext(ctx, `SELECT term, doc FROM chat_fts_vocab WHERE term >= ? AND term <= ? ORDER BY term LIMIT ?`,
-		prefix, prefix+"\U0010FFFF", maxPrefixScan+1)
+	// One row per word and column (migration 0015); the owner column's rows are skipped, and a
+	// word's documents are summed over the other columns (a document holding it in two columns
+	// counts twice: an order, not a count of chats).
+	rows, err := tx.QueryContext(ctx, `SELECT term, col, doc FROM chat_fts_vocab_col WHERE term >= ? AND term <= ? ORDER BY term`,
+		prefix, prefix+"\U0010FFFF")
 	if err != nil {
 		return x, storeErr("expand prefix", err)
 	}
@@ -93,8 +96,19 @@ func prefixWords(ctx context.Context, tx queryer, prefix string) (annals.PrefixE
 	var words []word
 	for rows.Next() {
 		var w word
-		if err := rows.Scan(&w.w, &w.docs); err != nil {
+		var col string
+		if err := rows.Scan(&w.w, &col, &w.docs); err != nil {
 			return x, storeErr("expand prefix", err)
+		}
+		if col == "owner" {
+			continue
+		}
+		if n := len(words); n > 0 && words[n-1].w == w.w {
+			words[n-1].docs += w.docs
+			continue
+		}
+		if len(words) > maxPrefixScan {
+			break // one word past the cap says there are more
 		}
 		words = append(words, w)
 	}

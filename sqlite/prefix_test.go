@@ -114,3 +114,29 @@ func TestPrefixWithinTheCapIsExact(t *testing.T) {
 		t.Errorf("explain %+v, want zqw0* expanded to its 10 words, not capped", page.Explain)
 	}
 }
+
+// TestPrefixNeverExpandsToOwnerTokens: the chat index holds each chat's owner as tokens (t41 for
+// tenant "A"); a prefix they start with (t4*) is expanded into the words of the text only, so
+// owner tokens, in most documents, never take the places of the words a person typed it for.
+func TestPrefixNeverExpandsToOwnerTokens(t *testing.T) {
+	db := openTestDB(t)
+	for _, id := range []string{"c1", "c2"} {
+		if _, err := annals.CreateChat(t.Context(), db, storetest.NewChat(id, "A")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := annals.AppendEntries(t.Context(), db, "c1", []*annals.Entry{storetest.TextEntry("e1", annals.KindUser, "see t4word here")}); err != nil {
+		t.Fatal(err)
+	}
+	svc := history.New(history.Config{Store: db})
+	page, err := svc.SearchChats(adminCtx(), annals.SearchParams{Scope: annals.ScopeGlobal, Query: "t4*", Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.Explain == nil || len(page.Explain.Expansions) != 1 || !slices.Equal(page.Explain.Expansions[0].Words, []string{"t4word"}) {
+		t.Fatalf("explain %+v, want t4* expanded to t4word alone (t41 is tenant A's owner token)", page.Explain)
+	}
+	if page.Total != 1 || page.Chats[0].Chat.ID != "c1" {
+		t.Errorf("found %d chats, want c1 alone", page.Total)
+	}
+}
