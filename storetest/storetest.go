@@ -62,6 +62,7 @@ func Run(t *testing.T, open func(tb testing.TB) annals.Store) {
 		{"UpdateChat", updateTests()},
 		{"DeleteChat", deleteTests()},
 		{"FullText", fullTextTests()},
+		{"SearchPaths", searchPathTests()},
 		{"Embeddings", embeddingTests()},
 		{"Concurrency", concurrencyTests()},
 		{"Bounds", boundsTests()},
