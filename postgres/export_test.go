@@ -39,3 +39,7 @@ func (db *DB) SettingForTest(ctx context.Context, name string) (string, error) {
 	err := db.pool.QueryRow(ctx, `SELECT current_setting($1)`, name).Scan(&v)
 	return v, err
 }
+
+// SetLocationForTest makes the store see itself in another place (as a dump restored into
+// another database, cluster or schema does).
+func (db *DB) SetLocationForTest(location string) { db.here.Location = location }

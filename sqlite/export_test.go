@@ -109,3 +109,9 @@ func (db *DB) LeavesWrittenForTest(ctx context.Context, table string) (uint64, e
 // DropVectorCacheForTest empties the decoded-vector cache, so the next FindEmbeddings reads every
 // vector from the file (a cold call).
 func (db *DB) DropVectorCacheForTest() { db.vectors = newVectorCache(vectorCacheFloats) }
+
+// SetMachineForTest makes the store see itself on another machine (its file unchanged), as a
+// database carried to a second machine does.
+func (db *DB) SetMachineForTest(machine, hostname string) {
+	db.here.Machine, db.here.Hostname = machine, hostname
+}
