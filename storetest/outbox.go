@@ -34,7 +34,7 @@ func RunOutbox(t *testing.T, open func(tb testing.TB) OutboxStore) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := open(t)
-			tc.fn(t, s.(Store))
+			tc.fn(t, s)
 		})
 	}
 }
