@@ -42,6 +42,10 @@ func (b boundView) ViewToolCalls(ctx context.Context, scope annals.Scope, f view
 	return b.v.ViewToolCalls(b.c.as(ctx), scope, f)
 }
 
+func (b boundView) ViewLocate(ctx context.Context, scope annals.Scope, f view.LocateFilter) (*view.Position, error) {
+	return b.v.ViewLocate(b.c.as(ctx), scope, f)
+}
+
 func (b boundView) ViewEvents(ctx context.Context, scope annals.Scope, f view.EventsFilter) (*view.EventPage, error) {
 	return b.v.ViewEvents(b.c.as(ctx), scope, f)
 }

@@ -89,6 +89,15 @@ func (s *Service) ViewEvents(ctx context.Context, scope annals.Scope, f view.Eve
 	return s.view.ViewEvents(ctx, f)
 }
 
+// ViewLocate finds the entry in scope carrying a source id; see view.Service.
+func (s *Service) ViewLocate(ctx context.Context, scope annals.Scope, f view.LocateFilter) (*view.Position, error) {
+	var err error
+	if f.Owner, err = s.viewOwner(ctx, scope); err != nil {
+		return nil, err
+	}
+	return s.view.ViewLocate(ctx, f)
+}
+
 // ViewSearch pages the entries in scope matching a filter; see view.Service.
 func (s *Service) ViewSearch(ctx context.Context, scope annals.Scope, f view.Filter) (*view.Page, error) {
 	var err error

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -40,17 +41,24 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) error {
 		if d.Code == annals.EINTERNAL {
 			s.log.Error("internal error", "method", r.Method, "route", r.Pattern, "err", annals.ErrorDetail(err))
 		}
-		return writeJSON(w, StatusOf(d.Code), QueryError{OK: false, Error: d.Message, Code: d.Code})
+		qe := QueryError{OK: false, Error: d.Message, Code: d.Code}
+		if r := (*queryview.Refusal)(nil); errors.As(err, &r) {
+			qe.Kind, qe.Kinds = r.Kind, r.Kinds
+		}
+		return writeJSON(w, StatusOf(d.Code), qe)
 	}
 	return writeJSON(w, http.StatusOK, out)
 }
 
 // QueryError is the body of a POST /query error: the reference view's {"ok": false, "error":
-// "<message>"}, plus the annals error code.
+// "<message>"}, with the kind asked for (once it is a known one) or, for an unknown kind, the
+// kinds there are, as the reference answers them, plus the annals error code.
 type QueryError struct {
-	OK    bool   `json:"ok"`
-	Error string `json:"error"`
-	Code  string `json:"code"`
+	OK    bool     `json:"ok"`
+	Kind  string   `json:"kind,omitempty"`
+	Error string   `json:"error"`
+	Kinds []string `json:"kinds,omitempty"`
+	Code  string   `json:"code"`
 }
 
 // HealthAnswer is the answer of GET /healthz (the lanius discovery shape).

@@ -366,6 +366,12 @@ func (s *Server) finish(rw *responseWriter, r *http.Request, start time.Time, ke
 	s.log.Info("http request", attrs...)
 }
 
+// viewPath reports whether an unrouted path is the query view's to answer: any path but
+// annals's own (/v1/..., /metrics, /mcp), which keep annals's error shape and its 405.
+func viewPath(path string) bool {
+	return !strings.HasPrefix(path, "/v1/") && path != "/v1" && path != "/metrics" && path != "/mcp"
+}
+
 // responseWriter records the status and size of a response, and turns the mux's own plain-text
 // 404 and 405 answers into the JSON error body.
 type responseWriter struct {
@@ -394,9 +400,21 @@ func (w *responseWriter) WriteHeader(code int) {
 		if code == http.StatusMethodNotAllowed {
 			d = ErrorDetail{Code: CodeMethodNotAllowed, Message: fmt.Sprintf("%s is not allowed on %s (allowed: %s)", w.req.Method, w.req.URL.Path, w.Header().Get("Allow"))}
 		}
+		var body []byte
+		if viewPath(w.req.URL.Path) {
+			// Outside annals's own routes the server is the reference's view to its clients:
+			// every other method and path is 404 in the view's error shape.
+			code = http.StatusNotFound
+			body, _ = jsonBytes(QueryError{OK: false, Error: fmt.Sprintf("no route %s %s (the query view answers POST /query and GET /healthz)", w.req.Method, w.req.URL.Path), Code: annals.ENOTFOUND})
+		} else {
+			body, _ = jsonBytes(ErrorBody{Error: d})
+		}
+		w.status = code
 		h := w.Header()
 		h.Del("X-Content-Type-Options")
-		body, _ := jsonBytes(ErrorBody{Error: d})
+		if code == http.StatusNotFound {
+			h.Del("Allow")
+		}
 		h.Set("Content-Type", "application/json")
 		h.Set("Content-Length", fmt.Sprint(len(body)))
 		w.ResponseWriter.WriteHeader(code)

@@ -20,7 +20,7 @@ func TestHealthzAnswersTheViewKindsWithoutAKey(t *testing.T) {
 	f := newTwoTenants(t)
 	var got httpapi.HealthAnswer
 	f.must(http.StatusOK, "GET", "/healthz", "", "").json(t, &got)
-	if !got.OK || strings.Join(got.Kinds, ",") != "agents,sessions,transcript,conversation,search" {
+	if !got.OK || strings.Join(got.Kinds, ",") != "agents,conversation,search,sessions,transcript" {
 		t.Errorf("got %+v", got)
 	}
 }
@@ -294,7 +294,7 @@ func TestMalformedRequestsGetTheRightStatusAndAClearMessage(t *testing.T) {
 		{"huge view query", "POST", "/query", `{"kind":"search","filter":{"text":"` + strings.Repeat("y ", 40<<10) + `"}}`, 413, "too_large", "larger than"},
 		{"wrong method", "GET", "/v1/history", ``, 405, "method_not_allowed", "allowed: POST"},
 		{"wrong method on a GET route", "DELETE", "/v1/sessions/a1/export", ``, 405, "method_not_allowed", "allowed: GET, HEAD"},
-		{"unknown route", "POST", "/v2/history", `{}`, 404, "not_found", "no route POST /v2/history"},
+		{"unknown route", "POST", "/v1/histories", `{}`, 404, "not_found", "no route POST /v1/histories"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/annals-dev/annals"
@@ -89,9 +91,49 @@ func renameMessages(ms []view.Message) []view.Message {
 	return ms
 }
 
-// laniusOrigin is where the lanius importer keeps a message row's ledger link.
+// laniusOrigin is where the lanius importer keeps a message row's id and ledger link.
 type laniusOrigin struct {
+	ID      *int64 `json:"id"`
 	EventID *int64 `json:"event_id"`
+}
+
+// laniusMessageSource is the source id the lanius importer gives the entry of lanius's
+// messages row id (its "m<id>"; a tool row's result lands on its call's entry, which carries
+// both rows' source ids, the assistant's first).
+func laniusMessageSource(id int64) string { return "m" + strconv.FormatInt(id, 10) }
+
+// referenceID reads a cursor or before_id a client of the reference passes: a message id, as
+// a JSON number or a string holding one. ok is false for anything else (an annals cursor).
+func referenceID(s string) (int64, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	// id < 95750.5 keeps 95750: the page ends before the next whole id.
+	return int64(math.Ceil(f)), true
+}
+
+// beforeSeq turns a transcript's before_id into the seq the page ends before (0: none). A
+// message of an imported lanius session is known to the client by lanius's id, and the page
+// ends before that message's entry; any other id is an entry seq. As in the reference, a falsy
+// before_id means none, and nothing comes before a negative or zero one.
+func (v *View) beforeSeq(ctx context.Context, scope annals.Scope, req *TranscriptRequest) (int64, error) {
+	id, ok := referenceID(string(req.BeforeID))
+	switch {
+	case !ok || req.BeforeID == "":
+		return 0, nil
+	case id <= 0:
+		return 1, nil
+	}
+	chat := req.Session
+	if !strings.HasPrefix(chat, laniusChatPrefix) {
+		chat = laniusChatPrefix + chat
+	}
+	pos, err := v.svc.ViewLocate(ctx, scope, view.LocateFilter{ChatID: chat, SourceID: laniusMessageSource(id)})
+	if err != nil || pos == nil {
+		return id, err
+	}
+	return pos.Seq, nil
 }
 
 // laniusOverlay gives a message imported from lanius what lanius's view answers for it and the
@@ -117,6 +159,14 @@ func laniusOverlay(m *view.Message) {
 		m.EventID = meta.LaniusResult.EventID
 	case meta.Lanius != nil && meta.Lanius.EventID != nil:
 		m.EventID = meta.Lanius.EventID
+	}
+	// The id is lanius's own row id, the one its clients pass back (before_id, a cursor): a tool
+	// entry that carries a result is the tool row.
+	switch {
+	case meta.LaniusResult != nil && meta.LaniusResult.ID != nil && *meta.LaniusResult.ID > 0:
+		m.ID = *meta.LaniusResult.ID
+	case meta.Lanius != nil && meta.Lanius.ID != nil && *meta.Lanius.ID > 0:
+		m.ID = *meta.Lanius.ID
 	}
 	if v, ok := meta.Content["value"]; ok && len(v) > 0 {
 		m.Content.Stored = v

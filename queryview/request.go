@@ -28,10 +28,11 @@ const (
 	KindSearch       = "search"
 )
 
-// Kinds lists every query kind, for GET /healthz ({"ok": true, "kinds": [...]}). It returns a
-// new slice on every call, so a caller may change it freely.
+// Kinds lists every query kind, for GET /healthz ({"ok": true, "kinds": [...]}) and beside the
+// refusal of an unknown kind, in the reference's order (sorted). It returns a new slice on every
+// call, so a caller may change it freely.
 func Kinds() []string {
-	return []string{KindAgents, KindSessions, KindTranscript, KindConversation, KindSearch}
+	return []string{KindAgents, KindConversation, KindSearch, KindSessions, KindTranscript}
 }
 
 // MaxBodyBytes bounds a query body. The largest legitimate body (64 channel prefixes of 1 KiB) is
@@ -90,9 +91,11 @@ type TranscriptRequest struct {
 	Session string `json:"session"`
 	// Limit: 0 means 80; capped at 200; below 0 means 1.
 	Limit Int `json:"limit,omitempty"`
-	// BeforeID is a message id (an entry seq within the session): the page ends just before it.
-	// 0 starts at the newest message; below 0 nothing comes before it.
-	BeforeID Int     `json:"before_id,omitempty"`
+	// BeforeID is a message id (an entry seq within the session, or lanius's id of a message of
+	// an imported lanius session): the page ends just before it. As in the reference it may be a
+	// number, a fraction or a string holding one; a falsy one (0, "", false, null) starts at the
+	// newest message; below 0 nothing comes before it.
+	BeforeID Cursor  `json:"before_id,omitempty"`
 	Select   *Select `json:"select,omitempty"`
 	// Annals holds annals's own options (opt-in; see Options).
 	Annals *Options `json:"annals,omitempty"`
@@ -161,10 +164,16 @@ type Select struct {
 // ToolResults is the tool_results projection. Its zero value keeps results whole (up to the
 // content cap).
 type ToolResults struct {
-	// Drop leaves tool messages out entirely (JSON false).
+	// Drop leaves tool messages out (JSON false): as in the reference, after the page is cut, so
+	// a page may hold fewer messages than its limit while more follow.
 	Drop bool
-	// Truncate cuts results to at most that many characters (JSON {"truncate": N}).
+	// Truncate cuts results to that many characters (JSON {"truncate": N}), marking a cut one
+	// with "…" and truncated_to; a negative N keeps all but the last -N characters, as the
+	// reference's content[:N] does.
 	Truncate *int
+	// TruncatedTo is what the answer says as truncated_to: N, or the JSON true or false given
+	// (the reference reads them as 1 and 0, and echoes them).
+	TruncatedTo json.RawMessage
 }
 
 // MarshalJSON writes true, false or {"truncate": N}.
@@ -172,28 +181,44 @@ func (t ToolResults) MarshalJSON() ([]byte, error) {
 	switch {
 	case t.Drop:
 		return []byte("false"), nil
+	case t.Truncate != nil && t.TruncatedTo != nil:
+		return json.Marshal(map[string]json.RawMessage{"truncate": t.TruncatedTo})
 	case t.Truncate != nil:
 		return json.Marshal(map[string]int{"truncate": *t.Truncate})
 	}
 	return []byte("true"), nil
 }
 
-// UnmarshalJSON reads true, false or {"truncate": N}.
+// UnmarshalJSON reads tool_results as the reference does: false drops tool messages; an object
+// whose truncate is an integer (or true or false, which count as 1 and 0) truncates results;
+// every other value (true, a number, a string, null, an object without an integer truncate)
+// keeps them whole.
 func (t *ToolResults) UnmarshalJSON(b []byte) error {
-	var keep bool
-	if err := json.Unmarshal(b, &keep); err == nil {
-		*t = ToolResults{Drop: !keep}
+	*t = ToolResults{}
+	b = bytes.TrimSpace(b)
+	if string(b) == "false" {
+		t.Drop = true
 		return nil
 	}
-	var obj struct {
-		Truncate *int `json:"truncate"`
+	var obj map[string]json.RawMessage
+	if !bytes.HasPrefix(b, []byte("{")) || json.Unmarshal(b, &obj) != nil {
+		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&obj); err != nil || obj.Truncate == nil {
-		return annals.Errorf(annals.EINVALID, `select.tool_results must be true, false or {"truncate": N}`)
+	raw := bytes.TrimSpace(obj["truncate"])
+	var n int
+	switch string(raw) {
+	case "true":
+		n = 1
+	case "false":
+		n = 0
+	default:
+		v, err := strconv.ParseInt(string(raw), 10, 32)
+		if err != nil {
+			return nil
+		}
+		n = int(v)
 	}
-	*t = ToolResults{Truncate: obj.Truncate}
+	t.Truncate, t.TruncatedTo = &n, append(json.RawMessage(nil), raw...)
 	return nil
 }
 
@@ -202,7 +227,38 @@ type Page struct {
 	// Limit: 0 means 100; capped at 500; below 0 means 1.
 	Limit Int `json:"limit,omitempty"`
 	// Cursor is the cursor of the previous answer.
-	Cursor string `json:"cursor,omitempty"`
+	Cursor Cursor `json:"cursor,omitempty"`
+}
+
+// Cursor is a search cursor as a client of the reference passes it: the previous answer's
+// cursor, a number or a string. A falsy one (0, "", false, null) means none, as in the
+// reference.
+type Cursor string
+
+// UnmarshalJSON reads a string as it is, a number as its decimal text, and false, null, 0 and
+// "" as no cursor. Other values are refused.
+func (c *Cursor) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) > 0 && b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*c = Cursor(s)
+	case string(b) == "false" || string(b) == "null":
+		*c = ""
+	default:
+		f, err := strconv.ParseFloat(string(b), 64)
+		if err != nil {
+			return &json.UnmarshalTypeError{Value: "value " + string(b), Type: reflect.TypeOf("")}
+		}
+		*c = ""
+		if f != 0 {
+			*c = Cursor(string(b))
+		}
+	}
+	return nil
 }
 
 // The nested objects decode strictly on their own, so an unknown field is named with its path
@@ -276,7 +332,7 @@ func decode(ctx context.Context, body io.Reader) (any, error) {
 	case "":
 		return nil, annals.Errorf(annals.EINVALID, "kind is required (want one of: %s)", strings.Join(Kinds(), ", "))
 	default:
-		return nil, annals.Errorf(annals.EINVALID, "unknown kind %q (want one of: %s)", kind, strings.Join(Kinds(), ", "))
+		return nil, &Refusal{Kinds: Kinds(), Err: annals.Errorf(annals.EINVALID, "unknown kind %q (want one of: %s)", kind, strings.Join(Kinds(), ", "))}
 	}
 	// Like the reference, a query's unknown fields (and names in another case) are ignored
 	// unless annals.strict asks for them to be refused by name. Either way the text must be
@@ -284,20 +340,32 @@ func decode(ctx context.Context, body io.Reader) (any, error) {
 	// query should leave to the parser.
 	if strictRequested(raw) {
 		if err := strictjson.CheckContext(ctx, raw, req); err != nil {
-			return nil, err
+			return nil, &Refusal{Kind: kind, Err: err}
 		}
 	} else {
 		if err := strictjson.CheckContext(ctx, raw, nil); err != nil {
-			return nil, err
+			return nil, &Refusal{Kind: kind, Err: err}
 		}
 		raw = prune(raw, reflect.TypeOf(req))
 	}
 	// Fields of another kind are unknown here too: the message names the kind asked for.
 	if err := strictObject(raw, req, "", "kind "+kind); err != nil {
-		return nil, err
+		return nil, &Refusal{Kind: kind, Err: err}
 	}
 	return req, nil
 }
+
+// Refusal is a refused query with what the reference answers beside the message: the kind
+// asked for, once it is a known one, and for an unknown kind the kinds there are. The error it
+// wraps says what was wrong (annals.ErrorCode and annals.ErrorMessage read through it).
+type Refusal struct {
+	Kind  string
+	Kinds []string
+	Err   error
+}
+
+func (r *Refusal) Error() string { return r.Err.Error() }
+func (r *Refusal) Unwrap() error { return r.Err }
 
 // strictObject decodes b into v refusing unknown fields; prefix is v's path in field names and
 // what names v in the message about an unknown field.
@@ -392,17 +460,40 @@ func words(text string) []string {
 	})
 }
 
-// timeLayouts are the ISO 8601 forms a bound may take: RFC3339, the same without an offset
-// (UTC, as lanius stores its times), and a date alone (its midnight, UTC).
+// timeLayouts are the ISO 8601 forms a bound may take: RFC3339 (with or without a fraction),
+// the same without an offset (UTC, as lanius stores its times), and a date alone.
 var timeLayouts = []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02"}
 
-func parseTime(field, s string) (*time.Time, error) {
+// instant is the time a valid bound names as written, before parseTime reads it as the
+// reference does.
+func instant(s string) time.Time {
+	for _, layout := range timeLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// parseTime reads a since (until false) or until bound. The reference compares its bounds with
+// its stored times ("2026-06-01T00:00:00.123Z") as strings, and annals answers the same rows:
+//   - with milliseconds ("...T00:00:00.000Z"), the bound is that instant, inclusive;
+//   - to the second with Z ("...T00:00:00Z", which sorts after every time of that second):
+//     since starts after that second, until ends with it;
+//   - to the second without an offset ("...T00:00:00", which sorts before every time of that
+//     second): since starts with that second, until ends before it;
+//   - a date alone ("2026-06-13", before every time of that day): since starts with the day,
+//     until ends before it.
+//
+// A bound with another offset is the instant it names (the reference would compare its text).
+func parseTime(field, s string, until bool) (*time.Time, error) {
 	if s == "" {
 		return nil, nil
 	}
 	var t time.Time
 	var err error
-	for _, layout := range timeLayouts {
+	var layout string
+	for _, layout = range timeLayouts {
 		if t, err = time.Parse(layout, s); err == nil {
 			break
 		}
@@ -413,6 +504,15 @@ func parseTime(field, s string) (*time.Time, error) {
 	// A time outside the stored range would wrap into a nonsense bound that matches everything.
 	if err := annals.ValidateBound(field, t); err != nil {
 		return nil, err
+	}
+	wholeSecond := layout == time.RFC3339 && strings.HasSuffix(s, "Z") && !strings.Contains(s, ".")
+	switch {
+	case wholeSecond && !until:
+		t = t.Add(time.Second)
+	case wholeSecond && until:
+		t = t.Add(time.Second - time.Nanosecond)
+	case layout != time.RFC3339 && until:
+		t = t.Add(-time.Nanosecond)
 	}
 	return &t, nil
 }

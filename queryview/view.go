@@ -7,6 +7,7 @@ package queryview
 
 import (
 	"context"
+	"errors"
 	"io"
 	"slices"
 	"strings"
@@ -121,18 +122,39 @@ func (v *View) Query(ctx context.Context, body io.Reader) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	var out any
+	var kind string
 	switch r := req.(type) {
 	case *AgentsRequest:
-		return v.Agents(ctx, r)
+		out, err = answer(v.Agents(ctx, r))
+		kind = KindAgents
 	case *SessionsRequest:
-		return v.Sessions(ctx, r)
+		out, err = answer(v.Sessions(ctx, r))
+		kind = KindSessions
 	case *TranscriptRequest:
-		return v.Transcript(ctx, r)
+		out, err = answer(v.Transcript(ctx, r))
+		kind = KindTranscript
 	case *ConversationRequest:
-		return v.Conversation(ctx, r)
+		out, err = answer(v.Conversation(ctx, r))
+		kind = KindConversation
 	default:
-		return v.Search(ctx, req.(*SearchRequest))
+		out, err = answer(v.Search(ctx, req.(*SearchRequest)))
+		kind = KindSearch
 	}
+	if err != nil {
+		// The reference names the kind beside the message of a refused query.
+		return nil, &Refusal{Kind: kind, Err: err}
+	}
+	return out, nil
+}
+
+// answer is one kind's answer as Query returns it: a nil interface on an error, not a typed
+// nil.
+func answer[T any](a *T, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // Agents answers the agents kind. Errors: forbidden, invalid (scope), unavailable, internal.
@@ -204,10 +226,9 @@ func (v *View) Transcript(ctx context.Context, req *TranscriptRequest) (*Transcr
 		return nil, err
 	}
 	limit := limitOf(req.Limit, view.DefaultTranscript, view.MaxTranscript)
-	before := int64(req.BeforeID)
-	if before < 0 {
-		// The reference reads id < before_id: nothing comes before a negative id.
-		before = 1
+	before, err := v.beforeSeq(ctx, scope, req)
+	if err != nil {
+		return nil, err
 	}
 	sel, caps, err := selectOf(req.Select)
 	if err != nil {
@@ -238,6 +259,7 @@ func (v *View) Transcript(ctx context.Context, req *TranscriptRequest) (*Transcr
 		next := page.Messages[0].ID
 		out.BeforeIDNext = &next
 	}
+	out.Messages = shape(out.Messages, req.Select)
 	return out, nil
 }
 
@@ -278,7 +300,7 @@ func (v *View) Conversation(ctx context.Context, req *ConversationRequest) (*Con
 		return nil, err
 	}
 	return &ConversationAnswer{Head: head(KindConversation), Correlation: req.Correlation, Events: events, Truncated: evs.HasMore,
-		Messages: renameMessages(page.Messages), HasMore: page.HasMore,
+		Messages: shape(renameMessages(page.Messages), req.Select), HasMore: page.HasMore,
 		Cursor: encodeCursor(cursorConversation, page.Next), Limit: limit, Caps: caps, Scope: scope}, nil
 }
 
@@ -292,7 +314,10 @@ func (v *View) Search(ctx context.Context, req *SearchRequest) (*SearchAnswer, e
 		return nil, err
 	}
 	f := view.Filter{ExcludeAttribute: LedgerAttribute}
-	if err := filterOf(req.Filter, &f); err != nil {
+	nothing := false
+	if err := filterOf(req.Filter, &f); errors.Is(err, errNothing) {
+		nothing = true
+	} else if err != nil {
 		return nil, err
 	}
 	var page Page
@@ -300,11 +325,24 @@ func (v *View) Search(ctx context.Context, req *SearchRequest) (*SearchAnswer, e
 		page = *req.Page
 	}
 	f.Limit = limitOf(page.Limit, view.DefaultSearch, view.MaxSearch)
-	if f.After, err = decodeCursor("page.cursor", cursorSearch, page.Cursor); err != nil {
-		return nil, err
-	}
 	var caps Caps
 	if f.Select, caps, err = selectOf(req.Select); err != nil {
+		return nil, err
+	}
+	empty := &SearchAnswer{Head: head(KindSearch), Messages: []view.Message{}, Limit: f.Limit, Caps: caps, Scope: scope}
+	if nothing {
+		return empty, nil
+	}
+	if id, ok := referenceID(string(page.Cursor)); ok {
+		// A reference cursor is a message id, the page the messages before it. Nothing comes
+		// before the first id; an id annals knows from an import is where the page starts.
+		if id <= 1 {
+			return empty, nil
+		}
+		if f.After, err = v.svc.ViewLocate(ctx, scope, view.LocateFilter{SourceID: laniusMessageSource(id)}); err != nil {
+			return nil, err
+		}
+	} else if f.After, err = decodeCursor("page.cursor", cursorSearch, string(page.Cursor)); err != nil {
 		return nil, err
 	}
 	got, err := v.svc.ViewSearch(ctx, scope, f)
@@ -314,7 +352,7 @@ func (v *View) Search(ctx context.Context, req *SearchRequest) (*SearchAnswer, e
 	if err := v.attachCalls(ctx, scope, got.Messages, req.Select); err != nil {
 		return nil, err
 	}
-	return &SearchAnswer{Head: head(KindSearch), Messages: renameMessages(got.Messages), HasMore: got.HasMore, Cursor: encodeCursor(cursorSearch, got.Next),
+	return &SearchAnswer{Head: head(KindSearch), Messages: shape(renameMessages(got.Messages), req.Select), HasMore: got.HasMore, Cursor: encodeCursor(cursorSearch, got.Next),
 		Limit: f.Limit, Caps: caps, Scope: scope}, nil
 }
 
@@ -330,7 +368,9 @@ func limitOf(n Int, def, max int) int {
 	return annals.EffectiveLimit(int(n), def, max)
 }
 
-// selectOf turns the projection into the store's, with the caps it implies.
+// selectOf turns the projection into the store's, with the caps it implies. Dropping tool rows
+// is not the store's: the answer drops them after the page is cut (dropToolRows), as the
+// reference does.
 func selectOf(s *Select) (view.Select, Caps, error) {
 	caps := Caps{ContentChars: view.MaxContentChars, ResultChars: view.MaxContentChars}
 	var sel view.Select
@@ -338,25 +378,52 @@ func selectOf(s *Select) (view.Select, Caps, error) {
 		return sel, caps, nil
 	}
 	sel.OmitReasoning = s.Reasoning != nil && !*s.Reasoning
-	if tr := s.ToolResults; tr != nil {
-		sel.DropToolRows = tr.Drop
-		if tr.Truncate != nil {
-			n := *tr.Truncate
-			if n < 0 {
-				return sel, caps, annals.Errorf(annals.EINVALID, "select.tool_results.truncate must not be negative (0 keeps only the length of each result)")
-			}
-			n = min(n, view.MaxContentChars)
-			sel.ResultChars = &n
-			caps.ResultChars = n
-		}
+	if tr := s.ToolResults; tr != nil && tr.Truncate != nil && *tr.Truncate >= 0 {
+		// A negative truncate is applied to the whole result after reading (cutResults).
+		n := min(*tr.Truncate, view.MaxContentChars)
+		sel.ResultChars = &n
+		caps.ResultChars = n
 	}
 	return sel, caps, nil
 }
 
-// roleNames lists the valid roles for messages.
+// shape applies what the answer does to a page after the store cut it, as the reference does
+// after its LIMIT: a negative truncate keeps all but the last characters of each tool result,
+// truncated_to echoes the truncate given, and tool_results false drops the tool rows whose
+// content is an object (a tool row stored as plain text is no object to the reference, and
+// stays), so a page may hold fewer messages than its limit while more follow.
+func shape(ms []view.Message, s *Select) []view.Message {
+	if s == nil || s.ToolResults == nil {
+		return ms
+	}
+	tr := s.ToolResults
+	out := ms[:0]
+	for _, m := range ms {
+		if m.Role == annals.KindTool && tr.Drop && (len(m.Content.Stored) == 0 || m.Content.Stored[0] == '{') {
+			continue
+		}
+		if t := m.Content.Tool; t != nil && tr.Truncate != nil {
+			if n := *tr.Truncate; n < 0 && !t.Result.Truncated {
+				r := []rune(t.Result.Value)
+				t.Result = view.Text{Value: string(r[:max(len(r)+n, 0)]), Truncated: true, Chars: int64(len(r))}
+			}
+			if t.Result.Truncated {
+				t.TruncatedTo = tr.TruncatedTo
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// searchRoles are the roles a search filters on: the reference's three. annals's system and
+// event entries are found by searching without a role filter.
+var searchRoles = []annals.EntryKind{annals.KindUser, annals.KindAssistant, annals.KindTool}
+
+// roleNames lists the roles a search filters on.
 func roleNames() string {
-	names := make([]string, len(annals.EntryKinds))
-	for i, k := range annals.EntryKinds {
+	names := make([]string, len(searchRoles))
+	for i, k := range searchRoles {
 		names[i] = string(k)
 	}
 	return strings.Join(names, ", ")
@@ -390,7 +457,7 @@ func filterOf(in *Filter, f *view.Filter) error {
 	}
 	for _, r := range in.Roles {
 		k, err := annals.ParseEntryKind(r)
-		if err != nil {
+		if err != nil || !slices.Contains(searchRoles, k) {
 			return annals.Errorf(annals.EINVALID, "unknown role %q in filter.roles (want any of: %s)", r, roleNames())
 		}
 		f.Roles = append(f.Roles, k)
@@ -409,14 +476,23 @@ func filterOf(in *Filter, f *view.Filter) error {
 		f.Words = ws
 	}
 	var err error
-	if f.Since, err = parseTime("filter.since", in.Since); err != nil {
+	if f.Since, err = parseTime("filter.since", in.Since, false); err != nil {
 		return err
 	}
-	if f.Until, err = parseTime("filter.until", in.Until); err != nil {
+	if f.Until, err = parseTime("filter.until", in.Until, true); err != nil {
 		return err
 	}
 	if f.Since != nil && f.Until != nil && f.Since.After(*f.Until) {
-		return annals.Errorf(annals.EINVALID, "filter.since %s is after filter.until %s", in.Since, in.Until)
+		if instant(in.Since).After(instant(in.Until)) {
+			return annals.Errorf(annals.EINVALID, "filter.since %s is after filter.until %s", in.Since, in.Until)
+		}
+		// Bounds that overlap as written but hold no instant once read as the reference reads
+		// them (since "...:00Z" and until "...:00Z": after that second, up to its end) match
+		// nothing, as they do in the reference.
+		return errNothing
 	}
 	return nil
 }
+
+// errNothing is filterOf's answer for a filter that matches no message.
+var errNothing = errors.New("the filter matches nothing")

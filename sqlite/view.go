@@ -314,6 +314,17 @@ func (db *DB) ViewEvents(ctx context.Context, f view.EventsFilter) (*view.EventP
 	return storecore.ReadEvents(rows, limit, storeErr)
 }
 
+// ViewLocate finds the entry carrying a source id; see view.Store.
+func (db *DB) ViewLocate(ctx context.Context, f view.LocateFilter) (*view.Position, error) {
+	w := &where{}
+	w.AddOwner("c", f.Owner)
+	q, args, err := storecore.ViewLocateQuery(&w.Where, f)
+	if err != nil {
+		return nil, err
+	}
+	return storecore.ReadLocate(db.reader.QueryRowContext(ctx, q, args...), func(err error) bool { return errors.Is(err, sql.ErrNoRows) }, storeErr)
+}
+
 // ViewToolCalls returns the calls following some messages; see view.Store.
 func (db *DB) ViewToolCalls(ctx context.Context, f view.ToolCallsFilter) (map[view.Ref][]view.Call, error) {
 	if len(f.Messages) == 0 {

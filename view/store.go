@@ -39,6 +39,12 @@ type Store interface {
 	// Errors: invalid (empty correlation id, negative limit), unavailable, internal.
 	ViewEvents(ctx context.Context, f EventsFilter) (*EventPage, error)
 
+	// Locate returns the position of the first entry (by seq) carrying the source id, nil when
+	// no entry in scope does: how a client's id of the store a chat was imported from (the
+	// reference's message ids) becomes a place to page from.
+	// Errors: invalid (empty source id), unavailable, internal.
+	ViewLocate(ctx context.Context, f LocateFilter) (*Position, error)
+
 	// Search returns the entries in scope matching the filter, newest first (time, chat id,
 	// seq, descending).
 	// Errors: invalid (an empty channel or word, an unknown role, too many channels or words,
@@ -70,6 +76,8 @@ type Service interface {
 	ViewToolCalls(ctx context.Context, scope annals.Scope, f ToolCallsFilter) (map[Ref][]Call, error)
 	// ViewEvents is Store.ViewEvents in scope.
 	ViewEvents(ctx context.Context, scope annals.Scope, f EventsFilter) (*EventPage, error)
+	// ViewLocate is Store.ViewLocate in scope.
+	ViewLocate(ctx context.Context, scope annals.Scope, f LocateFilter) (*Position, error)
 	// ViewSearch is Store.ViewSearch in scope.
 	ViewSearch(ctx context.Context, scope annals.Scope, f Filter) (*Page, error)
 }

@@ -7,6 +7,7 @@ package view
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -52,8 +53,9 @@ const (
 	MaxToolNameChars = 1024
 
 	// MaxChannels and MaxWords bound a search filter so one request cannot build an
-	// arbitrarily large statement.
-	MaxChannels = 64
+	// arbitrarily large statement. MaxChannels is the reference's own bound (20 type prefixes),
+	// which refuses more.
+	MaxChannels = 20
 	MaxWords    = 32
 	// MaxSubstringChars bounds a search's substring, for the same reason.
 	MaxSubstringChars = 1024
@@ -368,17 +370,19 @@ func (c Content) MarshalJSON() ([]byte, error) {
 		return json.Marshal(plain(c))
 	}
 	r := c.Tool.Result
-	content, cut := r.Value, (*int)(nil)
+	content, cut := r.Value, json.RawMessage(nil)
 	if r.Truncated {
-		n := utf8.RuneCountInString(r.Value)
-		content, cut = r.Value+"…", &n
+		content, cut = r.Value+"…", c.Tool.TruncatedTo
+		if cut == nil {
+			cut = json.RawMessage(strconv.Itoa(utf8.RuneCountInString(r.Value)))
+		}
 	}
 	return json.Marshal(struct {
 		plain
-		ToolCallID  string `json:"tool_call_id"`
-		Name        string `json:"name,omitempty"`
-		Content     string `json:"content"`
-		TruncatedTo *int   `json:"truncated_to,omitempty"`
+		ToolCallID  string          `json:"tool_call_id"`
+		Name        string          `json:"name,omitempty"`
+		Content     string          `json:"content"`
+		TruncatedTo json.RawMessage `json:"truncated_to,omitempty"`
 	}{plain(c), c.Tool.CallID, c.Tool.Name, content, cut})
 }
 
@@ -387,6 +391,14 @@ type Call struct {
 	CallID    string `json:"call_id"`
 	Name      string `json:"fn_name"`
 	Arguments *JSON  `json:"fn_arguments"`
+}
+
+// LocateFilter asks where the entry carrying a source id is: in one chat when ChatID is set,
+// else in any chat in scope.
+type LocateFilter struct {
+	Owner    annals.Owner
+	ChatID   string
+	SourceID string
 }
 
 // Ref names one message: its chat and seq.
@@ -413,6 +425,9 @@ type Tool struct {
 	Arguments *JSON          `json:"arguments,omitempty"`
 	Result    Text           `json:"result"`
 	Outcome   annals.Outcome `json:"outcome,omitempty"`
+	// TruncatedTo, when set, is written as the truncated_to of a cut result instead of the
+	// number of characters kept: the truncate the client gave, as the reference echoes it.
+	TruncatedTo json.RawMessage `json:"-"`
 }
 
 // Text is a content string that may have been cut. On the wire it is the plain string, or,

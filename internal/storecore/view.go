@@ -356,6 +356,36 @@ func (d ViewDialect) ViewEventsQuery(w *Where, f view.EventsFilter) (string, []a
 	return q, append(w.Args, limit+1), limit, nil
 }
 
+// ViewLocateQuery builds the query of ViewLocate on w, which holds the store's owner conditions
+// on alias c: the chat id, seq and time of the first entry (by seq) carrying the source id, in
+// the named chat or in any chat in scope (the oldest, then).
+func ViewLocateQuery(w *Where, f view.LocateFilter) (string, []any, error) {
+	if f.SourceID == "" {
+		return "", nil, annals.Errorf(annals.EINVALID, "source id is required")
+	}
+	w.Add("s.source_id = ?", f.SourceID)
+	if f.ChatID != "" {
+		w.Add("c.id = ?", f.ChatID)
+	}
+	return `SELECT c.id, e.seq, e.time FROM entry_sources s JOIN chats c ON c.pk = s.chat_pk JOIN entries e ON e.pk = s.entry_pk
+		WHERE ` + w.SQL() + ` ORDER BY e.time, c.id, e.seq LIMIT 1`, w.Args, nil
+}
+
+// ReadLocate reads the row of ViewLocateQuery; noRows tells the driver's "no row" error.
+func ReadLocate(row Scanner, noRows func(error) bool, storeErr func(op string, err error) error) (*view.Position, error) {
+	var p view.Position
+	var t int64
+	err := row.Scan(&p.ChatID, &p.Seq, &t)
+	if noRows(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, storeErr("view locate", err)
+	}
+	p.Time = FromNano(t)
+	return &p, nil
+}
+
 // ReadEvents reads up to limit+1 rows of ViewEventsQuery.
 func ReadEvents(rows RowIter, limit int, storeErr func(op string, err error) error) (*view.EventPage, error) {
 	page := &view.EventPage{Events: []view.Event{}}
