@@ -718,6 +718,9 @@ func testQueryView(t *testing.T, open Opener) {
 	t.Run("UnansweredCallsLiveOnTheirAssistantOnly", func(t *testing.T) {
 		testViewUnansweredCalls(t, open)
 	})
+	t.Run("ChannelAndAgentFiltersFoldASCIIBelowTheName", func(t *testing.T) {
+		testViewFoldedPrefixes(t, open)
+	})
 }
 
 func testViewOversized(t *testing.T, open Opener) {

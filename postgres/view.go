@@ -18,7 +18,10 @@ import (
 
 // viewSQL is how this engine writes the view's SQL (storecore.ViewDialect).
 func viewSQL() storecore.ViewDialect {
-	return storecore.ViewDialect{Strpos: "strpos", ClipContent: clipBytes, ClipText: clipText, OmitContent: "''::bytea, -1", OmitText: "'', -1", OrderedJoin: "JOIN"}
+	return storecore.ViewDialect{Strpos: "strpos", ClipContent: clipBytes, ClipText: clipText, OmitContent: "''::bytea, -1", OmitText: "'', -1", OrderedJoin: "JOIN",
+		FoldedLike: func(col string) string {
+			return `translate(` + col + `, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') LIKE ? ESCAPE '\'`
+		}}
 }
 
 // clipBytes selects a bytea content column cut to at most 4*capChars bytes (a UTF-8 character is
@@ -129,7 +132,7 @@ func (db *DB) ViewAgents(ctx context.Context, f view.AgentsFilter) (*view.Agents
 
 // ViewSessions lists chats in scope with entry timestamps and counters; see view.Store.
 func (db *DB) ViewSessions(ctx context.Context, f view.SessionsFilter) (*view.SessionList, error) {
-	q, args, limit, err := storecore.ViewSessionsQuery(f)
+	q, args, limit, err := viewSQL().ViewSessionsQuery(f)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +267,7 @@ func (db *DB) ViewSearch(ctx context.Context, f view.Filter) (*view.Page, error)
 	w := &where{}
 	w.AddOwner("c", f.Owner)
 	w.addTenant("e", f.Owner)
-	if err := w.AddViewFilters(f); err != nil {
+	if err := w.AddViewFilters(viewSQL(), f); err != nil {
 		return nil, err
 	}
 	if len(f.Words) > 0 {

@@ -17,7 +17,8 @@ import (
 
 // viewSQL is how this engine writes the view's SQL (storecore.ViewDialect).
 func viewSQL() storecore.ViewDialect {
-	return storecore.ViewDialect{Strpos: "instr", ClipContent: clipColumns, ClipText: clipColumns, OmitContent: "X'', -1", OmitText: "X'', -1", OrderedJoin: "CROSS JOIN"}
+	return storecore.ViewDialect{Strpos: "instr", ClipContent: clipColumns, ClipText: clipColumns, OmitContent: "X'', -1", OmitText: "X'', -1", OrderedJoin: "CROSS JOIN",
+		FoldedLike: func(col string) string { return col + ` LIKE ? ESCAPE '\'` }}
 }
 
 // clipColumns selects a content column cut to at most capChars characters, reading at most
@@ -123,7 +124,7 @@ func (db *DB) ViewAgents(ctx context.Context, f view.AgentsFilter) (*view.Agents
 
 // ViewSessions lists chats in scope with entry timestamps and counters; see view.Store.
 func (db *DB) ViewSessions(ctx context.Context, f view.SessionsFilter) (*view.SessionList, error) {
-	q, args, limit, err := storecore.ViewSessionsQuery(f)
+	q, args, limit, err := viewSQL().ViewSessionsQuery(f)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +254,7 @@ func (db *DB) ViewSearch(ctx context.Context, f view.Filter) (*view.Page, error)
 	}
 	w := &where{}
 	w.AddOwner("c", f.Owner)
-	if err := w.AddViewFilters(f); err != nil {
+	if err := w.AddViewFilters(viewSQL(), f); err != nil {
 		return nil, err
 	}
 	if err := storecore.ValidateSubstring(f.Substring); err != nil {

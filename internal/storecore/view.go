@@ -35,6 +35,18 @@ type ViewDialect struct {
 	// planner otherwise may start a lookup of given rows from every chat of the tenant), plain
 	// JOIN where the planner needs no help.
 	OrderedJoin string
+	// FoldedLike is the condition that the text column col, its ASCII letters folded to lower
+	// case, matches one LIKE pattern argument (ESCAPE '\'; PrefixPattern makes it): SQLite's
+	// own LIKE, which folds ASCII only; translate() before LIKE in PostgreSQL, whose lower()
+	// would fold other letters too.
+	FoldedLike func(col string) string
+}
+
+// PrefixPattern is the FoldedLike pattern of a value starting with p, ASCII letters in either
+// case: p folded, its \, % and _ escaped (they are ordinary characters), then %.
+func PrefixPattern(p string) string {
+	lit := LikePattern(FoldASCII(p))
+	return lit[1:]
 }
 
 // AgentChannel is true for an entry on a channel in/agent/<noun>/... with a non-empty noun.
@@ -90,9 +102,11 @@ func (w *Where) AddExcludeAttribute(key string) {
 	}
 }
 
-// AddChannelPrefixes matches a channel prefix on whole segments: the channel itself, or anything
-// below it. Comparisons only: %, _ and * in a prefix are ordinary characters.
-func (w *Where) AddChannelPrefixes(prefixes []string) error {
+// AddChannelPrefixes matches a channel prefix on whole segments, as the reference matches a type
+// prefix: the channel itself (exactly), or anything below it with ASCII letters in either case
+// (IN/AGENT/MAIN finds in/agent/main/x, as the reference's LIKE does, but not in/agent/main).
+// %, _ and * in a prefix are ordinary characters: unlike the reference's LIKE, never wildcards.
+func (w *Where) AddChannelPrefixes(d ViewDialect, prefixes []string) error {
 	if len(prefixes) > view.MaxChannels {
 		return annals.Errorf(annals.EINVALID, "%d channel prefixes given (at most %d allowed)", len(prefixes), view.MaxChannels)
 	}
@@ -102,8 +116,8 @@ func (w *Where) AddChannelPrefixes(prefixes []string) error {
 		if p == "" {
 			return annals.Errorf(annals.EINVALID, "channels[%d] is empty (want a channel prefix such as in/agent/main)", i)
 		}
-		parts = append(parts, "e.channel = ? OR (e.channel >= ? AND e.channel < ?)")
-		w.Args = append(w.Args, p, p+"/", p+"0")
+		parts = append(parts, "e.channel = ? OR "+d.FoldedLike("e.channel"))
+		w.Args = append(w.Args, p, PrefixPattern(p+"/"))
 	}
 	if len(parts) > 0 {
 		w.Conds = append(w.Conds, "e.channel <> '' AND ("+strings.Join(parts, " OR ")+")")
@@ -115,8 +129,8 @@ func (w *Where) AddChannelPrefixes(prefixes []string) error {
 // prefixes, the excluded attribute, agent linkage, roles, the inclusive time bounds and the
 // dropped tool rows. The words, the substring and the position to continue after are each
 // store's own. Errors: invalid.
-func (w *Where) AddViewFilters(f view.Filter) error {
-	if err := w.AddChannelPrefixes(f.Channels); err != nil {
+func (w *Where) AddViewFilters(d ViewDialect, f view.Filter) error {
+	if err := w.AddChannelPrefixes(d, f.Channels); err != nil {
 		return err
 	}
 	w.AddExcludeAttribute(f.ExcludeAttribute)
@@ -295,7 +309,7 @@ func Clipped(v []byte, n int64, capChars int) view.Text {
 // ViewSessionsQuery builds the query of ViewSessions: a page of chats in scope (newest activity
 // first, one extra row to tell that more follow), each with its first and last entry time and
 // its message and event counts. It returns the statement, its arguments and the page size.
-func ViewSessionsQuery(f view.SessionsFilter) (string, []any, int, error) {
+func (d ViewDialect) ViewSessionsQuery(f view.SessionsFilter) (string, []any, int, error) {
 	limit, err := ViewLimit(f.Limit, view.DefaultSessions, view.MaxSessions)
 	if err != nil {
 		return "", nil, 0, err
@@ -311,9 +325,11 @@ func ViewSessionsQuery(f view.SessionsFilter) (string, []any, int, error) {
 			// A noun is one channel segment; an agent id holding a slash can only be a chat's own.
 			w.Add("c.agent_id = ?", a)
 		} else {
+			// As the reference: the agent's channel exactly, or below it with ASCII letters in
+			// either case; the name is literal (no wildcard).
 			ch := view.AgentChannelPrefix + a
 			w.Add(`(c.agent_id = ? OR EXISTS (SELECT 1 FROM entries x WHERE x.chat_pk = c.pk AND x.channel <> ''
-				AND (x.channel = ? OR (x.channel >= ? AND x.channel < ?))))`, a, ch, ch+"/", ch+"0")
+				AND (x.channel = ? OR `+d.FoldedLike("x.channel")+`)))`, a, ch, PrefixPattern(ch+"/"))
 		}
 	}
 	w.AddExcludeAttribute(f.ExcludeAttribute)
