@@ -44,6 +44,10 @@ func (ClaudeCode) Detect(path string, head []byte) bool {
 	if ccPathSession(path) != "" && !strings.HasPrefix(filepath.Base(path), "agent-") {
 		return false
 	}
+	// iFlow CLI writes Claude Code's line format into its own folder (see Evidence).
+	if strings.Contains(filepath.ToSlash(path), "/.iflow/") {
+		return false
+	}
 	// A .jsonl file in Claude Code's own folder is a session, whatever its first lines (a long
 	// file-history-snapshot line can fill the whole head).
 	if strings.Contains(filepath.ToSlash(path), "/.claude/projects/") {
@@ -56,7 +60,8 @@ func (ClaudeCode) Detect(path string, head []byte) bool {
 // leafUuid, userType, a session line's isSidechain or permissionMode, a file-history snapshot,
 // or a {role, content} message under a parentUuid. A Qwen Code record (a Gemini {role, parts}
 // message, a tool_result record) has the same uuid, parentUuid and sessionId, and is never
-// taken for one.
+// taken for one; nor is an iFlow CLI line (the same fields, userType included, but a sessionId
+// "session-<uuid>", as iFlow names its files; Claude Code's is a bare uuid).
 func Evidence(head []byte) bool {
 	found := false
 	for _, line := range reader.HeadLines(head, 8) {
@@ -67,6 +72,9 @@ func Evidence(head []byte) bool {
 		typ := reader.FieldString(f, "type")
 		if typ == "tool_result" || (reader.HasFields(f, "message") && reader.GenAIContent(f["message"], line)) {
 			return false
+		}
+		if strings.HasPrefix(reader.FieldString(f, "sessionId"), "session-") {
+			return false // iFlow CLI
 		}
 		switch {
 		case reader.HasFields(f, "leafUuid"), reader.HasFields(f, "userType"):

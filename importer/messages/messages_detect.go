@@ -46,9 +46,13 @@ func (Messages) Detect(path string, head []byte) bool {
 // msgShape reports whether the top level of one JSON object is one of the shapes the messages
 // format reads, and nothing that another tool's records would also show: a chat message
 // {role, content | tool_calls} with a standard role, a request body {messages | input}, or a
-// recorded exchange {request, response}.
+// recorded exchange {request, response}. An API message or body carries no time and no session:
+// a message with a timestamp (a gptme conversation.jsonl line, with its hide and pinned flags)
+// or a document naming its session (a Hermes Agent session_<id>.json: session_id, platform,
+// session_start) is another tool's, which annals does not read yet.
 func msgShape(f map[string]json.RawMessage, line []byte) bool {
-	for _, foreign := range []string{"sessionId", "sessionID", "info", "mapping", "uuid", "message", "loglines", "projectHash", "title", "env", "agentMode"} {
+	for _, foreign := range []string{"sessionId", "sessionID", "info", "mapping", "uuid", "message", "loglines", "projectHash", "title", "env", "agentMode",
+		"timestamp", "hide", "pinned", "session_id", "session_start", "platform"} {
 		if reader.HasFields(f, foreign) {
 			return false
 		}
