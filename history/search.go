@@ -2,9 +2,11 @@ package history
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/query"
@@ -32,15 +34,14 @@ func (s *Service) SearchChats(ctx context.Context, p annals.SearchParams) (*anna
 		return nil, err
 	}
 	out := &annals.SearchPage{Limit: f.Limit, Offset: f.Offset, Scope: string(res.Scope), Mode: string(mode), Query: q.String()}
-	report := &annals.SearchReport{}
-	ctx = annals.NewContextWithSearchReport(ctx, report)
-	var n int
-	if mode == annals.SearchEntriesMode {
-		out.Entries, out.Total, err = s.store.SearchEntries(ctx, f)
-		n = len(out.Entries)
-	} else {
-		out.Chats, out.Total, err = s.store.SearchChats(ctx, f)
-		n = len(out.Chats)
+	report, n, err := s.runSearch(ctx, f, mode, out)
+	if f.Sort != annals.SortRecent && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		// Ranking ran out of its budget, the request did not: the newest matches, said so.
+		f.Sort = annals.SortRecent
+		report, n, err = s.runSearch(ctx, f, mode, out)
+		if _, unreadable := annals.Unreadable(err); err == nil || unreadable {
+			out.Partial, out.PartialReason = true, fmt.Sprintf("ranking by relevance took longer than the search budget (%s); these are the newest matches", s.searchBudget)
+		}
 	}
 	if skipped, partial := annals.Unreadable(err); partial {
 		s.log.Warn("search: chats that cannot be read were left out of the page", "chats", skipped, "err", annals.ErrorDetail(err))
@@ -51,7 +52,9 @@ func (s *Service) SearchChats(ctx context.Context, p annals.SearchParams) (*anna
 		return nil, err
 	}
 	explain := report.Explain()
-	markPartial(out, explain)
+	if !out.Partial {
+		markPartial(out, explain)
+	}
 	if p.Explain {
 		out.Explain = &explain
 	}
@@ -70,6 +73,28 @@ func (s *Service) SearchChats(ctx context.Context, p annals.SearchParams) (*anna
 		out.NextCursor = encodeCursor(cursor{Offset: next})
 	}
 	return out, nil
+}
+
+// DefaultSearchBudget is how long a search by relevance may run (Config.SearchBudget).
+const DefaultSearchBudget = 5 * time.Second
+
+// runSearch runs the store's search into out, a relevance search within the search budget, and
+// returns what the store reported and how many hits (or unreadable chats) the page holds.
+func (s *Service) runSearch(ctx context.Context, f annals.SearchFilter, mode annals.SearchMode, out *annals.SearchPage) (*annals.SearchReport, int, error) {
+	report := &annals.SearchReport{}
+	ctx = annals.NewContextWithSearchReport(ctx, report)
+	if f.Sort != annals.SortRecent {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.searchBudget)
+		defer cancel()
+	}
+	var err error
+	if mode == annals.SearchEntriesMode {
+		out.Entries, out.Total, err = s.store.SearchEntries(ctx, f)
+		return report, len(out.Entries), err
+	}
+	out.Chats, out.Total, err = s.store.SearchChats(ctx, f)
+	return report, len(out.Chats), err
 }
 
 // markPartial marks the page partial when a prefix was searched as fewer words than it stands for.

@@ -39,6 +39,9 @@ type Config struct {
 	Redactor annals.Redactor
 	// CandidateCap bounds how many chats related ranks; 0 means annals.DefaultCandidateCap.
 	CandidateCap int
+	// SearchBudget is how long a search by relevance may run before the page is answered
+	// newest first instead, marked partial; 0 means DefaultSearchBudget.
+	SearchBudget time.Duration
 	Logger       *slog.Logger
 	Now          func() time.Time
 }
@@ -51,6 +54,7 @@ type Service struct {
 	embedder     annals.Embedder
 	redactor     annals.Redactor
 	candidateCap int
+	searchBudget time.Duration
 	// capture is the store's write path behind redaction, used by the guarded capture methods.
 	capture annals.CaptureStore
 	log     *slog.Logger
@@ -66,9 +70,13 @@ func New(cfg Config) *Service {
 		embedder:     cfg.Embedder,
 		redactor:     cfg.Redactor,
 		candidateCap: cfg.CandidateCap,
+		searchBudget: cfg.SearchBudget,
 		capture:      &RedactingCapture{Store: cfg.Store, Redactor: cfg.Redactor},
 		log:          cfg.Logger,
 		now:          cfg.Now,
+	}
+	if s.searchBudget <= 0 {
+		s.searchBudget = DefaultSearchBudget
 	}
 	if s.candidateCap <= 0 {
 		s.candidateCap = annals.DefaultCandidateCap
