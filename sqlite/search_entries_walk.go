@@ -35,9 +35,11 @@ func (db *DB) searchEntryRanking(ctx context.Context, p *searchPlan, cw *where, 
 	if _, partial := annals.Unreadable(err); err != nil && !partial {
 		return nil, 0, err
 	}
-	if walk == 0 || scanned < walk {
-		return hits, total, err
+	if walk == 0 || (len(hits) > 0 && scanned < walk) {
+		return hits, total, err // every match was scored
 	}
+	// An empty page carries no counts (past the end, or nothing in scope): ranked as before,
+	// which counts.
 	if len(hits) < limit {
 		annals.SearchReportFrom(ctx).SetPath("entry index (every match)")
 		if r, err = p.entryRanking(cw, limit, now, 0); err != nil {

@@ -55,6 +55,15 @@ func TestFieldFilterSearchWalksTheNewestEntries(t *testing.T) {
 	if len(hits) != 2 || total != 4 {
 		t.Fatalf("hits %v, total %d; want a full page of 2 of the 4 chats", chatHits(hits), total)
 	}
+	// Past the end: no chat, and still the exact total.
+	f.Offset = 10
+	hits, total, err = db.SearchChats(t.Context(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 0 || total != 4 {
+		t.Fatalf("past the end: hits %v, total %d; want none of 4", chatHits(hits), total)
+	}
 }
 
 func chatHits(hits []annals.ChatHit) []string {
