@@ -44,6 +44,7 @@ type rankingCTEs struct {
 	args     []any
 	bodyAny  string // the entry MATCH of any positive term ("" when entries are not ranked)
 	rankBody bool
+	scored   bool // there is a scored CTE (the query has words to rank)
 }
 
 // entryRanking builds the statement for the page of limit chats; now is the clock in unix
@@ -69,8 +70,13 @@ func (p *searchPlan) entryRanking(cw *where, limit int, now float64, walk int) (
 	if f.Sort == annals.SortRecent {
 		order = "c.last_activity DESC, c.id"
 	}
-	// The page is chosen on narrow rows; only its chats are read whole.
-	with := append(r.with, `page AS MATERIALIZED (SELECT c.pk AS pk, `+score+` AS score, r.bn AS bn, count(*) OVER () AS total, (SELECT count(*) FROM scored) AS scanned`+
+	// The page is chosen on narrow rows; only its chats are read whole. scanned is how many
+	// matches were scored (what a walk's cap is checked against).
+	scanned := "0"
+	if r.scored {
+		scanned = "(SELECT count(*) FROM scored)"
+	}
+	with := append(r.with, `page AS MATERIALIZED (SELECT c.pk AS pk, `+score+` AS score, r.bn AS bn, count(*) OVER () AS total, `+scanned+` AS scanned`+
 		from+` ORDER BY `+order+` LIMIT ? OFFSET ?)`)
 	args := append(append(append(r.args, now), cw.Args...), limit, f.Offset)
 	snippets := min(f.Snippets, maxSnippets)
@@ -163,6 +169,7 @@ func (p *searchPlan) rankedCTEs(cw *where, walk int) (*rankingCTEs, error) {
 	}
 	switch {
 	case len(arms) > 0:
+		r.scored = true
 		r.with = append(r.with, `scored(epk, pk, bb, bn, mb) AS MATERIALIZED (`+strings.Join(arms, " UNION ALL ")+`)`,
 			`ranked(pk, bb, bn, mb) AS MATERIALIZED (SELECT pk, min(bb), sum(bn), min(mb) FROM scored GROUP BY pk)`)
 	case f.Text != nil:

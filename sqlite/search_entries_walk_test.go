@@ -55,6 +55,12 @@ func TestFieldFilterSearchWalksTheNewestEntries(t *testing.T) {
 	if len(hits) != 2 || total != 4 {
 		t.Fatalf("hits %v, total %d; want a full page of 2 of the 4 chats", chatHits(hits), total)
 	}
+	// Filters alone (no words to score, so nothing walked): every chat they keep.
+	only := searchFilter(t, "role:user", all)
+	only.Roles = []annals.EntryKind{annals.KindUser}
+	if hits, total, err := db.SearchChats(t.Context(), only); err != nil || total != 4 || len(hits) != 4 {
+		t.Fatalf("role:user alone: %d hits, total %d, err %v; want the 4 chats", len(hits), total, err)
+	}
 	// Past the end: no chat, and still the exact total.
 	f.Offset = 10
 	hits, total, err = db.SearchChats(t.Context(), f)
