@@ -26,6 +26,7 @@ func RunOutbox(t *testing.T, open func(tb testing.TB) OutboxStore) {
 		{"OffRecordsNothing", testOutboxOff},
 		{"EachChangeOneOperation", testOutboxEachChange},
 		{"RolledBackBatchRecordsNothing", testOutboxRollback},
+		{"ReadsRecordNothing", testOutboxReads},
 		{"LanesPerChatContiguous", testOutboxLanes},
 		{"AckDeletesOnlyNamed", testOutboxAck},
 		{"PendingBounds", testOutboxBounds},
@@ -204,6 +205,26 @@ func testOutboxRollback(t *testing.T, s Store) {
 	wantCode(t, "update of a stale ref", err, annals.ENOTFOUND)
 	if got := opKinds(laneOps(t, o, "rb2")); !sameSeq(got, []string{"chat"}) {
 		t.Errorf("after a refused update, ops = %v, want only the chat", got)
+	}
+}
+
+func testOutboxReads(t *testing.T, s Store) {
+	ctx := context.Background()
+	o, _ := mustOutboxOn(t, s)
+	mustCreateChat(t, s, NewChat("rd", "t1"))
+	mustAppend(t, s, "rd", Entries("rd", 2)...)
+	mustRecordRun(t, s, NewRun("rd-r", "rd", annals.StatusCompleted, BaseTime))
+	before := fmtLanes(mustLanes(t, o, false))
+	mustChat(t, s, "rd")
+	mustEntries(t, s, "rd")
+	mustRuns(t, s, "rd")
+	mustFindChats(t, s, annals.ChatFilter{Owner: tenant("t1")})
+	mustMatchEntries(t, s, tenant("t1"), "rd")
+	if _, err := o.PendingOps(ctx, annals.OutboxRead{ChatID: "rd"}); err != nil {
+		t.Fatal(err)
+	}
+	if after := fmtLanes(mustLanes(t, o, false)); after != before {
+		t.Errorf("reads changed the lanes: %s, then %s", before, after)
 	}
 }
 
