@@ -721,6 +721,9 @@ func testQueryView(t *testing.T, open Opener) {
 	t.Run("ChannelAndAgentFiltersFoldASCIIBelowTheName", func(t *testing.T) {
 		testViewFoldedPrefixes(t, open)
 	})
+	t.Run("ConversationMessagesLeaveTheLedgerOut", func(t *testing.T) {
+		testViewLedgerConversation(t, open)
+	})
 }
 
 func testViewOversized(t *testing.T, open Opener) {

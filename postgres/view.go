@@ -240,6 +240,7 @@ func (db *DB) ViewConversation(ctx context.Context, f view.ConversationFilter) (
 	w.addTenant("e", f.Owner)
 	// correlation_id <> '' repeats the partial index's condition so the planner may use it.
 	w.Add("e.correlation_id = ? AND e.correlation_id <> ''", f.CorrelationID)
+	w.AddExcludeAttribute(f.ExcludeAttribute)
 	w.Add(storecore.ViewRow)
 	if f.Select.DropToolRows {
 		w.Add("e.kind <> 'tool'")

@@ -292,7 +292,7 @@ func (v *View) Conversation(ctx context.Context, req *ConversationRequest) (*Con
 	for i, ev := range evs.Events {
 		events[i] = eventOf(ev)
 	}
-	page, err := v.svc.ViewConversation(ctx, scope, view.ConversationFilter{CorrelationID: req.Correlation, After: after, Select: sel, Limit: limit})
+	page, err := v.svc.ViewConversation(ctx, scope, view.ConversationFilter{CorrelationID: req.Correlation, After: after, Select: sel, Limit: limit, ExcludeAttribute: LedgerAttribute})
 	if err != nil {
 		return nil, err
 	}

@@ -210,6 +210,9 @@ type ConversationFilter struct {
 	// Limit: 0 means DefaultConversation, more than MaxConversation means
 	// MaxConversation.
 	Limit int
+	// ExcludeAttribute, when set, leaves out the entries of chats carrying that attribute (the
+	// query view's ledger, whose events it answers apart).
+	ExcludeAttribute string
 }
 
 // EventsFilter asks for the event entries (kind event) sharing a correlation id, in every
