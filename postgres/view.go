@@ -345,9 +345,9 @@ func (db *DB) ViewToolCalls(ctx context.Context, f view.ToolCallsFilter) (map[vi
 	if len(f.Messages) == 0 {
 		return map[view.Ref][]view.Call{}, nil
 	}
+	// The owner applies to the chats; their entries are reached by chat pk alone.
 	w := &where{}
 	w.AddOwner("c", f.Owner)
-	w.addTenant("e", f.Owner)
 	q, args, err := viewSQL().ViewToolCallsQuery(&w.Where, f)
 	if err != nil {
 		return nil, err

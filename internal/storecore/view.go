@@ -455,11 +455,14 @@ func (d ViewDialect) ViewToolCallsQuery(w *Where, f view.ToolCallsFilter) (strin
 		args = append(args, m.ChatID, m.Seq)
 	}
 	name := strconv.Itoa(view.MaxToolNameChars)
-	w.Add(CallOf("e", "c.pk", "r.seq"))
-	q := `WITH r(chat_id, seq) AS (VALUES ` + strings.Join(rows, ", ") + `)
-		SELECT c.id, r.seq, substr(e.tool_call_id, 1, ` + name + `), substr(e.tool_name, 1, ` + name + `), ` + d.ClipText("e.tool_args", view.MaxContentChars) + `
-		FROM r ` + d.OrderedJoin + ` chats c ON c.id = r.chat_id ` + d.OrderedJoin + ` entries e ON e.chat_pk = c.pk
-		WHERE ` + w.SQL() + ` ORDER BY c.id, r.seq, e.seq`
+	// Each message's bound (CallStop) is computed once, in the materialized b, not once for
+	// every entry of its range the outer join tests (a 40-message page: 40 probes, not 2,500).
+	q := `WITH r(chat_id, seq) AS (VALUES ` + strings.Join(rows, ", ") + `),
+		b AS MATERIALIZED (SELECT c.id AS id, c.pk AS pk, r.seq AS seq, ` + CallStop("c.pk", "r.seq") + ` AS stop
+			FROM r ` + d.OrderedJoin + ` chats c ON c.id = r.chat_id WHERE ` + w.SQL() + `)
+		SELECT b.id, b.seq, substr(e.tool_call_id, 1, ` + name + `), substr(e.tool_name, 1, ` + name + `), ` + d.ClipText("e.tool_args", view.MaxContentChars) + `
+		FROM b ` + d.OrderedJoin + ` entries e ON e.chat_pk = b.pk
+		WHERE ` + CallRange("e", "b.pk", "b.seq", "b.stop") + ` ORDER BY b.id, b.seq, e.seq`
 	return q, append(args, w.Args...), nil
 }
 
@@ -475,10 +478,24 @@ func (d ViewDialect) ViewToolCallsQuery(w *Where, f view.ToolCallsFilter) (strin
 // (chat_pk, seq) key: the range then reads the calls alone, not the window of
 // ViewMaxCallsPerMessage entries (the substring search tests every assistant entry it walks).
 func CallOf(call, chatPK, seq string) string {
+	return CallRange(call, chatPK, seq, CallStop(chatPK, seq))
+}
+
+// CallStop is CallOf's upper bound (exclusive) of the calls of the message at seq in the chat
+// chatPK: the seq of the first later entry that is no call, or the last seq MaxCallsPerMessage
+// allows plus one.
+func CallStop(chatPK, seq string) string {
+	max := strconv.Itoa(view.MaxCallsPerMessage)
+	return `coalesce((SELECT z.seq FROM entries z WHERE z.chat_pk = ` + chatPK + ` AND z.seq > ` + seq +
+		` AND (z.kind <> 'tool' OR z.tool_args = '') ORDER BY z.seq LIMIT 1), ` + seq + ` + ` + max + ` + 1)`
+}
+
+// CallRange is CallOf given its bound stop (CallStop), which a caller may compute once per
+// message rather than once per entry it tests.
+func CallRange(call, chatPK, seq, stop string) string {
 	max := strconv.Itoa(view.MaxCallsPerMessage)
 	return call + `.chat_pk = ` + chatPK + ` AND ` + call + `.seq > ` + seq + ` AND ` + call + `.seq <= ` + seq + ` + ` + max +
-		` AND ` + call + `.seq < coalesce((SELECT z.seq FROM entries z WHERE z.chat_pk = ` + chatPK + ` AND z.seq > ` + seq +
-		` AND (z.kind <> 'tool' OR z.tool_args = '') ORDER BY z.seq LIMIT 1), ` + seq + ` + ` + max + ` + 1) AND ` + call + `.kind = 'tool'`
+		` AND ` + call + `.seq < ` + stop + ` AND ` + call + `.kind = 'tool'`
 }
 
 // ReadToolCalls reads the rows of ViewToolCallsQuery.
