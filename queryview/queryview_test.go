@@ -37,6 +37,9 @@ func TestQueryRefusesBadRequestsBeforeTheStore(t *testing.T) {
 		{`{"kind":"conversation","correlation":"c","limit":"ten"}`, `"limit" must be an integer`},
 		{`{"kind":"search","filter":{"roles":"user"}}`, `"filter.roles" must be a list of strings`},
 		{`{"kind":"search","filter":{"channels":[""]}}`, "filter.channels[0] is empty"},
+		// The reference's bound: more than 20 type prefixes is refused, as it refuses them.
+		{`{"kind":"search","filter":{"channels":["a"` + strings.Repeat(`,"a"`, 20) + `]}}`, "21 prefixes (at most 20 allowed)"},
+		{`{"kind":"search","filter":{"roles":["system"]}}`, `unknown role "system" in filter.roles (want any of: user, assistant, tool)`},
 		{`{"kind":"search","filter":{"channels":["` + strings.Repeat("x", annals.MaxChannelBytes+1) + `"]}}`, "bytes long"},
 		{`{"kind":"search","filter":{"words":"` + strings.Repeat("w ", view.MaxWords+1) + `"}}`, "words"},
 		{`{"kind":"search","filter":{"since":"2026-06-12 00:00"}}`, "ISO 8601"},

@@ -35,7 +35,7 @@ func Kinds() []string {
 	return []string{KindAgents, KindConversation, KindSearch, KindSessions, KindTranscript}
 }
 
-// MaxBodyBytes bounds a query body. The largest legitimate body (64 channel prefixes of 1 KiB) is
+// MaxBodyBytes bounds a query body. The largest legitimate body (20 channel prefixes of 1 KiB) is
 // far below it.
 const MaxBodyBytes = 1 << 20
 
