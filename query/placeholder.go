@@ -1,6 +1,10 @@
 package query
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/annals-dev/annals"
+)
 
 // Redaction placeholders are what the redactor writes in place of a secret: "[redacted:<kind>]"
 // (kind: 1 to 64 bytes of a-z, 0-9, '_' and '-') and "[private]". They are not words of the
@@ -12,9 +16,6 @@ import "strings"
 // everything but letters, digits and marks. The number of tokens and their order stay the same,
 // so phrase positions, and the snippets SQLite cuts from the stored text, line up with the index.
 const (
-	placeholderPrefix  = "[redacted:"
-	privatePlaceholder = "[private]"
-	maxPlaceholderKind = 64
 	// placeholderBase is where IndexText shifts a placeholder's letters and digits.
 	placeholderBase = 0xF0000
 )
@@ -28,7 +29,7 @@ func PlaceholderSpans(s string) [][2]int {
 			break
 		}
 		i += from
-		if n := placeholderLen(s[i:]); n > 0 {
+		if n := annals.PlaceholderLen(s[i:]); n > 0 {
 			out = append(out, [2]int{i, i + n})
 			from = i + n
 			continue
@@ -38,32 +39,9 @@ func PlaceholderSpans(s string) [][2]int {
 	return out
 }
 
-// placeholderLen is the length of the placeholder s starts with, or 0.
-func placeholderLen(s string) int {
-	if strings.HasPrefix(s, privatePlaceholder) {
-		return len(privatePlaceholder)
-	}
-	if !strings.HasPrefix(s, placeholderPrefix) {
-		return 0
-	}
-	i := len(placeholderPrefix)
-	j := i
-	for j < len(s) && j-i < maxPlaceholderKind && isKindByte(s[j]) {
-		j++
-	}
-	if j == i || j >= len(s) || s[j] != ']' {
-		return 0
-	}
-	return j + 1
-}
-
-func isKindByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-'
-}
-
 // HasPlaceholder reports whether s may hold a placeholder: the cheap test before IndexText.
 func HasPlaceholder(s string) bool {
-	return strings.Contains(s, placeholderPrefix) || strings.Contains(s, privatePlaceholder)
+	return strings.Contains(s, annals.RedactedPrefix) || strings.Contains(s, annals.PrivatePlaceholder)
 }
 
 // IndexText is s as the full-text indexes hold it: every letter and digit inside a redaction

@@ -77,10 +77,10 @@ func BuiltinKinds() []string {
 }
 
 // PrivateMarker replaces each <private>...</private> span.
-const PrivateMarker = "[private]"
+const PrivateMarker = annals.PrivatePlaceholder
 
 // Marker returns the text that replaces a secret of the given kind: "[redacted:<kind>]".
-func Marker(kind string) string { return "[redacted:" + kind + "]" }
+func Marker(kind string) string { return annals.RedactedPrefix + kind + "]" }
 
 // MinEnvValueLen is the shortest secret environment value (after trimming surrounding white
 // space) that is matched. Shorter values are ignored, because masking every occurrence of a short
@@ -88,7 +88,7 @@ func Marker(kind string) string { return "[redacted:" + kind + "]" }
 const MinEnvValueLen = 8
 
 // maxRuleNameLen bounds a custom rule's name, which becomes part of every marker it writes.
-const maxRuleNameLen = 64
+const maxRuleNameLen = annals.MaxPlaceholderKind
 
 // CustomRule is one user-defined rule: every match of Pattern (a Go regular expression, RE2
 // syntax) is replaced with "[redacted:<Name>]". When the pattern has a capturing group named
@@ -329,33 +329,11 @@ func asciiLower(s string) string {
 
 func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
 
-const redactedPrefix = "[redacted:"
-
 // maxMarkerLen is the longest marker: the prefix, a kind of at most maxRuleNameLen bytes, "]".
-const maxMarkerLen = len(redactedPrefix) + maxRuleNameLen + 1
+const maxMarkerLen = len(annals.RedactedPrefix) + maxRuleNameLen + 1
 
 // markerLen returns the length of the marker at the start of s, or 0 if none starts there.
-func markerLen(s string) int {
-	if strings.HasPrefix(s, PrivateMarker) {
-		return len(PrivateMarker)
-	}
-	if !strings.HasPrefix(s, redactedPrefix) {
-		return 0
-	}
-	i := len(redactedPrefix)
-	j := i
-	for j < len(s) && j-i < maxRuleNameLen && isKindByte(s[j]) {
-		j++
-	}
-	if j == i || j >= len(s) || s[j] != ']' {
-		return 0
-	}
-	return j + 1
-}
-
-func isKindByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-'
-}
+func markerLen(s string) int { return annals.PlaceholderLen(s) }
 
 // isMarker reports whether s is exactly one marker.
 func isMarker(s string) bool {
