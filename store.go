@@ -178,6 +178,13 @@ type ChatStore interface {
 	// Errors: invalid (a bad filter value), unavailable, internal.
 	FindChats(ctx context.Context, filter ChatFilter) ([]*Chat, int, error)
 
+	// MatchChatIDs returns the ids of up to limit chats inside owner whose id starts with
+	// prefix or holds it right after a ':' (the chats ChatFilter.IDPrefix keeps, archived ones
+	// included), found by index range scans whatever the number of chats: what resolves an id
+	// a person gave. The order is the stores' own (by the matching text, then age).
+	// Errors: unavailable, internal.
+	MatchChatIDs(ctx context.Context, owner Owner, prefix string, limit int) ([]string, error)
+
 	// FindEntries returns entries of one chat in seq order.
 	// Errors: invalid, unavailable, internal. A chat with no entries (or no such chat) gives an
 	// empty slice: callers check the chat first.

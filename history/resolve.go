@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"fmt"
 	"path"
 	"strings"
 
@@ -39,19 +40,24 @@ func (s *Service) findChat(ctx context.Context, op string, res *Resolved, given 
 	if annals.ValidateID("session_id", want) != nil {
 		return nil, annals.NotFound(id)
 	}
-	chats, total, err := s.store.FindChats(ctx, annals.ChatFilter{Owner: res.Owner, IDPrefix: want, IncludeArchived: true, Limit: maxShownMatches + 1})
+	// One more than are listed, to tell "these" from "these and more"; the store finds them by
+	// index range scans, so an unknown id costs a lookup, not a scan of the tenant's chats.
+	ids, err := s.store.MatchChatIDs(ctx, res.Owner, want, maxShownMatches+1)
 	if err != nil {
 		return nil, err
 	}
-	if total == 0 {
+	if len(ids) == 0 {
 		// A resumed session's earlier id names the chat that continued it (importer: a Claude
 		// Code file of a resumed session is keyed on its own, newer id).
-		chats, total, err = s.store.FindChats(ctx, annals.ChatFilter{Owner: res.Owner, Attributes: map[string]annals.AttrMatch{resumedFromAttr: {Value: want}}, IncludeArchived: true, Limit: maxShownMatches + 1})
+		chats, _, err := s.store.FindChats(ctx, annals.ChatFilter{Owner: res.Owner, Attributes: map[string]annals.AttrMatch{resumedFromAttr: {Value: want}}, IncludeArchived: true, Limit: maxShownMatches + 1})
 		if err != nil {
 			return nil, err
 		}
+		for _, c := range chats {
+			ids = append(ids, c.ID)
+		}
 	}
-	match, err := oneMatch(id, want, chats, total)
+	match, err := s.oneMatch(ctx, res, id, want, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -78,55 +84,83 @@ func (s *Service) inScope(ctx context.Context, res *Resolved, id string) (*annal
 	return chat, nil
 }
 
-// oneMatch picks the chat a prefix names among the chats in scope that match it: one whose
-// source id is exactly it, the only one, or a session whose sub-agents are all the others.
-func oneMatch(given, want string, chats []*annals.Chat, total int) (string, error) {
-	for _, c := range chats {
-		if _, native, ok := strings.Cut(c.ID, ":"); ok && native == want {
-			return c.ID, nil
-		}
+// oneMatch picks the chat a prefix names among the ids of the chats in scope that match it
+// (at most maxShownMatches+1 of them): one whose source id is exactly it, the only one, or a
+// session whose sub-agents are all the others.
+func (s *Service) oneMatch(ctx context.Context, res *Resolved, given, want string, ids []string) (string, error) {
+	if native, err := s.sameSourceID(ctx, res, want, ids); native != "" || err != nil {
+		return native, err
 	}
-	switch len(chats) {
+	switch len(ids) {
 	case 0:
 		return "", annals.NotFound(given)
 	case 1:
-		return chats[0].ID, nil
+		return ids[0], nil
 	}
+	more := len(ids) > maxShownMatches
 	// A session and its sub-agents (claude-code:<sid> and claude-code:<sid>/sidechain-...) all
 	// match a prefix of the session id; the session itself is what was meant.
-	if total == len(chats) {
-		if base, ok := commonParent(chats); ok {
+	if !more {
+		if base, ok := commonParent(ids); ok {
 			return base, nil
 		}
 	}
-	ids := make([]string, 0, len(chats))
-	for i, c := range chats {
-		if i == maxShownMatches {
-			ids = append(ids, "...")
-			break
-		}
-		ids = append(ids, c.ID)
+	count := fmt.Sprintf("%d chats", len(ids))
+	shown := ids
+	if more {
+		count = fmt.Sprintf("more than %d chats", maxShownMatches)
+		shown = append(ids[:maxShownMatches:maxShownMatches], "...")
 	}
-	more := ""
-	if total > len(chats) {
-		more = " (and more)"
-	}
-	return "", annals.Errorf(annals.EINVALID, "%q matches %d chats%s: %s; give more of the id", given, total, more, strings.Join(ids, ", "))
+	return "", annals.Errorf(annals.EINVALID, "%q matches %s: %s; give more of the id", given, count, strings.Join(shown, ", "))
 }
 
-// commonParent returns the chat of which every other chat is a sub-chat (its id followed by
+// sameSourceID returns the chat among ids whose source id (the text after its first ':') is
+// exactly want; of several (two tools with one session id), the one a chat list shows first:
+// pinned, then the most recent activity, then the least id.
+func (s *Service) sameSourceID(ctx context.Context, res *Resolved, want string, ids []string) (string, error) {
+	var best *annals.Chat
+	for _, id := range ids {
+		if _, native, ok := strings.Cut(id, ":"); !ok || native != want {
+			continue
+		}
+		c, err := s.inScope(ctx, res, id)
+		if err != nil {
+			return "", err
+		}
+		if c != nil && (best == nil || listedBefore(c, best)) {
+			best = c
+		}
+	}
+	if best == nil {
+		return "", nil
+	}
+	return best.ID, nil
+}
+
+// listedBefore reports whether a chat list (annals.ChatStore.FindChats) shows a before b.
+func listedBefore(a, b *annals.Chat) bool {
+	if a.Pinned != b.Pinned {
+		return a.Pinned
+	}
+	if !a.LastActivity.Equal(b.LastActivity) {
+		return a.LastActivity.After(b.LastActivity)
+	}
+	return a.ID < b.ID
+}
+
+// commonParent returns the id of which every other id is a sub-chat's (its id followed by
 // "/"), if there is one.
-func commonParent(chats []*annals.Chat) (string, bool) {
-	for _, p := range chats {
+func commonParent(ids []string) (string, bool) {
+	for _, p := range ids {
 		all := true
-		for _, c := range chats {
-			if c.ID != p.ID && !strings.HasPrefix(c.ID, p.ID+"/") {
+		for _, c := range ids {
+			if c != p && !strings.HasPrefix(c, p+"/") {
 				all = false
 				break
 			}
 		}
 		if all {
-			return p.ID, true
+			return p, true
 		}
 	}
 	return "", false

@@ -303,6 +303,10 @@ func (w *writer) createChat(c *annals.Chat, res *annals.CaptureResult) error {
 		pk, c.TenantID, tags, metaTSV(c.Title, c.Description, c.Summary, tags)); err != nil {
 		return err
 	}
+	if err := w.queue(execResult, `INSERT INTO chat_id_keys (tenant_id, key, chat_pk) SELECT ?, k, ? FROM unnest(?::text[]) AS a(k)`,
+		c.TenantID, pk, storecore.ChatIDKeys(c.ID)); err != nil {
+		return err
+	}
 	if len(c.Attributes) > 0 {
 		keys := make([]string, 0, len(c.Attributes))
 		values := make([][]byte, 0, len(c.Attributes))

@@ -211,6 +211,11 @@ func (w *writer) createChat(c *annals.Chat, res *annals.CaptureResult) error {
 	if err := w.replaceTags(pk, dedupe(c.Tags)); err != nil {
 		return err
 	}
+	for _, k := range storecore.ChatIDKeys(c.ID) {
+		if _, err := w.exec(`INSERT INTO chat_id_keys (tenant_id, key, chat_pk) VALUES (?, ?, ?)`, c.TenantID, k, pk); err != nil {
+			return err
+		}
+	}
 	for k, v := range c.Attributes {
 		if _, err := w.exec(`INSERT INTO chat_attributes (chat_pk, key, value) VALUES (?, ?, ?)`, pk, k, v); err != nil {
 			return err
