@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 	"strings"
 )
 
@@ -43,3 +45,32 @@ func (db *DB) SettingForTest(ctx context.Context, name string) (string, error) {
 // SetLocationForTest makes the store see itself in another place (as a dump restored into
 // another database, cluster or schema does).
 func (db *DB) SetLocationForTest(location string) { db.here.Location = location }
+
+// MatchChatIDsPlanForTest is PostgreSQL's plan of the first statement MatchChatIDs runs, with
+// sequential scans disabled (a plan that cannot use an index still shows its Seq Scan).
+func (db *DB) MatchChatIDsPlanForTest(ctx context.Context, owner annals.Owner, prefix string) (string, error) {
+	query, args := storecore.MatchChatIDsQuery(owner, prefix)
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SET enable_seqscan = off`); err != nil {
+		return "", err
+	}
+	defer conn.Exec(ctx, `RESET enable_seqscan`)
+	rows, err := conn.Query(ctx, `EXPLAIN `+rebind(query), args...)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var l string
+		if err := rows.Scan(&l); err != nil {
+			return "", err
+		}
+		lines = append(lines, l)
+	}
+	return strings.Join(lines, "\n"), rows.Err()
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/annals-dev/annals/internal/storecore"
 	"strings"
 
 	"github.com/annals-dev/annals"
@@ -114,4 +115,25 @@ func (db *DB) DropVectorCacheForTest() { db.vectors = newVectorCache(vectorCache
 // database carried to a second machine does.
 func (db *DB) SetMachineForTest(machine, hostname string) {
 	db.here.Machine, db.here.Hostname = machine, hostname
+}
+
+// MatchChatIDsPlanForTest is SQLite's plan of the first statement MatchChatIDs runs, its lines
+// joined.
+func (db *DB) MatchChatIDsPlanForTest(ctx context.Context, owner annals.Owner, prefix string) (string, error) {
+	query, args := storecore.MatchChatIDsQuery(owner, prefix)
+	rows, err := db.reader.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			return "", err
+		}
+		lines = append(lines, detail)
+	}
+	return strings.Join(lines, "; "), rows.Err()
 }

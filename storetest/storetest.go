@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(tb testing.TB) annals.Store) {
 		{"TruncateChat", truncateTests()},
 		{"RecordRun", runTests()},
 		{"FindChats", findChatsTests()},
+		{"MatchChatIDs", matchIDsTests()},
 		{"UpdateChat", updateTests()},
 		{"DeleteChat", deleteTests()},
 		{"FullText", fullTextTests()},
