@@ -50,3 +50,12 @@ func BenchmarkSearch(b *testing.B) {
 	s := benchStore(b)
 	storetest.BenchSearch(b, s)
 }
+
+// BenchmarkResolve times the candidates of an id resolution at 100,000 chats in one tenant
+// (ANNALS_BENCH_RESOLVE_CHATS to change): the old scan and the chat_id_keys ranges side by side.
+//
+//	ANNALS_TEST_POSTGRES_DSN=... go test ./postgres -run '^$' -bench Resolve -benchtime 20x
+func BenchmarkResolve(b *testing.B) {
+	testDSN(b)
+	storetest.BenchResolve(b, MustOpenDB(b), storetest.ResolveBenchChats(b))
+}
