@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 )
 
 // This file is the benchmark hook: the one place outside the Store that writes or reads this
@@ -83,6 +84,7 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	baselineInsertTag   = `INSERT INTO chat_tags (chat_pk, tag) VALUES (?, ?)`
 	baselineInsertAttr  = `INSERT INTO chat_attributes (chat_pk, key, value) VALUES (?, ?, ?)`
+	baselineInsertIDKey = `INSERT INTO chat_id_keys (tenant_id, key, chat_pk) VALUES (?, ?, ?)`
 	baselineInsertEntry = `INSERT INTO entries (chat_pk, id, seq, kind, run_id, source_ids, channel, correlation_id, time,
 		text, reasoning, tool_name, tool_call_id, tool_args, tool_result, tool_outcome, input_tokens, output_tokens, metadata)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
@@ -234,6 +236,11 @@ func (w *BaselineWriter) chat(exec baselineExec, c *annals.Chat) error {
 			return err
 		}
 	}
+	for _, k := range storecore.ChatIDKeys(c.ID) {
+		if _, err := exec(baselineInsertIDKey, c.TenantID, k, pk); err != nil {
+			return err
+		}
+	}
 	w.chats[c.ID] = &baselineChat{pk: pk, lastActivity: created, runs: map[string]*baselineRun{}}
 	return nil
 }
@@ -312,7 +319,7 @@ func (w *BaselineWriter) run(exec baselineExec, run *annals.Run) error {
 // summaryQuery counts every table and FTS index a capture writes and sums the chat counters,
 // so that two databases holding the same data give the same line whatever their row ids.
 const summaryQuery = `SELECT (SELECT count(*) FROM chats), (SELECT count(*) FROM entries), (SELECT count(*) FROM runs),
-	(SELECT count(*) FROM chat_tags), (SELECT count(*) FROM chat_attributes), (SELECT count(*) FROM entry_sources),
+	(SELECT count(*) FROM chat_tags), (SELECT count(*) FROM chat_attributes), (SELECT count(*) FROM entry_sources), (SELECT count(*) FROM chat_id_keys),
 	(SELECT count(*) FROM entries_fts_docsize), (SELECT count(*) FROM chats_fts_docsize), (SELECT count(*) FROM chat_fts_docsize),
 	(SELECT sum(entry_count) || '/' || sum(last_seq) || '/' || sum(run_count) || '/' || sum(entry_input_tokens + run_input_tokens) || '/' ||
 		sum(entry_output_tokens + run_output_tokens) || '/' || printf('%.4f', sum(cost_usd)) || '/' || sum(last_activity % 1000000007) FROM chats),
@@ -328,13 +335,13 @@ func Summarize(ctx context.Context, path string) (string, error) {
 		return "", fmt.Errorf("open %s: %w", path, err)
 	}
 	defer db.Close()
-	var n [9]int64
+	var n [10]int64
 	var sums, statuses sql.NullString
-	if err := db.QueryRowContext(ctx, summaryQuery).Scan(&n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &n[6], &n[7], &n[8], &sums, &statuses); err != nil {
+	if err := db.QueryRowContext(ctx, summaryQuery).Scan(&n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &n[6], &n[7], &n[8], &n[9], &sums, &statuses); err != nil {
 		return "", fmt.Errorf("summarize %s: %w", path, err)
 	}
-	return fmt.Sprintf("chats %d, entries %d, runs %d, tags %d, attributes %d, sources %d, fts %d+%d+%d, counters %s, statuses %s",
-		n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8], sums.String, statuses.String), nil
+	return fmt.Sprintf("chats %d, entries %d, runs %d, tags %d, attributes %d, sources %d, id keys %d, fts %d+%d+%d, counters %s, statuses %s",
+		n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8], n[9], sums.String, statuses.String), nil
 }
 
 // EngineVersion is the version of the SQLite library inside the driver this package uses, for
