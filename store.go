@@ -185,6 +185,12 @@ type ChatStore interface {
 	// Errors: unavailable, internal.
 	MatchChatIDs(ctx context.Context, owner Owner, prefix string, limit int) ([]string, error)
 
+	// ChatIDsWithAttribute returns the ids of up to limit chats inside owner whose attribute key
+	// is exactly value (archived ones included), in list order (pinned, most recent activity,
+	// id), found through the attribute index whatever the number of chats.
+	// Errors: unavailable, internal.
+	ChatIDsWithAttribute(ctx context.Context, owner Owner, key, value string, limit int) ([]string, error)
+
 	// FindEntries returns entries of one chat in seq order.
 	// Errors: invalid, unavailable, internal. A chat with no entries (or no such chat) gives an
 	// empty slice: callers check the chat first.

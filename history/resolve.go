@@ -49,12 +49,8 @@ func (s *Service) findChat(ctx context.Context, op string, res *Resolved, given 
 	if len(ids) == 0 {
 		// A resumed session's earlier id names the chat that continued it (importer: a Claude
 		// Code file of a resumed session is keyed on its own, newer id).
-		chats, _, err := s.store.FindChats(ctx, annals.ChatFilter{Owner: res.Owner, Attributes: map[string]annals.AttrMatch{resumedFromAttr: {Value: want}}, IncludeArchived: true, Limit: maxShownMatches + 1})
-		if err != nil {
+		if ids, err = s.store.ChatIDsWithAttribute(ctx, res.Owner, resumedFromAttr, want, maxShownMatches+1); err != nil {
 			return nil, err
-		}
-		for _, c := range chats {
-			ids = append(ids, c.ID)
 		}
 	}
 	match, err := s.oneMatch(ctx, res, id, want, ids)

@@ -38,3 +38,19 @@ func TestMatchChatIDsIsAnIndexRange(t *testing.T) {
 		}
 	}
 }
+
+// TestChatIDsWithAttributeIsAnIndexLookup proves the lookup of a resumed session's earlier id
+// can be answered from the (tenant_id, key, value) index of the attributes: no Seq Scan left
+// with sequential scans disabled.
+func TestChatIDsWithAttributeIsAnIndexLookup(t *testing.T) {
+	db := MustOpenDB(t)
+	for _, o := range []annals.Owner{{TenantID: "A"}, {TenantID: "A", UserID: "u"}} {
+		plan, err := db.ChatIDsWithAttributePlanForTest(context.Background(), o, "resumed_from", "feedface")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan, "chat_attributes_by_key_value") || !strings.Contains(plan, "Index Cond: ((tenant_id = 'A'::text") || !strings.Contains(plan, "Index Cond: (pk = m.chat_pk)") || strings.Contains(plan, "Seq Scan") {
+			t.Errorf("owner %v: plan\n%s\nwant the attribute index by tenant, key and value, and no Seq Scan", o, plan)
+		}
+	}
+}

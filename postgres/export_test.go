@@ -50,6 +50,16 @@ func (db *DB) SetLocationForTest(location string) { db.here.Location = location 
 // sequential scans disabled (a plan that cannot use an index still shows its Seq Scan).
 func (db *DB) MatchChatIDsPlanForTest(ctx context.Context, owner annals.Owner, prefix string) (string, error) {
 	query, args := storecore.MatchChatIDsQuery(owner, prefix)
+	return db.planForTest(ctx, query, args)
+}
+
+// ChatIDsWithAttributePlanForTest is ChatIDsWithAttribute's plan, sequential scans disabled.
+func (db *DB) ChatIDsWithAttributePlanForTest(ctx context.Context, owner annals.Owner, key, value string) (string, error) {
+	query, args := chatIDsWithAttributeQuery(owner, key, value, 11)
+	return db.planForTest(ctx, query, args)
+}
+
+func (db *DB) planForTest(ctx context.Context, query string, args []any) (string, error) {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return "", err

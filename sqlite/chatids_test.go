@@ -37,3 +37,18 @@ func TestMatchChatIDsIsAnIndexRange(t *testing.T) {
 		}
 	}
 }
+
+// TestChatIDsWithAttributeIsAnIndexLookup proves the lookup of a resumed session's earlier id
+// starts from the (key, value) index of the attributes, never walking the tenant's chats.
+func TestChatIDsWithAttributeIsAnIndexLookup(t *testing.T) {
+	db := MustOpenDB(t)
+	for _, o := range []annals.Owner{{TenantID: "A"}, {TenantID: "A", UserID: "u"}, {AllTenants: true}} {
+		plan, err := db.ChatIDsWithAttributePlanForTest(context.Background(), o, "resumed_from", "feedface")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(plan, "SEARCH a USING COVERING INDEX chat_attributes_by_key_value (key=? AND value=?); SEARCH c USING INTEGER PRIMARY KEY (rowid=?)") || strings.Contains(plan, "SCAN") {
+			t.Errorf("owner %v: plan %q; want the attribute index, then each chat by its key", o, plan)
+		}
+	}
+}

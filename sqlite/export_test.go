@@ -121,6 +121,16 @@ func (db *DB) SetMachineForTest(machine, hostname string) {
 // joined.
 func (db *DB) MatchChatIDsPlanForTest(ctx context.Context, owner annals.Owner, prefix string) (string, error) {
 	query, args := storecore.MatchChatIDsQuery(owner, prefix)
+	return db.planForTest(ctx, query, args)
+}
+
+// ChatIDsWithAttributePlanForTest is SQLite's plan of ChatIDsWithAttribute's statement.
+func (db *DB) ChatIDsWithAttributePlanForTest(ctx context.Context, owner annals.Owner, key, value string) (string, error) {
+	query, args := chatIDsWithAttributeQuery(owner, key, value, 11)
+	return db.planForTest(ctx, query, args)
+}
+
+func (db *DB) planForTest(ctx context.Context, query string, args []any) (string, error) {
 	rows, err := db.reader.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
 	if err != nil {
 		return "", err

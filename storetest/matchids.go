@@ -13,6 +13,7 @@ func matchIDsTests() []test {
 		{"FindsWhatIDPrefixFinds", testMatchIDsAsIDPrefix},
 		{"DistinctChatsUpToTheLimit", testMatchIDsLimit},
 		{"DeletedChatsAreGone", testMatchIDsDeleted},
+		{"ByAttributeFindsWhatTheFilterFinds", testChatIDsWithAttribute},
 	}
 }
 
@@ -101,5 +102,44 @@ func testMatchIDsDeleted(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("claude-code:doomed-1", "A"))
 	if got, err := s.MatchChatIDs(t.Context(), a, "doomed", 10); err != nil || !slices.Equal(got, []string{"claude-code:doomed-1"}) {
 		t.Errorf("MatchChatIDs(doomed) after creating it again = %q, %v; want it once", got, err)
+	}
+}
+
+// testChatIDsWithAttribute proves the exact-value attribute lookup finds what the attribute
+// filter finds, in list order, inside each owner shape, bounded by the limit.
+func testChatIDsWithAttribute(t *testing.T, s Store) {
+	for _, c := range []*annals.Chat{
+		{ID: "c1", TenantID: "A", UserID: "u1", Attributes: annals.Attributes{"resumed_from": "s-1"}},
+		{ID: "c2", TenantID: "A", UserID: "u2", Attributes: annals.Attributes{"resumed_from": "s-1"}},
+		{ID: "c3", TenantID: "A", UserID: "u1", Attributes: annals.Attributes{"resumed_from": "s-10"}},
+		{ID: "c4", TenantID: "A", UserID: "u1", Attributes: annals.Attributes{"other": "s-1"}},
+		{ID: "c5", TenantID: "B", UserID: "u1", Attributes: annals.Attributes{"resumed_from": "s-1"}},
+	} {
+		mustCreateChat(t, s, c)
+	}
+	for _, o := range []annals.Owner{{TenantID: "A"}, {TenantID: "A", UserID: "u1"}, {TenantID: "B"}, {AllTenants: true}, {}} {
+		for _, v := range []string{"s-1", "s-10", "s-", "absent"} {
+			got, err := s.ChatIDsWithAttribute(t.Context(), o, "resumed_from", v, 100)
+			if err != nil {
+				t.Fatalf("ChatIDsWithAttribute(%v, %q): %v", o, v, err)
+			}
+			chats, _, err := s.FindChats(t.Context(), annals.ChatFilter{Owner: o, Attributes: map[string]annals.AttrMatch{"resumed_from": {Value: v}}, IncludeArchived: true, Limit: annals.MaxListLimit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{}
+			for _, c := range chats {
+				want = append(want, c.ID)
+			}
+			if got == nil {
+				got = []string{}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("ChatIDsWithAttribute(%v, %q) = %q; the attribute filter keeps %q (in this order)", o, v, got, want)
+			}
+		}
+	}
+	if got, err := s.ChatIDsWithAttribute(t.Context(), annals.Owner{AllTenants: true}, "resumed_from", "s-1", 2); err != nil || len(got) != 2 {
+		t.Errorf("ChatIDsWithAttribute(limit 2) = %q, %v; want 2", got, err)
 	}
 }
