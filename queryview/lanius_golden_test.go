@@ -37,6 +37,9 @@ func TestLaniusGoldenAnswers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and imports a 100k-message lanius database: not in -short")
 	}
+	if raceDetector {
+		t.Skip("a replay of recorded answers, not a concurrency test: the plain run covers it (SQLite is ~35x slower under -race)")
+	}
 	dir := interopDir(t)
 	src := generatedLanius(t, dir)
 	ctx := context.Background()
