@@ -37,6 +37,13 @@ func ReadMigrations(fsys fs.FS) ([]Migration, error) {
 		out = append(out, Migration{Version: v, Name: base, SQL: string(body)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	// Two files with one number would both run as that version, or one be skipped: refused here,
+	// so a clash (two branches that each took the next number) fails every test of the store.
+	for i := 1; i < len(out); i++ {
+		if out[i].Version == out[i-1].Version {
+			return nil, fmt.Errorf("migrations %s and %s share version %d: renumber one", out[i-1].Name, out[i].Name, out[i].Version)
+		}
+	}
 	return out, nil
 }
 
