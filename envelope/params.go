@@ -20,18 +20,7 @@ func (r *Request) ChatQuery() (annals.ChatQuery, error) {
 		Tag: r.Tag, TitleContains: r.TitleContains, IDPrefix: r.IDPrefix, Agent: r.Agent,
 		PinnedOnly: r.PinnedOnly, IncludeArchived: r.IncludeArchived,
 	}
-	if r.Status != "" {
-		st, err := annals.ParseRunStatus(r.Status)
-		if err != nil {
-			return q, err
-		}
-		q.Status = &st
-	}
-	var err error
-	if q.From, err = annals.ParseTimeBound("from", r.From, false); err != nil {
-		return q, err
-	}
-	if q.To, err = annals.ParseTimeBound("to", r.To, true); err != nil {
+	if err := q.ParseBounds(r.Status, r.From, r.To); err != nil {
 		return q, err
 	}
 	if len(r.Attributes) > 0 {

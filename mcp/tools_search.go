@@ -55,21 +55,8 @@ func filterTweaks(own map[string]tweak) map[string]tweak {
 // same values: status first, then from, then to.
 func (f filters) query() (annals.ChatQuery, error) {
 	q := annals.ChatQuery{Tag: f.Tag, Agent: f.Agent, IncludeArchived: f.IncludeArchived}
-	if f.Status != "" {
-		st, err := annals.ParseRunStatus(f.Status)
-		if err != nil {
-			return q, err
-		}
-		q.Status = &st
-	}
-	var err error
-	if q.From, err = annals.ParseTimeBound("from", f.From, false); err != nil {
-		return q, err
-	}
-	if q.To, err = annals.ParseTimeBound("to", f.To, true); err != nil {
-		return q, err
-	}
-	return q, nil
+	err := q.ParseBounds(f.Status, f.From, f.To)
+	return q, err
 }
 
 // page is the typed paging of a call: a page cut short by the budget continues at an offset;

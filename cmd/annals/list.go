@@ -67,21 +67,8 @@ func (f *filterFlags) query() (annals.ChatQuery, annals.PageParams, error) {
 		}
 		q.Attributes[k] = m
 	}
-	if *f.status != "" {
-		st, err := annals.ParseRunStatus(*f.status)
-		if err != nil {
-			return q, pg, err
-		}
-		q.Status = &st
-	}
-	var err error
-	if q.From, err = annals.ParseTimeBound("from", *f.from, false); err != nil {
-		return q, pg, err
-	}
-	if q.To, err = annals.ParseTimeBound("to", *f.to, true); err != nil {
-		return q, pg, err
-	}
-	return q, pg, nil
+	err := q.ParseBounds(*f.status, *f.from, *f.to)
+	return q, pg, err
 }
 
 // multiFlag collects a repeatable string flag.
