@@ -72,6 +72,9 @@ import (
 	"github.com/annals-dev/annals/importer/droid"
 	"github.com/annals-dev/annals/importer/gemini"
 	"github.com/annals-dev/annals/importer/goose"
+	"github.com/annals-dev/annals/importer/gptme"
+	"github.com/annals-dev/annals/importer/hermes"
+	"github.com/annals-dev/annals/importer/iflow"
 	"github.com/annals-dev/annals/importer/kimi"
 	"github.com/annals-dev/annals/importer/lanius"
 	"github.com/annals-dev/annals/importer/llmlogs"
@@ -79,6 +82,7 @@ import (
 	"github.com/annals-dev/annals/importer/messages"
 	"github.com/annals-dev/annals/importer/opencode"
 	"github.com/annals-dev/annals/importer/openhands"
+	"github.com/annals-dev/annals/importer/pi"
 	"github.com/annals-dev/annals/importer/qwen"
 	"github.com/annals-dev/annals/importer/reader"
 	"github.com/annals-dev/annals/importer/tau"
@@ -112,6 +116,11 @@ func Formats() []reader.Format {
 		amp.Amp{},
 		droid.FactoryDroid{},
 		cursoride.CursorIDE{},
+		iflow.IFlow{},
+		hermes.Hermes{},
+		hermes.Trajectory{},
+		gptme.Gptme{},
+		pi.Pi{},
 	}
 	formats = append(formats, cline.Formats()...)
 	// The generic formats last: they claim what no tool's own format does.

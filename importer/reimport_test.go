@@ -18,11 +18,25 @@ func TestIssue31FixturesImportOnce(t *testing.T) {
 		"testdata/claude-code/resumed", "testdata/claude-code/titles",
 		"testdata/chatgpt/thoughts-branch.json", "testdata/gemini/session-2025-07-03T10-00-init.json",
 	}
+	importTwice(t, paths, 6, "cline", "claude-code", "chatgpt", "gemini-cli")
+}
+
+// TestIssue31NewReadersImportOnce does the same for the readers of issue 31's tools that were
+// missing (iFlow CLI, Hermes sessions and trajectories, gptme, Pi).
+func TestIssue31NewReadersImportOnce(t *testing.T) {
+	paths := []string{"testdata/iflow", "testdata/hermes", "testdata/gptme", "testdata/pi"}
+	importTwice(t, paths, 5, "iflow", "hermes", "hermes-trajectory", "gptme", "pi")
+}
+
+// importTwice imports paths with the named formats, checks that wantChats chats were made,
+// and imports them again without the import state: nothing may change.
+func importTwice(t *testing.T, paths []string, wantChats int, formats ...string) {
+	t.Helper()
 	db := importertest.MustOpenDB(t)
-	opts := importer.Options{Formats: importertest.FormatsNamed(t, "cline", "claude-code", "chatgpt", "gemini-cli"), Titles: importertest.Titles{DB: db}}
+	opts := importer.Options{Formats: importertest.FormatsNamed(t, formats...), Titles: importertest.Titles{DB: db}}
 	first := importertest.ImportAll(t, importer.New(forgetful{db}, opts), paths...).Total()
-	if first.Chats != 6 || first.Entries == 0 {
-		t.Fatalf("first import %+v, want 6 chats (cline, claude-code ×2, chatgpt and its branch, gemini)", first)
+	if first.Chats != wantChats || first.Entries == 0 || first.Warnings != 0 {
+		t.Fatalf("first import %+v, want %d chats and no warnings", first, wantChats)
 	}
 	before := importertest.TakeSnapshot(t, db)
 	again := importertest.ImportAll(t, importer.New(forgetful{db}, opts), paths...).Total()
