@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 	"github.com/annals-dev/annals/query"
 )
 
@@ -321,8 +322,15 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 			return nil, 0, db.storeErr("count search", err)
 		}
 	}
-	if f.Snippets > 0 && rankBody && len(hits) > 0 {
-		if err := db.pageEntries(ctx, db.pool, p, pos, pks, hits, false, false); err != nil {
+	recount := storecore.MatchCountDiffers(f.Text, len(p.entryWhere.Conds) > 0)
+	switch {
+	case len(hits) == 0:
+	case rankBody && (f.Snippets > 0 || recount):
+		if err := db.pageEntries(ctx, db.pool, p, pos, pks, hits, recount, false); err != nil {
+			return nil, 0, err
+		}
+	case recount && f.Text == nil:
+		if err := db.countFiltered(ctx, p, pks, hits); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -349,13 +357,27 @@ func nullFlags(n int) string {
 
 // pageEntries fills up to f.Snippets excerpts per hit from the chat's best-matching entries, in
 // one query for the whole page: the inner query ranks keys only, the outer reads the content of
-// the few entries kept. The chat-document search (docs) also takes each hit's Matches, the
-// number of its matching entries, from here, and with perChat finds them by reading the page
-// chats' entries (the match is written so that no index can serve it) instead of the entry
-// index, whose posting lists a common word makes long.
-func (db *DB) pageEntries(ctx context.Context, q querier, p *searchPlan, pos []*annals.TextExpr, pks []int64, hits []annals.ChatHit, docs, perChat bool) error {
+// the few entries kept. With count it also sets each hit's Matches: the chat's entries that
+// match the query by themselves (storecore.MatchCountDiffers), counted among the entries
+// holding any positive word. With perChat it finds them by reading the page chats' entries (the
+// match is written so that no index can serve it) instead of the entry index, whose posting
+// lists a common word makes long.
+func (db *DB) pageEntries(ctx context.Context, q querier, p *searchPlan, pos []*annals.TextExpr, pks []int64, hits []annals.ChatHit, count, perChat bool) error {
 	n := min(p.f.Snippets, maxSnippets)
 	tq := tsAny(pos, p.entryW)
+	counted, countArgs := "count(*)", []any(nil)
+	if count {
+		for i := range hits {
+			hits[i].Matches = 0
+		}
+		if !storecore.IsDisjunction(p.f.Text) {
+			whole, err := tsExpr(p.f.Text, p.entryW)
+			if err != nil {
+				return err
+			}
+			counted, countArgs = "count(*) FILTER (WHERE e.tsv @@ ?::tsquery)", []any{whole}
+		}
+	}
 	w := &where{}
 	match := "e.tsv @@ ?::tsquery"
 	if perChat {
@@ -367,10 +389,10 @@ func (db *DB) pageEntries(ctx context.Context, q querier, p *searchPlan, pos []*
 	sql := `SELECT s.chat_pk, s.n, e.seq, e.kind, e.tool_name, e.text, e.reasoning, e.tool_args, e.tool_result
 		FROM (SELECT e.pk, e.chat_pk, row_number() OVER (PARTITION BY e.chat_pk
 				ORDER BY ts_rank(` + entryRankWeights + `, e.tsv, ?::tsquery, ` + itoa(rankNorm) + `) DESC, e.seq) AS rn,
-				count(*) OVER (PARTITION BY e.chat_pk) AS n
+				` + counted + ` OVER (PARTITION BY e.chat_pk) AS n
 			FROM entries e WHERE ` + w.SQL() + `) s
 		JOIN entries e ON e.pk = s.pk WHERE s.rn <= greatest(?, 1) ORDER BY s.chat_pk, s.rn`
-	args := append(append([]any{tq}, w.Args...), n)
+	args := append(append(append([]any{tq}, countArgs...), w.Args...), n)
 	sql = rebind(sql)
 	annals.TraceStatement(ctx, sql, args)
 	rows, err := q.Query(ctx, sql, args...)
@@ -391,7 +413,7 @@ func (db *DB) pageEntries(ctx context.Context, q querier, p *searchPlan, pos []*
 			return db.storeErr("scan snippet", err)
 		}
 		h := &hits[index[pk]]
-		if docs {
+		if count {
 			h.Matches = int(matches)
 		}
 		if n == 0 {
@@ -452,6 +474,9 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	w.Args = append(w.Args, cw.Args...)
 	w.Conds = append(w.Conds, p.entryWhere.Conds...)
 	w.Args = append(w.Args, p.entryWhere.Args...)
+	if err := p.excludedChats(f.Text, w); err != nil {
+		return nil, 0, err
+	}
 	from := `entries e JOIN chats c ON c.pk = e.chat_pk`
 
 	order := "r DESC, e.time DESC, e.pk DESC"

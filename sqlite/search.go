@@ -228,22 +228,6 @@ func (db *DB) expandForEntries(ctx context.Context, text *annals.TextExpr) (*ann
 	return expandPrefixes(ctx, db.reader, text, map[*annals.TextExpr]*annals.TextExpr{})
 }
 
-// isDisjunction reports whether e is one term or terms joined by OR (no AND, no exclusion).
-func isDisjunction(e *annals.TextExpr) bool {
-	switch e.Op {
-	case annals.TextTerm:
-		return true
-	case annals.TextOr:
-		for _, it := range e.Items {
-			if !isDisjunction(it) {
-				return false
-			}
-		}
-		return len(e.Items) > 0
-	}
-	return false
-}
-
 // SearchEntries finds entries; see annals.SearchStore.
 func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annals.EntryHit, int, error) {
 	p, err := planSearch(f)
@@ -281,6 +265,14 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	w.Args = append(w.Args, cw.Args...)
 	w.Conds = append(w.Conds, p.entryWhere.Conds...)
 	w.Args = append(w.Args, p.entryWhere.Args...)
+	excluded, err := p.excludedChats(f.Text)
+	if err != nil {
+		return nil, 0, err
+	}
+	if excluded != nil {
+		w.Conds = append(w.Conds, excluded.Conds...)
+		w.Args = append(w.Args, excluded.Args...)
+	}
 
 	if f.Text != nil && f.Sort != annals.SortRecent {
 		return db.searchEntriesTopK(ctx, p, w, match, limit)

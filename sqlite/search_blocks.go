@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 )
 
 // The long chats of a chat search: those with sealed blocks (migration 0010). A chat of one
@@ -52,7 +53,7 @@ func longChats(ctx context.Context, tx queryer, text *annals.TextExpr, cols []st
 
 // longEval is the set of long chats in which e holds, their blocks taken as one document.
 func longEval(ctx context.Context, tx queryer, e *annals.TextExpr, cols []string, f annals.ChatFilter) (map[int64]bool, error) {
-	if isDisjunction(e) {
+	if storecore.IsDisjunction(e) {
 		return longWalk(ctx, tx, e, cols, f)
 	}
 	var acc map[int64]bool

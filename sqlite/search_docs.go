@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 	"github.com/annals-dev/annals/query"
 )
 
@@ -125,6 +126,11 @@ func (db *DB) searchChatDocs(ctx context.Context, tx queryer, p *searchPlan, lim
 	for i := range page {
 		hits[i] = page[i].hit
 	}
+	if storecore.MatchCountDiffers(text, false) {
+		if err := recountMatches(ctx, tx, p, text, cw, hits); err != nil {
+			return nil, 0, err
+		}
+	}
 	return hits, total, n.skipped.Err()
 }
 
@@ -165,7 +171,7 @@ func planWalk(ctx context.Context, tx queryer, p *searchPlan, text *annals.TextE
 	if err != nil {
 		return nil, "", err
 	}
-	disjunction := isDisjunction(text)
+	disjunction := storecore.IsDisjunction(text)
 	w := &docWalk{match: walkMatch(match, anyQ, disjunction, p.f.Chat), longs: longJSON(longs), longDocs: longDocs, score: "NULL"}
 	if p.useEntries && p.f.Sort != annals.SortRecent {
 		w.score = "bm25(chat_fts, " + docWeights + ")"

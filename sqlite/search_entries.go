@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 	"github.com/annals-dev/annals/query"
 )
 
@@ -115,7 +116,7 @@ func (p *searchPlan) rankedCTEs(cw *where, walk int) (*rankingCTEs, error) {
 	// its chats.
 	restrict := false
 	switch {
-	case f.Text != nil && isDisjunction(f.Text):
+	case f.Text != nil && storecore.IsDisjunction(f.Text):
 	case f.Text != nil:
 		set, setArgs, err := p.chatSet(f.Text)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 )
 
 // entryWalkFactor: a chat search that ranks entries (an entry-level filter: role:, tool:,
@@ -20,7 +21,7 @@ const entryWalkFactor = 4
 func (db *DB) searchEntryRanking(ctx context.Context, p *searchPlan, cw *where, limit int) ([]annals.ChatHit, int, error) {
 	now := float64(unixNano(db.now()))
 	walk := 0
-	if p.f.Text != nil && len(p.entryWhere.Conds) > 0 && isDisjunction(p.f.Text) && !p.useMeta {
+	if p.f.Text != nil && len(p.entryWhere.Conds) > 0 && storecore.IsDisjunction(p.f.Text) && !p.useMeta {
 		k := rankCandidates
 		if db.candidates > 0 {
 			k = db.candidates
@@ -36,7 +37,13 @@ func (db *DB) searchEntryRanking(ctx context.Context, p *searchPlan, cw *where, 
 		return nil, 0, err
 	}
 	if walk == 0 || (len(hits) > 0 && scanned < walk) {
-		return hits, total, err // every match was scored
+		// Every match was scored.
+		if storecore.MatchCountDiffers(p.f.Text, len(p.entryWhere.Conds) > 0) {
+			if rerr := recountMatches(ctx, db.reader, p, p.f.Text, cw, hits); rerr != nil {
+				return nil, 0, rerr
+			}
+		}
+		return hits, total, err
 	}
 	// An empty page carries no counts (past the end, or nothing in scope): ranked as before,
 	// which counts.
@@ -46,7 +53,7 @@ func (db *DB) searchEntryRanking(ctx context.Context, p *searchPlan, cw *where, 
 			return nil, 0, err
 		}
 		hits, total, _, err = db.runEntryRanking(ctx, r)
-		return hits, total, err
+		return hits, total, err // a disjunction: its count is the entries that match
 	}
 	total, cerr := db.countWalked(ctx, p, cw, hits)
 	if cerr != nil {

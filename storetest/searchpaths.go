@@ -11,6 +11,7 @@ import (
 func searchPathTests() []test {
 	return []test{
 		{"APrefixFindsTheSameOnEveryPath", testSearchPrefixPaths},
+		{"ModesAgreeOnWhatMatches", testModesAgreeOnWhatMatches},
 	}
 }
 
