@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/annals-dev/annals"
@@ -55,6 +56,10 @@ type DB struct {
 	blocks blockLimits
 	// here is where the file is now (this machine, the file's inode), for the host id's check.
 	here annals.Fingerprint
+	// wrote is set once this handle commits a write (a migration, a write transaction): only
+	// then does Close fold the WAL back. A command that only read leaves the WAL to its writers
+	// (a server using the file would otherwise pay for a read-only command's checkpoint).
+	wrote atomic.Bool
 }
 
 var _ annals.Store = (*DB)(nil)
@@ -106,7 +111,11 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.writer.SetMaxOpenConns(1)
 		db.writer.SetMaxIdleConns(1)
 		db.writer.SetConnMaxLifetime(0)
-		if err := migrate(ctx, db.writer); err != nil {
+		migrated, err := migrate(ctx, db.writer)
+		if migrated {
+			db.wrote.Store(true)
+		}
+		if err != nil {
 			db.Close()
 			return nil, err
 		}
@@ -176,8 +185,11 @@ func (db *DB) ReadOnly() bool { return db.readOnly }
 func (db *DB) Close() error {
 	var errs []error
 	if db.writer != nil {
-		// Fold the WAL back into the main file so a closed database is one file again.
-		_, _ = db.writer.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+		// Fold the WAL back into the main file so a database this process wrote is one file
+		// again once closed; a handle that never wrote checkpoints nothing.
+		if db.wrote.Load() {
+			_, _ = db.writer.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+		}
 		errs = append(errs, db.writer.Close())
 	}
 	if db.reader != nil {
@@ -224,6 +236,7 @@ func (db *DB) writeTxThen(ctx context.Context, fn, before func(tx *sql.Tx) error
 	if err := tx.Commit(); err != nil {
 		return storeErr("commit", err)
 	}
+	db.wrote.Store(true)
 	return nil
 }
 

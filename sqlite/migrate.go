@@ -19,49 +19,53 @@ func migrations() ([]storecore.Migration, error) { return storecore.ReadMigratio
 // migrate applies every pending migration, each in its own transaction together with its
 // record in schema_migrations, so a crash leaves the schema at a whole version. The write lock
 // taken at BEGIN IMMEDIATE serialises several processes opening the same file at once.
-func migrate(ctx context.Context, db *sql.DB) error {
+// migrate applies the pending migrations and reports whether it applied any.
+func migrate(ctx context.Context, db *sql.DB) (bool, error) {
 	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
-		return storeErr("create schema_migrations", err)
+		return false, storeErr("create schema_migrations", err)
 	}
 	ms, err := migrations()
 	if err != nil {
-		return annals.Internal("read migrations", err)
+		return false, annals.Internal("read migrations", err)
 	}
 	if err := checkSchema(ctx, db); err != nil {
-		return err
+		return false, err
 	}
+	applied := false
 	for _, m := range ms {
-		if err := applyMigration(ctx, db, m); err != nil {
-			return err
+		did, err := applyMigration(ctx, db, m)
+		if err != nil {
+			return applied, err
 		}
+		applied = applied || did
 	}
-	return nil
+	return applied, nil
 }
 
-func applyMigration(ctx context.Context, db *sql.DB, m storecore.Migration) error {
+func applyMigration(ctx context.Context, db *sql.DB, m storecore.Migration) (bool, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return storeErr("begin migration", err)
+		return false, storeErr("begin migration", err)
 	}
 	defer tx.Rollback()
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.Version).Scan(&n); err != nil {
-		return storeErr("read schema_migrations", err)
+		return false, storeErr("read schema_migrations", err)
 	}
 	if n > 0 {
-		return nil
+		return false, nil
 	}
 	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
-		return annals.Internal("apply migration "+m.Name, err)
+		return false, annals.Internal("apply migration "+m.Name, err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, strftime('%s','now'))`, m.Version, m.Name); err != nil {
-		return storeErr("record migration", err)
+		return false, storeErr("record migration", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return storeErr("commit migration", err)
+		return false, storeErr("commit migration", err)
 	}
-	return nil
+	return true, nil
 }
 
 // checkSchema refuses a database whose schema is newer than this binary knows, instead of
