@@ -55,6 +55,22 @@ func TestLayers(t *testing.T) {
 			t.Errorf("view reaches %s; it must import only the root", p)
 		}
 	}
+	// The web UI is a transport: it renders what the door's history answers, and imports
+	// nothing else of the project but the HTTP server's error statuses and cookie names and
+	// the terminal-escape display.
+	for _, p := range graph[module+"/web"] {
+		if !slices.Contains([]string{module, module + "/history", module + "/httpapi", module + "/internal/termsafe"}, p) {
+			t.Errorf("web imports %s; it may import only the root, history, httpapi and internal/termsafe", p)
+		}
+	}
+	if graph[module+"/web"] == nil {
+		t.Error("the web package is missing from the walk")
+	}
+	for p := range reach(graph, module+"/httpapi") {
+		if p == module+"/web" {
+			t.Error("httpapi reaches web; the server takes the UI as an http.Handler from cmd/")
+		}
+	}
 	deps := reach(graph, module+"/history")
 	for _, p := range []string{"embed", "summarize"} {
 		if deps[module+"/"+p] {

@@ -31,6 +31,9 @@ const (
 	// admin routes need a principal the door lets do admin-only operations: /metrics counts
 	// every tenant's chats and requests, which no tenant's operator may see.
 	admin
+	// browser routes are the web UI's (Config.Web): the caller is a session cookie's key or,
+	// in local mode, the local owner; a state-changing request needs the CSRF token too.
+	browser
 )
 
 // route options.
@@ -65,6 +68,7 @@ func (s *Server) routes() {
 	s.handle("POST /query", route{access: reader, maxBody: queryview.MaxBodyBytes, h: s.handleQuery})
 	s.handle("GET /healthz", route{access: public, h: s.handleHealth})
 	s.handle("GET /metrics", route{access: admin, h: s.handleMetrics})
+	s.webRoutes()
 	if s.cfg.MCP != nil {
 		mcp := route{access: reader, stream: true, agent: true, h: s.handleMCP}
 		s.handle("POST /mcp", mcp)
@@ -84,7 +88,7 @@ func (s *Server) handleMCP(w http.ResponseWriter, r *http.Request) error {
 // the read-only gate, the body limit, the request timeout and the one error mapping.
 func (s *Server) handle(pattern string, rt route) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		if err := s.serve(w, r, rt); err != nil {
+		if err := s.serve(w, r, rt); err != nil && !errors.Is(err, errAnswered) {
 			s.writeError(w, r, err)
 		}
 	})
@@ -92,7 +96,11 @@ func (s *Server) handle(pattern string, rt route) {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 	if rt.access != public {
-		p, local, err := s.authenticate(w, r)
+		auth := s.authenticate
+		if rt.access == browser {
+			auth = s.authenticateBrowser
+		}
+		p, local, err := auth(w, r)
 		if err != nil {
 			return err
 		}
@@ -110,6 +118,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 		}
 		if rt.access == writer {
 			if err := caller.CheckWrite(r.Pattern); err != nil {
+				return err
+			}
+		}
+		if rt.access == browser {
+			if err := s.checkBrowserWrite(w, r, caller); err != nil {
 				return err
 			}
 		}

@@ -77,6 +77,11 @@ type Config struct {
 	// same authentication as every route: the handler finds the caller's principal in the
 	// request's context (mcp.Server.HTTPHandler).
 	MCP http.Handler
+	// Web, when set, serves the browser UI (package web) at /, /chats/, /search, /usage, /login
+	// and /assets/, behind browser authentication: a session cookie a login exchanged for an
+	// API key, or local mode. It finds its caller's history in the request's context
+	// (history.CallerFromContext); state-changing requests reach it only with the CSRF token.
+	Web http.Handler
 	// MaxBodyBytes bounds request bodies; 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 	// RequestTimeout bounds each request's work; 0 means DefaultRequestTimeout.
@@ -105,6 +110,8 @@ type Server struct {
 	metrics *metrics
 	// authLimit counts failed authentications per source address.
 	authLimit *authLimit
+	// sessions are the web UI's browser sessions.
+	sessions *webSessions
 
 	// local is set by Open when there were no active keys and the address is loopback: a
 	// request without credentials then acts as the local owner, until a key appears.
@@ -145,6 +152,7 @@ func New(cfg Config) *Server {
 		metrics: newMetrics(),
 		// A negative AuthFailures is stored as is: the limit treats it as off.
 		authLimit: newAuthLimit(cfg.AuthFailures),
+		sessions:  newWebSessions(),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

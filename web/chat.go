@@ -1,0 +1,126 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/annals-dev/annals"
+)
+
+// Transcript paging: the chat page shows one page of entries and its script asks for the next
+// (or, above a permalink's window, the previous) page as the reader nears it, so a chat of any
+// length opens as fast as a short one.
+const (
+	entryPageSize = 100
+	// windowBefore is how many entries a permalink's page shows above the entry.
+	windowBefore = 40
+)
+
+type chatPage struct {
+	Chat *annals.Chat
+	// Items are the page's entries, ready to render.
+	Items []item
+	// Earlier and Later are the URLs of the pages above and below ("" when there is none).
+	Earlier, Later string
+	// At is the permalink's entry (0: none).
+	At int64
+}
+
+// chat is a chat's page: its header and the first page of its transcript, or, with ?at=SEQ,
+// the page around that entry.
+func (h *Handler) chat(w http.ResponseWriter, r *http.Request) error {
+	c, err := callerOf(r)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	var at int64
+	if s := r.URL.Query().Get("at"); s != "" {
+		if at, err = strconv.ParseInt(s, 10, 64); err != nil || at < 1 {
+			return annals.Errorf(annals.EINVALID, "at=%q is not an entry's position (a whole number from 1)", s)
+		}
+	}
+	after := max(at-1-windowBefore, 0)
+	tr, err := h.transcript(r, c, id, after, entryPageSize, "")
+	if err != nil {
+		return err
+	}
+	page := chatPage{Chat: tr.chat, Items: tr.items, Later: tr.later, Earlier: tr.earlier, At: at}
+	h.render(w, r, http.StatusOK, "chat", chatTitle(tr.chat), page)
+	return nil
+}
+
+// entries is a page of a transcript for the chat page's script: ?after=SEQ (the page below)
+// or ?before=SEQ (the page above), and ?run= the run of the entry just above, so a run's
+// boundary is drawn once.
+func (h *Handler) entries(w http.ResponseWriter, r *http.Request) error {
+	c, err := callerOf(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	after, limit := int64(0), int64(entryPageSize)
+	switch {
+	case q.Get("before") != "":
+		before, err := strconv.ParseInt(q.Get("before"), 10, 64)
+		if err != nil || before < 1 {
+			return annals.Errorf(annals.EINVALID, "before=%q is not an entry's position (a whole number from 1)", q.Get("before"))
+		}
+		after = max(before-1-entryPageSize, 0)
+		limit = before - 1 - after
+	case q.Get("after") != "":
+		if after, err = strconv.ParseInt(q.Get("after"), 10, 64); err != nil || after < 0 {
+			return annals.Errorf(annals.EINVALID, "after=%q is not an entry's position (a whole number from 0)", q.Get("after"))
+		}
+	}
+	if limit <= 0 {
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	tr, err := h.transcript(r, c, r.PathValue("id"), after, int(limit), q.Get("run"))
+	if err != nil {
+		return err
+	}
+	h.fragment(w, "chat", "entries", chatPage{Chat: tr.chat, Items: tr.items, Later: tr.later, Earlier: tr.earlier})
+	return nil
+}
+
+type transcriptPage struct {
+	chat           *annals.Chat
+	items          []item
+	earlier, later string
+}
+
+// transcript reads limit entries after seq after, with the chat's runs for their boundaries.
+func (h *Handler) transcript(r *http.Request, c annals.HistoryService, id string, after int64, limit int, prevRun string) (*transcriptPage, error) {
+	ctx := r.Context()
+	v, err := c.GetChat(ctx, annals.GetParams{Chat: annals.ChatSelector{ID: id}, Limit: limit, AfterSeq: after})
+	if err != nil {
+		return nil, err
+	}
+	runs := map[string]*annals.Run{}
+	if v.Chat.Totals.Runs > 0 {
+		list, err := c.FindChatRuns(ctx, annals.ChatSelector{ID: v.Chat.ID})
+		if err != nil {
+			return nil, err
+		}
+		for _, run := range list {
+			runs[run.ID] = run
+		}
+	}
+	tp := &transcriptPage{chat: v.Chat, items: items(v.Entries, runs, prevRun)}
+	base := chatURL(v.Chat.ID) + "/entries?"
+	if v.HasMore && len(v.Entries) > 0 {
+		last := v.Entries[len(v.Entries)-1]
+		p := url.Values{"after": {strconv.FormatInt(last.Seq, 10)}}
+		if last.RunID != "" {
+			p.Set("run", last.RunID)
+		}
+		tp.later = base + p.Encode()
+	}
+	if after > 0 {
+		tp.earlier = base + url.Values{"before": {strconv.FormatInt(after+1, 10)}}.Encode()
+	}
+	return tp, nil
+}
