@@ -28,6 +28,7 @@ var fixtureFormats = map[string]string{
 	"opencode": "opencode", "copilot-cli": "copilot-cli", "cursor": "cursor", "qwen-code": "qwen-code", "kimi-cli": "kimi-cli",
 	"llm-logsdb": "llm", "annals": "annals", "claude-code-web": "claude-code-web", "cline": "cline", "continue": "continue", "copilot-chat": "copilot-chat", "openhands": "openhands", "amp": "amp", "factory-droid": "factory-droid",
 	"iflow": "iflow", "gptme": "gptme", "pi": "pi", "hermes": "hermes",
+	"claude-ai": "claude-ai", "mistral-vibe": "mistral-vibe", "grok": "grok",
 }
 
 // fixtureSources lists every source of the fixture folders: each file, except that an OpenCode
@@ -72,7 +73,7 @@ func fixtureSources(tb testing.TB) []fixtureSource {
 				want = "cursor-store"
 			case top == "hermes" && strings.HasSuffix(p, ".jsonl"):
 				want = "hermes-trajectory"
-			case filepath.Base(p) == "config.toml":
+			case filepath.Base(p) == "config.toml", filepath.Base(p) == "meta.json", filepath.Base(p) == "summary.json":
 				want = "" // a gptme conversation's settings
 			case top == "cline" && filepath.Base(p) != "api_conversation_history.json":
 				want = "" // a task's other files

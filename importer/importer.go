@@ -59,6 +59,7 @@ import (
 	"github.com/annals-dev/annals/importer/amp"
 	"github.com/annals-dev/annals/importer/annalsexport"
 	"github.com/annals-dev/annals/importer/chatgpt"
+	"github.com/annals-dev/annals/importer/claudeai"
 	"github.com/annals-dev/annals/importer/claudecode"
 	"github.com/annals-dev/annals/importer/claudecodeweb"
 	"github.com/annals-dev/annals/importer/cline"
@@ -73,6 +74,7 @@ import (
 	"github.com/annals-dev/annals/importer/gemini"
 	"github.com/annals-dev/annals/importer/goose"
 	"github.com/annals-dev/annals/importer/gptme"
+	"github.com/annals-dev/annals/importer/grok"
 	"github.com/annals-dev/annals/importer/hermes"
 	"github.com/annals-dev/annals/importer/iflow"
 	"github.com/annals-dev/annals/importer/kimi"
@@ -86,6 +88,7 @@ import (
 	"github.com/annals-dev/annals/importer/qwen"
 	"github.com/annals-dev/annals/importer/reader"
 	"github.com/annals-dev/annals/importer/tau"
+	"github.com/annals-dev/annals/importer/vibe"
 )
 
 // Formats returns every format annals imports, in detection order, as a new slice each time.
@@ -121,6 +124,9 @@ func Formats() []reader.Format {
 		hermes.Trajectory{},
 		gptme.Gptme{},
 		pi.Pi{},
+		claudeai.ClaudeAI{},
+		vibe.Vibe{},
+		grok.Grok{},
 	}
 	formats = append(formats, cline.Formats()...)
 	// The generic formats last: they claim what no tool's own format does.

@@ -22,10 +22,11 @@ func TestIssue31FixturesImportOnce(t *testing.T) {
 }
 
 // TestIssue31NewReadersImportOnce does the same for the readers of issue 31's tools that were
-// missing (iFlow CLI, Hermes sessions and trajectories, gptme, Pi).
+// missing (iFlow CLI, Hermes sessions and trajectories, gptme, Pi, claude.ai exports, Mistral
+// Vibe, Grok Build).
 func TestIssue31NewReadersImportOnce(t *testing.T) {
-	paths := []string{"testdata/iflow", "testdata/hermes", "testdata/gptme", "testdata/pi"}
-	importTwice(t, paths, 5, "iflow", "hermes", "hermes-trajectory", "gptme", "pi")
+	paths := []string{"testdata/iflow", "testdata/hermes", "testdata/gptme", "testdata/pi", "testdata/claude-ai", "testdata/mistral-vibe", "testdata/grok"}
+	importTwice(t, paths, 8, "iflow", "hermes", "hermes-trajectory", "gptme", "pi", "claude-ai", "mistral-vibe", "grok")
 }
 
 // importTwice imports paths with the named formats, checks that wantChats chats were made,

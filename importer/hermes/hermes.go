@@ -5,7 +5,6 @@ package hermes
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -39,7 +38,7 @@ func (Hermes) Detect(path string, head []byte) bool {
 	f, ok := reader.LineFields(head)
 	if !ok {
 		// A long system prompt can push the document's end past the head.
-		f = headFields(head)
+		f = reader.PrefixFields(head)
 	}
 	return reader.HasFields(f, "session_id", "session_start") && (reader.HasFields(f, "platform") || reader.HasFields(f, "messages"))
 }
@@ -169,28 +168,4 @@ func readDoc(src *reader.Source) (reader.JSONObject, error) {
 		return nil, fmt.Errorf("%s is not a JSON document: %w", src.Path, err)
 	}
 	return doc, nil
-}
-
-// headFields reads the top-level keys that appear before the first nested value of a
-// document cut short by the head: enough to see Hermes's header.
-func headFields(head []byte) map[string]json.RawMessage {
-	dec := json.NewDecoder(strings.NewReader(string(head)))
-	f := map[string]json.RawMessage{}
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return f
-	}
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return f
-		}
-		key, _ := k.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			f[key] = nil
-			return f
-		}
-		f[key] = v
-	}
-	return f
 }

@@ -49,10 +49,11 @@ func (Messages) Detect(path string, head []byte) bool {
 // recorded exchange {request, response}. An API message or body carries no time and no session:
 // a message with a timestamp (a gptme conversation.jsonl line, with its hide and pinned flags)
 // or a document naming its session (a Hermes Agent session_<id>.json: session_id, platform,
-// session_start) is another tool's, which its own reader (gptme, hermes) reads.
+// session_start), or Mistral Vibe's injected flag, is another tool's, which its own reader (gptme,
+// hermes, mistral-vibe) reads.
 func msgShape(f map[string]json.RawMessage, line []byte) bool {
 	for _, foreign := range []string{"sessionId", "sessionID", "info", "mapping", "uuid", "message", "loglines", "projectHash", "title", "env", "agentMode",
-		"timestamp", "hide", "pinned", "session_id", "session_start", "platform"} {
+		"timestamp", "hide", "pinned", "session_id", "session_start", "platform", "injected"} {
 		if reader.HasFields(f, foreign) {
 			return false
 		}

@@ -115,3 +115,29 @@ func GenAIContent(raw json.RawMessage, line []byte) bool {
 	m, ok := LineFields(raw)
 	return ok && HasFields(m, "parts") && !HasFields(m, "content")
 }
+
+// PrefixFields reads the top-level fields of a JSON object that appear before the first value
+// the head cuts short (a long system prompt, a big array): enough to see a document's header
+// when LineFields cannot decode the whole. A field whose value is cut is present with a nil
+// value.
+func PrefixFields(head []byte) map[string]json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	f := map[string]json.RawMessage{}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return f
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return f
+		}
+		key, _ := k.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			f[key] = nil
+			return f
+		}
+		f[key] = v
+	}
+	return f
+}
