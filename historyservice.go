@@ -42,6 +42,9 @@ type HistoryService interface {
 	ResumeChat(ctx context.Context, c ChatSelector) (*ResumeHandle, error)
 	// DeleteChat removes a chat and everything it holds.
 	DeleteChat(ctx context.Context, c ChatSelector) error
+	// Usage sums tokens and cost in scope over a range: per day, agent, model and source tool,
+	// an activity heatmap and the top chats (usage.go).
+	Usage(ctx context.Context, p UsageParams) (*UsageReport, error)
 }
 
 // ChatSelector names the chat of a by-id operation and the scope to find it in ("" is the

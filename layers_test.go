@@ -71,8 +71,15 @@ func TestLayers(t *testing.T) {
 			t.Error("httpapi reaches web; the server takes the UI as an http.Handler from cmd/")
 		}
 	}
+	// The price table of usage estimates is a leaf over the root too: history reaches it only
+	// through annals.Pricer, wired in cmd/.
+	for p := range reach(graph, module+"/pricing") {
+		if p != module {
+			t.Errorf("pricing reaches %s; it must import only the root", p)
+		}
+	}
 	deps := reach(graph, module+"/history")
-	for _, p := range []string{"embed", "summarize"} {
+	for _, p := range []string{"embed", "summarize", "pricing"} {
 		if deps[module+"/"+p] {
 			t.Errorf("history reaches the provider package %s; it must import none", p)
 		}

@@ -14,10 +14,16 @@ const TimeBoundText = "a date such as 2026-01-31 (the whole day, UTC) or an RFC 
 // spaces are ignored. It is the one parser every transport's from/to and the search language's
 // after:/before: use.
 func ParseDateOrTime(s string, end bool) (time.Time, error) {
+	return ParseDateOrTimeIn(s, end, time.UTC)
+}
+
+// ParseDateOrTimeIn is ParseDateOrTime with a date alone standing for the whole day in loc (the
+// usage report counts days in the caller's zone).
+func ParseDateOrTimeIn(s string, end bool, loc *time.Location) (time.Time, error) {
 	s = strings.TrimSpace(s)
-	if d, err := time.Parse(time.DateOnly, s); err == nil {
+	if d, err := time.ParseInLocation(time.DateOnly, s, loc); err == nil {
 		if end {
-			d = d.Add(24*time.Hour - time.Nanosecond)
+			d = d.AddDate(0, 0, 1).Add(-time.Nanosecond)
 		}
 		return d, nil
 	}
@@ -28,10 +34,15 @@ func ParseDateOrTime(s string, end bool) (time.Time, error) {
 // (end set for an upper bound), refused with the accepted forms when it does not parse and when
 // it lies outside the stored range (a wrapped bound would match everything).
 func ParseTimeBound(field, s string, end bool) (*time.Time, error) {
+	return ParseTimeBoundIn(field, s, end, time.UTC)
+}
+
+// ParseTimeBoundIn is ParseTimeBound with a date alone read as a day in loc.
+func ParseTimeBoundIn(field, s string, end bool, loc *time.Location) (*time.Time, error) {
 	if s == "" {
 		return nil, nil
 	}
-	t, err := ParseDateOrTime(s, end)
+	t, err := ParseDateOrTimeIn(s, end, loc)
 	if err != nil {
 		return nil, Errorf(EINVALID, "%s %q is not a time (want %s)", field, s, TimeBoundText)
 	}

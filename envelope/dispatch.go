@@ -22,6 +22,8 @@ type (
 	RecapResponse = annals.Recap
 	// ResumeResponse is the answer of resume.
 	ResumeResponse = annals.ResumeHandle
+	// UsageResponse is the answer of usage.
+	UsageResponse = annals.UsageReport
 )
 
 // ChatResponse is the answer of rename, annotate, pin and archive: the updated chat.
@@ -68,6 +70,12 @@ func Dispatch(ctx context.Context, svc annals.HistoryService, req *Request) (any
 		return svc.RecapChat(ctx, req.Selector())
 	case history.OpResume:
 		return svc.ResumeChat(ctx, req.Selector())
+	case history.OpUsage:
+		p, err := req.UsageParams()
+		if err != nil {
+			return nil, err
+		}
+		return svc.Usage(ctx, p)
 	case history.OpDelete:
 		if err := svc.DeleteChat(ctx, req.Selector()); err != nil {
 			return nil, err

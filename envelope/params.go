@@ -64,6 +64,21 @@ func (r *Request) GetParams() (annals.GetParams, error) {
 	}, nil
 }
 
+// UsageParams parses the envelope of usage: the zone first, since a plain date in from and to
+// is a day in it.
+func (r *Request) UsageParams() (annals.UsageParams, error) {
+	p := annals.UsageParams{Scope: annals.Scope(r.Scope), Zone: r.Zone, Top: r.Top}
+	loc, err := history.UsageZone(r.Zone)
+	if err != nil {
+		return p, err
+	}
+	if p.From, err = annals.ParseTimeBoundIn("from", r.From, false, loc); err != nil {
+		return p, err
+	}
+	p.To, err = annals.ParseTimeBoundIn("to", r.To, true, loc)
+	return p, err
+}
+
 // The other way, for clients that speak the envelope (httpapi.Client): typed parameters as
 // the envelope that means them.
 
@@ -94,6 +109,18 @@ func RelatedRequest(p annals.RelatedParams) *Request {
 func GetRequest(p annals.GetParams) *Request {
 	return &Request{Op: history.OpGet, Scope: string(p.Chat.Scope), SessionID: p.Chat.ID, Format: string(p.Format), Limit: p.Limit,
 		AfterSeq: p.AfterSeq, Cursor: p.Cursor, AroundSeq: p.AroundSeq, Context: p.Context}
+}
+
+// UsageRequest is the envelope of Usage.
+func UsageRequest(p annals.UsageParams) *Request {
+	r := &Request{Op: history.OpUsage, Scope: string(p.Scope), Zone: p.Zone, Top: p.Top}
+	if p.From != nil {
+		r.From = p.From.UTC().Format(time.RFC3339Nano)
+	}
+	if p.To != nil {
+		r.To = p.To.UTC().Format(time.RFC3339Nano)
+	}
+	return r
 }
 
 // ByIDRequest is the envelope of a by-id op.

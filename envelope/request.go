@@ -77,6 +77,11 @@ type Request struct {
 	// just the entry itself).
 	Context *int `json:"context,omitempty"`
 
+	// Usage: the zone days and hours are counted in (an IANA name; default UTC) and how many
+	// chats each top list holds.
+	Zone string `json:"zone,omitempty"`
+	Top  int    `json:"top,omitempty"`
+
 	// Curate.
 	Title       *string   `json:"title,omitempty"`
 	Description *string   `json:"description,omitempty"`

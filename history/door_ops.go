@@ -34,6 +34,11 @@ func (c *Caller) FindChatRuns(ctx context.Context, sel annals.ChatSelector) ([]*
 	return c.svc.FindChatRuns(c.as(ctx), sel)
 }
 
+// Usage sums tokens and cost in the caller's scope.
+func (c *Caller) Usage(ctx context.Context, p annals.UsageParams) (*annals.UsageReport, error) {
+	return c.svc.Usage(c.as(ctx), p)
+}
+
 // ResumeChat returns the coordinates to continue a chat.
 func (c *Caller) ResumeChat(ctx context.Context, sel annals.ChatSelector) (*annals.ResumeHandle, error) {
 	return c.svc.ResumeChat(c.as(ctx), sel)

@@ -14,10 +14,11 @@ const (
 	OpRecap    = "recap"
 	OpResume   = "resume"
 	OpDelete   = "delete"
+	OpUsage    = "usage"
 )
 
 // Ops lists every op.
-var Ops = []string{OpList, OpSearch, OpRelated, OpGet, OpRename, OpAnnotate, OpPin, OpArchive, OpRecap, OpResume, OpDelete}
+var Ops = []string{OpList, OpSearch, OpRelated, OpGet, OpRename, OpAnnotate, OpPin, OpArchive, OpRecap, OpResume, OpDelete, OpUsage}
 
 // Formats of the get op.
 const (

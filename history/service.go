@@ -34,6 +34,9 @@ type Config struct {
 	Summarizer annals.Summarizer
 	// Embedder powers related; nil makes related refuse with how to configure one.
 	Embedder annals.Embedder
+	// Pricer prices the tokens of runs that recorded no cost, for the usage report; nil leaves
+	// them unpriced (counted in UnpricedRuns).
+	Pricer annals.Pricer
 	// Redactor scrubs titles, descriptions and summaries written through the service; nil
 	// stores them as given.
 	Redactor annals.Redactor
@@ -53,6 +56,7 @@ type Service struct {
 	summarizer   annals.Summarizer
 	embedder     annals.Embedder
 	redactor     annals.Redactor
+	pricer       annals.Pricer
 	candidateCap int
 	searchBudget time.Duration
 	// capture is the store's write path behind redaction, used by the guarded capture methods.
@@ -69,6 +73,7 @@ func New(cfg Config) *Service {
 		summarizer:   cfg.Summarizer,
 		embedder:     cfg.Embedder,
 		redactor:     cfg.Redactor,
+		pricer:       cfg.Pricer,
 		candidateCap: cfg.CandidateCap,
 		searchBudget: cfg.SearchBudget,
 		capture:      &RedactingCapture{Store: cfg.Store, Redactor: cfg.Redactor},

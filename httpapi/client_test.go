@@ -298,6 +298,9 @@ func TestClientTypedCallsMatchTheLibrary(t *testing.T) {
 		{"ResumeChat", func(ctx context.Context, s annals.HistoryService) (any, error) {
 			return s.ResumeChat(ctx, annals.ChatSelector{ID: "a1"})
 		}},
+		{"Usage", func(ctx context.Context, s annals.HistoryService) (any, error) {
+			return s.Usage(ctx, annals.UsageParams{Scope: annals.ScopeTenant, From: &from, Zone: "Europe/Paris", Top: 3})
+		}},
 	}
 	for _, c := range calls {
 		got, err := c.run(ctx, remote)

@@ -41,6 +41,12 @@ func (c *Client) GetChat(ctx context.Context, p annals.GetParams) (*annals.ChatV
 	return &out, c.postJSON(ctx, "/v1/history", envelope.GetRequest(p), &out)
 }
 
+// Usage sums tokens and cost in scope over a range.
+func (c *Client) Usage(ctx context.Context, p annals.UsageParams) (*annals.UsageReport, error) {
+	var out annals.UsageReport
+	return &out, c.postJSON(ctx, "/v1/history", envelope.UsageRequest(p), &out)
+}
+
 // FindChatRuns returns a chat's runs, oldest first (GET /v1/sessions/{id}/runs).
 func (c *Client) FindChatRuns(ctx context.Context, sel annals.ChatSelector) ([]*annals.Run, error) {
 	q := url.Values{}

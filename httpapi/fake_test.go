@@ -62,6 +62,9 @@ func (f *fakeService) FindChatRuns(_ context.Context, c annals.ChatSelector) ([]
 	f.sel = c
 	return []*annals.Run{}, f.record("FindChatRuns")
 }
+func (f *fakeService) Usage(context.Context, annals.UsageParams) (*annals.UsageReport, error) {
+	return nil, f.record("Usage")
+}
 func (f *fakeService) RenameChat(_ context.Context, c annals.ChatSelector, title string) (*annals.Chat, error) {
 	f.sel, f.title = c, title
 	if err := f.record("RenameChat"); err != nil {

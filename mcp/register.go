@@ -100,7 +100,7 @@ func (ss *session) addWriteTools(srv *sdk.Server, errs *[]error) {
 // writes where writes are allowed. The SDK does not check a raw tool's arguments against its
 // schema, so the handler checks the op itself.
 func (ss *session) envelopeOps() []string {
-	ops := []string{history.OpList, history.OpSearch, history.OpGet, history.OpRelated, history.OpRecap, history.OpResume}
+	ops := []string{history.OpList, history.OpSearch, history.OpGet, history.OpRelated, history.OpRecap, history.OpResume, history.OpUsage}
 	if ss.writes {
 		ops = append(ops, history.OpRename, history.OpAnnotate, history.OpPin, history.OpArchive)
 	}

@@ -71,6 +71,7 @@ func Run(t *testing.T, open func(tb testing.TB) annals.Store) {
 		{"Rescan", rescanTests()},
 		{"Keys", keyTests()},
 		{"ImportState", importStateTests()},
+		{"Usage", usageTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -48,6 +48,7 @@ func (m *Main) commands() []command {
 		{"archive", "archive or restore a chat", runArchive, argsChatID, false},
 		{"recap", "summarise a chat and store the summary", runRecap, argsChatID, false},
 		{"resume", "print the source tool's command to continue a chat", runResume, argsChatID, false},
+		{"usage", "tokens and cost per day, agent, model and source tool, with the top chats", runUsage, argsNone, false},
 		{"related", "find chats close in meaning to a chat or text", runRelated, argsChatID, false},
 		{"delete", "delete a chat and everything it holds", runDelete, argsChatID, false},
 		{"redact", "re-apply redaction rules to stored data", runRedact, argsNone, true},

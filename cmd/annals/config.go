@@ -33,6 +33,14 @@ type Config struct {
 	// Import configures `annals import` defaults and the watch that `annals serve` runs
 	// (docs/IMPORT.md).
 	Import ImportConfig `yaml:"import"`
+	// Pricing names a JSON price table laid over the built-in one, for the usage report's
+	// estimated costs (docs/CONFIG.md).
+	Pricing PricingConfig `yaml:"pricing"`
+}
+
+// PricingConfig configures the price table of usage estimates.
+type PricingConfig struct {
+	File string `yaml:"file"`
 }
 
 // PrincipalConfig is the identity the CLI uses.

@@ -10,6 +10,7 @@ import (
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/embed"
 	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/pricing"
 	"github.com/annals-dev/annals/redact"
 	"github.com/annals-dev/annals/summarize"
 	"github.com/annals-dev/annals/view"
@@ -74,6 +75,10 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 	if err != nil {
 		return nil, err
 	}
+	prices, err := pricing.Load(cfg.Pricing.File)
+	if err != nil {
+		return nil, fmt.Errorf("config pricing: %w", err)
+	}
 	if c.existing {
 		if err := m.checkExists(dbPath); err != nil {
 			return nil, err
@@ -95,6 +100,7 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 		Summarizer:   sum,
 		Embedder:     emb,
 		Redactor:     red,
+		Pricer:       prices,
 		CandidateCap: cfg.Related.CandidateCap,
 		Logger:       slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})

@@ -1,0 +1,71 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
+)
+
+var _ annals.UsageStore = (*DB)(nil)
+
+// UsageBuckets sums the runs of f by hour, agent, model and source tool (storecore's SQL, the
+// same as SQLite's).
+func (db *DB) UsageBuckets(ctx context.Context, f annals.UsageFilter) ([]annals.UsageBucket, error) {
+	q, args := storecore.UsageBucketsSQL(f)
+	rows, err := db.pool.Query(ctx, rebind(q), args...)
+	if err != nil {
+		return nil, db.storeErr("usage buckets", err)
+	}
+	defer rows.Close()
+	out := []annals.UsageBucket{}
+	for rows.Next() {
+		var b annals.UsageBucket
+		var hour int64
+		var source []byte
+		if err := rows.Scan(&hour, &b.AgentID, &b.Model, &source, &b.Runs, &b.InputTokens, &b.OutputTokens,
+			&b.CostUSD, &b.UncostedRuns, &b.UncostedInputTokens, &b.UncostedOutputTokens); err != nil {
+			return nil, db.storeErr("scan usage bucket", err)
+		}
+		b.Source = string(source)
+		b.Hour = fromNano(hour * storecore.HourNanos)
+		b.CostUSD = annals.FiniteCost(b.CostUSD)
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.storeErr("usage buckets", err)
+	}
+	return out, nil
+}
+
+// TopUsageChats returns the chats of q's runs with the most tokens, cost or entries.
+func (db *DB) TopUsageChats(ctx context.Context, q annals.UsageTopQuery) ([]annals.UsageChat, error) {
+	stmt, args, err := storecore.UsageTopSQL(q)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.pool.Query(ctx, rebind(stmt), args...)
+	if err != nil {
+		return nil, db.storeErr("top usage chats", err)
+	}
+	defer rows.Close()
+	out := []annals.UsageChat{}
+	for rows.Next() {
+		var c annals.UsageChat
+		var title, source []byte
+		var last int64
+		if err := rows.Scan(&c.ChatID, &title, &c.AgentID, &source, &c.Entries, &last, &c.Runs,
+			&c.InputTokens, &c.OutputTokens, &c.CostUSD, &c.EstimatedCostUSD); err != nil {
+			return nil, db.storeErr("scan top usage chat", err)
+		}
+		c.Title, c.Source = string(title), string(source)
+		c.LastActivity = fromNano(last)
+		c.CostUSD = annals.FiniteCost(c.CostUSD)
+		c.EstimatedCostUSD = annals.FiniteCost(c.EstimatedCostUSD)
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.storeErr("top usage chats", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,66 @@
+package sqlite
+
+import (
+	"context"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
+)
+
+var _ annals.UsageStore = (*DB)(nil)
+
+// UsageBuckets sums the runs of f by hour, agent, model and source tool (storecore's SQL).
+func (db *DB) UsageBuckets(ctx context.Context, f annals.UsageFilter) ([]annals.UsageBucket, error) {
+	q, args := storecore.UsageBucketsSQL(f)
+	rows, err := db.reader.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, storeErr("usage buckets", err)
+	}
+	defer rows.Close()
+	out := []annals.UsageBucket{}
+	for rows.Next() {
+		var b annals.UsageBucket
+		var hour int64
+		if err := rows.Scan(&hour, &b.AgentID, &b.Model, &b.Source, &b.Runs, &b.InputTokens, &b.OutputTokens,
+			&b.CostUSD, &b.UncostedRuns, &b.UncostedInputTokens, &b.UncostedOutputTokens); err != nil {
+			return nil, storeErr("scan usage bucket", err)
+		}
+		b.Hour = storecore.FromNano(hour * storecore.HourNanos)
+		b.CostUSD = annals.FiniteCost(b.CostUSD)
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, storeErr("usage buckets", err)
+	}
+	return out, nil
+}
+
+// TopUsageChats returns the chats of q's runs with the most tokens, cost or entries.
+func (db *DB) TopUsageChats(ctx context.Context, q annals.UsageTopQuery) ([]annals.UsageChat, error) {
+	stmt, args, err := storecore.UsageTopSQL(q)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.reader.QueryContext(ctx, stmt, args...)
+	if err != nil {
+		return nil, storeErr("top usage chats", err)
+	}
+	defer rows.Close()
+	out := []annals.UsageChat{}
+	for rows.Next() {
+		var c annals.UsageChat
+		var last int64
+		if err := rows.Scan(&c.ChatID, &c.Title, &c.AgentID, &c.Source, &c.Entries, &last, &c.Runs,
+			&c.InputTokens, &c.OutputTokens, &c.CostUSD, &c.EstimatedCostUSD); err != nil {
+			return nil, storeErr("scan top usage chat", err)
+		}
+		c.LastActivity = storecore.FromNano(last)
+		c.CostUSD = annals.FiniteCost(c.CostUSD)
+		c.EstimatedCostUSD = annals.FiniteCost(c.EstimatedCostUSD)
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, storeErr("top usage chats", err)
+	}
+	return out, nil
+}
