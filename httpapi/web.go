@@ -37,6 +37,8 @@ func (s *Server) webRoutes() {
 	for _, p := range webPages {
 		s.handle(p, route{access: browser, h: s.handleWeb})
 	}
+	// The page's export links download through the API's own export, as the browser's caller.
+	s.handle("GET /chats/{id}/export", route{access: browser, h: s.handleExport})
 	s.handle("GET /events", route{access: browser, stream: true, h: s.handleWeb})
 	s.handle("GET /chats/{id}/events", route{access: browser, stream: true, h: s.handleWeb})
 }

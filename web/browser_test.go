@@ -150,7 +150,7 @@ func (tb *tab) run(actions ...chromedp.Action[chromedp.Void]) {
 // eval evaluates a script of the test (never of the page) and returns its value.
 func eval[T any](tb *tab, js string) T {
 	tb.t.Helper()
-	v, err := chromedp.Run(tb.ctx, chromedp.Evaluate[T](js))
+	v, err := chromedp.Run(tb.ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
 	if err != nil {
 		tb.t.Fatalf("%s: %v", js, err)
 	}

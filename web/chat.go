@@ -19,6 +19,8 @@ const (
 
 type chatPage struct {
 	Chat *annals.Chat
+	// Head is the header with the curation controls (the whole page only).
+	Head headData
 	// Items are the page's entries, ready to render.
 	Items []item
 	// Earlier and Later are the URLs of the pages above and below ("" when there is none).
@@ -46,7 +48,7 @@ func (h *Handler) chat(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page := chatPage{Chat: tr.chat, Items: tr.items, Later: tr.later, Earlier: tr.earlier, At: at}
+	page := chatPage{Chat: tr.chat, Head: h.head(r, c, tr.chat), Items: tr.items, Later: tr.later, Earlier: tr.earlier, At: at}
 	h.render(w, r, http.StatusOK, "chat", chatTitle(tr.chat), page)
 	return nil
 }

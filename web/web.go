@@ -81,6 +81,9 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /{$}", h.serve(h.list))
 	h.mux.HandleFunc("GET /chats/{id}", h.serve(h.chat))
 	h.mux.HandleFunc("GET /chats/{id}/entries", h.serve(h.entries))
+	h.mux.HandleFunc("GET /chats/{id}/related", h.serve(h.related))
+	h.mux.HandleFunc("POST /chats/{id}/{action}", h.serve(h.curate))
+	h.mux.HandleFunc("GET /search", h.serve(h.search))
 	h.mux.HandleFunc("/", h.serve(func(w http.ResponseWriter, r *http.Request) error {
 		return annals.Errorf(annals.ENOTFOUND, "there is no page at %s", r.URL.Path)
 	}))

@@ -1,41 +1,49 @@
 // annals web UI: progressive enhancement over server-rendered pages. No inline script runs
 // (the Content-Security-Policy forbids it); every fragment inserted here was rendered and
-// escaped by the server.
+// escaped by the server, and nothing here builds markup from data.
 "use strict";
 
 (function () {
   const csrfCookie = "annals_csrf";
+  const $ = (sel, root) => (root || document).querySelector(sel);
+  const $$ = (sel, root) => [...(root || document).querySelectorAll(sel)];
 
   function csrf() {
     for (const part of document.cookie.split(";")) {
-      const [k, v] = part.trim().split("=");
-      if (k === csrfCookie) return decodeURIComponent(v || "");
+      const i = part.indexOf("=");
+      if (part.slice(0, i).trim() === csrfCookie) return decodeURIComponent(part.slice(i + 1));
     }
     return "";
   }
 
   // post sends a state-changing request with the page's CSRF token.
-  async function post(url, body) {
-    const res = await fetch(url, {
+  function post(url, body) {
+    return fetch(url, {
       method: "POST",
       headers: { "X-CSRF-Token": csrf(), "Content-Type": "application/x-www-form-urlencoded", "X-Fragment": "1" },
       body: new URLSearchParams(body || {}),
       credentials: "same-origin",
     });
-    return res;
   }
-  window.annalsPost = post;
+
+  function toFragment(html) {
+    const t = document.createElement("template");
+    t.innerHTML = html;
+    return t.content;
+  }
 
   // fragment fetches server-rendered HTML and returns it as a DocumentFragment.
   async function fragment(url, signal) {
     const res = await fetch(url, { headers: { "X-Fragment": "1" }, credentials: "same-origin", signal });
     if (res.status === 204) return document.createDocumentFragment();
-    if (!res.ok) throw new Error(await res.text());
-    const t = document.createElement("template");
-    t.innerHTML = await res.text();
-    return t.content;
+    if (!res.ok) throw new Error((await res.text()).trim() || res.statusText);
+    return toFragment(await res.text());
   }
-  window.annalsFragment = fragment;
+
+  function say(msg) {
+    const s = $("#action-status");
+    if (s) s.textContent = msg;
+  }
 
   // Paging: a "more" link loads the next (or previous) page in place when it comes into view
   // or is clicked; an earlier page keeps the reader where they were.
@@ -60,7 +68,7 @@
     for (const it of items) if (it.isIntersecting) loadMore(it.target);
   }, { rootMargin: "800px" }) : null;
   function watch() {
-    for (const a of document.querySelectorAll("a[data-more]")) {
+    for (const a of $$("a[data-more]")) {
       if (a.dataset.watched) continue;
       a.dataset.watched = "1";
       a.addEventListener("click", (ev) => { ev.preventDefault(); loadMore(a); });
@@ -71,31 +79,195 @@
   // A permalink to an entry beyond the first page opens the page around it.
   function followPermalink() {
     const m = /^#e-(\d+)$/.exec(location.hash);
-    if (!m || !document.getElementById("transcript") || document.getElementById("e-" + m[1])) return;
+    if (!m || !$("#transcript") || document.getElementById("e-" + m[1])) return;
     const params = new URLSearchParams(location.search);
     if (params.get("at") === m[1]) return;
     params.set("at", m[1]);
     location.replace(location.pathname + "?" + params.toString() + location.hash);
   }
 
-  function toggleHelp(show) {
-    const help = document.getElementById("help");
-    if (!help) return;
-    help.hidden = show === undefined ? !help.hidden : !show;
-    if (!help.hidden) document.getElementById("help-close").focus();
+  // Search as you type: debounced, and a newer keystroke cancels the request still running.
+  function searchAsYouType() {
+    const input = $("#search-input");
+    const results = $("#results");
+    if (!input || !results) return;
+    let timer = 0;
+    let inflight = null;
+    input.addEventListener("input", () => {
+      clearTimeout(timer);
+      timer = setTimeout(async () => {
+        if (inflight) inflight.abort();
+        const ctl = new AbortController();
+        inflight = ctl;
+        const q = input.value;
+        const url = "/search?" + new URLSearchParams({ q }).toString();
+        try {
+          const frag = await fragment(url, ctl.signal);
+          if (ctl.signal.aborted) return;
+          results.replaceChildren(frag);
+          history.replaceState(null, "", url);
+          watch();
+        } catch (e) {
+          if (e.name !== "AbortError") results.textContent = "Search failed: " + e.message;
+        } finally {
+          if (inflight === ctl) inflight = null;
+        }
+      }, 200);
+    });
+    input.form.addEventListener("submit", (ev) => { ev.preventDefault(); input.dispatchEvent(new Event("input")); });
   }
-  window.annalsToggleHelp = toggleHelp;
+
+  // Curation: every form marked data-action is posted with the CSRF token; the answer is the
+  // chat's header, rendered again.
+  function curation() {
+    document.addEventListener("submit", async (ev) => {
+      const form = ev.target.closest("form[data-action]");
+      if (!form) return;
+      ev.preventDefault();
+      const res = await post(form.action, new FormData(form));
+      if (!res.ok) {
+        say((await res.text()).trim() || res.statusText);
+        return;
+      }
+      if (form.dataset.action === "delete") {
+        location.href = "/";
+        return;
+      }
+      const head = $("#chat-head");
+      if (head) head.replaceChildren(toFragment(await res.text()));
+      else location.reload();
+    });
+    document.addEventListener("click", async (ev) => {
+      const reveal = ev.target.closest("[data-reveal]");
+      if (reveal) {
+        ev.preventDefault();
+        const el = document.getElementById(reveal.dataset.reveal);
+        if (el) {
+          el.hidden = !el.hidden;
+          const field = $("input:not([type=hidden]), textarea, button.danger", el);
+          if (!el.hidden && field) field.focus();
+        }
+        return;
+      }
+      const cancel = ev.target.closest("[data-cancel]");
+      if (cancel) {
+        cancel.closest("form").hidden = true;
+        return;
+      }
+      const copy = ev.target.closest("[data-copy]");
+      if (copy) {
+        const text = document.getElementById(copy.dataset.copy).textContent;
+        try {
+          await navigator.clipboard.writeText(text);
+          say("Copied: " + text);
+        } catch (e) {
+          const range = document.createRange();
+          range.selectNodeContents(document.getElementById(copy.dataset.copy));
+          getSelection().removeAllRanges();
+          getSelection().addRange(range);
+          say("Selected: press Ctrl+C (or ⌘C) to copy.");
+        }
+      }
+    });
+    document.addEventListener("keydown", (ev) => {
+      if (ev.key !== "Escape") return;
+      const form = ev.target.closest && ev.target.closest("form.edit");
+      if (form) form.hidden = true;
+    });
+  }
+
+  async function loadRelated() {
+    const aside = $("#related[data-src]");
+    if (!aside) return;
+    try {
+      aside.replaceChildren(await fragment(aside.dataset.src));
+    } catch (e) {
+      aside.textContent = "Related chats could not be loaded: " + e.message;
+    }
+  }
+
+  function toggleHelp(show) {
+    const help = $("#help");
+    help.hidden = show === undefined ? !help.hidden : !show;
+    if (!help.hidden) $("#help-close").focus();
+  }
+
+  // The keyboard: / search, j/k move, o open, p pin, e export, ? help.
+  let selected = -1;
+  function rows() {
+    if ($("#transcript")) return $$("#transcript li.entry.user");
+    return $$("#chats li.chat, #hits li.hit");
+  }
+  function select(i) {
+    const list = rows();
+    if (!list.length) return;
+    selected = Math.max(0, Math.min(list.length - 1, i));
+    list.forEach((el, j) => el.classList.toggle("selected", j === selected));
+    list[selected].scrollIntoView({ block: "nearest" });
+    const link = $("a.title", list[selected]);
+    if (link) link.focus({ preventScroll: true });
+  }
+  function current() { return rows()[selected]; }
+  async function pinRow(row) {
+    const link = $("a.title", row);
+    const res = await post(link.getAttribute("href") + "/pin", { on: row.classList.contains("pinned") ? "false" : "true" });
+    if (res.ok) location.reload();
+  }
+  function keyboard() {
+    document.addEventListener("keydown", (ev) => {
+      if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+      const t = ev.target;
+      if (t.matches && t.matches("input, textarea, select, [contenteditable]")) {
+        if (ev.key === "Escape") t.blur();
+        return;
+      }
+      switch (ev.key) {
+        case "/": {
+          ev.preventDefault();
+          const box = $("#search-input") || $("#quick-search");
+          box.focus();
+          box.select();
+          break;
+        }
+        case "j": select(selected + 1); break;
+        case "k": select(selected - 1); break;
+        case "o": case "Enter": {
+          const row = current();
+          if (row && $("a.title", row)) location.href = $("a.title", row).href;
+          break;
+        }
+        case "p": {
+          if ($("#pin-button")) $("#pin-button").click();
+          else if (current()) pinRow(current());
+          break;
+        }
+        case "e": {
+          const row = current();
+          if ($("#export-md")) $("#export-md").click();
+          else if (row && $("a.title", row)) location.href = $("a.title", row).getAttribute("href") + "/export?format=markdown";
+          break;
+        }
+        case "?": toggleHelp(); break;
+        case "Escape": toggleHelp(false); break;
+        default: return;
+      }
+    });
+  }
 
   document.addEventListener("DOMContentLoaded", () => {
     followPermalink();
     window.addEventListener("hashchange", followPermalink);
     watch();
-    const logout = document.getElementById("logout");
+    searchAsYouType();
+    curation();
+    keyboard();
+    loadRelated();
+    const logout = $("#logout");
     if (logout) logout.addEventListener("click", async () => {
       await post("/logout");
       location.href = "/login";
     });
-    document.getElementById("help-button").addEventListener("click", () => toggleHelp());
-    document.getElementById("help-close").addEventListener("click", () => toggleHelp(false));
+    $("#help-button").addEventListener("click", () => toggleHelp());
+    $("#help-close").addEventListener("click", () => toggleHelp(false));
   });
 })();
