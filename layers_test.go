@@ -78,6 +78,14 @@ func TestLayers(t *testing.T) {
 			t.Errorf("pricing reaches %s; it must import only the root", p)
 		}
 	}
+	// The terminal browser is an adapter over annals.HistoryService: it reaches the history only
+	// through that interface (local or over HTTP, as cmd/ hands it), so it imports no service,
+	// store or transport.
+	for p := range reach(graph, module+"/tui") {
+		if p != module && p != module+"/internal/termsafe" {
+			t.Errorf("tui reaches %s; it must import only the root and internal/termsafe", p)
+		}
+	}
 	deps := reach(graph, module+"/history")
 	for _, p := range []string{"embed", "summarize", "pricing"} {
 		if deps[module+"/"+p] {

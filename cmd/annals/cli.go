@@ -41,6 +41,7 @@ func (m *Main) commands() []command {
 		{"list", "list chats, pinned first, then most recent activity", runList, argsNone, false},
 		{"search", "find chats by title, description, summary, tags and transcript", runSearch, argsNone, false},
 		{"show", "print one chat's transcript", runShow, argsChatID, false},
+		{"browse", "search and read the history in the terminal (also 'annals' alone on a terminal)", runBrowse, argsNone, false},
 		{"export", "export one chat as Markdown or JSON", runExport, argsChatID, false},
 		{"rename", "set a chat's title", runRename, argsChatID, false},
 		{"tag", "replace a chat's tags or set its description", runTag, argsChatThenTags, false},
@@ -96,6 +97,9 @@ func (m *Main) rootCommand(ctx context.Context) *cobra.Command {
 		SilenceUsage:  true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if m.interactive() && m.IsTerminal(m.Stdout) {
+				return runBrowse(ctx, m, nil) // a person at a terminal: the browser
+			}
 			m.usage(m.Stderr)
 			return usagef("no command given")
 		},

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/annals-dev/annals"
 )
@@ -27,26 +26,8 @@ func runResume(ctx context.Context, m *Main, args []string) error {
 // resumeText is the command to run, ready to paste (with a cd into the chat's folder), or
 // the handle's hint for a chat no tool command continues.
 func resumeText(h *annals.ResumeHandle) string {
-	if h.Command == "" {
-		return fmt.Sprintf("%s: no tool command continues this chat\n%s", h.SessionID, h.Hint)
+	if line := h.ShellLine(); line != "" {
+		return line
 	}
-	if h.Cwd == "" {
-		return h.Command
-	}
-	return "cd " + shellWord(h.Cwd) + " && " + h.Command
-}
-
-// shellWord quotes s for a POSIX shell unless it is made of characters a shell leaves alone.
-func shellWord(s string) string {
-	safe := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+,:@%=~", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return fmt.Sprintf("%s: no tool command continues this chat\n%s", h.SessionID, h.Hint)
 }

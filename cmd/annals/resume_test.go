@@ -35,9 +35,6 @@ func TestResumeOfAChatNoToolContinues(t *testing.T) {
 	if !strings.Contains(out, "c2: no tool command continues this chat") {
 		t.Errorf("resume printed %q", out)
 	}
-	if got := shellWord("/home/o'neil/my repo"); got != `'/home/o'\''neil/my repo'` {
-		t.Errorf("shellWord = %s", got)
-	}
 }
 
 // TestShowPrintsTheSubagentLink: the parent's Task/Agent call names the sub-agent's chat in the

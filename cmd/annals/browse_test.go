@@ -1,0 +1,41 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Without a terminal, 'annals' alone prints the usage (now naming browse) and fails as a usage
+// mistake, as before the browser; 'annals browse' says it needs a terminal.
+func TestBrowseNeedsATerminal(t *testing.T) {
+	tm := newTestMain(t)
+	errOut, code := tm.runFail()
+	if code != exitUsage || !strings.Contains(errOut, "Usage: annals <command>") || !strings.Contains(errOut, "  browse ") || !strings.Contains(errOut, "no command given") {
+		t.Errorf("annals alone: exit %d, stderr %q", code, errOut)
+	}
+	errOut, code = tm.runFail("browse")
+	if code != exitUsage || !strings.Contains(errOut, "browse needs a terminal") {
+		t.Errorf("annals browse without a terminal: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// The smoke test of .ci/run in a real terminal: tmux runs annals browse, types a query, opens the
+// chat, pins it and quits; the pin is stored (.ci/tui-smoke.sh).
+func TestBrowseInTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (.ci/run installs it)")
+	}
+	bin := filepath.Join(t.TempDir(), "annals")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command("bash", ".ci/tui-smoke.sh", bin)
+	cmd.Dir = filepath.Join("..", "..")
+	cmd.Env = append(os.Environ(), "TMUX=") // a tmux of its own, even when run inside one
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the tmux smoke test failed: %v\n%s", err, out)
+	}
+}
