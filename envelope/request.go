@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -135,7 +134,7 @@ func DecodeRequest(r io.Reader) (*Request, error) {
 func DecodeRequestContext(ctx context.Context, r io.Reader) (*Request, error) {
 	body, err := io.ReadAll(r)
 	if err != nil {
-		return nil, jsonError(err)
+		return nil, strictjson.DecodeError(err, emptyEnvelope)
 	}
 	// Exact names, each once, in valid UTF-8: encoding/json alone would match "OP" to op and
 	// keep the last of two "scope" keys.
@@ -146,7 +145,7 @@ func DecodeRequestContext(ctx context.Context, r io.Reader) (*Request, error) {
 	dec.DisallowUnknownFields()
 	var req Request
 	if err := dec.Decode(&req); err != nil {
-		return nil, sessionIDHint(body, jsonError(err))
+		return nil, sessionIDHint(body, strictjson.DecodeError(err, emptyEnvelope))
 	}
 	if dec.More() {
 		return nil, annals.Errorf(annals.EINVALID, "the request body holds more than one JSON value")
@@ -176,28 +175,8 @@ func sessionIDHint(body []byte, err error) error {
 	return err
 }
 
-// jsonError turns a decoding error into an invalid error that names the problem for the caller.
-func jsonError(err error) error {
-	var ae *annals.Error
-	if errors.As(err, &ae) {
-		return err
-	}
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.Is(err, io.EOF):
-		return annals.Errorf(annals.EINVALID, "the request body is empty (want a JSON object with an op)")
-	case errors.As(err, &syn):
-		return annals.Errorf(annals.EINVALID, "malformed JSON at byte %d: %v", syn.Offset, syn)
-	case errors.As(err, &typ):
-		return annals.Errorf(annals.EINVALID, "field %q must be %s, not JSON %s", typ.Field, typ.Type, typ.Value)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return annals.Errorf(annals.EINVALID, "unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return annals.Errorf(annals.EINVALID, "malformed JSON: the body ends in the middle of a value")
-	}
-	return annals.Errorf(annals.EINVALID, "malformed JSON: %v", err)
-}
+// emptyEnvelope is the error for a body with no JSON value.
+const emptyEnvelope = "the request body is empty (want a JSON object with an op)"
 
 func unknownOp(op string) error {
 	if op == "" {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/annals-dev/annals"
@@ -83,7 +82,7 @@ func decodeStrict(ctx context.Context, r io.Reader, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return jsonError(err)
+		return strictjson.DecodeError(err, emptyBody)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		if isCode(err, CodeTooLarge) {
@@ -94,31 +93,8 @@ func decodeStrict(ctx context.Context, r io.Reader, v any) error {
 	return nil
 }
 
-// jsonError turns an encoding/json error into an invalid error that says what was wrong.
-func jsonError(err error) error {
-	var ae *annals.Error
-	if errors.As(err, &ae) {
-		return err
-	}
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.Is(err, io.EOF):
-		return annals.Errorf(annals.EINVALID, "the request body is empty (want a JSON object)")
-	case errors.As(err, &syn):
-		return annals.Errorf(annals.EINVALID, "malformed JSON at byte %d: %v", syn.Offset, syn)
-	case errors.As(err, &typ):
-		if typ.Field == "" {
-			return annals.Errorf(annals.EINVALID, "the request body must be %s, not JSON %s", typ.Type, typ.Value)
-		}
-		return annals.Errorf(annals.EINVALID, "field %q must be %s, not JSON %s", typ.Field, typ.Type, typ.Value)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return annals.Errorf(annals.EINVALID, "unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return annals.Errorf(annals.EINVALID, "malformed JSON: the body ends in the middle of a value")
-	}
-	return annals.Errorf(annals.EINVALID, "malformed JSON: %v", err)
-}
+// emptyBody is the error for a body with no JSON value.
+const emptyBody = "the request body is empty (want a JSON object)"
 
 // The capture routes read the records of the capture format (docs/FORMAT.md) and decode them
 // with the ingest package's decoder, so a chat, an entry, a run or a truncation posted over HTTP
@@ -231,7 +207,7 @@ func decodeEntries(ctx context.Context, body []byte, chatID string, now time.Tim
 		for _, e := range env.Entries {
 			var buf bytes.Buffer
 			if err := json.Compact(&buf, e); err != nil {
-				return nil, jsonError(err)
+				return nil, strictjson.DecodeError(err, emptyBody)
 			}
 			lines = append(lines, buf.Bytes())
 		}

@@ -385,13 +385,10 @@ func jsonError(err error, prefix, what string, v any) error {
 	if errors.As(err, &ae) {
 		return err
 	}
-	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.Is(err, io.EOF):
 		return annals.Errorf(annals.EINVALID, "the request body is empty (want a JSON object with a kind: %s)", strings.Join(Kinds(), ", "))
-	case errors.As(err, &syn):
-		return annals.Errorf(annals.EINVALID, "malformed JSON at byte %d: %v", syn.Offset, syn)
 	case errors.As(err, &typ):
 		if typ.Field == "" {
 			return annals.Errorf(annals.EINVALID, "%s must be %s, not JSON %s", strings.TrimSuffix(prefixOr(prefix, "the request"), "."), describe(typ.Type), typ.Value)
@@ -400,10 +397,8 @@ func jsonError(err error, prefix, what string, v any) error {
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
 		return annals.Errorf(annals.EINVALID, "unknown field %q (%s takes: %s)", prefix+name, what, strings.Join(jsonFields(v), ", "))
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return annals.Errorf(annals.EINVALID, "malformed JSON: the body ends in the middle of a value")
 	}
-	return annals.Errorf(annals.EINVALID, "malformed JSON: %v", err)
+	return strictjson.DecodeError(err, "")
 }
 
 func prefixOr(prefix, def string) string {
