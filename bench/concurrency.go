@@ -201,10 +201,12 @@ func (l *level) write(ctx context.Context, batches [][]annals.CaptureOp, n int) 
 	}
 }
 
-// read runs searches, reader i starting at query i, until the level stops.
+// read runs searches, reader i starting at query i, until the level stops, and at least one: on
+// a loaded machine a reader may first run after a short level has already stopped, and a level
+// must still measure what it names.
 func (l *level) read(queries []string, i int) {
 	var mine []time.Duration
-	for k := i; !l.stop.Load(); k++ {
+	for k := i; k == i || !l.stop.Load(); k++ {
 		req := annals.SearchParams{Scope: annals.ScopeGlobal, Query: queries[k%len(queries)]}
 		t0 := time.Now()
 		if _, err := l.t.svc.SearchChats(l.t.ctx, req); err != nil {
