@@ -43,14 +43,47 @@ type EmbeddingStore interface {
 	// The vector lands only on the chat ref names (same id, owner and incarnation, checked in
 	// the statement), so a vector computed from one chat never attaches to another that took its
 	// id since.
-	UpsertEmbedding(ctx context.Context, ref ChatRef, model string, vector []float32) error
+	// entries is how many entries the chat held when its embedded text was read
+	// (Chat.Totals.Entries as fetched): FindChatsToEmbed compares it with the chat's count now.
+	UpsertEmbedding(ctx context.Context, ref ChatRef, model string, vector []float32, entries int64) error
 
 	// FindEmbeddings returns candidate vectors in owner scope, newest chat activity first.
 	// The vectors may be shared with other calls (a store may cache them): read them, never
 	// write to them. Errors: unavailable, internal.
 	FindEmbeddings(ctx context.Context, filter EmbeddingFilter) ([]ChatVector, error)
 
-	// FindChatsWithoutEmbedding returns up to limit chats (any owner) that have no vector of
-	// the given model, for backfills. Errors: unavailable, internal.
-	FindChatsWithoutEmbedding(ctx context.Context, model string, limit int) ([]*Chat, error)
+	// FindChatsToEmbed returns up to limit chats (any owner) without a current vector of the
+	// given model, oldest chat first: no vector, a vector of another model, or a vector whose
+	// chat's transcript changed materially since (EmbeddingStale), for the embedding worker and
+	// backfills. Errors: unavailable, internal.
+	FindChatsToEmbed(ctx context.Context, model string, limit int) ([]*Chat, error)
+}
+
+// EmbeddingStale reports whether a chat's transcript changed materially since its vector was
+// computed over then entries, now that it holds now: any change while the chat is short (under
+// EmbedSettleEntries entries, where each entry moves the text a lot), a growth of a quarter or
+// more after that, and any shrink (a rewind took text away). The stores apply the same rule in
+// SQL (storecore.EmbeddingStaleSQL); a vector written before the count was recorded (then < 0)
+// is stale. Metadata changes (rename, annotate, recap) re-embed at once and need no rule.
+func EmbeddingStale(then, now int64) bool {
+	if now == then {
+		return false
+	}
+	return then < 0 || now < then || then < EmbedSettleEntries || now*4 >= then*5
+}
+
+// EmbedSettleEntries is the transcript length below which every change re-embeds a chat.
+const EmbedSettleEntries = 8
+
+
+// EmbedderStateStore keeps the persisted state of an embedder that learns from the history (the
+// learned embedder's counts and word vectors), one opaque blob per name. It is derived data:
+// never replicated or copied, rebuilt from the transcripts when missing.
+type EmbedderStateStore interface {
+	// LoadEmbedderState returns the state saved under name. Errors: not_found (none saved),
+	// unavailable, internal.
+	LoadEmbedderState(ctx context.Context, name string) ([]byte, error)
+	// SaveEmbedderState replaces the state saved under name. Errors: invalid (an empty name),
+	// forbidden (read-only), unavailable, internal.
+	SaveEmbedderState(ctx context.Context, name string, data []byte) error
 }

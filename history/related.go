@@ -14,9 +14,6 @@ import (
 const (
 	DefaultRelatedLimit = 10
 	MaxRelatedLimit     = 500
-	// embedFallbackBytes is how much transcript text stands in for a chat that has no title,
-	// description, summary or tags yet (an imported chat, say).
-	embedFallbackBytes = 4000
 )
 
 // RelatedResult is one related chat with its cosine similarity to the source.
@@ -104,6 +101,9 @@ type scored struct {
 func rankTop(source []float32, cands []annals.ChatVector, depth int) []scored {
 	best := make([]scored, 0, min(depth, len(cands))+1)
 	for _, c := range cands {
+		if len(c.Vector) != len(source) {
+			continue // another model's (one of a name reused with another dimension): never compared
+		}
 		sc := vector.Cosine(source, c.Vector)
 		if sc <= 0 || (len(best) == depth && sc <= best[len(best)-1].score) {
 			continue
@@ -155,104 +155,9 @@ func (s *Service) vectorOf(ctx context.Context, chat *annals.Chat) ([]float32, e
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.UpsertEmbedding(ctx, chat.Ref(), s.embedder.Model(), out[0]); err != nil && annals.ErrorCode(err) != annals.EFORBIDDEN {
+	if err := s.store.UpsertEmbedding(ctx, chat.Ref(), s.embedder.Model(), out[0], chat.Totals.Entries); err != nil && annals.ErrorCode(err) != annals.EFORBIDDEN {
 		s.log.Warn("store embedding", "chat", chat.ID, "err", annals.ErrorDetail(err))
 	}
 	return out[0], nil
 }
 
-// embedText is the one source of a chat's embedded text, so a stored vector and a by-id lookup
-// are computed identically: title, description, summary and tags; for a chat without any of
-// those, the opening of its transcript.
-func (s *Service) embedText(ctx context.Context, chat *annals.Chat) (string, error) {
-	parts := []string{chat.Title, chat.Description, chat.Summary, strings.Join(chat.Tags, " ")}
-	text := strings.TrimSpace(strings.Join(parts, "\n"))
-	if text != "" {
-		return text, nil
-	}
-	entries, err := s.store.FindEntries(ctx, annals.EntryFilter{ChatID: chat.ID, Ref: ptrRef(chat), Kinds: []annals.EntryKind{annals.KindUser, annals.KindAssistant}, Limit: 20})
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	for _, e := range entries {
-		if b.Len() >= embedFallbackBytes {
-			break
-		}
-		b.WriteString(e.Text)
-		b.WriteString("\n")
-	}
-	t := b.String()
-	if len(t) > embedFallbackBytes {
-		t = validUTF8Prefix(t[:embedFallbackBytes])
-	}
-	return t, nil
-}
-
-// embedChat refreshes a chat's embedding after its text changed. It is best effort: a failure is
-// logged and never fails the operation that triggered it.
-func (s *Service) embedChat(ctx context.Context, chat *annals.Chat) {
-	if s.embedder == nil {
-		return
-	}
-	if err := s.embedOne(ctx, chat); err != nil {
-		s.log.Warn("refresh chat embedding", "chat", chat.ID, "err", annals.ErrorDetail(err))
-	}
-}
-
-func (s *Service) embedOne(ctx context.Context, chat *annals.Chat) error {
-	text, err := s.embedText(ctx, chat)
-	if err != nil {
-		return err
-	}
-	vecs, err := s.embedder.Embed(ctx, []string{text})
-	if err != nil {
-		return err
-	}
-	return s.store.UpsertEmbedding(ctx, chat.Ref(), s.embedder.Model(), vecs[0])
-}
-
-// BackfillProgress reports a running backfill.
-type BackfillProgress struct {
-	Embedded int `json:"embedded"`
-	Failed   int `json:"failed"`
-}
-
-// Backfill embeds every chat that has no vector of the configured model yet. It is maintenance
-// for the database owner, not an op: it ignores scopes. progress may be nil.
-func (s *Service) Backfill(ctx context.Context, progress func(BackfillProgress)) (BackfillProgress, error) {
-	var p BackfillProgress
-	if s.embedder == nil {
-		return p, annals.Errorf(annals.EUNAVAILABLE, "backfill requires an embedder; configure one under embedder: in the annals config")
-	}
-	failed := map[string]bool{}
-	for {
-		chats, err := s.store.FindChatsWithoutEmbedding(ctx, s.embedder.Model(), 100+len(failed))
-		if err != nil {
-			return p, err
-		}
-		progressed := false
-		for _, c := range chats {
-			if failed[c.ID] {
-				continue
-			}
-			if err := ctx.Err(); err != nil {
-				return p, err
-			}
-			if err := s.embedOne(ctx, c); err != nil {
-				failed[c.ID] = true
-				p.Failed++
-				s.log.Warn("backfill embedding", "chat", c.ID, "err", annals.ErrorDetail(err))
-				continue
-			}
-			progressed = true
-			p.Embedded++
-		}
-		if progress != nil {
-			progress(p)
-		}
-		if !progressed {
-			return p, nil
-		}
-	}
-}

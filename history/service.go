@@ -45,8 +45,11 @@ type Config struct {
 	// SearchBudget is how long a search by relevance may run before the page is answered
 	// newest first instead, marked partial; 0 means DefaultSearchBudget.
 	SearchBudget time.Duration
-	Logger       *slog.Logger
-	Now          func() time.Time
+	// OnCapture, when set, is called after every capture the service applied (never while it
+	// holds a lock): the embedding worker of annals serve wakes on it.
+	OnCapture func()
+	Logger    *slog.Logger
+	Now       func() time.Time
 }
 
 // Service runs history operations on behalf of the principal carried by each call's context.
@@ -60,9 +63,10 @@ type Service struct {
 	candidateCap int
 	searchBudget time.Duration
 	// capture is the store's write path behind redaction, used by the guarded capture methods.
-	capture annals.CaptureStore
-	log     *slog.Logger
-	now     func() time.Time
+	capture   annals.CaptureStore
+	onCapture func()
+	log       *slog.Logger
+	now       func() time.Time
 }
 
 // New returns a Service.
@@ -77,6 +81,7 @@ func New(cfg Config) *Service {
 		candidateCap: cfg.CandidateCap,
 		searchBudget: cfg.SearchBudget,
 		capture:      &RedactingCapture{Store: cfg.Store, Redactor: cfg.Redactor},
+		onCapture:    cfg.OnCapture,
 		log:          cfg.Logger,
 		now:          cfg.Now,
 	}

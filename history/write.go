@@ -38,6 +38,9 @@ func (s *Service) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.
 	if err != nil {
 		return nil, err
 	}
+	if s.onCapture != nil {
+		s.onCapture()
+	}
 	if err := s.stillTheirs(ctx, guarded, res); err != nil {
 		return nil, err
 	}

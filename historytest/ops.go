@@ -369,7 +369,8 @@ func testRelated(t *testing.T, open Opener) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.store.UpsertEmbedding(bg, mustFind(t, e.store, "twin").Ref(), e.emb.Model(), vecs[0]); err != nil {
+	twin := mustFind(t, e.store, "twin")
+	if err := e.store.UpsertEmbedding(bg, twin.Ref(), e.emb.Model(), vecs[0], twin.Totals.Entries); err != nil {
 		t.Fatal(err)
 	}
 	admin := as(admin(allScopes...))

@@ -69,6 +69,8 @@ func (s *Server) routes() {
 	s.handle("GET /healthz", route{access: public, h: s.handleHealth})
 	s.handle("GET /metrics", route{access: admin, h: s.handleMetrics})
 	s.webRoutes()
+	// The door refuses a caller who is not an admin (history.Caller.Embeddings).
+	s.handle("POST /v1/admin/embeddings", route{access: reader, h: s.handleEmbeddings})
 	if s.cfg.MCP != nil {
 		mcp := route{access: reader, stream: true, agent: true, h: s.handleMCP}
 		s.handle("POST /mcp", mcp)

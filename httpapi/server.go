@@ -56,6 +56,10 @@ type Config struct {
 	// door as Service, which offers it to admins only (normally the same *history.Service).
 	// Nil leaves the counts out of /metrics (annals_store_up 0).
 	Stats history.Stats
+	// Embeddings runs the embedding backfill of POST /v1/admin/embeddings, through the same
+	// door, which offers it to admins only (normally the same *history.Service). Nil answers
+	// that route with unavailable.
+	Embeddings history.Backfiller
 	// Keys authenticates API keys. Nil means there are none: the server can only run in local
 	// mode.
 	Keys annals.KeyStore

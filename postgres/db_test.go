@@ -233,7 +233,7 @@ func TestReadOnlyOpenRefusesEveryWrite(t *testing.T) {
 	_, writes["run"] = annals.RecordRun(ctx, ro, &annals.Run{ID: "r", ChatID: "c1", Status: annals.StatusRunning})
 	_, writes["update"] = ro.UpdateChat(ctx, annals.ChatRef{ID: "c1"}, annals.ChatUpdate{Title: &title})
 	writes["delete"] = ro.DeleteChat(ctx, annals.ChatRef{ID: "c1"})
-	writes["embedding"] = ro.UpsertEmbedding(ctx, annals.ChatRef{ID: "c1"}, "m", []float32{1})
+	writes["embedding"] = ro.UpsertEmbedding(ctx, annals.ChatRef{ID: "c1"}, "m", []float32{1}, 0)
 	_, writes["restore"] = ro.RestoreChat(ctx, &annals.Chat{ID: "c1", Title: "changed"})
 	for name, err := range writes {
 		if got := annals.ErrorCode(err); got != annals.EFORBIDDEN {

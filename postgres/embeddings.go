@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -18,16 +19,16 @@ import (
 // docs/POSTGRES.md.
 
 // UpsertEmbedding stores a chat's vector; see annals.EmbeddingStore.
-func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model string, vec []float32) error {
+func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model string, vec []float32, entries int64) error {
 	if len(vec) == 0 || model == "" {
 		return annals.Errorf(annals.EINVALID, "an embedding needs a model name and a non-empty vector")
 	}
 	return db.writeTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO chat_embeddings (chat_pk, tenant_id, user_id, agent_id, model, dimension, vector, updated_at)
-			SELECT c.pk, c.tenant_id, c.user_id, c.agent_id, $6, $7, $8, $9 FROM chats c WHERE `+refWhere+`
+		tag, err := tx.Exec(ctx, `INSERT INTO chat_embeddings (chat_pk, tenant_id, user_id, agent_id, model, dimension, vector, updated_at, source_entries)
+			SELECT c.pk, c.tenant_id, c.user_id, c.agent_id, $6, $7, $8, $9, $10 FROM chats c WHERE `+refWhere+`
 			ON CONFLICT (chat_pk) DO UPDATE SET model = excluded.model, dimension = excluded.dimension,
-				vector = excluded.vector, updated_at = excluded.updated_at`,
-			append(refArgs(ref), model, len(vec), vector.Encode(vec), unixNano(db.now()))...)
+				vector = excluded.vector, source_entries = excluded.source_entries, updated_at = excluded.updated_at`,
+			append(refArgs(ref), model, len(vec), vector.Encode(vec), unixNano(db.now()), entries)...)
 		if err != nil {
 			return db.storeErr("upsert embedding", err)
 		}
@@ -76,16 +77,16 @@ func (db *DB) readEmbeddings(ctx context.Context, q string, args []any) ([]annal
 	return out, nil
 }
 
-// FindChatsWithoutEmbedding lists chats lacking a vector of model; see annals.EmbeddingStore.
-func (db *DB) FindChatsWithoutEmbedding(ctx context.Context, model string, limit int) ([]*annals.Chat, error) {
+// FindChatsToEmbed lists chats without a current vector of model; see annals.EmbeddingStore.
+func (db *DB) FindChatsToEmbed(ctx context.Context, model string, limit int) ([]*annals.Chat, error) {
 	if limit <= 0 {
 		limit = 100
 	}
-	rows, err := db.pool.Query(ctx, `SELECT `+chatColumns+` FROM chats c
-		WHERE NOT EXISTS (SELECT 1 FROM chat_embeddings v WHERE v.chat_pk = c.pk AND v.model = $1)
-		ORDER BY c.pk LIMIT $2`, model, limit)
+	rows, err := db.tracedQuery(ctx, `SELECT `+chatColumns+` FROM chats c
+		WHERE `+storecore.ChatsToEmbedWhere+`
+		ORDER BY c.pk LIMIT ?`, model, limit)
 	if err != nil {
-		return nil, db.storeErr("find chats without embedding", err)
+		return nil, db.storeErr("find chats to embed", err)
 	}
 	defer rows.Close()
 	out := []*annals.Chat{}
@@ -97,7 +98,36 @@ func (db *DB) FindChatsWithoutEmbedding(ctx context.Context, model string, limit
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, db.storeErr("find chats without embedding", err)
+		return nil, db.storeErr("find chats to embed", err)
 	}
 	return out, nil
+}
+
+// LoadEmbedderState returns the state saved under name; see annals.EmbedderStateStore.
+func (db *DB) LoadEmbedderState(ctx context.Context, name string) ([]byte, error) {
+	var data []byte
+	err := db.pool.QueryRow(ctx, `SELECT data FROM embedder_state WHERE name = $1`, name).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, annals.Errorf(annals.ENOTFOUND, "no embedder state %q is saved", name)
+	}
+	if err != nil {
+		return nil, db.storeErr("load embedder state", err)
+	}
+	return data, nil
+}
+
+// SaveEmbedderState replaces the state saved under name; see annals.EmbedderStateStore.
+func (db *DB) SaveEmbedderState(ctx context.Context, name string, data []byte) error {
+	if name == "" {
+		return annals.Errorf(annals.EINVALID, "an embedder state needs a name")
+	}
+	return db.writeTx(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO embedder_state (name, data, updated_at) VALUES ($1, $2, $3)
+			ON CONFLICT (name) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
+			name, data, unixNano(db.now()))
+		if err != nil {
+			return db.storeErr("save embedder state", err)
+		}
+		return nil
+	})
 }

@@ -6,11 +6,12 @@ import (
 	"errors"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 	"github.com/annals-dev/annals/internal/vector"
 )
 
 // UpsertEmbedding stores a chat's vector; see annals.EmbeddingStore.
-func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model string, vec []float32) error {
+func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model string, vec []float32, entries int64) error {
 	if len(vec) == 0 || model == "" {
 		return annals.Errorf(annals.EINVALID, "an embedding needs a model name and a non-empty vector")
 	}
@@ -18,12 +19,12 @@ func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model str
 		// updated_at only moves forward, even under a clock that stands still or steps back:
 		// it is the version the vector cache checks (vectorcache.go).
 		var pk int64
-		err := tx.QueryRowContext(ctx, `INSERT INTO chat_embeddings (chat_pk, tenant_id, user_id, agent_id, model, dimension, vector, updated_at)
-			SELECT pk, tenant_id, user_id, agent_id, ?, ?, ?, ? FROM chats WHERE `+refWhere+`
+		err := tx.QueryRowContext(ctx, `INSERT INTO chat_embeddings (chat_pk, tenant_id, user_id, agent_id, model, dimension, vector, source_entries, updated_at)
+			SELECT pk, tenant_id, user_id, agent_id, ?, ?, ?, ?, ? FROM chats WHERE `+refWhere+`
 			ON CONFLICT (chat_pk) DO UPDATE SET model = excluded.model, dimension = excluded.dimension,
-				vector = excluded.vector, updated_at = max(excluded.updated_at, chat_embeddings.updated_at + 1)
+				vector = excluded.vector, source_entries = excluded.source_entries, updated_at = max(excluded.updated_at, chat_embeddings.updated_at + 1)
 			RETURNING chat_pk`,
-			append([]any{model, len(vec), vector.Encode(vec), unixNano(db.now())}, refArgs(ref)...)...).Scan(&pk)
+			append([]any{model, len(vec), vector.Encode(vec), entries, unixNano(db.now())}, refArgs(ref)...)...).Scan(&pk)
 		if errors.Is(err, sql.ErrNoRows) {
 			return annals.NotFound(ref.ID)
 		}
@@ -42,16 +43,16 @@ func (db *DB) FindEmbeddings(ctx context.Context, f annals.EmbeddingFilter) ([]a
 	return db.findEmbeddings(ctx, f)
 }
 
-// FindChatsWithoutEmbedding lists chats lacking a vector of model; see annals.EmbeddingStore.
-func (db *DB) FindChatsWithoutEmbedding(ctx context.Context, model string, limit int) ([]*annals.Chat, error) {
+// FindChatsToEmbed lists chats without a current vector of model; see annals.EmbeddingStore.
+func (db *DB) FindChatsToEmbed(ctx context.Context, model string, limit int) ([]*annals.Chat, error) {
 	if limit <= 0 {
 		limit = 100
 	}
 	rows, err := db.reader.QueryContext(ctx, `SELECT `+chatColumns+` FROM chats c
-		WHERE NOT EXISTS (SELECT 1 FROM chat_embeddings v WHERE v.chat_pk = c.pk AND v.model = ?)
+		WHERE `+storecore.ChatsToEmbedWhere+`
 		ORDER BY c.pk LIMIT ?`, model, limit)
 	if err != nil {
-		return nil, storeErr("find chats without embedding", err)
+		return nil, storeErr("find chats to embed", err)
 	}
 	defer rows.Close()
 	out := []*annals.Chat{}
@@ -62,5 +63,31 @@ func (db *DB) FindChatsWithoutEmbedding(ctx context.Context, model string, limit
 		}
 		out = append(out, c)
 	}
-	return out, storeErrOrNil("find chats without embedding", rows.Err())
+	return out, storeErrOrNil("find chats to embed", rows.Err())
+}
+
+// LoadEmbedderState returns the state saved under name; see annals.EmbedderStateStore.
+func (db *DB) LoadEmbedderState(ctx context.Context, name string) ([]byte, error) {
+	var data []byte
+	err := db.reader.QueryRowContext(ctx, `SELECT data FROM embedder_state WHERE name = ?`, name).Scan(&data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, annals.Errorf(annals.ENOTFOUND, "no embedder state %q is saved", name)
+	}
+	if err != nil {
+		return nil, storeErr("load embedder state", err)
+	}
+	return data, nil
+}
+
+// SaveEmbedderState replaces the state saved under name; see annals.EmbedderStateStore.
+func (db *DB) SaveEmbedderState(ctx context.Context, name string, data []byte) error {
+	if name == "" {
+		return annals.Errorf(annals.EINVALID, "an embedder state needs a name")
+	}
+	return db.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO embedder_state (name, data, updated_at) VALUES (?, ?, ?)
+			ON CONFLICT (name) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
+			name, data, unixNano(db.now()))
+		return storeErrOrNil("save embedder state", err)
+	})
 }

@@ -40,7 +40,7 @@ func embedChat(t *testing.T, db *sqlite.DB, id string, v []float32) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.UpsertEmbedding(ctx, c.Ref(), "m", v); err != nil {
+	if err := db.UpsertEmbedding(ctx, c.Ref(), "m", v, 0); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -199,7 +199,7 @@ func TestFindEmbeddingsWhileVectorsAreRewritten(t *testing.T) {
 			for _, id := range ids {
 				c, err := db.FindChatByID(ctx, id)
 				if err == nil {
-					err = db.UpsertEmbedding(ctx, c.Ref(), "m", []float32{float32(r), float32(r), 1})
+					err = db.UpsertEmbedding(ctx, c.Ref(), "m", []float32{float32(r), float32(r), 1}, 0)
 				}
 				if err != nil {
 					done <- err

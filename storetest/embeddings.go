@@ -19,13 +19,16 @@ func embeddingTests() []test {
 		{"FindOverTheCapKeepsNewestWhateverThePins", testEmbedNewestPinned},
 		{"FindByChatReadsThatChatAlone", testEmbedByChat},
 		{"DeleteChatRemovesItsVector", testEmbedDelete},
-		{"FindChatsWithoutEmbeddingListsChatsLackingTheModel", testEmbedMissingModel},
+		{"FindChatsToEmbedListsChatsLackingTheModel", testEmbedMissingModel},
+		{"FindChatsToEmbedListsChatsWhoseTranscriptChangedMaterially", testEmbedStale},
+		{"EmbedderStateRoundTrip", testEmbedderState},
 	}
 }
 
 func mustUpsertEmbedding(t *testing.T, s Store, chatID, model string, v []float32) {
 	t.Helper()
-	if err := s.UpsertEmbedding(t.Context(), refOf(t, s, chatID), model, v); err != nil {
+	c := mustChat(t, s, chatID)
+	if err := s.UpsertEmbedding(t.Context(), c.Ref(), model, v, c.Totals.Entries); err != nil {
 		t.Fatalf("UpsertEmbedding(%q, %q): %v", chatID, model, err)
 	}
 }
@@ -85,9 +88,9 @@ func testEmbedReplace(t *testing.T, s Store) {
 
 func testEmbedInvalid(t *testing.T, s Store) {
 	mustCreateChat(t, s, NewChat("c1", "A"))
-	wantCode(t, "UpsertEmbedding(absent)", s.UpsertEmbedding(t.Context(), annals.ChatRef{ID: "absent"}, "model-a", vec(1)), annals.ENOTFOUND)
-	wantCode(t, "UpsertEmbedding with an empty vector", s.UpsertEmbedding(t.Context(), refOf(t, s, "c1"), "model-a", nil), annals.EINVALID)
-	wantCode(t, "UpsertEmbedding without a model", s.UpsertEmbedding(t.Context(), refOf(t, s, "c1"), "", vec(1)), annals.EINVALID)
+	wantCode(t, "UpsertEmbedding(absent)", s.UpsertEmbedding(t.Context(), annals.ChatRef{ID: "absent"}, "model-a", vec(1), 0), annals.ENOTFOUND)
+	wantCode(t, "UpsertEmbedding with an empty vector", s.UpsertEmbedding(t.Context(), refOf(t, s, "c1"), "model-a", nil, 0), annals.EINVALID)
+	wantCode(t, "UpsertEmbedding without a model", s.UpsertEmbedding(t.Context(), refOf(t, s, "c1"), "", vec(1), 0), annals.EINVALID)
 	if got := mustFindEmbeddings(t, s, annals.EmbeddingFilter{Owner: allTenants, IncludeArchived: true}); len(got) != 0 {
 		t.Errorf("FindEmbeddings after refused upserts = %q, want none", vectorChatIDs(got))
 	}
@@ -216,35 +219,35 @@ func testEmbedMissingModel(t *testing.T, s Store) {
 	}
 	mustUpsertEmbedding(t, s, "x1", "m1", vec(1))
 	mustUpsertEmbedding(t, s, "x4", "m2", vec(4))
-	cs, err := s.FindChatsWithoutEmbedding(t.Context(), "m1", 10)
+	cs, err := s.FindChatsToEmbed(t.Context(), "m1", 10)
 	if err != nil {
-		t.Fatalf("FindChatsWithoutEmbedding(m1): %v", err)
+		t.Fatalf("FindChatsToEmbed(m1): %v", err)
 	}
 	// Any owner: backfills run for every tenant. x4 has a vector, but of another model.
 	if got, want := chatIDs(cs), []string{"x2", "x3", "x4"}; !sameSet(got, want) {
-		t.Errorf("FindChatsWithoutEmbedding(m1) = %q, want %q", got, want)
+		t.Errorf("FindChatsToEmbed(m1) = %q, want %q", got, want)
 	}
-	cs, err = s.FindChatsWithoutEmbedding(t.Context(), "m1", 2)
+	cs, err = s.FindChatsToEmbed(t.Context(), "m1", 2)
 	if err != nil {
-		t.Fatalf("FindChatsWithoutEmbedding(m1, 2): %v", err)
+		t.Fatalf("FindChatsToEmbed(m1, 2): %v", err)
 	}
 	if len(cs) != 2 {
-		t.Errorf("FindChatsWithoutEmbedding(m1, limit 2) = %q, want 2 chats", chatIDs(cs))
+		t.Errorf("FindChatsToEmbed(m1, limit 2) = %q, want 2 chats", chatIDs(cs))
 	}
 	for _, c := range cs {
 		if c.ID == "x1" {
-			t.Errorf("FindChatsWithoutEmbedding(m1, limit 2) returned x1, which has an m1 vector")
+			t.Errorf("FindChatsToEmbed(m1, limit 2) returned x1, which has an m1 vector")
 		}
 	}
 	mustUpsertEmbedding(t, s, "x2", "m1", vec(2))
 	mustUpsertEmbedding(t, s, "x3", "m1", vec(3))
 	mustUpsertEmbedding(t, s, "x4", "m1", vec(4))
-	cs, err = s.FindChatsWithoutEmbedding(t.Context(), "m1", 10)
+	cs, err = s.FindChatsToEmbed(t.Context(), "m1", 10)
 	if err != nil {
-		t.Fatalf("FindChatsWithoutEmbedding(m1) after backfill: %v", err)
+		t.Fatalf("FindChatsToEmbed(m1) after backfill: %v", err)
 	}
 	if len(cs) != 0 {
-		t.Errorf("FindChatsWithoutEmbedding(m1) after backfill = %q, want none", chatIDs(cs))
+		t.Errorf("FindChatsToEmbed(m1) after backfill = %q, want none", chatIDs(cs))
 	}
 }
 
@@ -267,4 +270,67 @@ func testEmbedByChat(t *testing.T, s Store) {
 	if got := mustFindEmbeddings(t, s, annals.EmbeddingFilter{Owner: tenant("A"), Model: "m", ChatID: "c2"}); len(got) != 0 {
 		t.Errorf("FindEmbeddings by archived c2 = %q, want nothing without IncludeArchived", vectorChatIDs(got))
 	}
+}
+
+// A vector stays current while its chat's transcript is what it was computed over, and is due
+// again when the transcript changed materially (annals.EmbeddingStale): any change of a short
+// chat, a quarter's growth of a longer one, any rewind.
+func testEmbedStale(t *testing.T, s Store) {
+	mustCreateChat(t, s, NewChat("short", "A"))
+	mustCreateChat(t, s, NewChat("long", "A"))
+	mustAppend(t, s, "short", Entries("s", 2)...)
+	mustAppend(t, s, "long", Entries("l", 20)...)
+	mustUpsertEmbedding(t, s, "short", "m", vec(1))
+	mustUpsertEmbedding(t, s, "long", "m", vec(2))
+	due := func() []string {
+		t.Helper()
+		cs, err := s.FindChatsToEmbed(t.Context(), "m", 10)
+		if err != nil {
+			t.Fatalf("FindChatsToEmbed(m): %v", err)
+		}
+		return chatIDs(cs)
+	}
+	wantIDs(t, "FindChatsToEmbed right after embedding", due(), nil)
+	mustAppend(t, s, "short", Entries("s2", 1)...)
+	mustAppend(t, s, "long", Entries("l2", 4)...) // 24 of 20: under a quarter more
+	wantIDs(t, "FindChatsToEmbed after one entry on the short chat and four on the long one", due(), []string{"short"})
+	mustAppend(t, s, "long", Entries("l3", 1)...) // 25 of 20: a quarter more
+	wantIDs(t, "FindChatsToEmbed after the long chat grew by a quarter", due(), []string{"short", "long"})
+	mustUpsertEmbedding(t, s, "short", "m", vec(1))
+	mustUpsertEmbedding(t, s, "long", "m", vec(2))
+	mustTruncate(t, s, "long", annals.TruncatePoint{EntryID: "l2-3"})
+	wantIDs(t, "FindChatsToEmbed after a rewind of the long chat", due(), []string{"long"})
+	// The stores' SQL and the root's rule agree.
+	for _, c := range []struct{ then, now int64 }{{2, 3}, {20, 24}, {20, 25}, {25, 23}, {-1, 0}, {7, 7}} {
+		want := c.then == 20 && c.now == 25 || c.then == 2 || c.now < c.then || c.then < 0
+		if got := annals.EmbeddingStale(c.then, c.now); got != want {
+			t.Errorf("EmbeddingStale(%d, %d) = %v, want %v", c.then, c.now, got, want)
+		}
+	}
+}
+
+// The learned embedder's state is saved and read back whole, replaced by a later save, and a
+// name never saved is not_found.
+func testEmbedderState(t *testing.T, s Store) {
+	es, ok := s.(annals.EmbedderStateStore)
+	if !ok {
+		t.Skip("the store keeps no embedder state")
+	}
+	if _, err := es.LoadEmbedderState(t.Context(), "learned"); annals.ErrorCode(err) != annals.ENOTFOUND {
+		t.Fatalf("LoadEmbedderState before any save = %v, want not_found", err)
+	}
+	big := make([]byte, 1<<20)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	for _, data := range [][]byte{[]byte("first"), big} {
+		if err := es.SaveEmbedderState(t.Context(), "learned", data); err != nil {
+			t.Fatalf("SaveEmbedderState: %v", err)
+		}
+		got, err := es.LoadEmbedderState(t.Context(), "learned")
+		if err != nil || string(got) != string(data) {
+			t.Fatalf("LoadEmbedderState = %d bytes, %v; want the %d bytes saved", len(got), err, len(data))
+		}
+	}
+	wantCode(t, "SaveEmbedderState without a name", es.SaveEmbedderState(t.Context(), "", []byte("x")), annals.EINVALID)
 }

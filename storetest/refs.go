@@ -40,7 +40,7 @@ func testRefBindsUpdateAndDelete(t *testing.T, s Store) {
 	theirs := mustCreateChat(t, s, &annals.Chat{ID: "x", TenantID: "B", UserID: "u1", AgentID: "g1", Title: "B's"})
 	_, err := s.UpdateChat(t.Context(), stale, annals.ChatUpdate{Summary: ptr("written by A")})
 	wantCode(t, "UpdateChat through the deleted chat's reference", err, annals.ENOTFOUND)
-	wantCode(t, "UpsertEmbedding through the deleted chat's reference", s.UpsertEmbedding(t.Context(), stale, "m", []float32{1, 0}), annals.ENOTFOUND)
+	wantCode(t, "UpsertEmbedding through the deleted chat's reference", s.UpsertEmbedding(t.Context(), stale, "m", []float32{1, 0}, 0), annals.ENOTFOUND)
 	if vs, err := s.FindEmbeddings(t.Context(), annals.EmbeddingFilter{Owner: allTenants, Model: "m", IncludeArchived: true}); err != nil || len(vs) != 0 {
 		t.Errorf("B's chat got A's vector: %d vectors, %v", len(vs), err)
 	}

@@ -52,6 +52,7 @@ func (m *Main) commands() []command {
 		{"usage", "tokens and cost per day, agent, model and source tool, with the top chats", runUsage, argsNone, false},
 		{"related", "find chats close in meaning to a chat or text", runRelated, argsChatID, false},
 		{"delete", "delete a chat and everything it holds", runDelete, argsChatID, false},
+		{"reindex", "bring derived indexes up to date (--embeddings: every chat's vector)", runReindex, argsNone, false},
 		{"redact", "re-apply redaction rules to stored data", runRedact, argsNone, true},
 		{"bench", "generate corpora and run benchmarks", runBench, argsNone, true},
 		{"migrate", "create or upgrade the database schema and print its version", runMigrate, argsNone, true},

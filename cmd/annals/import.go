@@ -88,6 +88,7 @@ state) is kept on this machine, in a file of its own per server (docs/IMPORT.md)
 	if bar != nil {
 		bar.done()
 	}
+	m.embedCaptured(sink.ctx, sink.embeddings, bar != nil)
 	return m.finishImport(sink.ctx, report, err, len(paths) == 0, *o.asJSON)
 }
 

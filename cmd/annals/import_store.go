@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/importer"
 	"github.com/annals-dev/annals/redact"
 )
@@ -58,6 +59,8 @@ type importSink struct {
 	state    annals.ImportStateStore
 	chats    importer.ChatTitleStore
 	redactor *redact.Redactor
+	// embeddings embeds what was imported (a local database; a server's own worker does it).
+	embeddings history.Backfiller
 }
 
 // localImportSink is the sink of an app over a local database.
@@ -66,7 +69,7 @@ func localImportSink(a *app) (*importSink, error) {
 	if !ok {
 		return nil, annals.Errorf(annals.EINVALID, "import needs a database that keeps import state (a SQLite database); this one does not")
 	}
-	return &importSink{ctx: a.ctx, capture: a.capture, state: state, chats: a.store, redactor: a.redactor}, nil
+	return &importSink{ctx: a.ctx, capture: a.capture, state: state, chats: a.store, redactor: a.redactor, embeddings: a.base}, nil
 }
 
 // openImport opens where annals import writes: the local database, or the server named by

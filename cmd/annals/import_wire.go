@@ -58,6 +58,7 @@ func (m *Main) importWatch(sink *importSink, im *importer.Importer, bar *importP
 		if bar != nil {
 			bar.done()
 		}
+		m.embedCaptured(sink.ctx, sink.embeddings, bar != nil)
 		if asJSON {
 			_ = json.NewEncoder(m.Stdout).Encode(r)
 			return

@@ -68,6 +68,9 @@ func runIngest(ctx context.Context, m *Main, args []string) error {
 	if err := m.optimizeAfterBulkLoad(ctx, a, report.EntriesAppended); err != nil {
 		return err
 	}
+	if a.store != nil {
+		m.embedCaptured(a.ctx, a.base, !*quiet && m.IsTerminal(m.Stderr))
+	}
 	if *asJSON {
 		return json.NewEncoder(m.Stdout).Encode(report)
 	}

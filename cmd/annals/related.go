@@ -11,14 +11,14 @@ import (
 )
 
 func runRelated(ctx context.Context, m *Main, args []string) error {
-	fs := m.flagSet("related", "[flags] (CHAT_ID | --query TEXT | --backfill)", "Find chats close in meaning to a chat or to free text, using the configured\nembedder (offline hashing by default). --backfill embeds every chat that has no\nvector yet (chats are also embedded when renamed, annotated or recapped).")
+	fs := m.flagSet("related", "[flags] (CHAT_ID | --query TEXT | --backfill)", "Find chats close in meaning to a chat or to free text, using the configured\nembedder. --backfill embeds every chat without a current vector, as 'annals reindex\n--embeddings' does (chats are also embedded as they are captured, imported, renamed,\nannotated and recapped).")
 	c := commonFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	scope := fs.String("scope", "", "whose chats to search")
 	query := fs.String("query", "", "free text to find related chats for")
 	limit := fs.Int("limit", history.DefaultRelatedLimit, fmt.Sprintf("results (at most %d)", history.MaxRelatedLimit))
 	archived := fs.Bool("archived", false, "include archived chats")
-	backfill := fs.Bool("backfill", false, "embed every chat without a vector, then exit")
+	backfill := fs.Bool("backfill", false, "embed every chat without a current vector, then exit")
 	if err := m.parse(fs, args); err != nil {
 		return err
 	}
@@ -30,15 +30,7 @@ func runRelated(ctx context.Context, m *Main, args []string) error {
 		if fs.NArg() > 0 || *query != "" {
 			return usagef("--backfill takes no chat id or query")
 		}
-		bar := m.IsTerminal(m.Stderr)
-		p, err := a.svc.Backfill(a.ctx, func(p history.BackfillProgress) {
-			if bar {
-				fmt.Fprintf(m.Stderr, "\r\033[Kembedding: %d done, %d failed", p.Embedded, p.Failed)
-			}
-		})
-		if bar {
-			fmt.Fprint(m.Stderr, "\r\033[K")
-		}
+		p, err := m.backfill(a.ctx, a.svc, !*asJSON && m.IsTerminal(m.Stderr))
 		if err != nil {
 			return err
 		}

@@ -14,10 +14,11 @@ import (
 // search, show, export, rename, tag, pin, archive, recap, resume, related, delete), ingest,
 // import (import_remote.go) and mcp behave as they do locally; the server decides who the caller
 // is from the key. Commands that need the database itself refuse: the localOnly commands
-// (cli.go) before they run, related --backfill through remoteService.
+// (cli.go) before they run. The embedding backfill (related --backfill, reindex --embeddings)
+// runs on the server, for an admin key (POST /v1/admin/embeddings).
 
 // historyAPI is what commands call: the typed history service (*history.Service locally, the
-// HTTP client against a server) and the embedding backfill, which only a local database can do.
+// HTTP client against a server) and the embedding backfill (the server's, over HTTP).
 type historyAPI interface {
 	annals.HistoryService
 	Backfill(ctx context.Context, progress func(history.BackfillProgress)) (history.BackfillProgress, error)
@@ -96,12 +97,8 @@ func (m *Main) openRemote(ctx context.Context, c *common) (a *app, ok bool, err 
 	}, true, nil
 }
 
-// remoteService is the client plus the refusal of what only a local database can do.
+// remoteService is the client as the CLI's history.
 type remoteService struct{ *httpapi.Client }
-
-func (remoteService) Backfill(context.Context, func(history.BackfillProgress)) (history.BackfillProgress, error) {
-	return history.BackfillProgress{}, needsLocal("related --backfill")
-}
 
 // needsLocal refuses, as a usage mistake, what only a local database can do.
 func needsLocal(what string) error {

@@ -55,7 +55,7 @@ func TestClientModeGivesTheSameOutputAsLocal(t *testing.T) {
 		t.Errorf("local list after remote writes:\n%s", out)
 	}
 	// What needs the database itself says so.
-	for _, args := range [][]string{{"redact", "--rescan"}, {"related", "--backfill"}} {
+	for _, args := range [][]string{{"redact", "--rescan"}} {
 		_, _, err := tm.run("", append([]string{"--server", s.url}, args...)...)
 		if err == nil || !strings.Contains(err.Error(), "needs a local database") {
 			t.Errorf("%v through --server: %v", args, err)

@@ -47,6 +47,8 @@ type app struct {
 	svc historyAPI
 	// ctx carries the CLI's principal.
 	ctx context.Context
+	// embedKick wakes the embedding worker of annals serve after a capture (embedding.go).
+	embedKick <-chan struct{}
 }
 
 // open loads the config, opens the database and wires the history service.
@@ -94,6 +96,7 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 	if err != nil {
 		return nil, err
 	}
+	kick := make(chan struct{}, 1)
 	svc := history.New(history.Config{
 		Store:        store,
 		View:         vs,
@@ -102,17 +105,24 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 		Redactor:     red,
 		Pricer:       prices,
 		CandidateCap: cfg.Related.CandidateCap,
-		Logger:       slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		OnCapture: func() {
+			select {
+			case kick <- struct{}{}:
+			default:
+			}
+		},
+		Logger: slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	cli := history.For(svc, cfg.cliPrincipal(), history.Access{ReadOnly: readOnly, Agents: policy, Local: true})
 	return &app{
-		cfg:      cfg,
-		store:    store,
-		capture:  &history.RedactingCapture{Store: store, Redactor: red},
-		redactor: red,
-		base:     svc,
-		svc:      cliService{cli, svc},
-		ctx:      annals.NewContextWithPrincipal(ctx, cli.Principal()),
+		cfg:       cfg,
+		store:     store,
+		capture:   &history.RedactingCapture{Store: store, Redactor: red},
+		redactor:  red,
+		base:      svc,
+		svc:       cliService{cli, svc},
+		ctx:       annals.NewContextWithPrincipal(ctx, cli.Principal()),
+		embedKick: kick,
 	}, nil
 }
 

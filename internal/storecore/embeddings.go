@@ -95,3 +95,10 @@ func newerCandidate(x, y annals.ChatVector) bool {
 	}
 	return x.ChatID < y.ChatID
 }
+
+// ChatsToEmbedWhere is the condition of FindChatsToEmbed over chats c, with one ? for the
+// model: no vector, a vector of another model, or annals.EmbeddingStale in SQL (the same
+// integer rule in both dialects). It is evaluated per chat row; the walk is by chat pk.
+const ChatsToEmbedWhere = `NOT EXISTS (SELECT 1 FROM chat_embeddings v WHERE v.chat_pk = c.pk AND v.model = ?
+		AND (v.source_entries = c.entry_count OR (v.source_entries >= 0 AND c.entry_count > v.source_entries
+			AND v.source_entries >= 8 AND c.entry_count * 4 < v.source_entries * 5)))`

@@ -1,0 +1,205 @@
+package history
+
+import (
+	"context"
+	"strings"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/textcut"
+)
+
+// The embedded text of a chat: its curated fields and its own words, bounded so that a chat of
+// any length costs the same to embed.
+const (
+	// embedTextBytes bounds the whole embedded text.
+	embedTextBytes = 8000
+	// embedOpening is how many of the first prompts are always taken: what the chat set out to do.
+	embedOpening = 3
+	// embedSamples is how many places across the rest of the transcript are sampled.
+	embedSamples = 8
+	// embedEntryRunes bounds one entry's part: a long answer or pasted log says no more in full.
+	embedEntryRunes = 600
+	// embedReadAll is the transcript length up to which every message is read in one query and
+	// sampled in memory; a longer chat is read at its sample points only.
+	embedReadAll = 200
+	// embedBatch is how many chats one Embed call carries in a backfill.
+	embedBatch = 32
+)
+
+// messageKinds are the entries whose text is the chat's own words.
+var messageKinds = []annals.EntryKind{annals.KindUser, annals.KindAssistant}
+
+// embedText is the one source of a chat's embedded text, so a stored vector and a by-id lookup
+// are computed identically: title, description, summary and tags, then the chat's own words —
+// its first prompts and messages sampled evenly across the rest of the transcript — within
+// embedTextBytes.
+func (s *Service) embedText(ctx context.Context, chat *annals.Chat) (string, error) {
+	var b strings.Builder
+	for _, part := range []string{chat.Title, chat.Description, chat.Summary, strings.Join(chat.Tags, " ")} {
+		if part = strings.TrimSpace(part); part != "" {
+			b.WriteString(part)
+			b.WriteString("\n")
+		}
+	}
+	entries, err := s.sampleEntries(ctx, chat)
+	if err != nil {
+		return "", err
+	}
+	for _, e := range entries {
+		if b.Len() >= embedTextBytes {
+			break
+		}
+		if t := strings.TrimSpace(e.Text); t != "" {
+			b.WriteString(textcut.First(t, embedEntryRunes))
+			b.WriteString("\n")
+		}
+	}
+	t := b.String()
+	if len(t) > embedTextBytes {
+		t = validUTF8Prefix(t[:embedTextBytes])
+	}
+	return strings.TrimSpace(t), nil
+}
+
+// sampleEntries returns the messages a chat's embedded text is made of: the first embedOpening
+// user prompts, then embedSamples messages spread evenly over the transcript, in order. A short
+// chat is read whole; a long one at its sample points only (seq runs 1..Totals.Entries).
+func (s *Service) sampleEntries(ctx context.Context, chat *annals.Chat) ([]*annals.Entry, error) {
+	ref := ptrRef(chat)
+	if chat.Totals.Entries <= embedReadAll {
+		all, err := s.store.FindEntries(ctx, annals.EntryFilter{ChatID: chat.ID, Ref: ref, Kinds: messageKinds, Limit: embedReadAll})
+		if err != nil {
+			return nil, err
+		}
+		return pickSample(all), nil
+	}
+	opening, err := s.store.FindEntries(ctx, annals.EntryFilter{ChatID: chat.ID, Ref: ref, Kinds: []annals.EntryKind{annals.KindUser}, Limit: embedOpening})
+	if err != nil {
+		return nil, err
+	}
+	out := opening
+	step := chat.Totals.Entries / (embedSamples + 1)
+	for i := int64(1); i <= embedSamples; i++ {
+		page, err := s.store.FindEntries(ctx, annals.EntryFilter{ChatID: chat.ID, Ref: ref, Kinds: messageKinds, AfterSeq: i * step, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page...)
+	}
+	return out, nil
+}
+
+// pickSample keeps, of a short transcript's messages in order, the first embedOpening user
+// prompts and embedSamples others spread evenly over the rest.
+func pickSample(all []*annals.Entry) []*annals.Entry {
+	var out []*annals.Entry
+	rest := make([]*annals.Entry, 0, len(all))
+	for _, e := range all {
+		if e.Kind == annals.KindUser && len(out) < embedOpening {
+			out = append(out, e)
+			continue
+		}
+		rest = append(rest, e)
+	}
+	if len(rest) <= embedSamples {
+		return append(out, rest...)
+	}
+	for i := range embedSamples {
+		out = append(out, rest[i*len(rest)/embedSamples])
+	}
+	return out
+}
+
+// embedChat refreshes a chat's embedding after its text changed. It is best effort: a failure is
+// logged and never fails the operation that triggered it.
+func (s *Service) embedChat(ctx context.Context, chat *annals.Chat) {
+	if s.embedder == nil {
+		return
+	}
+	if err := s.embedChats(ctx, []*annals.Chat{chat}); err != nil {
+		s.log.Warn("refresh chat embedding", "chat", chat.ID, "err", annals.ErrorDetail(err))
+	}
+}
+
+// embedChats embeds chats in one Embed call and stores each vector with the transcript length
+// its text was read at, so the worker knows when it is due again.
+func (s *Service) embedChats(ctx context.Context, chats []*annals.Chat) error {
+	texts := make([]string, len(chats))
+	for i, c := range chats {
+		t, err := s.embedText(ctx, c)
+		if err != nil {
+			return err
+		}
+		texts[i] = t
+	}
+	vecs, err := s.embedder.Embed(ctx, texts)
+	if err != nil {
+		return err
+	}
+	model := s.embedder.Model()
+	for i, c := range chats {
+		if err := s.store.UpsertEmbedding(ctx, c.Ref(), model, vecs[i], c.Totals.Entries); err != nil && annals.ErrorCode(err) != annals.ENOTFOUND {
+			return err // not_found: the chat went (or was replaced) since it was read
+		}
+	}
+	return nil
+}
+
+// BackfillProgress reports a running backfill.
+type BackfillProgress struct {
+	Model    string `json:"model"`
+	Embedded int    `json:"embedded"`
+	Failed   int    `json:"failed"`
+}
+
+// Backfill embeds every chat without a current vector of the configured embedder: none yet, one
+// of another model, or one computed before its transcript changed materially
+// (annals.EmbeddingStale). It is the embedding worker's one pass and the maintenance of
+// `annals reindex --embeddings`, for the database owner, not an op: it ignores scopes. progress
+// may be nil; it is called after each batch.
+func (s *Service) Backfill(ctx context.Context, progress func(BackfillProgress)) (BackfillProgress, error) {
+	var p BackfillProgress
+	if s.embedder == nil {
+		return p, annals.Errorf(annals.EUNAVAILABLE, "backfill requires an embedder; configure one under embedder: in the annals config")
+	}
+	p.Model = s.embedder.Model()
+	failed := map[string]bool{}
+	for {
+		chats, err := s.store.FindChatsToEmbed(ctx, p.Model, embedBatch+len(failed))
+		if err != nil {
+			return p, err
+		}
+		batch := make([]*annals.Chat, 0, embedBatch)
+		for _, c := range chats {
+			if !failed[c.ID] && len(batch) < embedBatch {
+				batch = append(batch, c)
+			}
+		}
+		if len(batch) == 0 {
+			return p, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return p, err
+		}
+		if err := s.embedChats(ctx, batch); err != nil {
+			if annals.ErrorCode(err) == annals.EFORBIDDEN {
+				return p, err // a read-only database: nothing can be stored
+			}
+			// One by one, so one chat that cannot be embedded does not hold back the batch.
+			for _, c := range batch {
+				if err := s.embedChats(ctx, []*annals.Chat{c}); err != nil {
+					failed[c.ID] = true
+					p.Failed++
+					s.log.Warn("embed chat", "chat", c.ID, "err", annals.ErrorDetail(err))
+					continue
+				}
+				p.Embedded++
+			}
+		} else {
+			p.Embedded += len(batch)
+		}
+		if progress != nil {
+			progress(p)
+		}
+	}
+}
