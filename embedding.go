@@ -75,7 +75,6 @@ func EmbeddingStale(then, now int64) bool {
 // EmbedSettleEntries is the transcript length below which every change re-embeds a chat.
 const EmbedSettleEntries = 8
 
-
 // EmbedderStateStore keeps the persisted state of an embedder that learns from the history (the
 // learned embedder's counts and word vectors), one opaque blob per name. It is derived data:
 // never replicated or copied, rebuilt from the transcripts when missing.

@@ -160,4 +160,3 @@ func (s *Service) vectorOf(ctx context.Context, chat *annals.Chat) ([]float32, e
 	}
 	return out[0], nil
 }
-
