@@ -61,3 +61,21 @@ func withResume(rs map[string]reader.Resumer, c *annals.Chat) annals.Attributes 
 	}
 	return out
 }
+
+// resumePlaceholder stands for a session id when a format's command is described rather than
+// built for one chat (annals import --list, docs/IMPORT.md).
+const resumePlaceholder = "SESSION-ID"
+
+// ResumeTemplate describes the command f's tool continues a session with, "<session id>" standing
+// for the id, or "" when the tool has none.
+func ResumeTemplate(f Format) string {
+	r, ok := f.(reader.Resumer)
+	if !ok {
+		return ""
+	}
+	cmd, _, ok := r.ResumeCommand(resumePlaceholder)
+	if !ok {
+		return ""
+	}
+	return strings.ReplaceAll(cmd, resumePlaceholder, "<session id>")
+}

@@ -17,10 +17,13 @@ type importLocation struct {
 	Matches int    `json:"matches"`
 }
 
-// importFormatInfo is one line of annals import --list.
+// importFormatInfo is one line of annals import --list (and a row of docs/IMPORT.md's format
+// index, which a test holds to the same registry).
 type importFormatInfo struct {
 	Format    string           `json:"format"`
 	Locations []importLocation `json:"locations"`
+	// Resume is the tool's command to continue a session, "<session id>" standing for the id.
+	Resume string `json:"resume,omitempty"`
 }
 
 // listImportFormats describes every format: its default locations under home and how many
@@ -28,7 +31,7 @@ type importFormatInfo struct {
 func listImportFormats(formats []importer.Format, home string) []importFormatInfo {
 	var out []importFormatInfo
 	for _, f := range formats {
-		info := importFormatInfo{Format: f.Name(), Locations: []importLocation{}}
+		info := importFormatInfo{Format: f.Name(), Locations: []importLocation{}, Resume: importer.ResumeTemplate(f)}
 		if home != "" {
 			for _, pat := range f.DefaultPaths(home) {
 				matches, _ := importer.Glob(pat) // a bad pattern matches nothing
@@ -48,21 +51,21 @@ func writeImportList(w io.Writer, formats []importer.Format, home string, asJSON
 		return json.NewEncoder(w).Encode(map[string]any{"formats": infos})
 	}
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "FORMAT\tDEFAULT LOCATION\tON THIS MACHINE")
+	fmt.Fprintln(tw, "FORMAT\tDEFAULT LOCATION\tON THIS MACHINE\tRESUME")
 	for _, info := range infos {
 		if len(info.Locations) == 0 {
-			fmt.Fprintf(tw, "%s\t(none: name the files)\t\n", info.Format)
+			fmt.Fprintf(tw, "%s\t(none: name the files)\t\t%s\n", info.Format, info.Resume)
 		}
 		for i, loc := range info.Locations {
-			name := info.Format
+			name, resume := info.Format, info.Resume
 			if i > 0 {
-				name = ""
+				name, resume = "", ""
 			}
 			found := "not found"
 			if loc.Matches > 0 {
 				found = fmt.Sprintf("found (%d)", loc.Matches)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", name, tildePath(loc.Pattern, home), found)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, tildePath(loc.Pattern, home), found, resume)
 		}
 	}
 	return tw.Flush()

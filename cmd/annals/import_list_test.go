@@ -13,7 +13,7 @@ func TestImportListShowsFormatsLocationsAndWhatExists(t *testing.T) {
 	tm := newTestMain(t)
 	placeImport(t, tm.home)
 	out := tm.mustRun("", "import", "--list")
-	for _, want := range []string{"claude-code", "qwen-code", "kimi-cli", "messages", "~/.claude/projects/**/*.jsonl", "(none: name the files)"} {
+	for _, want := range []string{"claude-code", "qwen-code", "kimi-cli", "messages", "~/.claude/projects/**/*.jsonl", "(none: name the files)", "RESUME", "hermes --resume <session id>"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--list lacks %q:\n%s", want, out)
 		}
@@ -32,8 +32,8 @@ func TestImportListShowsFormatsLocationsAndWhatExists(t *testing.T) {
 	if err := json.Unmarshal([]byte(tm.mustRun("", "import", "--list", "--json")), &doc); err != nil || len(doc.Formats) < 10 {
 		t.Fatalf("--list --json: %v %+v", err, doc)
 	}
-	if doc.Formats[0].Format != "claude-code" || doc.Formats[0].Locations[0].Matches != 2 {
-		t.Errorf("first format %+v, want claude-code with 2 matches", doc.Formats[0])
+	if doc.Formats[0].Format != "claude-code" || doc.Formats[0].Locations[0].Matches != 2 || doc.Formats[0].Resume != "claude --resume <session id>" {
+		t.Errorf("first format %+v, want claude-code with 2 matches and its resume command", doc.Formats[0])
 	}
 }
 
