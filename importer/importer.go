@@ -56,6 +56,7 @@ package importer
 
 import (
 	"github.com/annals-dev/annals/importer/aider"
+	"github.com/annals-dev/annals/importer/aistudio"
 	"github.com/annals-dev/annals/importer/amp"
 	"github.com/annals-dev/annals/importer/annalsexport"
 	"github.com/annals-dev/annals/importer/chatgpt"
@@ -127,6 +128,7 @@ func Formats() []reader.Format {
 		claudeai.ClaudeAI{},
 		vibe.Vibe{},
 		grok.Grok{},
+		aistudio.AIStudio{},
 	}
 	formats = append(formats, cline.Formats()...)
 	// The generic formats last: they claim what no tool's own format does.
