@@ -149,7 +149,7 @@ func TestCurationKeysStoreWhatTheySay(t *testing.T) {
 		t.Errorf("p did not pin the chat:\n%s", d.screen())
 	}
 	d.keys("t")
-	d.send(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl}) // clear the prompt
+	d.send(keyMsg("ctrl+u")) // clear the prompt
 	d.typeText("ops urgent")
 	d.keys("enter")
 	d.settle()
@@ -157,7 +157,7 @@ func TestCurationKeysStoreWhatTheySay(t *testing.T) {
 		t.Errorf("t stored tags %q", got)
 	}
 	d.keys("r")
-	d.send(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
+	d.send(keyMsg("ctrl+u"))
 	d.typeText("Shop deploy, fixed")
 	d.keys("enter")
 	d.settle()

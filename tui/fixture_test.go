@@ -133,8 +133,8 @@ func (d *driver) typeText(s string) {
 func keyMsg(k string) tea.KeyPressMsg {
 	names := map[string]rune{"enter": tea.KeyEnter, "esc": tea.KeyEscape, "space": tea.KeySpace, "up": tea.KeyUp,
 		"down": tea.KeyDown, "tab": tea.KeyTab, "backspace": tea.KeyBackspace, "pgdown": tea.KeyPgDown, "end": tea.KeyEnd}
-	if k == "ctrl+c" {
-		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	if c, ok := strings.CutPrefix(k, "ctrl+"); ok {
+		return tea.KeyPressMsg{Code: rune(c[0]), Mod: tea.ModCtrl}
 	}
 	if r, ok := names[k]; ok {
 		if r == tea.KeySpace {

@@ -70,3 +70,6 @@ func (m *Model) Result() Result { return m.result }
 
 // Dir is the folder exports are written to.
 func (m *Model) Dir() string { return m.opts.Dir }
+
+// Status is the status line's message ("" when it shows the key hints).
+func (m *Model) Status() string { return m.status }

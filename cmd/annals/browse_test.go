@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,5 +38,27 @@ func TestBrowseInTmux(t *testing.T) {
 	cmd.Env = append(os.Environ(), "TMUX=") // a tmux of its own, even when run inside one
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("the tmux smoke test failed: %v\n%s", err, out)
+	}
+}
+
+// w opens /chats/ID of the web UI of the server browse talks to, once it answers; without one
+// the browser says so.
+func TestBrowseFindsTheWebUIOfARunningServer(t *testing.T) {
+	tm := newTestMain(t)
+	tm.mustRun(twoChats, "ingest", "-")
+	s := startServe(t, tm)
+	tm.env["ANNALS_SERVER"] = s.url
+	m := NewMain()
+	m.Getenv = func(k string) string { return tm.env[k] }
+	find := m.webURL()
+	got, err := find(context.Background(), "claude-code:s1/agent-a")
+	if err != nil || got != s.url+"/chats/claude-code:s1%2Fagent-a" {
+		t.Errorf("webURL = %q, %v", got, err)
+	}
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := find(context.Background(), "c1"); err == nil || !strings.Contains(err.Error(), "no annals server answers at "+s.url) {
+		t.Errorf("webURL with the server stopped: %v", err)
 	}
 }
