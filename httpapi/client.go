@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/envelope"
 	"github.com/annals-dev/annals/ingest"
 	"github.com/annals-dev/annals/queryview"
 )
@@ -21,6 +22,8 @@ import (
 // against the library runs unchanged against a server. Errors are *annals.Error with the
 // server's code and message; a server that cannot be reached is unavailable.
 type Client struct {
+	// Remote sends the envelope's operations to POST /v1/history.
+	envelope.Remote
 	base string
 	key  string
 	// HTTP is the client used for requests; NewClient sets one without a global timeout (each
@@ -46,12 +49,16 @@ func NewClient(baseURL, key string) (*Client, error) {
 	if key != "" && !annals.WellFormedKeySecret(key) {
 		return nil, annals.Errorf(annals.EINVALID, "the API key is not one 'annals keys create' made (it starts with %s)", annals.KeySecretPrefix)
 	}
-	return &Client{
+	c := &Client{
 		base:          strings.TrimRight(u.String(), "/"),
 		key:           key,
 		HTTP:          &http.Client{Transport: http.DefaultTransport},
 		MaxBatchBytes: DefaultClientBatchBytes,
-	}, nil
+	}
+	c.Remote = envelope.Remote{Send: func(ctx context.Context, req *envelope.Request, out any) error {
+		return c.postJSON(ctx, "/v1/history", req, out)
+	}}
+	return c, nil
 }
 
 // URL returns the server's base URL.
