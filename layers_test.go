@@ -86,6 +86,23 @@ func TestLayers(t *testing.T) {
 			t.Errorf("tui reaches %s; it must import only the root and internal/termsafe", p)
 		}
 	}
+	// The generated protobuf code (connect/annalsv1, proto/annals/v1) imports no project package,
+	// and the HTTP server reaches no RPC protocol: cmd/ mounts the Connect handler
+	// (httpapi.Config.RPC), so httpapi builds without it and connect adapts httpapi, not the
+	// other way round.
+	for _, gen := range []string{module + "/connect/annalsv1", module + "/connect/annalsv1/annalsv1connect"} {
+		if _, ok := graph[gen]; !ok {
+			t.Errorf("found no package %s; the walk is broken or the generated code is missing", gen)
+		}
+		for p := range reach(graph, gen) {
+			if !strings.HasPrefix(p, module+"/connect/annalsv1") {
+				t.Errorf("%s reaches %s; generated code imports no project package", gen, p)
+			}
+		}
+	}
+	if reach(graph, module+"/httpapi")[module+"/connect"] {
+		t.Errorf("httpapi reaches connect; cmd/ mounts the Connect handler, httpapi must not import it")
+	}
 	deps := reach(graph, module+"/history")
 	for _, p := range []string{"embed", "summarize", "pricing"} {
 		if deps[module+"/"+p] {

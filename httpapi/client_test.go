@@ -27,12 +27,17 @@ func sameJSON(t *testing.T, what string, got, want any) {
 	}
 }
 
-// The client answers every read op exactly like history.Service called as the same principal:
-// the same envelope dispatched to either (envelope.Dispatch, as every transport does) answers
-// the same.
+// Every client (HTTP, and Connect over each protocol) answers every read op exactly like
+// history.Service called as the same principal: the same envelope dispatched to either
+// (envelope.Dispatch, as every transport does) answers the same.
 func TestClientReadOpsMatchTheLibrary(t *testing.T) {
 	f := newTwoTenants(t)
-	c := f.client(f.keyA)
+	for _, r := range f.remotes(f.keyA) {
+		t.Run(r.name, func(t *testing.T) { clientReadOpsMatchTheLibrary(t, f, r.c) })
+	}
+}
+
+func clientReadOpsMatchTheLibrary(t *testing.T, f *twoTenants, c annals.HistoryService) {
 	ctx := context.Background()
 	as := annals.NewContextWithPrincipal(ctx, &annals.Principal{TenantID: "A", UserID: "ua1", Role: annals.RoleMember, Scopes: []annals.Scope{annals.ScopeUser, annals.ScopeTenant}})
 	ctxN := 1
@@ -88,8 +93,15 @@ func TestClientReadOpsMatchTheLibrary(t *testing.T) {
 }
 
 func TestClientWriteOpsRoundTrip(t *testing.T) {
-	f := newTwoTenants(t)
-	c := f.client(f.keyA)
+	for _, r := range newTwoTenants(t).remotes("") {
+		t.Run(r.name, func(t *testing.T) {
+			f := newTwoTenants(t)
+			clientWriteOpsRoundTrip(t, f, f.remoteNamed(r.name, f.keyA))
+		})
+	}
+}
+
+func clientWriteOpsRoundTrip(t *testing.T, f *twoTenants, c annals.HistoryService) {
 	ctx := context.Background()
 	title := "Valve check"
 	a1 := annals.ChatSelector{ID: "a1"}
@@ -125,11 +137,19 @@ func TestClientWriteOpsRoundTrip(t *testing.T) {
 	}
 }
 
-// The client is an annals.CaptureStore: the single-op functions over it, and Capture split to fit the
-// server's body limit, with batch error indexes mapped back to the caller's ops.
+// Every client is an annals.CaptureStore: the single-op functions over it, and Capture with batch
+// error indexes mapped back to the caller's ops; the HTTP client splits a batch to fit the
+// server's body limit.
 func TestClientIsACaptureStore(t *testing.T) {
-	f := newTwoTenants(t)
-	c := f.client(f.keyA)
+	for _, r := range newTwoTenants(t).remotes("") {
+		t.Run(r.name, func(t *testing.T) {
+			f := newTwoTenants(t)
+			clientIsACaptureStore(t, f, f.remoteNamed(r.name, f.keyA))
+		})
+	}
+}
+
+func clientIsACaptureStore(t *testing.T, f *twoTenants, c annals.HistoryService) {
 	ctx := context.Background()
 	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	chat, err := annals.CreateChat(ctx, c, &annals.Chat{ID: "k1", TenantID: "ignored", Title: "client chat", Tags: []string{"t"}, CreatedAt: created, Attributes: annals.Attributes{"source": "go"}})
@@ -167,8 +187,10 @@ func TestClientIsACaptureStore(t *testing.T) {
 		t.Errorf("append to another tenant: %v", err)
 	}
 
-	// Capture: a batch split into several requests by a tiny MaxBatchBytes.
-	c.MaxBatchBytes = 600
+	// Capture: over HTTP, a batch split into several requests by a tiny MaxBatchBytes.
+	if hc, ok := c.(*httpapi.Client); ok {
+		hc.MaxBatchBytes = 600
+	}
 	ops := []annals.CaptureOp{{Chat: &annals.Chat{ID: "k2", TenantID: "A"}}}
 	for i := range 8 {
 		ops = append(ops, annals.CaptureOp{Append: &annals.AppendOp{ChatID: "k2", Entries: []*annals.Entry{{ID: "e" + string(rune('a'+i)), Kind: annals.KindUser, Text: strings.Repeat("w ", 60), Time: at}}}})
@@ -189,8 +211,10 @@ func TestClientIsACaptureStore(t *testing.T) {
 	if err != nil || rep.ChatsCreated != 1 || rep.EntriesAppended != 1 {
 		t.Fatalf("ingest over the client: %+v, %v", rep, err)
 	}
-	if rep, err := c.Ingest(ctx, strings.NewReader(`{"type":"chat","id":"k4"}`)); err != nil || rep.ChatsCreated != 1 {
-		t.Fatalf("client Ingest: %+v, %v", rep, err)
+	if hc, ok := c.(*httpapi.Client); ok {
+		if rep, err := hc.Ingest(ctx, strings.NewReader(`{"type":"chat","id":"k4"}`)); err != nil || rep.ChatsCreated != 1 {
+			t.Fatalf("client Ingest: %+v, %v", rep, err)
+		}
 	}
 }
 
@@ -258,8 +282,10 @@ func TestClientErrors(t *testing.T) {
 	}
 	f := newTwoTenants(t)
 	unknown, _ := annals.NewKeySecret()
-	if _, err := f.client(unknown).FindChats(context.Background(), annals.ListParams{}); annals.ErrorCode(err) != httpapi.CodeUnauthorized {
-		t.Errorf("unknown key: %v", err)
+	for _, r := range f.remotes(unknown) {
+		if _, err := r.c.FindChats(context.Background(), annals.ListParams{}); annals.ErrorCode(err) != httpapi.CodeUnauthorized {
+			t.Errorf("%s: unknown key: %v", r.name, err)
+		}
 	}
 }
 
@@ -268,9 +294,15 @@ func TestClientErrors(t *testing.T) {
 // unchanged against a server.
 func TestClientTypedCallsMatchTheLibrary(t *testing.T) {
 	f := newTwoTenants(t)
+	for _, r := range f.remotes(f.keyA) {
+		t.Run(r.name, func(t *testing.T) { clientTypedCallsMatchTheLibrary(t, f, r.c) })
+	}
+}
+
+func clientTypedCallsMatchTheLibrary(t *testing.T, f *twoTenants, remote annals.HistoryService) {
 	ctx := context.Background()
 	as := annals.NewContextWithPrincipal(ctx, &annals.Principal{TenantID: "A", UserID: "ua1", Role: annals.RoleMember, Scopes: []annals.Scope{annals.ScopeUser, annals.ScopeTenant}})
-	remote, local := annals.HistoryService(f.client(f.keyA)), annals.HistoryService(f.svc)
+	local := annals.HistoryService(f.svc)
 	from := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	one := 1
 	calls := []struct {

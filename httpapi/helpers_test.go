@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/connect"
 	"github.com/annals-dev/annals/embed"
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/httpapi"
@@ -96,6 +97,7 @@ func startEnv(tb testing.TB, db *sqlite.DB, path string, readOnly bool, opts ...
 		Keys:     db,
 		ReadOnly: readOnly,
 		Logger:   slog.New(slog.NewJSONHandler(logs, nil)),
+		RPC:      connect.NewHandler(),
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -198,6 +200,43 @@ func (e *env) client(key string) *httpapi.Client {
 		e.tb.Fatal(err)
 	}
 	return c
+}
+
+// remote is a client of the server that implements annals.HistoryService.
+type remote struct {
+	name string
+	c    annals.HistoryService
+}
+
+// remotes are every client of the history a program can use against this server, authenticated
+// with key: the HTTP client, and the Connect client over each of its protocols. The client
+// conformance tests run each of them.
+func (e *env) remotes(key string) []remote {
+	e.tb.Helper()
+	out := []remote{{"http", e.client(key)}}
+	for _, p := range []struct {
+		name string
+		p    connect.Protocol
+	}{{"connect", connect.ProtocolConnect}, {"grpc", connect.ProtocolGRPC}, {"grpc-web", connect.ProtocolGRPCWeb}} {
+		c, err := connect.NewClient(e.url, key, p.p)
+		if err != nil {
+			e.tb.Fatal(err)
+		}
+		out = append(out, remote{p.name, c})
+	}
+	return out
+}
+
+// remoteNamed is the client of remotes called name.
+func (e *env) remoteNamed(name, key string) annals.HistoryService {
+	e.tb.Helper()
+	for _, r := range e.remotes(key) {
+		if r.name == name {
+			return r.c
+		}
+	}
+	e.tb.Fatalf("no client %q", name)
+	return nil
 }
 
 func member(tenant, user, agent string, scopes ...annals.Scope) annals.Principal {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,7 +48,9 @@ type route struct {
 	// agent marks an agent's tool surface (MCP): its writes are offered as the door decides
 	// for agents (history.SurfaceAgent).
 	agent bool
-	h     func(w http.ResponseWriter, r *http.Request) error
+	// answer, when set, writes the route's errors in its own protocol (the RPC's).
+	answer func(w http.ResponseWriter, r *http.Request, err error)
+	h      func(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) routes() {
@@ -77,6 +80,20 @@ func (s *Server) routes() {
 		s.handle("GET /mcp", mcp)
 		s.handle("DELETE /mcp", mcp)
 	}
+	if s.cfg.RPC != nil {
+		s.handle("POST "+s.cfg.RPC.Prefix(), route{access: reader, answer: s.cfg.RPC.WriteError, h: s.handleRPC})
+	}
+}
+
+// Routes lists the server's routes as registered, "METHOD /path" in the mux's pattern syntax
+// ({id} a path segment; a path ending in "/" everything under it): what docs/openapi.yaml must
+// document, which its test checks.
+func (s *Server) Routes() []string { return slices.Clone(s.patterns) }
+
+// handleRPC hands an authenticated request to the RPC handler, which answers in its protocol.
+func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) error {
+	s.cfg.RPC.ServeHTTP(w, r)
+	return nil
 }
 
 // handleMCP hands an authenticated request to the MCP handler, which answers in the
@@ -89,8 +106,14 @@ func (s *Server) handleMCP(w http.ResponseWriter, r *http.Request) error {
 // handle registers a route with the stdlib mux's method pattern, wrapped in authentication,
 // the read-only gate, the body limit, the request timeout and the one error mapping.
 func (s *Server) handle(pattern string, rt route) {
+	s.patterns = append(s.patterns, pattern)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		if err := s.serve(w, r, rt); err != nil && !errors.Is(err, errAnswered) {
+			if rt.answer != nil {
+				s.logInternal(r, err)
+				rt.answer(w, r, err)
+				return
+			}
 			s.writeError(w, r, err)
 		}
 	})
@@ -303,9 +326,7 @@ type keyIDKey struct{}
 // writeError writes err as the JSON error body, logging the cause of an internal error.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	d := errorDetail(err)
-	if d.Code == annals.EINTERNAL {
-		s.log.Error("internal error", "method", r.Method, "route", r.Pattern, "err", annals.ErrorDetail(err))
-	}
+	s.logInternal(r, err)
 	if rw, ok := w.(*responseWriter); ok && rw.wroteHeader {
 		// A streamed answer already started with 200: the status can no longer say it failed,
 		// so the connection is dropped before the response's end, which every client reports
@@ -319,10 +340,23 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeErrorBody(w, d)
 }
 
-// abortResponse ends a started response without its end: the HTTP/1.1 connection is taken
-// over and closed before the last chunk, so the client sees a body cut short, never a clean
-// end. annals serves HTTP/1.1 only (no TLS, no h2c), where the connection can always be taken.
+// logInternal logs the cause of an internal error, which its answer leaves out.
+func (s *Server) logInternal(r *http.Request, err error) {
+	if annals.ErrorCode(err) == annals.EINTERNAL {
+		s.log.Error("internal error", "method", r.Method, "route", r.Pattern, "err", annals.ErrorDetail(err))
+	}
+}
+
+// abortResponse ends a started response without its end, so the client sees a body cut short,
+// never a clean end. Over HTTP/1.1 the connection is taken over and closed before the last
+// chunk. Over HTTP/2 (h2c, which gRPC clients speak) there is no connection of its own to take:
+// the handler aborts with http.ErrAbortHandler, the standard library's way to reset the
+// stream, which ServeHTTP passes on after logging the request.
 func abortResponse(rw *responseWriter) error {
+	if rw.req.ProtoMajor >= 2 {
+		rw.aborted = true
+		panic(http.ErrAbortHandler)
+	}
 	conn, buf, err := http.NewResponseController(rw).Hijack()
 	if err != nil {
 		return fmt.Errorf("take over the connection: %w", err)
@@ -341,9 +375,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var keyID string
 	r = r.WithContext(context.WithValue(r.Context(), keyIDKey{}, &keyID))
 	rw := &responseWriter{ResponseWriter: w, req: r}
+	w.Header().Set(annals.APIVersionHeader, annals.APIVersion)
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
+				s.finish(rw, r, start, keyID)
 				panic(v)
 			}
 			s.log.Error("panic serving request", "method", r.Method, "route", r.Pattern, "panic", fmt.Sprint(v))

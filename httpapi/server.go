@@ -86,6 +86,10 @@ type Config struct {
 	// API key, or local mode. It finds its caller's history in the request's context
 	// (history.CallerFromContext); state-changing requests reach it only with the CSRF token.
 	Web http.Handler
+	// RPC, when set, serves an RPC protocol under its path prefix (Connect, gRPC and gRPC-Web:
+	// connect.Handler) behind the same authentication and door as every route, answering the
+	// server's refusals in its own protocol.
+	RPC RPC
 	// MaxBodyBytes bounds request bodies; 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 	// RequestTimeout bounds each request's work; 0 means DefaultRequestTimeout.
@@ -103,15 +107,28 @@ type Config struct {
 	Now func() time.Time
 }
 
+// RPC is a handler of an RPC protocol mounted under one path prefix (package connect). It finds
+// the caller's door in the request's context (history.CallerFromContext), as every route does.
+type RPC interface {
+	http.Handler
+	// Prefix is the path it serves, "/package.Service/".
+	Prefix() string
+	// WriteError answers err, a refusal of the server's (no key, too large, too many failed
+	// authentications), in the request's protocol.
+	WriteError(w http.ResponseWriter, r *http.Request, err error)
+}
+
 // Server is the annals HTTP server.
 type Server struct {
-	cfg     Config
-	svc     annals.HistoryService
-	keys    annals.KeyStore
-	log     *slog.Logger
-	now     func() time.Time
-	mux     *http.ServeMux
-	metrics *metrics
+	cfg  Config
+	svc  annals.HistoryService
+	keys annals.KeyStore
+	log  *slog.Logger
+	now  func() time.Time
+	mux  *http.ServeMux
+	// patterns are the routes registered on mux, in order (Routes).
+	patterns []string
+	metrics  *metrics
 	// authLimit counts failed authentications per source address.
 	authLimit *authLimit
 	// sessions are the web UI's browser sessions.
@@ -219,7 +236,11 @@ func (s *Server) Open(ctx context.Context) error {
 		IdleTimeout:  2 * time.Minute,
 		ErrorLog:     slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:  func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		// HTTP/1.1, and HTTP/2 without TLS (h2c, with prior knowledge), which gRPC needs.
+		Protocols: new(http.Protocols),
 	}
+	s.srv.Protocols.SetHTTP1(true)
+	s.srv.Protocols.SetUnencryptedHTTP2(true)
 	s.done = make(chan error, 1)
 	go func() {
 		err := s.srv.Serve(ln)

@@ -138,7 +138,7 @@ func newHTTPServer(a *app, f *serveFlags, logger *slog.Logger) (*httpapi.Server,
 		ReadOnly: *f.readOnly, MCPAllowWrites: *f.mcpWrites, AllowLocal: *f.local, Agents: policy,
 		MCP: mcpServer.HTTPHandler(f.limits.mcp(*f.timeout)), Web: ui,
 		MaxBodyBytes: *f.maxBody, RequestTimeout: *f.timeout, ShutdownTimeout: *f.shutdown, Logger: logger,
-		AuthFailures: f.limits.authFailures(),
+		AuthFailures: f.limits.authFailures(), RPC: rpcHandler(),
 	})
 	return srv, nil
 }
