@@ -324,6 +324,9 @@ func clientTypedCallsMatchTheLibrary(t *testing.T, f *twoTenants, remote annals.
 		{"GetChat window", func(ctx context.Context, s annals.HistoryService) (any, error) {
 			return s.GetChat(ctx, annals.GetParams{Chat: annals.ChatSelector{ID: "a1"}, AroundSeq: 2, Context: &one})
 		}},
+		{"Usage", func(ctx context.Context, s annals.HistoryService) (any, error) {
+			return s.Usage(ctx, annals.UsageParams{Scope: annals.ScopeTenant, From: &from, Zone: "Europe/Paris", Top: 3})
+		}},
 		{"FindChatRuns", func(ctx context.Context, s annals.HistoryService) (any, error) {
 			return s.FindChatRuns(ctx, annals.ChatSelector{ID: "a1"})
 		}},
