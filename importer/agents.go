@@ -8,8 +8,9 @@ import (
 // agentTools names the tool behind a format whose name is not its tool's: two formats of one
 // tool give their chats the same agent.
 var agentTools = map[string]string{
-	"claude-code-web":   "claude-code",
-	"hermes-trajectory": "hermes",
+	"claude-code-web":    "claude-code",
+	"hermes-trajectory":  "hermes",
+	"copilot-cli-legacy": "copilot-cli",
 }
 
 // readerAgents are the formats whose chats' agents are their reader's alone: a lanius session's

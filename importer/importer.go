@@ -68,6 +68,7 @@ import (
 	"github.com/annals-dev/annals/importer/continuedev"
 	"github.com/annals-dev/annals/importer/copilot"
 	"github.com/annals-dev/annals/importer/copilotchat"
+	"github.com/annals-dev/annals/importer/copilotlegacy"
 	"github.com/annals-dev/annals/importer/crush"
 	"github.com/annals-dev/annals/importer/cursor"
 	"github.com/annals-dev/annals/importer/cursoride"
@@ -129,6 +130,7 @@ func Formats() []reader.Format {
 		vibe.Vibe{},
 		grok.Grok{},
 		aistudio.AIStudio{},
+		copilotlegacy.CopilotLegacy{},
 	}
 	formats = append(formats, cline.Formats()...)
 	// The generic formats last: they claim what no tool's own format does.

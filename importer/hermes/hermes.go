@@ -9,7 +9,6 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/importer/reader"
@@ -65,7 +64,7 @@ func (f Hermes) ParseFile(ctx context.Context, src *reader.Source, out reader.Ou
 			Metadata: reader.SafeMeta(map[string]any{"system_prompt": true})})
 	}
 	msgs := doc.Arr("messages")
-	c := newConverter(start)
+	c := reader.NewChatMessages()
 	for i, raw := range msgs {
 		m, err := reader.DecodeObject(raw)
 		if err != nil {
@@ -78,79 +77,12 @@ func (f Hermes) ParseFile(ctx context.Context, src *reader.Source, out reader.Ou
 		} else if i == len(msgs)-1 {
 			t = end
 		}
-		entries = append(entries, c.message(m, fmt.Sprintf("m%d", i), t)...)
+		entries = append(entries, c.Message(m, fmt.Sprintf("m%d", i), t)...)
 	}
 	if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(chat)}); err != nil {
 		return err
 	}
 	return reader.EmitEntries(chat.ID, entries, out)
-}
-
-// converter maps OpenAI-style messages to entries, pairing tool results with their calls.
-type converter struct {
-	open map[string]*annals.Entry
-	last time.Time
-}
-
-func newConverter(t time.Time) *converter {
-	return &converter{open: map[string]*annals.Entry{}, last: t}
-}
-
-// message maps one message; a tool message that answers an open call fills it and makes no
-// entry of its own.
-func (c *converter) message(m reader.JSONObject, id string, t time.Time) []*annals.Entry {
-	text := reader.ValidText(reader.BlocksText(m.Raw("content")))
-	switch m.Str("role") {
-	case "user":
-		return []*annals.Entry{{ID: id, Kind: annals.KindUser, Time: t, Text: text}}
-	case "system", "developer":
-		return []*annals.Entry{{ID: id, Kind: annals.KindSystem, Time: t, Text: text}}
-	case "tool", "function":
-		callID := m.Str("tool_call_id")
-		outcome := toolOutcome(text)
-		if call := c.open[callID]; callID != "" && call != nil {
-			call.Tool.Result, call.Tool.Outcome = reader.Truncated(text, annals.MaxEntryBytes/4), outcome
-			delete(c.open, callID)
-			return nil
-		}
-		return []*annals.Entry{{ID: id, Kind: annals.KindTool, Time: t, Tool: &annals.ToolCall{Name: reader.ToolName(m.Str("name")), CallID: reader.SafeID(callID, annals.MaxIDBytes),
-			Result: reader.Truncated(text, annals.MaxEntryBytes/4), Outcome: outcome}, Metadata: reader.SafeMeta(map[string]any{"orphan_result": true})}}
-	}
-	var out []*annals.Entry
-	_, encrypted := reader.ScrubOpaque(m.Raw("codex_reasoning_items"))
-	reasoning := reader.ValidText(reader.FirstNonEmpty(m.Str("reasoning"), m.Str("reasoning_content")))
-	if text != "" || reasoning != "" {
-		out = append(out, &annals.Entry{ID: id, Kind: annals.KindAssistant, Time: t, Text: text, Reasoning: reasoning,
-			Metadata: reader.SafeMeta(map[string]any{"finish_reason": m.Str("finish_reason"), "encrypted_reasoning": reader.BoolOrNil(encrypted)})})
-	}
-	for j, raw := range m.Arr("tool_calls") {
-		tc, err := reader.DecodeObject(raw)
-		if err != nil {
-			continue
-		}
-		fn := tc.Obj("function")
-		e := &annals.Entry{ID: reader.EntryID(id, j+1), Kind: annals.KindTool, Time: t, Tool: &annals.ToolCall{
-			Name: reader.ToolName(fn.Str("name")), CallID: reader.SafeID(reader.FirstNonEmpty(tc.Str("id"), tc.Str("call_id")), annals.MaxIDBytes),
-			Arguments: reader.CallArgs(fn.Raw("arguments"))}}
-		if e.Tool.CallID != "" {
-			c.open[e.Tool.CallID] = e
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-// toolOutcome reads Hermes's tool result JSON ({output, exit_code, error}): a non-zero exit code
-// or an error is a failure.
-func toolOutcome(result string) annals.Outcome {
-	o, err := reader.DecodeObject([]byte(result))
-	if err != nil {
-		return annals.OutcomeSucceeded
-	}
-	if (o.IsNum("exit_code") && o.Num("exit_code") != 0) || o.Str("error") != "" || (o.Raw("success") != nil && !o.Boolean("success")) {
-		return annals.OutcomeFailed
-	}
-	return annals.OutcomeSucceeded
 }
 
 func readDoc(src *reader.Source) (reader.JSONObject, error) {

@@ -123,7 +123,7 @@ func (f Trajectory) record(o reader.JSONObject, native string, src *reader.Sourc
 					entries = append(entries, e)
 				}
 				e.Tool.CallID = reader.SafeID(resp.Str("tool_call_id"), annals.MaxIDBytes)
-				e.Tool.Result, e.Tool.Outcome = reader.Truncated(result, annals.MaxEntryBytes/4), toolOutcome(result)
+				e.Tool.Result, e.Tool.Outcome = reader.Truncated(result, annals.MaxEntryBytes/4), reader.ResultOutcome(result)
 			}
 		default:
 			entries = append(entries, &annals.Entry{ID: id, Kind: annals.KindEvent, Time: t, Channel: "hermes/" + reader.SanitizeChannel(reader.FirstNonEmpty(turn.Str("from"), "turn")), Text: value})
