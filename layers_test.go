@@ -56,12 +56,16 @@ func TestLayers(t *testing.T) {
 		}
 	}
 	// The web UI is a transport: it renders what the door's history answers, and imports
-	// nothing else of the project but the HTTP server's error statuses and cookie names and
-	// the terminal-escape display.
+	// nothing else of the project but the HTTP server's error statuses and cookie names, the
+	// terminal-escape display and the SVG charts.
 	for _, p := range graph[module+"/web"] {
-		if !slices.Contains([]string{module, module + "/history", module + "/httpapi", module + "/internal/termsafe"}, p) {
-			t.Errorf("web imports %s; it may import only the root, history, httpapi and internal/termsafe", p)
+		if !slices.Contains([]string{module, module + "/history", module + "/httpapi", module + "/internal/termsafe", module + "/svgchart"}, p) {
+			t.Errorf("web imports %s; it may import only the root, history, httpapi, internal/termsafe and svgchart", p)
 		}
+	}
+	// The charts draw numbers and labels they are handed: they import nothing of the project.
+	if got := graph[module+"/svgchart"]; len(got) != 0 {
+		t.Errorf("svgchart imports %v; it must import nothing of the project", got)
 	}
 	if graph[module+"/web"] == nil {
 		t.Error("the web package is missing from the walk")

@@ -64,18 +64,10 @@ func (r *Request) GetParams() (annals.GetParams, error) {
 	}, nil
 }
 
-// UsageParams parses the envelope of usage: the zone first, since a plain date in from and to
-// is a day in it.
+// UsageParams parses the envelope of usage (a date alone in from and to is a day in zone).
 func (r *Request) UsageParams() (annals.UsageParams, error) {
-	p := annals.UsageParams{Scope: annals.Scope(r.Scope), Zone: r.Zone, Top: r.Top}
-	loc, err := history.UsageZone(r.Zone)
-	if err != nil {
-		return p, err
-	}
-	if p.From, err = annals.ParseTimeBoundIn("from", r.From, false, loc); err != nil {
-		return p, err
-	}
-	p.To, err = annals.ParseTimeBoundIn("to", r.To, true, loc)
+	p, err := history.UsageRange(r.Zone, "from", r.From, "to", r.To)
+	p.Scope, p.Top = annals.Scope(r.Scope), r.Top
 	return p, err
 }
 

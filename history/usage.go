@@ -32,6 +32,29 @@ func UsageZone(name string) (*time.Location, error) {
 	return loc, nil
 }
 
+// UsageRange reads a usage report's zone and range as every transport receives them: the zone
+// first, since a date alone in from or to is a whole day in it (from its first instant, to its
+// last). fromName and toName name the fields in messages ("from", "--since").
+func UsageRange(zone, fromName, from, toName, to string) (annals.UsageParams, error) {
+	p := annals.UsageParams{Zone: zone}
+	loc, err := UsageZone(zone)
+	if err != nil {
+		return p, err
+	}
+	if p.From, err = annals.ParseTimeBoundIn(fromName, from, false, loc); err != nil {
+		return p, err
+	}
+	p.To, err = annals.ParseTimeBoundIn(toName, to, true, loc)
+	return p, err
+}
+
+// UsageSince is the start of a range of the last days days up to now, in loc: the first instant
+// of the day days-1 days before today ("the last 30 days" holds today and the 29 before).
+func UsageSince(now time.Time, loc *time.Location, days int) time.Time {
+	d := now.In(loc).AddDate(0, 0, 1-days)
+	return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, loc)
+}
+
 // Usage sums tokens and cost in scope over a range; see annals.HistoryService. The store sums
 // the runs by hour, agent, model and source tool; the report's days and heatmap are counted
 // from those hours in the caller's zone, and tokens recorded without a cost are priced from the

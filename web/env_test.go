@@ -16,6 +16,7 @@ import (
 	"github.com/annals-dev/annals/embed"
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/httpapi"
+	"github.com/annals-dev/annals/pricing"
 	"github.com/annals-dev/annals/sqlite"
 	"github.com/annals-dev/annals/summarize"
 	"github.com/annals-dev/annals/web"
@@ -51,7 +52,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := history.New(history.Config{Store: db, View: db, Summarizer: summarize.Extractive{}, Embedder: emb})
+	svc := history.New(history.Config{Store: db, View: db, Summarizer: summarize.Extractive{}, Embedder: emb, Pricer: pricing.Builtin()})
 	ui, err := web.New(web.Config{})
 	if err != nil {
 		t.Fatal(err)

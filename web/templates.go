@@ -13,7 +13,7 @@ import (
 )
 
 // pageNames are the pages; each is templates/<name>.html over templates/layout.html.
-var pageNames = []string{"list", "chat", "login", "error", "search"}
+var pageNames = []string{"list", "chat", "login", "error", "search", "usage"}
 
 func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
@@ -29,17 +29,21 @@ func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
 
 func (h *Handler) funcs() template.FuncMap {
 	return template.FuncMap{
-		"chatURL":  chatURL,
-		"entryURL": entryURL,
-		"text":     termsafe.String,
-		"tokens":   formatTokens,
-		"cost":     formatCost,
-		"when":     formatTime,
-		"ago":      func(t time.Time) string { return ago(h.now(), t) },
-		"marks":    splitMarks,
-		"title":    chatTitle,
-		"add":      func(a, b int64) int64 { return a + b },
-		"source":   func(c *annals.Chat) string { return c.Attributes["source"] },
+		"chatURL":   chatURL,
+		"entryURL":  entryURL,
+		"text":      termsafe.String,
+		"tokens":    formatTokens,
+		"cost":      formatCost,
+		"when":      formatTime,
+		"ago":       func(t time.Time) string { return ago(h.now(), t) },
+		"marks":     splitMarks,
+		"title":     chatTitle,
+		"add":       func(a, b int64) int64 { return a + b },
+		"source":    func(c *annals.Chat) string { return c.Attributes["source"] },
+		"usageCost": usageCost,
+		"chatCost": func(c annals.UsageChat) string {
+			return usageCost(annals.UsageFigures{CostUSD: c.CostUSD, EstimatedCostUSD: c.EstimatedCostUSD})
+		},
 	}
 }
 

@@ -80,6 +80,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /login", h.serve(h.login))
 	h.mux.HandleFunc("GET /{$}", h.serve(h.list))
 	h.mux.HandleFunc("GET /chats/{id}", h.serve(h.chat))
+	h.mux.HandleFunc("GET /usage", h.serve(h.usage))
 	h.mux.HandleFunc("GET /chats/{id}/entries", h.serve(h.entries))
 	h.mux.HandleFunc("GET /chats/{id}/related", h.serve(h.related))
 	h.mux.HandleFunc("POST /chats/{id}/{action}", h.serve(h.curate))

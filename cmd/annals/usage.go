@@ -66,20 +66,14 @@ func (m *Main) usageParams(scope, since, until, tz string, all bool) (annals.Usa
 	if tz == "" {
 		tz = m.localZone()
 	}
-	p := annals.UsageParams{Scope: annals.Scope(scope), Zone: tz}
-	loc, err := history.UsageZone(tz)
+	p, err := history.UsageRange(tz, "--since", since, "--until", until)
 	if err != nil {
 		return p, err
 	}
-	if p.From, err = annals.ParseTimeBoundIn("--since", since, false, loc); err != nil {
-		return p, err
-	}
-	if p.To, err = annals.ParseTimeBoundIn("--until", until, true, loc); err != nil {
-		return p, err
-	}
+	p.Scope = annals.Scope(scope)
+	loc, _ := history.UsageZone(tz)
 	if p.From == nil && !all {
-		d := time.Now().In(loc).AddDate(0, 0, -29)
-		from := time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, loc)
+		from := history.UsageSince(time.Now(), loc, 30)
 		p.From = &from
 	}
 	return p, nil
