@@ -26,6 +26,12 @@ type Amp struct{}
 
 func (Amp) Name() string { return "amp" }
 
+// Resume: `amp threads continue <thread id>` continues a thread from the command line (Amp's CLI;
+// the command the session managers that drive Amp run, e.g. cmux's and shiftlog's).
+func (Amp) ResumeCommand(native string) (string, string, bool) {
+	return reader.ResumeWith("amp threads continue %s", native)
+}
+
 func (Amp) DefaultPaths(home string) []string {
 	return []string{filepath.Join(home, ".local", "share", "amp", "threads", "*.json")}
 }

@@ -26,6 +26,12 @@ type FactoryDroid struct{}
 
 func (FactoryDroid) Name() string { return "factory-droid" }
 
+// Resume: `droid --resume <session id>` (Droid's CLI, as recorded against droid 0.171.0 by the
+// tools that drive it).
+func (FactoryDroid) ResumeCommand(native string) (string, string, bool) {
+	return reader.ResumeWith("droid --resume %s", native)
+}
+
 func (FactoryDroid) DefaultPaths(home string) []string {
 	return []string{filepath.Join(home, ".factory", "sessions", "*", "*.jsonl")}
 }

@@ -31,6 +31,11 @@ type KimiCLI struct{}
 
 func (KimiCLI) Name() string { return "kimi-cli" }
 
+// Resume: `kimi --session <session id>` (-S; Kimi CLI's option to open a saved session).
+func (KimiCLI) ResumeCommand(native string) (string, string, bool) {
+	return reader.ResumeWith("kimi --session %s", native)
+}
+
 func (KimiCLI) DefaultPaths(home string) []string {
 	return []string{
 		filepath.Join(home, ".kimi", "sessions", "*", "*", "context*.jsonl"),

@@ -30,6 +30,12 @@ type QwenCode struct{}
 
 func (QwenCode) Name() string { return "qwen-code" }
 
+// Resume: `qwen --resume <session id>` (qwen-code packages/cli/src/config/top-level-options.ts:
+// "Resume a specific session by its ID"; its headless guide shows the same form).
+func (QwenCode) ResumeCommand(native string) (string, string, bool) {
+	return reader.ResumeWith("qwen --resume %s", native)
+}
+
 func (QwenCode) DefaultPaths(home string) []string {
 	return []string{filepath.Join(home, ".qwen", "projects", "*", "chats", "**", "*.jsonl")}
 }
