@@ -35,6 +35,14 @@ type Embedder interface {
 	Dimension() int
 }
 
+// Learner is an Embedder that learns from the stored history (embed.Learned). Learn brings
+// what it learned up to date; changed says its Model changed, so every chat's vector is due
+// again (the stores find them: a vector of another model is never current). The embedding
+// backfill calls it first. Errors: forbidden (read-only), unavailable, internal.
+type Learner interface {
+	Learn(ctx context.Context) (changed bool, err error)
+}
+
 // RescanReport counts what a redaction rescan looked at and changed.
 type RescanReport struct {
 	EntriesScanned int `json:"entries_scanned"`

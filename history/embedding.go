@@ -162,6 +162,14 @@ func (s *Service) Backfill(ctx context.Context, progress func(BackfillProgress))
 	if s.embedder == nil {
 		return p, annals.Errorf(annals.EUNAVAILABLE, "backfill requires an embedder; configure one under embedder: in the annals config")
 	}
+	if l, ok := s.embedder.(annals.Learner); ok {
+		if _, err := l.Learn(ctx); err != nil {
+			if annals.ErrorCode(err) == annals.EFORBIDDEN || ctx.Err() != nil {
+				return p, err
+			}
+			s.log.Warn("learn from the history", "err", annals.ErrorDetail(err))
+		}
+	}
 	p.Model = s.embedder.Model()
 	failed := map[string]bool{}
 	for {

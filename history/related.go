@@ -24,7 +24,7 @@ type RelatedResult = annals.RelatedChat
 // inside SQL, so a chat outside scope can never appear however similar it is.
 func (s *Service) FindRelated(ctx context.Context, p annals.RelatedParams) (*annals.RelatedPage, error) {
 	if s.embedder == nil {
-		return nil, annals.Errorf(annals.EUNAVAILABLE, "related requires an embedder; configure one under embedder: in the annals config (provider: hashing works offline)")
+		return nil, annals.Errorf(annals.EUNAVAILABLE, "related requires an embedder; configure one under embedder: in the annals config (provider: learned or hashing work offline)")
 	}
 	if (p.ChatID == "") == (strings.TrimSpace(p.Query) == "") {
 		return nil, annals.Errorf(annals.EINVALID, "related needs exactly one of session_id or query")

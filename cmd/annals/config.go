@@ -87,7 +87,7 @@ type RelatedConfig struct {
 }
 
 var (
-	embedderProviders   = []string{"hashing", "openai", "none"}
+	embedderProviders   = []string{"learned", "hashing", "openai", "none"}
 	summarizerProviders = []string{"extractive", "openai", "anthropic", "none"}
 )
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/embed"
 	"github.com/annals-dev/annals/history"
 )
 
@@ -123,4 +124,17 @@ func embedWorker(ctx context.Context, b history.Backfiller, kick <-chan struct{}
 		case <-t.C:
 		}
 	}
+}
+
+// learnedEmbedder returns the learned embedder over the open store when the config asks for it
+// (provider: learned, or no provider: the default), else emb as built.
+func (m *Main) learnedEmbedder(ctx context.Context, cfg *Config, store annals.Store, emb annals.Embedder) (annals.Embedder, error) {
+	if p := cfg.Embedder.Provider; p != "" && p != "learned" {
+		return emb, nil
+	}
+	src, ok := store.(embed.LearnSource)
+	if !ok {
+		return embed.NewHashing(0)
+	}
+	return embed.NewLearned(ctx, src, embed.LearnedConfig{Dimension: cfg.Embedder.Dimension})
 }

@@ -11,7 +11,7 @@ import (
 )
 
 func runRelated(ctx context.Context, m *Main, args []string) error {
-	fs := m.flagSet("related", "[flags] (CHAT_ID | --query TEXT | --backfill)", "Find chats close in meaning to a chat or to free text, using the configured\nembedder. --backfill embeds every chat without a current vector, as 'annals reindex\n--embeddings' does (chats are also embedded as they are captured, imported, renamed,\nannotated and recapped).")
+	fs := m.flagSet("related", "[flags] (CHAT_ID | --query TEXT | --backfill)", "Find chats close in meaning to a chat or to free text, using the configured\nembedder (offline by default: learned from the history). --backfill embeds every chat without a current vector, as 'annals reindex\n--embeddings' does (chats are also embedded as they are captured, imported, renamed,\nannotated and recapped).")
 	c := commonFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	scope := fs.String("scope", "", "whose chats to search")

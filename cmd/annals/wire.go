@@ -90,6 +90,9 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 	if err != nil {
 		return nil, err
 	}
+	if emb, err = m.learnedEmbedder(ctx, cfg, store, emb); err != nil {
+		return nil, err
+	}
 	// Both backends answer the query view; a store that did not would leave the view off.
 	vs, _ := store.(view.Store)
 	policy, err := cfg.agentPolicy()
@@ -155,12 +158,12 @@ func (m *Main) redactor(cfg *Config) (*redact.Redactor, error) {
 	return r, nil
 }
 
-// embedder builds the configured embedder; the offline hashing embedder is the default, so
-// related works out of the box. provider: none turns related off.
+// embedder builds the configured embedder; the learned embedder, the default, needs the
+// database and is built by learnedEmbedder once it is open. provider: none turns related off.
 func (m *Main) embedder(cfg *Config) (annals.Embedder, error) {
 	p := cfg.Embedder
 	switch p.Provider {
-	case "", "hashing":
+	case "hashing":
 		return embed.NewHashing(p.Dimension)
 	case "openai":
 		key, err := m.apiKey("embedder", p)
