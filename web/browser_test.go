@@ -160,14 +160,14 @@ func eval[T any](tb *tab, js string) T {
 // waitFor polls a boolean expression until it is true.
 func (tb *tab) waitFor(what, js string) {
 	tb.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ok, err := chromedp.Run(tb.ctx, chromedp.Evaluate[bool](js))
 		if err == nil && ok {
 			return
 		}
 		if time.Now().After(deadline) {
-			tb.t.Fatalf("waited 20s for %s (%s): %v", what, js, err)
+			tb.t.Fatalf("waited 30s for %s (%s): %v", what, js, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -194,4 +194,11 @@ func exceptionText(d *runtime.ExceptionDetails) string {
 		return d.Text + " " + d.Exception.Description
 	}
 	return d.Text
+}
+
+// open navigates to u and waits until the page's script has set up its handlers.
+func (tb *tab) open(u string) {
+	tb.t.Helper()
+	tb.run(chromedp.Navigate(u))
+	tb.waitFor("the page's script", `document.documentElement.dataset.ready === "1"`)
 }

@@ -38,7 +38,7 @@ func TestHostileTranscriptRendersAsText(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	seedHostile(e)
 	tb := newTab(t)
-	tb.run(chromedpNavigate(e.url + "/"))
+	tb.open(e.url + "/")
 	tb.waitFor("the list", `document.querySelectorAll("#chats li.chat").length === 1`)
 	if got := eval[string](tb, `document.querySelector("#chats .title").textContent.trim()`); got != `<script>alert("title")</script>` {
 		t.Errorf("list title shows %q", got)
@@ -125,7 +125,7 @@ func chatPath(id string) string { return "/chats/" + urlPathEscape(id) }
 func TestTabCatchesProblems(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	tb := newTab(t)
-	tb.run(chromedpNavigate(e.url + "/"))
+	tb.open(e.url + "/")
 	tb.run(chromedpEval(`console.error("planted"); const s = document.createElement("script"); s.textContent = "1"; document.body.append(s); setTimeout(() => alert("planted"), 0)`))
 	want := []string{`console error: "planted"`, "Content Security Policy", "dialog opened: alert"}
 	deadline := time.Now().Add(10 * time.Second)

@@ -38,7 +38,7 @@ func TestChatList(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	seedMany(e, 70)
 	tb := newTab(t)
-	tb.run(chromedpNavigate(e.url + "/"))
+	tb.open(e.url + "/")
 	tb.waitFor("the list", `document.querySelectorAll("#chats li.chat").length > 0`)
 	titles := func() []string {
 		return strings.Split(eval[string](tb, `[...document.querySelectorAll("#chats li.chat .title")].map(a => a.textContent.trim()).join("|")`), "|")
@@ -71,18 +71,18 @@ func TestChatList(t *testing.T) {
 		query string
 		n     int
 	}{{"?tool=codex", 23}, {"?tag=review", 17}, {"?tool=codex&tag=review", 5}, {"?folder=proj1&archived=on", 35}, {"?agent=reviewer", 23}, {"?from=2026-04-03", 32}} {
-		tb.run(chromedpNavigate(e.url + "/" + c.query))
+		tb.open(e.url + "/" + c.query)
 		tb.waitFor("the filtered list", `document.querySelector("h1 .count") !== null`)
 		if n := eval[int](tb, `+document.querySelector("h1 .count").textContent`); n != c.n {
 			t.Errorf("%s: %d chats, want %d", c.query, n, c.n)
 		}
 	}
 	// The form fills the filters in.
-	tb.run(chromedpNavigate(e.url + "/"))
+	tb.open(e.url + "/")
 	tb.run(chromedpEval(`document.querySelector("input[name=tool]").value = "codex"; document.querySelector("form.filters").requestSubmit()`))
 	tb.waitFor("the filtered list", `location.search.includes("tool=codex") && document.querySelector("h1 .count").textContent === "23"`)
 	// A bad filter is shown beside the form, not as a failed page.
-	tb.run(chromedpNavigate(e.url + "/?status=sideways"))
+	tb.open(e.url + "/?status=sideways")
 	if msg := eval[string](tb, `document.querySelector(".list-page .error").textContent`); !strings.Contains(msg, `unknown status "sideways"`) {
 		t.Errorf("a bad status shows %q", msg)
 	}

@@ -18,7 +18,7 @@ func TestKeyboard(t *testing.T) {
 	seedMany(e, 5)
 	seedLong(e, "long-1", 20)
 	tb := newTab(t)
-	tb.run(chromedpNavigate(e.url + "/"))
+	tb.open(e.url + "/")
 	tb.waitFor("the list", `document.querySelectorAll("#chats li.chat").length === 5`)
 	selected := func() string {
 		return eval[string](tb, `(document.querySelector("#chats li.selected .title") || {textContent: ""}).textContent.trim()`)
@@ -37,7 +37,7 @@ func TestKeyboard(t *testing.T) {
 	}
 	// p pins the selected chat: it moves to the top.
 	tb.key("p")
-	tb.waitFor("the pinned chat on top", `document.querySelector("#chats li.chat .title").textContent.includes(`+jsString(second)+`) && document.querySelector("#chats li.chat").classList.contains("pinned")`)
+	tb.waitFor("the pinned chat on top", `document.querySelector("#chats li.chat .title").textContent.includes(`+jsString(second)+`) && document.querySelector("#chats li.chat").classList.contains("pinned") && document.documentElement.dataset.ready === "1"`)
 	// / goes to the search box, Escape leaves it.
 	tb.key("/")
 	tb.waitFor("the search box focused", `document.activeElement.id === "quick-search"`)
@@ -52,7 +52,7 @@ func TestKeyboard(t *testing.T) {
 	tb.key("o")
 	tb.waitFor("the chat", `location.pathname.startsWith("/chats/")`)
 	// In a chat, j and k move between the user's prompts; e exports.
-	tb.run(chromedpNavigate(e.url + "/chats/long-1"))
+	tb.open(e.url + "/chats/long-1")
 	tb.waitFor("the chat", `document.getElementById("e-1") !== null`)
 	tb.key("j")
 	tb.key("j")
@@ -80,7 +80,7 @@ func TestNarrowDarkAndNamed(t *testing.T) {
 	pages := []string{"/", "/chats/long-1", "/search?q=question"}
 	tb.run(chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
 	for _, p := range pages {
-		tb.run(chromedpNavigate(e.url + p))
+		tb.open(e.url + p)
 		tb.waitFor("the page", `document.readyState === "complete"`)
 		tb.run(chromedpEval(`document.querySelectorAll("details").forEach(d => d.open = true)`))
 		if w := eval[int](tb, `document.documentElement.scrollWidth`); w > 390 {
@@ -102,7 +102,7 @@ func TestNarrowDarkAndNamed(t *testing.T) {
 		}
 		return eval[string](tb, `getComputedStyle(document.body).backgroundColor`)
 	}
-	tb.run(chromedpNavigate(e.url + "/chats/long-1"))
+	tb.open(e.url + "/chats/long-1")
 	light, dark := bg("light"), bg("dark")
 	if light != "rgb(255, 255, 255)" || dark != "rgb(21, 24, 28)" {
 		t.Errorf("light %s, dark %s: the colours do not follow the system", light, dark)

@@ -50,7 +50,7 @@ func TestChatView(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	seedLong(e, "long-1", 250)
 	tb := newTab(t)
-	tb.run(chromedpNavigate(e.url + "/chats/long-1"))
+	tb.open(e.url + "/chats/long-1")
 	tb.waitFor("the transcript", `document.getElementById("e-1") !== null`)
 	if n := eval[int](tb, `document.querySelectorAll("li.entry").length`); n != 100 {
 		t.Errorf("the first page shows %d entries, want 100 (one page)", n)
@@ -107,7 +107,7 @@ func TestPermalink(t *testing.T) {
 	seedLong(e, "long-1", 250)
 	tb := newTab(t)
 	// Beyond the first page: the page around the entry opens, scrolled to it, highlighted.
-	tb.run(chromedpNavigate(e.url + "/chats/long-1#e-230"))
+	tb.open(e.url + "/chats/long-1#e-230")
 	tb.waitFor("the permalink's entry", `document.getElementById("e-230") !== null`)
 	tb.waitFor("the entry as the target", `document.querySelector(":target") && document.querySelector(":target").id === "e-230"`)
 	if !eval[bool](tb, `(() => { const r = document.getElementById("e-230").getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight })()`) {

@@ -269,5 +269,7 @@
     });
     $("#help-button").addEventListener("click", () => toggleHelp());
     $("#help-close").addEventListener("click", () => toggleHelp(false));
+    // The page's handlers are in place (the tests wait for this before they type).
+    document.documentElement.dataset.ready = "1";
   });
 })();
