@@ -9,7 +9,6 @@ import (
 
 func urlPathEscape(s string) string { return url.PathEscape(s) }
 
-
 func chromedpClick(sel string) chromedp.Action[chromedp.Void] {
 	return chromedp.Click(chromedp.CSS(sel))
 }
