@@ -19,3 +19,6 @@ func chromedpEval(js string) chromedp.Action[chromedp.Void] {
 		return err
 	})
 }
+
+// chromedpNavigate navigates without waiting for the page's script (tab.open waits).
+func chromedpNavigate(u string) chromedp.Action[chromedp.Void] { return chromedp.Navigate(u) }
