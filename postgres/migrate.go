@@ -41,6 +41,18 @@ func (db *DB) migrate(ctx context.Context) error {
 		return db.storeErr("acquire connection for migrations", err)
 	}
 	defer conn.Release()
+	// Opening is not serving: the configured statement timeout (tens of milliseconds, for
+	// requests) must not fail a start that waits for another server's migrations behind the
+	// lock, or a migration's bookkeeping on a busy machine. RESET restores the connection's
+	// own setting before it returns to the pool.
+	if _, err := conn.Exec(ctx, `SET statement_timeout = 0`); err != nil {
+		return db.storeErr("prepare migrations", err)
+	}
+	defer func() {
+		if _, err := conn.Exec(context.WithoutCancel(ctx), `RESET statement_timeout`); err != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx))
+		}
+	}()
 	// The key is per schema (current_schema()), so tests in separate schemas never wait on each
 	// other, and servers on one schema always do.
 	const key = `hashtextextended('annals.migrate.' || coalesce(current_schema(), ''), 0)`
@@ -94,11 +106,6 @@ func (db *DB) applyMigration(ctx context.Context, conn querier, m storecore.Migr
 		}
 		if n > 0 {
 			return nil
-		}
-		// A migration may build indexes over a large table: the serving statement timeout
-		// does not apply to it.
-		if _, err := tx.Exec(ctx, `SET LOCAL statement_timeout = 0`); err != nil {
-			return db.storeErr("apply migration "+m.Name, err)
 		}
 		if _, err := tx.Exec(ctx, m.SQL); err != nil {
 			return db.storeErr("apply migration "+m.Name, err)
