@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/annals-dev/annals"
 )
 
 // Without a terminal, 'annals' alone prints the usage (now naming browse) and fails as a usage
@@ -60,5 +62,25 @@ func TestBrowseFindsTheWebUIOfARunningServer(t *testing.T) {
 	}
 	if _, err := find(context.Background(), "c1"); err == nil || !strings.Contains(err.Error(), "no annals server answers at "+s.url) {
 		t.Errorf("webURL with the server stopped: %v", err)
+	}
+}
+
+// The resume command the user confirmed in the browser runs after it, in a shell in the chat's
+// folder, and its line is shown made safe first.
+func TestBrowseRunsTheConfirmedResumeCommand(t *testing.T) {
+	dir := t.TempDir()
+	var out, errOut strings.Builder
+	m := NewMain()
+	m.Stdin, m.Stdout, m.Stderr = strings.NewReader(""), &out, &errOut
+	h := &annals.ResumeHandle{Command: "pwd; echo resumed \x1b[2J", Cwd: dir}
+	if err := m.runResume(context.Background(), h); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `running: cd `+dir+` && pwd; echo resumed \x1b[2J`) || !strings.Contains(out.String(), dir+"\nresumed") {
+		t.Errorf("runResume printed %q", out.String())
+	}
+	h.Command = "exit 3"
+	if err := m.runResume(context.Background(), h); err == nil || !strings.Contains(err.Error(), "the resume command failed") {
+		t.Errorf("a failing resume command: %v", err)
 	}
 }
