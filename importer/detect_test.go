@@ -28,7 +28,7 @@ var fixtureFormats = map[string]string{
 	"opencode": "opencode", "copilot-cli": "copilot-cli", "cursor": "cursor", "qwen-code": "qwen-code", "kimi-cli": "kimi-cli",
 	"llm-logsdb": "llm", "annals": "annals", "claude-code-web": "claude-code-web", "cline": "cline", "continue": "continue", "copilot-chat": "copilot-chat", "openhands": "openhands", "amp": "amp", "factory-droid": "factory-droid",
 	"iflow": "iflow", "gptme": "gptme", "pi": "pi", "hermes": "hermes",
-	"claude-ai": "claude-ai", "mistral-vibe": "mistral-vibe", "grok": "grok", "ai-studio": "ai-studio", "copilot-cli-legacy": "copilot-cli-legacy",
+	"claude-ai": "claude-ai", "mistral-vibe": "mistral-vibe", "grok": "grok", "ai-studio": "ai-studio", "copilot-cli-legacy": "copilot-cli-legacy", "antigravity": "antigravity",
 }
 
 // fixtureSources lists every source of the fixture folders: each file, except that an OpenCode

@@ -59,6 +59,7 @@ import (
 	"github.com/annals-dev/annals/importer/aistudio"
 	"github.com/annals-dev/annals/importer/amp"
 	"github.com/annals-dev/annals/importer/annalsexport"
+	"github.com/annals-dev/annals/importer/antigravity"
 	"github.com/annals-dev/annals/importer/chatgpt"
 	"github.com/annals-dev/annals/importer/claudeai"
 	"github.com/annals-dev/annals/importer/claudecode"
@@ -131,6 +132,7 @@ func Formats() []reader.Format {
 		grok.Grok{},
 		aistudio.AIStudio{},
 		copilotlegacy.CopilotLegacy{},
+		antigravity.Antigravity{},
 	}
 	formats = append(formats, cline.Formats()...)
 	// The generic formats last: they claim what no tool's own format does.
