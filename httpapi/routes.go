@@ -163,6 +163,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 	ctx, cancel := r.Context(), context.CancelFunc(func() {})
 	if !rt.stream {
 		ctx, cancel = context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	} else if rt.access == browser {
+		// A page's live stream ends when the server stops, so a stop never waits for it.
+		ctx, cancel = context.WithCancel(ctx)
+		stop := context.AfterFunc(s.streams, cancel)
+		defer stop()
 	}
 	defer cancel()
 	guard := newBodyGuard(ctx, body, s.cfg.RequestTimeout)

@@ -133,6 +133,9 @@ type Server struct {
 	authLimit *authLimit
 	// sessions are the web UI's browser sessions.
 	sessions *webSessions
+	// streams ends the web UI's live streams when the server closes.
+	streams     context.Context
+	stopStreams context.CancelFunc
 
 	// local is set by Open when there were no active keys and the address is loopback: a
 	// request without credentials then acts as the local owner, until a key appears.
@@ -175,6 +178,7 @@ func New(cfg Config) *Server {
 		authLimit: newAuthLimit(cfg.AuthFailures),
 		sessions:  newWebSessions(),
 	}
+	s.streams, s.stopStreams = context.WithCancel(context.Background())
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -287,6 +291,7 @@ func (s *Server) Close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
+	s.stopStreams()
 	err := s.srv.Shutdown(ctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		s.log.Warn("requests still running at the shutdown timeout were cut off", "timeout", s.cfg.ShutdownTimeout)

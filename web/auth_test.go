@@ -115,6 +115,9 @@ func TestOtherTenantsChatIsNotFound(t *testing.T) {
 	if strings.Contains(other.body, "globex secret") || strings.Contains(other.body, "Globex's plans") {
 		t.Error("another tenant's chat leaked")
 	}
+	if a := do(t, c, "GET", k.url+"/chats/globex-chat/events?after=0", nil, nil); a.status != http.StatusNotFound || strings.Contains(a.body, "globex secret") {
+		t.Errorf("another tenant's live stream: %d", a.status)
+	}
 	list := do(t, c, "GET", k.url+"/", nil, nil)
 	if !strings.Contains(list.body, "Acme&#39;s plans") || strings.Contains(list.body, "Globex") {
 		t.Errorf("the list shows more than the key's scope")

@@ -24,10 +24,11 @@ const (
 )
 
 type item struct {
-	Seq  int64
-	Kind string // one of the entry kinds: the item's class
-	Time time.Time
-	Text cutText
+	Seq   int64
+	RunID string
+	Kind  string // one of the entry kinds: the item's class
+	Time  time.Time
+	Text  cutText
 	// Reasoning is shown folded.
 	Reasoning string
 	Tool      *toolItem
@@ -58,7 +59,7 @@ type toolItem struct {
 func items(entries []*annals.Entry, runs map[string]*annals.Run, prevRun string) []item {
 	out := make([]item, 0, len(entries))
 	for _, e := range entries {
-		it := item{Seq: e.Seq, Kind: kindClass(e.Kind), Time: e.Time, Text: cut(e.Text),
+		it := item{Seq: e.Seq, RunID: e.RunID, Kind: kindClass(e.Kind), Time: e.Time, Text: cut(e.Text),
 			Reasoning: termsafe.String(e.Reasoning), Tokens: e.InputTokens + e.OutputTokens}
 		if e.RunID != "" && e.RunID != prevRun {
 			if run := runs[e.RunID]; run != nil {

@@ -59,6 +59,7 @@
       li.replaceWith(frag);
       if (earlier) window.scrollBy(0, document.scrollingElement.scrollHeight - before);
       watch();
+      goLive();
     } catch (e) {
       link.textContent = "Could not load: " + e.message + " (click to retry)";
       loading.delete(link);
@@ -186,6 +187,35 @@
     }
   }
 
+  // Live: once the reader has the end of the transcript, new entries arrive over server-sent
+  // events and are appended below a "new entries" divider; the reader's position does not move.
+  let live = null;
+  function goLive() {
+    const list = $("#transcript");
+    if (!list || live || $("a[data-more=later]") || !window.EventSource) return;
+    const entries = $$("li.entry", list);
+    const last = entries.length ? +entries[entries.length - 1].id.slice(2) : 0;
+    const path = location.pathname.replace(/\/$/, "");
+    live = new EventSource(path + "/events?after=" + last);
+    live.addEventListener("entries", (ev) => {
+      if (!$("li.new-divider", list)) {
+        const li = document.createElement("li");
+        li.className = "new-divider";
+        li.setAttribute("role", "separator");
+        li.textContent = "New entries";
+        list.append(li);
+      }
+      list.append(toFragment(ev.data));
+    });
+    live.addEventListener("gone", () => { live.close(); });
+    live.addEventListener("error", () => {
+      // Reconnect from what the page holds now, not from where the stream began.
+      live.close();
+      live = null;
+      setTimeout(goLive, 2000);
+    });
+  }
+
   function toggleHelp(show) {
     const help = $("#help");
     help.hidden = show === undefined ? !help.hidden : !show;
@@ -262,6 +292,7 @@
     curation();
     keyboard();
     loadRelated();
+    goLive();
     const logout = $("#logout");
     if (logout) logout.addEventListener("click", async () => {
       await post("/logout");

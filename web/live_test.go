@@ -1,0 +1,43 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/annals-dev/annals"
+)
+
+// TestLiveChat: entries captured into an open chat appear below a "new entries" divider
+// without a reload and without moving the reader.
+func TestLiveChat(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	seedLong(e, "long-1", 60)
+	tb := newTab(t)
+	tb.open(e.url + "/chats/long-1")
+	tb.run(chromedpEval(`window.__samePage = true; window.scrollTo(0, 400)`))
+	y := eval[float64](tb, `window.scrollY`)
+	for i := 61; i <= 63; i++ {
+		en := &annals.Entry{ID: fmt.Sprintf("live-%d", i), Kind: annals.KindAssistant, Text: fmt.Sprintf("live entry %d", i), RunID: "run-b", Time: t0}
+		if _, err := annals.AppendEntries(context.Background(), e.db, "long-1", []*annals.Entry{en}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tb.waitFor("the live entries", `document.getElementById("e-63") !== null`)
+	if !eval[bool](tb, `window.__samePage === true`) {
+		t.Error("the page reloaded")
+	}
+	if got := eval[float64](tb, `window.scrollY`); got != y {
+		t.Errorf("the reader moved from %v to %v", y, got)
+	}
+	order := eval[string](tb, `[...document.querySelectorAll("#transcript > li")].slice(-4).map(li => li.className).join(",")`)
+	if order != "new-divider,entry assistant,entry assistant,entry assistant" {
+		t.Errorf("the end of the transcript is %s", order)
+	}
+	if n := eval[int](tb, `document.querySelectorAll("li.run").length`); n != 2 {
+		t.Errorf("%d run boundaries after the live entries, want 2 (the current run is not drawn again)", n)
+	}
+	if got := eval[string](tb, `document.querySelector("#e-62 .text").textContent`); got != "live entry 62" {
+		t.Errorf("entry 62 reads %q", got)
+	}
+}
