@@ -111,7 +111,18 @@ type SearchParams struct {
 	Page   PageParams
 	// Explain asks for SearchPage.Explain: how the store ran the search.
 	Explain bool
+	// Rank is how chats are ranked: RankLexical (the default: the full-text ranking), RankHybrid
+	// (the full-text and the meaning rankings fused by reciprocal rank) or RankSemantic (by
+	// meaning alone), each inside the caller's owner fold.
+	Rank string
 }
+
+// Search rankings (SearchParams.Rank).
+const (
+	RankLexical  = "lexical"
+	RankHybrid   = "hybrid"
+	RankSemantic = "semantic"
+)
 
 // The marks SearchChats puts around matched terms in snippets: two private-use characters a
 // transcript practically never holds, so a renderer can find them and escape everything else.

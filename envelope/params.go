@@ -46,7 +46,7 @@ func (r *Request) ListParams() (annals.ListParams, error) {
 func (r *Request) SearchParams() (annals.SearchParams, error) {
 	q, err := r.ChatQuery()
 	return annals.SearchParams{
-		Scope: annals.Scope(r.Scope), Query: r.Query, In: r.In, Sort: r.Sort,
+		Scope: annals.Scope(r.Scope), Query: r.Query, In: r.In, Sort: r.Sort, Rank: r.Rank,
 		Mode: annals.SearchMode(r.Mode), Filter: q, Page: r.page(), Explain: r.Explain,
 	}, err
 }
@@ -85,7 +85,7 @@ func ListRequest(p annals.ListParams) *Request {
 // SearchRequest is the envelope of SearchChats, asking for the typed marks so that the answer
 // is what SearchChats itself returns.
 func SearchRequest(p annals.SearchParams) *Request {
-	r := &Request{Op: history.OpSearch, Scope: string(p.Scope), Query: p.Query, In: p.In, Sort: p.Sort, Mode: string(p.Mode),
+	r := &Request{Op: history.OpSearch, Scope: string(p.Scope), Query: p.Query, In: p.In, Sort: p.Sort, Rank: p.Rank, Mode: string(p.Mode),
 		MarkOpen: annals.SnippetMarkOpen, MarkClose: annals.SnippetMarkClose, Explain: p.Explain}
 	r.setQuery(p.Filter)
 	r.setPage(p.Page)

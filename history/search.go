@@ -33,6 +33,9 @@ func (s *Service) SearchChats(ctx context.Context, p annals.SearchParams) (*anna
 	if err != nil {
 		return nil, err
 	}
+	if p.Rank != "" && p.Rank != annals.RankLexical {
+		return s.searchByMeaning(ctx, p, mode, res, f, q)
+	}
 	out := &annals.SearchPage{Limit: f.Limit, Offset: f.Offset, Scope: string(res.Scope), Mode: string(mode), Query: q.String()}
 	report, n, err := s.runSearch(ctx, f, mode, out)
 	if f.Sort != annals.SortRecent && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {

@@ -89,6 +89,7 @@ type searchIn struct {
 	Query string   `json:"query" jsonschema:"the search: words (all must match), \"a phrase\", prefix*, -excluded, a OR b, and filters tag:x role:user tool:Bash after:2026-01-01 before:2026-02-01"`
 	Mode  string   `json:"mode,omitempty" jsonschema:"chats (default): ranked sessions with snippets; entries: the matching entries themselves"`
 	Sort  string   `json:"sort,omitempty" jsonschema:"relevance (default) or recent"`
+	Rank  string   `json:"rank,omitempty" jsonschema:"lexical (default): by the words; hybrid: words and meaning fused; semantic: by meaning alone, finding sessions that share no word with the query"`
 	In    []string `json:"in,omitempty" jsonschema:"fields to search: title, description, summary, tags, body, tools (default all)"`
 	Limit int      `json:"limit,omitempty" jsonschema:"results per page, 1 to 75"`
 	filters
@@ -207,7 +208,7 @@ func (ss *session) search(ctx context.Context, _ *sdk.CallToolRequest, in search
 	if err != nil {
 		return nil, nil, ss.fail(err)
 	}
-	p := annals.SearchParams{Scope: annals.Scope(in.Scope), Query: in.Query, In: in.In, Sort: in.Sort, Mode: annals.SearchMode(in.Mode), Filter: q, Page: pg}
+	p := annals.SearchParams{Scope: annals.Scope(in.Scope), Query: in.Query, In: in.In, Sort: in.Sort, Rank: in.Rank, Mode: annals.SearchMode(in.Mode), Filter: q, Page: pg}
 	page, err := ss.svc.SearchChats(ss.as(ctx), p)
 	if err != nil {
 		return nil, nil, ss.fail(err)

@@ -40,12 +40,14 @@ transcript bodies (messages, reasoning, tool names, arguments and results). QUER
 in the search language (docs/QUERY.md): words (all must match), "phrases", prefix*,
 -exclusions, OR, parentheses, and filters such as role:user tool:Bash tag:x
 attr.repository:github.com/o/r after:2026-01-01 before:2026-02-01 in:title.
-Results are ranked by relevance blended with recency, with highlighted snippets.
+Results are ranked by relevance blended with recency, with highlighted snippets;
+--rank hybrid fuses that with a ranking by meaning, --rank semantic ranks by meaning alone.
 --entries lists matching messages instead, to jump to one with 'annals show ID --around SEQ'.`)
 	c := commonFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	in := fs.String("in", "", "comma-separated fields to search: title, description, summary, tags, body, tools (default all)")
 	sort := fs.String("sort", "relevance", "relevance or recent")
+	rank := fs.String("rank", "lexical", "lexical (by the words), hybrid (words and meaning fused) or semantic (by meaning alone)")
 	entries := fs.Bool("entries", false, "list matching entries instead of chats")
 	explain := fs.Bool("explain", false, "also say how the search ran: the words each prefix* stood for, their document counts, whether they were capped, and the index used")
 	ff := addFilterFlags(fs)
@@ -55,7 +57,7 @@ Results are ranked by relevance blended with recency, with highlighted snippets.
 	if fs.NArg() == 0 {
 		return usagef("search needs a query")
 	}
-	params := annals.SearchParams{Scope: annals.Scope(*ff.scope), Query: strings.Join(fs.Args(), " "), Sort: *sort, Explain: *explain}
+	params := annals.SearchParams{Scope: annals.Scope(*ff.scope), Query: strings.Join(fs.Args(), " "), Sort: *sort, Rank: *rank, Explain: *explain}
 	if *entries {
 		params.Mode = annals.SearchEntriesMode
 	}

@@ -1,0 +1,120 @@
+package history_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/embed"
+	"github.com/annals-dev/annals/history"
+)
+
+// hybridCorpus writes chats of two tenants: tenant A talks about replication, calling the
+// replica a replica or a standby and its lag lag or falling behind, and about centering boxes in
+// CSS; one chat of A ("meaning") says "standby" and "falls behind" only. Tenant B has a chat
+// made of exactly the query's words.
+func hybridCorpus(t *testing.T, s annals.Store) {
+	t.Helper()
+	ctx := t.Context()
+	write := func(id, tenant string, texts ...string) {
+		if _, err := annals.CreateChat(ctx, s, &annals.Chat{ID: id, TenantID: tenant, UserID: "u"}); err != nil {
+			t.Fatal(err)
+		}
+		es := make([]*annals.Entry, len(texts))
+		for i, x := range texts {
+			kind := annals.KindUser
+			if i%2 == 1 {
+				kind = annals.KindAssistant
+			}
+			es[i] = &annals.Entry{ID: fmt.Sprint(i), Kind: kind, Text: x}
+		}
+		if _, err := annals.AppendEntries(ctx, s, id, es); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nodes := []string{"replica", "standby"}
+	delays := []string{"lag", "falls behind"}
+	for i := range 40 {
+		n, d := nodes[i%2], delays[(i/2)%2]
+		write(fmt.Sprintf("db-%d", i), "A",
+			fmt.Sprintf("the %s %s the primary during bulk loads", n, d),
+			fmt.Sprintf("The %s replays the write ahead log slowly, so it %s the primary; check the replay position.", n, d),
+			fmt.Sprintf("monitor how far the %s %s after failover", n, d),
+			fmt.Sprintf("More apply workers on the %s reduce how much it %s.", n, d))
+		write(fmt.Sprintf("css-%d", i), "A",
+			"center the div horizontally with flexbox in the container",
+			"Use display flex on the parent and justify content center; align items centers vertically.",
+			"the box still sticks to the left of the viewport",
+			"The parent needs a height before the element can sit in the middle.")
+	}
+	write("meaning", "A", "our standby falls behind the primary every night", "It replays the write ahead log too slowly.")
+	write("other-tenant", "B", "replica lag", "replica lag replica lag")
+}
+
+func searchIDs(t *testing.T, svc annals.HistoryService, ctx_ annals.Principal, rank string) []string {
+	t.Helper()
+	ctx := annals.NewContextWithPrincipal(t.Context(), &ctx_)
+	page, err := svc.SearchChats(ctx, annals.SearchParams{Query: "replica lag", Rank: rank, Page: annals.PageParams{Limit: 50}})
+	if err != nil {
+		t.Fatalf("search rank %q: %v", rank, err)
+	}
+	var ids []string
+	for _, h := range page.Chats {
+		ids = append(ids, h.Chat.ID)
+	}
+	return ids
+}
+
+// A chat that matches the query by meaning and shares none of its words is found by hybrid and
+// semantic, not by lexical; and no ranking reaches another tenant's chat, however close.
+func TestSearchRankFindsMeaningInsideTheOwnerFold(t *testing.T) {
+	s := openSQLite(t)
+	hybridCorpus(t, s)
+	learned, err := embed.NewLearned(t.Context(), s.(embed.LearnSource), embed.LearnedConfig{Dimension: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := history.New(history.Config{Store: s, Embedder: learned})
+	if _, err := svc.Backfill(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(learned.Model(), "annals-learned-") {
+		t.Fatalf("nothing learned from the corpus: %s", learned.Model())
+	}
+	member := annals.Principal{TenantID: "A", UserID: "u", Role: annals.RoleMember, Scopes: annals.Scopes}
+	for _, rank := range []string{"", annals.RankLexical, annals.RankHybrid, annals.RankSemantic} {
+		ids := searchIDs(t, svc, member, rank)
+		if slices.Contains(ids, "other-tenant") {
+			t.Errorf("rank %q reached tenant B's chat: %q", rank, ids)
+		}
+		found := slices.Contains(ids, "meaning")
+		if want := rank == annals.RankHybrid || rank == annals.RankSemantic; found != want {
+			t.Errorf("rank %q: the chat that says the query in other words found = %v, want %v (%q)", rank, found, want, ids)
+		}
+		if rank != annals.RankSemantic && len(ids) == 0 {
+			t.Errorf("rank %q found nothing", rank)
+		}
+	}
+	// Tenant B's member sees B's chat and never A's.
+	b := annals.Principal{TenantID: "B", UserID: "u", Role: annals.RoleMember, Scopes: annals.Scopes}
+	for _, rank := range []string{annals.RankHybrid, annals.RankSemantic} {
+		for _, id := range searchIDs(t, svc, b, rank) {
+			if id != "other-tenant" {
+				t.Errorf("rank %s as tenant B found %q", rank, id)
+			}
+		}
+	}
+	ctx := annals.NewContextWithPrincipal(t.Context(), &member)
+	for _, bad := range []annals.SearchParams{
+		{Query: "replica", Rank: "fuzzy"},
+		{Query: "replica", Rank: annals.RankHybrid, Mode: annals.SearchEntriesMode},
+		{Query: "replica tag:x", Rank: annals.RankSemantic},
+		{Query: "replica", Rank: annals.RankHybrid, Sort: annals.SortRecent},
+	} {
+		if _, err := svc.SearchChats(ctx, bad); annals.ErrorCode(err) != annals.EINVALID {
+			t.Errorf("search %+v: %v, want invalid", bad, err)
+		}
+	}
+}
