@@ -54,6 +54,12 @@ var slotRef = regexp.MustCompile(`\{([A-Z])\}`)
 
 // buildMeaningCorpus writes the corpus into s and returns the chat ids of each topic.
 func buildMeaningCorpus(t testing.TB, ctx context.Context, s annals.CaptureStore) map[string][]string {
+	return buildMeaningCorpusN(t, ctx, s, chatsPerTopic, noiseChats)
+}
+
+// buildMeaningCorpusN is buildMeaningCorpus with perTopic chats per problem and noise chats of
+// chatter.
+func buildMeaningCorpusN(t testing.TB, ctx context.Context, s annals.CaptureStore, perTopic, noise int) map[string][]string {
 	t.Helper()
 	var tf topicFile
 	readJSON(t, "testdata/meaning/topics.json", &tf)
@@ -79,7 +85,7 @@ func buildMeaningCorpus(t testing.TB, ctx context.Context, s annals.CaptureStore
 	}
 	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
 	for _, tp := range tf.Topics {
-		for n := range chatsPerTopic {
+		for n := range perTopic {
 			choice := map[string]string{}
 			for k, syn := range tp.Slots {
 				choice[k] = syn[rng.IntN(len(syn))]
@@ -106,7 +112,7 @@ func buildMeaningCorpus(t testing.TB, ctx context.Context, s annals.CaptureStore
 			byTopic[tp.ID] = append(byTopic[tp.ID], id)
 		}
 	}
-	for n := range noiseChats {
+	for n := range noise {
 		texts := make([]string, 4+rng.IntN(5))
 		for i := range texts {
 			if i%2 == 0 {

@@ -1,0 +1,78 @@
+package embed_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/embed"
+	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/sqlite"
+)
+
+// TestMeaningAtScale times the learned embedder at 10k chats (docs/BENCHMARKS.md): learning
+// from scratch, embedding every chat, and the p50 of related, hybrid and semantic searches. It
+// runs only with ANNALS_MEANING_SCALE=1: it takes minutes and reports, it does not assert.
+func TestMeaningAtScale(t *testing.T) {
+	if os.Getenv("ANNALS_MEANING_SCALE") == "" {
+		t.Skip("set ANNALS_MEANING_SCALE=1 to time the learned embedder at 10k chats")
+	}
+	ctx := annals.NewContextWithPrincipal(t.Context(), history.LocalOwner())
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "annals.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	start := time.Now()
+	buildMeaningCorpusN(t, ctx, db, 400, 400)
+	t.Logf("corpus: 10,000 chats written in %s", time.Since(start).Round(time.Millisecond))
+	learned, err := embed.NewLearned(ctx, db, embed.LearnedConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	if _, err := learned.Learn(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("learn from scratch (count, factorise, save): %s, model %s", time.Since(start).Round(time.Millisecond), learned.Model())
+	svc := history.New(history.Config{Store: db, Embedder: learned})
+	start = time.Now()
+	p, err := svc.Backfill(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := time.Since(start)
+	t.Logf("backfill: %d chats in %s (%.0f chats/s, embedded text read from the store included)", p.Embedded, d.Round(time.Millisecond), float64(p.Embedded)/d.Seconds())
+	start = time.Now()
+	if _, err := learned.Learn(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("learn with nothing new (the worker's check): %s", time.Since(start).Round(time.Millisecond))
+	var queries []labelledQuery
+	readJSON(t, "testdata/meaning/queries.json", &queries)
+	p50 := func(name string, call func(q string) error) {
+		var ds []time.Duration
+		for _, q := range queries {
+			s := time.Now()
+			if err := call(q.Query); err != nil {
+				t.Fatalf("%s %q: %v", name, q.Query, err)
+			}
+			ds = append(ds, time.Since(s))
+		}
+		slices.Sort(ds)
+		t.Logf("%s: p50 %s, p95 %s over %d queries", name, ds[len(ds)/2].Round(10*time.Microsecond), ds[len(ds)*95/100].Round(10*time.Microsecond), len(ds))
+	}
+	p50("related --query", func(q string) error {
+		_, err := svc.FindRelated(ctx, annals.RelatedParams{Query: q, Limit: 10})
+		return err
+	})
+	for _, rank := range []string{annals.RankLexical, annals.RankHybrid, annals.RankSemantic} {
+		p50("search rank "+rank, func(q string) error {
+			_, err := svc.SearchChats(ctx, annals.SearchParams{Query: q, Rank: rank, Page: annals.PageParams{Limit: 10}})
+			return err
+		})
+	}
+}
