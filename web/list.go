@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/annals-dev/annals"
 )
@@ -63,6 +64,8 @@ type listPage struct {
 	Next string
 	// Error is a filter the history refused, shown beside the form.
 	Error string
+	// Live is the list's live stream ("" when the list cannot be followed).
+	Live string
 }
 
 // list is the chat list: pinned first, then by last activity, filtered, one page at a time; a
@@ -92,6 +95,17 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		page.Error = annals.ErrorMessage(err)
+	}
+	if page.Error == "" {
+		since := time.Unix(0, 0).UTC()
+		for _, c := range page.Chats {
+			if c.LastActivity.After(since) {
+				since = c.LastActivity
+			}
+		}
+		v := form.values()
+		v.Set("since", since.Format(time.RFC3339Nano))
+		page.Live = "/events?" + v.Encode()
 	}
 	if r.Header.Get("X-Fragment") != "" {
 		h.fragment(w, "list", "rows", page)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/annals-dev/annals"
 )
@@ -39,5 +40,30 @@ func TestLiveChat(t *testing.T) {
 	}
 	if got := eval[string](tb, `document.querySelector("#e-62 .text").textContent`); got != "live entry 62" {
 		t.Errorf("entry 62 reads %q", got)
+	}
+}
+
+// TestLiveList: a new chat and a chat with a new entry come to the top of an open list without
+// a reload, below the pinned chat.
+func TestLiveList(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	seedMany(e, 5)
+	tb := newTab(t)
+	tb.open(e.url + "/")
+	tb.run(chromedpEval(`window.__samePage = true`))
+	now := time.Now().UTC()
+	e.chat(&annals.Chat{ID: "brand-new", Title: "A brand new chat", CreatedAt: now},
+		&annals.Entry{Kind: annals.KindUser, Text: "hello", Time: now})
+	tb.waitFor("the new chat", `document.querySelectorAll("#chats li.chat")[1].textContent.includes("A brand new chat")`)
+	if _, err := annals.AppendEntries(context.Background(), e.db, "chat-001", []*annals.Entry{{ID: "late", Kind: annals.KindUser, Text: "later", Time: now.Add(time.Second)}}); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitFor("the changed chat on top", `document.querySelectorAll("#chats li.chat")[1].textContent.includes("Chat number 1\n") || document.querySelectorAll("#chats li.chat")[1].querySelector(".title").textContent.trim() === "Chat number 1"`)
+	titles := eval[string](tb, `[...document.querySelectorAll("#chats li.chat .title")].map(a => a.textContent.trim()).join("|")`)
+	if want := "📌 Chat number 2|Chat number 1|A brand new chat|Chat number 4|Chat number 3"; titles != want {
+		t.Errorf("the list reads %q, want %q", titles, want)
+	}
+	if !eval[bool](tb, `window.__samePage === true`) {
+		t.Error("the list reloaded")
 	}
 }

@@ -216,6 +216,30 @@
     });
   }
 
+  // The list follows new and changed chats: their rows replace the old ones, on top (below the
+  // pinned chats unless pinned themselves).
+  function followList() {
+    const list = $("#chats[data-live]");
+    if (!list || !window.EventSource) return;
+    const es = new EventSource(list.dataset.live);
+    es.addEventListener("rows", (ev) => {
+      const rows = $$("li.chat", toFragment(ev.data)).reverse();
+      for (const row of rows) {
+        const href = $("a.title", row).getAttribute("href");
+        for (const old of $$("#chats li.chat")) {
+          if ($("a.title", old).getAttribute("href") === href) old.remove();
+        }
+        row.classList.add("fresh");
+        const firstUnpinned = $("#chats li.chat:not(.pinned)");
+        if (row.classList.contains("pinned") || !firstUnpinned) list.prepend(row);
+        else firstUnpinned.before(row);
+      }
+      const empty = $("#chats li.empty");
+      if (empty) empty.remove();
+    });
+    es.addEventListener("error", () => es.close());
+  }
+
   function toggleHelp(show) {
     const help = $("#help");
     help.hidden = show === undefined ? !help.hidden : !show;
@@ -293,6 +317,7 @@
     keyboard();
     loadRelated();
     goLive();
+    followList();
     const logout = $("#logout");
     if (logout) logout.addEventListener("click", async () => {
       await post("/logout");
