@@ -126,10 +126,30 @@ func responseError(method, path string, resp *http.Response) error {
 		return &annals.Error{Code: codeOfStatus(resp.StatusCode), Message: fmt.Sprintf("the server answered %s to %s %s", resp.Status, method, path), Err: cause}
 	}
 	err := &annals.Error{Code: eb.Error.Code, Message: eb.Error.Message, Err: cause}
+	if missing := missingOnServer(method, path, resp, eb.Error, err); missing != nil {
+		return missing
+	}
 	if eb.Error.Index != nil {
 		return &annals.BatchError{Index: *eb.Error.Index, Err: err}
 	}
 	return err
+}
+
+// missingOnServer is the error of an answer saying the server lacks what this client asked for —
+// no such route, or (from a server of another API version) no such op — naming both API
+// versions; nil for any other answer.
+func missingOnServer(method, path string, resp *http.Response, d ErrorDetail, cause error) error {
+	server := resp.Header.Get(annals.APIVersionHeader)
+	if resp.StatusCode == http.StatusNotFound && strings.HasPrefix(d.Message, "no route ") {
+		return annals.MissingOnServer(server, "route "+method+" "+path, cause)
+	}
+	var op string
+	if d.Code == annals.EINVALID && server != annals.APIVersion {
+		if _, err := fmt.Sscanf(d.Message, "unknown op %q", &op); err == nil {
+			return annals.MissingOnServer(server, fmt.Sprintf("op %q", op), cause)
+		}
+	}
+	return nil
 }
 
 func codeOfStatus(status int) string {
