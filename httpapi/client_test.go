@@ -321,6 +321,15 @@ func clientTypedCallsMatchTheLibrary(t *testing.T, f *twoTenants, remote annals.
 			}
 			return p, err
 		}},
+		{"SearchChats hybrid", func(ctx context.Context, s annals.HistoryService) (any, error) {
+			p, err := s.SearchChats(ctx, annals.SearchParams{Query: "reactor", Rank: "hybrid"})
+			if p != nil {
+				for i := range p.Chats {
+					p.Chats[i].Score = 0
+				}
+			}
+			return p, err
+		}},
 		{"GetChat window", func(ctx context.Context, s annals.HistoryService) (any, error) {
 			return s.GetChat(ctx, annals.GetParams{Chat: annals.ChatSelector{ID: "a1"}, AroundSeq: 2, Context: &one})
 		}},

@@ -71,8 +71,10 @@ type HistoryRequest struct {
 	Pinned   *bool `protobuf:"varint,31,opt,name=pinned,proto3,oneof" json:"pinned,omitempty"`
 	Archived *bool `protobuf:"varint,32,opt,name=archived,proto3,oneof" json:"archived,omitempty"`
 	// Usage: the time zone of its days and hours, and how many top chats.
-	Zone          string `protobuf:"bytes,33,opt,name=zone,proto3" json:"zone,omitempty"`
-	Top           int32  `protobuf:"varint,34,opt,name=top,proto3" json:"top,omitempty"`
+	Zone string `protobuf:"bytes,33,opt,name=zone,proto3" json:"zone,omitempty"`
+	Top  int32  `protobuf:"varint,34,opt,name=top,proto3" json:"top,omitempty"`
+	// Search: how results are ranked (lexical, hybrid or semantic).
+	Rank          string `protobuf:"bytes,35,opt,name=rank,proto3" json:"rank,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -343,6 +345,13 @@ func (x *HistoryRequest) GetTop() int32 {
 		return x.Top
 	}
 	return 0
+}
+
+func (x *HistoryRequest) GetRank() string {
+	if x != nil {
+		return x.Rank
+	}
+	return ""
 }
 
 // AttrMatch matches one attribute: exactly, or as a case-sensitive substring.
@@ -2165,7 +2174,7 @@ var File_annals_v1_history_proto protoreflect.FileDescriptor
 
 const file_annals_v1_history_proto_rawDesc = "" +
 	"\n" +
-	"\x17annals/v1/history.proto\x12\tannals.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xdd\b\n" +
+	"\x17annals/v1/history.proto\x12\tannals.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf1\b\n" +
 	"\x0eHistoryRequest\x12\x0e\n" +
 	"\x02op\x18\x01 \x01(\tR\x02op\x12\x14\n" +
 	"\x05scope\x18\x02 \x01(\tR\x05scope\x12\x1d\n" +
@@ -2207,7 +2216,8 @@ const file_annals_v1_history_proto_rawDesc = "" +
 	"\x06pinned\x18\x1f \x01(\bH\x04R\x06pinned\x88\x01\x01\x12\x1f\n" +
 	"\barchived\x18  \x01(\bH\x05R\barchived\x88\x01\x01\x12\x12\n" +
 	"\x04zone\x18! \x01(\tR\x04zone\x12\x10\n" +
-	"\x03top\x18\" \x01(\x05R\x03top\x1aS\n" +
+	"\x03top\x18\" \x01(\x05R\x03top\x12\x12\n" +
+	"\x04rank\x18# \x01(\tR\x04rank\x1aS\n" +
 	"\x0fAttributesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12*\n" +
 	"\x05value\x18\x02 \x01(\v2\x14.annals.v1.AttrMatchR\x05value:\x028\x01B\n" +
