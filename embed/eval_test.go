@@ -340,4 +340,10 @@ func checkLearnedPersists(t *testing.T, db *sqlite.DB, emb annals.Embedder) {
 	if changed, err := again.Learn(t.Context()); err != nil || !changed || again.Model() == emb.Model() {
 		t.Fatalf("Learn after the history grew by more than a quarter: changed %v, %v, model %s; want a new model", changed, err, again.Model())
 	}
+	// The first instance (another server on the same database) adopts the saved model rather
+	// than making one of its own: the two never embed under two names.
+	first := emb.(*embed.Learned)
+	if changed, err := first.Learn(t.Context()); err != nil || !changed || first.Model() != again.Model() {
+		t.Fatalf("the other instance after a save: changed %v, %v, model %s; want the saved %s", changed, err, first.Model(), again.Model())
+	}
 }

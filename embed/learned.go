@@ -161,7 +161,16 @@ func (l *Learned) Learn(ctx context.Context) (changed bool, err error) {
 	l.learn.Lock()
 	defer l.learn.Unlock()
 	before := l.Model()
-	st := l.st
+	// What is saved wins over what this process holds: servers sharing one PostgreSQL database
+	// then converge on one model (the last saved) instead of re-embedding under two.
+	st, err := loadLearnedState(ctx, l.src)
+	if err != nil {
+		return false, err
+	}
+	l.st = st
+	if st.model != nil {
+		l.setModel(st.model)
+	}
 	dirty := false
 	if st.counts == nil || st.vocabStale() {
 		if err := st.recount(ctx, l.src, l.cfg); err != nil {
