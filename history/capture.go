@@ -19,8 +19,14 @@ var _ annals.CaptureStore = (*RedactingCapture)(nil)
 
 // Capture redacts then applies ops in one transaction.
 func (c *RedactingCapture) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.CaptureResult, error) {
+	return c.Store.Capture(ctx, c.Scrub(ops))
+}
+
+// Scrub returns ops with every text field of every chat and entry redacted (ops themselves
+// when there is no redactor); the caller's ops are not modified.
+func (c *RedactingCapture) Scrub(ops []annals.CaptureOp) []annals.CaptureOp {
 	if c.Redactor == nil {
-		return c.Store.Capture(ctx, ops)
+		return ops
 	}
 	scrubbed := make([]annals.CaptureOp, len(ops))
 	for i, op := range ops {
@@ -36,7 +42,7 @@ func (c *RedactingCapture) Capture(ctx context.Context, ops []annals.CaptureOp) 
 			scrubbed[i].Append = a
 		}
 	}
-	return c.Store.Capture(ctx, scrubbed)
+	return scrubbed
 }
 
 func (c *RedactingCapture) chat(in *annals.Chat) *annals.Chat {

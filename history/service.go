@@ -63,7 +63,7 @@ type Service struct {
 	candidateCap int
 	searchBudget time.Duration
 	// capture is the store's write path behind redaction, used by the guarded capture methods.
-	capture   annals.CaptureStore
+	capture   *RedactingCapture
 	onCapture func()
 	log       *slog.Logger
 	now       func() time.Time

@@ -34,7 +34,7 @@ func StatusOf(code string) int {
 		return http.StatusNotFound
 	case CodeMethodNotAllowed:
 		return http.StatusMethodNotAllowed
-	case annals.ECONFLICT:
+	case annals.ECONFLICT, annals.EOUTOFORDER:
 		return http.StatusConflict
 	case CodeTooLarge:
 		return http.StatusRequestEntityTooLarge

@@ -94,6 +94,7 @@ func startEnv(tb testing.TB, db *sqlite.DB, path string, readOnly bool, opts ...
 		Service:  svc,
 		View:     svc,
 		Stats:    svc,
+		Replica:  svc,
 		Keys:     db,
 		ReadOnly: readOnly,
 		Logger:   slog.New(slog.NewJSONHandler(logs, nil)),

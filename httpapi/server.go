@@ -60,6 +60,9 @@ type Config struct {
 	// door, which offers it to admins only (normally the same *history.Service). Nil answers
 	// that route with unavailable.
 	Embeddings history.Backfiller
+	// Replica applies hosts' replicated operations (POST /v1/replicate), reached through the
+	// same door (normally the same *history.Service). Nil answers not_implemented.
+	Replica history.Replica
 	// Keys authenticates API keys. Nil means there are none: the server can only run in local
 	// mode.
 	Keys annals.KeyStore

@@ -33,30 +33,7 @@ func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp) (*annals.Capt
 	var res annals.CaptureResult
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		res = annals.CaptureResult{} // a retried transaction starts counting again
-		w := &writer{db: db, tx: tx, ctx: ctx, now: db.now().UTC()}
-		host, err := db.outboxHost(ctx, tx)
-		if err != nil {
-			return err
-		}
-		if host != nil {
-			w.changes = &storecore.Changes{}
-		}
-		if err := w.lockChats(ops); err != nil {
-			return err
-		}
-		for i := range ops {
-			w.op = i
-			if err := w.apply(&ops[i], &res); err != nil {
-				return w.batchError(i, err)
-			}
-		}
-		if err := w.refreshDocs(); err != nil {
-			return err
-		}
-		if err := w.flush(); err != nil {
-			return err
-		}
-		return db.writeOutbox(ctx, tx, host, w.changes)
+		return db.captureIn(ctx, tx, ops, &res)
 	})
 	if err != nil {
 		return nil, err
@@ -66,6 +43,35 @@ func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp) (*annals.Capt
 		return nil, err
 	}
 	return &res, nil
+}
+
+// captureIn applies validated ops inside tx, with their replication operations when the outbox
+// is on (a replicated change applied on a remote goes through here too).
+func (db *DB) captureIn(ctx context.Context, tx pgx.Tx, ops []annals.CaptureOp, res *annals.CaptureResult) error {
+	w := &writer{db: db, tx: tx, ctx: ctx, now: db.now().UTC()}
+	host, err := db.outboxHost(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if host != nil {
+		w.changes = &storecore.Changes{}
+	}
+	if err := w.lockChats(ops); err != nil {
+		return err
+	}
+	for i := range ops {
+		w.op = i
+		if err := w.apply(&ops[i], res); err != nil {
+			return w.batchError(i, err)
+		}
+	}
+	if err := w.refreshDocs(); err != nil {
+		return err
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	return db.writeOutbox(ctx, tx, host, w.changes)
 }
 
 // writer applies capture ops inside one transaction. Statements whose results no later op

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -234,64 +235,71 @@ func (db *DB) UpdateChat(ctx context.Context, ref annals.ChatRef, upd annals.Cha
 	if err := upd.Validate(); err != nil {
 		return nil, err
 	}
-	id := ref.ID
 	var out *annals.Chat
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
-		cur, err := db.lockChat(ctx, tx, ref)
-		if err != nil {
-			return err
-		}
-		now := unixNano(db.now())
-		set := &where{}
-		next := *cur
-		if upd.Title != nil {
-			next.Title = *upd.Title
-			set.Add("title = ?, title_fold = ?", []byte(*upd.Title), []byte(strings.ToLower(*upd.Title)))
-		}
-		if upd.Description != nil {
-			next.Description = *upd.Description
-			set.Add("description = ?", []byte(*upd.Description))
-		}
-		if upd.Summary != nil {
-			next.Summary = *upd.Summary
-			set.Add("summary = ?, summary_updated_at = ?", []byte(*upd.Summary), now)
-		}
-		if upd.Pinned != nil {
-			set.Add("pinned = ?", *upd.Pinned)
-		}
-		if upd.Archived != nil {
-			switch {
-			case *upd.Archived && cur.ArchivedAt == nil:
-				set.Add("archived_at = ?", now)
-			case !*upd.Archived:
-				set.Add("archived_at = NULL")
-			}
-		}
-		if upd.Tags != nil {
-			next.Tags = dedupe(*upd.Tags)
-			set.Add("tags = ?", next.Tags)
-		}
-		if len(set.Conds) > 0 {
-			q := `UPDATE chats SET ` + strings.Join(set.Conds, ", ") + ` WHERE id = ?`
-			if _, err := tx.Exec(ctx, rebind(q), append(set.Args, id)...); err != nil {
-				return db.storeErr("update chat", err)
-			}
-		}
-		if upd.Title != nil || upd.Description != nil || upd.Summary != nil || upd.Tags != nil {
-			if err := db.writeMeta(ctx, tx, id, next.Title, next.Description, next.Summary, next.Tags); err != nil {
-				return err
-			}
-		}
-		if err := db.recordChange(ctx, tx, &annals.OpPayload{Curate: annals.CurateChangeOf(id, upd, fromNano(now))}); err != nil {
-			return err
-		}
-		out, err = db.findChatByID(ctx, tx, id)
+		var err error
+		out, err = db.updateChatIn(ctx, tx, ref, upd, db.now())
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// updateChatIn applies a validated update inside tx, stamping archived_at and
+// summary_updated_at with at, and records its replication operation.
+func (db *DB) updateChatIn(ctx context.Context, tx pgx.Tx, ref annals.ChatRef, upd annals.ChatUpdate, at time.Time) (*annals.Chat, error) {
+	id := ref.ID
+	cur, err := db.lockChat(ctx, tx, ref)
+	if err != nil {
+		return nil, err
+	}
+	now := unixNano(at)
+	set := &where{}
+	next := *cur
+	if upd.Title != nil {
+		next.Title = *upd.Title
+		set.Add("title = ?, title_fold = ?", []byte(*upd.Title), []byte(strings.ToLower(*upd.Title)))
+	}
+	if upd.Description != nil {
+		next.Description = *upd.Description
+		set.Add("description = ?", []byte(*upd.Description))
+	}
+	if upd.Summary != nil {
+		next.Summary = *upd.Summary
+		set.Add("summary = ?, summary_updated_at = ?", []byte(*upd.Summary), now)
+	}
+	if upd.Pinned != nil {
+		set.Add("pinned = ?", *upd.Pinned)
+	}
+	if upd.Archived != nil {
+		switch {
+		case *upd.Archived && cur.ArchivedAt == nil:
+			set.Add("archived_at = ?", now)
+		case !*upd.Archived:
+			set.Add("archived_at = NULL")
+		}
+	}
+	if upd.Tags != nil {
+		next.Tags = dedupe(*upd.Tags)
+		set.Add("tags = ?", next.Tags)
+	}
+	if len(set.Conds) > 0 {
+		q := `UPDATE chats SET ` + strings.Join(set.Conds, ", ") + ` WHERE id = ?`
+		if _, err := tx.Exec(ctx, rebind(q), append(set.Args, id)...); err != nil {
+			return nil, db.storeErr("update chat", err)
+		}
+	}
+	if upd.Title != nil || upd.Description != nil || upd.Summary != nil || upd.Tags != nil {
+		if err := db.writeMeta(ctx, tx, id, next.Title, next.Description, next.Summary, next.Tags); err != nil {
+			return nil, err
+		}
+	}
+	if err := db.recordChange(ctx, tx, &annals.OpPayload{Curate: annals.CurateChangeOf(id, upd, fromNano(now))}); err != nil {
+		return nil, err
+	}
+	return db.findChatByID(ctx, tx, id)
 }
 
 // writeMeta rewrites a chat's chat_meta row (tags and metadata tsvector).
@@ -329,14 +337,17 @@ func refArgs(ref annals.ChatRef) []any {
 
 // DeleteChat removes a chat and everything it owns; see annals.ChatStore.
 func (db *DB) DeleteChat(ctx context.Context, ref annals.ChatRef) error {
-	return db.writeTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `DELETE FROM chats c WHERE `+refWhere, refArgs(ref)...)
-		if err != nil {
-			return db.storeErr("delete chat", err)
-		}
-		if tag.RowsAffected() == 0 {
-			return annals.NotFound(ref.ID)
-		}
-		return db.recordChange(ctx, tx, &annals.OpPayload{Delete: &annals.DeleteChange{ChatID: ref.ID}})
-	})
+	return db.writeTx(ctx, func(tx pgx.Tx) error { return db.deleteChatIn(ctx, tx, ref) })
+}
+
+// deleteChatIn deletes the chat ref names inside tx and records its tombstone operation.
+func (db *DB) deleteChatIn(ctx context.Context, tx pgx.Tx, ref annals.ChatRef) error {
+	tag, err := tx.Exec(ctx, `DELETE FROM chats c WHERE `+refWhere, refArgs(ref)...)
+	if err != nil {
+		return db.storeErr("delete chat", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return annals.NotFound(ref.ID)
+	}
+	return db.recordChange(ctx, tx, &annals.OpPayload{Delete: &annals.DeleteChange{ChatID: ref.ID}})
 }

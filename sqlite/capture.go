@@ -29,27 +29,7 @@ func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp) (*annals.Capt
 		}
 	}
 	var res annals.CaptureResult
-	err := db.writeTx(ctx, func(tx *sql.Tx) error {
-		w := &writer{tx: tx, ctx: ctx, now: db.now().UTC()}
-		defer w.close()
-		host, err := outboxHost(ctx, tx)
-		if err != nil {
-			return err
-		}
-		if host != nil {
-			w.changes = &storecore.Changes{}
-		}
-		for i := range ops {
-			w.op = i
-			if err := w.apply(&ops[i], &res); err != nil {
-				return &annals.BatchError{Index: i, Err: err}
-			}
-		}
-		if err := w.flushRuns(); err != nil {
-			return err
-		}
-		return db.writeOutbox(ctx, tx, host, w.changes)
-	})
+	err := db.writeTx(ctx, func(tx *sql.Tx) error { return db.captureIn(ctx, tx, ops, &res) })
 	if err != nil {
 		return nil, err
 	}
@@ -58,6 +38,30 @@ func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp) (*annals.Capt
 		return nil, err
 	}
 	return &res, nil
+}
+
+// captureIn applies validated ops inside tx, with their replication operations when the outbox
+// is on (a replicated change applied on a remote goes through here too).
+func (db *DB) captureIn(ctx context.Context, tx *sql.Tx, ops []annals.CaptureOp, res *annals.CaptureResult) error {
+	w := &writer{tx: tx, ctx: ctx, now: db.now().UTC()}
+	defer w.close()
+	host, err := outboxHost(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if host != nil {
+		w.changes = &storecore.Changes{}
+	}
+	for i := range ops {
+		w.op = i
+		if err := w.apply(&ops[i], res); err != nil {
+			return &annals.BatchError{Index: i, Err: err}
+		}
+	}
+	if err := w.flushRuns(); err != nil {
+		return err
+	}
+	return db.writeOutbox(ctx, tx, host, w.changes)
 }
 
 // writer applies capture ops inside one transaction, caching prepared statements across the

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/storecore"
@@ -207,64 +208,10 @@ func (db *DB) UpdateChat(ctx context.Context, ref annals.ChatRef, upd annals.Cha
 	if err := upd.Validate(); err != nil {
 		return nil, err
 	}
-	id := ref.ID
 	var out *annals.Chat
 	err := db.writeTx(ctx, func(tx *sql.Tx) error {
-		// The ref's owner and incarnation are checked in the write transaction (SQLite has one
-		// writer), so the row found here is the row the caller checked, and stays it until commit.
-		var pk int64
-		var archived sql.NullInt64
-		err := tx.QueryRowContext(ctx, `SELECT pk, archived_at FROM chats WHERE `+refWhere, refArgs(ref)...).Scan(&pk, &archived)
-		if errors.Is(err, sql.ErrNoRows) {
-			return annals.NotFound(id)
-		}
-		if err != nil {
-			return storeErr("find chat", err)
-		}
-		now := unixNano(db.now())
-		set := &where{}
-		if upd.Title != nil {
-			set.Add("title = ?, title_fold = ?", *upd.Title, strings.ToLower(*upd.Title))
-		}
-		if upd.Description != nil {
-			set.Add("description = ?", *upd.Description)
-		}
-		if upd.Summary != nil {
-			set.Add("summary = ?, summary_updated_at = ?", *upd.Summary, now)
-		}
-		if upd.Pinned != nil {
-			set.Add("pinned = ?", *upd.Pinned)
-		}
-		if upd.Archived != nil {
-			switch {
-			case *upd.Archived && !archived.Valid:
-				set.Add("archived_at = ?", now)
-			case !*upd.Archived:
-				set.Add("archived_at = NULL")
-			}
-		}
-		var tags []string
-		if upd.Tags != nil {
-			tags = dedupe(*upd.Tags)
-			set.Add("tags = ?", joinTags(tags))
-		}
-		if len(set.Conds) > 0 {
-			q := `UPDATE chats SET ` + strings.Join(set.Conds, ", ") + ` WHERE pk = ?`
-			if _, err := tx.ExecContext(ctx, q, append(set.Args, pk)...); err != nil {
-				return storeErr("update chat", err)
-			}
-		}
-		if upd.Tags != nil {
-			w := &writer{ctx: ctx, tx: tx}
-			defer w.close()
-			if err := w.replaceTags(pk, tags); err != nil {
-				return err
-			}
-		}
-		if err := db.recordChange(ctx, tx, &annals.OpPayload{Curate: annals.CurateChangeOf(id, upd, fromNano(now))}); err != nil {
-			return err
-		}
-		out, err = findChatByID(ctx, tx, id)
+		var err error
+		out, err = db.updateChatIn(ctx, tx, ref, upd, db.now())
 		return err
 	})
 	if err != nil {
@@ -273,18 +220,82 @@ func (db *DB) UpdateChat(ctx context.Context, ref annals.ChatRef, upd annals.Cha
 	return out, nil
 }
 
+// updateChatIn applies a validated update inside tx, stamping archived_at and
+// summary_updated_at with at, and records its replication operation.
+func (db *DB) updateChatIn(ctx context.Context, tx *sql.Tx, ref annals.ChatRef, upd annals.ChatUpdate, at time.Time) (*annals.Chat, error) {
+	id := ref.ID
+	// The ref's owner and incarnation are checked in the write transaction (SQLite has one
+	// writer), so the row found here is the row the caller checked, and stays it until commit.
+	var pk int64
+	var archived sql.NullInt64
+	err := tx.QueryRowContext(ctx, `SELECT pk, archived_at FROM chats WHERE `+refWhere, refArgs(ref)...).Scan(&pk, &archived)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, annals.NotFound(id)
+	}
+	if err != nil {
+		return nil, storeErr("find chat", err)
+	}
+	now := unixNano(at)
+	set := &where{}
+	if upd.Title != nil {
+		set.Add("title = ?, title_fold = ?", *upd.Title, strings.ToLower(*upd.Title))
+	}
+	if upd.Description != nil {
+		set.Add("description = ?", *upd.Description)
+	}
+	if upd.Summary != nil {
+		set.Add("summary = ?, summary_updated_at = ?", *upd.Summary, now)
+	}
+	if upd.Pinned != nil {
+		set.Add("pinned = ?", *upd.Pinned)
+	}
+	if upd.Archived != nil {
+		switch {
+		case *upd.Archived && !archived.Valid:
+			set.Add("archived_at = ?", now)
+		case !*upd.Archived:
+			set.Add("archived_at = NULL")
+		}
+	}
+	var tags []string
+	if upd.Tags != nil {
+		tags = dedupe(*upd.Tags)
+		set.Add("tags = ?", joinTags(tags))
+	}
+	if len(set.Conds) > 0 {
+		q := `UPDATE chats SET ` + strings.Join(set.Conds, ", ") + ` WHERE pk = ?`
+		if _, err := tx.ExecContext(ctx, q, append(set.Args, pk)...); err != nil {
+			return nil, storeErr("update chat", err)
+		}
+	}
+	if upd.Tags != nil {
+		w := &writer{ctx: ctx, tx: tx}
+		defer w.close()
+		if err := w.replaceTags(pk, tags); err != nil {
+			return nil, err
+		}
+	}
+	if err := db.recordChange(ctx, tx, &annals.OpPayload{Curate: annals.CurateChangeOf(id, upd, fromNano(now))}); err != nil {
+		return nil, err
+	}
+	return findChatByID(ctx, tx, id)
+}
+
 // DeleteChat removes a chat and everything it owns; see annals.ChatStore.
 func (db *DB) DeleteChat(ctx context.Context, ref annals.ChatRef) error {
-	return db.writeTx(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM chats WHERE `+refWhere, refArgs(ref)...)
-		if err != nil {
-			return storeErr("delete chat", err)
-		}
-		if n, _ := r.RowsAffected(); n == 0 {
-			return annals.NotFound(ref.ID)
-		}
-		return db.recordChange(ctx, tx, &annals.OpPayload{Delete: &annals.DeleteChange{ChatID: ref.ID}})
-	})
+	return db.writeTx(ctx, func(tx *sql.Tx) error { return db.deleteChatIn(ctx, tx, ref) })
+}
+
+// deleteChatIn deletes the chat ref names inside tx and records its tombstone operation.
+func (db *DB) deleteChatIn(ctx context.Context, tx *sql.Tx, ref annals.ChatRef) error {
+	r, err := tx.ExecContext(ctx, `DELETE FROM chats WHERE `+refWhere, refArgs(ref)...)
+	if err != nil {
+		return storeErr("delete chat", err)
+	}
+	if n, _ := r.RowsAffected(); n == 0 {
+		return annals.NotFound(ref.ID)
+	}
+	return db.recordChange(ctx, tx, &annals.OpPayload{Delete: &annals.DeleteChange{ChatID: ref.ID}})
 }
 
 // refWhere matches the one chat an annals.ChatRef names, by id, exact owner and incarnation;

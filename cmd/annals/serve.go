@@ -134,7 +134,7 @@ func newHTTPServer(a *app, f *serveFlags, logger *slog.Logger) (*httpapi.Server,
 	}
 	mcpServer := mcp.New(mcp.Config{BudgetTokens: *f.mcpBudget, Version: buildVersion().Version, Logger: logger})
 	srv := httpapi.New(httpapi.Config{
-		Addr: *f.addr, Service: svc, View: svc, Stats: svc, Embeddings: svc, Keys: keys,
+		Addr: *f.addr, Service: svc, View: svc, Stats: svc, Embeddings: svc, Replica: svc, Keys: keys,
 		ReadOnly: *f.readOnly, MCPAllowWrites: *f.mcpWrites, AllowLocal: *f.local, Agents: policy,
 		MCP: mcpServer.HTTPHandler(f.limits.mcp(*f.timeout)), Web: ui,
 		MaxBodyBytes: *f.maxBody, RequestTimeout: *f.timeout, ShutdownTimeout: *f.shutdown, Logger: logger,

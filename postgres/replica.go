@@ -1,0 +1,157 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
+)
+
+// The remote side of replication on PostgreSQL (docs/REPLICATION.md, migration 0012).
+
+var _ annals.ReplicaStore = (*DB)(nil)
+
+const replicaLaneColumns = `chat_id, tenant_id, last_seq, last_digest, host_id, deleted, updated_at`
+
+// ReplicaLanes returns the remote's record of the named lanes; see annals.ReplicaStore.
+func (db *DB) ReplicaLanes(ctx context.Context, chatIDs []string) (map[string]*annals.ReplicaLane, error) {
+	rows, err := db.pool.Query(ctx, `SELECT `+replicaLaneColumns+` FROM replica_lanes WHERE chat_id = ANY($1)`, chatIDs)
+	if err != nil {
+		return nil, db.storeErr("read replica lanes", err)
+	}
+	defer rows.Close()
+	out := map[string]*annals.ReplicaLane{}
+	for rows.Next() {
+		l, err := db.scanReplicaLane(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[l.ChatID] = l
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.storeErr("read replica lanes", err)
+	}
+	return out, nil
+}
+
+func (db *DB) scanReplicaLane(row pgx.Row) (*annals.ReplicaLane, error) {
+	var l annals.ReplicaLane
+	var updated int64
+	if err := row.Scan(&l.ChatID, &l.TenantID, &l.Seq, &l.Digest, &l.Host, &l.Deleted, &updated); err != nil {
+		return nil, db.storeErr("read replica lane", err)
+	}
+	l.UpdatedAt = fromNano(updated)
+	return &l, nil
+}
+
+// ReplicaOpsApplied reports which operation ids were applied; see annals.ReplicaStore.
+func (db *DB) ReplicaOpsApplied(ctx context.Context, opIDs []string) (map[string]bool, error) {
+	rows, err := db.pool.Query(ctx, `SELECT op_id FROM replica_ops WHERE op_id = ANY($1)`, opIDs)
+	if err != nil {
+		return nil, db.storeErr("read replica operations", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, db.storeErr("read replica operations", err)
+		}
+		out[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.storeErr("read replica operations", err)
+	}
+	return out, nil
+}
+
+// ApplyReplica applies one replicated change with the record of its id; see
+// annals.ReplicaStore. The lane's row is locked first, so deliveries of one lane through any
+// number of servers apply one after the other, and a redelivery finds its id recorded.
+func (db *DB) ApplyReplica(ctx context.Context, ch *annals.ReplicaChange) (annals.ReplicaOutcome, *annals.ReplicaLane, error) {
+	for i := range ch.Capture {
+		if err := ch.Capture[i].Validate(); err != nil {
+			return 0, nil, err
+		}
+	}
+	if ch.Curate != nil {
+		if err := ch.Curate.Validate(); err != nil {
+			return 0, nil, err
+		}
+	}
+	var outcome annals.ReplicaOutcome
+	var lane *annals.ReplicaLane
+	err := db.writeTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		outcome, lane, err = storecore.ApplyReplica(&replicaTx{db: db, ctx: ctx, tx: tx}, ch, db.now())
+		if err == nil && outcome != annals.ReplicaApplied {
+			return storecore.ErrReplicaUnchanged
+		}
+		return err
+	})
+	if err != nil && !errors.Is(err, storecore.ErrReplicaUnchanged) {
+		return 0, nil, err
+	}
+	return outcome, lane, nil
+}
+
+// replicaTx is storecore.ReplicaTx over a PostgreSQL transaction.
+type replicaTx struct {
+	db  *DB
+	ctx context.Context
+	tx  pgx.Tx
+}
+
+func (r *replicaTx) LockLane(chatID string) (*annals.ReplicaLane, error) {
+	// A new lane's row is inserted first, so that its first deliveries queue on it too; a
+	// delivery that changes nothing rolls it back.
+	if _, err := r.tx.Exec(r.ctx, `INSERT INTO replica_lanes (chat_id, last_seq, last_digest, updated_at) VALUES ($1, 0, '', 0)
+		ON CONFLICT (chat_id) DO NOTHING`, chatID); err != nil {
+		return nil, r.db.storeErr("create replica lane", err)
+	}
+	return r.db.scanReplicaLane(r.tx.QueryRow(r.ctx, `SELECT `+replicaLaneColumns+` FROM replica_lanes WHERE chat_id = $1 FOR UPDATE`, chatID))
+}
+
+func (r *replicaTx) OpApplied(opID string) (bool, error) {
+	var one int
+	err := r.tx.QueryRow(r.ctx, `SELECT 1 FROM replica_ops WHERE op_id = $1`, opID).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, r.db.storeErr("read replica operation", err)
+	}
+	return true, nil
+}
+
+func (r *replicaTx) RecordOp(ch *annals.ReplicaChange, at time.Time) error {
+	if _, err := r.tx.Exec(r.ctx, `INSERT INTO replica_ops (op_id, chat_id, lane_seq, applied_at) VALUES ($1, $2, $3, $4)`,
+		ch.OpID, ch.ChatID, ch.LaneSeq, unixNano(at)); err != nil {
+		return r.db.storeErr("record replica operation", err)
+	}
+	return nil
+}
+
+func (r *replicaTx) SetLane(l *annals.ReplicaLane) error {
+	if _, err := r.tx.Exec(r.ctx, `UPDATE replica_lanes SET tenant_id = $2, last_seq = $3, last_digest = $4, host_id = $5, deleted = $6, updated_at = $7
+		WHERE chat_id = $1`, l.ChatID, l.TenantID, l.Seq, l.Digest, l.Host, l.Deleted, unixNano(l.UpdatedAt)); err != nil {
+		return r.db.storeErr("write replica lane", err)
+	}
+	return nil
+}
+
+func (r *replicaTx) Capture(ops []annals.CaptureOp) error {
+	var res annals.CaptureResult
+	return r.db.captureIn(r.ctx, r.tx, ops, &res)
+}
+
+func (r *replicaTx) Update(ref annals.ChatRef, upd annals.ChatUpdate, at time.Time) error {
+	_, err := r.db.updateChatIn(r.ctx, r.tx, ref, upd, at)
+	return err
+}
+
+func (r *replicaTx) Delete(ref annals.ChatRef) error { return r.db.deleteChatIn(r.ctx, r.tx, ref) }

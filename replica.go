@@ -1,0 +1,119 @@
+package annals
+
+import (
+	"context"
+	"time"
+)
+
+// The remote side of replication (docs/REPLICATION.md): a server that hosts push their outboxes
+// to applies each operation once, in lane order, in one transaction with the record of its id,
+// and keeps per chat the last sequence and digest it applied.
+
+// EOUTOFORDER: a replicated operation's predecessor in its lane has not been applied; the host
+// resends the lane from the remote's head (the answer carries it).
+const EOUTOFORDER = "out_of_order"
+
+// ReplicaLane is the remote's record of one lane: the last operation applied and whose it was.
+type ReplicaLane struct {
+	ChatID string `json:"chat_id"`
+	// TenantID is the tenant the lane's chat was replicated into.
+	TenantID string `json:"tenant_id,omitempty"`
+	// Seq and Digest are the last operation applied (0 and "" before the first).
+	Seq    int64  `json:"seq"`
+	Digest string `json:"digest"`
+	// Host is the host id that delivered the last operation.
+	Host string `json:"host,omitempty"`
+	// Deleted: the lane's chat was deleted (a tombstone); later operations are refused.
+	Deleted   bool      `json:"deleted,omitempty"`
+	UpdatedAt time.Time `json:"updated_at,omitzero"`
+}
+
+// ReplicaChange is one replicated operation as a remote store applies it: the op's identity,
+// where in its lane it goes, and exactly one change, already checked and bound by the history.
+type ReplicaChange struct {
+	OpID    string
+	Host    string
+	ChatID  string
+	LaneSeq int64
+	// PrevDigest is the lane's digest the change was checked against (at LaneSeq-1); Digest
+	// the lane's digest once it is applied.
+	PrevDigest string
+	Digest     string
+	// TenantID is the tenant the lane belongs to, kept with it.
+	TenantID string
+	// Capture holds the chat, append, truncate or run op, bound (CaptureOp.Expect).
+	Capture []CaptureOp
+	// Curate with Ref and At: a change of the human layer, stamped at At.
+	Curate *ChatUpdate
+	Ref    *ChatRef
+	At     time.Time
+	// Tombstone: the chat is deleted (Ref, when the remote holds it) and the lane marked so.
+	Tombstone bool
+}
+
+// ReplicaOutcome is what ApplyReplica did.
+type ReplicaOutcome int
+
+const (
+	// ReplicaApplied: the change was applied and the lane's head moved to it.
+	ReplicaApplied ReplicaOutcome = iota + 1
+	// ReplicaDuplicate: the operation id was already applied; nothing changed.
+	ReplicaDuplicate
+	// ReplicaMoved: the lane's head was not the one the change was checked against (another
+	// delivery moved it in between); nothing changed, and the lane's head is answered.
+	ReplicaMoved
+)
+
+// ReplicaStore is what a remote's store does for replication. It decides nothing: the history
+// checks each operation and binds it; the store applies it with the record of its id, in one
+// transaction, only on the head it was checked against. Implemented by both stores.
+type ReplicaStore interface {
+	// ReplicaLanes returns the remote's record of the named lanes (a lane never applied is
+	// absent from the map). Errors: unavailable, internal.
+	ReplicaLanes(ctx context.Context, chatIDs []string) (map[string]*ReplicaLane, error)
+	// ReplicaOpsApplied returns which of the operation ids were applied. Errors: unavailable,
+	// internal.
+	ReplicaOpsApplied(ctx context.Context, opIDs []string) (map[string]bool, error)
+	// ApplyReplica applies ch in one transaction with the record of its id: a duplicate id
+	// changes nothing (ReplicaDuplicate); a lane whose head is not (LaneSeq-1, PrevDigest)
+	// changes nothing (ReplicaMoved, with the head); else the change is applied and the head
+	// becomes (LaneSeq, Digest). Errors: the change's own (invalid, not_found, conflict),
+	// forbidden (read-only), unavailable, internal.
+	ApplyReplica(ctx context.Context, ch *ReplicaChange) (ReplicaOutcome, *ReplicaLane, error)
+}
+
+// ReplicateRequest is the body of POST /v1/replicate: one lane's next operations, in lane
+// order, as the host's outbox holds them.
+type ReplicateRequest struct {
+	Ops []*ReplicationOp `json:"ops"`
+}
+
+// ReplicateResult is the remote's answer: the operation ids applied (now or by an earlier
+// delivery: the host deletes them from its outbox), the lane's head after the call, and the
+// operation that was refused, if one was (the ones after it were not tried).
+type ReplicateResult struct {
+	ChatID string            `json:"chat_id"`
+	Acked  []string          `json:"acked"`
+	Head   *ReplicaLane      `json:"head"`
+	Error  *ReplicateRefusal `json:"error,omitempty"`
+}
+
+// ReplicateRefusal is the operation a remote refused: code out_of_order asks the host to
+// resend from Head.Seq+1; invalid, conflict and forbidden are permanent for the lane.
+type ReplicateRefusal struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	OpID    string `json:"op_id"`
+}
+
+// ReplicaHeadsRequest is the body of POST /v1/replicate/heads: the lanes whose heads a host
+// compares with its own (replicate verify). An empty list checks only that the key is accepted.
+type ReplicaHeadsRequest struct {
+	ChatIDs []string `json:"chat_ids"`
+}
+
+// ReplicaHeads is the answer: the remote's record of each named lane it holds in the caller's
+// tenant (a lane it never applied, or another tenant's, is absent).
+type ReplicaHeads struct {
+	Lanes []*ReplicaLane `json:"lanes"`
+}

@@ -1,0 +1,11 @@
+package sqlite_test
+
+import (
+	"testing"
+
+	"github.com/annals-dev/annals/storetest"
+)
+
+func TestReplicaConformance(t *testing.T) {
+	storetest.RunReplica(t, func(tb testing.TB) storetest.ReplicaStore { return MustOpenDB(tb) })
+}
