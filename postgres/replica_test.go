@@ -73,3 +73,7 @@ func TestReplicaTwoServersOneLane(t *testing.T) {
 		t.Fatalf("head = %+v, %v; want seq 7 and the last digest", lanes["shared"], err)
 	}
 }
+
+func TestPushStateConformance(t *testing.T) {
+	storetest.RunPushState(t, func(tb testing.TB) annals.PushStateStore { return MustOpenDB(tb) })
+}

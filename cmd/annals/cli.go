@@ -60,6 +60,7 @@ func (m *Main) commands() []command {
 		{"serve", "serve the history API over HTTP (docs/HTTP.md)", runServe, argsNone, true},
 		{"mcp", "serve the history to an agent over MCP on stdio (docs/MCP.md)", runMCP, argsNone, false},
 		{"keys", "create, list and revoke the server's API keys", runKeys, argsNone, true},
+		{"replicate", "push this host's history to the configured remote, check it, show the queue", runReplicate, argsNone, true},
 		{"version", "print the version", runVersion, argsNone, false},
 	}
 }

@@ -36,6 +36,8 @@ type Config struct {
 	// Pricing names a JSON price table laid over the built-in one, for the usage report's
 	// estimated costs (docs/CONFIG.md).
 	Pricing PricingConfig `yaml:"pricing"`
+	// Remote is the shared collection this host replicates to (docs/REPLICATION.md).
+	Remote *RemoteConfig `yaml:"remote"`
 }
 
 // PricingConfig configures the price table of usage estimates.
@@ -142,6 +144,9 @@ func decodeConfig(r io.Reader, cfg *Config) error {
 
 func (c *Config) validate() error {
 	if err := c.Import.validate(); err != nil {
+		return err
+	}
+	if err := c.Remote.validate(); err != nil {
 		return err
 	}
 	if c.Principal != nil {

@@ -82,6 +82,11 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 	if err != nil {
 		return err
 	}
+	stopReplication, err := m.serveReplication(ctx, a, logger, *f.readOnly)
+	if err != nil {
+		return err
+	}
+	defer stopReplication()
 	srv, err := newHTTPServer(a, f, logger)
 	if err != nil {
 		return err

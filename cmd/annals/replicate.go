@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/replicate"
+)
+
+const replicateUsage = `Usage: annals replicate push|status|verify|retry|new-host-id [flags]
+
+Replicate this host's history to the remote of the config file's remote block
+(remote: {endpoint: URL, api_key_env: VAR}; the key comes from ANNALS_REMOTE_KEY, then the
+variable named by api_key_env, then api_key). 'annals serve' pushes on its own while it runs;
+these commands act once (docs/REPLICATION.md).
+
+  push         push every queued lane once and print what went
+  status       the queue per lane, quarantined lanes with their diagnostic, the last push (no network)
+  verify       push, then compare every lane's head with the remote's; exits 1 on a difference
+  retry        --chat ID: release a quarantined lane and push it again
+  new-host-id  take a new host id on a copied database (the copy, never the original)`
+
+func runReplicate(ctx context.Context, m *Main, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		w := m.Stdout
+		if len(args) == 0 {
+			w = m.Stderr
+		}
+		fmt.Fprintln(w, replicateUsage)
+		if len(args) == 0 {
+			return usagef("replicate needs a subcommand: push, status, verify, retry or new-host-id")
+		}
+		return nil
+	}
+	sub := map[string]string{
+		"push":        "Push every queued lane to the remote once.",
+		"status":      "Show the outbox: pending operations per lane, quarantined lanes, the last push.",
+		"verify":      "Push, then compare every lane's head with the remote's.",
+		"retry":       "Release a quarantined lane (--chat ID) and push it again.",
+		"new-host-id": "Take a new host id on a copied database, so that it may push.",
+	}
+	help, ok := sub[args[0]]
+	if !ok {
+		return usagef("unknown replicate subcommand %q (want push, status, verify, retry or new-host-id)", args[0])
+	}
+	fs := m.flagSet("replicate "+args[0], "[flags]", help)
+	c := commonFlags(fs)
+	c.local = true
+	asJSON := fs.Bool("json", false, "print the answer as JSON")
+	chat := fs.String("chat", "", "the quarantined lane (chat id) to release (retry)")
+	force := fs.Bool("force", false, "take a new host id although this database is where its id was created (new-host-id)")
+	if err := m.parse(fs, args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("replicate %s takes no arguments, got %q", args[0], fs.Arg(0))
+	}
+	a, err := m.open(ctx, c, false)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	out := func(v any, human func(w io.Writer)) error {
+		if *asJSON {
+			return json.NewEncoder(m.Stdout).Encode(v)
+		}
+		human(m.human())
+		return nil
+	}
+	switch args[0] {
+	case "status":
+		return replicateStatus(ctx, a, out)
+	case "new-host-id":
+		return replicateNewHostID(ctx, a, *force, out)
+	}
+	p, _, err := m.pusher(ctx, a, logger)
+	if err != nil {
+		return err
+	}
+	switch args[0] {
+	case "retry":
+		if *chat == "" {
+			return usagef("replicate retry needs --chat ID (the lane to release; see 'annals replicate status')")
+		}
+		s := a.store.(replicate.Store)
+		released, err := s.ReleaseLane(ctx, *chat)
+		if err != nil {
+			return err
+		}
+		if !released {
+			return annals.Errorf(annals.ENOTFOUND, "lane %q is not quarantined (see 'annals replicate status')", *chat)
+		}
+		fallthrough
+	case "push":
+		if err := p.Check(ctx); err != nil {
+			return err
+		}
+		rep, err := p.PushOnce(ctx)
+		if err != nil {
+			return err
+		}
+		return out(rep, func(w io.Writer) {
+			fmt.Fprintf(w, "pushed %d operations from %d lanes; %d lanes waiting to retry, %d quarantined\n", rep.Pushed, rep.Lanes, len(rep.Waiting), len(rep.Quarantined))
+		})
+	}
+	if err := p.Check(ctx); err != nil {
+		return err
+	}
+	v, err := p.Verify(ctx)
+	if err != nil {
+		return err
+	}
+	if err := out(v, func(w io.Writer) { printVerification(w, v) }); err != nil {
+		return err
+	}
+	if len(v.Differences) > 0 {
+		return annals.Errorf(annals.ECONFLICT, "%d of %d lanes differ from the remote", len(v.Differences), v.Lanes)
+	}
+	return nil
+}
+
+func printVerification(w io.Writer, v *replicate.Verification) {
+	fmt.Fprintf(w, "verify: %d lanes, %d in sync with the remote, %d still queued, %d differences (pushed %d operations first)\n",
+		v.Lanes, v.InSync, v.Pending, len(v.Differences), v.Push.Pushed)
+	for _, d := range v.Differences {
+		fmt.Fprintf(w, "  %s: host at seq %d (%d queued), remote at seq %d: %s\n", d.ChatID, d.HostSeq, d.Pending, d.RemoteSeq, d.Reason)
+	}
+}
+
+func replicateStatus(ctx context.Context, a *app, out func(any, func(io.Writer)) error) error {
+	s, ok := a.store.(replicate.Store)
+	if !ok {
+		return annals.Errorf(annals.ENOTIMPLEMENTED, "this database backend cannot replicate")
+	}
+	endpoint := ""
+	if a.cfg.Remote != nil {
+		endpoint, _ = replicate.ParseEndpoint(a.cfg.Remote.Endpoint)
+	}
+	st, err := replicate.ReadStatus(ctx, s, endpoint)
+	if err != nil {
+		return err
+	}
+	return out(st, func(w io.Writer) {
+		switch {
+		case st.Host == nil:
+			fmt.Fprintln(w, "host: none yet (the outbox was never turned on: configure a remote block)")
+		case st.Host.Moved:
+			fmt.Fprintf(w, "host %s: MOVED, pushing is refused: %s\n", st.Host.Identity.ID, st.Host.Reason)
+		default:
+			fmt.Fprintf(w, "host %s (outbox on: %v)\n", st.Host.Identity.ID, st.Host.Identity.Outbox)
+		}
+		if st.Endpoint != "" {
+			fmt.Fprintf(w, "remote %s\n", st.Endpoint)
+		}
+		fmt.Fprintf(w, "pending: %d operations in %d lanes, %d bytes", st.PendingOps, len(st.Lanes), st.PendingBytes)
+		if !st.OldestAt.IsZero() {
+			fmt.Fprintf(w, ", oldest %s ago", time.Since(st.OldestAt).Round(time.Second))
+		}
+		fmt.Fprintln(w)
+		if st.LastPush.IsZero() {
+			fmt.Fprintln(w, "last push: never")
+		} else {
+			fmt.Fprintf(w, "last push: %s\n", st.LastPush.UTC().Format(time.RFC3339))
+		}
+		for _, q := range st.Quarantined {
+			fmt.Fprintf(w, "quarantined %s at %s: op %s, %d %s: %s (release with 'annals replicate retry --chat %s')\n",
+				q.ChatID, q.At.UTC().Format(time.RFC3339), q.OpID, q.Status, q.Code, q.Message, q.ChatID)
+		}
+	})
+}
+
+func replicateNewHostID(ctx context.Context, a *app, force bool, out func(any, func(io.Writer)) error) error {
+	s, ok := a.store.(replicate.Store)
+	if !ok {
+		return annals.Errorf(annals.ENOTIMPLEMENTED, "this database backend cannot replicate")
+	}
+	check, err := s.CheckHost(ctx)
+	if err != nil {
+		return err
+	}
+	if !check.Moved && !force {
+		return annals.Errorf(annals.ECONFLICT, "this database is where its host id %s was created; take a new id only on a copy (or pass --force)", check.Identity.ID)
+	}
+	id, err := s.NewHostID(ctx)
+	if err != nil {
+		return err
+	}
+	return out(id, func(w io.Writer) {
+		fmt.Fprintf(w, "new host id %s (was %s); operations queued before the copy keep their ids\n", id.ID, check.Identity.ID)
+	})
+}

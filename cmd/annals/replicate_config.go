@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/replicate"
+)
+
+// RemoteConfig is the config file's remote block: the shared collection this host replicates
+// to (docs/REPLICATION.md).
+type RemoteConfig struct {
+	// Endpoint is the remote annals server's URL: http(s), no credentials, query or fragment.
+	Endpoint string `yaml:"endpoint"`
+	// APIKeyEnv names the variable holding the key when ANNALS_REMOTE_KEY is not set.
+	APIKeyEnv string `yaml:"api_key_env"`
+	// APIKey is the key written in the file: accepted last, with a warning.
+	APIKey string `yaml:"api_key"`
+}
+
+func (r *RemoteConfig) validate() error {
+	if r == nil {
+		return nil
+	}
+	if r.Endpoint == "" {
+		return annals.Errorf(annals.EINVALID, "remote.endpoint is required in a remote block (the remote annals server's URL)")
+	}
+	_, err := replicate.ParseEndpoint(r.Endpoint)
+	return err
+}
+
+// pusher builds the push worker over the app's local store from the remote block, refusing
+// when there is no block or no key, and turning the outbox on. warn receives the warning about
+// a key written in the file.
+func (m *Main) pusher(ctx context.Context, a *app, logger *slog.Logger) (*replicate.Pusher, string, error) {
+	r := a.cfg.Remote
+	if r == nil {
+		return nil, "", annals.Errorf(annals.EINVALID, "no remote is configured: add a remote block (remote: {endpoint: URL, api_key_env: VAR}) to the config file (docs/REPLICATION.md)")
+	}
+	endpoint, err := replicate.ParseEndpoint(r.Endpoint)
+	if err != nil {
+		return nil, "", err
+	}
+	key, warning, err := replicate.ResolveKey(m.Getenv, replicate.Remote{Endpoint: endpoint, APIKeyEnv: r.APIKeyEnv, APIKey: r.APIKey})
+	if err != nil {
+		return nil, "", err
+	}
+	if warning != "" {
+		logger.Warn(warning)
+	}
+	s, ok := a.store.(replicate.Store)
+	if !ok {
+		return nil, "", annals.Errorf(annals.ENOTIMPLEMENTED, "this database backend cannot replicate")
+	}
+	if _, err := s.SetOutbox(ctx, true); err != nil {
+		return nil, "", err
+	}
+	return replicate.New(replicate.Config{Endpoint: endpoint, Key: key, Store: s, Logger: logger}), endpoint, nil
+}

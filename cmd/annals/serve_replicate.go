@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/annals-dev/annals"
+)
+
+// serveReplication starts the push worker while the server runs, when the config has a remote
+// block (docs/REPLICATION.md), and returns the function that stops it and waits. A remote block
+// without a key, or with a bad endpoint, refuses to start the server; a key the remote refuses
+// is one clear error in the log, and the worker keeps retrying without losing anything queued.
+// A read-only server does not push (acknowledging writes the outbox).
+func (m *Main) serveReplication(ctx context.Context, a *app, logger *slog.Logger, readOnly bool) (stop func(), err error) {
+	if a.cfg.Remote == nil {
+		return func() {}, nil
+	}
+	if readOnly {
+		logger.Warn("replication: not pushing, the server is read-only (run 'annals replicate push' separately)")
+		return func() {}, nil
+	}
+	p, endpoint, err := m.pusher(ctx, a, logger)
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := p.Check(runCtx); err != nil && runCtx.Err() == nil {
+			logger.Error("replication: the remote check failed; retrying in the background", "remote", endpoint, "err", annals.ErrorMessage(err))
+		} else {
+			logger.Info("replication: pushing", "remote", endpoint)
+		}
+		p.Run(runCtx)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}, nil
+}
