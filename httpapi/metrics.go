@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/history"
 )
 
@@ -81,6 +82,7 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) error {
 		ro = 1
 	}
 	fmt.Fprintf(&b, "# HELP annals_read_only Whether the server refuses writes.\n# TYPE annals_read_only gauge\nannals_read_only %d\n", ro)
+	s.writeReplication(r.Context(), &b)
 
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
@@ -158,4 +160,25 @@ func splitRoute(route string) (string, string) {
 func label(v string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 	return `"` + r.Replace(v) + `"`
+}
+
+// ReplicationGauges is the push worker's state as /metrics shows it (replicate.Pusher):
+// operations queued, lanes quarantined, and how long the oldest queued operation has waited.
+type ReplicationGauges interface {
+	ReplicationGauges(ctx context.Context) (pending, quarantined int, lag time.Duration, err error)
+}
+
+// writeReplication writes the annals_replication_* gauges of a host with a remote.
+func (s *Server) writeReplication(ctx context.Context, w io.Writer) {
+	if s.cfg.Replication == nil {
+		return
+	}
+	pending, quarantined, lag, err := s.cfg.Replication.ReplicationGauges(ctx)
+	if err != nil {
+		s.log.Warn("metrics: cannot read the replication state", "err", annals.ErrorDetail(err))
+		return
+	}
+	fmt.Fprintf(w, "# HELP annals_replication_pending_ops Operations queued for the remote.\n# TYPE annals_replication_pending_ops gauge\nannals_replication_pending_ops %d\n", pending)
+	fmt.Fprintf(w, "# HELP annals_replication_quarantined_lanes Lanes stopped on a permanent refusal by the remote.\n# TYPE annals_replication_quarantined_lanes gauge\nannals_replication_quarantined_lanes %d\n", quarantined)
+	fmt.Fprintf(w, "# HELP annals_replication_lag_seconds How long the oldest queued operation has waited.\n# TYPE annals_replication_lag_seconds gauge\nannals_replication_lag_seconds %s\n", strconv.FormatFloat(lag.Seconds(), 'f', 3, 64))
 }

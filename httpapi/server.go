@@ -63,6 +63,9 @@ type Config struct {
 	// Replica applies hosts' replicated operations (POST /v1/replicate), reached through the
 	// same door (normally the same *history.Service). Nil answers not_implemented.
 	Replica history.Replica
+	// Replication reports the host's push state on /metrics (annals_replication_*); nil when
+	// no remote is configured.
+	Replication ReplicationGauges
 	// Keys authenticates API keys. Nil means there are none: the server can only run in local
 	// mode.
 	Keys annals.KeyStore

@@ -142,3 +142,17 @@ func compareLane(v *Verification, l *annals.LaneStatus, r *annals.ReplicaLane) {
 	}
 	v.Differences = append(v.Differences, d)
 }
+
+// ReplicationGauges reads the push state of the host's database for /metrics: operations
+// queued, lanes quarantined, and the lag — how long the oldest queued operation has waited (0
+// with none).
+func (p *Pusher) ReplicationGauges(ctx context.Context) (pending, quarantined int, lag time.Duration, err error) {
+	st, err := ReadStatus(ctx, p.cfg.Store, p.cfg.Endpoint)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if !st.OldestAt.IsZero() {
+		lag = max(p.cfg.Now().Sub(st.OldestAt), 0)
+	}
+	return st.PendingOps, len(st.Quarantined), lag, nil
+}

@@ -96,6 +96,19 @@ func TestServePushesToTheRemote(t *testing.T) {
 	if out := p.host.mustRun("", "replicate", "verify"); !strings.Contains(out, "0 differences") {
 		t.Fatalf("verify: %s", out)
 	}
+	if _, body := httpDo(t, "GET", hostServe.url+"/metrics", "", ""); !strings.Contains(body, "annals_replication_pending_ops 0\n") ||
+		!strings.Contains(body, "annals_replication_quarantined_lanes 0\n") || !strings.Contains(body, "annals_replication_lag_seconds 0.000\n") {
+		t.Fatalf("metrics after the drain:\n%s", body)
+	}
+	// The remote goes away: what is captured now waits, and the metrics say so.
+	if err := p.served.stop(); err != nil {
+		t.Fatal(err)
+	}
+	p.host.mustRun(`{"type":"chat","id":"c3","title":"third"}`+"\n", "ingest")
+	_, body := httpDo(t, "GET", hostServe.url+"/metrics", "", "")
+	if !strings.Contains(body, "annals_replication_pending_ops 1\n") || !strings.Contains(body, "annals_replication_lag_seconds ") {
+		t.Fatalf("metrics with the remote down:\n%s", body)
+	}
 }
 
 // The configuration's refusals: a remote block without a key refuses to start (serve and the

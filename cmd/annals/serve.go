@@ -82,12 +82,12 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 	if err != nil {
 		return err
 	}
-	stopReplication, err := m.serveReplication(ctx, a, logger, *f.readOnly)
+	rep, err := m.serveReplication(ctx, a, logger, *f.readOnly)
 	if err != nil {
 		return err
 	}
-	defer stopReplication()
-	srv, err := newHTTPServer(a, f, logger)
+	defer rep.stop()
+	srv, err := newHTTPServer(a, f, logger, rep.gauges)
 	if err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 }
 
 // newHTTPServer wires the HTTP server over the local history service, with MCP at /mcp.
-func newHTTPServer(a *app, f *serveFlags, logger *slog.Logger) (*httpapi.Server, error) {
+func newHTTPServer(a *app, f *serveFlags, logger *slog.Logger, replication httpapi.ReplicationGauges) (*httpapi.Server, error) {
 	svc, ok := a.base.(*history.Service)
 	if !ok {
 		return nil, annals.Errorf(annals.EINTERNAL, "serve needs the local history service")
@@ -143,7 +143,7 @@ func newHTTPServer(a *app, f *serveFlags, logger *slog.Logger) (*httpapi.Server,
 		ReadOnly: *f.readOnly, MCPAllowWrites: *f.mcpWrites, AllowLocal: *f.local, Agents: policy,
 		MCP: mcpServer.HTTPHandler(f.limits.mcp(*f.timeout)), Web: ui,
 		MaxBodyBytes: *f.maxBody, RequestTimeout: *f.timeout, ShutdownTimeout: *f.shutdown, Logger: logger,
-		AuthFailures: f.limits.authFailures(), RPC: rpcHandler(),
+		AuthFailures: f.limits.authFailures(), RPC: rpcHandler(), Replication: replication,
 	})
 	return srv, nil
 }

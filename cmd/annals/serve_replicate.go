@@ -5,20 +5,21 @@ import (
 	"log/slog"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/httpapi"
 )
 
 // serveReplication starts the push worker while the server runs, when the config has a remote
-// block (docs/REPLICATION.md), and returns the function that stops it and waits. A remote block
+// block (docs/REPLICATION.md), and returns it with its gauges and the function that stops it. A remote block
 // without a key, or with a bad endpoint, refuses to start the server; a key the remote refuses
 // is one clear error in the log, and the worker keeps retrying without losing anything queued.
 // A read-only server does not push (acknowledging writes the outbox).
-func (m *Main) serveReplication(ctx context.Context, a *app, logger *slog.Logger, readOnly bool) (stop func(), err error) {
+func (m *Main) serveReplication(ctx context.Context, a *app, logger *slog.Logger, readOnly bool) (*servedReplication, error) {
 	if a.cfg.Remote == nil {
-		return func() {}, nil
+		return &servedReplication{stop: func() {}}, nil
 	}
 	if readOnly {
 		logger.Warn("replication: not pushing, the server is read-only (run 'annals replicate push' separately)")
-		return func() {}, nil
+		return &servedReplication{stop: func() {}}, nil
 	}
 	p, endpoint, err := m.pusher(ctx, a, logger)
 	if err != nil {
@@ -35,8 +36,15 @@ func (m *Main) serveReplication(ctx context.Context, a *app, logger *slog.Logger
 		}
 		p.Run(runCtx)
 	}()
-	return func() {
+	return &servedReplication{gauges: p, stop: func() {
 		cancel()
 		<-done
-	}, nil
+	}}, nil
+}
+
+// servedReplication is the push worker of a running server: its gauges for /metrics (nil
+// without a remote) and the function that stops it and waits.
+type servedReplication struct {
+	gauges httpapi.ReplicationGauges
+	stop   func()
 }
