@@ -33,3 +33,23 @@ type PushStateStore interface {
 	RecordPush(ctx context.Context, at time.Time) error
 	LastPush(ctx context.Context) (time.Time, error)
 }
+
+// ChatSnapshot is a chat as read, to be queued whole for a remote: its creation data with its
+// human layer, every entry in seq order, every run.
+type ChatSnapshot struct {
+	Chat    *Chat
+	Entries []*Entry
+	Runs    []*Run
+}
+
+// OutboxBackfill queues chats recorded while the outbox was off (`annals replicate backfill`).
+// Implemented by both stores.
+type OutboxBackfill interface {
+	// QueueChat queues the operations that recreate snap on a remote — its creation, its
+	// entries in order (in bounded appends), its runs — as a new lane, in one transaction, if
+	// the chat has no lane yet and is still as read (the same incarnation and last entry). It
+	// answers false when the chat already has a lane. Errors: conflict (the chat changed since
+	// it was read: read it again), not_found (gone), forbidden (the outbox is off, or
+	// read-only), unavailable, internal.
+	QueueChat(ctx context.Context, snap *ChatSnapshot) (bool, error)
+}

@@ -77,3 +77,7 @@ func TestReplicaTwoServersOneLane(t *testing.T) {
 func TestPushStateConformance(t *testing.T) {
 	storetest.RunPushState(t, func(tb testing.TB) annals.PushStateStore { return MustOpenDB(tb) })
 }
+
+func TestBackfillConformance(t *testing.T) {
+	storetest.RunBackfill(t, func(tb testing.TB) storetest.BackfillStore { return MustOpenDB(tb) })
+}

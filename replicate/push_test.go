@@ -305,3 +305,43 @@ func TestPushCopiedHostDatabase(t *testing.T) {
 	sameTranscript(t, orig, r.db, "shared")
 	mustVerifyZero(t, po)
 }
+
+// A host whose history was recorded before the outbox was turned on: backfill queues every chat
+// whole (creation with its human layer, entries, runs) once, the push brings the remote to the
+// same chats, and verify is at zero; a second backfill queues nothing.
+func TestBackfillThenPush(t *testing.T) {
+	ctx := context.Background()
+	r := newRemote(t)
+	host := openSQLite(t, filepath.Join(t.TempDir(), "host.db"))
+	writeChat(t, host, "old1", 450) // more than one append operation
+	writeChat(t, host, "old2", 2)
+	if _, err := annals.RecordRun(ctx, host, storetest.NewRun("run-1", "old2", annals.StatusCompleted, storetest.BaseTime)); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := host.FindChatByID(ctx, "old2")
+	if _, err := host.UpdateChat(ctx, c.Ref(), annals.ChatUpdate{Title: ptr("kept title"), Pinned: ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := host.SetOutbox(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	writeChat(t, host, "new", 1) // recorded with the outbox on: it has its lane
+	rep, err := Backfill(ctx, host, nil)
+	if err != nil || rep.Chats != 3 || rep.Queued != 2 || rep.Skipped != 1 {
+		t.Fatalf("backfill = %+v, %v; want 3 chats, 2 queued, 1 skipped", rep, err)
+	}
+	p := newPusher(host, r.url, r.key, func(c *Config) { c.MaxOps = 500 })
+	mustVerifyZero(t, p)
+	for _, id := range []string{"old1", "old2", "new"} {
+		sameTranscript(t, host, r.db, id)
+	}
+	got, err := r.db.FindChatByID(ctx, "old2")
+	if err != nil || got.Title != "kept title" || !got.Pinned || got.Totals.Runs != 1 {
+		t.Fatalf("the remote's old2 = %+v, %v; want its title, pinned, one run", got, err)
+	}
+	if again, err := Backfill(ctx, host, nil); err != nil || again.Queued != 0 || again.Skipped != 3 {
+		t.Fatalf("a second backfill = %+v, %v; want nothing queued", again, err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -15,3 +15,7 @@ func TestReplicaConformance(t *testing.T) {
 func TestPushStateConformance(t *testing.T) {
 	storetest.RunPushState(t, func(tb testing.TB) annals.PushStateStore { return MustOpenDB(tb) })
 }
+
+func TestBackfillConformance(t *testing.T) {
+	storetest.RunBackfill(t, func(tb testing.TB) storetest.BackfillStore { return MustOpenDB(tb) })
+}

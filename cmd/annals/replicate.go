@@ -12,7 +12,7 @@ import (
 	"github.com/annals-dev/annals/replicate"
 )
 
-const replicateUsage = `Usage: annals replicate push|status|verify|retry|new-host-id [flags]
+const replicateUsage = `Usage: annals replicate push|status|verify|retry|backfill|new-host-id [flags]
 
 Replicate this host's history to the remote of the config file's remote block
 (remote: {endpoint: URL, api_key_env: VAR}; the key comes from ANNALS_REMOTE_KEY, then the
@@ -23,6 +23,8 @@ these commands act once (docs/REPLICATION.md).
   status       the queue per lane, quarantined lanes with their diagnostic, the last push (no network)
   verify       push, then compare every lane's head with the remote's; exits 1 on a difference
   retry        --chat ID: release a quarantined lane and push it again
+  backfill     queue the chats recorded before the outbox was on (done once on its own when a
+               remote is first configured)
   new-host-id  take a new host id on a copied database (the copy, never the original)`
 
 func runReplicate(ctx context.Context, m *Main, args []string) error {
@@ -33,7 +35,7 @@ func runReplicate(ctx context.Context, m *Main, args []string) error {
 		}
 		fmt.Fprintln(w, replicateUsage)
 		if len(args) == 0 {
-			return usagef("replicate needs a subcommand: push, status, verify, retry or new-host-id")
+			return usagef("replicate needs a subcommand: push, status, verify, retry, backfill or new-host-id")
 		}
 		return nil
 	}
@@ -43,10 +45,11 @@ func runReplicate(ctx context.Context, m *Main, args []string) error {
 		"verify":      "Push, then compare every lane's head with the remote's.",
 		"retry":       "Release a quarantined lane (--chat ID) and push it again.",
 		"new-host-id": "Take a new host id on a copied database, so that it may push.",
+		"backfill":    "Queue every chat that has no lane yet (recorded before the outbox was on).",
 	}
 	help, ok := sub[args[0]]
 	if !ok {
-		return usagef("unknown replicate subcommand %q (want push, status, verify, retry or new-host-id)", args[0])
+		return usagef("unknown replicate subcommand %q (want push, status, verify, retry, backfill or new-host-id)", args[0])
 	}
 	fs := m.flagSet("replicate "+args[0], "[flags]", help)
 	c := commonFlags(fs)
@@ -83,6 +86,18 @@ func runReplicate(ctx context.Context, m *Main, args []string) error {
 		return err
 	}
 	switch args[0] {
+	case "backfill":
+		bs, ok := a.store.(replicate.BackfillStore)
+		if !ok {
+			return annals.Errorf(annals.ENOTIMPLEMENTED, "this database backend cannot queue its history for a remote")
+		}
+		rep, err := replicate.Backfill(ctx, bs, nil)
+		if err != nil {
+			return err
+		}
+		return out(rep, func(w io.Writer) {
+			fmt.Fprintf(w, "backfill: %d chats, %d queued, %d already had their lane\n", rep.Chats, rep.Queued, rep.Skipped)
+		})
 	case "retry":
 		if *chat == "" {
 			return usagef("replicate retry needs --chat ID (the lane to release; see 'annals replicate status')")

@@ -53,8 +53,43 @@ func (m *Main) pusher(ctx context.Context, a *app, logger *slog.Logger) (*replic
 	if !ok {
 		return nil, "", annals.Errorf(annals.ENOTIMPLEMENTED, "this database backend cannot replicate")
 	}
-	if _, err := s.SetOutbox(ctx, true); err != nil {
+	if err := m.outboxOn(ctx, a, s, logger); err != nil {
 		return nil, "", err
 	}
 	return replicate.New(replicate.Config{Endpoint: endpoint, Key: key, Store: s, Logger: logger}), endpoint, nil
+}
+
+// outboxOn turns the outbox on; the first time, it also queues the history recorded before
+// (replicate.Backfill), so that a remote receives every chat, not only those written from now.
+func (m *Main) outboxOn(ctx context.Context, a *app, s replicate.Store, logger *slog.Logger) error {
+	id, err := s.Host(ctx)
+	first := annals.ErrorCode(err) == annals.ENOTFOUND || (err == nil && !id.Outbox)
+	if err != nil && !first {
+		return err
+	}
+	if _, err := s.SetOutbox(ctx, true); err != nil {
+		return err
+	}
+	if !first {
+		return nil
+	}
+	return m.backfill(ctx, a, logger)
+}
+
+// backfill queues every chat of the local database that has no lane yet.
+func (m *Main) backfill(ctx context.Context, a *app, logger *slog.Logger) error {
+	bs, ok := a.store.(replicate.BackfillStore)
+	if !ok {
+		return annals.Errorf(annals.ENOTIMPLEMENTED, "this database backend cannot queue its history for a remote")
+	}
+	rep, err := replicate.Backfill(ctx, bs, func(r replicate.BackfillReport) {
+		if r.Chats%1000 == 0 {
+			logger.Warn("replication: queueing the existing history", "chats", r.Chats, "queued", r.Queued)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	logger.Warn("replication: existing history queued for the remote", "chats", rep.Chats, "queued", rep.Queued, "already_queued", rep.Skipped)
+	return nil
 }

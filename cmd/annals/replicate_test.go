@@ -140,3 +140,23 @@ func TestReplicateConfigurationRefusals(t *testing.T) {
 		t.Fatalf("an endpoint with credentials: %v", err)
 	}
 }
+
+// A host with history before any remote: the first replicate command turns the outbox on and
+// queues that history, so the push brings every chat; backfill again queues nothing.
+func TestReplicateQueuesTheExistingHistoryFirst(t *testing.T) {
+	p := newReplicaPair(t)
+	p.host.mustRun(twoChats, "ingest")
+	if out := p.host.mustRun("", "replicate", "push"); strings.Contains(out, "pushed 0") {
+		t.Fatalf("first push: %s", out)
+	}
+	if out := p.host.mustRun("", "replicate", "verify"); !strings.Contains(out, "2 lanes, 2 in sync") {
+		t.Fatalf("verify: %s", out)
+	}
+	if out := p.host.mustRun("", "replicate", "backfill"); !strings.Contains(out, "2 chats, 0 queued, 2 already") {
+		t.Fatalf("backfill again: %s", out)
+	}
+	out := p.remote.mustRun("", "--server", p.served.url, "--key", p.key, "show", "c1")
+	if !strings.Contains(out, "The deploy failed") {
+		t.Fatalf("the remote's copy of c1:\n%s", out)
+	}
+}

@@ -123,3 +123,46 @@ func AppendedEntry(e *annals.Entry, chatID string, seq int64, t time.Time) *anna
 	cp.Time = t.UTC()
 	return &cp
 }
+
+// Snapshot bounds: one append operation of a backfilled chat holds at most this many entries
+// and about this many bytes of them.
+const (
+	snapshotEntries = 200
+	snapshotBytes   = 2 << 20
+)
+
+// SnapshotChanges are the changes that recreate a chat as read (annals.OutboxBackfill): its
+// creation with its human layer, its entries in bounded appends, its runs.
+func SnapshotChanges(snap *annals.ChatSnapshot) *Changes {
+	var c Changes
+	c.Add(ChatPayload(snap.Chat, snap.Chat.CreatedAt))
+	var batch []*annals.Entry
+	size := 0
+	flush := func() {
+		if len(batch) > 0 {
+			c.Add(&annals.OpPayload{Append: &annals.AppendOp{ChatID: snap.Chat.ID, Entries: batch}})
+			batch, size = nil, 0
+		}
+	}
+	for _, e := range snap.Entries {
+		if len(batch) >= snapshotEntries || (len(batch) > 0 && size+e.Size() > snapshotBytes) {
+			flush()
+		}
+		batch = append(batch, AppendedEntry(e, snap.Chat.ID, e.Seq, e.Time))
+		size += e.Size()
+	}
+	flush()
+	for _, r := range snap.Runs {
+		cp := *r
+		c.Add(&annals.OpPayload{Run: &cp})
+	}
+	return &c
+}
+
+// LastSeq is the seq of the last entry of a snapshot (0 with none).
+func LastSeq(snap *annals.ChatSnapshot) int64 {
+	if len(snap.Entries) == 0 {
+		return 0
+	}
+	return snap.Entries[len(snap.Entries)-1].Seq
+}
