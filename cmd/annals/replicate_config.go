@@ -73,11 +73,11 @@ func (m *Main) outboxOn(ctx context.Context, a *app, s replicate.Store, logger *
 	if !first {
 		return nil
 	}
-	return m.backfill(ctx, a, logger)
+	return m.backfillOutbox(ctx, a, logger)
 }
 
-// backfill queues every chat of the local database that has no lane yet.
-func (m *Main) backfill(ctx context.Context, a *app, logger *slog.Logger) error {
+// backfillOutbox queues every chat of the local database that has no lane yet.
+func (m *Main) backfillOutbox(ctx context.Context, a *app, logger *slog.Logger) error {
 	bs, ok := a.store.(replicate.BackfillStore)
 	if !ok {
 		return annals.Errorf(annals.ENOTIMPLEMENTED, "this database backend cannot queue its history for a remote")
