@@ -197,6 +197,28 @@ func TestServeWithImportWatchImportsWhileServing(t *testing.T) {
 	}
 }
 
+// TestServeWatchFlagImports: annals serve --watch imports the agent tools' folders it finds
+// without an import.watch in the config, so the web UI shows sessions appear as they grow.
+func TestServeWatchFlagImports(t *testing.T) {
+	tm := newTestMain(t)
+	placeImport(t, tm.home)
+	s := startServe(t, tm, "--watch")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, body := httpDo(t, "POST", s.url+"/v1/history", "", `{"op":"get","session_id":"codex:0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000","limit":1}`)
+		if code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve --watch never imported the codex session: %d %s", code, body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := s.stop(); err != nil {
+		t.Fatalf("serve stopped with %v", err)
+	}
+}
+
 // TestImportReportSaysInterruptedAndRemoved proves the report a person reads after Ctrl-C says
 // so, with what was done, and counts the entries rewinds removed.
 func TestImportReportSaysInterruptedAndRemoved(t *testing.T) {

@@ -24,6 +24,7 @@ type serveFlags struct {
 	c                          *common
 	addr, portFile, logFormat  *string
 	readOnly, local, mcpWrites *bool
+	watch                      *bool
 	maxBody                    *int64
 	timeout, shutdown          *time.Duration
 	mcpBudget                  *int
@@ -48,6 +49,7 @@ func (m *Main) serveFlagSet() (*pflag.FlagSet, *serveFlags) {
 	f.shutdown = fs.Duration("shutdown-timeout", httpapi.DefaultShutdownTimeout, "how long a stop waits for requests in flight")
 	f.logFormat = fs.String("log-format", "text", "access log format on standard error: text or json")
 	f.mcpBudget = fs.Int("mcp-budget", mcp.DefaultBudgetTokens, "largest MCP tool result at /mcp, in tokens (about 4 bytes each)")
+	f.watch = fs.Bool("watch", false, "keep importing the agent tools' folders it finds while serving, as 'import --watch' (import.watch: true in the config)")
 	f.mcpWrites = fs.Bool("mcp-allow-writes", false, "offer MCP's curating tools at /mcp to every caller (default: operator and admin keys only, none in local mode)")
 	f.limits = serveLimitFlags(fs)
 	return fs, f
@@ -100,6 +102,10 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 			srv.Close()
 		}
 	}()
+	if *f.watch && *f.readOnly {
+		return usagef("--watch imports and --read-only refuses writes: give one of them")
+	}
+	a.cfg.Import.Watch = a.cfg.Import.Watch || *f.watch
 	if !*f.readOnly {
 		defer m.serveImportWatch(ctx, a, logger)()
 		defer m.serveEmbedding(ctx, a, logger)()
