@@ -22,7 +22,7 @@ type remote struct {
 	key string
 }
 
-func openSQLite(t *testing.T, path string) *sqlite.DB {
+func openSQLite(t testing.TB, path string) *sqlite.DB {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), path, sqlite.Options{})
 	if err != nil {
@@ -32,7 +32,7 @@ func openSQLite(t *testing.T, path string) *sqlite.DB {
 	return db
 }
 
-func newRemote(t *testing.T) *remote {
+func newRemote(t testing.TB) *remote {
 	t.Helper()
 	db := openSQLite(t, filepath.Join(t.TempDir(), "remote.db"))
 	svc := history.New(history.Config{Store: db, View: db})
@@ -44,7 +44,7 @@ func newRemote(t *testing.T) *remote {
 	return &remote{db: db, url: srv.URL(), key: newKey(t, db, annals.RoleOperator)}
 }
 
-func newKey(t *testing.T, ks annals.KeyStore, role annals.Role) string {
+func newKey(t testing.TB, ks annals.KeyStore, role annals.Role) string {
 	t.Helper()
 	secret, err := annals.NewKeySecret()
 	if err != nil {
@@ -59,7 +59,7 @@ func newKey(t *testing.T, ks annals.KeyStore, role annals.Role) string {
 }
 
 // newHost is a host database with its outbox on, in its own directory.
-func newHost(t *testing.T) *sqlite.DB {
+func newHost(t testing.TB) *sqlite.DB {
 	t.Helper()
 	db := openSQLite(t, filepath.Join(t.TempDir(), "host.db"))
 	if _, err := db.SetOutbox(context.Background(), true); err != nil {
