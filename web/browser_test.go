@@ -173,14 +173,19 @@ func (tb *tab) waitFor(what, js string) {
 	}
 }
 
-// screenshot saves the page to docs/web/NAME.png (docs/WEB.md shows them).
+// screenshot captures the page as NAME.png: into docs/web (which docs/WEB.md shows) when
+// ANNALS_WEB_SCREENSHOTS is set, else into the test's temporary folder, so a test run never
+// changes the source tree unasked.
 func (tb *tab) screenshot(name string) {
 	tb.t.Helper()
 	buf, err := chromedp.Run(tb.ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		tb.t.Fatal(err)
 	}
-	dir := filepath.Join("..", "docs", "web")
+	dir := tb.t.TempDir()
+	if os.Getenv("ANNALS_WEB_SCREENSHOTS") != "" {
+		dir = filepath.Join("..", "docs", "web")
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		tb.t.Fatal(err)
 	}
