@@ -59,3 +59,33 @@ func BenchmarkResolve(b *testing.B) {
 	testDSN(b)
 	storetest.BenchResolve(b, MustOpenDB(b), storetest.ResolveBenchChats(b))
 }
+
+// BenchmarkIngest times ingest.Ingest of a generated corpus of ANNALS_BENCH_ENTRIES entries
+// (default 20000) into a fresh schema per round, and reports entries per second. The bench
+// command's ingest scenario measures the same side by side with SQLite (docs/BENCHMARKS.md).
+//
+//	ANNALS_TEST_POSTGRES_DSN=... go test ./postgres -run '^$' -bench Ingest -benchtime 1x
+func BenchmarkIngest(b *testing.B) {
+	testDSN(b)
+	n := 20000
+	if v, err := strconv.Atoi(os.Getenv("ANNALS_BENCH_ENTRIES")); err == nil && v > 0 {
+		n = v
+	}
+	var buf bytes.Buffer
+	if _, err := corpus.Write(&buf, corpus.Options{Seed: 1, Entries: n}, nil); err != nil {
+		b.Fatal(err)
+	}
+	var appended int
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		s := MustOpenDB(b)
+		b.StartTimer()
+		rep, err := ingest.Ingest(context.Background(), s, bytes.NewReader(buf.Bytes()), ingest.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		appended += rep.EntriesAppended
+	}
+	b.ReportMetric(float64(appended)/b.Elapsed().Seconds(), "entries/s")
+}

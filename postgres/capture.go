@@ -9,8 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
-
+	
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/storecore"
 )
@@ -48,7 +47,13 @@ func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp) (*annals.Capt
 // captureIn applies validated ops inside tx, with their replication operations when the outbox
 // is on (a replicated change applied on a remote goes through here too).
 func (db *DB) captureIn(ctx context.Context, tx pgx.Tx, ops []annals.CaptureOp, res *annals.CaptureResult) error {
-	w := &writer{db: db, tx: tx, ctx: ctx, now: db.now().UTC()}
+	w := &writer{db: db, tx: tx, ctx: ctx, now: db.now().UTC(), res: res}
+	// A capture's statements are lookups by key whatever their values, so they keep one plan
+	// per connection (PL/pgSQL's, too) instead of planning each run, as the connection's
+	// force_custom_plan (for searches, db.go) would have them do.
+	if _, err := tx.Exec(ctx, `SET LOCAL plan_cache_mode = force_generic_plan`); err != nil {
+		return db.storeErr("capture", err)
+	}
 	host, err := db.outboxHost(ctx, tx)
 	if err != nil {
 		return err
@@ -65,6 +70,7 @@ func (db *DB) captureIn(ctx context.Context, tx pgx.Tx, ops []annals.CaptureOp, 
 			return w.batchError(i, err)
 		}
 	}
+	w.emitAppends(res)
 	if err := w.refreshDocs(); err != nil {
 		return err
 	}
@@ -99,6 +105,10 @@ type writer struct {
 	fresh map[int64]int64
 	// changes collects the replication payloads of the ops applied; nil when the outbox is off.
 	changes *storecore.Changes
+	// res is the batch's result, which queued statements' readers fill in.
+	res *annals.CaptureResult
+	// appends are the appends not sent yet (capture_append.go).
+	appends appendBuf
 }
 
 // pendingResult reads one queued statement's result; op is the index of the op that queued it.
@@ -113,15 +123,20 @@ const maxPending = 256
 
 // queue adds a statement (with ? placeholders) and the function that checks its result.
 func (w *writer) queue(read func(br pgx.BatchResults) error, query string, args ...any) error {
-	if w.pending == nil {
-		w.pending = &pgx.Batch{}
-	}
-	w.pending.Queue(rebind(query), args...)
-	w.readers = append(w.readers, pendingResult{op: w.op, read: read})
+	w.enqueue(w.op, read, query, args...)
 	if w.pending.Len() >= maxPending {
 		return w.flush()
 	}
 	return nil
+}
+
+// enqueue adds a statement queued for op, without flushing.
+func (w *writer) enqueue(op int, read func(br pgx.BatchResults) error, query string, args ...any) {
+	if w.pending == nil {
+		w.pending = &pgx.Batch{}
+	}
+	w.pending.Queue(rebind(query), args...)
+	w.readers = append(w.readers, pendingResult{op: op, read: read})
 }
 
 // execResult is the reader of a statement whose only result is success.
@@ -130,9 +145,11 @@ func execResult(br pgx.BatchResults) error {
 	return err
 }
 
-// flush sends the queued statements and checks their results in order. The first failure is
-// returned as a *annals.BatchError naming the op that queued the statement.
+// flush sends the buffered appends and the queued statements and checks their results in
+// order. The first failure is returned as a *annals.BatchError naming the op that queued the
+// statement (for the appends, the first op of the buffer).
 func (w *writer) flush() error {
+	w.emitAppends(w.res)
 	if w.pending == nil || w.pending.Len() == 0 {
 		return nil
 	}
@@ -344,54 +361,6 @@ func (w *writer) immutableOf(id string) (*annals.Chat, error) {
 	return &c, nil
 }
 
-// entryRows holds a batch of entries column by column, for one statement over unnest(...): a
-// whole append is one statement however many entries it carries.
-type entryRows struct {
-	ids, kinds, runIDs, sources, channels, correlations []string
-	times, inTok, outTok                                []int64
-	texts, reasonings, results                          [][]byte
-	toolNames, callIDs, args, outcomes, metadata        []string
-	tsv                                                 []pgtype.TSVector
-}
-
-// appendSQL appends entries in one statement: it keeps the first of each id in the batch, drops
-// the ids the chat already holds, numbers the rest from the chat's last seq in batch order,
-// inserts them with their source ids, moves the chat's counters, and returns how many it
-// appended. It runs under the chat row lock, so last_seq cannot move meanwhile.
-const appendSQL = `WITH x AS (
-		SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[],
-			?::bytea[], ?::bytea[], ?::text[], ?::text[], ?::text[], ?::bytea[], ?::text[], ?::bigint[], ?::bigint[], ?::text[], ?::tsvector[])
-			WITH ORDINALITY AS x(id, kind, run_id, src, channel, corr, t, txt, rsn, tname, tcall, targs, tres, tout, itok, otok, meta, tsv, ord)),
-	firsts AS (SELECT DISTINCT ON (id) * FROM x ORDER BY id, ord),
-	fresh AS (SELECT f.*, row_number() OVER (ORDER BY f.ord) AS rn FROM firsts f
-		WHERE NOT EXISTS (SELECT 1 FROM entries e WHERE e.chat_pk = ? AND e.id = f.id)),
-	base AS (SELECT last_seq FROM chats WHERE pk = ?),
-	ins AS (INSERT INTO entries (tenant_id, chat_pk, id, seq, kind, run_id, source_ids, channel, correlation_id, time,
-			text, reasoning, tool_name, tool_call_id, tool_args, tool_result, tool_outcome, input_tokens, output_tokens, metadata, tsv)
-		SELECT ?, ?, f.id, b.last_seq + f.rn, f.kind, f.run_id,
-			CASE WHEN f.src = '' THEN '{}'::text[] ELSE string_to_array(f.src, chr(10)) END,
-			f.channel, f.corr, f.t, f.txt, f.rsn, f.tname, f.tcall, f.targs, f.tres, f.tout, f.itok, f.otok, f.meta, f.tsv
-		FROM fresh f CROSS JOIN base b
-		RETURNING pk, seq, source_ids, input_tokens, output_tokens, time),
-	srcs AS (INSERT INTO entry_sources (tenant_id, chat_pk, source_id, entry_pk, seq)
-		SELECT ?, ?, s.src, i.pk, i.seq FROM ins i CROSS JOIN LATERAL unnest(i.source_ids) AS s(src)
-		ON CONFLICT DO NOTHING),
-	upd AS (UPDATE chats SET last_seq = last_seq + (SELECT count(*) FROM ins),
-			entry_count = entry_count + (SELECT count(*) FROM ins),
-			entry_input_tokens = least(entry_input_tokens + (SELECT coalesce(sum(input_tokens), 0) FROM ins), 9223372036854775807),
-			entry_output_tokens = least(entry_output_tokens + (SELECT coalesce(sum(output_tokens), 0) FROM ins), 9223372036854775807),
-			last_activity = greatest(last_activity, (SELECT max(time) FROM ins))
-		WHERE pk = ? AND EXISTS (SELECT 1 FROM ins))
-	SELECT count(*), (SELECT last_seq FROM base) + count(*) FROM ins`
-
-// appendIDsSQL is appendSQL answering also the ids it appended, in seq order, for the outbox.
-var appendIDsSQL = strings.NewReplacer(
-	`RETURNING pk, seq, source_ids, input_tokens, output_tokens, time),`,
-	`RETURNING pk, id, seq, source_ids, input_tokens, output_tokens, time),`,
-	`SELECT count(*), (SELECT last_seq FROM base) + count(*) FROM ins`,
-	`SELECT count(*), (SELECT last_seq FROM base) + count(*), coalesce(array_agg(id ORDER BY seq), '{}') FROM ins`,
-).Replace(appendSQL)
-
 // appendPayload is the payload of an append that stored the entries ids names, numbered from
 // base+1: each the first entry of op with its id, with its time as stamped (times, by position).
 func appendPayload(op *annals.AppendOp, ids []string, base int64, times []int64) *annals.OpPayload {
@@ -407,81 +376,6 @@ func appendPayload(op *annals.AppendOp, ids []string, base int64, times []int64)
 		added = append(added, storecore.AppendedEntry(op.Entries[at], op.ChatID, base+int64(i)+1, fromNano(times[at])))
 	}
 	return &annals.OpPayload{Append: &annals.AppendOp{ChatID: op.ChatID, Entries: added}}
-}
-
-func (w *writer) append(op *annals.AppendOp, expect *annals.ChatOwner, res *annals.CaptureResult) error {
-	chat, err := w.findTarget(op.ChatID, expect)
-	if err != nil {
-		return err
-	}
-	if len(op.Entries) == 0 {
-		return w.queue(func(br pgx.BatchResults) error {
-			return br.QueryRow().Scan(&res.LastSeq)
-		}, `SELECT last_seq FROM chats WHERE pk = ?`, chat.pk)
-	}
-	var r entryRows
-	for _, e := range op.Entries {
-		t := e.Time
-		if t.IsZero() {
-			t = w.now
-		}
-		var tool annals.ToolCall
-		if e.Tool != nil {
-			tool = *e.Tool
-		}
-		r.ids = append(r.ids, e.ID)
-		r.kinds = append(r.kinds, string(e.Kind))
-		r.runIDs = append(r.runIDs, e.RunID)
-		// Source ids cannot hold a newline (ids are single-line), so it separates them safely.
-		r.sources = append(r.sources, strings.Join(e.SourceIDs, "\n"))
-		r.channels = append(r.channels, e.Channel)
-		r.correlations = append(r.correlations, e.CorrelationID)
-		r.times = append(r.times, unixNano(t))
-		r.texts = append(r.texts, []byte(e.Text))
-		r.reasonings = append(r.reasonings, []byte(e.Reasoning))
-		r.toolNames = append(r.toolNames, tool.Name)
-		r.callIDs = append(r.callIDs, tool.CallID)
-		r.args = append(r.args, string(tool.Arguments))
-		r.results = append(r.results, []byte(tool.Result))
-		r.outcomes = append(r.outcomes, string(tool.Outcome))
-		r.inTok = append(r.inTok, e.InputTokens)
-		r.outTok = append(r.outTok, e.OutputTokens)
-		r.metadata = append(r.metadata, string(e.Metadata))
-		r.tsv = append(r.tsv, entryTSV(e))
-	}
-	if err := w.docChanged(chat.pk, false); err != nil {
-		return err
-	}
-	total := len(op.Entries)
-	query, slot := appendSQL, -1
-	if w.changes != nil {
-		query, slot = appendIDsSQL, w.changes.Reserve()
-	}
-	read := func(br pgx.BatchResults) error {
-		var n, last int64
-		var ids []string
-		dest := []any{&n, &last}
-		if slot >= 0 {
-			dest = append(dest, &ids)
-		}
-		if err := br.QueryRow().Scan(dest...); err != nil {
-			return err
-		}
-		res.LastSeq = last
-		res.EntriesAppended += int(n)
-		res.EntriesSkipped += total - int(n)
-		if n > 0 {
-			w.markFresh(chat.pk, last-n+1)
-		}
-		if slot >= 0 && n > 0 {
-			w.changes.Fill(slot, appendPayload(op, ids, last-n, r.times))
-		}
-		return nil
-	}
-	return w.queue(read, query,
-		r.ids, r.kinds, r.runIDs, r.sources, r.channels, r.correlations, r.times,
-		r.texts, r.reasonings, r.toolNames, r.callIDs, r.args, r.results, r.outcomes, r.inTok, r.outTok, r.metadata, r.tsv,
-		chat.pk, chat.pk, chat.tenantID, chat.pk, chat.tenantID, chat.pk, chat.pk)
 }
 
 func (w *writer) truncate(op *annals.TruncateOp, expect *annals.ChatOwner, res *annals.CaptureResult) error {

@@ -18,13 +18,12 @@ import (
 // refreshDocs queues the document refresh of every chat the transaction appended to or
 // truncated, after every statement already queued.
 func (w *writer) refreshDocs() error {
-	for _, pk := range w.docChats {
-		if err := w.queue(execResult, `SELECT annals_refresh_chat_doc(?)`, pk); err != nil {
-			return err
-		}
+	if len(w.docChats) == 0 {
+		return nil
 	}
+	chats := w.docChats
 	w.docChats = nil
-	return nil
+	return w.queue(execResult, `SELECT annals_refresh_chat_doc(c) FROM unnest(?::bigint[]) AS c`, chats)
 }
 
 // docChanged marks a chat's document for refresh at the end of the transaction; rebuild drops
