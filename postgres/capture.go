@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	
+
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/storecore"
 )
