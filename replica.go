@@ -51,6 +51,19 @@ type ReplicaChange struct {
 	Tombstone bool
 }
 
+// Validate checks the change's ops as a capture or an update would, before a store applies it.
+func (ch *ReplicaChange) Validate() error {
+	for i := range ch.Capture {
+		if err := ch.Capture[i].Validate(); err != nil {
+			return err
+		}
+	}
+	if ch.Curate != nil {
+		return ch.Curate.Validate()
+	}
+	return nil
+}
+
 // ReplicaOutcome is what ApplyReplica did.
 type ReplicaOutcome int
 

@@ -80,15 +80,8 @@ func (db *DB) ReplicaOpsApplied(ctx context.Context, opIDs []string) (map[string
 // ApplyReplica applies one replicated change with the record of its id; see
 // annals.ReplicaStore.
 func (db *DB) ApplyReplica(ctx context.Context, ch *annals.ReplicaChange) (annals.ReplicaOutcome, *annals.ReplicaLane, error) {
-	for i := range ch.Capture {
-		if err := ch.Capture[i].Validate(); err != nil {
-			return 0, nil, err
-		}
-	}
-	if ch.Curate != nil {
-		if err := ch.Curate.Validate(); err != nil {
-			return 0, nil, err
-		}
+	if err := ch.Validate(); err != nil {
+		return 0, nil, err
 	}
 	var outcome annals.ReplicaOutcome
 	var lane *annals.ReplicaLane
