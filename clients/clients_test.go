@@ -109,3 +109,10 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 	runSuite(t, dir, npm, "test")
 }
+
+// TestPythonClient runs clients/python's unittest suite against a real server.
+func TestPythonClient(t *testing.T) {
+	skipUnderRace(t)
+	python := need(t, "python3", "the Python client's tests run on Python 3.9 or later")
+	runSuite(t, "python", python, "-W", "error::ResourceWarning", "-m", "unittest", "discover", "-s", "tests", "-t", ".", "-v")
+}
