@@ -21,6 +21,21 @@ EntryKind = Literal["user", "assistant", "system", "tool", "event"]
 ToolOutcome = Literal["succeeded", "failed", "cancelled", "unknown"]
 AttributeFilter = Union[str, Dict[str, str]]
 
+class _ErrorDetailRequired(TypedDict):
+    code: ErrorCode
+    message: str
+
+
+class ErrorDetail(_ErrorDetailRequired, total=False):
+    index: int
+    """POST /v1/capture: the position of the failed op."""
+
+
+class ErrorBody(TypedDict):
+    """The body of every error answer."""
+    error: ErrorDetail
+
+
 # The envelope has fields named after Python keywords (from, in): the functional form.
 _EnvelopeFields = TypedDict("_EnvelopeFields", {
     "scope": Scope,
