@@ -26,6 +26,16 @@ type ReplicaLane struct {
 	// Deleted: the lane's chat was deleted (a tombstone); later operations are refused.
 	Deleted   bool      `json:"deleted,omitempty"`
 	UpdatedAt time.Time `json:"updated_at,omitzero"`
+	// Copy is the remote's copy of the lane's chat, as the heads route answers it (nil: the
+	// remote holds no such chat), so that verify finds a copy that lost rows its head says it
+	// applied.
+	Copy *ReplicaCopy `json:"copy,omitempty"`
+}
+
+// ReplicaCopy counts what a remote holds of a chat.
+type ReplicaCopy struct {
+	Entries int64 `json:"entries"`
+	Runs    int64 `json:"runs"`
 }
 
 // ReplicaChange is one replicated operation as a remote store applies it: the op's identity,
@@ -49,6 +59,10 @@ type ReplicaChange struct {
 	At     time.Time
 	// Tombstone: the chat is deleted (Ref, when the remote holds it) and the lane marked so.
 	Tombstone bool
+	// Reset (an OpReset): the remote's copy (Ref, when it holds one) is removed first, and the
+	// lane's head was at FromSeq (digest PrevDigest) when the change was checked, not LaneSeq-1.
+	Reset   bool
+	FromSeq int64
 }
 
 // Validate checks the change's ops as a capture or an update would, before a store applies it.

@@ -26,6 +26,8 @@ const (
 	OpRun      OpKind = "run"      // a run was recorded
 	OpCurate   OpKind = "curate"   // rename, annotate, tag, pin, archive or a stored summary
 	OpDelete   OpKind = "delete"   // a chat was deleted (a tombstone)
+	// OpReset replaces a remote's copy of the chat with the host's (replicate verify's repair).
+	OpReset OpKind = "reset"
 )
 
 // PayloadVersion is the version of the operation payload this build writes and reads.
@@ -43,6 +45,7 @@ type OpPayload struct {
 	Run      *Run            `json:"run,omitempty"`
 	Curate   *CurateChange   `json:"curate,omitempty"`
 	Delete   *DeleteChange   `json:"delete,omitempty"`
+	Reset    *ResetChange    `json:"reset,omitempty"`
 }
 
 // TruncateChange is a rewind as applied: the first removed entry, by id and seq, and how many
@@ -79,6 +82,18 @@ type DeleteChange struct {
 	ChatID string `json:"chat_id"`
 }
 
+// ResetChange is a lane repaired by `annals replicate verify`: the remote drops what it holds
+// of the chat and takes the host's state from here, whatever its head was — the chat's creation
+// data with its human layer (its entries and runs follow in the lane as appends and runs), or,
+// for a chat the host deleted, its tombstone. PrevDigest is the host's lane digest before this
+// operation (the remote's head may be anywhere behind it), so the remote can check the chain.
+type ResetChange struct {
+	ChatID     string `json:"chat_id"`
+	PrevDigest string `json:"prev_digest"`
+	Chat       *Chat  `json:"chat,omitempty"`
+	Deleted    bool   `json:"deleted,omitempty"`
+}
+
 // Kind returns the kind of change the payload holds, and "" when it holds none or several.
 func (p *OpPayload) Kind() OpKind {
 	var kinds []OpKind
@@ -99,6 +114,9 @@ func (p *OpPayload) Kind() OpKind {
 	}
 	if p.Delete != nil {
 		kinds = append(kinds, OpDelete)
+	}
+	if p.Reset != nil {
+		kinds = append(kinds, OpReset)
 	}
 	if len(kinds) != 1 {
 		return ""
@@ -121,6 +139,8 @@ func (p *OpPayload) ChatID() string {
 		return p.Curate.ChatID
 	case OpDelete:
 		return p.Delete.ChatID
+	case OpReset:
+		return p.Reset.ChatID
 	}
 	return ""
 }
@@ -149,7 +169,7 @@ func DecodePayload(b []byte) (*OpPayload, error) {
 		return nil, Errorf(EINVALID, "replication payload version %d is not supported (this build reads version %d)", p.V, PayloadVersion)
 	}
 	if p.Kind() == "" {
-		return nil, Errorf(EINVALID, "a replication payload needs exactly one of chat, append, truncate, run, curate or delete")
+		return nil, Errorf(EINVALID, "a replication payload needs exactly one of chat, append, truncate, run, curate, delete or reset")
 	}
 	return &p, nil
 }

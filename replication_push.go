@@ -53,3 +53,16 @@ type OutboxBackfill interface {
 	// read-only), unavailable, internal.
 	QueueChat(ctx context.Context, snap *ChatSnapshot) (bool, error)
 }
+
+// OutboxRepair queues the repair of a lane that a remote lost or holds differently (`annals
+// replicate verify`). Implemented by both stores.
+type OutboxRepair interface {
+	// ResetLane, in one transaction, drops the lane's queued operations and its quarantine (the
+	// reset supersedes them) and queues after the lane's head a reset to snap — the chat's
+	// creation with its human layer, then its entries in bounded appends and its runs — or, with
+	// snap nil, to the chat's tombstone, provided the chat is still as read (the same
+	// incarnation and last entry; with snap nil, still absent). Errors: not_found (the chat has
+	// no lane), conflict (the chat changed since it was read: read it again), forbidden (the
+	// outbox is off, or read-only), unavailable, internal.
+	ResetLane(ctx context.Context, chatID string, snap *ChatSnapshot) error
+}

@@ -86,6 +86,9 @@ func (s *Service) ReplicaHeads(ctx context.Context, req *annals.ReplicaHeadsRequ
 			out.Lanes = append(out.Lanes, l)
 		}
 	}
+	if err := s.replicaCopies(ctx, out.Lanes); err != nil {
+		return nil, err
+	}
 	sort.Slice(out.Lanes, func(i, j int) bool { return out.Lanes[i].ChatID < out.Lanes[j].ChatID })
 	return out, nil
 }
@@ -183,7 +186,8 @@ func (s *Service) applyOne(ctx context.Context, rs annals.ReplicaStore, p *annal
 		}
 		return nil, annals.Errorf(annals.ECONFLICT, "lane %q already holds another operation at seq %d (the remote is at %d): two databases write this chat (a copied host database?)", op.ChatID, op.LaneSeq, head.Seq)
 	}
-	if op.LaneSeq > head.Seq+1 {
+	reset := op.Kind == annals.OpReset
+	if op.LaneSeq > head.Seq+1 && !reset {
 		return nil, annals.Errorf(annals.EOUTOFORDER, "operation %s is seq %d of lane %q, and the remote has applied up to seq %d: resend the lane from seq %d", op.ID, op.LaneSeq, op.ChatID, head.Seq, head.Seq+1)
 	}
 	payload, err := annals.DecodePayload(op.Payload)
@@ -193,11 +197,15 @@ func (s *Service) applyOne(ctx context.Context, rs annals.ReplicaStore, p *annal
 	if payload.ChatID() != op.ChatID || payload.Kind() != op.Kind {
 		return nil, annals.Errorf(annals.EINVALID, "operation %s says kind %q of chat %q, and its payload holds %q of chat %q", op.ID, op.Kind, op.ChatID, payload.Kind(), payload.ChatID())
 	}
-	digest := annals.LaneDigest(head.Digest, op.ChatID, op.LaneSeq, op.Kind, op.Payload)
+	prev := head.Digest
+	if reset {
+		prev = payload.Reset.PrevDigest // a reset chains to the host's lane, wherever the remote's is
+	}
+	digest := annals.LaneDigest(prev, op.ChatID, op.LaneSeq, op.Kind, op.Payload)
 	if digest != op.Digest {
 		return nil, annals.Errorf(annals.ECONFLICT, "operation %s does not chain to the remote's lane %q at seq %d (digest %s, the host sent %s): the lane differs from the host's; replicate verify finds where", op.ID, op.ChatID, head.Seq, shortDigest(digest), shortDigest(op.Digest))
 	}
-	if head.Deleted && op.Kind != annals.OpDelete {
+	if head.Deleted && op.Kind != annals.OpDelete && !(reset && payload.Reset.Deleted) {
 		return nil, annals.Errorf(annals.ECONFLICT, "chat %q was deleted (the remote keeps its tombstone): later operations for it are refused", op.ChatID)
 	}
 	ch, err := s.replicaChange(ctx, p, head, op, payload)
@@ -205,6 +213,7 @@ func (s *Service) applyOne(ctx context.Context, rs annals.ReplicaStore, p *annal
 		return nil, remoteRefusal(op.ChatID, err)
 	}
 	ch.OpID, ch.Host, ch.ChatID, ch.LaneSeq, ch.PrevDigest, ch.Digest = op.ID, op.Host, op.ChatID, op.LaneSeq, head.Digest, digest
+	ch.Reset, ch.FromSeq = reset, head.Seq
 	outcome, lane, err := rs.ApplyReplica(ctx, ch)
 	if err != nil {
 		return nil, remoteRefusal(op.ChatID, err)
@@ -246,13 +255,7 @@ func (s *Service) replicaChange(ctx context.Context, p *annals.Principal, head *
 	var capture annals.CaptureOp
 	switch op.Kind {
 	case annals.OpChat:
-		c := *pl.Chat
-		c.Attributes = make(annals.Attributes, len(pl.Chat.Attributes)+1)
-		for k, v := range pl.Chat.Attributes {
-			c.Attributes[k] = v
-		}
-		c.Attributes[OriginHostAttr] = op.Host
-		capture.Chat = &c
+		capture.Chat = originChat(pl.Chat, op.Host)
 	case annals.OpAppend:
 		a := &annals.AppendOp{ChatID: pl.Append.ChatID, Entries: make([]*annals.Entry, len(pl.Append.Entries))}
 		for i, e := range pl.Append.Entries {
@@ -270,9 +273,16 @@ func (s *Service) replicaChange(ctx context.Context, p *annals.Principal, head *
 		capture.Run = pl.Run
 	case annals.OpCurate, annals.OpDelete:
 		return s.replicaChatChange(ctx, p, pl, ch)
+	case annals.OpReset:
+		return s.replicaReset(ctx, p, op, pl.Reset, ch)
 	default:
 		return nil, annals.Errorf(annals.EINVALID, "operation %s has unknown kind %q", op.ID, op.Kind)
 	}
+	return s.replicaCapture(ctx, capture, ch)
+}
+
+// replicaCapture binds one capture op as the caller's own capture would be: guarded, scrubbed.
+func (s *Service) replicaCapture(ctx context.Context, capture annals.CaptureOp, ch *annals.ReplicaChange) (*annals.ReplicaChange, error) {
 	guarded, err := s.guard(ctx, []annals.CaptureOp{capture})
 	if err != nil {
 		return nil, err
@@ -305,6 +315,9 @@ func (s *Service) replicaChatChange(ctx context.Context, p *annals.Principal, pl
 	}
 	if pl.Delete != nil {
 		ch.Tombstone = true
+		if ch.TenantID == "" {
+			ch.TenantID = p.TenantID // a tombstone of a chat never held here: the caller's
+		}
 		return ch, nil
 	}
 	if chat == nil {

@@ -9,11 +9,33 @@ import (
 // BackfillStore is what a backfill needs of the host's database: its chats, read whole, and
 // the outbox to queue them in.
 type BackfillStore interface {
+	snapshotReader
+	ChatIDsAfter(ctx context.Context, after string, limit int) ([]string, error)
+	annals.OutboxBackfill
+}
+
+// snapshotReader reads a chat whole.
+type snapshotReader interface {
 	FindChatByID(ctx context.Context, id string) (*annals.Chat, error)
 	FindEntries(ctx context.Context, f annals.EntryFilter) ([]*annals.Entry, error)
 	FindRuns(ctx context.Context, chatID string) ([]*annals.Run, error)
-	ChatIDsAfter(ctx context.Context, after string, limit int) ([]string, error)
-	annals.OutboxBackfill
+}
+
+// readSnapshot reads a chat with its human layer, every entry and every run.
+// Errors: not_found, unavailable, internal.
+func readSnapshot(ctx context.Context, s snapshotReader, id string) (*annals.ChatSnapshot, error) {
+	var snap annals.ChatSnapshot
+	var err error
+	if snap.Chat, err = s.FindChatByID(ctx, id); err != nil {
+		return nil, err
+	}
+	if snap.Entries, err = s.FindEntries(ctx, annals.EntryFilter{ChatID: id}); err != nil {
+		return nil, err
+	}
+	if snap.Runs, err = s.FindRuns(ctx, id); err != nil {
+		return nil, err
+	}
+	return &snap, nil
 }
 
 // BackfillReport is what a backfill did.
@@ -70,18 +92,12 @@ func Backfill(ctx context.Context, s BackfillStore, progress func(BackfillReport
 func backfillChat(ctx context.Context, s BackfillStore, id string) (bool, error) {
 	var err error
 	for range backfillRetries {
-		var snap annals.ChatSnapshot
-		if snap.Chat, err = s.FindChatByID(ctx, id); err != nil {
-			return false, err
-		}
-		if snap.Entries, err = s.FindEntries(ctx, annals.EntryFilter{ChatID: id}); err != nil {
-			return false, err
-		}
-		if snap.Runs, err = s.FindRuns(ctx, id); err != nil {
+		var snap *annals.ChatSnapshot
+		if snap, err = readSnapshot(ctx, s, id); err != nil {
 			return false, err
 		}
 		var queued bool
-		queued, err = s.QueueChat(ctx, &snap)
+		queued, err = s.QueueChat(ctx, snap)
 		if annals.ErrorCode(err) != annals.ECONFLICT {
 			return queued, err
 		}

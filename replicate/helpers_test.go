@@ -126,7 +126,7 @@ func pendingOps(t *testing.T, host Store) int {
 // mustVerifyZero verifies a host against its remote and fails on any difference.
 func mustVerifyZero(t *testing.T, p *Pusher) *Verification {
 	t.Helper()
-	v, err := p.Verify(context.Background())
+	v, err := p.Verify(context.Background(), false)
 	if err != nil {
 		t.Fatalf("verify: %v", err)
 	}

@@ -17,6 +17,8 @@ type Store interface {
 	annals.HostStore
 	annals.Outbox
 	annals.PushStateStore
+	// snapshotReader reads the chats of the lanes (verify compares and repairs them).
+	snapshotReader
 }
 
 // Defaults of Config.

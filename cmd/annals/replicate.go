@@ -21,7 +21,9 @@ these commands act once (docs/REPLICATION.md).
 
   push         push every queued lane once and print what went
   status       the queue per lane, quarantined lanes with their diagnostic, the last push (no network)
-  verify       push, then compare every lane's head with the remote's; exits 1 on a difference
+  verify       push, then compare every lane (head and the remote's copy of its chat) with the
+               remote, reset the lanes the remote lost or holds short and push them again
+               (--no-repair: only report); exits 1 on a difference left
   retry        --chat ID: release a quarantined lane and push it again
   backfill     queue the chats recorded before the outbox was on (done once on its own when a
                remote is first configured)
@@ -42,7 +44,7 @@ func runReplicate(ctx context.Context, m *Main, args []string) error {
 	sub := map[string]string{
 		"push":        "Push every queued lane to the remote once.",
 		"status":      "Show the outbox: pending operations per lane, quarantined lanes, the last push.",
-		"verify":      "Push, then compare every lane's head with the remote's.",
+		"verify":      "Push, compare every lane with the remote, and repair the lanes the remote lost.",
 		"retry":       "Release a quarantined lane (--chat ID) and push it again.",
 		"new-host-id": "Take a new host id on a copied database, so that it may push.",
 		"backfill":    "Queue every chat that has no lane yet (recorded before the outbox was on).",
@@ -56,6 +58,7 @@ func runReplicate(ctx context.Context, m *Main, args []string) error {
 	c.local = true
 	asJSON := fs.Bool("json", false, "print the answer as JSON")
 	chat := fs.String("chat", "", "the quarantined lane (chat id) to release (retry)")
+	noRepair := fs.Bool("no-repair", false, "only report the differences; do not reset the lanes that differ (verify)")
 	force := fs.Bool("force", false, "take a new host id although this database is where its id was created (new-host-id)")
 	if err := m.parse(fs, args[1:]); err != nil {
 		return err
@@ -126,25 +129,7 @@ func runReplicate(ctx context.Context, m *Main, args []string) error {
 	if err := p.Check(ctx); err != nil {
 		return err
 	}
-	v, err := p.Verify(ctx)
-	if err != nil {
-		return err
-	}
-	if err := out(v, func(w io.Writer) { printVerification(w, v) }); err != nil {
-		return err
-	}
-	if len(v.Differences) > 0 {
-		return annals.Errorf(annals.ECONFLICT, "%d of %d lanes differ from the remote", len(v.Differences), v.Lanes)
-	}
-	return nil
-}
-
-func printVerification(w io.Writer, v *replicate.Verification) {
-	fmt.Fprintf(w, "verify: %d lanes, %d in sync with the remote, %d still queued, %d differences (pushed %d operations first)\n",
-		v.Lanes, v.InSync, v.Pending, len(v.Differences), v.Push.Pushed)
-	for _, d := range v.Differences {
-		fmt.Fprintf(w, "  %s: host at seq %d (%d queued), remote at seq %d: %s\n", d.ChatID, d.HostSeq, d.Pending, d.RemoteSeq, d.Reason)
-	}
+	return replicateVerify(ctx, p, !*noRepair, out)
 }
 
 func replicateStatus(ctx context.Context, a *app, out func(any, func(io.Writer)) error) error {

@@ -82,6 +82,9 @@ func WriteOutbox(tx OutboxTx, host *OutboxHost, here annals.Fingerprint, now tim
 			heads[chatID] = h
 			order = append(order, chatID)
 		}
+		if p.Reset != nil {
+			p.Reset.PrevDigest = h.digest // the chain a remote at any head checks the reset by
+		}
 		payload, err := annals.EncodePayload(p)
 		if err != nil {
 			return err
@@ -136,6 +139,26 @@ const (
 func SnapshotChanges(snap *annals.ChatSnapshot) *Changes {
 	var c Changes
 	c.Add(ChatPayload(snap.Chat, snap.Chat.CreatedAt))
+	addSnapshotRows(&c, snap)
+	return &c
+}
+
+// ResetChanges are the changes that repair a chat's lane on a remote (annals.OutboxRepair): a
+// reset carrying its creation with its human layer, then its entries and runs as
+// SnapshotChanges has them; with snap nil (the chat is deleted here), a reset to its tombstone.
+func ResetChanges(chatID string, snap *annals.ChatSnapshot) *Changes {
+	var c Changes
+	if snap == nil {
+		c.Add(&annals.OpPayload{Reset: &annals.ResetChange{ChatID: chatID, Deleted: true}})
+		return &c
+	}
+	c.Add(&annals.OpPayload{Reset: &annals.ResetChange{ChatID: chatID, Chat: ChatPayload(snap.Chat, snap.Chat.CreatedAt).Chat}})
+	addSnapshotRows(&c, snap)
+	return &c
+}
+
+// addSnapshotRows adds a snapshot's entries, in bounded appends, and its runs.
+func addSnapshotRows(c *Changes, snap *annals.ChatSnapshot) {
 	var batch []*annals.Entry
 	size := 0
 	flush := func() {
@@ -156,7 +179,6 @@ func SnapshotChanges(snap *annals.ChatSnapshot) *Changes {
 		cp := *r
 		c.Add(&annals.OpPayload{Run: &cp})
 	}
-	return &c
 }
 
 // LastSeq is the seq of the last entry of a snapshot (0 with none).

@@ -45,8 +45,17 @@ func ApplyReplica(tx ReplicaTx, ch *annals.ReplicaChange, now time.Time) (annals
 	if dup {
 		return annals.ReplicaDuplicate, lane, nil
 	}
-	if lane.Seq != ch.LaneSeq-1 || lane.Digest != ch.PrevDigest {
+	from := ch.LaneSeq - 1
+	if ch.Reset {
+		from = ch.FromSeq
+	}
+	if lane.Seq != from || lane.Digest != ch.PrevDigest {
 		return annals.ReplicaMoved, lane, nil
+	}
+	if ch.Reset && !ch.Tombstone && ch.Ref != nil {
+		if err := tx.Delete(*ch.Ref); err != nil { // the copy the reset replaces
+			return 0, nil, err
+		}
 	}
 	switch {
 	case len(ch.Capture) > 0:

@@ -1,0 +1,240 @@
+package replicate
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/annals-dev/annals"
+)
+
+// RepairStore is what verify needs of the host's database to compare the chats of its lanes
+// with the remote's copies and to repair a lane: the chats read whole, and the outbox's reset.
+type RepairStore interface {
+	snapshotReader
+	annals.OutboxRepair
+}
+
+// Difference is one lane on which the host and the remote disagree.
+type Difference struct {
+	ChatID string `json:"chat_id"`
+	// HostSeq is the host's head, RemoteSeq the remote's (0: the remote has no such lane);
+	// Pending the host's queued operations of the lane.
+	HostSeq      int64  `json:"host_seq"`
+	RemoteSeq    int64  `json:"remote_seq"`
+	Pending      int    `json:"pending"`
+	HostDigest   string `json:"host_digest"`
+	RemoteDigest string `json:"remote_digest,omitempty"`
+	// FirstSeq is the first operation of the lane that the remote lacks or holds differently
+	// (0: the lanes agree, and the remote's copy of the chat does not; or the place is unknown,
+	// the digests differing at the same seq).
+	FirstSeq int64 `json:"first_seq"`
+	// Host and Remote count what each side holds of the chat (nil: no chat).
+	Host   *annals.ReplicaCopy `json:"host"`
+	Remote *annals.ReplicaCopy `json:"remote"`
+	Reason string              `json:"reason"`
+	// Repairable: a reset of the lane makes the remote converge (it is behind, or lost rows);
+	// a remote ahead of the host, or holding other operations at the same places, means another
+	// database writes the chat, and is left for a person.
+	Repairable bool `json:"repairable"`
+}
+
+// Side counts the chats, entries and runs one side holds of the lanes compared.
+type Side struct {
+	Chats   int   `json:"chats"`
+	Entries int64 `json:"entries"`
+	Runs    int64 `json:"runs"`
+}
+
+// Verification is what `annals replicate verify` reports.
+type Verification struct {
+	// Lanes is how many lanes the host has; InSync how many the remote holds exactly.
+	Lanes  int `json:"lanes"`
+	InSync int `json:"in_sync"`
+	// Pending are lanes whose queued operations the remote has not yet applied (after the
+	// push that verify makes first: quarantined or waiting lanes).
+	Pending int `json:"pending"`
+	// Differences are the lanes that differ (after the repair, when verify repaired).
+	Differences []*Difference `json:"differences"`
+	// Repaired are the differences found first and repaired: their lanes were reset and pushed.
+	Repaired []*Difference `json:"repaired"`
+	// Host and Remote count what each side holds of every lane's chat.
+	Host   Side    `json:"host"`
+	Remote Side    `json:"remote"`
+	Push   *Report `json:"push"`
+}
+
+// headsChunk is how many lanes one heads request asks.
+const headsChunk = 1000
+
+// Verify pushes what is queued (one pass), then compares every lane of the host with the
+// remote: a lane with nothing queued must be at the same seq and digest, and the remote's copy
+// of its chat must count the host's entries and runs; a lane with operations queued must be
+// exactly where the queue starts. With repair, each repairable difference is repaired — the
+// lane reset to the host's state of the chat (its tombstone for a chat deleted here) and
+// pushed — and the lanes are compared again: Differences are what is left, Repaired what was.
+func (p *Pusher) Verify(ctx context.Context, repair bool) (*Verification, error) {
+	push, err := p.PushOnce(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, err := p.compare(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v.Push = push
+	if !repair {
+		return v, nil
+	}
+	var fix []*Difference
+	for _, d := range v.Differences {
+		if d.Repairable {
+			fix = append(fix, d)
+		}
+	}
+	if len(fix) == 0 {
+		return v, nil
+	}
+	rs, ok := p.cfg.Store.(RepairStore)
+	if !ok {
+		return nil, annals.Errorf(annals.ENOTIMPLEMENTED, "this database backend cannot repair a lane")
+	}
+	for _, d := range fix {
+		if err := p.resetLane(ctx, rs, d.ChatID); err != nil {
+			return nil, err
+		}
+		p.cfg.Logger.Warn("replication: lane reset to repair the remote", "chat_id", d.ChatID, "first_seq", d.FirstSeq, "reason", d.Reason)
+	}
+	again, err := p.PushOnce(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if v, err = p.compare(ctx); err != nil {
+		return nil, err
+	}
+	push.Pushed += again.Pushed
+	push.Waiting, push.Quarantined = again.Waiting, again.Quarantined
+	v.Push, v.Repaired = push, fix
+	return v, nil
+}
+
+// resetLane queues a lane's reset to the chat as it is here (read again while it changes).
+func (p *Pusher) resetLane(ctx context.Context, rs RepairStore, chatID string) error {
+	var err error
+	for range backfillRetries {
+		var snap *annals.ChatSnapshot
+		if snap, err = readSnapshot(ctx, rs, chatID); annals.ErrorCode(err) == annals.ENOTFOUND {
+			snap, err = nil, nil // deleted here: the remote gets the tombstone again
+		}
+		if err != nil {
+			return err
+		}
+		err = rs.ResetLane(ctx, chatID, snap)
+		if annals.ErrorCode(err) != annals.ECONFLICT {
+			break
+		}
+	}
+	if err == nil {
+		p.clearWait(chatID)
+	}
+	return err
+}
+
+// compare reads the remote's heads of every lane and compares them with the host's.
+func (p *Pusher) compare(ctx context.Context) (*Verification, error) {
+	lanes, err := p.cfg.Store.OutboxLanes(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	v := &Verification{Lanes: len(lanes), Differences: []*Difference{}, Repaired: []*Difference{}}
+	for start := 0; start < len(lanes); start += headsChunk {
+		part := lanes[start:min(start+headsChunk, len(lanes))]
+		ids := make([]string, len(part))
+		for i, l := range part {
+			ids[i] = l.ChatID
+		}
+		heads, a, err := p.c.heads(ctx, ids)
+		if err != nil {
+			return nil, annals.Errorf(annals.EUNAVAILABLE, "cannot read the remote's heads from %s: %v", p.cfg.Endpoint, err)
+		}
+		if heads == nil {
+			return nil, annals.Errorf(annals.EUNAVAILABLE, "the remote %s answered %d %s: %s", p.cfg.Endpoint, a.status, a.code, a.message)
+		}
+		remote := map[string]*annals.ReplicaLane{}
+		for _, l := range heads.Lanes {
+			remote[l.ChatID] = l
+		}
+		for _, l := range part {
+			local, err := localCopy(ctx, p.cfg.Store, l.ChatID)
+			if err != nil {
+				return nil, err
+			}
+			compareLane(v, l, remote[l.ChatID], local)
+		}
+	}
+	return v, nil
+}
+
+// localCopy counts what the host holds of a chat (nil: none).
+func localCopy(ctx context.Context, r snapshotReader, chatID string) (*annals.ReplicaCopy, error) {
+	c, err := r.FindChatByID(ctx, chatID)
+	if annals.ErrorCode(err) == annals.ENOTFOUND {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &annals.ReplicaCopy{Entries: c.Totals.Entries, Runs: c.Totals.Runs}, nil
+}
+
+func compareLane(v *Verification, l *annals.LaneStatus, r *annals.ReplicaLane, local *annals.ReplicaCopy) {
+	d := &Difference{ChatID: l.ChatID, HostSeq: l.HeadSeq, HostDigest: l.HeadDigest, Pending: l.Pending, Host: local}
+	if r != nil {
+		d.RemoteSeq, d.RemoteDigest, d.Remote = r.Seq, r.Digest, r.Copy
+	}
+	count(&v.Host, d.Host)
+	count(&v.Remote, d.Remote)
+	applied := l.HeadSeq - int64(l.Pending)
+	switch {
+	case l.Pending == 0 && d.RemoteSeq == l.HeadSeq && d.RemoteDigest == l.HeadDigest:
+		if sameCopy(d.Host, d.Remote) {
+			v.InSync++
+			return
+		}
+		d.Reason, d.Repairable = fmt.Sprintf("the remote applied the whole lane, and its copy of the chat holds %s where this host holds %s (rows removed on the remote, or a partial restore)",
+			describeCopy(d.Remote), describeCopy(d.Host)), true
+	case l.Pending > 0 && d.RemoteSeq == applied:
+		v.Pending++
+		return
+	case d.RemoteSeq < applied:
+		d.FirstSeq = d.RemoteSeq + 1
+		d.Reason, d.Repairable = "the remote is behind what this host had acknowledged (restored from an older backup, or another remote)", true
+	case d.RemoteSeq > l.HeadSeq:
+		d.FirstSeq = l.HeadSeq + 1
+		d.Reason = "the remote's lane is ahead of this host's (another database writes this chat)"
+	case l.Pending > 0:
+		d.FirstSeq = applied + 1
+		d.Reason = "the remote holds some of this host's queued operations under other ids"
+	default:
+		d.Reason = "the lanes' digests differ: the remote applied other operations at the same places (another database writes this chat)"
+	}
+	v.Differences = append(v.Differences, d)
+}
+
+func count(s *Side, c *annals.ReplicaCopy) {
+	if c != nil {
+		s.Chats++
+		s.Entries += c.Entries
+		s.Runs += c.Runs
+	}
+}
+
+func sameCopy(a, b *annals.ReplicaCopy) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}
+
+func describeCopy(c *annals.ReplicaCopy) string {
+	if c == nil {
+		return "no chat"
+	}
+	return fmt.Sprintf("%d entries and %d runs", c.Entries, c.Runs)
+}

@@ -1,0 +1,132 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+
+	annals "github.com/annals-dev/annals"
+)
+
+// RepairStore is what the lane repair suite tests: a host store that queues resets.
+type RepairStore interface {
+	OutboxStore
+	annals.PushStateStore
+	annals.OutboxRepair
+}
+
+// RunResetLane runs the host side of the lane repair (annals.OutboxRepair): a reset drops the
+// lane's queue and quarantine and queues, after the lane's head and chained to it, a reset with
+// the chat's creation and human layer, then its entries and runs; a snapshot the chat no longer
+// is, or a chat with no lane, is refused; a chat deleted here is reset to its tombstone. open
+// returns a fresh, empty store.
+func RunResetLane(t *testing.T, open func(tb testing.TB) RepairStore) {
+	t.Helper()
+	ctx := context.Background()
+	s := open(t)
+	mustOutboxOn(t, s)
+	mustCreateChat(t, s, NewChat("r", "t1"))
+	mustAppend(t, s, "r", Entries("e", 3)...)
+	mustRecordRun(t, s, NewRun("run1", "r", annals.StatusCompleted, BaseTime))
+	title := "kept"
+	mustUpdate(t, s, "r", annals.ChatUpdate{Title: &title})
+	before := mustLanes(t, s, false)[0]
+	if err := s.QuarantineLane(ctx, &annals.LaneQuarantine{ChatID: "r", OpID: "h.1", Status: 409, Code: annals.ECONFLICT, At: BaseTime}); err != nil {
+		t.Fatal(err)
+	}
+	snap := func(id string) *annals.ChatSnapshot {
+		return &annals.ChatSnapshot{Chat: mustChat(t, s, id), Entries: mustEntries(t, s, id), Runs: mustRuns(t, s, id)}
+	}
+	stale := snap("r")
+	mustAppend(t, s, "r", Entries("late", 1)...)
+	if err := s.ResetLane(ctx, "r", stale); annals.ErrorCode(err) != annals.ECONFLICT {
+		t.Fatalf("ResetLane with a snapshot the chat no longer is: %v, want conflict", err)
+	}
+	if err := s.ResetLane(ctx, "r", nil); annals.ErrorCode(err) != annals.ECONFLICT {
+		t.Fatalf("ResetLane to a tombstone of a chat that exists: %v, want conflict", err)
+	}
+	if err := s.ResetLane(ctx, "no-lane", nil); annals.ErrorCode(err) != annals.ENOTFOUND {
+		t.Fatalf("ResetLane of a chat with no lane: %v, want not_found", err)
+	}
+	head := mustLanes(t, s, false)[0]
+	if err := s.ResetLane(ctx, "r", snap("r")); err != nil {
+		t.Fatal(err)
+	}
+	ops := laneOps(t, s, "r")
+	if got := opKinds(ops); !sameSeq(got, []string{"reset", "append", "run"}) {
+		t.Fatalf("queued after the reset = %v, want only reset, append, run", got)
+	}
+	reset := mustPayload(t, ops[0])
+	if ops[0].LaneSeq != head.HeadSeq+1 || reset.Reset.PrevDigest != head.HeadDigest || reset.Reset.Chat == nil || reset.Reset.Chat.Title != title || reset.Reset.Deleted {
+		t.Fatalf("reset op at seq %d with %+v; want seq %d chained to %s with the chat and its title", ops[0].LaneSeq, reset.Reset, head.HeadSeq+1, head.HeadDigest)
+	}
+	if ops[0].Digest != annals.LaneDigest(head.HeadDigest, "r", ops[0].LaneSeq, annals.OpReset, ops[0].Payload) || head.HeadSeq <= before.HeadSeq {
+		t.Fatalf("the reset's digest does not chain to the lane's head")
+	}
+	if p := mustPayload(t, ops[1]); len(p.Append.Entries) != 4 {
+		t.Fatalf("the reset's append holds %d entries, want all 4", len(p.Append.Entries))
+	}
+	if qs, err := s.Quarantined(ctx); err != nil || len(qs) != 0 {
+		t.Fatalf("quarantines after the reset = %v, %v; want none", qs, err)
+	}
+	if err := s.DeleteChat(ctx, mustChat(t, s, "r").Ref()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ResetLane(ctx, "r", nil); err != nil {
+		t.Fatal(err)
+	}
+	ops = laneOps(t, s, "r")
+	if len(ops) != 1 || ops[0].Kind != annals.OpReset || !mustPayload(t, ops[0]).Reset.Deleted {
+		t.Fatalf("queued after the reset of a deleted chat = %v, want one reset to the tombstone", opKinds(ops))
+	}
+}
+
+// RunReplicaReset runs the remote side of the lane repair (annals.ReplicaChange.Reset): a reset
+// checked against the lane's head wherever it is removes the copy the remote holds and creates
+// the chat anew in one transaction with its id and the new head; a reset checked against a
+// head the lane no longer has changes nothing; a reset to a tombstone deletes the copy and
+// marks the lane. open returns a fresh, empty store.
+func RunReplicaReset(t *testing.T, open func(tb testing.TB) ReplicaStore) {
+	t.Helper()
+	ctx := context.Background()
+	s := open(t)
+	l := newReplicaLane("rs")
+	l.apply(t, s, &annals.ReplicaChange{Capture: []annals.CaptureOp{{Chat: NewChat("rs", "t1")}}}, "chat")
+	l.apply(t, s, replicaAppend("rs", Entries("old", 3)...), "append")
+	ref := mustChat(t, s, "rs").Ref()
+	fresh := NewChat("rs", "t1")
+	fresh.Title = "from the host"
+	reset := func(from int64, ref *annals.ChatRef, tomb bool) *annals.ReplicaChange {
+		ch := &annals.ReplicaChange{Reset: true, FromSeq: from, Ref: ref, Tombstone: tomb}
+		if !tomb {
+			ch.Capture = []annals.CaptureOp{{Chat: fresh}}
+		}
+		l.next(ch, "reset")
+		ch.LaneSeq = l.seq + 10 // the host's lane is further on: the remote lost operations
+		ch.OpID = annals.OpID(l.host, 100+ch.LaneSeq)
+		return ch
+	}
+	if outcome, _, err := s.ApplyReplica(ctx, reset(l.seq-1, &ref, false)); err != nil || outcome != annals.ReplicaMoved {
+		t.Fatalf("a reset checked against an older head = %v, %v; want moved", outcome, err)
+	}
+	ch := reset(l.seq, &ref, false)
+	outcome, head, err := s.ApplyReplica(ctx, ch)
+	if err != nil || outcome != annals.ReplicaApplied || head.Seq != ch.LaneSeq || head.Digest != ch.Digest || head.Deleted {
+		t.Fatalf("reset = %v, %+v, %v; want applied at seq %d", outcome, head, err, ch.LaneSeq)
+	}
+	l.seq, l.digest = ch.LaneSeq, ch.Digest
+	if c := mustChat(t, s, "rs"); c.Title != "from the host" || c.Totals.Entries != 0 || c.Incarnation == ref.Incarnation {
+		t.Fatalf("the chat after the reset: %+v; want the host's, anew, without the old entries", c)
+	}
+	if es := mustEntries(t, s, "rs"); len(es) != 0 {
+		t.Fatalf("entries after the reset: %d, want none", len(es))
+	}
+	l.apply(t, s, replicaAppend("rs", Entries("new", 2)...), "append after the reset")
+	ref = mustChat(t, s, "rs").Ref()
+	ch = reset(l.seq, &ref, true)
+	if outcome, head, err = s.ApplyReplica(ctx, ch); err != nil || outcome != annals.ReplicaApplied || !head.Deleted {
+		t.Fatalf("reset to a tombstone = %v, %+v, %v; want applied, deleted", outcome, head, err)
+	}
+	if _, err := s.FindChatByID(ctx, "rs"); annals.ErrorCode(err) != annals.ENOTFOUND {
+		t.Fatalf("the chat after a reset to its tombstone: %v, want not found", err)
+	}
+}
