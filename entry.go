@@ -85,6 +85,15 @@ type Entry struct {
 	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
+// The metadata keys a tool entry may carry about its call's timing, which a viewer turns into
+// the call's duration (the web UI's tool lines and groups): MetaResultTime is when the result
+// arrived (RFC 3339, the call's own time being Entry.Time), MetaDurationMS how long the call ran
+// in milliseconds when the source recorded that instead.
+const (
+	MetaResultTime = "result_time"
+	MetaDurationMS = "duration_ms"
+)
+
 // ToolCall is the tool part of a tool entry.
 type ToolCall struct {
 	Name   string `json:"name"`

@@ -53,8 +53,8 @@ func (h *Handler) chat(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// entries is a page of a transcript for the chat page's script: ?after=SEQ (the page below)
-// or ?before=SEQ (the page above), and ?run= the run of the entry just above, so a run's
+// entries is a page of a transcript for the chat page's script: ?after=SEQ (the page below),
+// ?before=SEQ (the page above) or ?at=SEQ (the page around an entry), and ?run= the run of the entry just above, so a run's
 // boundary is drawn once.
 func (h *Handler) entries(w http.ResponseWriter, r *http.Request) error {
 	c, err := callerOf(r)
@@ -64,6 +64,13 @@ func (h *Handler) entries(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	after, limit := int64(0), int64(entryPageSize)
 	switch {
+	case q.Get("at") != "":
+		// The page around an entry, as the chat page with ?at= shows it (find in chat).
+		at, err := strconv.ParseInt(q.Get("at"), 10, 64)
+		if err != nil || at < 1 {
+			return annals.Errorf(annals.EINVALID, "at=%q is not an entry's position (a whole number from 1)", q.Get("at"))
+		}
+		after = max(at-1-windowBefore, 0)
 	case q.Get("before") != "":
 		before, err := strconv.ParseInt(q.Get("before"), 10, 64)
 		if err != nil || before < 1 {

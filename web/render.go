@@ -35,6 +35,10 @@ type item struct {
 	// Run, when set, is a run boundary drawn above the entry.
 	Run    *annals.Run
 	Tokens int64
+	// Group, when set, makes the item a group of consecutive tool calls (toolgroup.go).
+	Group *toolGroup
+	// timing is a tool call's start and result times.
+	timing callTiming
 }
 
 // cutText is a text with, when it is long, its head.
@@ -52,6 +56,8 @@ type toolItem struct {
 	Args    string // the arguments, indented
 	Result  cutText
 	Diff    []diffLine
+	// Took is how long the call ran, from its result's recorded time ("" unknown).
+	Took string
 }
 
 // items turns a page of entries into what the view shows; prevRun is the run of the entry just
@@ -71,10 +77,14 @@ func items(entries []*annals.Entry, runs map[string]*annals.Run, prevRun string)
 		}
 		if e.Tool != nil {
 			it.Tool = toolView(e.Tool)
+			it.timing = timing(e)
+			if !it.timing.end.IsZero() {
+				it.Tool.Took = formatDuration(it.timing.end.Sub(it.timing.start))
+			}
 		}
 		out = append(out, it)
 	}
-	return out
+	return groupTools(out)
 }
 
 // kindClass is the entry's kind as a class name: only the known kinds, never the stored text.

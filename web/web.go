@@ -83,6 +83,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /usage", h.serve(h.usage))
 	h.mux.HandleFunc("GET /chats/{id}/entries", h.serve(h.entries))
 	h.mux.HandleFunc("GET /chats/{id}/related", h.serve(h.related))
+	h.mux.HandleFunc("GET /chats/{id}/find", h.serve(h.find))
 	h.mux.HandleFunc("GET /chats/{id}/events", h.serve(h.events))
 	h.mux.HandleFunc("GET /events", h.serve(h.listEvents))
 	h.mux.HandleFunc("POST /chats/{id}/{action}", h.serve(h.curate))

@@ -109,6 +109,7 @@ func (s *ccSession) toolResult(q *reader.OpQueue, chat string, l *ccLine, raw []
 		if resultMeta != nil {
 			e.Metadata = reader.JoinMeta(e.Metadata, resultMeta)
 		}
+		reader.ResultTime(e, ts)
 		if agent != "" && s.session() != "" {
 			ccLinkCall(e, reader.ChatID("claude-code", s.session()+"/agent-"+agent))
 		}

@@ -122,6 +122,7 @@ func (s *cxSession) itemOutput(p *cxPayload, ts time.Time, id string) {
 		if meta != nil {
 			e.Metadata = reader.JoinMeta(e.Metadata, meta)
 		}
+		reader.ResultTime(e, ts)
 	}) {
 		return
 	}

@@ -189,7 +189,7 @@ func (b *lcBuilder) toolResult(e *annals.Entry, p reader.JSONObject) {
 	if call := b.open[callID]; callID != "" && call != nil {
 		// The result's own event and time stay on the call, next to what else it carried.
 		call.Tool.Result, call.Tool.Outcome = res, outcome
-		call.Metadata = reader.MergeMeta(call.Metadata, map[string]any{"result": rest, "result_event": e.ID, "result_time": e.Time.Format(time.RFC3339Nano)})
+		call.Metadata = reader.MergeMeta(call.Metadata, map[string]any{"result": rest, "result_event": e.ID, annals.MetaResultTime: e.Time.Format(time.RFC3339Nano)})
 		delete(b.open, callID)
 		return
 	}

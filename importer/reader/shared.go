@@ -108,6 +108,15 @@ func JoinMeta(a, b json.RawMessage) json.RawMessage {
 	return out
 }
 
+// ResultTime records on a tool entry when its result arrived (annals.MetaResultTime), so a
+// viewer can show how long the call ran; a zero time or one before the call records nothing.
+func ResultTime(e *annals.Entry, at time.Time) {
+	if at.IsZero() || e.Time.IsZero() || at.Before(e.Time) {
+		return
+	}
+	e.Metadata = MergeMeta(e.Metadata, map[string]any{annals.MetaResultTime: at.UTC().Format(time.RFC3339Nano)})
+}
+
 func ClampTokens(n int64) int64 {
 	if n < 0 {
 		return 0

@@ -60,6 +60,7 @@
       if (earlier) window.scrollBy(0, document.scrollingElement.scrollHeight - before);
       watch();
       goLive();
+      markFound();
     } catch (e) {
       link.textContent = "Could not load: " + e.message + " (click to retry)";
       loading.delete(link);
@@ -177,6 +178,144 @@
     });
   }
 
+  // Find in chat: the server answers the positions of every matching entry of the chat, loaded
+  // or not; moving to a match that is not on the page loads the page around it in place of the
+  // transcript. Matches are marked by class and their words highlighted with the CSS Custom
+  // Highlight API (ranges over the page's own text: no markup is built).
+  const found = { seqs: [], total: 0, at: -1, words: [] };
+  function findWords(q) {
+    const out = [];
+    for (let tok of q.match(/"[^"]*"|\S+/g) || []) {
+      if (tok.startsWith("-") || tok === "OR" || tok === "AND" || (!tok.startsWith('"') && tok.includes(":"))) continue;
+      tok = tok.replace(/^[("]+|[)"*]+$/g, "").toLowerCase();
+      if (tok) out.push(tok);
+    }
+    return out;
+  }
+  function markFound() {
+    const hits = new Set(found.seqs);
+    for (const el of $$("#transcript li.entry")) el.classList.toggle("find-hit", hits.has(+el.id.slice(2)));
+    if (!window.CSS || !CSS.highlights || !window.Highlight) return;
+    const hl = new Highlight();
+    for (const el of found.words.length ? $$("#transcript li.find-hit") : []) {
+      const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n && hl.size < 5000; n = walk.nextNode()) {
+        const text = n.data.toLowerCase();
+        for (const w of found.words) {
+          for (let i = text.indexOf(w); i >= 0; i = text.indexOf(w, i + w.length)) {
+            const r = new Range();
+            r.setStart(n, i);
+            r.setEnd(n, i + w.length);
+            hl.add(r);
+          }
+        }
+      }
+    }
+    CSS.highlights.set("find", hl);
+  }
+  function showFound() {
+    const count = $("#find-count");
+    if (!count) return;
+    const n = found.seqs.length;
+    count.classList.remove("error");
+    $("#find-prev").disabled = $("#find-next").disabled = n === 0;
+    if (!$("#find-input").value.trim()) count.textContent = "";
+    else if (!n) count.textContent = "No matches";
+    else {
+      const pos = found.at < 0 ? "" : (found.at + 1) + " of ";
+      count.textContent = pos + n + (n === 1 ? " match" : " matches") +
+        (found.total > n ? " (the newest " + n + " of " + found.total + ")" : "");
+    }
+  }
+  // loadAround replaces the transcript with the page around entry seq.
+  async function loadAround(seq) {
+    const frag = await fragment(location.pathname.replace(/\/$/, "") + "/entries?at=" + seq);
+    if (live) { live.close(); live = null; }
+    $("#transcript").replaceChildren(frag);
+    watch();
+    goLive();
+  }
+  async function goFound(i) {
+    const n = found.seqs.length;
+    if (!n) return;
+    found.at = ((i % n) + n) % n;
+    const seq = found.seqs[found.at];
+    showFound();
+    let el = document.getElementById("e-" + seq);
+    if (!el) {
+      try {
+        await loadAround(seq);
+      } catch (e) {
+        $("#find-count").textContent = "Could not load the match: " + e.message;
+        return;
+      }
+      el = document.getElementById("e-" + seq);
+      if (!el || found.seqs[found.at] !== seq) return;
+    }
+    for (let d = el.parentElement.closest("details"); d; d = d.parentElement.closest("details")) d.open = true;
+    for (const old of $$("#transcript .find-current")) old.classList.remove("find-current");
+    el.classList.add("find-current");
+    markFound();
+    el.scrollIntoView({ block: "center" });
+  }
+  // stepFound moves to the next (dir 1) or previous (-1) match; the first move goes to the
+  // first match at or below the top of the screen (or above it, going back).
+  function stepFound(dir) {
+    const n = found.seqs.length;
+    if (!n) return;
+    if (found.at >= 0) return goFound(found.at + dir);
+    const top = $$("#transcript li.entry").find((el) => el.getBoundingClientRect().bottom > 60);
+    const seq = top ? +top.id.slice(2) : 0;
+    let i = found.seqs.findIndex((s) => s >= seq);
+    if (i < 0) i = n;
+    return goFound(dir > 0 ? i : i - 1);
+  }
+  function findInChat() {
+    const form = $("#find");
+    if (!form) return;
+    const input = $("#find-input", form);
+    let timer = 0;
+    let inflight = null;
+    input.addEventListener("input", () => {
+      clearTimeout(timer);
+      timer = setTimeout(async () => {
+        if (inflight) inflight.abort();
+        const ctl = new AbortController();
+        inflight = ctl;
+        const q = input.value.trim();
+        Object.assign(found, { seqs: [], total: 0, at: -1, words: findWords(q) });
+        for (const old of $$("#transcript .find-current")) old.classList.remove("find-current");
+        if (!q) { showFound(); markFound(); return; }
+        try {
+          const res = await fetch(form.dataset.src + "/find?" + new URLSearchParams({ q }).toString(),
+            { headers: { "X-Fragment": "1" }, credentials: "same-origin", signal: ctl.signal });
+          if (!res.ok) throw new Error((await res.text()).trim() || res.statusText);
+          const ans = await res.json();
+          if (ctl.signal.aborted) return;
+          found.seqs = ans.seqs;
+          found.total = ans.total;
+          showFound();
+          if (ans.error) {
+            $("#find-count").textContent = ans.error;
+            $("#find-count").classList.add("error");
+          }
+          markFound();
+          if (found.seqs.length) stepFound(1);
+        } catch (e) {
+          if (e.name !== "AbortError") $("#find-count").textContent = "Find failed: " + e.message;
+        } finally {
+          if (inflight === ctl) inflight = null;
+        }
+      }, 200);
+    });
+    form.addEventListener("submit", (ev) => { ev.preventDefault(); });
+    input.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter") { ev.preventDefault(); stepFound(ev.shiftKey ? -1 : 1); }
+    });
+    $("#find-next").addEventListener("click", () => stepFound(1));
+    $("#find-prev").addEventListener("click", () => stepFound(-1));
+  }
+
   async function loadRelated() {
     const aside = $("#related[data-src]");
     if (!aside) return;
@@ -206,6 +345,7 @@
         list.append(li);
       }
       list.append(toFragment(ev.data));
+      markFound();
     });
     live.addEventListener("gone", () => { live.close(); });
     live.addEventListener("error", () => {
@@ -246,7 +386,8 @@
     if (!help.hidden) $("#help-close").focus();
   }
 
-  // The keyboard: / search, j/k move, o open, p pin, e export, ? help.
+  // The keyboard: / search, j/k move, o open, p pin, e export, f find in chat, n/N next and
+  // previous match, ? help.
   let selected = -1;
   function rows() {
     if ($("#transcript")) return $$("#transcript li.entry.user");
@@ -301,6 +442,18 @@
           else if (row && $("a.title", row)) location.href = $("a.title", row).getAttribute("href") + "/export?format=markdown";
           break;
         }
+        case "f": {
+          if (!$("#find-input")) return;
+          ev.preventDefault();
+          $("#find-input").focus();
+          $("#find-input").select();
+          break;
+        }
+        case "n": case "N": {
+          if (!$("#find-input")) return;
+          stepFound(ev.key === "n" ? 1 : -1);
+          break;
+        }
         case "?": toggleHelp(); break;
         case "Escape": toggleHelp(false); break;
         default: return;
@@ -313,6 +466,7 @@
     window.addEventListener("hashchange", followPermalink);
     watch();
     searchAsYouType();
+    findInChat();
     curation();
     keyboard();
     loadRelated();
