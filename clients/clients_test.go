@@ -32,7 +32,7 @@ func run(m *testing.M) int {
 }
 
 // buildAnnals builds cmd/annals into annalsBin (once).
-func buildAnnals(t *testing.T) string {
+func buildAnnals(t testing.TB) string {
 	t.Helper()
 	if _, err := os.Stat(annalsBin); err == nil {
 		return annalsBin
