@@ -326,3 +326,41 @@ func checkRoutesAreCalled(t *testing.T, client string, routes []string, src stri
 		}
 	}
 }
+
+// TestClientVersionsAreTheAPIs keeps each client's package version (major.minor) and its
+// API_VERSION to the API's (annals.APIVersion): a client names the version it speaks in its
+// errors, and a release of the API is a release of both clients (docs/CLIENTS.md, Versions).
+func TestClientVersionsAreTheAPIs(t *testing.T) {
+	read := func(path string) string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	var pkg struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal([]byte(read("typescript/package.json")), &pkg); err != nil {
+		t.Fatal(err)
+	}
+	versions := map[string]string{
+		"clients/typescript/package.json version":      pkg.Version,
+		"clients/python/pyproject.toml version":        firstMatch(read("python/pyproject.toml"), `(?m)^version = "([^"]+)"`),
+		"clients/python/annals_client __version__":     firstMatch(read("python/annals_client/__init__.py"), `__version__ = "([^"]+)"`),
+		"clients/typescript/src/errors.ts API_VERSION": firstMatch(read("typescript/src/errors.ts"), `API_VERSION = "([^"]+)"`) + ".x",
+		"clients/python/annals_client API_VERSION":     firstMatch(read("python/annals_client/errors.py"), `API_VERSION = "([^"]+)"`) + ".x",
+	}
+	for what, v := range versions {
+		if !strings.HasPrefix(v, annals.APIVersion+".") {
+			t.Errorf("%s is %q; the API's version is %s, so it must be %s.x", what, v, annals.APIVersion, annals.APIVersion)
+		}
+	}
+}
+
+func firstMatch(s, re string) string {
+	if m := regexp.MustCompile(re).FindStringSubmatch(s); m != nil {
+		return m[1]
+	}
+	return ""
+}
