@@ -66,3 +66,14 @@ type OutboxRepair interface {
 	// outbox is off, or read-only), unavailable, internal.
 	ResetLane(ctx context.Context, chatID string, snap *ChatSnapshot) error
 }
+
+// OutboxDrop drops an operation a remote refused for good (`annals replicate retry --drop`).
+// Implemented by both stores.
+type OutboxDrop interface {
+	// DropOp, in one transaction, deletes the queued operation opID — it must be the oldest
+	// queued of its lane, right after the remote's head (baseSeq, baseDigest) — and numbers the
+	// lane's later queued operations on from that head, re-chaining their digests; it returns
+	// the operation dropped. Errors: conflict (opID is not the lane's oldest queued operation,
+	// or does not follow the head), invalid, forbidden, unavailable, internal.
+	DropOp(ctx context.Context, chatID, opID string, baseSeq int64, baseDigest string) (*ReplicationOp, error)
+}

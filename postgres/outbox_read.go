@@ -93,7 +93,7 @@ func (db *DB) PendingOps(ctx context.Context, read annals.OutboxRead) ([]*annals
 	if read.MaxOps > 0 {
 		limit = &read.MaxOps
 	}
-	rows, err := db.pool.Query(ctx, `SELECT seq, coalesce(host_id, ''), chat_id, lane_seq, kind, payload, digest, created_at
+	rows, err := db.pool.Query(ctx, `SELECT `+opColumns+`
 		FROM replication_outbox WHERE chat_id = $1 ORDER BY lane_seq LIMIT $2`, read.ChatID, limit)
 	if err != nil {
 		return nil, db.storeErr("read outbox", err)
@@ -102,24 +102,36 @@ func (db *DB) PendingOps(ctx context.Context, read annals.OutboxRead) ([]*annals
 	var ops []*annals.ReplicationOp
 	var bytes int64
 	for rows.Next() {
-		var op annals.ReplicationOp
-		var kind string
-		var created int64
-		var payload []byte
-		if err := rows.Scan(&op.Seq, &op.Host, &op.ChatID, &op.LaneSeq, &kind, &payload, &op.Digest, &created); err != nil {
-			return nil, db.storeErr("read outbox", err)
+		op, err := db.scanOp(rows)
+		if err != nil {
+			return nil, err
 		}
-		if read.MaxBytes > 0 && len(ops) > 0 && bytes+int64(len(payload)) > read.MaxBytes {
+		if read.MaxBytes > 0 && len(ops) > 0 && bytes+int64(len(op.Payload)) > read.MaxBytes {
 			break
 		}
-		bytes += int64(len(payload))
-		op.Payload, op.Kind, op.CreatedAt, op.ID = payload, annals.OpKind(kind), fromNano(created), annals.OpID(op.Host, op.Seq)
-		ops = append(ops, &op)
+		bytes += int64(len(op.Payload))
+		ops = append(ops, op)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, db.storeErr("read outbox", err)
 	}
 	return ops, nil
+}
+
+// opColumns are the columns scanOp reads.
+const opColumns = `seq, coalesce(host_id, ''), chat_id, lane_seq, kind, payload, digest, created_at`
+
+// scanOp reads one queued operation of opColumns.
+func (db *DB) scanOp(rows pgx.Rows) (*annals.ReplicationOp, error) {
+	var op annals.ReplicationOp
+	var kind string
+	var created int64
+	var payload []byte
+	if err := rows.Scan(&op.Seq, &op.Host, &op.ChatID, &op.LaneSeq, &kind, &payload, &op.Digest, &created); err != nil {
+		return nil, db.storeErr("read outbox", err)
+	}
+	op.Payload, op.Kind, op.CreatedAt, op.ID = payload, annals.OpKind(kind), fromNano(created), annals.OpID(op.Host, op.Seq)
+	return &op, nil
 }
 
 // OutboxLanes returns the lanes with their heads and queues; see annals.Outbox.

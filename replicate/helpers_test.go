@@ -61,11 +61,19 @@ func newKey(t testing.TB, ks annals.KeyStore, role annals.Role) string {
 // newHost is a host database with its outbox on, in its own directory.
 func newHost(t testing.TB) *sqlite.DB {
 	t.Helper()
-	db := openSQLite(t, filepath.Join(t.TempDir(), "host.db"))
+	db, _ := newHostAt(t)
+	return db
+}
+
+// newHostAt is newHost with the path of its file.
+func newHostAt(t testing.TB) (*sqlite.DB, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "host.db")
+	db := openSQLite(t, path)
 	if _, err := db.SetOutbox(context.Background(), true); err != nil {
 		t.Fatal(err)
 	}
-	return db
+	return db, path
 }
 
 // clock is a test clock that only moves when told.

@@ -200,7 +200,7 @@ func (db *DB) PendingOps(ctx context.Context, read annals.OutboxRead) ([]*annals
 	if read.MaxOps > 0 {
 		limit = int64(read.MaxOps)
 	}
-	rows, err := db.reader.QueryContext(ctx, `SELECT seq, coalesce(host_id, ''), chat_id, lane_seq, kind, payload, digest, created_at
+	rows, err := db.reader.QueryContext(ctx, `SELECT `+opColumns+`
 		FROM replication_outbox WHERE chat_id = ? ORDER BY lane_seq LIMIT ?`, read.ChatID, limit)
 	if err != nil {
 		return nil, storeErr("read outbox", err)
@@ -209,23 +209,35 @@ func (db *DB) PendingOps(ctx context.Context, read annals.OutboxRead) ([]*annals
 	var ops []*annals.ReplicationOp
 	var bytes int64
 	for rows.Next() {
-		var op annals.ReplicationOp
-		var kind string
-		var created int64
-		if err := rows.Scan(&op.Seq, &op.Host, &op.ChatID, &op.LaneSeq, &kind, &op.Payload, &op.Digest, &created); err != nil {
-			return nil, storeErr("read outbox", err)
+		op, err := scanOp(rows)
+		if err != nil {
+			return nil, err
 		}
 		if read.MaxBytes > 0 && len(ops) > 0 && bytes+int64(len(op.Payload)) > read.MaxBytes {
 			break
 		}
 		bytes += int64(len(op.Payload))
-		op.Kind, op.CreatedAt, op.ID = annals.OpKind(kind), fromNano(created), annals.OpID(op.Host, op.Seq)
-		ops = append(ops, &op)
+		ops = append(ops, op)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, storeErr("read outbox", err)
 	}
 	return ops, nil
+}
+
+// opColumns are the columns scanOp reads.
+const opColumns = `seq, coalesce(host_id, ''), chat_id, lane_seq, kind, payload, digest, created_at`
+
+// scanOp reads one queued operation of opColumns.
+func scanOp(rows *sql.Rows) (*annals.ReplicationOp, error) {
+	var op annals.ReplicationOp
+	var kind string
+	var created int64
+	if err := rows.Scan(&op.Seq, &op.Host, &op.ChatID, &op.LaneSeq, &kind, &op.Payload, &op.Digest, &created); err != nil {
+		return nil, storeErr("read outbox", err)
+	}
+	op.Kind, op.CreatedAt, op.ID = annals.OpKind(kind), fromNano(created), annals.OpID(op.Host, op.Seq)
+	return &op, nil
 }
 
 // OutboxLanes returns the lanes with their heads and queues; see annals.Outbox.

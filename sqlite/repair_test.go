@@ -13,3 +13,7 @@ func TestResetLaneConformance(t *testing.T) {
 func TestReplicaResetConformance(t *testing.T) {
 	storetest.RunReplicaReset(t, func(tb testing.TB) storetest.ReplicaStore { return MustOpenDB(tb) })
 }
+
+func TestDropOpConformance(t *testing.T) {
+	storetest.RunDropOp(t, func(tb testing.TB) storetest.DropStore { return MustOpenDB(tb) })
+}

@@ -130,3 +130,57 @@ func RunReplicaReset(t *testing.T, open func(tb testing.TB) ReplicaStore) {
 		t.Fatalf("the chat after a reset to its tombstone: %v, want not found", err)
 	}
 }
+
+// DropStore is what the drop suite tests.
+type DropStore interface {
+	OutboxStore
+	annals.OutboxDrop
+}
+
+// RunDropOp runs the drop of a refused operation (annals.OutboxDrop): only the lane's oldest
+// queued operation, right after the remote's head, is dropped; the later ones are numbered on
+// from that head with their digests chained to it, and the lane's head follows them.
+func RunDropOp(t *testing.T, open func(tb testing.TB) DropStore) {
+	t.Helper()
+	ctx := context.Background()
+	s := open(t)
+	mustOutboxOn(t, s)
+	mustCreateChat(t, s, NewChat("d", "t1"))
+	for i := range 4 {
+		mustAppend(t, s, "d", Entries("e"+string(rune('a'+i)), 1)...)
+	}
+	ops := laneOps(t, s, "d") // chat, then 4 appends
+	if _, err := s.AckOps(ctx, []string{ops[0].ID, ops[1].ID}); err != nil {
+		t.Fatal(err)
+	}
+	base := ops[1]
+	if _, err := s.DropOp(ctx, "d", ops[3].ID, base.LaneSeq, base.Digest); annals.ErrorCode(err) != annals.ECONFLICT {
+		t.Fatalf("DropOp of an operation that is not the oldest queued: %v, want conflict", err)
+	}
+	if _, err := s.DropOp(ctx, "d", ops[2].ID, base.LaneSeq-1, base.Digest); annals.ErrorCode(err) != annals.ECONFLICT {
+		t.Fatalf("DropOp after a head it does not follow: %v, want conflict", err)
+	}
+	dropped, err := s.DropOp(ctx, "d", ops[2].ID, base.LaneSeq, base.Digest)
+	if err != nil || dropped.ID != ops[2].ID {
+		t.Fatalf("DropOp = %+v, %v; want %s dropped", dropped, err, ops[2].ID)
+	}
+	left := laneOps(t, s, "d")
+	if len(left) != 2 || left[0].ID != ops[3].ID || left[1].ID != ops[4].ID {
+		t.Fatalf("queued after the drop: %v; want the two later operations, same ids", opKinds(left))
+	}
+	prev := base.Digest
+	for i, op := range left {
+		if op.LaneSeq != base.LaneSeq+1+int64(i) || op.Digest != annals.LaneDigest(prev, "d", op.LaneSeq, op.Kind, op.Payload) {
+			t.Fatalf("op %s at seq %d: not renumbered onto the head and re-chained", op.ID, op.LaneSeq)
+		}
+		prev = op.Digest
+	}
+	lane := mustLanes(t, s, false)[0]
+	if lane.HeadSeq != left[1].LaneSeq || lane.HeadDigest != left[1].Digest {
+		t.Fatalf("lane head after the drop = %d %s; want the last renumbered operation", lane.HeadSeq, lane.HeadDigest)
+	}
+	mustAppend(t, s, "d", Entries("after", 1)...)
+	if ops := laneOps(t, s, "d"); ops[2].LaneSeq != lane.HeadSeq+1 {
+		t.Fatalf("the next change after the drop is at seq %d, want %d", ops[2].LaneSeq, lane.HeadSeq+1)
+	}
+}

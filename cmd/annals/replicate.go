@@ -24,7 +24,8 @@ these commands act once (docs/REPLICATION.md).
   verify       push, then compare every lane (head and the remote's copy of its chat) with the
                remote, reset the lanes the remote lost or holds short and push them again
                (--no-repair: only report); exits 1 on a difference left
-  retry        --chat ID: release a quarantined lane and push it again
+  retry        --chat ID: release a quarantined lane and push it again; with --drop, drop the
+               operation the remote refused (shown first; asks, or --yes) and push the rest
   backfill     queue the chats recorded before the outbox was on (done once on its own when a
                remote is first configured)
   new-host-id  take a new host id on a copied database (the copy, never the original)`
@@ -45,7 +46,7 @@ func runReplicate(ctx context.Context, m *Main, args []string) error {
 		"push":        "Push every queued lane to the remote once.",
 		"status":      "Show the outbox: pending operations per lane, quarantined lanes, the last push.",
 		"verify":      "Push, compare every lane with the remote, and repair the lanes the remote lost.",
-		"retry":       "Release a quarantined lane (--chat ID) and push it again.",
+		"retry":       "Release a quarantined lane (--chat ID) and push it again, or --drop its refused operation.",
 		"new-host-id": "Take a new host id on a copied database, so that it may push.",
 		"backfill":    "Queue every chat that has no lane yet (recorded before the outbox was on).",
 	}
@@ -59,6 +60,8 @@ func runReplicate(ctx context.Context, m *Main, args []string) error {
 	asJSON := fs.Bool("json", false, "print the answer as JSON")
 	chat := fs.String("chat", "", "the quarantined lane (chat id) to release (retry)")
 	noRepair := fs.Bool("no-repair", false, "only report the differences; do not reset the lanes that differ (verify)")
+	drop := fs.Bool("drop", false, "drop the operation the remote refused instead of sending it again; shows it and asks first (retry)")
+	yes := fs.Bool("yes", false, "drop without asking (retry --drop)")
 	force := fs.Bool("force", false, "take a new host id although this database is where its id was created (new-host-id)")
 	if err := m.parse(fs, args[1:]); err != nil {
 		return err
@@ -104,6 +107,9 @@ func runReplicate(ctx context.Context, m *Main, args []string) error {
 	case "retry":
 		if *chat == "" {
 			return usagef("replicate retry needs --chat ID (the lane to release; see 'annals replicate status')")
+		}
+		if *drop {
+			return m.replicateDrop(ctx, p, *chat, *yes, *asJSON, out)
 		}
 		s := a.store.(replicate.Store)
 		released, err := s.ReleaseLane(ctx, *chat)

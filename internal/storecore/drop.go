@@ -1,0 +1,62 @@
+package storecore
+
+import (
+	"github.com/annals-dev/annals"
+)
+
+// DropTx is what DropOp needs of a store inside its write transaction.
+type DropTx interface {
+	// QueuedOps returns the lane's queued operations in lane order, holding the lane against
+	// writers until the transaction ends.
+	QueuedOps(chatID string) ([]*annals.ReplicationOp, error)
+	// DeleteOp deletes one queued operation (by its local seq).
+	DeleteOp(op *annals.ReplicationOp) error
+	// UpdateOp stores a queued operation's new lane_seq, payload and digest (by its local seq).
+	UpdateOp(op *annals.ReplicationOp) error
+	// SetHead stores the lane's new last sequence and digest.
+	SetHead(chatID string, seq int64, digest string) error
+}
+
+// DropOp drops the refused operation opID, the oldest queued of its lane, and numbers the
+// operations queued after it on from the remote's head (baseSeq, baseDigest), re-chaining their
+// digests (a reset's prev_digest with them), so the lane follows the remote again without it
+// (annals.OutboxDrop). It returns the operation dropped.
+func DropOp(tx DropTx, chatID, opID string, baseSeq int64, baseDigest string) (*annals.ReplicationOp, error) {
+	ops, err := tx.QueuedOps(chatID)
+	if err != nil {
+		return nil, err
+	}
+	if len(ops) == 0 || ops[0].ID != opID {
+		return nil, annals.Errorf(annals.ECONFLICT, "operation %s is not the oldest queued operation of lane %q (the lane changed: look at 'annals replicate status' again)", opID, chatID)
+	}
+	if ops[0].LaneSeq != baseSeq+1 {
+		return nil, annals.Errorf(annals.ECONFLICT, "the remote's lane %q is at seq %d and operation %s is seq %d: dropping it would not join the lane to the remote's; run 'annals replicate verify'", chatID, baseSeq, opID, ops[0].LaneSeq)
+	}
+	if err := tx.DeleteOp(ops[0]); err != nil {
+		return nil, err
+	}
+	seq, prev := baseSeq, baseDigest
+	for _, op := range ops[1:] {
+		seq++
+		if op.Kind == annals.OpReset {
+			p, err := annals.DecodePayload(op.Payload)
+			if err != nil {
+				return nil, err
+			}
+			p.Reset.PrevDigest = prev
+			if op.Payload, err = annals.EncodePayload(p); err != nil {
+				return nil, err
+			}
+		}
+		op.LaneSeq = seq
+		op.Digest = annals.LaneDigest(prev, chatID, seq, op.Kind, op.Payload)
+		prev = op.Digest
+		if err := tx.UpdateOp(op); err != nil {
+			return nil, err
+		}
+	}
+	if err := tx.SetHead(chatID, seq, prev); err != nil {
+		return nil, err
+	}
+	return ops[0], nil
+}
