@@ -52,11 +52,16 @@ type EmbeddingStore interface {
 	// write to them. Errors: unavailable, internal.
 	FindEmbeddings(ctx context.Context, filter EmbeddingFilter) ([]ChatVector, error)
 
-	// FindChatsToEmbed returns up to limit chats (any owner) without a current vector of the
-	// given model, oldest chat first: no vector, a vector of another model, or a vector whose
-	// chat's transcript changed materially since (EmbeddingStale), for the embedding worker and
-	// backfills. Errors: unavailable, internal.
-	FindChatsToEmbed(ctx context.Context, model string, limit int) ([]*Chat, error)
+	// FindChatsToEmbed returns up to limit chats of owner (Owner{AllTenants: true}: any
+	// owner; Owner{TenantID: t}: tenant t's, whose model is t's own with a per-tenant
+	// embedder) without a current vector of the given model, oldest chat first: no vector, a
+	// vector of another model, or a vector whose chat's transcript changed materially since
+	// (EmbeddingStale), for the embedding worker and backfills. Errors: unavailable, internal.
+	FindChatsToEmbed(ctx context.Context, owner Owner, model string, limit int) ([]*Chat, error)
+
+	// FindTenants returns every tenant that has a chat, in byte order: the tenants whose models
+	// a per-tenant embedder keeps up to date. Errors: unavailable, internal.
+	FindTenants(ctx context.Context) ([]string, error)
 }
 
 // EmbeddingStale reports whether a chat's transcript changed materially since its vector was
@@ -76,13 +81,15 @@ func EmbeddingStale(then, now int64) bool {
 const EmbedSettleEntries = 8
 
 // EmbedderStateStore keeps the persisted state of an embedder that learns from the history (the
-// learned embedder's counts and word vectors), one opaque blob per name. It is derived data:
-// never replicated or copied, rebuilt from the transcripts when missing.
+// learned embedder's counts and word vectors), one opaque blob per tenant and name: each tenant's
+// model is learned from that tenant's chats alone and kept apart (docs/SECURITY.md, "One learned
+// model per tenant"). It is derived data: never replicated or copied, rebuilt from the
+// transcripts when missing.
 type EmbedderStateStore interface {
-	// LoadEmbedderState returns the state saved under name. Errors: not_found (none saved),
-	// unavailable, internal.
-	LoadEmbedderState(ctx context.Context, name string) ([]byte, error)
-	// SaveEmbedderState replaces the state saved under name. Errors: invalid (an empty name),
-	// forbidden (read-only), unavailable, internal.
-	SaveEmbedderState(ctx context.Context, name string, data []byte) error
+	// LoadEmbedderState returns the state saved under tenant and name. Errors: not_found (none
+	// saved), unavailable, internal.
+	LoadEmbedderState(ctx context.Context, tenant, name string) ([]byte, error)
+	// SaveEmbedderState replaces the state saved under tenant and name. Errors: invalid (an
+	// empty tenant or name), forbidden (read-only), unavailable, internal.
+	SaveEmbedderState(ctx context.Context, tenant, name string, data []byte) error
 }

@@ -35,12 +35,21 @@ type Embedder interface {
 	Dimension() int
 }
 
-// Learner is an Embedder that learns from the stored history (embed.Learned). Learn brings
-// what it learned up to date; changed says its Model changed, so every chat's vector is due
-// again (the stores find them: a vector of another model is never current). The embedding
-// backfill calls it first. Errors: forbidden (read-only), unavailable, internal.
-type Learner interface {
-	Learn(ctx context.Context) (changed bool, err error)
+// TenantEmbedders gives each tenant its own embedder: the learned embedder (embed.LearnedTenants)
+// learns one model per tenant from that tenant's chats alone, so one tenant's words never shape
+// another tenant's vectors (docs/SECURITY.md, "One learned model per tenant"). The history
+// service embeds a chat with its tenant's embedder and a query with the caller's tenant's, and
+// ranks only vectors of that model.
+type TenantEmbedders interface {
+	// ForTenant returns the embedder of one tenant's chats and queries; its Model names that
+	// tenant's model and no other tenant's. Errors: invalid (an empty tenant), unavailable,
+	// internal.
+	ForTenant(ctx context.Context, tenant string) (Embedder, error)
+	// Learn brings what the tenant's model learned up to date from the tenant's own chats;
+	// changed says its Model changed, so every chat of the tenant is due again (the stores find
+	// them: a vector of another model is never current). The embedding backfill calls it for
+	// each tenant first. Errors: invalid, forbidden (read-only), unavailable, internal.
+	Learn(ctx context.Context, tenant string) (changed bool, err error)
 }
 
 // RescanReport counts what a redaction rescan looked at and changed.

@@ -140,14 +140,15 @@ func readJSON(t testing.TB, path string, v any) {
 // scores are recall@10 and nDCG@10 (binary relevance), averaged over queries.
 type scores struct{ recall, ndcg float64 }
 
-// evaluate embeds the corpus with emb (the history service's backfill, as annals does) and
-// ranks every query of split with related --query.
-func evaluate(t *testing.T, db *sqlite.DB, emb annals.Embedder, byTopic map[string][]string, queries []labelledQuery, split string) scores {
+// evaluate embeds the corpus with the embedder(s) of cfg (the history service's backfill, as
+// annals does) and ranks every query of split with related --query.
+func evaluate(t *testing.T, db *sqlite.DB, cfg history.Config, byTopic map[string][]string, queries []labelledQuery, split string) scores {
 	t.Helper()
 	ctx := annals.NewContextWithPrincipal(t.Context(), history.LocalOwner())
-	svc := history.New(history.Config{Store: db, Embedder: emb})
-	if _, err := svc.Backfill(ctx, nil); err != nil {
-		t.Fatalf("backfill with %s: %v", emb.Model(), err)
+	cfg.Store = db
+	svc := history.New(cfg)
+	if p, err := svc.Backfill(ctx, nil); err != nil {
+		t.Fatalf("backfill with %s: %v", p.Model, err)
 	}
 	var sum scores
 	n := 0
@@ -248,28 +249,32 @@ func TestMeaningBenchmark(t *testing.T) {
 	results := map[string]map[string]scores{}
 	for _, name := range []string{"hashing", "learned", "server"} {
 		db, byTopic := open()
-		var emb annals.Embedder
+		var cfg history.Config
 		switch name {
 		case "hashing":
-			emb = hashing
+			cfg.Embedder = hashing
 		case "learned":
-			l, err := embed.NewLearned(t.Context(), db, embed.LearnedConfig{})
+			l, err := embed.NewLearnedTenants(db, embed.LearnedConfig{}, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			emb = l
+			cfg.Embedders = l
 		case "server":
 			c, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: serverURL, Model: serverModel, APIKey: os.Getenv("OPENAI_API_KEY")})
 			if err != nil {
 				t.Fatal(err)
 			}
-			emb = c
+			cfg.Embedder = c
 		}
 		results[name] = map[string]scores{}
 		for _, split := range []string{"dev", "test"} {
-			results[name][split] = evaluate(t, db, emb, byTopic, queries, split)
+			results[name][split] = evaluate(t, db, cfg, byTopic, queries, split)
 		}
 		if name == "learned" {
+			emb, err := cfg.Embedders.ForTenant(t.Context(), "local")
+			if err != nil {
+				t.Fatal(err)
+			}
 			checkLearnedPersists(t, db, emb)
 		}
 	}
@@ -304,7 +309,7 @@ func checkLearnedPersists(t *testing.T, db *sqlite.DB, emb annals.Embedder) {
 	if !strings.HasPrefix(emb.Model(), "annals-learned-") {
 		t.Fatalf("the learned embedder learned nothing from the corpus: model %s", emb.Model())
 	}
-	again, err := embed.NewLearned(t.Context(), db, embed.LearnedConfig{})
+	again, err := embed.NewLearned(t.Context(), db, "local", embed.LearnedConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

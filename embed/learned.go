@@ -2,6 +2,8 @@ package embed
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"sync"
 
@@ -53,34 +55,51 @@ func (c *LearnedConfig) defaults() {
 	}
 }
 
-// Learned is the offline embedder that learns meaning from the history it serves: word vectors
-// from co-occurrence statistics over the stored transcripts (positive PMI, factorised by a
-// randomized truncated eigen-decomposition), combined into a text's vector by a smooth
-// inverse-frequency mean, beside a smaller hashed lexical part. Until the history holds
-// MinTokens content words it is the Hashing embedder.
+// check applies the defaults and refuses what is out of range.
+func (c *LearnedConfig) check() error {
+	c.defaults()
+	if c.Dimension > 1024 || c.Window > 20 || c.Lexical < 0 {
+		return annals.Errorf(annals.EINVALID, "learned embedder: dimension %d (at most 1024), window %d (at most 20), lexical weight %g (not negative)", c.Dimension, c.Window, c.Lexical)
+	}
+	return nil
+}
+
+func errNoTenant() error {
+	return annals.Errorf(annals.EINVALID, "learned embedder: a model is learned per tenant and needs one")
+}
+
+// Learned is the offline embedder that learns meaning from one tenant's history: word vectors
+// from co-occurrence statistics over the tenant's stored transcripts (positive PMI, factorised
+// by a randomized truncated eigen-decomposition), combined into a text's vector by a smooth
+// inverse-frequency mean, beside a smaller hashed lexical part. Until the tenant's history holds
+// MinTokens content words it is the Hashing embedder. It reads and saves nothing of another
+// tenant (docs/SECURITY.md, "One learned model per tenant"); LearnedTenants keeps one per tenant.
 //
 // Learn brings it up to date: it counts what was added since the last call, refactorises when
 // the counts grew by a quarter (the index fingerprint: a new Model name, so every chat is
 // embedded again and no ranking mixes the two), and saves its state in the store. Learned is
 // safe for concurrent use; Learn calls are serialised.
 type Learned struct {
-	cfg   LearnedConfig
-	src   LearnSource
-	hash  *Hashing // the fallback
-	lex   *Hashing // the lexical part
-	learn sync.Mutex
-	st    *learnedState // guarded by learn
+	cfg    LearnedConfig
+	src    LearnSource
+	tenant string
+	tag    string   // names the tenant in Model, see tenantTag
+	hash   *Hashing // the fallback
+	lex    *Hashing // the lexical part
+	learn  sync.Mutex
 
 	mu    sync.RWMutex
 	model *wordModel
 }
 
-// NewLearned returns a Learned embedder over src with what it learned before (the saved
+// NewLearned returns tenant's Learned embedder over src with what it learned before (the saved
 // state; none on a new database, where it is Hashing until Learn has enough to learn from).
-func NewLearned(ctx context.Context, src LearnSource, cfg LearnedConfig) (*Learned, error) {
-	cfg.defaults()
-	if cfg.Dimension > 1024 || cfg.Window > 20 || cfg.Lexical < 0 {
-		return nil, annals.Errorf(annals.EINVALID, "learned embedder: dimension %d (at most 1024), window %d (at most 20), lexical weight %g (not negative)", cfg.Dimension, cfg.Window, cfg.Lexical)
+func NewLearned(ctx context.Context, src LearnSource, tenant string, cfg LearnedConfig) (*Learned, error) {
+	if tenant == "" {
+		return nil, errNoTenant()
+	}
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
 	hash, err := NewHashing(0)
 	if err != nil {
@@ -90,15 +109,24 @@ func NewLearned(ctx context.Context, src LearnSource, cfg LearnedConfig) (*Learn
 	if err != nil {
 		return nil, err
 	}
-	st, err := loadLearnedState(ctx, src)
+	// Only the word vectors are kept between calls; Learn reads the counts afresh each time.
+	st, err := loadLearnedState(ctx, src, tenant)
 	if err != nil {
 		return nil, err
 	}
-	l := &Learned{cfg: cfg, src: src, hash: hash, lex: lex, st: st}
+	l := &Learned{cfg: cfg, src: src, tenant: tenant, tag: tenantTag(tenant), hash: hash, lex: lex}
 	if st.model != nil {
 		l.setModel(st.model)
 	}
 	return l, nil
+}
+
+// tenantTag names a tenant in its model's name without spelling the tenant out: two tenants'
+// models never share a name, even when they learned the same words, so no ranking that groups
+// vectors by model can mix them.
+func tenantTag(tenant string) string {
+	h := sha256.Sum256([]byte("annals tenant model\x00" + tenant))
+	return hex.EncodeToString(h[:4])
 }
 
 func (l *Learned) current() *wordModel {
@@ -107,14 +135,16 @@ func (l *Learned) current() *wordModel {
 	return l.model
 }
 
-// Model names the vectors: the hashing model until something is learned, then the learned
-// model with its fingerprint.
+// Model names the vectors: the hashing model until something is learned (hashing learns
+// nothing, so every tenant may share it), then the tenant's learned model with its fingerprint
+// and the tenant's tag. v1 was the one model of a whole database (migration 0020/0014 drops its
+// vectors).
 func (l *Learned) Model() string {
 	m := l.current()
 	if m == nil {
 		return l.hash.Model()
 	}
-	return fmt.Sprintf("annals-learned-v1-%d+%s-%s", m.dim, l.lex.Model(), m.fingerprint)
+	return fmt.Sprintf("annals-learned-v2-%d+%s-%s-t%s", m.dim, l.lex.Model(), m.fingerprint, l.tag)
 }
 
 // Dimension is the length of every vector of the current Model.
@@ -163,22 +193,21 @@ func (l *Learned) Learn(ctx context.Context) (changed bool, err error) {
 	before := l.Model()
 	// What is saved wins over what this process holds: servers sharing one PostgreSQL database
 	// then converge on one model (the last saved) instead of re-embedding under two.
-	st, err := loadLearnedState(ctx, l.src)
+	st, err := loadLearnedState(ctx, l.src, l.tenant)
 	if err != nil {
 		return false, err
 	}
-	l.st = st
 	if st.model != nil {
 		l.setModel(st.model)
 	}
 	dirty := false
 	if st.counts == nil || st.vocabStale() {
-		if err := st.recount(ctx, l.src, l.cfg); err != nil {
+		if err := st.recount(ctx, l.src, l.tenant, l.cfg); err != nil {
 			return false, err
 		}
 		dirty = true
 	} else {
-		n, err := st.countNew(ctx, l.src, l.cfg.Window)
+		n, err := st.countNew(ctx, l.src, l.tenant, l.cfg.Window)
 		if err != nil {
 			return false, err
 		}
@@ -193,7 +222,7 @@ func (l *Learned) Learn(ctx context.Context) (changed bool, err error) {
 		dirty = true
 	}
 	if dirty {
-		if err := st.save(ctx, l.src); err != nil {
+		if err := st.save(ctx, l.src, l.tenant); err != nil {
 			return false, err
 		}
 	}

@@ -40,8 +40,8 @@ type savedState struct {
 	Fingerprint               string
 }
 
-func loadLearnedState(ctx context.Context, src LearnSource) (*learnedState, error) {
-	data, err := src.LoadEmbedderState(ctx, learnedStateName)
+func loadLearnedState(ctx context.Context, src LearnSource, tenant string) (*learnedState, error) {
+	data, err := src.LoadEmbedderState(ctx, tenant, learnedStateName)
 	if annals.ErrorCode(err) == annals.ENOTFOUND {
 		return &learnedState{seen: map[string]int64{}}, nil
 	}
@@ -78,7 +78,7 @@ func loadLearnedState(ctx context.Context, src LearnSource) (*learnedState, erro
 	return st, nil
 }
 
-func (st *learnedState) save(ctx context.Context, src LearnSource) error {
+func (st *learnedState) save(ctx context.Context, src LearnSource, tenant string) error {
 	c := st.counts
 	s := savedState{Vocab: c.vocab, Uni: c.uni, Tokens: c.tokens, OOV: c.oov, Seen: st.seen,
 		TokensAtVocab: st.tokensAtVocab, OOVAtVocab: st.oovAtVocab, TokensAtBuild: st.tokensAtBuild}
@@ -102,14 +102,15 @@ func (st *learnedState) save(ctx context.Context, src LearnSource) error {
 	if err := zw.Close(); err != nil {
 		return annals.Internal("save the learned embedder's state", err)
 	}
-	return src.SaveEmbedderState(ctx, learnedStateName, buf.Bytes())
+	return src.SaveEmbedderState(ctx, tenant, learnedStateName, buf.Bytes())
 }
 
-// walkChats calls fn for every chat of every owner, archived too, a page at a time.
-func walkChats(ctx context.Context, src LearnSource, fn func(*annals.Chat) error) error {
+// walkChats calls fn for every chat of tenant (every user and agent), archived too, a page at a
+// time. The owner constraint is the store's, in SQL: no other tenant's chat is read.
+func walkChats(ctx context.Context, src LearnSource, tenant string, fn func(*annals.Chat) error) error {
 	const page = 500
 	for offset := 0; ; offset += page {
-		chats, _, err := src.FindChats(ctx, annals.ChatFilter{Owner: annals.Owner{AllTenants: true}, IncludeArchived: true, Offset: offset, Limit: page})
+		chats, _, err := src.FindChats(ctx, annals.ChatFilter{Owner: annals.Owner{TenantID: tenant}, IncludeArchived: true, Offset: offset, Limit: page})
 		if err != nil {
 			return err
 		}
@@ -141,11 +142,11 @@ func chatWords(ctx context.Context, src LearnSource, chat *annals.Chat, from int
 	return nil
 }
 
-// recount counts the whole history again: the words' frequencies first, to choose the
+// recount counts the tenant's whole history again: the words' frequencies first, to choose the
 // vocabulary, then the co-occurrences within it.
-func (st *learnedState) recount(ctx context.Context, src LearnSource, cfg LearnedConfig) error {
+func (st *learnedState) recount(ctx context.Context, src LearnSource, tenant string, cfg LearnedConfig) error {
 	freq := map[string]int{}
-	err := walkChats(ctx, src, func(c *annals.Chat) error {
+	err := walkChats(ctx, src, tenant, func(c *annals.Chat) error {
 		return chatWords(ctx, src, c, 0, func(ws []string) {
 			for _, w := range ws {
 				freq[w]++
@@ -157,7 +158,7 @@ func (st *learnedState) recount(ctx context.Context, src LearnSource, cfg Learne
 	}
 	c := newCounts(chooseVocab(freq, cfg.MinCount, cfg.Vocabulary))
 	seen := map[string]int64{}
-	err = walkChats(ctx, src, func(ch *annals.Chat) error {
+	err = walkChats(ctx, src, tenant, func(ch *annals.Chat) error {
 		seen[ch.ID] = ch.Totals.Entries
 		return chatWords(ctx, src, ch, 0, func(ws []string) { c.add(ws, cfg.Window) })
 	})
@@ -173,9 +174,9 @@ func (st *learnedState) recount(ctx context.Context, src LearnSource, cfg Learne
 // countNew counts the entries each chat gained since it was last counted, and returns how many
 // chats it read. A chat that shrank (a rewind) keeps its old counts: they are statistics of
 // what was written, and the next recount drops them.
-func (st *learnedState) countNew(ctx context.Context, src LearnSource, window int) (int, error) {
+func (st *learnedState) countNew(ctx context.Context, src LearnSource, tenant string, window int) (int, error) {
 	n := 0
-	err := walkChats(ctx, src, func(ch *annals.Chat) error {
+	err := walkChats(ctx, src, tenant, func(ch *annals.Chat) error {
 		from := st.seen[ch.ID]
 		if ch.Totals.Entries <= from {
 			return nil

@@ -29,16 +29,21 @@ func TestMeaningAtScale(t *testing.T) {
 	start := time.Now()
 	buildMeaningCorpusN(t, ctx, db, 400, 400)
 	t.Logf("corpus: 10,000 chats written in %s", time.Since(start).Round(time.Millisecond))
-	learned, err := embed.NewLearned(ctx, db, embed.LearnedConfig{})
+	tenants, err := embed.NewLearnedTenants(db, embed.LearnedConfig{}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	emb, err := tenants.ForTenant(ctx, "local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	learned := emb.(*embed.Learned)
 	start = time.Now()
 	if _, err := learned.Learn(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("learn from scratch (count, factorise, save): %s, model %s", time.Since(start).Round(time.Millisecond), learned.Model())
-	svc := history.New(history.Config{Store: db, Embedder: learned})
+	svc := history.New(history.Config{Store: db, Embedders: tenants})
 	start = time.Now()
 	p, err := svc.Backfill(ctx, nil)
 	if err != nil {

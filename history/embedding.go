@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/annals-dev/annals"
@@ -110,20 +111,25 @@ func pickSample(all []*annals.Entry) []*annals.Entry {
 	return out
 }
 
-// embedChat refreshes a chat's embedding after its text changed. It is best effort: a failure is
-// logged and never fails the operation that triggered it.
+// embedChat refreshes a chat's embedding after its text changed, with its tenant's model. It is
+// best effort: a failure is logged and never fails the operation that triggered it.
 func (s *Service) embedChat(ctx context.Context, chat *annals.Chat) {
-	if s.embedder == nil {
+	if !s.canEmbed() {
 		return
 	}
-	if err := s.embedChats(ctx, []*annals.Chat{chat}); err != nil {
+	emb, err := s.embedderFor(ctx, chat.TenantID)
+	if err == nil {
+		err = s.embedChats(ctx, emb, []*annals.Chat{chat})
+	}
+	if err != nil {
 		s.log.Warn("refresh chat embedding", "chat", chat.ID, "err", annals.ErrorDetail(err))
 	}
 }
 
-// embedChats embeds chats in one Embed call and stores each vector with the transcript length
-// its text was read at, so the worker knows when it is due again.
-func (s *Service) embedChats(ctx context.Context, chats []*annals.Chat) error {
+// embedChats embeds chats with emb in one Embed call and stores each vector with the transcript
+// length its text was read at, so the worker knows when it is due again. emb is the model of
+// every chat's tenant: the caller chooses it (embedderFor).
+func (s *Service) embedChats(ctx context.Context, emb annals.Embedder, chats []*annals.Chat) error {
 	texts := make([]string, len(chats))
 	for i, c := range chats {
 		t, err := s.embedText(ctx, c)
@@ -132,11 +138,11 @@ func (s *Service) embedChats(ctx context.Context, chats []*annals.Chat) error {
 		}
 		texts[i] = t
 	}
-	vecs, err := s.embedder.Embed(ctx, texts)
+	vecs, err := emb.Embed(ctx, texts)
 	if err != nil {
 		return err
 	}
-	model := s.embedder.Model()
+	model := emb.Model()
 	for i, c := range chats {
 		if err := s.store.UpsertEmbedding(ctx, c.Ref(), model, vecs[i], c.Totals.Entries); err != nil && annals.ErrorCode(err) != annals.ENOTFOUND {
 			return err // not_found: the chat went (or was replaced) since it was read
@@ -147,35 +153,64 @@ func (s *Service) embedChats(ctx context.Context, chats []*annals.Chat) error {
 
 // BackfillProgress reports a running backfill.
 type BackfillProgress struct {
+	// Model names the model of the chats embedded, or how many there were ("3 models, one per
+	// tenant").
 	Model    string `json:"model"`
 	Embedded int    `json:"embedded"`
 	Failed   int    `json:"failed"`
 }
 
-// Backfill embeds every chat without a current vector of the configured embedder: none yet, one
-// of another model, or one computed before its transcript changed materially
-// (annals.EmbeddingStale). It is the embedding worker's one pass and the maintenance of
-// `annals reindex --embeddings`, for the database owner, not an op: it ignores scopes. progress
-// may be nil; it is called after each batch.
+// Backfill embeds every chat without a current vector of its embedder: none yet, one of another
+// model, or one computed before its transcript changed materially (annals.EmbeddingStale). With
+// per-tenant models it goes tenant by tenant: it brings the tenant's model up to date from that
+// tenant's chats (Learn), then embeds the tenant's chats that are due with it. It is the
+// embedding worker's one pass and the maintenance of `annals reindex --embeddings`, for the
+// database owner, not an op: it ignores scopes. progress may be nil; it is called after each
+// batch.
 func (s *Service) Backfill(ctx context.Context, progress func(BackfillProgress)) (BackfillProgress, error) {
 	var p BackfillProgress
-	if s.embedder == nil {
+	if !s.canEmbed() {
 		return p, annals.Errorf(annals.EUNAVAILABLE, "backfill requires an embedder; configure one under embedder: in the annals config")
 	}
-	if l, ok := s.embedder.(annals.Learner); ok {
-		if _, err := l.Learn(ctx); err != nil {
+	if s.perTenant == nil {
+		p.Model = s.embedder.Model()
+		return p, s.backfillOwner(ctx, annals.Owner{AllTenants: true}, s.embedder, &p, progress)
+	}
+	tenants, err := s.store.FindTenants(ctx)
+	if err != nil {
+		return p, err
+	}
+	var models []string
+	for _, t := range tenants {
+		if _, err := s.perTenant.Learn(ctx, t); err != nil {
 			if annals.ErrorCode(err) == annals.EFORBIDDEN || ctx.Err() != nil {
 				return p, err
 			}
-			s.log.Warn("learn from the history", "err", annals.ErrorDetail(err))
+			s.log.Warn("learn from the history", "tenant", t, "err", annals.ErrorDetail(err))
 		}
-	}
-	p.Model = s.embedder.Model()
-	failed := map[string]bool{}
-	for {
-		chats, err := s.store.FindChatsToEmbed(ctx, p.Model, embedBatch+len(failed))
+		emb, err := s.perTenant.ForTenant(ctx, t)
 		if err != nil {
 			return p, err
+		}
+		if m := emb.Model(); !slices.Contains(models, m) {
+			models = append(models, m)
+		}
+		p.Model = modelsName(models)
+		if err := s.backfillOwner(ctx, annals.Owner{TenantID: t}, emb, &p, progress); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// backfillOwner embeds owner's chats that are due with emb, a batch at a time.
+func (s *Service) backfillOwner(ctx context.Context, owner annals.Owner, emb annals.Embedder, p *BackfillProgress, progress func(BackfillProgress)) error {
+	model := emb.Model()
+	failed := map[string]bool{}
+	for {
+		chats, err := s.store.FindChatsToEmbed(ctx, owner, model, embedBatch+len(failed))
+		if err != nil {
+			return err
 		}
 		batch := make([]*annals.Chat, 0, embedBatch)
 		for _, c := range chats {
@@ -184,18 +219,18 @@ func (s *Service) Backfill(ctx context.Context, progress func(BackfillProgress))
 			}
 		}
 		if len(batch) == 0 {
-			return p, nil
+			return nil
 		}
 		if err := ctx.Err(); err != nil {
-			return p, err
+			return err
 		}
-		if err := s.embedChats(ctx, batch); err != nil {
+		if err := s.embedChats(ctx, emb, batch); err != nil {
 			if annals.ErrorCode(err) == annals.EFORBIDDEN {
-				return p, err // a read-only database: nothing can be stored
+				return err // a read-only database: nothing can be stored
 			}
 			// One by one, so one chat that cannot be embedded does not hold back the batch.
 			for _, c := range batch {
-				if err := s.embedChats(ctx, []*annals.Chat{c}); err != nil {
+				if err := s.embedChats(ctx, emb, []*annals.Chat{c}); err != nil {
 					failed[c.ID] = true
 					p.Failed++
 					s.log.Warn("embed chat", "chat", c.ID, "err", annals.ErrorDetail(err))
@@ -207,7 +242,7 @@ func (s *Service) Backfill(ctx context.Context, progress func(BackfillProgress))
 			p.Embedded += len(batch)
 		}
 		if progress != nil {
-			progress(p)
+			progress(*p)
 		}
 	}
 }

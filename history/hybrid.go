@@ -36,23 +36,18 @@ func (s *Service) searchByMeaning(ctx context.Context, p annals.SearchParams, mo
 	if !onlyWords(f) {
 		return nil, annals.Errorf(annals.EINVALID, "rank %s takes words and the scope only; filters (tag, agent, attributes, status, time, pinned, id, title, in, role:, tool:) need rank lexical", p.Rank)
 	}
-	if s.embedder == nil {
+	if !s.canEmbed() {
 		return nil, annals.Errorf(annals.EUNAVAILABLE, "rank %s needs an embedder; configure one under embedder: in the annals config", p.Rank)
-	}
-	vecs, err := s.embedder.Embed(ctx, []string{p.Query})
-	if err != nil {
-		return nil, err
 	}
 	depth := f.Offset + f.Limit
 	if p.Rank == annals.RankHybrid {
 		depth = max(depth, fuseDepth)
 	}
-	cands, err := s.store.FindEmbeddings(ctx, annals.EmbeddingFilter{Owner: res.Owner, Model: s.embedder.Model(),
-		IncludeArchived: f.Chat.IncludeArchived, Limit: s.candidateCap})
+	groups, err := s.meaningCandidates(ctx, res.Owner, f.Chat.IncludeArchived, "", querySource(p.Query))
 	if err != nil {
 		return nil, err
 	}
-	meaning := rankTop(vecs[0], cands, depth)
+	meaning := rankGroups(groups, depth)
 	fused := map[string]float64{}
 	order := []string{}
 	add := func(id string, rank int) {

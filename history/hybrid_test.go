@@ -72,16 +72,16 @@ func searchIDs(t *testing.T, svc annals.HistoryService, ctx_ annals.Principal, r
 func TestSearchRankFindsMeaningInsideTheOwnerFold(t *testing.T) {
 	s := openSQLite(t)
 	hybridCorpus(t, s)
-	learned, err := embed.NewLearned(t.Context(), s.(embed.LearnSource), embed.LearnedConfig{Dimension: 16})
+	learned, err := embed.NewLearnedTenants(s.(embed.LearnSource), embed.LearnedConfig{Dimension: 16}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := history.New(history.Config{Store: s, Embedder: learned})
+	svc := history.New(history.Config{Store: s, Embedders: learned})
 	if _, err := svc.Backfill(t.Context(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(learned.Model(), "annals-learned-") {
-		t.Fatalf("nothing learned from the corpus: %s", learned.Model())
+	if emb, err := learned.ForTenant(t.Context(), "A"); err != nil || !strings.HasPrefix(emb.Model(), "annals-learned-") {
+		t.Fatalf("nothing learned from tenant A's corpus: %v", err)
 	}
 	member := annals.Principal{TenantID: "A", UserID: "u", Role: annals.RoleMember, Scopes: annals.Scopes}
 	for _, rank := range []string{"", annals.RankLexical, annals.RankHybrid, annals.RankSemantic} {

@@ -23,7 +23,7 @@ type RelatedResult = annals.RelatedChat
 // free-text query. Candidates are the newest CandidateCap in-scope vectors, folded by owner
 // inside SQL, so a chat outside scope can never appear however similar it is.
 func (s *Service) FindRelated(ctx context.Context, p annals.RelatedParams) (*annals.RelatedPage, error) {
-	if s.embedder == nil {
+	if !s.canEmbed() {
 		return nil, annals.Errorf(annals.EUNAVAILABLE, "related requires an embedder; configure one under embedder: in the annals config (provider: learned or hashing work offline)")
 	}
 	if (p.ChatID == "") == (strings.TrimSpace(p.Query) == "") {
@@ -35,15 +35,14 @@ func (s *Service) FindRelated(ctx context.Context, p annals.RelatedParams) (*ann
 	limit := annals.EffectiveLimit(p.Limit, DefaultRelatedLimit, MaxRelatedLimit)
 
 	var res *Resolved
-	var source []float32
-	var cands []annals.ChatVector
+	var groups []meaningGroup
 	if p.ChatID != "" {
 		chat, r, err := s.fetch(ctx, OpRelated, annals.ChatSelector{Scope: p.Scope, ID: p.ChatID})
 		if err != nil {
 			return nil, err
 		}
 		res = r
-		if source, cands, err = s.sourceAndCandidates(ctx, res.Owner, chat, p.IncludeArchived); err != nil {
+		if groups, err = s.meaningCandidates(ctx, res.Owner, p.IncludeArchived, chat.ID, s.chatSource(chat)); err != nil {
 			return nil, err
 		}
 	} else {
@@ -52,22 +51,17 @@ func (s *Service) FindRelated(ctx context.Context, p annals.RelatedParams) (*ann
 			return nil, err
 		}
 		res = r
-		vecs, err := s.embedder.Embed(ctx, []string{p.Query})
-		if err != nil {
-			return nil, err
-		}
-		source = vecs[0]
-		if cands, err = s.store.FindEmbeddings(ctx, annals.EmbeddingFilter{Owner: res.Owner, Model: s.embedder.Model(),
-			IncludeArchived: p.IncludeArchived, Limit: s.candidateCap}); err != nil {
+		if groups, err = s.meaningCandidates(ctx, res.Owner, p.IncludeArchived, "", querySource(p.Query)); err != nil {
 			return nil, err
 		}
 	}
-	out := &annals.RelatedPage{Results: []annals.RelatedChat{}, Candidates: len(cands), CandidateCap: s.candidateCap, Limit: limit, Model: s.embedder.Model()}
+	cands := candidateCount(groups)
+	out := &annals.RelatedPage{Results: []annals.RelatedChat{}, Candidates: cands, CandidateCap: s.candidateCap, Limit: limit, Model: groupsModel(groups)}
 	// Rank only as deep as the page needs; if chats drop out (deleted between the two reads),
 	// rank everything and fill the page again.
-	for depth := limit; ; depth = len(cands) {
+	for depth := limit; ; depth = cands {
 		out.Results = out.Results[:0]
-		ranked := rankTop(source, cands, depth)
+		ranked := rankGroups(groups, depth)
 		for _, r := range ranked {
 			if len(out.Results) == limit {
 				break
@@ -84,7 +78,7 @@ func (s *Service) FindRelated(ctx context.Context, p annals.RelatedParams) (*ann
 			}
 			out.Results = append(out.Results, annals.RelatedChat{Chat: chat, Score: r.score})
 		}
-		if len(out.Results) == limit || len(ranked) < depth || depth >= len(cands) {
+		if len(out.Results) == limit || len(ranked) < depth || depth >= cands {
 			return out, nil
 		}
 	}
@@ -117,27 +111,13 @@ func rankTop(source []float32, cands []annals.ChatVector, depth int) []scored {
 	return best
 }
 
-// sourceAndCandidates reads the candidates of a related search by chat: the chat's own vector,
-// fetched alone, and the newest candidateCap in-scope vectors other than it.
-func (s *Service) sourceAndCandidates(ctx context.Context, owner annals.Owner, chat *annals.Chat, archived bool) ([]float32, []annals.ChatVector, error) {
-	source, err := s.vectorOf(ctx, chat)
-	if err != nil {
-		return nil, nil, err
-	}
-	cands, err := s.store.FindEmbeddings(ctx, annals.EmbeddingFilter{Owner: owner, Model: s.embedder.Model(),
-		ExcludeChatID: chat.ID, IncludeArchived: archived, Limit: s.candidateCap})
-	if err != nil {
-		return nil, nil, err
-	}
-	return source, cands, nil
-}
-
-// vectorOf returns a chat's stored vector, embedding it first when it has none. It reads that
-// one vector, never its owner's others.
-func (s *Service) vectorOf(ctx context.Context, chat *annals.Chat) ([]float32, error) {
+// vectorOf returns a chat's stored vector of emb's model (its tenant's), embedding it first when
+// it has none. It reads that one vector, never its owner's others.
+func (s *Service) vectorOf(ctx context.Context, emb annals.Embedder, chat *annals.Chat) ([]float32, error) {
+	model := emb.Model()
 	vecs, err := s.store.FindEmbeddings(ctx, annals.EmbeddingFilter{
 		Owner: annals.Owner{TenantID: chat.TenantID, UserID: chat.UserID, AgentID: chat.AgentID},
-		Model: s.embedder.Model(), ChatID: chat.ID, IncludeArchived: true, Limit: 1,
+		Model: model, ChatID: chat.ID, IncludeArchived: true, Limit: 1,
 	})
 	if err != nil {
 		return nil, err
@@ -151,11 +131,11 @@ func (s *Service) vectorOf(ctx context.Context, chat *annals.Chat) ([]float32, e
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.embedder.Embed(ctx, []string{text})
+	out, err := emb.Embed(ctx, []string{text})
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.UpsertEmbedding(ctx, chat.Ref(), s.embedder.Model(), out[0], chat.Totals.Entries); err != nil && annals.ErrorCode(err) != annals.EFORBIDDEN {
+	if err := s.store.UpsertEmbedding(ctx, chat.Ref(), model, out[0], chat.Totals.Entries); err != nil && annals.ErrorCode(err) != annals.EFORBIDDEN {
 		s.log.Warn("store embedding", "chat", chat.ID, "err", annals.ErrorDetail(err))
 	}
 	return out[0], nil

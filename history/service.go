@@ -32,8 +32,13 @@ type Config struct {
 	View view.Store
 	// Summarizer writes recaps; nil makes recap refuse with how to configure one.
 	Summarizer annals.Summarizer
-	// Embedder powers related; nil makes related refuse with how to configure one.
+	// Embedder powers related and search by meaning with one model for every tenant (hashing,
+	// a provider); nil with no Embedders makes them refuse with how to configure one.
 	Embedder annals.Embedder
+	// Embedders, when set, gives each tenant its own model (the learned embedder,
+	// embed.LearnedTenants) and wins over Embedder: a chat is embedded, and a query ranked,
+	// with its tenant's model only (docs/SECURITY.md, "One learned model per tenant").
+	Embedders annals.TenantEmbedders
 	// Pricer prices the tokens of runs that recorded no cost, for the usage report; nil leaves
 	// them unpriced (counted in UnpricedRuns).
 	Pricer annals.Pricer
@@ -58,6 +63,7 @@ type Service struct {
 	view         view.Store
 	summarizer   annals.Summarizer
 	embedder     annals.Embedder
+	perTenant    annals.TenantEmbedders
 	redactor     annals.Redactor
 	pricer       annals.Pricer
 	candidateCap int
@@ -76,6 +82,7 @@ func New(cfg Config) *Service {
 		view:         cfg.View,
 		summarizer:   cfg.Summarizer,
 		embedder:     cfg.Embedder,
+		perTenant:    cfg.Embedders,
 		redactor:     cfg.Redactor,
 		pricer:       cfg.Pricer,
 		candidateCap: cfg.CandidateCap,

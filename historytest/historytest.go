@@ -44,6 +44,7 @@ func Run(t *testing.T, open Opener) {
 		{"Curate", testCurate},
 		{"Recap", testRecap},
 		{"Related", testRelated},
+		{"LearnedModelPerTenant", testLearnedModelPerTenant},
 		{"Resume", testResume},
 		{"Delete", testDelete},
 		{"Redaction", testRedaction},

@@ -77,14 +77,11 @@ func (db *DB) readEmbeddings(ctx context.Context, q string, args []any) ([]annal
 	return out, nil
 }
 
-// FindChatsToEmbed lists chats without a current vector of model; see annals.EmbeddingStore.
-func (db *DB) FindChatsToEmbed(ctx context.Context, model string, limit int) ([]*annals.Chat, error) {
-	if limit <= 0 {
-		limit = 100
-	}
-	rows, err := db.tracedQuery(ctx, `SELECT `+chatColumns+` FROM chats c
-		WHERE `+storecore.ChatsToEmbedWhere+`
-		ORDER BY c.pk LIMIT ?`, model, limit)
+// FindChatsToEmbed lists owner's chats without a current vector of model; see
+// annals.EmbeddingStore.
+func (db *DB) FindChatsToEmbed(ctx context.Context, owner annals.Owner, model string, limit int) ([]*annals.Chat, error) {
+	q, args := storecore.ChatsToEmbed(chatColumns, owner, model, limit)
+	rows, err := db.tracedQuery(ctx, q, args...)
 	if err != nil {
 		return nil, db.storeErr("find chats to embed", err)
 	}
@@ -103,12 +100,34 @@ func (db *DB) FindChatsToEmbed(ctx context.Context, model string, limit int) ([]
 	return out, nil
 }
 
-// LoadEmbedderState returns the state saved under name; see annals.EmbedderStateStore.
-func (db *DB) LoadEmbedderState(ctx context.Context, name string) ([]byte, error) {
+// FindTenants returns every tenant that has a chat; see annals.EmbeddingStore.
+func (db *DB) FindTenants(ctx context.Context) ([]string, error) {
+	rows, err := db.tracedQuery(ctx, storecore.FindTenants)
+	if err != nil {
+		return nil, db.storeErr("find tenants", err)
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, db.storeErr("scan tenant", err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.storeErr("find tenants", err)
+	}
+	return out, nil
+}
+
+// LoadEmbedderState returns the state saved under tenant and name; see
+// annals.EmbedderStateStore.
+func (db *DB) LoadEmbedderState(ctx context.Context, tenant, name string) ([]byte, error) {
 	var data []byte
-	err := db.pool.QueryRow(ctx, `SELECT data FROM embedder_state WHERE name = $1`, name).Scan(&data)
+	err := db.pool.QueryRow(ctx, `SELECT data FROM embedder_state WHERE tenant_id = $1 AND name = $2`, tenant, name).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, annals.Errorf(annals.ENOTFOUND, "no embedder state %q is saved", name)
+		return nil, annals.Errorf(annals.ENOTFOUND, "no embedder state %q is saved for this tenant", name)
 	}
 	if err != nil {
 		return nil, db.storeErr("load embedder state", err)
@@ -116,15 +135,16 @@ func (db *DB) LoadEmbedderState(ctx context.Context, name string) ([]byte, error
 	return data, nil
 }
 
-// SaveEmbedderState replaces the state saved under name; see annals.EmbedderStateStore.
-func (db *DB) SaveEmbedderState(ctx context.Context, name string, data []byte) error {
-	if name == "" {
-		return annals.Errorf(annals.EINVALID, "an embedder state needs a name")
+// SaveEmbedderState replaces the state saved under tenant and name; see
+// annals.EmbedderStateStore.
+func (db *DB) SaveEmbedderState(ctx context.Context, tenant, name string, data []byte) error {
+	if err := storecore.CheckEmbedderStateKey(tenant, name); err != nil {
+		return err
 	}
 	return db.writeTx(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO embedder_state (name, data, updated_at) VALUES ($1, $2, $3)
-			ON CONFLICT (name) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
-			name, data, unixNano(db.now()))
+		_, err := tx.Exec(ctx, `INSERT INTO embedder_state (tenant_id, name, data, updated_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (tenant_id, name) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
+			tenant, name, data, unixNano(db.now()))
 		if err != nil {
 			return db.storeErr("save embedder state", err)
 		}

@@ -21,7 +21,10 @@ func embeddingTests() []test {
 		{"DeleteChatRemovesItsVector", testEmbedDelete},
 		{"FindChatsToEmbedListsChatsLackingTheModel", testEmbedMissingModel},
 		{"FindChatsToEmbedListsChatsWhoseTranscriptChangedMaterially", testEmbedStale},
+		{"FindChatsToEmbedFoldsByTenant", testEmbedDueByTenant},
+		{"FindTenantsListsEveryTenantOnce", testFindTenants},
 		{"EmbedderStateRoundTrip", testEmbedderState},
+		{"EmbedderStateIsKeyedByTenant", testEmbedderStatePerTenant},
 	}
 }
 
@@ -219,7 +222,7 @@ func testEmbedMissingModel(t *testing.T, s Store) {
 	}
 	mustUpsertEmbedding(t, s, "x1", "m1", vec(1))
 	mustUpsertEmbedding(t, s, "x4", "m2", vec(4))
-	cs, err := s.FindChatsToEmbed(t.Context(), "m1", 10)
+	cs, err := s.FindChatsToEmbed(t.Context(), allTenants, "m1", 10)
 	if err != nil {
 		t.Fatalf("FindChatsToEmbed(m1): %v", err)
 	}
@@ -227,7 +230,7 @@ func testEmbedMissingModel(t *testing.T, s Store) {
 	if got, want := chatIDs(cs), []string{"x2", "x3", "x4"}; !sameSet(got, want) {
 		t.Errorf("FindChatsToEmbed(m1) = %q, want %q", got, want)
 	}
-	cs, err = s.FindChatsToEmbed(t.Context(), "m1", 2)
+	cs, err = s.FindChatsToEmbed(t.Context(), allTenants, "m1", 2)
 	if err != nil {
 		t.Fatalf("FindChatsToEmbed(m1, 2): %v", err)
 	}
@@ -242,7 +245,7 @@ func testEmbedMissingModel(t *testing.T, s Store) {
 	mustUpsertEmbedding(t, s, "x2", "m1", vec(2))
 	mustUpsertEmbedding(t, s, "x3", "m1", vec(3))
 	mustUpsertEmbedding(t, s, "x4", "m1", vec(4))
-	cs, err = s.FindChatsToEmbed(t.Context(), "m1", 10)
+	cs, err = s.FindChatsToEmbed(t.Context(), allTenants, "m1", 10)
 	if err != nil {
 		t.Fatalf("FindChatsToEmbed(m1) after backfill: %v", err)
 	}
@@ -284,7 +287,7 @@ func testEmbedStale(t *testing.T, s Store) {
 	mustUpsertEmbedding(t, s, "long", "m", vec(2))
 	due := func() []string {
 		t.Helper()
-		cs, err := s.FindChatsToEmbed(t.Context(), "m", 10)
+		cs, err := s.FindChatsToEmbed(t.Context(), allTenants, "m", 10)
 		if err != nil {
 			t.Fatalf("FindChatsToEmbed(m): %v", err)
 		}
@@ -316,7 +319,7 @@ func testEmbedderState(t *testing.T, s Store) {
 	if !ok {
 		t.Skip("the store keeps no embedder state")
 	}
-	if _, err := es.LoadEmbedderState(t.Context(), "learned"); annals.ErrorCode(err) != annals.ENOTFOUND {
+	if _, err := es.LoadEmbedderState(t.Context(), "A", "learned"); annals.ErrorCode(err) != annals.ENOTFOUND {
 		t.Fatalf("LoadEmbedderState before any save = %v, want not_found", err)
 	}
 	big := make([]byte, 1<<20)
@@ -324,13 +327,88 @@ func testEmbedderState(t *testing.T, s Store) {
 		big[i] = byte(i * 7)
 	}
 	for _, data := range [][]byte{[]byte("first"), big} {
-		if err := es.SaveEmbedderState(t.Context(), "learned", data); err != nil {
+		if err := es.SaveEmbedderState(t.Context(), "A", "learned", data); err != nil {
 			t.Fatalf("SaveEmbedderState: %v", err)
 		}
-		got, err := es.LoadEmbedderState(t.Context(), "learned")
+		got, err := es.LoadEmbedderState(t.Context(), "A", "learned")
 		if err != nil || string(got) != string(data) {
 			t.Fatalf("LoadEmbedderState = %d bytes, %v; want the %d bytes saved", len(got), err, len(data))
 		}
 	}
-	wantCode(t, "SaveEmbedderState without a name", es.SaveEmbedderState(t.Context(), "", []byte("x")), annals.EINVALID)
+	wantCode(t, "SaveEmbedderState without a name", es.SaveEmbedderState(t.Context(), "A", "", []byte("x")), annals.EINVALID)
+	wantCode(t, "SaveEmbedderState without a tenant", es.SaveEmbedderState(t.Context(), "", "learned", []byte("x")), annals.EINVALID)
+}
+
+// Each tenant's learned state is its own row: a tenant reads back what it saved and nothing of
+// another tenant's, whatever order they save in (docs/SECURITY.md, "One learned model per
+// tenant").
+func testEmbedderStatePerTenant(t *testing.T, s Store) {
+	es, ok := s.(annals.EmbedderStateStore)
+	if !ok {
+		t.Skip("the store keeps no embedder state")
+	}
+	ctx := t.Context()
+	if err := es.SaveEmbedderState(ctx, "A", "learned", []byte("A's words")); err != nil {
+		t.Fatalf("SaveEmbedderState(A): %v", err)
+	}
+	if got, err := es.LoadEmbedderState(ctx, "B", "learned"); annals.ErrorCode(err) != annals.ENOTFOUND {
+		t.Fatalf("LoadEmbedderState(B) with only A's saved = %q, %v; want not_found", got, err)
+	}
+	if err := es.SaveEmbedderState(ctx, "B", "learned", []byte("B's words")); err != nil {
+		t.Fatalf("SaveEmbedderState(B): %v", err)
+	}
+	if err := es.SaveEmbedderState(ctx, "A", "learned", []byte("A's words, later")); err != nil {
+		t.Fatalf("SaveEmbedderState(A) again: %v", err)
+	}
+	for tenant, want := range map[string]string{"A": "A's words, later", "B": "B's words"} {
+		if got, err := es.LoadEmbedderState(ctx, tenant, "learned"); err != nil || string(got) != want {
+			t.Errorf("LoadEmbedderState(%s) = %q, %v; want %q", tenant, got, err, want)
+		}
+	}
+	// A tenant id that is a prefix or a case variant of another is another tenant.
+	for _, other := range []string{"a", "A ", "AB"} {
+		if _, err := es.LoadEmbedderState(ctx, other, "learned"); annals.ErrorCode(err) != annals.ENOTFOUND {
+			t.Errorf("LoadEmbedderState(%q) = %v; want not_found", other, err)
+		}
+	}
+}
+
+// A tenant's backfill sees that tenant's chats only.
+func testEmbedDueByTenant(t *testing.T, s Store) {
+	for _, c := range []*annals.Chat{NewChat("a1", "A"), NewChat("a2", "A"), NewChat("b1", "B"), NewChat("ab", "AB")} {
+		mustCreateChat(t, s, c)
+	}
+	mustUpsertEmbedding(t, s, "a1", "m", vec(1))
+	for owner, want := range map[string][]string{"A": {"a2"}, "B": {"b1"}, "AB": {"ab"}, "C": nil} {
+		cs, err := s.FindChatsToEmbed(t.Context(), tenant(owner), "m", 10)
+		if err != nil {
+			t.Fatalf("FindChatsToEmbed(tenant %s): %v", owner, err)
+		}
+		wantIDs(t, "FindChatsToEmbed for tenant "+owner, chatIDs(cs), want)
+	}
+	if cs, err := s.FindChatsToEmbed(t.Context(), annals.Owner{}, "m", 10); err != nil || len(cs) != 0 {
+		t.Errorf("FindChatsToEmbed with a zero owner = %q, %v; want nothing (fail closed)", chatIDs(cs), err)
+	}
+}
+
+// FindTenants lists each tenant with a chat once, in byte order.
+func testFindTenants(t *testing.T, s Store) {
+	got, err := s.FindTenants(t.Context())
+	if err != nil || len(got) != 0 {
+		t.Fatalf("FindTenants on an empty store = %q, %v; want none", got, err)
+	}
+	for _, c := range []*annals.Chat{NewChat("1", "b"), NewChat("2", "B"), NewChat("3", "a"), NewChat("4", "b"), NewChat("5", "B"), NewChat("6", "é")} {
+		mustCreateChat(t, s, c)
+	}
+	got, err = s.FindTenants(t.Context())
+	if want := []string{"B", "a", "b", "é"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("FindTenants = %q, %v; want %q", got, err, want)
+	}
+	if err := s.DeleteChat(t.Context(), refOf(t, s, "3")); err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.FindTenants(t.Context())
+	if want := []string{"B", "b", "é"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("FindTenants after deleting a's only chat = %q, %v; want %q", got, err, want)
+	}
 }

@@ -126,15 +126,18 @@ func embedWorker(ctx context.Context, b history.Backfiller, kick <-chan struct{}
 	}
 }
 
-// learnedEmbedder returns the learned embedder over the open store when the config asks for it
-// (provider: learned, or no provider: the default), else emb as built.
-func (m *Main) learnedEmbedder(ctx context.Context, cfg *Config, store annals.Store, emb annals.Embedder) (annals.Embedder, error) {
+// learnedEmbedders returns the learned embedder over the open store when the config asks for it
+// (provider: learned, or no provider: the default): one model per tenant (docs/SECURITY.md).
+// Otherwise emb, as built, serves every tenant.
+func (m *Main) learnedEmbedders(cfg *Config, store annals.Store, emb annals.Embedder) (annals.Embedder, annals.TenantEmbedders, error) {
 	if p := cfg.Embedder.Provider; p != "" && p != "learned" {
-		return emb, nil
+		return emb, nil, nil
 	}
 	src, ok := store.(embed.LearnSource)
 	if !ok {
-		return embed.NewHashing(0)
+		h, err := embed.NewHashing(0)
+		return h, nil, err
 	}
-	return embed.NewLearned(ctx, src, embed.LearnedConfig{Dimension: cfg.Embedder.Dimension})
+	lt, err := embed.NewLearnedTenants(src, embed.LearnedConfig{Dimension: cfg.Embedder.Dimension}, 0)
+	return nil, lt, err
 }

@@ -90,7 +90,8 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 	if err != nil {
 		return nil, err
 	}
-	if emb, err = m.learnedEmbedder(ctx, cfg, store, emb); err != nil {
+	emb, embs, err := m.learnedEmbedders(cfg, store, emb)
+	if err != nil {
 		return nil, err
 	}
 	// Both backends answer the query view; a store that did not would leave the view off.
@@ -105,6 +106,7 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 		View:         vs,
 		Summarizer:   sum,
 		Embedder:     emb,
+		Embedders:    embs,
 		Redactor:     red,
 		Pricer:       prices,
 		CandidateCap: cfg.Related.CandidateCap,
@@ -159,7 +161,7 @@ func (m *Main) redactor(cfg *Config) (*redact.Redactor, error) {
 }
 
 // embedder builds the configured embedder; the learned embedder, the default, needs the
-// database and is built by learnedEmbedder once it is open. provider: none turns related off.
+// database and is built by learnedEmbedders once it is open. provider: none turns related off.
 func (m *Main) embedder(cfg *Config) (annals.Embedder, error) {
 	p := cfg.Embedder
 	switch p.Provider {

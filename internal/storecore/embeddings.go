@@ -96,9 +96,38 @@ func newerCandidate(x, y annals.ChatVector) bool {
 	return x.ChatID < y.ChatID
 }
 
-// ChatsToEmbedWhere is the condition of FindChatsToEmbed over chats c, with one ? for the
+// chatsToEmbedWhere is the condition of FindChatsToEmbed over chats c, with one ? for the
 // model: no vector, a vector of another model, or annals.EmbeddingStale in SQL (the same
 // integer rule in both dialects). It is evaluated per chat row; the walk is by chat pk.
-const ChatsToEmbedWhere = `NOT EXISTS (SELECT 1 FROM chat_embeddings v WHERE v.chat_pk = c.pk AND v.model = ?
+const chatsToEmbedWhere = `NOT EXISTS (SELECT 1 FROM chat_embeddings v WHERE v.chat_pk = c.pk AND v.model = ?
 		AND (v.source_entries = c.entry_count OR (v.source_entries >= 0 AND c.entry_count > v.source_entries
 			AND v.source_entries >= 8 AND c.entry_count * 4 < v.source_entries * 5)))`
+
+// ChatsToEmbed is the statement of FindChatsToEmbed (? placeholders) selecting cols over chats
+// c: owner's chats without a current vector of model, oldest first, at most limit (default 100).
+func ChatsToEmbed(cols string, owner annals.Owner, model string, limit int) (string, []any) {
+	if limit <= 0 {
+		limit = 100
+	}
+	w := &Where{}
+	w.AddOwner("c", owner)
+	w.Add(chatsToEmbedWhere, model)
+	return `SELECT ` + cols + ` FROM chats c WHERE ` + w.SQL() + ` ORDER BY c.pk LIMIT ?`, append(w.Args, limit)
+}
+
+// FindTenants is the statement of FindTenants: the distinct tenants of the chats in byte order,
+// read as a loose index scan (each step seeks the next tenant in chats_by_tenant_activity), so
+// it costs one seek per tenant, not one read per chat.
+const FindTenants = `WITH RECURSIVE t(id) AS (
+		SELECT min(tenant_id) FROM chats
+		UNION ALL
+		SELECT (SELECT min(c.tenant_id) FROM chats c WHERE c.tenant_id > t.id) FROM t WHERE t.id IS NOT NULL)
+	SELECT id FROM t WHERE id IS NOT NULL`
+
+// CheckEmbedderStateKey refuses what SaveEmbedderState cannot key a state by.
+func CheckEmbedderStateKey(tenant, name string) error {
+	if tenant == "" || name == "" {
+		return annals.Errorf(annals.EINVALID, "an embedder state needs a tenant and a name (got tenant %q, name %q)", tenant, name)
+	}
+	return nil
+}
