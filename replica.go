@@ -63,6 +63,8 @@ type ReplicaChange struct {
 	// lane's head was at FromSeq (digest PrevDigest) when the change was checked, not LaneSeq-1.
 	Reset   bool
 	FromSeq int64
+	// Agent with Ref: the chat, which has no agent, is given this one (AgentAdopter).
+	Agent string
 }
 
 // Validate checks the change's ops as a capture or an update would, before a store applies it.
@@ -74,6 +76,12 @@ func (ch *ReplicaChange) Validate() error {
 	}
 	if ch.Curate != nil {
 		return ch.Curate.Validate()
+	}
+	if ch.Agent != "" {
+		if ch.Ref == nil {
+			return Errorf(EINVALID, "a replicated agent change needs the chat it changes")
+		}
+		return ValidateAdoptedAgent(*ch.Ref, ch.Agent)
 	}
 	return nil
 }

@@ -28,6 +28,8 @@ const (
 	OpDelete   OpKind = "delete"   // a chat was deleted (a tombstone)
 	// OpReset replaces a remote's copy of the chat with the host's (replicate verify's repair).
 	OpReset OpKind = "reset"
+	// OpAgent gives a chat imported without an agent its agent (annals.AgentAdopter).
+	OpAgent OpKind = "agent"
 )
 
 // PayloadVersion is the version of the operation payload this build writes and reads.
@@ -46,6 +48,7 @@ type OpPayload struct {
 	Curate   *CurateChange   `json:"curate,omitempty"`
 	Delete   *DeleteChange   `json:"delete,omitempty"`
 	Reset    *ResetChange    `json:"reset,omitempty"`
+	Agent    *AgentChange    `json:"agent,omitempty"`
 }
 
 // TruncateChange is a rewind as applied: the first removed entry, by id and seq, and how many
@@ -94,6 +97,12 @@ type ResetChange struct {
 	Deleted    bool   `json:"deleted,omitempty"`
 }
 
+// AgentChange is a chat that had no agent given one (AgentAdopter.AdoptAgent).
+type AgentChange struct {
+	ChatID  string `json:"chat_id"`
+	AgentID string `json:"agent_id"`
+}
+
 // Kind returns the kind of change the payload holds, and "" when it holds none or several.
 func (p *OpPayload) Kind() OpKind {
 	var kinds []OpKind
@@ -118,6 +127,9 @@ func (p *OpPayload) Kind() OpKind {
 	if p.Reset != nil {
 		kinds = append(kinds, OpReset)
 	}
+	if p.Agent != nil {
+		kinds = append(kinds, OpAgent)
+	}
 	if len(kinds) != 1 {
 		return ""
 	}
@@ -141,6 +153,8 @@ func (p *OpPayload) ChatID() string {
 		return p.Delete.ChatID
 	case OpReset:
 		return p.Reset.ChatID
+	case OpAgent:
+		return p.Agent.ChatID
 	}
 	return ""
 }
@@ -169,7 +183,7 @@ func DecodePayload(b []byte) (*OpPayload, error) {
 		return nil, Errorf(EINVALID, "replication payload version %d is not supported (this build reads version %d)", p.V, PayloadVersion)
 	}
 	if p.Kind() == "" {
-		return nil, Errorf(EINVALID, "a replication payload needs exactly one of chat, append, truncate, run, curate, delete or reset")
+		return nil, Errorf(EINVALID, "a replication payload needs exactly one of chat, append, truncate, run, curate, delete, reset or agent")
 	}
 	return &p, nil
 }

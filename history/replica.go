@@ -271,7 +271,7 @@ func (s *Service) replicaChange(ctx context.Context, p *annals.Principal, head *
 		capture.Truncate = &annals.TruncateOp{ChatID: t.ChatID, Point: point}
 	case annals.OpRun:
 		capture.Run = pl.Run
-	case annals.OpCurate, annals.OpDelete:
+	case annals.OpCurate, annals.OpDelete, annals.OpAgent:
 		return s.replicaChatChange(ctx, p, pl, ch)
 	case annals.OpReset:
 		return s.replicaReset(ctx, p, op, pl.Reset, ch)
@@ -294,7 +294,23 @@ func (s *Service) replicaCapture(ctx context.Context, capture annals.CaptureOp, 
 	return ch, nil
 }
 
-// replicaChatChange binds a curation or a delete to the chat of the lane, as it is on the
+// replicaAgentChange binds the agent a host gave a chat it had imported without one: only a
+// chat that has no agent on the remote either, and only to an owner the caller could have
+// created the chat with.
+func replicaAgentChange(p *annals.Principal, owner annals.Owner, chat *annals.Chat, ag *annals.AgentChange, ch *annals.ReplicaChange) (*annals.ReplicaChange, error) {
+	if chat.AgentID != "" {
+		return nil, annals.Errorf(annals.ECONFLICT, "chat %q already has agent %q on the remote; only a chat without an agent is given one", chat.ID, chat.AgentID)
+	}
+	adopted := *chat
+	adopted.AgentID = ag.AgentID
+	if !owner.Matches(&adopted) || !CanModify(p, &adopted) {
+		return nil, annals.Errorf(annals.EFORBIDDEN, "giving chat %q agent %q would put it outside what this key may write", chat.ID, ag.AgentID)
+	}
+	ch.Agent = ag.AgentID
+	return ch, nil
+}
+
+// replicaChatChange binds a curation, a delete or an agent to the chat of the lane, as it is on the
 // remote.
 func (s *Service) replicaChatChange(ctx context.Context, p *annals.Principal, pl *annals.OpPayload, ch *annals.ReplicaChange) (*annals.ReplicaChange, error) {
 	res, err := Resolve(ctx, "")
@@ -322,6 +338,9 @@ func (s *Service) replicaChatChange(ctx context.Context, p *annals.Principal, pl
 	}
 	if chat == nil {
 		return nil, annals.NotFound(pl.ChatID())
+	}
+	if pl.Agent != nil {
+		return replicaAgentChange(p, res.Owner, chat, pl.Agent, ch)
 	}
 	cur := pl.Curate
 	upd := annals.ChatUpdate{Title: cur.Title, Description: cur.Description, Pinned: cur.Pinned, Archived: cur.Archived, Summary: cur.Summary}

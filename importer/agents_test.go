@@ -74,3 +74,47 @@ func TestAKeyThatMayNotNameAgentsStillImports(t *testing.T) {
 		t.Errorf("chats without an agent = %v, want all three", got)
 	}
 }
+
+// TestImportingAgainGivesChatsImportedWithoutAnAgentTheirAgent: chats an import stored without
+// an agent (as imports did before imported chats had agents) get their tool's agent, sub-agents
+// their kind, when the same unchanged files are imported again; a chat with the format's source
+// attribute that no import produced keeps none; the next import has nothing left to do.
+func TestImportingAgainGivesChatsImportedWithoutAnAgentTheirAgent(t *testing.T) {
+	db := importertest.MustOpenDB(t)
+	formats := importertest.FormatsNamed(t, "claude-code", "codex")
+	paths := []string{"testdata/codex", "testdata/claude-code/agents"}
+	old := importer.New(agentless{db}, importer.Options{Formats: formats, Titles: importertest.Titles{DB: db}})
+	first := importertest.ImportAll(t, old, paths...)
+	byHand := &annals.Chat{ID: "by-hand", TenantID: "local", Attributes: annals.Attributes{"source": "codex"}}
+	if _, err := annals.CreateChat(context.Background(), db, byHand); err != nil {
+		t.Fatal(err)
+	}
+	before := agentsOf(t, db, "")
+	if len(before) != first.Total().Chats+1 {
+		t.Fatalf("chats without an agent = %d, want the %d imported and the one by hand", len(before), first.Total().Chats)
+	}
+
+	rep := importertest.ImportAll(t, importertest.NewImporter(db, importer.Options{Formats: formats, Agents: db}), paths...)
+	if tot := rep.Total(); tot.Chats != 0 || tot.Entries != 0 || rep.Agents != first.Total().Chats {
+		t.Errorf("import again: %d chats, %d entries, %d agents given; want 0, 0 and %d", tot.Chats, tot.Entries, rep.Agents, first.Total().Chats)
+	}
+	if got := agentsOf(t, db, "codex"); len(got) != 3 {
+		t.Errorf("codex chats = %v, want the three of testdata/codex", got)
+	}
+	if got := agentsOf(t, db, "claude-code/Explore"); !slices.Equal(got, []string{"claude-code:sess-par/agent-a7748a49cbfabf1b6"}) {
+		t.Errorf("claude-code/Explore chats = %v, want the sub-agent its meta file names", got)
+	}
+	if got := agentsOf(t, db, ""); !slices.Equal(got, []string{"by-hand"}) {
+		t.Errorf("chats without an agent = %v, want only the one no import produced", got)
+	}
+	again := importertest.ImportAll(t, importertest.NewImporter(db, importer.Options{Formats: formats, Agents: db}), paths...)
+	if again.Agents != 0 {
+		t.Errorf("a third import gave %d agents, want none left", again.Agents)
+	}
+	// Without the store's adopter (an import through a server) the chats are left as they are.
+	db2 := importertest.MustOpenDB(t)
+	importertest.ImportAll(t, importer.New(agentless{db2}, importer.Options{Formats: formats, Titles: importertest.Titles{DB: db2}}), paths...)
+	if rep := importertest.ImportAll(t, importertest.NewImporter(db2, importer.Options{Formats: formats}), paths...); rep.Agents != 0 {
+		t.Errorf("an import without Options.Agents gave %d agents", rep.Agents)
+	}
+}

@@ -95,6 +95,8 @@ type Report struct {
 	Titled int `json:"titled,omitempty"`
 	// Gone is how many tracked sources were newly found missing.
 	Gone int `json:"gone,omitempty"`
+	// Agents is how many chats imported before imported chats had agents were given theirs.
+	Agents int `json:"agents,omitempty"`
 	// WarningList keeps the first warnings (Options.MaxWarnings).
 	WarningList []Warning     `json:"warning_list,omitempty"`
 	Errors      []SourceError `json:"errors,omitempty"`
@@ -148,6 +150,7 @@ func (r *Report) Merge(other *Report) {
 	r.Warnings += other.Warnings
 	r.Titled += other.Titled
 	r.Gone += other.Gone
+	r.Agents += other.Agents
 	r.WarningList = append(r.WarningList, other.WarningList...)
 	r.Errors = append(r.Errors, other.Errors...)
 	r.Duration += other.Duration

@@ -63,6 +63,9 @@ type Options struct {
 	// AgentID is the key's own agent when the import runs under a key that has one: every
 	// imported chat is then that agent's. Empty gives each chat its tool's agent (chatAgent).
 	AgentID string
+	// Agents, when set, gives the chats imported before imported chats had agents their agent
+	// on the first Import (fillAgents). Nil leaves them without one.
+	Agents AgentStore
 }
 
 // Importer imports sources into a store, remembering what it read so that the next run reads
@@ -75,6 +78,8 @@ type Importer struct {
 	// (a member key without user or agent may create only chats without one): later chats
 	// are created without an agent.
 	agentRefused bool
+	// agentsFilled is set once fillAgents went through the store.
+	agentsFilled bool
 }
 
 // New returns an Importer writing to store.
@@ -275,6 +280,12 @@ func (im *Importer) Import(ctx context.Context, cands []Candidate) (*Report, err
 	}
 	if !im.opts.DryRun {
 		if err := run.applyTitles(ctx); err != nil {
+			run.finish()
+			return run.report, err
+		}
+		n, err := run.fillAgents(ctx)
+		run.report.Agents += n
+		if err != nil {
 			run.finish()
 			return run.report, err
 		}

@@ -148,3 +148,7 @@ func (r *replicaTx) Update(ref annals.ChatRef, upd annals.ChatUpdate, at time.Ti
 }
 
 func (r *replicaTx) Delete(ref annals.ChatRef) error { return r.db.deleteChatIn(r.ctx, r.tx, ref) }
+
+func (r *replicaTx) AdoptAgent(ref annals.ChatRef, agent string) error {
+	return r.db.adoptAgentIn(r.ctx, r.tx, ref, agent)
+}

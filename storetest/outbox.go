@@ -31,6 +31,7 @@ func RunOutbox(t *testing.T, open func(tb testing.TB) OutboxStore) {
 		{"AckDeletesOnlyNamed", testOutboxAck},
 		{"PendingBounds", testOutboxBounds},
 		{"HostIDStableAndRenewable", testOutboxHostID},
+		{"AgentAdoptedOneOperation", testOutboxAgent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -32,6 +32,7 @@ func RunReplica(t *testing.T, open func(tb testing.TB) ReplicaStore) {
 		{"MovedHeadChangesNothing", testReplicaMoved},
 		{"FailedChangeLeavesNothing", testReplicaFailed},
 		{"TombstoneWithoutChat", testReplicaTombstone},
+		{"AgentChange", testReplicaAgent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })

@@ -72,6 +72,7 @@ func Run(t *testing.T, open func(tb testing.TB) annals.Store) {
 		{"Keys", keyTests()},
 		{"ImportState", importStateTests()},
 		{"Usage", usageTests()},
+		{"AdoptAgent", adoptAgentTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

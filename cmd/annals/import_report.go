@@ -49,6 +49,9 @@ func writeImportReport(w, errw io.Writer, r *importer.Report, defaults, interrup
 	if r.Titled > 0 {
 		fmt.Fprintf(w, "%d chats got the title their source gave them.\n", r.Titled)
 	}
+	if r.Agents > 0 {
+		fmt.Fprintf(w, "%d chats imported before chats had agents got their agent.\n", r.Agents)
+	}
 	if r.Gone > 0 {
 		fmt.Fprintf(w, "%d imported sources no longer exist; their chats are kept (annals import --status lists them).\n", r.Gone)
 	}

@@ -59,6 +59,9 @@ type importSink struct {
 	state    annals.ImportStateStore
 	chats    importer.ChatTitleStore
 	redactor *redact.Redactor
+	// agents gives chats imported before chats had agents theirs: the local database only
+	// (nil through a server, whose chats keep none; docs/IMPORT.md).
+	agents importer.AgentStore
 	// embeddings embeds what was imported (a local database; a server's own worker does it).
 	embeddings history.Backfiller
 }
@@ -69,7 +72,11 @@ func localImportSink(a *app) (*importSink, error) {
 	if !ok {
 		return nil, annals.Errorf(annals.EINVALID, "import needs a database that keeps import state (a SQLite database); this one does not")
 	}
-	return &importSink{ctx: a.ctx, capture: a.capture, state: state, chats: a.store, redactor: a.redactor, embeddings: a.base}, nil
+	sink := &importSink{ctx: a.ctx, capture: a.capture, state: state, chats: a.store, redactor: a.redactor, embeddings: a.base}
+	if adopter, ok := a.store.(importer.AgentStore); ok {
+		sink.agents = adopter
+	}
+	return sink, nil
 }
 
 // openImport opens where annals import writes: the local database, or the server named by

@@ -25,6 +25,7 @@ func (m *Main) newImporter(sink *importSink, formats []importer.Format, o import
 	if sink.chats != nil {
 		opts.Titles = sink.titles()
 	}
+	opts.Agents = sink.agents
 	if principal := annals.PrincipalFromContext(sink.ctx); principal != nil {
 		opts.TenantID, opts.UserID, opts.AgentID = principal.TenantID, principal.UserID, principal.AgentID
 	}

@@ -22,6 +22,8 @@ type ReplicaTx interface {
 	Capture(ops []annals.CaptureOp) error
 	Update(ref annals.ChatRef, upd annals.ChatUpdate, at time.Time) error
 	Delete(ref annals.ChatRef) error
+	// AdoptAgent gives the chat ref names, which has no agent, its agent.
+	AdoptAgent(ref annals.ChatRef, agent string) error
 }
 
 // ErrReplicaUnchanged is what a store's transaction function returns to roll back an
@@ -60,6 +62,8 @@ func ApplyReplica(tx ReplicaTx, ch *annals.ReplicaChange, now time.Time) (annals
 	switch {
 	case len(ch.Capture) > 0:
 		err = tx.Capture(ch.Capture)
+	case ch.Agent != "" && ch.Ref != nil:
+		err = tx.AdoptAgent(*ch.Ref, ch.Agent)
 	case ch.Curate != nil && ch.Ref != nil:
 		err = tx.Update(*ch.Ref, *ch.Curate, ch.At)
 	case ch.Tombstone && ch.Ref != nil:
