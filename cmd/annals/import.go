@@ -33,7 +33,7 @@ state) is kept on this machine, in a file of its own per server (docs/IMPORT.md)
 	o := importFlags{
 		asJSON: fs.Bool("json", false, "print the report (or --status) as JSON"),
 		dryRun: fs.Bool("dry-run", false, "read and count, write nothing"),
-		watch:  fs.Bool("watch", false, "after importing, keep watching the locations and import changes as they happen"),
+		watch:  fs.Bool("watch", false, "after importing, keep watching the locations and import changes as they happen (with a remote block, pushing them to the remote)"),
 		status: fs.Bool("status", false, "list the imported sources and whether they still exist, then exit"),
 		list:   fs.Bool("list", false, "list the formats, their default locations and whether they exist on this machine, then exit"),
 		quiet:  fs.Bool("quiet", false, "no progress display"),

@@ -64,6 +64,9 @@ type importSink struct {
 	agents importer.AgentStore
 	// embeddings embeds what was imported (a local database; a server's own worker does it).
 	embeddings history.Backfiller
+	// local is the app of a local database (nil through a server): a watch pushes its outbox
+	// to the configured remote while it runs.
+	local *app
 }
 
 // localImportSink is the sink of an app over a local database.
@@ -72,7 +75,7 @@ func localImportSink(a *app) (*importSink, error) {
 	if !ok {
 		return nil, annals.Errorf(annals.EINVALID, "import needs a database that keeps import state (a SQLite database); this one does not")
 	}
-	sink := &importSink{ctx: a.ctx, capture: a.capture, state: state, chats: a.store, redactor: a.redactor, embeddings: a.base}
+	sink := &importSink{ctx: a.ctx, capture: a.capture, state: state, chats: a.store, redactor: a.redactor, embeddings: a.base, local: a}
 	if adopter, ok := a.store.(importer.AgentStore); ok {
 		sink.agents = adopter
 	}

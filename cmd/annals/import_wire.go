@@ -69,6 +69,15 @@ func (m *Main) importWatch(sink *importSink, im *importer.Importer, bar *importP
 	if len(paths) == 0 {
 		wopts.Home = home
 	}
+	if sink.local != nil {
+		// A long-running capture pushes what it captures, as annals serve does.
+		logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		rep, err := m.startReplication(sink.ctx, sink.local, logger, false)
+		if err != nil {
+			return err
+		}
+		defer rep.stop()
+	}
 	fmt.Fprintln(m.Stderr, "annals: watching for new and changed transcripts; press Ctrl-C to stop")
 	return importer.Watch(sink.ctx, im, wopts)
 }

@@ -79,7 +79,7 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := m.serveReplication(ctx, a, logger, *f.readOnly)
+	rep, err := m.startReplication(ctx, a, logger, *f.readOnly)
 	if err != nil {
 		return err
 	}

@@ -8,12 +8,13 @@ import (
 	"github.com/annals-dev/annals/httpapi"
 )
 
-// serveReplication starts the push worker while the server runs, when the config has a remote
-// block (docs/REPLICATION.md), and returns it with its gauges and the function that stops it. A remote block
+// startReplication starts the push worker while a long-running command runs — annals serve,
+// annals import --watch — when the config has a remote block (docs/REPLICATION.md), and returns
+// it with its gauges and the function that stops it. A remote block
 // without a key, or with a bad endpoint, refuses to start the server; a key the remote refuses
 // is one clear error in the log, and the worker keeps retrying without losing anything queued.
 // A read-only server does not push (acknowledging writes the outbox).
-func (m *Main) serveReplication(ctx context.Context, a *app, logger *slog.Logger, readOnly bool) (*servedReplication, error) {
+func (m *Main) startReplication(ctx context.Context, a *app, logger *slog.Logger, readOnly bool) (*servedReplication, error) {
 	if a.cfg.Remote == nil {
 		return &servedReplication{stop: func() {}}, nil
 	}
