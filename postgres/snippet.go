@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"strings"
-	"sync"
-	"unicode/utf8"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/query"
@@ -12,7 +10,7 @@ import (
 // Snippets are built in Go rather than with ts_headline: ts_headline re-parses the text with a
 // text search configuration, whose token rules differ from query.Tokenize (it would not find
 // "emag" and "ro" in "emag.ro" the way the index does). Here the text is split by the same rules
-// the index was built with, so every highlighted span is a real index match. The shape follows
+// the index was built with (query.Spans), so every highlighted span is a real index match. The shape follows
 // SQLite's snippet(): the best field, a window of snippetTokens tokens around the matches,
 // ellipses where text was left out, every matched phrase wrapped in the markers.
 
@@ -20,144 +18,10 @@ const snippetTokens = 16
 
 const ellipsis = "…"
 
-// tokenSpan is one token of a text: its byte range and its folded lexeme.
-type tokenSpan struct {
-	start, end int
-	lex        string
-}
-
-var (
-	classMu    sync.RWMutex
-	classCache = map[rune]uint8{}
-)
-
-// Rune classes, decided by query.Tokenize itself so the spans here always agree with it.
-const (
-	classSeparator = iota
-	classToken
-	classDiacritic // continues a token, never starts one
-)
-
-func runeClass(r rune) uint8 {
-	if r < utf8.RuneSelf {
-		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
-			return classToken
-		}
-		return classSeparator
-	}
-	classMu.RLock()
-	c, ok := classCache[r]
-	classMu.RUnlock()
-	if ok {
-		return c
-	}
-	c = classSeparator
-	if len(query.Tokenize(string(r))) == 1 {
-		c = classToken
-	} else if toks := query.Tokenize("a" + string(r)); len(toks) == 1 && toks[0] != "a" {
-		c = classDiacritic
-	}
-	classMu.Lock()
-	classCache[r] = c
-	classMu.Unlock()
-	return c
-}
-
-// tokenSpans splits s like query.Tokenize, keeping each token's byte range. The words of a
-// redaction placeholder get the placeholder token as their lexeme, as the index holds them
-// (query.IndexText), so a snippet never marks one as a match.
-func tokenSpans(s string) []tokenSpan {
-	var out []tokenSpan
-	var holders [][2]int
-	if query.HasPlaceholder(s) {
-		holders = query.PlaceholderSpans(s)
-	}
-	add := func(start, end int) {
-		lex := lexeme(s[start:end])
-		for len(holders) > 0 && holders[0][1] <= start {
-			holders = holders[1:]
-		}
-		if len(holders) > 0 && holders[0][0] <= start {
-			lex = "" // matches no term
-		}
-		out = append(out, tokenSpan{start: start, end: end, lex: lex})
-	}
-	start := -1
-	for i, r := range s {
-		c := runeClass(r)
-		switch {
-		case c == classToken, start >= 0 && c == classDiacritic:
-			if start < 0 {
-				start = i
-			}
-		case start >= 0:
-			add(start, i)
-			start = -1
-		}
-	}
-	if start >= 0 {
-		add(start, len(s))
-	}
-	return out
-}
-
-// snipTerm is a positive query term as lexemes.
-type snipTerm struct {
-	lex    []string
-	prefix bool
-}
-
-func snipTerms(terms []*annals.TextExpr) []snipTerm {
-	out := make([]snipTerm, 0, len(terms))
-	for _, t := range terms {
-		if len(t.Tokens) == 0 {
-			continue
-		}
-		st := snipTerm{prefix: t.Prefix}
-		for _, tok := range t.Tokens {
-			st.lex = append(st.lex, lexeme(tok))
-		}
-		out = append(out, st)
-	}
-	return out
-}
-
-// snipMatch is one occurrence of a term: tokens first..last.
-type snipMatch struct {
-	first, last, term int
-}
-
-func findMatches(spans []tokenSpan, terms []snipTerm) []snipMatch {
-	var out []snipMatch
-	for i := range spans {
-		for ti, t := range terms {
-			if i+len(t.lex) > len(spans) {
-				continue
-			}
-			ok := true
-			for k, l := range t.lex {
-				got := spans[i+k].lex
-				if k == len(t.lex)-1 && t.prefix {
-					ok = strings.HasPrefix(got, l)
-				} else {
-					ok = got == l
-				}
-				if !ok {
-					break
-				}
-			}
-			if ok {
-				out = append(out, snipMatch{first: i, last: i + len(t.lex) - 1, term: ti})
-			}
-		}
-	}
-	return out
-}
-
-func distinctTerms(ms []snipMatch) int {
+func distinctTerms(ms []query.Match) int {
 	seen := map[int]bool{}
 	for _, m := range ms {
-		seen[m.term] = true
+		seen[m.Term] = true
 	}
 	return len(seen)
 }
@@ -167,16 +31,16 @@ func distinctTerms(ms []snipMatch) int {
 // only matched through a token beyond PostgreSQL's position limits, say), it returns the start
 // of the first non-empty field unhighlighted.
 func buildSnippet(fields []string, terms []*annals.TextExpr, open, shut string) string {
-	st := snipTerms(terms)
+	st := query.NewTerms(terms, lexeme)
 	best, bestScore := -1, 0
-	var bestSpans []tokenSpan
-	var bestMatches []snipMatch
+	var bestSpans []query.Span
+	var bestMatches []query.Match
 	for i, f := range fields {
 		if f == "" {
 			continue
 		}
-		spans := tokenSpans(f)
-		ms := findMatches(spans, st)
+		spans := query.Spans(f, lexeme)
+		ms := st.Find(spans)
 		if score := distinctTerms(ms); score > bestScore {
 			best, bestScore, bestSpans, bestMatches = i, score, spans, ms
 		}
@@ -184,7 +48,7 @@ func buildSnippet(fields []string, terms []*annals.TextExpr, open, shut string) 
 	if best < 0 {
 		for _, f := range fields {
 			if f != "" {
-				spans := tokenSpans(f)
+				spans := query.Spans(f, lexeme)
 				return window(f, spans, nil, 0, min(len(spans), snippetTokens), open, shut)
 			}
 		}
@@ -193,21 +57,21 @@ func buildSnippet(fields []string, terms []*annals.TextExpr, open, shut string) 
 	// The window start that covers the most distinct terms, earliest first.
 	start, score := 0, -1
 	for _, m := range bestMatches {
-		var in []snipMatch
+		var in []query.Match
 		for _, o := range bestMatches {
-			if o.first >= m.first && o.last < m.first+snippetTokens {
+			if o.First >= m.First && o.Last < m.First+snippetTokens {
 				in = append(in, o)
 			}
 		}
 		if d := distinctTerms(in); d > score {
-			start, score = m.first, d
+			start, score = m.First, d
 		}
 	}
 	// Centre the matches inside the window.
 	lastTok := start
 	for _, o := range bestMatches {
-		if o.first >= start && o.last < start+snippetTokens && o.last > lastTok {
-			lastTok = o.last
+		if o.First >= start && o.Last < start+snippetTokens && o.Last > lastTok {
+			lastTok = o.Last
 		}
 	}
 	free := snippetTokens - (lastTok - start + 1)
@@ -218,11 +82,11 @@ func buildSnippet(fields []string, terms []*annals.TextExpr, open, shut string) 
 }
 
 // window renders tokens [start, end) of text with the matches inside highlighted.
-func window(text string, spans []tokenSpan, matches []snipMatch, start, end int, open, shut string) string {
+func window(text string, spans []query.Span, matches []query.Match, start, end int, open, shut string) string {
 	if len(spans) == 0 || start >= end {
 		return ""
 	}
-	from, to := spans[start].start, spans[end-1].end
+	from, to := spans[start].Start, spans[end-1].End
 	if start == 0 {
 		from = 0
 	}
@@ -233,10 +97,10 @@ func window(text string, spans []tokenSpan, matches []snipMatch, start, end int,
 	type rng struct{ a, b int }
 	var hl []rng
 	for _, m := range matches {
-		if m.first < start || m.last >= end {
+		if m.First < start || m.Last >= end {
 			continue
 		}
-		r := rng{spans[m.first].start, spans[m.last].end}
+		r := rng{spans[m.First].Start, spans[m.Last].End}
 		merged := false
 		for i := range hl {
 			if r.a <= hl[i].b && r.b >= hl[i].a {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/query"
 )
 
 // outcomeMark is how a tool call's outcome reads, with or without colour.
@@ -104,15 +105,15 @@ func (m *Model) entryBody(e *annals.Entry, width int) []string {
 		out := []string{clip(fmt.Sprintf("%s %s%s", who, m.st.dim.Render(fmt.Sprintf("#%d · %s", e.Seq, when)), hit), width)}
 		if e.Reasoning != "" {
 			if open {
-				for _, l := range wrap(safe(e.Reasoning), width-4, maxEntryLines) {
-					out = append(out, m.st.dim.Render("  │ "+l))
+				for _, l := range m.marked(e.Reasoning, width-4, m.st.dim.Render) {
+					out = append(out, m.st.dim.Render("  │ ")+l)
 				}
 			} else {
 				out = append(out, m.st.dim.Render(clip(fmt.Sprintf("  (reasoning, %d bytes: space shows it)", len(e.Reasoning)), width)))
 			}
 		}
 		if e.Text != "" {
-			for _, l := range wrap(safe(e.Text), width-2, maxEntryLines) {
+			for _, l := range m.marked(e.Text, width-2, nil) {
 				out = append(out, "  "+l)
 			}
 		}
@@ -120,12 +121,12 @@ func (m *Model) entryBody(e *annals.Entry, width int) []string {
 	case annals.KindTool:
 		return m.toolBody(e, width, when, hit, open)
 	}
-	head := fmt.Sprintf("%s %s %s", m.st.dim.Render(string(e.Kind)), m.st.dim.Render(fmt.Sprintf("#%d", e.Seq)), oneLine(e.Text))
+	head := fmt.Sprintf("%s %s %s", m.st.dim.Render(string(e.Kind)), m.st.dim.Render(fmt.Sprintf("#%d", e.Seq)), m.markedLine(e.Text, nil))
 	if !open {
 		return []string{clip(head+hit, width)}
 	}
 	out := []string{clip(m.st.dim.Render(fmt.Sprintf("%s #%d · %s", e.Kind, e.Seq, when))+hit, width)}
-	for _, l := range wrap(safe(e.Text), width-2, maxEntryLines) {
+	for _, l := range m.marked(e.Text, width-2, nil) {
 		out = append(out, "  "+l)
 	}
 	return out
@@ -146,20 +147,20 @@ func (m *Model) toolBody(e *annals.Entry, width int, when, hit string, open bool
 	if tc.Outcome != "" && tc.Outcome != annals.OutcomeSucceeded {
 		mark = m.st.bad.Render(mark)
 	}
-	head := fmt.Sprintf("%s %s %s %s", sign, m.st.tool.Render(oneLine(tc.Name)), mark, m.st.dim.Render(oneLine(string(tc.Arguments))))
+	head := fmt.Sprintf("%s %s %s %s", sign, m.st.tool.Render(oneLine(tc.Name)), mark, m.markedLine(string(tc.Arguments), m.st.dim.Render))
 	if !open {
 		return []string{clip(head+hit, width)}
 	}
 	out := []string{clip(fmt.Sprintf("%s %s %s %s", sign, m.st.tool.Render(oneLine(tc.Name)), mark, m.st.dim.Render(fmt.Sprintf("#%d · %s", e.Seq, when)))+hit, width)}
 	if len(tc.Arguments) > 0 {
 		out = append(out, m.st.dim.Render("  arguments:"))
-		for _, l := range wrap(safe(prettyJSON(tc.Arguments)), width-4, maxEntryLines) {
+		for _, l := range m.marked(prettyJSON(tc.Arguments), width-4, nil) {
 			out = append(out, "    "+l)
 		}
 	}
 	if tc.Result != "" {
 		out = append(out, m.st.dim.Render("  result:"))
-		for _, l := range wrap(safe(tc.Result), width-4, maxEntryLines) {
+		for _, l := range m.marked(tc.Result, width-4, nil) {
 			out = append(out, "    "+l)
 		}
 	}
@@ -176,4 +177,30 @@ func prettyJSON(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return strings.TrimSpace(buf.String())
+}
+
+// marked lays out an entry's text (made safe) in lines of width cells, the words the open
+// chat's query matched highlighted and the rest styled by plain (nil: as it is).
+func (m *Model) marked(text string, width int, plain func(...string) string) []string {
+	s := safe(text)
+	return wrapMarked(s, width, maxEntryLines, m.marking(s, plain))
+}
+
+// markedLine is text (made safe) on one line, highlighted as marked highlights it.
+func (m *Model) markedLine(text string, plain func(...string) string) string {
+	s := oneLine(text)
+	return m.marking(s, plain).style(s, 0, len(s))
+}
+
+// marking finds the open chat's query's words in the safe text s, by the index's own token
+// rules (query.Spans), so what is highlighted is what the search matched.
+func (m *Model) marking(s string, plain func(...string) string) marking {
+	mk := marking{mark: func(t string) string { return m.st.mark.Render(t) }}
+	if plain != nil {
+		mk.plain = func(t string) string { return plain(t) }
+	}
+	if m.tr != nil {
+		mk.marks = m.tr.terms.Ranges(s, query.Fold)
+	}
+	return mk
 }

@@ -44,7 +44,7 @@ func TestTheProgramSearchesOpensCopiesAndPins(t *testing.T) {
 	if !f.get("zoo").Pinned {
 		t.Error("p did not pin the chat")
 	}
-	if s := final.Render(); !strings.Contains(s, "Count penguins") || !strings.Contains(s, "how many penguins are there") {
+	if s := sgr.ReplaceAllString(final.Render(), ""); !strings.Contains(s, "Count penguins") || !strings.Contains(s, "how many penguins are there") {
 		t.Errorf("the final screen:\n%s", s)
 	}
 	_, _ = io.Copy(&seen, tm.Output())

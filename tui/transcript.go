@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/query"
 )
 
 // The transcript pane pages: it holds a window of at most maxWindow entries of the chat, loaded
@@ -24,8 +25,9 @@ const (
 // transcript is the open chat: a contiguous window of its entries by seq.
 type transcript struct {
 	chat     *annals.Chat
-	query    string  // the search that opened it, for next/previous hit
-	hits     []int64 // seqs of the entries that query matched, ascending
+	query    string      // the search that opened it, for next/previous hit
+	terms    query.Terms // its words, highlighted where they occur
+	hits     []int64     // seqs of the entries that query matched, ascending
 	entries  []*annals.Entry
 	sel, top int
 	expanded map[int64]bool
@@ -80,7 +82,7 @@ func (t *transcript) moreBefore() bool { return len(t.entries) > 0 && t.first() 
 // open opens a chat in the transcript pane at the entry seq (0: the start) and, when it was
 // found by a search, looks up its matching entries for next/previous hit.
 func (m *Model) open(c *annals.Chat, seq int64) tea.Cmd {
-	m.tr = &transcript{chat: c, query: m.s.query, expanded: map[int64]bool{}, cache: map[int64][]string{}}
+	m.tr = &transcript{chat: c, query: m.s.query, terms: queryTerms(m.s.query), expanded: map[int64]bool{}, cache: map[int64][]string{}}
 	m.setFocus(focusTranscript)
 	cmds := []tea.Cmd{m.load(pageReplace, seq)}
 	if m.tr.query != "" {
@@ -91,6 +93,19 @@ func (m *Model) open(c *annals.Chat, seq int64) tea.Cmd {
 
 // load asks for a page: the window around seq (the start when 0), or the page after or before
 // the window.
+// queryTerms are the words of a query that an entry matching it holds (not those it excludes),
+// as query.Terms; none for a query that does not parse or has only filters.
+func queryTerms(q string) query.Terms {
+	if q == "" {
+		return nil
+	}
+	pq, err := query.Parse(q)
+	if err != nil || pq.Text == nil {
+		return nil
+	}
+	return query.NewTerms(query.PositiveTerms(query.ToTextExpr(pq.Text), nil), query.Fold)
+}
+
 func (m *Model) load(how pageHow, seq int64) tea.Cmd {
 	t := m.tr
 	t.gen++
