@@ -160,7 +160,7 @@ func (m *Model) submit() tea.Cmd {
 	svc, ctx := m.opts.Service, m.opts.Context
 	switch kind {
 	case promptFilter:
-		f, err := parseFilter(v)
+		f, rank, err := parseFilter(v)
 		if err != nil {
 			m.say("filter: "+oneLine(annals.ErrorMessage(err)), true)
 			m.ask(promptFilter, nil, "filter: ", v)
@@ -168,6 +168,9 @@ func (m *Model) submit() tea.Cmd {
 		}
 		f.IncludeArchived = f.IncludeArchived || m.s.filter.IncludeArchived // a keeps its toggle
 		m.s.filter, m.s.filterText, m.s.filterInput = f, v, v
+		if rank != "" {
+			m.s.rank = rank
+		}
 		return m.search(0)
 	case promptTag:
 		sel := annals.ChatSelector{Scope: m.opts.Scope, ID: c.ID}

@@ -27,7 +27,8 @@ type fixture struct {
 	base  time.Time
 }
 
-func newFixture(t *testing.T) *fixture {
+// newFixture opens the database; with, when given, completes the history's configuration.
+func newFixture(t *testing.T, with ...func(*history.Config)) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "annals.db"), sqlite.Options{})
@@ -35,7 +36,11 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	svc := history.New(history.Config{Store: st, View: st})
+	cfg := history.Config{Store: st, View: st}
+	for _, w := range with {
+		w(&cfg)
+	}
+	svc := history.New(cfg)
 	owner := history.For(svc, history.LocalOwner(), history.Access{Local: true})
 	return &fixture{t: t, ctx: annals.NewContextWithPrincipal(ctx, owner.Principal()), svc: svc, owner: owner,
 		base: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
@@ -199,6 +204,7 @@ type recording struct {
 	annals.HistoryService
 	mu       sync.Mutex
 	searches []string
+	ranks    []string // each search's rank, in order
 	gets     []annals.GetParams
 	block    chan struct{} // closed when the blocked search has started
 	blockErr chan error    // the blocked search's context error
@@ -207,6 +213,7 @@ type recording struct {
 func (r *recording) SearchChats(ctx context.Context, p annals.SearchParams) (*annals.SearchPage, error) {
 	r.mu.Lock()
 	r.searches = append(r.searches, p.Query)
+	r.ranks = append(r.ranks, p.Rank)
 	first := len(r.searches) == 1
 	r.mu.Unlock()
 	if first && r.block != nil && p.Mode != annals.SearchEntriesMode {

@@ -10,6 +10,7 @@ type keyMap struct {
 	NextHit, PrevHit, NextPrompt, PrevPrompt, Expand      key.Binding
 	Filter, Archived, Pin, Tag, Rename, Archive           key.Binding
 	Export, CopyResume, RunResume, Web, ClearFilter, More key.Binding
+	Rank                                                  key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -34,8 +35,9 @@ func newKeyMap() keyMap {
 		NextPrompt:  b("]", "next user prompt", "]"),
 		PrevPrompt:  b("[", "previous user prompt", "["),
 		Expand:      b("space", "expand or collapse a tool call or system entry", "space"),
-		Filter:      b("f", "filters: agent: source: repo: cwd: tag: status: from: to: archived", "f"),
-		ClearFilter: b("F", "clear every filter", "F"),
+		Filter:      b("f", "filters: agent: source: repo: cwd: tag: status: from: to: rank: archived", "f"),
+		ClearFilter: b("F", "clear every filter (and the rank)", "F"),
+		Rank:        b("R", "rank by the words, words and meaning (hybrid), or meaning (semantic)", "R"),
 		Archived:    b("a", "show or hide archived chats", "a"),
 		Pin:         b("p", "pin or unpin the chat", "p"),
 		Tag:         b("t", "set the chat's tags (space-separated; empty clears)", "t"),
@@ -53,7 +55,7 @@ func newKeyMap() keyMap {
 func (k keyMap) all() []key.Binding {
 	return []key.Binding{
 		k.Search, k.Switch, k.Open, k.Back, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom,
-		k.More, k.NextHit, k.PrevHit, k.NextPrompt, k.PrevPrompt, k.Expand, k.Filter, k.ClearFilter,
+		k.More, k.NextHit, k.PrevHit, k.NextPrompt, k.PrevPrompt, k.Expand, k.Filter, k.ClearFilter, k.Rank,
 		k.Archived, k.Pin, k.Tag, k.Rename, k.Archive, k.Export, k.CopyResume, k.RunResume, k.Web,
 		k.Help, k.Quit,
 	}

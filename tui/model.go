@@ -158,7 +158,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Filter):
 		m.ask(promptFilter, nil, "filter: ", m.s.filterInput)
 	case key.Matches(k, m.keys.ClearFilter):
-		m.s.filter, m.s.filterText, m.s.filterInput = annals.ChatQuery{}, "", ""
+		m.s.filter, m.s.filterText, m.s.filterInput, m.s.rank = annals.ChatQuery{}, "", "", ""
+		return m.search(0)
+	case key.Matches(k, m.keys.Rank):
+		m.s.rank = nextRank(orText(m.s.rank, annals.RankLexical))
+		m.say("rank: "+m.s.rank+" ("+rankSays[m.s.rank]+")", false)
 		return m.search(0)
 	case key.Matches(k, m.keys.Archived):
 		m.s.filter.IncludeArchived = !m.s.filter.IncludeArchived

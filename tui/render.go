@@ -125,6 +125,9 @@ func (m *Model) subheader() string {
 	if f := m.filterSummary(); f != "" {
 		parts = append(parts, "filter: "+f)
 	}
+	if m.s.rank != "" && m.s.rank != annals.RankLexical {
+		parts = append(parts, "rank: "+m.s.rank)
+	}
 	if m.s.partial != "" {
 		parts = append(parts, "partial: "+oneLine(m.s.partial))
 	}

@@ -25,6 +25,7 @@ type searchState struct {
 	filter      annals.ChatQuery
 	filterText  string // what the header says
 	filterInput string // what the filter prompt last took
+	rank        string // annals.RankLexical, RankHybrid or RankSemantic; "" is lexical
 
 	query   string // the query the rows answer ("" lists recent chats)
 	rows    []row
@@ -65,7 +66,7 @@ func (m *Model) search(more int) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.opts.Context)
 	m.s.gen++
 	m.s.cancel, m.s.busy = cancel, true
-	gen, q, f, svc, scope := m.s.gen, strings.TrimSpace(m.input.Value()), m.s.filter, m.opts.Service, m.opts.Scope
+	gen, q, f, svc, scope, rank := m.s.gen, strings.TrimSpace(m.input.Value()), m.s.filter, m.opts.Service, m.opts.Scope, m.s.rank
 	page := annals.PageParams{Limit: pageSize}
 	wait := m.opts.Debounce
 	if more > 0 {
@@ -96,7 +97,7 @@ func (m *Model) search(more int) tea.Cmd {
 			out.total, out.cursor = res.Total, res.NextCursor
 			return out
 		}
-		res, err := svc.SearchChats(ctx, annals.SearchParams{Scope: scope, Query: q, Filter: f, Page: page})
+		res, err := svc.SearchChats(ctx, annals.SearchParams{Scope: scope, Query: q, Filter: f, Page: page, Rank: rank})
 		if err != nil {
 			out.err = err
 			return out
@@ -114,6 +115,13 @@ func (m *Model) search(more int) tea.Cmd {
 		}
 		return out
 	}
+}
+
+// rankSays is what each ranking does, for the status line.
+var rankSays = map[string]string{
+	annals.RankLexical:  "by the words",
+	annals.RankHybrid:   "words and meaning fused",
+	annals.RankSemantic: "by meaning alone",
 }
 
 // stopSearch cancels the search in flight, if any.
