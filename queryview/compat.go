@@ -200,17 +200,17 @@ type Event struct {
 func eventOf(ev view.Event) Event {
 	out := Event{ID: ev.Seq, Type: ev.Channel, CauseID: jsonNull, State: jsonNull,
 		CreatedAt: view.FormatTime(ev.CreatedAt), Session: sessionID(ev.Session)}
-	var meta map[string]json.RawMessage
-	if len(ev.Metadata) > 0 {
-		_ = json.Unmarshal(ev.Metadata, &meta)
+	// One decode of the importer's key alone (other metadata is skipped, not parsed into values).
+	var meta struct {
+		Lanius *struct {
+			ID          *int64          `json:"id"`
+			CauseID     json.RawMessage `json:"cause_id"`
+			State       json.RawMessage `json:"state"`
+			PayloadNull bool            `json:"payload_null"`
+		} `json:"lanius_event"`
 	}
-	var lanius struct {
-		ID          *int64          `json:"id"`
-		CauseID     json.RawMessage `json:"cause_id"`
-		State       json.RawMessage `json:"state"`
-		PayloadNull bool            `json:"payload_null"`
-	}
-	if raw := meta[laniusEventKey]; raw != nil && json.Unmarshal(raw, &lanius) == nil {
+	if bytes.Contains(ev.Metadata, []byte(`"`+laniusEventKey+`"`)) && json.Unmarshal(ev.Metadata, &meta) == nil && meta.Lanius != nil {
+		lanius := meta.Lanius
 		if lanius.ID != nil {
 			out.ID = *lanius.ID
 		}

@@ -14,8 +14,10 @@ import (
 // prepared on every reader connection that has run it.
 
 // stmtCacheSize is how many statement texts the cache keeps (least recently used out): the
-// searches' shapes, each with and without filters, sorts and snippets.
-const stmtCacheSize = 64
+// searches' shapes, each with and without filters, sorts and snippets, and the query view's
+// (POST /query: a transcript page is four short statements, and parsing them was a fifth of its
+// CPU, issue 32).
+const stmtCacheSize = 128
 
 // queryer runs statements: a transaction, or a search's read transaction through the cache.
 type queryer interface {
@@ -97,6 +99,14 @@ func (c *stmtCache) query(ctx context.Context, q string, args ...any) (*sql.Rows
 		return st.QueryContext(ctx, args...)
 	}
 	return c.pool.QueryContext(ctx, q, args...)
+}
+
+// queryRow runs q, a statement of one row, on the pool (not in a transaction) through the cache.
+func (c *stmtCache) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if st := c.prepare(ctx, q); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return c.pool.QueryRowContext(ctx, q, args...)
 }
 
 // readTx is a read transaction on the reader pool whose statements come from the cache. A text

@@ -66,7 +66,7 @@ func (db *DB) ViewAgents(ctx context.Context, f view.AgentsFilter) (*view.Agents
 		SELECT r.agent, r.id FROM ranked r JOIN top t ON t.agent = r.agent
 		WHERE r.rn <= ? ORDER BY t.active DESC, r.agent, r.rn`
 	args := append(append(append([]any{}, ow.Args...), ow.Args...), maxAgents+1, maxSessions+1)
-	rows, err := db.reader.QueryContext(ctx, q, args...)
+	rows, err := db.stmts.query(ctx, q, args...)
 	if err != nil {
 		return nil, storeErr("view agents", err)
 	}
@@ -100,7 +100,7 @@ func (db *DB) ViewAgents(ctx context.Context, f view.AgentsFilter) (*view.Agents
 
 	uq := `SELECT c.id FROM chats c WHERE ` + ow.SQL() + ` AND NOT ` + storecore.AgentLinked() + `
 		ORDER BY c.last_activity DESC, c.id LIMIT ?`
-	urows, err := db.reader.QueryContext(ctx, uq, append(append([]any{}, ow.Args...), maxSessions+1)...)
+	urows, err := db.stmts.query(ctx, uq, append(append([]any{}, ow.Args...), maxSessions+1)...)
 	if err != nil {
 		return nil, storeErr("view unlinked sessions", err)
 	}
@@ -128,7 +128,7 @@ func (db *DB) ViewSessions(ctx context.Context, f view.SessionsFilter) (*view.Se
 	if err != nil {
 		return nil, err
 	}
-	rows, err := db.reader.QueryContext(ctx, q, args...)
+	rows, err := db.stmts.query(ctx, q, args...)
 	if err != nil {
 		return nil, storeErr("view sessions", err)
 	}
@@ -173,7 +173,7 @@ func (db *DB) ViewTranscript(ctx context.Context, f view.TranscriptFilter) (*vie
 	cw.Add("c.id = ?", f.ChatID)
 	cw.AddOwner("c", f.Owner)
 	var pk int64
-	err = db.reader.QueryRowContext(ctx, `SELECT c.pk FROM chats c WHERE `+cw.SQL(), cw.Args...).Scan(&pk)
+	err = db.stmts.queryRow(ctx, `SELECT c.pk FROM chats c WHERE `+cw.SQL(), cw.Args...).Scan(&pk)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, annals.NotFound(f.ChatID)
 	}
@@ -191,7 +191,7 @@ func (db *DB) ViewTranscript(ctx context.Context, f view.TranscriptFilter) (*vie
 	if f.Select.DropToolRows {
 		w.Add("e.kind <> 'tool'")
 	}
-	rows, err := db.reader.QueryContext(ctx, `SELECT `+viewSQL().MessageColumns(f.Select)+` FROM entries e JOIN chats c ON c.pk = e.chat_pk
+	rows, err := db.stmts.query(ctx, `SELECT `+viewSQL().MessageColumns(f.Select)+` FROM entries e JOIN chats c ON c.pk = e.chat_pk
 		WHERE `+w.SQL()+` ORDER BY e.seq DESC LIMIT ?`, append(w.Args, limit+1)...)
 	if err != nil {
 		return nil, storeErr("view transcript", err)
@@ -237,7 +237,7 @@ func (db *DB) ViewConversation(ctx context.Context, f view.ConversationFilter) (
 		t := unixNano(f.After.Time)
 		w.Add("e.time >= ? AND (e.time, c.id, e.seq) > (?, ?, ?)", t, t, f.After.ChatID, f.After.Seq)
 	}
-	rows, err := db.reader.QueryContext(ctx, viewSQL().KeysFirst(f.Select, entriesJoin, &w.Where, "e.time, c.id, e.seq"), append(w.Args, limit+1)...)
+	rows, err := db.stmts.query(ctx, viewSQL().KeysFirst(f.Select, entriesJoin, &w.Where, "e.time, c.id, e.seq"), append(w.Args, limit+1)...)
 	if err != nil {
 		return nil, storeErr("view conversation", err)
 	}
@@ -287,11 +287,11 @@ func (db *DB) ViewSearch(ctx context.Context, f view.Filter) (*view.Page, error)
 		from = `entries_fts CROSS JOIN entries e ON e.pk = entries_fts.rowid JOIN chats c ON c.pk = e.chat_pk`
 	}
 	order := "e.time DESC, c.id DESC, e.seq DESC"
-	rows, err := db.reader.QueryContext(ctx, viewSQL().KeysFirst(f.Select, from, &w.Where, order), append(w.Args, limit+1)...)
+	rows, err := db.stmts.query(ctx, viewSQL().KeysFirst(f.Select, from, &w.Where, order), append(w.Args, limit+1)...)
 	if err != nil && strings.Contains(err.Error(), "no such index") {
 		// A read-only open of a file written by an older annals never ran migration 0003: the
 		// hint names an index that is not there. Same answer, the planner's plan.
-		rows, err = db.reader.QueryContext(ctx, viewSQL().KeysFirst(f.Select, entriesJoin, &w.Where, order), append(w.Args, limit+1)...)
+		rows, err = db.stmts.query(ctx, viewSQL().KeysFirst(f.Select, entriesJoin, &w.Where, order), append(w.Args, limit+1)...)
 	}
 	if err != nil {
 		return nil, storeErr("view search", err)
@@ -308,7 +308,7 @@ func (db *DB) ViewEvents(ctx context.Context, f view.EventsFilter) (*view.EventP
 	if err != nil {
 		return nil, err
 	}
-	rows, err := db.reader.QueryContext(ctx, q, args...)
+	rows, err := db.stmts.query(ctx, q, args...)
 	if err != nil {
 		return nil, storeErr("view events", err)
 	}
@@ -324,7 +324,7 @@ func (db *DB) ViewLocate(ctx context.Context, f view.LocateFilter) (*view.Positi
 	if err != nil {
 		return nil, err
 	}
-	return storecore.ReadLocate(db.reader.QueryRowContext(ctx, q, args...), func(err error) bool { return errors.Is(err, sql.ErrNoRows) }, storeErr)
+	return storecore.ReadLocate(db.stmts.queryRow(ctx, q, args...), func(err error) bool { return errors.Is(err, sql.ErrNoRows) }, storeErr)
 }
 
 // ViewToolCalls returns the calls following some messages; see view.Store.
@@ -334,10 +334,25 @@ func (db *DB) ViewToolCalls(ctx context.Context, f view.ToolCallsFilter) (map[vi
 	}
 	w := &where{}
 	w.AddOwner("c", f.Owner)
+	if chatID, lo, hi, ok := storecore.OneChatSpan(f.Messages); ok && len(f.Messages) <= view.MaxSearch {
+		// A page of one chat (a transcript): one range of it, in a statement of one shape.
+		q, args := viewSQL().ViewChatCallsQuery(&w.Where, chatID, lo, hi)
+		rows, err := db.stmts.query(ctx, q, args...)
+		if err != nil {
+			return nil, storeErr("view tool calls", err)
+		}
+		defer rows.Close()
+		seqs := make([]int64, len(f.Messages))
+		for i, m := range f.Messages {
+			seqs[i] = m.Seq
+		}
+		return storecore.ReadChatCalls(rows, chatID, seqs, storeErr)
+	}
 	q, args, err := viewSQL().ViewToolCallsQuery(&w.Where, f)
 	if err != nil {
 		return nil, err
 	}
+	// Not through the statement cache: the text differs with the number of messages.
 	rows, err := db.reader.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, storeErr("view tool calls", err)
@@ -393,7 +408,7 @@ func (db *DB) denseMatch(ctx context.Context, o annals.Owner, match string) (boo
 	w.Add("entries_fts MATCH ?", match)
 	w.AddOwner("c", o)
 	var n int
-	err := db.reader.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM entries_fts CROSS JOIN entries e ON e.pk = entries_fts.rowid
+	err := db.stmts.queryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM entries_fts CROSS JOIN entries e ON e.pk = entries_fts.rowid
 		JOIN chats c ON c.pk = e.chat_pk WHERE `+w.SQL()+` LIMIT ?)`, append(w.Args, viewDenseMatches)...).Scan(&n)
 	if err != nil {
 		return false, storeErr("view search density", err)

@@ -7,9 +7,7 @@ package view
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/annals-dev/annals"
 )
@@ -328,22 +326,6 @@ type Message struct {
 	Metadata json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the message with its time in FormatTime's fixed precision, and its
-// channel also as the reference's event_type (the type of the event that carried it; null when
-// none did).
-func (m Message) MarshalJSON() ([]byte, error) {
-	type plain Message
-	var eventType *string
-	if m.Channel != "" {
-		eventType = &m.Channel
-	}
-	return json.Marshal(struct {
-		plain
-		CreatedAt string  `json:"created_at"`
-		EventType *string `json:"event_type"`
-	}{plain(m), FormatTime(m.CreatedAt), eventType})
-}
-
 // Content is a message's content after projection and size capping.
 type Content struct {
 	// Role repeats the message's role, as the reference's stored content does.
@@ -358,35 +340,6 @@ type Content struct {
 	// imported from answers it (a value that is no object, or that store's marker for content
 	// over its size cap), so a client of that store reads what it always read.
 	Stored json.RawMessage `json:"-"`
-}
-
-// MarshalJSON writes the content; a tool message also carries its call id, tool name and result
-// under the reference's names (tool_call_id, name, content), as its stored tool rows do. A cut
-// result is, under those names, what the reference's truncation makes of it: the kept
-// characters followed by "…", and truncated_to, their number.
-func (c Content) MarshalJSON() ([]byte, error) {
-	type plain Content
-	if len(c.Stored) > 0 {
-		return c.Stored, nil
-	}
-	if c.Tool == nil {
-		return json.Marshal(plain(c))
-	}
-	r := c.Tool.Result
-	content, cut := r.Value, json.RawMessage(nil)
-	if r.Truncated {
-		content, cut = r.Value+"…", c.Tool.TruncatedTo
-		if cut == nil {
-			cut = json.RawMessage(strconv.Itoa(utf8.RuneCountInString(r.Value)))
-		}
-	}
-	return json.Marshal(struct {
-		plain
-		ToolCallID  string          `json:"tool_call_id"`
-		Name        string          `json:"name,omitempty"`
-		Content     string          `json:"content"`
-		TruncatedTo json.RawMessage `json:"truncated_to,omitempty"`
-	}{plain(c), c.Tool.CallID, c.Tool.Name, content, cut})
 }
 
 // Call is one tool call of an assistant message, under the reference's names.

@@ -1,8 +1,10 @@
 package storecore
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -498,6 +500,93 @@ func CallRange(call, chatPK, seq, stop string) string {
 		` AND ` + call + `.seq < ` + stop + ` AND ` + call + `.kind = 'tool'`
 }
 
+// MaxChatCallsSpan is the widest seq span of one chat's messages whose calls are read as one
+// range of the chat (ViewChatCallsQuery) rather than message by message: a transcript page, whose
+// messages are consecutive.
+const MaxChatCallsSpan = 4 * view.MaxTranscript
+
+// OneChatSpan reports whether the messages are all of one chat within MaxChatCallsSpan seqs, and
+// that chat and the lowest and highest seq.
+func OneChatSpan(ms []view.Ref) (chatID string, lo, hi int64, ok bool) {
+	if len(ms) == 0 {
+		return "", 0, 0, false
+	}
+	chatID, lo, hi = ms[0].ChatID, ms[0].Seq, ms[0].Seq
+	for _, m := range ms[1:] {
+		if m.ChatID != chatID {
+			return "", 0, 0, false
+		}
+		lo, hi = min(lo, m.Seq), max(hi, m.Seq)
+	}
+	return chatID, lo, hi, hi-lo <= MaxChatCallsSpan
+}
+
+// ViewChatCallsQuery builds the query of ViewToolCalls for messages of one chat between seqs lo
+// and hi (OneChatSpan), on w, which holds the store's owner conditions on alias c: one range of the
+// (chat_pk, seq) key, every entry after lo up to view.MaxCallsPerMessage after hi, each with
+// whether it is a call (CallOf's test: a tool entry with arguments) and the call's fields.
+// ReadChatCalls gives each message its calls from them. One statement of one shape for any page,
+// where ViewToolCallsQuery's text grows with the number of messages.
+func (d ViewDialect) ViewChatCallsQuery(w *Where, chatID string, lo, hi int64) (string, []any) {
+	name := strconv.Itoa(view.MaxToolNameChars)
+	q := `SELECT e.seq, CASE WHEN e.kind = 'tool' AND e.tool_args <> '' THEN 1 ELSE 0 END,
+			substr(e.tool_call_id, 1, ` + name + `), substr(e.tool_name, 1, ` + name + `), ` + d.ClipText("e.tool_args", view.MaxContentChars) + `
+		FROM chats c ` + d.OrderedJoin + ` entries e ON e.chat_pk = c.pk
+		WHERE c.id = ? AND ` + w.SQL() + ` AND e.seq > ? AND e.seq <= ? ORDER BY e.seq`
+	return q, append(append([]any{chatID}, w.Args...), lo, hi+view.MaxCallsPerMessage)
+}
+
+// ReadChatCalls reads the rows of ViewChatCallsQuery and gives each message of chatID at seqs its
+// calls: the entries after it that are calls, up to the first that is not, at most
+// view.MaxCallsPerMessage seqs on. It is CallOf's rule over rows already read (the conformance
+// tests of the view hold both to the same answers).
+func ReadChatCalls(rows RowIter, chatID string, seqs []int64, storeErr func(op string, err error) error) (map[view.Ref][]view.Call, error) {
+	type entry struct {
+		seq  int64
+		call *view.Call
+	}
+	var run []entry
+	for rows.Next() {
+		var e entry
+		var isCall int
+		var call view.Call
+		var args []byte
+		var argsN int64
+		if err := rows.Scan(&e.seq, &isCall, &call.CallID, &call.Name, &args, &argsN); err != nil {
+			return nil, storeErr("scan view tool call", err)
+		}
+		if isCall == 1 {
+			call.Arguments = callArguments(args, argsN)
+			e.call = &call
+		}
+		run = append(run, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, storeErr("read view tool calls", err)
+	}
+	out := map[view.Ref][]view.Call{}
+	for _, s := range seqs {
+		i, _ := slices.BinarySearchFunc(run, s+1, func(e entry, seq int64) int { return cmp.Compare(e.seq, seq) })
+		for ; i < len(run) && run[i].call != nil && run[i].seq <= s+view.MaxCallsPerMessage; i++ {
+			ref := view.Ref{ChatID: chatID, Seq: s}
+			out[ref] = append(out[ref], *run[i].call)
+		}
+	}
+	return out, nil
+}
+
+// callArguments is a clipped arguments column as a call's arguments; nil when empty.
+func callArguments(args []byte, argsN int64) *view.JSON {
+	if len(args) == 0 {
+		return nil
+	}
+	a := Clipped(args, argsN, view.MaxContentChars)
+	if a.Truncated {
+		return &view.JSON{Truncated: true, Chars: a.Chars, Preview: a.Value}
+	}
+	return &view.JSON{Raw: json.RawMessage(a.Value)}
+}
+
 // ReadToolCalls reads the rows of ViewToolCallsQuery.
 func ReadToolCalls(rows RowIter, storeErr func(op string, err error) error) (map[view.Ref][]view.Call, error) {
 	out := map[view.Ref][]view.Call{}
@@ -509,14 +598,7 @@ func ReadToolCalls(rows RowIter, storeErr func(op string, err error) error) (map
 		if err := rows.Scan(&ref.ChatID, &ref.Seq, &call.CallID, &call.Name, &args, &argsN); err != nil {
 			return nil, storeErr("scan view tool call", err)
 		}
-		if len(args) > 0 {
-			a := Clipped(args, argsN, view.MaxContentChars)
-			if a.Truncated {
-				call.Arguments = &view.JSON{Truncated: true, Chars: a.Chars, Preview: a.Value}
-			} else {
-				call.Arguments = &view.JSON{Raw: json.RawMessage(a.Value)}
-			}
-		}
+		call.Arguments = callArguments(args, argsN)
 		out[ref] = append(out[ref], call)
 	}
 	if err := rows.Err(); err != nil {
