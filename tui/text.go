@@ -57,9 +57,6 @@ func pad(s string, width int) string {
 	return s
 }
 
-// wrap lays safe text out in lines of at most width cells, at most max lines; a cut is said.
-func wrap(s string, width, max int) []string { return wrapMarked(s, width, max, marking{}) }
-
 // marking is how a text's matched words are shown: the byte ranges marks of the text
 // (ascending, not overlapping) styled by mark, the rest by plain (nil: as it is).
 type marking struct {
@@ -67,8 +64,9 @@ type marking struct {
 	mark, plain func(string) string
 }
 
-// wrapMarked is wrap with the text styled by mk. Lines break on spaces; a word longer than a
-// line is cut where the line ends. Each styled part is closed on its own line, so no style runs
+// wrapMarked lays safe text out in lines of at most width cells, at most max lines (a cut is
+// said), styled by mk. Lines break on spaces; a word longer than a line is cut where the line
+// ends. Each styled part is closed on its own line, so no style runs
 // on into the next line or pane.
 func wrapMarked(s string, width, max int, mk marking) []string {
 	if width < 4 {
