@@ -69,6 +69,9 @@ type Config struct {
 	// Keys authenticates API keys. Nil means there are none: the server can only run in local
 	// mode.
 	Keys annals.KeyStore
+	// WebSessions keeps the web UI's browser sessions (the database, so they outlive a restart
+	// and are shared by the servers of one database); nil keeps them in memory.
+	WebSessions annals.WebSessionStore
 	// AllowLocal lets the server run in local mode although the database has API keys, all of
 	// them revoked (annals serve --local). Without it such a server refuses to start: revoking
 	// every key must never quietly reopen the history to requests without credentials.
@@ -182,7 +185,7 @@ func New(cfg Config) *Server {
 		metrics: newMetrics(),
 		// A negative AuthFailures is stored as is: the limit treats it as off.
 		authLimit: newAuthLimit(cfg.AuthFailures),
-		sessions:  newWebSessions(),
+		sessions:  newWebSessions(cfg.WebSessions),
 	}
 	s.streams, s.stopStreams = context.WithCancel(context.Background())
 	if s.log == nil {

@@ -61,7 +61,11 @@ func (s *Server) handleLoginPage(w http.ResponseWriter, r *http.Request) error {
 // authenticateBrowser is authenticate for the UI: a live session's key, else in local mode the
 // local owner. A page asked for without either is sent to the login page.
 func (s *Server) authenticateBrowser(w http.ResponseWriter, r *http.Request) (*annals.Principal, bool, error) {
-	if sess, token := s.browserSession(r); sess != nil {
+	sess, token, err := s.browserSession(r)
+	if err != nil {
+		return nil, false, err
+	}
+	if sess != nil {
 		p, err := s.keyPrincipal(r, sess.keyHash)
 		if err == nil {
 			return p, false, nil
@@ -70,7 +74,9 @@ func (s *Server) authenticateBrowser(w http.ResponseWriter, r *http.Request) (*a
 			return nil, false, err
 		}
 		// The key was revoked: its sessions end.
-		s.sessions.remove(token)
+		if err := s.sessions.remove(r.Context(), token); err != nil {
+			return nil, false, err
+		}
 	}
 	if s.local && !s.keysActive(r.Context()) {
 		if err := localRequestAllowed(r); err != nil {
@@ -85,20 +91,26 @@ func (s *Server) authenticateBrowser(w http.ResponseWriter, r *http.Request) (*a
 	return nil, false, errSignIn
 }
 
-// browserSession is the live session the request's cookie names, with the cookie's token.
-func (s *Server) browserSession(r *http.Request) (*webSession, string) {
+// browserSession is the live session the request's cookie names (nil: none), with the
+// cookie's token.
+func (s *Server) browserSession(r *http.Request) (*webSession, string, error) {
 	c, err := r.Cookie(SessionCookie)
 	if err != nil {
-		return nil, ""
+		return nil, "", nil
 	}
-	return s.sessions.find(c.Value, s.now()), c.Value
+	sess, err := s.sessions.find(r.Context(), c.Value, s.now())
+	return sess, c.Value, err
 }
 
 // checkBrowserWrite hands a page its CSRF token (a cookie its script reads) and refuses a
 // state-changing request without the token or from another site.
 func (s *Server) checkBrowserWrite(w http.ResponseWriter, r *http.Request, caller *history.Caller) error {
 	want := s.sessions.localCSRF
-	if sess, _ := s.browserSession(r); sess != nil {
+	sess, _, err := s.browserSession(r)
+	if err != nil {
+		return err
+	}
+	if sess != nil {
 		want = sess.csrf
 	}
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
@@ -150,7 +162,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 		http.Redirect(w, r, "/login?error=key&next="+url.QueryEscape(next), http.StatusSeeOther)
 		return nil
 	}
-	token, sess, err := s.sessions.create(hash, s.now())
+	token, sess, err := s.sessions.create(r.Context(), hash, s.now())
 	if err != nil {
 		return err
 	}
@@ -162,8 +174,10 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 
 // handleLogout ends the session and clears its cookies.
 func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) error {
-	if _, token := s.browserSession(r); token != "" {
-		s.sessions.remove(token)
+	if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
+		if err := s.sessions.remove(r.Context(), c.Value); err != nil {
+			return err
+		}
 	}
 	setWebCookie(w, r, SessionCookie, "", true, -1)
 	setWebCookie(w, r, CSRFCookie, "", false, -1)

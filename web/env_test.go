@@ -29,6 +29,8 @@ type env struct {
 	svc *history.Service
 	srv *httpapi.Server
 	url string
+	// readOnly is the server's --read-only.
+	readOnly bool
 }
 
 type envOptions struct {
@@ -53,16 +55,33 @@ func newEnv(t testing.TB, o envOptions) *env {
 		t.Fatal(err)
 	}
 	svc := history.New(history.Config{Store: db, View: db, Summarizer: summarize.Extractive{}, Embedder: emb, Pricer: pricing.Builtin()})
+	e := &env{t: t, db: db, svc: svc, readOnly: o.readOnly}
+	e.serve(nil)
+	return e
+}
+
+// serve opens a server over the env's database (its sessions kept there), on a clock (nil:
+// time.Now).
+func (e *env) serve(now func() time.Time) {
+	e.t.Helper()
 	ui, err := web.New(web.Config{})
 	if err != nil {
-		t.Fatal(err)
+		e.t.Fatal(err)
 	}
-	srv := httpapi.New(httpapi.Config{Addr: "127.0.0.1:0", Service: svc, View: svc, Stats: svc, Keys: db, Web: ui, ReadOnly: o.readOnly})
-	if err := srv.Open(ctx); err != nil {
-		t.Fatal(err)
+	srv := httpapi.New(httpapi.Config{Addr: "127.0.0.1:0", Service: e.svc, View: e.svc, Stats: e.svc, Keys: e.db, WebSessions: e.db,
+		Web: ui, ReadOnly: e.readOnly, Now: now})
+	if err := srv.Open(context.Background()); err != nil {
+		e.t.Fatal(err)
 	}
-	t.Cleanup(func() { srv.Close() })
-	return &env{t: t, db: db, svc: svc, srv: srv, url: srv.URL()}
+	e.t.Cleanup(func() { srv.Close() })
+	e.srv, e.url = srv, srv.URL()
+}
+
+// restart closes the server and opens another over the same database, on a clock.
+func (e *env) restart(now func() time.Time) {
+	e.t.Helper()
+	e.srv.Close()
+	e.serve(now)
 }
 
 // chat creates a chat with entries (their ids and seqs are given here) straight in the store.

@@ -130,6 +130,11 @@ func newHTTPServer(a *app, f *serveFlags, logger *slog.Logger, replication httpa
 		return nil, annals.Errorf(annals.EINTERNAL, "serve needs the local history service")
 	}
 	keys, _ := a.store.(annals.KeyStore)
+	// Browser sessions live in the database, unless it was opened read-only (then in memory).
+	var sessions annals.WebSessionStore
+	if !*f.readOnly {
+		sessions, _ = a.store.(annals.WebSessionStore)
+	}
 	policy, err := a.cfg.agentPolicy()
 	if err != nil {
 		return nil, err
@@ -140,7 +145,7 @@ func newHTTPServer(a *app, f *serveFlags, logger *slog.Logger, replication httpa
 	}
 	mcpServer := mcp.New(mcp.Config{BudgetTokens: *f.mcpBudget, Version: buildVersion().Version, Logger: logger})
 	srv := httpapi.New(httpapi.Config{
-		Addr: *f.addr, Service: svc, View: svc, Stats: svc, Embeddings: svc, Replica: svc, Keys: keys,
+		Addr: *f.addr, Service: svc, View: svc, Stats: svc, Embeddings: svc, Replica: svc, Keys: keys, WebSessions: sessions,
 		ReadOnly: *f.readOnly, MCPAllowWrites: *f.mcpWrites, AllowLocal: *f.local, Agents: policy,
 		MCP: mcpServer.HTTPHandler(f.limits.mcp(*f.timeout)), Web: ui,
 		MaxBodyBytes: *f.maxBody, RequestTimeout: *f.timeout, ShutdownTimeout: *f.shutdown, Logger: logger,
