@@ -13,6 +13,9 @@ const searchPageSize = 20
 
 type searchPage struct {
 	Query string
+	// Rank is how chats are ranked (annals.RankLexical, the default, RankHybrid or RankSemantic).
+	Rank  string
+	Ranks []rankChoice
 	Hits  []annals.ChatHit
 	Total int
 	// Error is the history's refusal of the query (a syntax error of docs/QUERY.md), shown
@@ -30,17 +33,20 @@ func (h *Handler) search(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	page := searchPage{Query: q.Get("q")}
+	page := searchPage{Query: q.Get("q"), Rank: q.Get("rank"), Ranks: rankChoices}
+	if page.Rank == "" {
+		page.Rank = annals.RankLexical
+	}
 	if strings.TrimSpace(page.Query) != "" {
-		res, err := c.SearchChats(r.Context(), annals.SearchParams{Query: page.Query, Mode: annals.SearchChatsMode,
+		res, err := c.SearchChats(r.Context(), annals.SearchParams{Query: page.Query, Mode: annals.SearchChatsMode, Rank: page.Rank,
 			Page: annals.PageParams{Limit: searchPageSize, Cursor: q.Get("cursor")}})
 		switch {
 		case err == nil:
 			page.Hits, page.Total, page.Partial = res.Chats, res.Total, res.PartialReason
 			if res.NextCursor != "" {
-				page.Next = "/search?" + url.Values{"q": {page.Query}, "cursor": {res.NextCursor}}.Encode()
+				page.Next = "/search?" + url.Values{"q": {page.Query}, "rank": {page.Rank}, "cursor": {res.NextCursor}}.Encode()
 			}
-		case annals.ErrorCode(err) == annals.EINVALID:
+		case annals.ErrorCode(err) == annals.EINVALID, annals.ErrorCode(err) == annals.EUNAVAILABLE && page.Rank != annals.RankLexical:
 			page.Error = annals.ErrorMessage(err)
 		default:
 			return err
@@ -60,4 +66,15 @@ func (h *Handler) search(w http.ResponseWriter, r *http.Request) error {
 	}
 	h.render(w, r, http.StatusOK, "search", title, page)
 	return nil
+}
+
+// rankChoice is one ranking the search form offers.
+type rankChoice struct{ Value, Label string }
+
+// rankChoices are the rankings of docs/QUERY.md: by the words (full text), by meaning (the
+// configured embedder), or both fused.
+var rankChoices = []rankChoice{
+	{annals.RankLexical, "words"},
+	{annals.RankHybrid, "words and meaning"},
+	{annals.RankSemantic, "meaning"},
 }

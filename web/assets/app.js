@@ -95,6 +95,7 @@
     if (!input || !results) return;
     let timer = 0;
     let inflight = null;
+    const rank = $("#search-rank");
     input.addEventListener("input", () => {
       clearTimeout(timer);
       timer = setTimeout(async () => {
@@ -102,7 +103,9 @@
         const ctl = new AbortController();
         inflight = ctl;
         const q = input.value;
-        const url = "/search?" + new URLSearchParams({ q }).toString();
+        const params = { q };
+        if (rank && rank.value !== "lexical") params.rank = rank.value;
+        const url = "/search?" + new URLSearchParams(params).toString();
         try {
           const frag = await fragment(url, ctl.signal);
           if (ctl.signal.aborted) return;
@@ -117,6 +120,7 @@
       }, 200);
     });
     input.form.addEventListener("submit", (ev) => { ev.preventDefault(); input.dispatchEvent(new Event("input")); });
+    if (rank) rank.addEventListener("change", () => input.dispatchEvent(new Event("input")));
   }
 
   // Curation: every form marked data-action is posted with the CSRF token; the answer is the
