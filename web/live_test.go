@@ -41,6 +41,23 @@ func TestLiveChat(t *testing.T) {
 	if got := eval[string](tb, `document.querySelector("#e-62 .text").textContent`); got != "live entry 62" {
 		t.Errorf("entry 62 reads %q", got)
 	}
+	// Tool calls arriving together come as one group, and the stream goes on after the group's
+	// last call (not its first: nothing is sent twice).
+	calls := []*annals.Entry{
+		{ID: "live-64", Kind: annals.KindTool, RunID: "run-b", Time: t0, Tool: &annals.ToolCall{Name: "Read", Outcome: annals.OutcomeSucceeded}},
+		{ID: "live-65", Kind: annals.KindTool, RunID: "run-b", Time: t0, Tool: &annals.ToolCall{Name: "Grep", Outcome: annals.OutcomeSucceeded}},
+	}
+	if _, err := annals.AppendEntries(context.Background(), e.db, "long-1", calls); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitFor("the live group", `document.querySelector("li.tool-group #e-65") !== null`)
+	if _, err := annals.AppendEntries(context.Background(), e.db, "long-1", []*annals.Entry{{ID: "live-66", Kind: annals.KindUser, Text: "thanks", Time: t0}}); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitFor("the entry after the group", `document.getElementById("e-66") !== null`)
+	if n := eval[int](tb, `document.querySelectorAll("#transcript li.entry").length`); n != 66 {
+		t.Errorf("the page shows %d entries after the live ones, want 66 (each once)", n)
+	}
 }
 
 // TestLiveList: a new chat and a chat with a new entry come to the top of an open list without

@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -13,8 +12,8 @@ import (
 const listPoll = time.Second
 
 // listEvents is the chat list's live stream (GET /events with the list's filters and since,
-// the newest last activity the page shows): every listPoll it sends the rows of the chats
-// whose last activity is at or after since, which the page puts on top in place of their old
+// the newest last activity the page shows; sse.go): every listPoll it sends the rows of the
+// chats whose last activity is after since, which the page puts on top in place of their old
 // rows.
 func (h *Handler) listEvents(w http.ResponseWriter, r *http.Request) error {
 	c, err := callerOf(r)
@@ -30,61 +29,30 @@ func (h *Handler) listEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return annals.Errorf(annals.EINVALID, "since=%q is not a time (RFC 3339)", r.URL.Query().Get("since"))
 	}
-	ctx := r.Context()
-	read := func() ([]*annals.Chat, error) {
+	read := func() (*sseEvent, error) {
 		f := q
 		from := since.Add(time.Nanosecond)
 		if f.From == nil || f.From.Before(from) {
 			f.From = &from
 		}
-		res, err := c.FindChats(ctx, annals.ListParams{Filter: f, Page: annals.PageParams{Limit: listPageSize}})
-		if err != nil {
+		res, err := c.FindChats(r.Context(), annals.ListParams{Filter: f, Page: annals.PageParams{Limit: listPageSize}})
+		if err != nil || len(res.Chats) == 0 {
 			return nil, err
 		}
-		return res.Chats, nil
+		for _, ch := range res.Chats {
+			if ch.LastActivity.After(since) {
+				since = ch.LastActivity
+			}
+		}
+		var buf bytes.Buffer
+		if err := h.pages["list"].ExecuteTemplate(&buf, "rows", listPage{Chats: res.Chats}); err != nil {
+			return nil, annals.Internal("render live rows", err)
+		}
+		return &sseEvent{name: "rows", data: buf.String()}, nil
 	}
-	chats, err := read()
+	first, err := read()
 	if err != nil {
 		return err
 	}
-	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{})
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(http.StatusOK)
-	_ = rc.Flush()
-	tick := time.NewTicker(listPoll)
-	defer tick.Stop()
-	quiet := time.Now()
-	for {
-		if len(chats) > 0 {
-			for _, ch := range chats {
-				if ch.LastActivity.After(since) {
-					since = ch.LastActivity
-				}
-			}
-			var buf bytes.Buffer
-			if err := h.pages["list"].ExecuteTemplate(&buf, "rows", listPage{Chats: chats}); err != nil {
-				return annals.Internal("render live rows", err)
-			}
-			if _, err := fmt.Fprintf(w, "event: rows\n%s\n", sseData(buf.String())); err != nil {
-				return nil
-			}
-			_ = rc.Flush()
-			quiet = time.Now()
-		} else if time.Since(quiet) > liveKeepAlive {
-			if _, err := fmt.Fprint(w, ": still here\n\n"); err != nil {
-				return nil
-			}
-			_ = rc.Flush()
-			quiet = time.Now()
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-		if chats, err = read(); err != nil {
-			return nil
-		}
-	}
+	return stream(w, r, listPoll, first, read)
 }
