@@ -10,7 +10,7 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// The web UI's browser sessions on PostgreSQL (docs/WEB.md, migration 0014).
+// The web UI's browser sessions on PostgreSQL (docs/WEB.md, migration 0015).
 
 var _ annals.WebSessionStore = (*DB)(nil)
 

@@ -9,7 +9,7 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// The web UI's browser sessions on SQLite (docs/WEB.md, migration 0020).
+// The web UI's browser sessions on SQLite (docs/WEB.md, migration 0021).
 
 var _ annals.WebSessionStore = (*DB)(nil)
 
