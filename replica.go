@@ -13,7 +13,10 @@ import (
 // resends the lane from the remote's head (the answer carries it).
 const EOUTOFORDER = "out_of_order"
 
-// ReplicaLane is the remote's record of one lane: the last operation applied and whose it was.
+// ReplicaLane is the remote's record of one lane: the operations one host replicated for one
+// chat, the last applied and whose it was. A chat has one lane per host that wrote it (the host
+// that created it, and any host that curated it); a lane continued under a new host id (a copy
+// that took one) is handed over to it.
 type ReplicaLane struct {
 	ChatID string `json:"chat_id"`
 	// TenantID is the tenant the lane's chat was replicated into.
@@ -21,7 +24,7 @@ type ReplicaLane struct {
 	// Seq and Digest are the last operation applied (0 and "" before the first).
 	Seq    int64  `json:"seq"`
 	Digest string `json:"digest"`
-	// Host is the host id that delivered the last operation.
+	// Host is the host id of the lane: the one that delivered its last operation.
 	Host string `json:"host,omitempty"`
 	// Deleted: the lane's chat was deleted (a tombstone); later operations are refused.
 	Deleted   bool      `json:"deleted,omitempty"`
@@ -53,10 +56,16 @@ type ReplicaChange struct {
 	TenantID string
 	// Capture holds the chat, append, truncate or run op, bound (CaptureOp.Expect).
 	Capture []CaptureOp
-	// Curate with Ref and At: a change of the human layer, stamped at At.
+	// Curate with Ref and At: a change of the human layer, stamped at At. Stamp orders it
+	// against the changes of the same fields from every host: a field keeps the value of the
+	// change with the greatest stamp (NewerFields).
 	Curate *ChatUpdate
 	Ref    *ChatRef
 	At     time.Time
+	Stamp  FieldStamp
+	// From, when set, is the host whose lane this change continues (its head is (LaneSeq-1,
+	// PrevDigest)): the lane is handed over to Host, and From's lane of the chat ends.
+	From string
 	// Tombstone: the chat is deleted (Ref, when the remote holds it) and the lane marked so.
 	Tombstone bool
 	// Reset (an OpReset): the remote's copy (Ref, when it holds one) is removed first, and the
@@ -103,16 +112,18 @@ const (
 // checks each operation and binds it; the store applies it with the record of its id, in one
 // transaction, only on the head it was checked against. Implemented by both stores.
 type ReplicaStore interface {
-	// ReplicaLanes returns the remote's record of the named lanes (a lane never applied is
-	// absent from the map). Errors: unavailable, internal.
-	ReplicaLanes(ctx context.Context, chatIDs []string) (map[string]*ReplicaLane, error)
+	// ReplicaLanes returns the remote's record of every lane of the named chats, one per host
+	// that wrote the chat (a chat never replicated has none), ordered by chat then host.
+	// Errors: unavailable, internal.
+	ReplicaLanes(ctx context.Context, chatIDs []string) ([]*ReplicaLane, error)
 	// ReplicaOpsApplied returns which of the operation ids were applied. Errors: unavailable,
 	// internal.
 	ReplicaOpsApplied(ctx context.Context, opIDs []string) (map[string]bool, error)
 	// ApplyReplica applies ch in one transaction with the record of its id: a duplicate id
-	// changes nothing (ReplicaDuplicate); a lane whose head is not (LaneSeq-1, PrevDigest)
-	// changes nothing (ReplicaMoved, with the head); else the change is applied and the head
-	// becomes (LaneSeq, Digest). Errors: the change's own (invalid, not_found, conflict),
+	// changes nothing (ReplicaDuplicate); a lane (ChatID, Host) — or From's, when it is handed
+	// over — whose head is not (LaneSeq-1, PrevDigest) changes nothing (ReplicaMoved, with the
+	// head); else the change is applied and the head becomes (LaneSeq, Digest). A curation sets
+	// only the fields whose stamps it is after (NewerFields) and keeps their stamps. Errors: the change's own (invalid, not_found, conflict),
 	// forbidden (read-only), unavailable, internal.
 	ApplyReplica(ctx context.Context, ch *ReplicaChange) (ReplicaOutcome, *ReplicaLane, error)
 }
@@ -141,14 +152,15 @@ type ReplicateRefusal struct {
 	OpID    string `json:"op_id"`
 }
 
-// ReplicaHeadsRequest is the body of POST /v1/replicate/heads: the lanes whose heads a host
+// ReplicaHeadsRequest is the body of POST /v1/replicate/heads: the chats whose lanes a host
 // compares with its own (replicate verify). An empty list checks only that the key is accepted.
 type ReplicaHeadsRequest struct {
 	ChatIDs []string `json:"chat_ids"`
 }
 
-// ReplicaHeads is the answer: the remote's record of each named lane it holds in the caller's
-// tenant (a lane it never applied, or another tenant's, is absent).
+// ReplicaHeads is the answer: the remote's record of every lane of the named chats it holds in
+// the caller's tenant, one per host that wrote the chat (a chat it never applied, or another
+// tenant's, has none).
 type ReplicaHeads struct {
 	Lanes []*ReplicaLane `json:"lanes"`
 }

@@ -32,8 +32,13 @@ const (
 	OpAgent OpKind = "agent"
 )
 
-// PayloadVersion is the version of the operation payload this build writes and reads.
-const PayloadVersion = 1
+// PayloadVersion is the version of the operation payload this build writes. Version 2 added
+// the hybrid logical clock of a curation (CurateChange.HLC); this build reads versions from
+// MinPayloadVersion to PayloadVersion.
+const PayloadVersion = 2
+
+// MinPayloadVersion is the oldest payload version this build still applies.
+const MinPayloadVersion = 1
 
 // OpPayload is an operation's payload: a versioned JSON encoding of one change, as the store
 // applied it, so that a remote applying it in lane order reaches the same rows. Times the store
@@ -62,7 +67,9 @@ type TruncateChange struct {
 
 // CurateChange is a change of a chat's human layer as applied: the fields set are the fields
 // changed, and At is the time the store stamped (archived_at when it archived, summary_updated_at
-// when it stored a summary).
+// when it stored a summary). HLC (payload version 2) is the hybrid logical clock the host gave
+// the change, which decides between concurrent changes of one field (FieldStamp); a version 1
+// payload has none and is ordered by At.
 type CurateChange struct {
 	ChatID      string    `json:"chat_id"`
 	Title       *string   `json:"title,omitempty"`
@@ -72,6 +79,7 @@ type CurateChange struct {
 	Archived    *bool     `json:"archived,omitempty"`
 	Summary     *string   `json:"summary,omitempty"`
 	At          time.Time `json:"at"`
+	HLC         int64     `json:"hlc,omitempty"`
 }
 
 // CurateChangeOf is the payload of an applied ChatUpdate.
@@ -179,8 +187,8 @@ func DecodePayload(b []byte) (*OpPayload, error) {
 	if err := json.Unmarshal(b, &p); err != nil {
 		return nil, Errorf(EINVALID, "replication payload is not valid JSON: %v", err)
 	}
-	if p.V != PayloadVersion {
-		return nil, Errorf(EINVALID, "replication payload version %d is not supported (this build reads version %d)", p.V, PayloadVersion)
+	if p.V < MinPayloadVersion || p.V > PayloadVersion {
+		return nil, Errorf(EINVALID, "replication payload version %d is not supported (this build reads versions %d to %d)", p.V, MinPayloadVersion, PayloadVersion)
 	}
 	if p.Kind() == "" {
 		return nil, Errorf(EINVALID, "a replication payload needs exactly one of chat, append, truncate, run, curate, delete, reset or agent")

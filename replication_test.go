@@ -18,7 +18,7 @@ func TestDecodePayloadRefusesWhatItCannotApply(t *testing.T) {
 		t.Fatalf("round trip = %+v, %v", got, err)
 	}
 	for _, tc := range []struct{ in, want string }{
-		{`{"v":2,"delete":{"chat_id":"c"}}`, "version 2 is not supported"},
+		{`{"v":3,"delete":{"chat_id":"c"}}`, "version 3 is not supported"},
 		{`{"v":1}`, "exactly one of"},
 		{`{"v":1,"delete":{"chat_id":"c"},"chat":{"id":"c"}}`, "exactly one of"},
 		{`{"v":1,`, "not valid JSON"},

@@ -89,7 +89,10 @@ func (s *Service) ReplicaHeads(ctx context.Context, req *annals.ReplicaHeadsRequ
 	if err := s.replicaCopies(ctx, out.Lanes); err != nil {
 		return nil, err
 	}
-	sort.Slice(out.Lanes, func(i, j int) bool { return out.Lanes[i].ChatID < out.Lanes[j].ChatID })
+	sort.Slice(out.Lanes, func(i, j int) bool {
+		a, b := out.Lanes[i], out.Lanes[j]
+		return a.ChatID < b.ChatID || (a.ChatID == b.ChatID && a.Host < b.Host)
+	})
 	return out, nil
 }
 
@@ -112,20 +115,22 @@ func (s *Service) ApplyReplicated(ctx context.Context, req *annals.ReplicateRequ
 	if err != nil {
 		return nil, err
 	}
-	lanes, err := rs.ReplicaLanes(ctx, []string{chatID})
+	all, err := rs.ReplicaLanes(ctx, []string{chatID})
 	if err != nil {
 		return nil, err
 	}
-	head := lanes[chatID]
-	if head == nil {
-		head = &annals.ReplicaLane{ChatID: chatID}
-	}
-	if head.Seq > 0 && !p.IsAdmin() && head.TenantID != p.TenantID {
-		return nil, errConflict(chatID)
+	lanes := &chatLanes{chatID: chatID, byHost: map[string]*annals.ReplicaLane{}}
+	for _, l := range all {
+		if l.Seq > 0 && !p.IsAdmin() && l.TenantID != p.TenantID {
+			return nil, errConflict(chatID)
+		}
+		lanes.byHost[l.Host] = l
 	}
 	res := &annals.ReplicateResult{ChatID: chatID, Acked: []string{}}
+	var head *annals.ReplicaLane
 	for _, op := range req.Ops {
-		next, err := s.applyOne(ctx, rs, p, head, op)
+		head = lanes.of(op.Host)
+		next, err := s.applyOne(ctx, rs, p, lanes, op)
 		if err != nil {
 			switch annals.ErrorCode(err) {
 			case annals.EUNAVAILABLE, annals.EINTERNAL, annals.ENOTIMPLEMENTED:
@@ -139,6 +144,50 @@ func (s *Service) ApplyReplicated(ctx context.Context, req *annals.ReplicateRequ
 	}
 	res.Head = head
 	return res, nil
+}
+
+// chatLanes are the remote's lanes of one chat, one per host that wrote it.
+type chatLanes struct {
+	chatID string
+	byHost map[string]*annals.ReplicaLane
+}
+
+// of returns host's lane of the chat (a zero lane when it has none).
+func (c *chatLanes) of(host string) *annals.ReplicaLane {
+	if l := c.byHost[host]; l != nil {
+		return l
+	}
+	return &annals.ReplicaLane{ChatID: c.chatID, Host: host}
+}
+
+// deleted reports whether any host's lane of the chat holds its tombstone.
+func (c *chatLanes) deleted() bool {
+	for _, l := range c.byHost {
+		if l.Deleted {
+			return true
+		}
+	}
+	return false
+}
+
+// continued returns the lane of another host whose head op continues (op is the next of that
+// lane under a new host id: a copied database that took one, or operations recorded while the
+// host id was moved), or nil.
+func (c *chatLanes) continued(op *annals.ReplicationOp) *annals.ReplicaLane {
+	for host, l := range c.byHost {
+		if host != op.Host && l.Seq == op.LaneSeq-1 && annals.LaneDigest(l.Digest, op.ChatID, op.LaneSeq, op.Kind, op.Payload) == op.Digest {
+			return l
+		}
+	}
+	return nil
+}
+
+// moved records the lane's new head (and the end of the lane it was handed over from).
+func (c *chatLanes) moved(from string, l *annals.ReplicaLane) {
+	if from != "" && from != l.Host {
+		delete(c.byHost, from)
+	}
+	c.byHost[l.Host] = l
 }
 
 // checkReplicateRequest checks the request's shape: one lane, ids of hosts, lane sequences
@@ -174,9 +223,11 @@ func checkReplicateRequest(req *annals.ReplicateRequest) (string, error) {
 	return chatID, nil
 }
 
-// applyOne applies one operation on head and returns the lane's new head.
-func (s *Service) applyOne(ctx context.Context, rs annals.ReplicaStore, p *annals.Principal, head *annals.ReplicaLane, op *annals.ReplicationOp) (*annals.ReplicaLane, error) {
-	if op.LaneSeq <= head.Seq {
+// applyOne applies one operation on its host's lane of the chat (or on the lane it continues)
+// and returns the lane's new head.
+func (s *Service) applyOne(ctx context.Context, rs annals.ReplicaStore, p *annals.Principal, lanes *chatLanes, op *annals.ReplicationOp) (*annals.ReplicaLane, error) {
+	head := lanes.of(op.Host)
+	if op.LaneSeq != head.Seq+1 {
 		done, err := rs.ReplicaOpsApplied(ctx, []string{op.ID})
 		if err != nil {
 			return nil, err
@@ -184,6 +235,14 @@ func (s *Service) applyOne(ctx context.Context, rs annals.ReplicaStore, p *annal
 		if done[op.ID] {
 			return head, nil
 		}
+	}
+	from := ""
+	if head.Seq == 0 && op.LaneSeq > 1 {
+		if l := lanes.continued(op); l != nil {
+			from, head = l.Host, l
+		}
+	}
+	if op.LaneSeq <= head.Seq {
 		return nil, annals.Errorf(annals.ECONFLICT, "lane %q already holds another operation at seq %d (the remote is at %d): two databases write this chat (a copied host database?)", op.ChatID, op.LaneSeq, head.Seq)
 	}
 	reset := op.Kind == annals.OpReset
@@ -205,14 +264,14 @@ func (s *Service) applyOne(ctx context.Context, rs annals.ReplicaStore, p *annal
 	if digest != op.Digest {
 		return nil, annals.Errorf(annals.ECONFLICT, "operation %s does not chain to the remote's lane %q at seq %d (digest %s, the host sent %s): the lane differs from the host's; replicate verify finds where", op.ID, op.ChatID, head.Seq, shortDigest(digest), shortDigest(op.Digest))
 	}
-	if head.Deleted && op.Kind != annals.OpDelete && !(reset && payload.Reset.Deleted) {
+	if lanes.deleted() && op.Kind != annals.OpDelete && !(reset && payload.Reset.Deleted) {
 		return nil, annals.Errorf(annals.ECONFLICT, "chat %q was deleted (the remote keeps its tombstone): later operations for it are refused", op.ChatID)
 	}
 	ch, err := s.replicaChange(ctx, p, head, op, payload)
 	if err != nil {
 		return nil, remoteRefusal(op.ChatID, err)
 	}
-	ch.OpID, ch.Host, ch.ChatID, ch.LaneSeq, ch.PrevDigest, ch.Digest = op.ID, op.Host, op.ChatID, op.LaneSeq, head.Digest, digest
+	ch.OpID, ch.Host, ch.ChatID, ch.LaneSeq, ch.PrevDigest, ch.Digest, ch.From = op.ID, op.Host, op.ChatID, op.LaneSeq, head.Digest, digest, from
 	ch.Reset, ch.FromSeq = reset, head.Seq
 	outcome, lane, err := rs.ApplyReplica(ctx, ch)
 	if err != nil {
@@ -221,6 +280,7 @@ func (s *Service) applyOne(ctx context.Context, rs annals.ReplicaStore, p *annal
 	if outcome == annals.ReplicaMoved {
 		return nil, annals.Errorf(annals.EUNAVAILABLE, "lane %q moved while operation %s was applied (another delivery); try again", op.ChatID, op.ID)
 	}
+	lanes.moved(from, lane)
 	return lane, nil
 }
 
@@ -272,7 +332,7 @@ func (s *Service) replicaChange(ctx context.Context, p *annals.Principal, head *
 	case annals.OpRun:
 		capture.Run = pl.Run
 	case annals.OpCurate, annals.OpDelete, annals.OpAgent:
-		return s.replicaChatChange(ctx, p, pl, ch)
+		return s.replicaChatChange(ctx, p, op.Host, pl, ch)
 	case annals.OpReset:
 		return s.replicaReset(ctx, p, op, pl.Reset, ch)
 	default:
@@ -312,7 +372,7 @@ func replicaAgentChange(p *annals.Principal, owner annals.Owner, chat *annals.Ch
 
 // replicaChatChange binds a curation, a delete or an agent to the chat of the lane, as it is on the
 // remote.
-func (s *Service) replicaChatChange(ctx context.Context, p *annals.Principal, pl *annals.OpPayload, ch *annals.ReplicaChange) (*annals.ReplicaChange, error) {
+func (s *Service) replicaChatChange(ctx context.Context, p *annals.Principal, host string, pl *annals.OpPayload, ch *annals.ReplicaChange) (*annals.ReplicaChange, error) {
 	res, err := Resolve(ctx, "")
 	if err != nil {
 		return nil, err
@@ -363,6 +423,6 @@ func (s *Service) replicaChatChange(ctx context.Context, p *annals.Principal, pl
 		}
 		upd.Tags = &tags
 	}
-	ch.Curate, ch.At = &upd, cur.At
+	ch.Curate, ch.At, ch.Stamp = &upd, cur.At, cur.Stamp(host)
 	return ch, nil
 }

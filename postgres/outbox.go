@@ -120,6 +120,17 @@ func (o *outboxTx) SetLaneHead(chatID string, seq int64, digest string) error {
 	return nil
 }
 
+// NextHLC moves the host's clock in one statement, which locks the host row until commit: two
+// servers curating at once get different clocks.
+func (o *outboxTx) NextHLC(wall int64) (int64, error) {
+	var hlc int64
+	err := o.tx.QueryRow(o.ctx, `UPDATE replication_host SET hlc = GREATEST(hlc + 1, $1) WHERE singleton = 1 RETURNING hlc`, wall).Scan(&hlc)
+	if err != nil {
+		return 0, o.db.storeErr("next hybrid logical clock", err)
+	}
+	return hlc, nil
+}
+
 func (o *outboxTx) InsertOp(op *annals.ReplicationOp) error {
 	var host *string
 	if op.Host != "" {

@@ -17,20 +17,21 @@ var _ annals.ReplicaStore = (*DB)(nil)
 
 const replicaLaneColumns = `chat_id, tenant_id, last_seq, last_digest, host_id, deleted, updated_at`
 
-// ReplicaLanes returns the remote's record of the named lanes; see annals.ReplicaStore.
-func (db *DB) ReplicaLanes(ctx context.Context, chatIDs []string) (map[string]*annals.ReplicaLane, error) {
-	rows, err := db.pool.Query(ctx, `SELECT `+replicaLaneColumns+` FROM replica_lanes WHERE chat_id = ANY($1)`, chatIDs)
+// ReplicaLanes returns the remote's record of every lane of the named chats; see
+// annals.ReplicaStore.
+func (db *DB) ReplicaLanes(ctx context.Context, chatIDs []string) ([]*annals.ReplicaLane, error) {
+	rows, err := db.pool.Query(ctx, `SELECT `+replicaLaneColumns+` FROM replica_lanes WHERE chat_id = ANY($1) ORDER BY chat_id, host_id`, chatIDs)
 	if err != nil {
 		return nil, db.storeErr("read replica lanes", err)
 	}
 	defer rows.Close()
-	out := map[string]*annals.ReplicaLane{}
+	out := []*annals.ReplicaLane{}
 	for rows.Next() {
 		l, err := db.scanReplicaLane(rows)
 		if err != nil {
 			return nil, err
 		}
-		out[l.ChatID] = l
+		out = append(out, l)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, db.storeErr("read replica lanes", err)
@@ -99,14 +100,55 @@ type replicaTx struct {
 	tx  pgx.Tx
 }
 
-func (r *replicaTx) LockLane(chatID string) (*annals.ReplicaLane, error) {
+func (r *replicaTx) LockLane(chatID, host string) (*annals.ReplicaLane, error) {
 	// A new lane's row is inserted first, so that its first deliveries queue on it too; a
 	// delivery that changes nothing rolls it back.
-	if _, err := r.tx.Exec(r.ctx, `INSERT INTO replica_lanes (chat_id, last_seq, last_digest, updated_at) VALUES ($1, 0, '', 0)
-		ON CONFLICT (chat_id) DO NOTHING`, chatID); err != nil {
+	if _, err := r.tx.Exec(r.ctx, `INSERT INTO replica_lanes (chat_id, host_id, last_seq, last_digest, updated_at) VALUES ($1, $2, 0, '', 0)
+		ON CONFLICT (chat_id, host_id) DO NOTHING`, chatID, host); err != nil {
 		return nil, r.db.storeErr("create replica lane", err)
 	}
-	return r.db.scanReplicaLane(r.tx.QueryRow(r.ctx, `SELECT `+replicaLaneColumns+` FROM replica_lanes WHERE chat_id = $1 FOR UPDATE`, chatID))
+	return r.db.scanReplicaLane(r.tx.QueryRow(r.ctx, `SELECT `+replicaLaneColumns+` FROM replica_lanes WHERE chat_id = $1 AND host_id = $2 FOR UPDATE`, chatID, host))
+}
+
+func (r *replicaTx) DropLane(chatID, host string) error {
+	if _, err := r.tx.Exec(r.ctx, `DELETE FROM replica_lanes WHERE chat_id = $1 AND host_id = $2`, chatID, host); err != nil {
+		return r.db.storeErr("drop replica lane", err)
+	}
+	return nil
+}
+
+// FieldStamps locks the chat's stamps (the chat's row is already locked by the write paths; a
+// curation of a chat from two servers queues on it) and returns them.
+func (r *replicaTx) FieldStamps(chatID string) (map[string]annals.FieldStamp, error) {
+	if _, err := r.tx.Exec(r.ctx, `SELECT 1 FROM chats WHERE id = $1 FOR UPDATE`, chatID); err != nil {
+		return nil, r.db.storeErr("lock chat", err)
+	}
+	rows, err := r.tx.Query(r.ctx, `SELECT field, hlc, host_id FROM replica_fields WHERE chat_id = $1`, chatID)
+	if err != nil {
+		return nil, r.db.storeErr("read field stamps", err)
+	}
+	defer rows.Close()
+	out := map[string]annals.FieldStamp{}
+	for rows.Next() {
+		var field string
+		var s annals.FieldStamp
+		if err := rows.Scan(&field, &s.HLC, &s.Host); err != nil {
+			return nil, r.db.storeErr("read field stamps", err)
+		}
+		out[field] = s
+	}
+	if err := rows.Err(); err != nil {
+		return nil, r.db.storeErr("read field stamps", err)
+	}
+	return out, nil
+}
+
+func (r *replicaTx) SetFieldStamps(chatID string, fields []string, s annals.FieldStamp) error {
+	if _, err := r.tx.Exec(r.ctx, `INSERT INTO replica_fields (chat_id, field, hlc, host_id) SELECT $1, f, $3, $4 FROM unnest($2::text[]) AS f
+		ON CONFLICT (chat_id, field) DO UPDATE SET hlc = excluded.hlc, host_id = excluded.host_id`, chatID, fields, s.HLC, s.Host); err != nil {
+		return r.db.storeErr("write field stamps", err)
+	}
+	return nil
 }
 
 func (r *replicaTx) OpApplied(opID string) (bool, error) {
@@ -130,8 +172,8 @@ func (r *replicaTx) RecordOp(ch *annals.ReplicaChange, at time.Time) error {
 }
 
 func (r *replicaTx) SetLane(l *annals.ReplicaLane) error {
-	if _, err := r.tx.Exec(r.ctx, `UPDATE replica_lanes SET tenant_id = $2, last_seq = $3, last_digest = $4, host_id = $5, deleted = $6, updated_at = $7
-		WHERE chat_id = $1`, l.ChatID, l.TenantID, l.Seq, l.Digest, l.Host, l.Deleted, unixNano(l.UpdatedAt)); err != nil {
+	if _, err := r.tx.Exec(r.ctx, `UPDATE replica_lanes SET tenant_id = $3, last_seq = $4, last_digest = $5, deleted = $6, updated_at = $7
+		WHERE chat_id = $1 AND host_id = $2`, l.ChatID, l.Host, l.TenantID, l.Seq, l.Digest, l.Deleted, unixNano(l.UpdatedAt)); err != nil {
 		return r.db.storeErr("write replica lane", err)
 	}
 	return nil

@@ -145,6 +145,10 @@ func (p *Pusher) compare(ctx context.Context) (*Verification, error) {
 	if err != nil {
 		return nil, err
 	}
+	self := ""
+	if check, err := p.cfg.Store.CheckHost(ctx); err == nil && check.Identity != nil {
+		self = check.Identity.ID
+	}
 	v := &Verification{Lanes: len(lanes), Differences: []*Difference{}, Repaired: []*Difference{}}
 	for start := 0; start < len(lanes); start += headsChunk {
 		part := lanes[start:min(start+headsChunk, len(lanes))]
@@ -159,19 +163,39 @@ func (p *Pusher) compare(ctx context.Context) (*Verification, error) {
 		if heads == nil {
 			return nil, annals.Errorf(annals.EUNAVAILABLE, "the remote %s answered %d %s: %s", p.cfg.Endpoint, a.status, a.code, a.message)
 		}
-		remote := map[string]*annals.ReplicaLane{}
+		remote := map[string][]*annals.ReplicaLane{}
 		for _, l := range heads.Lanes {
-			remote[l.ChatID] = l
+			remote[l.ChatID] = append(remote[l.ChatID], l)
 		}
 		for _, l := range part {
 			local, err := localCopy(ctx, p.cfg.Store, l.ChatID)
 			if err != nil {
 				return nil, err
 			}
-			compareLane(v, l, remote[l.ChatID], local)
+			compareLane(v, l, ownLane(remote[l.ChatID], self, l), local)
 		}
 	}
 	return v, nil
+}
+
+// ownLane picks, of the remote's lanes of a chat (one per host that wrote it), the one this
+// host's lane is compared with: the lane of its host id, else one at its head (its operations
+// were applied under an earlier host id), else the only one.
+func ownLane(remote []*annals.ReplicaLane, self string, l *annals.LaneStatus) *annals.ReplicaLane {
+	for _, r := range remote {
+		if r.Host == self {
+			return r
+		}
+	}
+	for _, r := range remote {
+		if r.Seq == l.HeadSeq && r.Digest == l.HeadDigest {
+			return r
+		}
+	}
+	if len(remote) == 1 {
+		return remote[0]
+	}
+	return nil
 }
 
 // localCopy counts what the host holds of a chat (nil: none).

@@ -99,6 +99,15 @@ func (o *outboxTx) SetLaneHead(chatID string, seq int64, digest string) error {
 	return nil
 }
 
+func (o *outboxTx) NextHLC(wall int64) (int64, error) {
+	var hlc int64
+	err := o.tx.QueryRowContext(o.ctx, `UPDATE replication_host SET hlc = max(hlc + 1, ?) WHERE singleton = 1 RETURNING hlc`, wall).Scan(&hlc)
+	if err != nil {
+		return 0, storeErr("next hybrid logical clock", err)
+	}
+	return hlc, nil
+}
+
 func (o *outboxTx) InsertOp(op *annals.ReplicationOp) error {
 	var host any
 	if op.Host != "" {

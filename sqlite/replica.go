@@ -15,17 +15,18 @@ import (
 
 var _ annals.ReplicaStore = (*DB)(nil)
 
-// ReplicaLanes returns the remote's record of the named lanes; see annals.ReplicaStore.
-func (db *DB) ReplicaLanes(ctx context.Context, chatIDs []string) (map[string]*annals.ReplicaLane, error) {
-	out := map[string]*annals.ReplicaLane{}
+// ReplicaLanes returns the remote's record of every lane of the named chats; see
+// annals.ReplicaStore.
+func (db *DB) ReplicaLanes(ctx context.Context, chatIDs []string) ([]*annals.ReplicaLane, error) {
+	out := []*annals.ReplicaLane{}
 	for start := 0; start < len(chatIDs); start += 500 {
 		part := chatIDs[start:min(start+500, len(chatIDs))]
 		args := make([]any, len(part))
 		for i, id := range part {
 			args[i] = id
 		}
-		rows, err := db.reader.QueryContext(ctx, `SELECT chat_id, tenant_id, last_seq, last_digest, host_id, deleted, updated_at
-			FROM replica_lanes WHERE chat_id IN (`+placeholders(len(part))+`)`, args...)
+		rows, err := db.reader.QueryContext(ctx, `SELECT `+replicaLaneColumns+`
+			FROM replica_lanes WHERE chat_id IN (`+placeholders(len(part))+`) ORDER BY chat_id, host_id`, args...)
 		if err != nil {
 			return nil, storeErr("read replica lanes", err)
 		}
@@ -35,7 +36,7 @@ func (db *DB) ReplicaLanes(ctx context.Context, chatIDs []string) (map[string]*a
 				rows.Close()
 				return nil, err
 			}
-			out[l.ChatID] = l
+			out = append(out, l)
 		}
 		err = rows.Err()
 		rows.Close()
@@ -45,6 +46,8 @@ func (db *DB) ReplicaLanes(ctx context.Context, chatIDs []string) (map[string]*a
 	}
 	return out, nil
 }
+
+const replicaLaneColumns = `chat_id, tenant_id, last_seq, last_digest, host_id, deleted, updated_at`
 
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
@@ -107,13 +110,46 @@ type replicaTx struct {
 	tx  *sql.Tx
 }
 
-func (r *replicaTx) LockLane(chatID string) (*annals.ReplicaLane, error) {
-	l, err := scanReplicaLane(r.tx.QueryRowContext(r.ctx, `SELECT chat_id, tenant_id, last_seq, last_digest, host_id, deleted, updated_at
-		FROM replica_lanes WHERE chat_id = ?`, chatID))
+func (r *replicaTx) LockLane(chatID, host string) (*annals.ReplicaLane, error) {
+	l, err := scanReplicaLane(r.tx.QueryRowContext(r.ctx, `SELECT `+replicaLaneColumns+`
+		FROM replica_lanes WHERE chat_id = ? AND host_id = ?`, chatID, host))
 	if errors.Is(err, sql.ErrNoRows) {
-		return &annals.ReplicaLane{ChatID: chatID}, nil
+		return &annals.ReplicaLane{ChatID: chatID, Host: host}, nil
 	}
 	return l, err
+}
+
+func (r *replicaTx) DropLane(chatID, host string) error {
+	_, err := r.tx.ExecContext(r.ctx, `DELETE FROM replica_lanes WHERE chat_id = ? AND host_id = ?`, chatID, host)
+	return storeErrOrNil("drop replica lane", err)
+}
+
+func (r *replicaTx) FieldStamps(chatID string) (map[string]annals.FieldStamp, error) {
+	rows, err := r.tx.QueryContext(r.ctx, `SELECT field, hlc, host_id FROM replica_fields WHERE chat_id = ?`, chatID)
+	if err != nil {
+		return nil, storeErr("read field stamps", err)
+	}
+	defer rows.Close()
+	out := map[string]annals.FieldStamp{}
+	for rows.Next() {
+		var field string
+		var s annals.FieldStamp
+		if err := rows.Scan(&field, &s.HLC, &s.Host); err != nil {
+			return nil, storeErr("read field stamps", err)
+		}
+		out[field] = s
+	}
+	return out, storeErrOrNil("read field stamps", rows.Err())
+}
+
+func (r *replicaTx) SetFieldStamps(chatID string, fields []string, s annals.FieldStamp) error {
+	for _, f := range fields {
+		if _, err := r.tx.ExecContext(r.ctx, `INSERT INTO replica_fields (chat_id, field, hlc, host_id) VALUES (?, ?, ?, ?)
+			ON CONFLICT (chat_id, field) DO UPDATE SET hlc = excluded.hlc, host_id = excluded.host_id`, chatID, f, s.HLC, s.Host); err != nil {
+			return storeErr("write field stamp", err)
+		}
+	}
+	return nil
 }
 
 func (r *replicaTx) OpApplied(opID string) (bool, error) {
@@ -137,8 +173,8 @@ func (r *replicaTx) RecordOp(ch *annals.ReplicaChange, at time.Time) error {
 func (r *replicaTx) SetLane(l *annals.ReplicaLane) error {
 	_, err := r.tx.ExecContext(r.ctx, `INSERT INTO replica_lanes (chat_id, tenant_id, last_seq, last_digest, host_id, deleted, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (chat_id) DO UPDATE SET tenant_id = excluded.tenant_id, last_seq = excluded.last_seq,
-			last_digest = excluded.last_digest, host_id = excluded.host_id, deleted = excluded.deleted, updated_at = excluded.updated_at`,
+		ON CONFLICT (chat_id, host_id) DO UPDATE SET tenant_id = excluded.tenant_id, last_seq = excluded.last_seq,
+			last_digest = excluded.last_digest, deleted = excluded.deleted, updated_at = excluded.updated_at`,
 		l.ChatID, l.TenantID, l.Seq, l.Digest, l.Host, l.Deleted, unixNano(l.UpdatedAt))
 	return storeErrOrNil("write replica lane", err)
 }

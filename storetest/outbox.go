@@ -32,6 +32,7 @@ func RunOutbox(t *testing.T, open func(tb testing.TB) OutboxStore) {
 		{"PendingBounds", testOutboxBounds},
 		{"HostIDStableAndRenewable", testOutboxHostID},
 		{"AgentAdoptedOneOperation", testOutboxAgent},
+		{"CurationCarriesTheHostClock", testOutboxCurationClock},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -33,6 +33,9 @@ func RunReplica(t *testing.T, open func(tb testing.TB) ReplicaStore) {
 		{"FailedChangeLeavesNothing", testReplicaFailed},
 		{"TombstoneWithoutChat", testReplicaTombstone},
 		{"AgentChange", testReplicaAgent},
+		{"CurationFromSeveralHostsConverges", testReplicaCurationConverges},
+		{"CurationWithoutClockByItsTime", testReplicaCurationWithoutClock},
+		{"LaneHandedOverToANewHostID", testReplicaHandOver},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
@@ -78,10 +81,17 @@ func mustReplicaLane(t *testing.T, s ReplicaStore, chatID string) *annals.Replic
 	if err != nil {
 		t.Fatalf("ReplicaLanes: %v", err)
 	}
-	if lanes["never-replicated"] != nil {
-		t.Fatalf("ReplicaLanes answers a lane never applied: %+v", lanes["never-replicated"])
+	var got *annals.ReplicaLane
+	for _, l := range lanes {
+		if l.ChatID != chatID {
+			t.Fatalf("ReplicaLanes answers a lane never applied: %+v", l)
+		}
+		if got != nil {
+			t.Fatalf("ReplicaLanes answers two lanes of %s (one host wrote it): %+v, %+v", chatID, got, l)
+		}
+		got = l
 	}
-	return lanes[chatID]
+	return got
 }
 
 func newReplicaLane(chatID string) *replicaLane {

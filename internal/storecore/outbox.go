@@ -47,11 +47,16 @@ type OutboxTx interface {
 	SetLaneHead(chatID string, seq int64, digest string) error
 	// InsertOp queues one operation; host is "" when it has none (see annals.ReplicationOp).
 	InsertOp(op *annals.ReplicationOp) error
+	// NextHLC gives the host's next hybrid logical clock, annals.NextHLC of the last one it
+	// gave and the wall clock (given as an HLC), and keeps it, holding the host row until the
+	// transaction ends so that no two changes get the same.
+	NextHLC(wall int64) (int64, error)
 }
 
 // WriteOutbox writes the operations of changes through tx: each payload encoded, numbered in its
 // lane after the lane's head, chained to the previous digest, and stamped with the host id, or
-// with none when the database's host id was created at another origin than here. With no host
+// with none when the database's host id was created at another origin than here. A curation
+// gets the host's next hybrid logical clock (the conflict rule, annals.FieldStamp). With no host
 // row or the outbox off it writes nothing.
 func WriteOutbox(tx OutboxTx, host *OutboxHost, here annals.Fingerprint, now time.Time, changes *Changes) error {
 	if host == nil || !host.On || changes.Len() == 0 {
@@ -84,6 +89,13 @@ func WriteOutbox(tx OutboxTx, host *OutboxHost, here annals.Fingerprint, now tim
 		}
 		if p.Reset != nil {
 			p.Reset.PrevDigest = h.digest // the chain a remote at any head checks the reset by
+		}
+		if p.Curate != nil && p.Curate.HLC == 0 {
+			hlc, err := tx.NextHLC(annals.HLCOf(now))
+			if err != nil {
+				return err
+			}
+			p.Curate.HLC = hlc
 		}
 		payload, err := annals.EncodePayload(p)
 		if err != nil {

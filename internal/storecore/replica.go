@@ -9,15 +9,22 @@ import (
 
 // ReplicaTx is what ApplyReplica needs of a store inside its write transaction.
 type ReplicaTx interface {
-	// LockLane returns the lane's record (a zero lane, Seq 0, when there is none), holding the
-	// lane against every other delivery until the transaction ends, a new lane included.
-	LockLane(chatID string) (*annals.ReplicaLane, error)
+	// LockLane returns the record of the chat's lane of host (a zero lane, Seq 0, when there is
+	// none), holding it against every other delivery until the transaction ends, a new lane
+	// included.
+	LockLane(chatID, host string) (*annals.ReplicaLane, error)
 	// OpApplied reports whether the operation id was recorded.
 	OpApplied(opID string) (bool, error)
 	// RecordOp records the operation id as applied.
 	RecordOp(ch *annals.ReplicaChange, at time.Time) error
-	// SetLane stores the lane's record.
+	// SetLane stores the lane's record (by chat and host).
 	SetLane(l *annals.ReplicaLane) error
+	// DropLane removes the record of the chat's lane of host (handed over to another host).
+	DropLane(chatID, host string) error
+	// FieldStamps returns the stamp of each field of the chat's human layer that a stamped
+	// curation set; FieldStamps stores the stamp of the named fields.
+	FieldStamps(chatID string) (map[string]annals.FieldStamp, error)
+	SetFieldStamps(chatID string, fields []string, s annals.FieldStamp) error
 	// Capture, Update and Delete apply the change through the store's own write paths.
 	Capture(ops []annals.CaptureOp) error
 	Update(ref annals.ChatRef, upd annals.ChatUpdate, at time.Time) error
@@ -30,13 +37,14 @@ type ReplicaTx interface {
 // ApplyReplica that changed nothing (a duplicate, or a lane that moved).
 var ErrReplicaUnchanged = errors.New("replica change not applied")
 
-// ApplyReplica applies one replicated change through tx (annals.ReplicaStore): the lane locked,
-// a recorded operation id answered as a duplicate, a head other than the one the change was
-// checked against answered as moved, else the change applied, its id recorded and the lane's
-// head moved, all in the caller's transaction. On an outcome other than ReplicaApplied the
-// caller rolls back (ErrReplicaUnchanged).
+// ApplyReplica applies one replicated change through tx (annals.ReplicaStore): the lane locked
+// (and the lane it continues, when it is handed over), a recorded operation id answered as a
+// duplicate, a head other than the one the change was checked against answered as moved, else
+// the change applied, its id recorded and the lane's head moved, all in the caller's
+// transaction. On an outcome other than ReplicaApplied the caller rolls back
+// (ErrReplicaUnchanged).
 func ApplyReplica(tx ReplicaTx, ch *annals.ReplicaChange, now time.Time) (annals.ReplicaOutcome, *annals.ReplicaLane, error) {
-	lane, err := tx.LockLane(ch.ChatID)
+	lane, err := tx.LockLane(ch.ChatID, ch.Host)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -47,11 +55,23 @@ func ApplyReplica(tx ReplicaTx, ch *annals.ReplicaChange, now time.Time) (annals
 	if dup {
 		return annals.ReplicaDuplicate, lane, nil
 	}
-	from := ch.LaneSeq - 1
+	want := ch.LaneSeq - 1
 	if ch.Reset {
-		from = ch.FromSeq
+		want = ch.FromSeq
 	}
-	if lane.Seq != from || lane.Digest != ch.PrevDigest {
+	if ch.From != "" && ch.From != ch.Host && lane.Seq == 0 {
+		from, err := tx.LockLane(ch.ChatID, ch.From)
+		if err != nil {
+			return 0, nil, err
+		}
+		if from.Seq != want || from.Digest != ch.PrevDigest {
+			return annals.ReplicaMoved, from, nil
+		}
+		if err := tx.DropLane(ch.ChatID, ch.From); err != nil {
+			return 0, nil, err
+		}
+		lane = from
+	} else if lane.Seq != want || lane.Digest != ch.PrevDigest {
 		return annals.ReplicaMoved, lane, nil
 	}
 	if ch.Reset && !ch.Tombstone && ch.Ref != nil {
@@ -59,21 +79,7 @@ func ApplyReplica(tx ReplicaTx, ch *annals.ReplicaChange, now time.Time) (annals
 			return 0, nil, err
 		}
 	}
-	switch {
-	case len(ch.Capture) > 0:
-		err = tx.Capture(ch.Capture)
-	case ch.Agent != "" && ch.Ref != nil:
-		err = tx.AdoptAgent(*ch.Ref, ch.Agent)
-	case ch.Curate != nil && ch.Ref != nil:
-		err = tx.Update(*ch.Ref, *ch.Curate, ch.At)
-	case ch.Tombstone && ch.Ref != nil:
-		err = tx.Delete(*ch.Ref)
-	case ch.Tombstone:
-		// The remote never held the chat: the tombstone alone keeps it deleted.
-	default:
-		return 0, nil, annals.Errorf(annals.EINVALID, "replicated operation %s carries no change", ch.OpID)
-	}
-	if err != nil {
+	if err := applyReplicaChange(tx, ch); err != nil {
 		return 0, nil, err
 	}
 	if err := tx.RecordOp(ch, now); err != nil {
@@ -88,4 +94,47 @@ func ApplyReplica(tx ReplicaTx, ch *annals.ReplicaChange, now time.Time) (annals
 		return 0, nil, err
 	}
 	return annals.ReplicaApplied, next, nil
+}
+
+// applyReplicaChange applies the change itself: a capture, a curation of the fields it is
+// after, or a tombstone.
+func applyReplicaChange(tx ReplicaTx, ch *annals.ReplicaChange) error {
+	switch {
+	case len(ch.Capture) > 0:
+		return tx.Capture(ch.Capture)
+	case ch.Agent != "" && ch.Ref != nil:
+		return tx.AdoptAgent(*ch.Ref, ch.Agent)
+	case ch.Curate != nil && ch.Ref != nil:
+		return applyCuration(tx, ch)
+	case ch.Tombstone && ch.Ref != nil:
+		return tx.Delete(*ch.Ref)
+	case ch.Tombstone:
+		// The remote never held the chat: the tombstone alone keeps it deleted.
+		return nil
+	}
+	return annals.Errorf(annals.EINVALID, "replicated operation %s carries no change", ch.OpID)
+}
+
+// applyCuration sets the fields of a curation whose stamps are after the ones the fields have
+// (the conflict rule, annals.NewerFields). An archive that wins is stamped with its own time
+// even over an earlier archive, so archived_at is the winner's on every replica.
+func applyCuration(tx ReplicaTx, ch *annals.ReplicaChange) error {
+	have, err := tx.FieldStamps(ch.ChatID)
+	if err != nil {
+		return err
+	}
+	upd, fields := annals.NewerFields(*ch.Curate, ch.Stamp, have)
+	if len(fields) == 0 {
+		return nil
+	}
+	if upd.Archived != nil && *upd.Archived {
+		restore := false
+		if err := tx.Update(*ch.Ref, annals.ChatUpdate{Archived: &restore}, ch.At); err != nil {
+			return err
+		}
+	}
+	if err := tx.Update(*ch.Ref, upd, ch.At); err != nil {
+		return err
+	}
+	return tx.SetFieldStamps(ch.ChatID, fields, ch.Stamp)
 }
