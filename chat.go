@@ -79,6 +79,9 @@ type ChatFilter struct {
 	Owner Owner
 
 	ID *string
+	// IDs, when not nil, keeps only chats whose id is one of these (an empty list keeps none):
+	// search by meaning asks which of its candidates pass the other filters.
+	IDs []string
 	// IDPrefix keeps chats whose id starts with it, or whose id holds it right after a ':' (the
 	// source tool's own id inside an imported chat's id: "7f3c" finds "claude-code:7f3c2a10-...").
 	// Compared byte for byte, case-sensitively.

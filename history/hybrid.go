@@ -5,6 +5,7 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/query"
@@ -33,8 +34,9 @@ func (s *Service) searchByMeaning(ctx context.Context, p annals.SearchParams, mo
 	if f.Sort == annals.SortRecent {
 		return nil, annals.Errorf(annals.EINVALID, "rank %s orders by relevance; sort recent goes with rank lexical", p.Rank)
 	}
-	if !onlyWords(f) {
-		return nil, annals.Errorf(annals.EINVALID, "rank %s takes words and the scope only; filters (tag, agent, attributes, status, time, pinned, id, title, in, role:, tool:) need rank lexical", p.Rank)
+	words := meaningText(f.Text)
+	if words == "" {
+		return nil, annals.Errorf(annals.EINVALID, "rank %s ranks by the meaning of the query's words and this query has none (filters only); use rank lexical", p.Rank)
 	}
 	if !s.canEmbed() {
 		return nil, annals.Errorf(annals.EUNAVAILABLE, "rank %s needs an embedder; configure one under embedder: in the annals config", p.Rank)
@@ -43,11 +45,16 @@ func (s *Service) searchByMeaning(ctx context.Context, p annals.SearchParams, mo
 	if p.Rank == annals.RankHybrid {
 		depth = max(depth, fuseDepth)
 	}
-	groups, err := s.meaningCandidates(ctx, res.Owner, f.Chat.IncludeArchived, "", querySource(p.Query))
+	groups, err := s.meaningCandidates(ctx, res.Owner, f.Chat.IncludeArchived, "", querySource(words))
 	if err != nil {
 		return nil, err
 	}
 	meaning := rankGroups(groups, depth)
+	if filtered(f) {
+		if meaning, err = s.keepFiltered(ctx, f, groups, depth); err != nil {
+			return nil, err
+		}
+	}
 	fused := map[string]float64{}
 	order := []string{}
 	add := func(id string, rank int) {
@@ -104,11 +111,58 @@ func (s *Service) searchByMeaning(ctx context.Context, p annals.SearchParams, mo
 	return out, nil
 }
 
-// onlyWords reports whether a search filters by nothing but its owner and archived chats.
-func onlyWords(f annals.SearchFilter) bool {
+// meaningText is what a search ranks by meaning: the query's words outside negations, in order
+// (filters, operators and excluded words are not meaning).
+func meaningText(e *annals.TextExpr) string {
+	var words []string
+	for _, t := range query.PositiveTerms(e, nil) {
+		words = append(words, t.Tokens...)
+	}
+	return strings.Join(words, " ")
+}
+
+// filtered reports whether a search filters by more than its owner and archived chats.
+func filtered(f annals.SearchFilter) bool {
 	probe := f.Chat
 	probe.Owner, probe.IncludeArchived, probe.Offset, probe.Limit = annals.Owner{}, false, 0, 0
-	return reflect.ValueOf(probe).IsZero() && len(f.Fields) == 0 && len(f.Roles) == 0 && len(f.Tools) == 0 && f.After == nil && f.Before == nil
+	return !reflect.ValueOf(probe).IsZero() || len(f.Roles) > 0 || len(f.Tools) > 0 || f.After != nil || f.Before != nil
+}
+
+// filterChunk is how many candidates one filter check asks about (a store page at most).
+const filterChunk = annals.MaxListLimit
+
+// keepFiltered returns the depth chats best by meaning that pass the search's filters: every
+// candidate ranked, then checked against the filters in rank order, a chunk at a time, by a
+// filters-only search of the store restricted to the chunk's ids. The filters are the store's
+// own (the same SQL as a lexical search's), so tag:, agent:, role:, tool:, after:, before:,
+// attributes, status, time, pinned, id and title mean the same in every rank.
+func (s *Service) keepFiltered(ctx context.Context, f annals.SearchFilter, groups []meaningGroup, depth int) ([]scored, error) {
+	ranked := rankGroups(groups, candidateCount(groups))
+	out := make([]scored, 0, depth)
+	for start := 0; start < len(ranked) && len(out) < depth; start += filterChunk {
+		chunk := ranked[start:min(start+filterChunk, len(ranked))]
+		check := annals.SearchFilter{Chat: f.Chat, Roles: f.Roles, Tools: f.Tools, After: f.After, Before: f.Before,
+			Sort: annals.SortRecent, Limit: len(chunk)}
+		check.Chat.IDs = make([]string, len(chunk))
+		for i, c := range chunk {
+			check.Chat.IDs[i] = c.id
+		}
+		check.Chat.Offset, check.Chat.Limit = 0, len(chunk)
+		hits, _, err := s.store.SearchChats(ctx, check)
+		if _, partial := annals.Unreadable(err); err != nil && !partial {
+			return nil, err
+		}
+		pass := make(map[string]bool, len(hits))
+		for _, h := range hits {
+			pass[h.Chat.ID] = true
+		}
+		for _, c := range chunk {
+			if pass[c.id] && len(out) < depth {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
 }
 
 // sortByFused orders ids by fused score, best first; equal scores keep their first appearance.

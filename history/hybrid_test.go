@@ -110,11 +110,56 @@ func TestSearchRankFindsMeaningInsideTheOwnerFold(t *testing.T) {
 	for _, bad := range []annals.SearchParams{
 		{Query: "replica", Rank: "fuzzy"},
 		{Query: "replica", Rank: annals.RankHybrid, Mode: annals.SearchEntriesMode},
-		{Query: "replica tag:x", Rank: annals.RankSemantic},
+		{Query: "tag:x", Rank: annals.RankSemantic},
+		{Query: "-replica", Rank: annals.RankHybrid},
 		{Query: "replica", Rank: annals.RankHybrid, Sort: annals.SortRecent},
 	} {
 		if _, err := svc.SearchChats(ctx, bad); annals.ErrorCode(err) != annals.EINVALID {
 			t.Errorf("search %+v: %v, want invalid", bad, err)
+		}
+	}
+}
+
+// A filtered search by meaning checks its candidates a chunk (a store page) at a time: a chat
+// that passes the filter below the first chunk's worth of closer chats is still found.
+func TestSearchByMeaningFiltersPastTheFirstChunk(t *testing.T) {
+	s := openSQLite(t)
+	ctx := t.Context()
+	write := func(id, text string) {
+		if _, err := annals.CreateChat(ctx, s, &annals.Chat{ID: id, TenantID: "A", UserID: "u"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := annals.AppendEntries(ctx, s, id, []*annals.Entry{{ID: "e", Kind: annals.KindUser, Text: text}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range annals.MaxListLimit + 10 {
+		write(fmt.Sprintf("close-%d", i), "replica lag replica lag")
+	}
+	write("tagged", "replica maintenance window schedule for the weekend")
+	c, err := s.FindChatByID(ctx, "tagged")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateChat(ctx, c.Ref(), annals.ChatUpdate{Tags: &[]string{"ops"}}); err != nil {
+		t.Fatal(err)
+	}
+	hashing, err := embed.NewHashing(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := history.New(history.Config{Store: s, Embedder: hashing})
+	if _, err := svc.Backfill(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	member := annals.Principal{TenantID: "A", UserID: "u", Role: annals.RoleMember, Scopes: annals.Scopes}
+	for _, rank := range []string{annals.RankHybrid, annals.RankSemantic} {
+		page, err := svc.SearchChats(annals.NewContextWithPrincipal(ctx, &member), annals.SearchParams{Query: "replica lag tag:ops", Rank: rank})
+		if err != nil {
+			t.Fatalf("rank %s: %v", rank, err)
+		}
+		if len(page.Chats) != 1 || page.Chats[0].Chat.ID != "tagged" {
+			t.Errorf("rank %s: %d chats, want the tagged one alone", rank, len(page.Chats))
 		}
 	}
 }

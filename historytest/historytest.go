@@ -45,6 +45,7 @@ func Run(t *testing.T, open Opener) {
 		{"Recap", testRecap},
 		{"Related", testRelated},
 		{"LearnedModelPerTenant", testLearnedModelPerTenant},
+		{"MeaningRanksWithFilters", testMeaningRanksWithFilters},
 		{"Resume", testResume},
 		{"Delete", testDelete},
 		{"Redaction", testRedaction},

@@ -121,6 +121,7 @@ func chatWhere(f annals.ChatFilter) (*where, error) {
 	if f.ID != nil {
 		w.Add("c.id = ?", *f.ID)
 	}
+	w.AddIDs("c", f.IDs)
 	if f.IDPrefix != "" {
 		// left and strpos compare exactly (LIKE would read % and _).
 		w.Add("(left(c.id, length(?::text)) = ? OR strpos(c.id, ':' || ?::text) > 0)", f.IDPrefix, f.IDPrefix, f.IDPrefix)

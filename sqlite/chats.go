@@ -84,6 +84,7 @@ func chatWhere(f annals.ChatFilter) (*where, error) {
 	if f.ID != nil {
 		w.Add("c.id = ?", *f.ID)
 	}
+	w.AddIDs("c", f.IDs)
 	if f.IDPrefix != "" {
 		// substr and instr compare bytes exactly (LIKE would fold case and read % and _).
 		w.Add("(substr(c.id, 1, length(?)) = ? OR instr(c.id, ':' || ?) > 0)", f.IDPrefix, f.IDPrefix, f.IDPrefix)

@@ -28,6 +28,40 @@ func findChatsTests() []test {
 		{"TotalIgnoresPaging", testFindPaging},
 		{"MetaTermsMatchMetadataLiterally", testFindMetaTerms},
 		{"IDPrefixMatchesTheStartOrTheSourceID", testFindIDPrefix},
+		{"IDsKeepTheListedChatsInsideOwner", testFindIDs},
+	}
+}
+
+// testFindIDs proves the id-list filter search by meaning checks its candidates with: only
+// listed chats, still inside the owner; nil lists no restriction, an empty list matches none;
+// the filters-only search honours it with its other filters.
+func testFindIDs(t *testing.T, s Store) {
+	for _, c := range []*annals.Chat{NewChat("a1", "A"), NewChat("a2", "A"), NewChat("a3", "A"), NewChat("b1", "B")} {
+		mustCreateChat(t, s, c)
+	}
+	mustUpdate(t, s, "a3", annals.ChatUpdate{Tags: &[]string{"x"}})
+	for _, c := range []struct {
+		ids  []string
+		want []string
+	}{
+		{nil, []string{"a1", "a2", "a3"}},
+		{[]string{}, nil},
+		{[]string{"a1", "a3", "b1", "zz"}, []string{"a1", "a3"}},
+		{[]string{"a1'; --", "%"}, nil},
+	} {
+		cs, _ := mustFindChats(t, s, annals.ChatFilter{Owner: tenant("A"), IDs: c.ids})
+		if got := chatIDs(cs); !sameSet(got, c.want) {
+			t.Errorf("FindChats(IDs %q) = %q, want %q", c.ids, got, c.want)
+		}
+	}
+	x := "x"
+	hits, _, err := s.SearchChats(t.Context(), annals.SearchFilter{Chat: annals.ChatFilter{Owner: tenant("A"), IDs: []string{"a1", "a3", "b1"}, Tag: &x},
+		Sort: annals.SortRecent, Limit: 10})
+	if err != nil {
+		t.Fatalf("SearchChats(filters only, IDs): %v", err)
+	}
+	if len(hits) != 1 || hits[0].Chat.ID != "a3" {
+		t.Errorf("SearchChats(filters only, IDs a1 a3 b1, tag x) = %d hits, want a3 alone", len(hits))
 	}
 }
 

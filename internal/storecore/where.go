@@ -49,6 +49,18 @@ func (w *Where) AddOwner(alias string, o annals.Owner) {
 	}
 }
 
+// AddIDs applies ChatFilter.IDs to the chat ids of alias: nil adds nothing, an empty list
+// matches nothing.
+func (w *Where) AddIDs(alias string, ids []string) {
+	switch {
+	case ids == nil:
+	case len(ids) == 0:
+		w.Add("1 = 0")
+	default:
+		w.In(alias+".id", ids)
+	}
+}
+
 // In adds col IN (?, ?, ...) over values.
 func (w *Where) In(col string, values []string) {
 	marks := make([]string, len(values))
