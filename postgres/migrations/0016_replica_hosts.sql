@@ -1,4 +1,4 @@
--- 0015: curation from several hosts (docs/REPLICATION.md, "Curation from several hosts").
+-- 0016: curation from several hosts (docs/REPLICATION.md, "Curation from several hosts").
 --
 -- replica_lanes holds one lane per chat and host: a chat created by one host may be curated by
 -- others, each in its own lane (host_id is the lane's host). replica_fields keeps, per chat and
