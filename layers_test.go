@@ -17,9 +17,10 @@ const module = "github.com/annals-dev/annals"
 
 // TestLayers enforces the import rules of docs/ARCHITECTURE.md over every package's non-test
 // files, transitively, as `go list -deps` shows them: the root imports no project package; only
-// cmd/ and the test-support packages (storetest, historytest, importer/importertest, ...: a
-// folder named *test, which only tests and other test-support packages import) reach the
-// concrete stores; history reaches no provider package.
+// cmd/ reaches the concrete stores — not the test-support packages either (storetest,
+// historytest, importer/importertest, ...: a folder named *test, which only tests and other
+// test-support packages import), which are handed their store by the _test.go files that wire
+// one; history reaches no provider package.
 func TestLayers(t *testing.T) {
 	graph := projectImports(t)
 	if len(graph) < 10 {
@@ -30,23 +31,36 @@ func TestLayers(t *testing.T) {
 	}
 	stores := []string{module + "/sqlite", module + "/postgres"}
 	for pkg, imports := range graph {
-		if testSupport(pkg) {
-			continue
-		}
-		for _, imp := range imports {
-			if testSupport(imp) {
-				t.Errorf("%s imports the test-support package %s; only tests may", pkg, imp)
+		if !testSupport(pkg) {
+			for _, imp := range imports {
+				if testSupport(imp) {
+					t.Errorf("%s imports the test-support package %s; only tests may", pkg, imp)
+				}
 			}
 		}
 		if slices.Contains(stores, pkg) || strings.HasPrefix(pkg, module+"/cmd/") {
 			continue
 		}
+		// Test-support packages too: a suite is handed its store (storetest.Run's open,
+		// importertest.Open's constructor); only a _test.go file wires a concrete one.
 		deps := reach(graph, pkg)
 		for _, s := range stores {
 			if deps[s] {
-				t.Errorf("%s reaches %s; only cmd/ (and tests) may import a concrete store", pkg, s)
+				t.Errorf("%s reaches %s; only cmd/ and _test.go files may import a concrete store", pkg, s)
 			}
 		}
+	}
+	// The importer writes through annals.CaptureStore and reads other tools' files and
+	// databases: none of its packages, the readers and their test support included, reaches a
+	// store of annals's own.
+	importers := 0
+	for pkg := range graph {
+		if pkg == module+"/importer" || strings.HasPrefix(pkg, module+"/importer/") {
+			importers++
+		}
+	}
+	if _, ok := graph[module+"/importer/importertest"]; importers < 30 || !ok {
+		t.Errorf("found %d importer packages (importertest among them: %v); the walk is broken", importers, ok)
 	}
 	// The query view's contracts are a leaf over the root, so stores, history and the codec can
 	// share them without importing one another.

@@ -27,7 +27,7 @@ func agentsOf(t *testing.T, db *sqlite.DB, agent string) []string {
 }
 
 func TestImportedChatsAreTheirToolsAgents(t *testing.T) {
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "claude-code", "codex")})
 	importertest.ImportAll(t, im, "testdata/codex", "testdata/claude-code/agents")
 	codex := agentsOf(t, db, "codex")
@@ -42,7 +42,7 @@ func TestImportedChatsAreTheirToolsAgents(t *testing.T) {
 		t.Errorf("claude-code/Explore chats = %v", got)
 	}
 	// An import under a key with an agent makes every chat that agent's.
-	db2 := importertest.MustOpenDB(t)
+	db2 := openDB(t)
 	im2 := importertest.NewImporter(db2, importer.Options{Formats: importertest.FormatsNamed(t, "codex"), AgentID: "ci-bot"})
 	importertest.ImportAll(t, im2, "testdata/codex")
 	if got := agentsOf(t, db2, "ci-bot"); len(got) != 3 {
@@ -64,7 +64,7 @@ func (s agentless) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals
 }
 
 func TestAKeyThatMayNotNameAgentsStillImports(t *testing.T) {
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	im := importer.New(agentless{db}, importer.Options{Formats: importertest.FormatsNamed(t, "codex"), Titles: importertest.Titles{DB: db}})
 	rep := importertest.ImportAll(t, im, "testdata/codex")
 	if tot := rep.Total(); tot.Chats != 3 || tot.Entries == 0 || tot.Warnings == 0 {
@@ -80,7 +80,7 @@ func TestAKeyThatMayNotNameAgentsStillImports(t *testing.T) {
 // their kind, when the same unchanged files are imported again; a chat with the format's source
 // attribute that no import produced keeps none; the next import has nothing left to do.
 func TestImportingAgainGivesChatsImportedWithoutAnAgentTheirAgent(t *testing.T) {
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	formats := importertest.FormatsNamed(t, "claude-code", "codex")
 	paths := []string{"testdata/codex", "testdata/claude-code/agents"}
 	old := importer.New(agentless{db}, importer.Options{Formats: formats, Titles: importertest.Titles{DB: db}})
@@ -112,7 +112,7 @@ func TestImportingAgainGivesChatsImportedWithoutAnAgentTheirAgent(t *testing.T) 
 		t.Errorf("a third import gave %d agents, want none left", again.Agents)
 	}
 	// Without the store's adopter (an import through a server) the chats are left as they are.
-	db2 := importertest.MustOpenDB(t)
+	db2 := openDB(t)
 	importertest.ImportAll(t, importer.New(agentless{db2}, importer.Options{Formats: formats, Titles: importertest.Titles{DB: db2}}), paths...)
 	if rep := importertest.ImportAll(t, importertest.NewImporter(db2, importer.Options{Formats: formats}), paths...); rep.Agents != 0 {
 		t.Errorf("an import without Options.Agents gave %d agents", rep.Agents)

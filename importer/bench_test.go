@@ -107,7 +107,7 @@ func BenchmarkImportClaudeCode(b *testing.B) {
 			var elapsed time.Duration
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				db := importertest.MustOpenDB(b)
+				db := openDB(b)
 				im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(b, "claude-code"), DryRun: dry})
 				cands, _ := im.Discover(home)
 				b.StartTimer()
@@ -131,7 +131,7 @@ func TestBenchCorpusGenerator(t *testing.T) {
 	if lines := writeClaudeCorpus(t, home, 2, 10); lines != 120 {
 		t.Fatalf("%d lines, want 120 (6 a turn)", lines)
 	}
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "claude-code")})
 	cands, _ := im.Discover(home)
 	rep, err := im.Import(context.Background(), cands)

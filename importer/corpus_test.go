@@ -159,7 +159,7 @@ func TestCorpusFilesKeepWhatTheyHold(t *testing.T) {
 // store, twice, and compares.
 func TestCorpusImportsIntoAStoreTwiceAlike(t *testing.T) {
 	requireCorpus(t)
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	var cands []importer.Candidate
 	for _, c := range corpus {
 		path, _ := filepath.Abs(filepath.Join(corpusDir, c.file))

@@ -53,7 +53,7 @@ func TestEveryFixtureImportedTogetherKeepsWhatItsSourceHolds(t *testing.T) {
 	} else {
 		t.Logf("corpus %s not present: only importer/testdata is imported", corpusDir)
 	}
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	im := importertest.NewImporter(db, importer.Options{})
 	cands, _, err := im.Resolve(roots, nil)
 	if err != nil {
@@ -93,7 +93,7 @@ func TestEveryFixtureImportedTogetherKeepsWhatItsSourceHolds(t *testing.T) {
 			// "fixture"): a later export of a conversation adds to it, as it should, so each
 			// is compared on a store of its own.
 			t.Logf("%s shares a chat id with another fixture; compared alone", cand.Path)
-			alone := importertest.MustOpenDB(t)
+			alone := openDB(t)
 			importertest.ImportAll(t, importertest.NewImporter(alone, importer.Options{Formats: []importer.Format{cand.Format}}), cand.Path)
 			got = storedCount(t, alone, src.ChatIDs, cand.Path)
 		}

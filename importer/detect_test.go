@@ -153,7 +153,7 @@ func TestEveryDetectorRefusesEveryOtherFormat(t *testing.T) {
 // transcripts (a sub-agent's meta.json, Kimi's wire.jsonl and state.json) are not listed.
 func TestUnknownFilesAreReportedOnceAndCompanionsNot(t *testing.T) {
 	foreign := foreignFiles(t)
-	im := importertest.NewImporter(importertest.MustOpenDB(t), importerOptions())
+	im := importertest.NewImporter(openDB(t), importerOptions())
 	cands, unknown, err := im.Resolve(append([]string{"testdata", filepath.Dir(foreign[0])}, foreign[0]), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -329,7 +329,7 @@ func TestMessageArraysLinkToolResults(t *testing.T) {
 }
 
 func TestDetectPicksTheRightFormat(t *testing.T) {
-	im := importertest.NewImporter(importertest.MustOpenDB(t), importerOptions())
+	im := importertest.NewImporter(openDB(t), importerOptions())
 	cands, unknown, err := im.Resolve([]string{"testdata"}, nil)
 	if err != nil {
 		t.Fatal(err)

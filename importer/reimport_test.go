@@ -33,7 +33,7 @@ func TestIssue31NewReadersImportOnce(t *testing.T) {
 // and imports them again without the import state: nothing may change.
 func importTwice(t *testing.T, paths []string, wantChats int, formats ...string) {
 	t.Helper()
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	opts := importer.Options{Formats: importertest.FormatsNamed(t, formats...), Titles: importertest.Titles{DB: db}}
 	first := importertest.ImportAll(t, importer.New(forgetful{db}, opts), paths...).Total()
 	if first.Chats != wantChats || first.Entries == 0 || first.Warnings != 0 {

@@ -13,7 +13,7 @@ import (
 // TestImportedChatsCarryTheirToolsResumeCommand imports the fixtures of every format whose
 // tool can continue a saved session and checks the stored resume attributes.
 func TestImportedChatsCarryTheirToolsResumeCommand(t *testing.T) {
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	importertest.ImportAll(t, importertest.NewImporter(db, importer.Options{}), "testdata")
 	ctx := context.Background()
 	for id, want := range map[string]string{

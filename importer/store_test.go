@@ -28,7 +28,7 @@ func (forgetful) FindImportSource(context.Context, string) (*annals.ImportSource
 }
 
 func TestImportingTwiceLeavesTheStoreAsOnce(t *testing.T) {
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	opts := importer.Options{Formats: importertest.FormatsNamed(t, myFormats...), Titles: importertest.Titles{DB: db}}
 	first := importertest.ImportAll(t, importer.New(forgetful{db}, opts), "testdata")
 	if first.Entries == 0 || first.Chats == 0 {
@@ -68,7 +68,7 @@ func TestImportingTwiceLeavesTheStoreAsOnce(t *testing.T) {
 }
 
 func TestTitlesFromSummaryLinesAndCustomTitles(t *testing.T) {
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "claude-code")})
 	// The summary naming sess-old's leaf comes in a file read before sess-old itself.
 	importertest.ImportAll(t, im, importertest.Testdata("claude-code", "project", "sess-main.jsonl"))
@@ -103,7 +103,7 @@ func TestAppendedLinesAreImportedIncrementally(t *testing.T) {
 	// Lines 1-6: the Bash call (line 6) waits for its result (line 8).
 	importertest.WriteFile(t, path, []byte(strings.Join(lines[:6], "")))
 
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "claude-code")})
 	importertest.ImportAll(t, im, path)
 	ctx := context.Background()
@@ -143,7 +143,7 @@ func TestAppendedLinesAreImportedIncrementally(t *testing.T) {
 	f.Close()
 	importertest.ImportAll(t, im, path)
 
-	ref := importertest.MustOpenDB(t)
+	ref := openDB(t)
 	importertest.ImportAll(t, importertest.NewImporter(ref, importer.Options{Formats: importertest.FormatsNamed(t, "claude-code")}), path)
 	got, want := importertest.TakeSnapshot(t, db), importertest.TakeSnapshot(t, ref)
 	for id, wes := range want.Entries {
@@ -175,14 +175,14 @@ func TestRewrittenFileIsReadAgainFromTheStart(t *testing.T) {
 	data, _ := os.ReadFile(src)
 	lines := strings.SplitAfter(string(data), "\n")
 	importertest.WriteFile(t, path, []byte(strings.Join(lines[:8], "")))
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "codex")})
 	importertest.ImportAll(t, im, path)
 	// Same length prefix, different bytes: the checkpoint no longer matches.
 	changed := strings.Replace(strings.Join(lines[:8], ""), "apple trees", "pear  trees", 1) + strings.Join(lines[8:], "")
 	importertest.WriteFile(t, path, []byte(changed))
 	importertest.ImportAll(t, im, path)
-	ref := importertest.MustOpenDB(t)
+	ref := openDB(t)
 	importertest.ImportAll(t, importertest.NewImporter(ref, importer.Options{Formats: importertest.FormatsNamed(t, "codex")}), path)
 	refN := len(importertest.TakeSnapshot(t, ref).Entries["codex:0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000"])
 	gotN := len(importertest.TakeSnapshot(t, db).Entries["codex:0197aaaa-bbbb-7ccc-8ddd-eeeeffff0000"])
@@ -197,7 +197,7 @@ func TestVanishedSourceIsMarkedGoneAndItsChatsKept(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "conversations.json")
 	importertest.CopyFile(t, importertest.Testdata("chatgpt", "conversations.json"), path)
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "chatgpt")})
 	importertest.ImportAll(t, im, path)
 	if err := os.Remove(path); err != nil {
@@ -224,7 +224,7 @@ func TestVanishedSourceIsMarkedGoneAndItsChatsKept(t *testing.T) {
 }
 
 func TestDryRunWritesNothing(t *testing.T) {
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, myFormats...), DryRun: true})
 	rep := importertest.ImportAll(t, im, "testdata")
 	if rep.Entries == 0 || !rep.DryRun {
@@ -246,7 +246,7 @@ func TestDiscoverFindsDefaultLocations(t *testing.T) {
 	importertest.CopyFile(t, importertest.Testdata("gemini", "session-2025-07-02T09-00-legacy.json"), filepath.Join(home, ".gemini", "tmp", "cafe01", "chats", "session-2025-07-02T09-00-legacy.json"))
 	importertest.CopyFile(t, importertest.Testdata("aider", ".aider.chat.history.md"), filepath.Join(home, "src", "garden", ".aider.chat.history.md"))
 	importertest.WriteFile(t, filepath.Join(home, ".claude", "projects", "notes.txt"), []byte("not a transcript"))
-	im := importertest.NewImporter(importertest.MustOpenDB(t), importer.Options{Formats: importertest.FormatsNamed(t, myFormats...)})
+	im := importertest.NewImporter(openDB(t), importer.Options{Formats: importertest.FormatsNamed(t, myFormats...)})
 	cands, _ := im.Discover(home)
 	got := map[string]int{}
 	for _, c := range cands {
@@ -262,7 +262,7 @@ func TestWatchImportsAppendedLinesWithinSeconds(t *testing.T) {
 	home := t.TempDir()
 	path := filepath.Join(home, ".claude", "projects", "-home-dev-zoo", "sess-old.jsonl")
 	importertest.CopyFile(t, importertest.Testdata("claude-code", "project", "sess-old.jsonl"), path)
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "claude-code", "codex")})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

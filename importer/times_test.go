@@ -33,7 +33,7 @@ const cgNoConversationTimes = `{
 func TestChatGPTTimesComeFromTheMessages(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "conversations.json")
 	importertest.WriteFile(t, path, []byte(cgNoConversationTimes))
-	c, es, _ := importertest.StoredChat(t, "chatgpt:conv-times", []string{"chatgpt"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), "chatgpt:conv-times", []string{"chatgpt"}, path)
 	first := time.Unix(1704067300, 5e8).UTC()
 	last := time.Unix(1704070800, 0).UTC()
 	if !c.CreatedAt.Equal(first) {
@@ -58,7 +58,7 @@ func TestHeaderlessAiderChatKeepsItsTimeWhenTouched(t *testing.T) {
 	if err := os.Chtimes(path, found, found); err != nil {
 		t.Fatal(err)
 	}
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "aider")})
 	importertest.ImportAll(t, im, path)
 	before := importertest.TakeSnapshot(t, db)

@@ -39,7 +39,7 @@ func TestDeriveTitleKeepsOnlyWhatThePersonTyped(t *testing.T) {
 // a <system-reminder> block) that names no title: its title is the first line the person
 // typed, marked as derived.
 func TestUntitledChatIsTitledByItsFirstRealPrompt(t *testing.T) {
-	c, _, _ := importertest.StoredChat(t, "claude-code:sess-title", []string{"claude-code"}, importertest.Testdata("claude-code", "titles", "sess-title.jsonl"))
+	c, _, _ := importertest.StoredChat(t, openDB(t), "claude-code:sess-title", []string{"claude-code"}, importertest.Testdata("claude-code", "titles", "sess-title.jsonl"))
 	const want = "Why do the otters in enclosure 4 sleep so much?"
 	if c.Title != want || c.Attributes[reader.DerivedTitleAttr] != want {
 		t.Errorf("title %q, derived %q; want %q for both", c.Title, c.Attributes[reader.DerivedTitleAttr], want)
@@ -53,7 +53,7 @@ func TestRealSlashCommandSessionIsTitledByItsCommand(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Skip("corpus not present")
 	}
-	c, _, _ := importertest.StoredChat(t, "claude-code:5c0375b4-57a5-4f26-b12d-d022ee4e51b7", []string{"claude-code"}, path)
+	c, _, _ := importertest.StoredChat(t, openDB(t), "claude-code:5c0375b4-57a5-4f26-b12d-d022ee4e51b7", []string{"claude-code"}, path)
 	if want := "/orchestrator @CLAUDE.md を最新の状態にアップデートしてください"; c.Title != want {
 		t.Errorf("title %q, want %q", c.Title, want)
 	}
@@ -77,7 +77,7 @@ func TestSummaryReplacesADerivedTitleInEitherOrder(t *testing.T) {
 	old := importertest.Testdata("claude-code", "project", "sess-old.jsonl")
 	main := importertest.Testdata("claude-code", "project", "sess-main.jsonl")
 
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "claude-code")})
 	importertest.ImportAll(t, im, old)
 	if got := title(db, "claude-code:sess-old"); got != "An older conversation about otters" {
@@ -89,7 +89,7 @@ func TestSummaryReplacesADerivedTitleInEitherOrder(t *testing.T) {
 	}
 
 	// A person's rename survives a summary that comes later and a re-import.
-	db2 := importertest.MustOpenDB(t)
+	db2 := openDB(t)
 	im2 := importer.New(forgetful{db2}, importer.Options{Formats: importertest.FormatsNamed(t, "claude-code"), Titles: importertest.Titles{DB: db2}})
 	importertest.ImportAll(t, im2, old)
 	c, err := db2.FindChatByID(ctx, "claude-code:sess-old")

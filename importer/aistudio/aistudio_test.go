@@ -20,7 +20,7 @@ func TestAIStudioChatKeepsThoughtAsReasoning(t *testing.T) {
 		t.Fatalf("%d chats", len(p.Chats))
 	}
 	id := p.Chats[0].ID
-	c, es, _ := importertest.StoredChat(t, id, []string{"ai-studio"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), id, []string{"ai-studio"}, path)
 	if c.Title != "Google Drive Video Embed Code" || c.AgentID != "ai-studio" || c.Attributes["model"] != "gemini-2.5-pro-exp-03-25" || !strings.HasPrefix(id, "ai-studio:Google") {
 		t.Errorf("chat %s %q agent %q attributes %v", id, c.Title, c.AgentID, c.Attributes)
 	}

@@ -15,7 +15,7 @@ import (
 func TestAmpThreadKeepsItsToolRunsAndOutcomes(t *testing.T) {
 	const id = "amp:T-019b9d03-62e3-772f-9780-3e637f90eaec"
 	path := importertest.Testdata("amp", ".local", "share", "amp", "threads", "T-019b9d03-62e3-772f-9780-3e637f90eaec.json")
-	c, es, _ := importertest.StoredChat(t, id, []string{"amp"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), id, []string{"amp"}, path)
 	if c.Title != "Speed up the kestrel build" || c.Attributes["cwd"] != "/home/u/kestrel" || c.Attributes["model"] != "claude-sonnet-4-5-20250929" || c.Attributes["repository"] != "https://github.com/acme/kestrel" {
 		t.Errorf("chat %q %v", c.Title, c.Attributes)
 	}

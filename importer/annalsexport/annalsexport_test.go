@@ -21,7 +21,7 @@ import (
 func TestAnnalsExportsParseBackExactly(t *testing.T) {
 	ctx := context.Background()
 	const id = "claude-code:sess-main"
-	src := importertest.MustOpenDB(t)
+	src := openDB(t)
 	importertest.ImportAll(t, importertest.NewImporter(src, importertest.ImporterOptionsFor(t, "claude-code")), importertest.Testdata("claude-code", "project", "sess-main.jsonl"))
 	chat, err := src.FindChatByID(ctx, id)
 	if err != nil {
@@ -54,7 +54,7 @@ func TestAnnalsExportsParseBackExactly(t *testing.T) {
 			if !importertest.Format(t, "annals").Detect(path, importertest.Head(t, path)) {
 				t.Fatalf("annals does not claim %s", name)
 			}
-			dst := importertest.MustOpenDB(t)
+			dst := openDB(t)
 			im := importertest.NewImporter(dst, importertest.ImporterOptionsFor(t, "annals", "claude-code", "messages"))
 			cands, _, err := im.Resolve([]string{path}, nil)
 			if err != nil || len(cands) != 1 || cands[0].Format.Name() != "annals" {
@@ -106,7 +106,7 @@ func mustMarshal(t *testing.T, v any) string {
 func TestAnnalsMarkdownExportWithoutRunLinesImportsWithoutRuns(t *testing.T) {
 	ctx := context.Background()
 	const id = "claude-code:sess-main"
-	src := importertest.MustOpenDB(t)
+	src := openDB(t)
 	importertest.ImportAll(t, importertest.NewImporter(src, importertest.ImporterOptionsFor(t, "claude-code")), importertest.Testdata("claude-code", "project", "sess-main.jsonl"))
 	chat, err := src.FindChatByID(ctx, id)
 	if err != nil {
@@ -127,7 +127,7 @@ func TestAnnalsMarkdownExportWithoutRunLinesImportsWithoutRuns(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "old.md")
 	importertest.WriteFile(t, path, old)
-	dst := importertest.MustOpenDB(t)
+	dst := openDB(t)
 	importertest.ImportAll(t, importertest.NewImporter(dst, importertest.ImporterOptionsFor(t, "annals")), path)
 	back, err := dst.FindRuns(ctx, id)
 	if err != nil {

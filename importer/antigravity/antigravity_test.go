@@ -15,7 +15,7 @@ import (
 func TestAntigravityPairsStepsWithTheirCalls(t *testing.T) {
 	const id = "antigravity:e93ee5f8-3c1a-4b7e-9d2f-6a5b4c3d2e1f"
 	path := importertest.Testdata("antigravity", ".gemini", "antigravity-cli", "brain", "e93ee5f8-3c1a-4b7e-9d2f-6a5b4c3d2e1f", "logs", "transcript.jsonl")
-	c, es, _ := importertest.StoredChat(t, id, []string{"antigravity"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), id, []string{"antigravity"}, path)
 	if c.AgentID != "antigravity" || !c.CreatedAt.Equal(time.Date(2026, 5, 20, 3, 0, 0, 0, time.UTC)) {
 		t.Errorf("chat agent %q created %s", c.AgentID, c.CreatedAt)
 	}

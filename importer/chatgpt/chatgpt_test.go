@@ -19,7 +19,7 @@ import (
 func TestThoughtsRecapAndBranchTitle(t *testing.T) {
 	const id = "chatgpt:6866a1b0-0000-8000-9000-heron0000001"
 	path := importertest.Testdata("chatgpt", "thoughts-branch.json")
-	c, es, _ := importertest.StoredChat(t, id, []string{"chatgpt"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), id, []string{"chatgpt"}, path)
 	if c.Title != "Heron facts" {
 		t.Errorf("title %q", c.Title)
 	}
@@ -34,7 +34,7 @@ func TestThoughtsRecapAndBranchTitle(t *testing.T) {
 	if !th.Time.Equal(time.Unix(1751536802, 0)) || es[2].Text != "About one metre." {
 		t.Errorf("thoughts at %v, answer %q", th.Time, es[2].Text)
 	}
-	b, bes, _ := importertest.StoredChat(t, id+"/branch-a2", []string{"chatgpt"}, path)
+	b, bes, _ := importertest.StoredChat(t, openDB(t), id+"/branch-a2", []string{"chatgpt"}, path)
 	if b.Title != "Heron facts (other branch)" || len(bes) != 1 || bes[0].Text != "Roughly 90 to 100 cm." {
 		t.Errorf("branch %q with %d entries", b.Title, len(bes))
 	}

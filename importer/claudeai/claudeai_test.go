@@ -17,7 +17,7 @@ import (
 func TestClaudeAIExportPairsToolUseInOneMessage(t *testing.T) {
 	const id = "claude-ai:729dfd2a-69e3-414d-85c0-532d6be923f1"
 	path := importertest.Testdata("claude-ai", "Downloads", "data-2026-04-02-batch-0000", "conversations.json")
-	c, es, _ := importertest.StoredChat(t, id, []string{"claude-ai"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), id, []string{"claude-ai"}, path)
 	if c.Title != "Government scandal disclosure and media silence" || c.AgentID != "claude-ai" || !strings.HasPrefix(c.Summary, "**Conversation Overview**") ||
 		!c.CreatedAt.Equal(time.Date(2026, 4, 2, 0, 41, 23, 975234000, time.UTC)) {
 		t.Errorf("chat %q agent %q summary %q created %s", c.Title, c.AgentID, c.Summary, c.CreatedAt)

@@ -19,7 +19,7 @@ import (
 // no sessionId): each sub-agent is a chat under its parent, titled by its description, and the
 // parent's Task/Agent calls point at them.
 func TestSubagentsAttachToTheirParent(t *testing.T) {
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	importertest.ImportAll(t, importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "claude-code")}), importertest.Testdata("claude-code", "agents"))
 	ctx := context.Background()
 	children := map[string]struct{ title, typ, call string }{
@@ -72,7 +72,7 @@ func TestSubagentsAttachToTheirParent(t *testing.T) {
 // TestInlineSideChainLinesOfOneAgentAreOneChat: a session file whose side-chain lines carry
 // an agentId, where the agent starts over (a second line with no parent): one chat.
 func TestInlineSideChainLinesOfOneAgentAreOneChat(t *testing.T) {
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	importertest.ImportAll(t, importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "claude-code")}), importertest.Testdata("claude-code", "agents", "-home-dev-zoo", "sess-inline.jsonl"))
 	s := importertest.TakeSnapshot(t, db)
 	var ids []string
@@ -109,7 +109,7 @@ func TestWorkflowJournalIsNotASession(t *testing.T) {
 	run := filepath.Join(dst, "sess-par", "subagents", "workflows", "wf_57c6a296-6f2")
 	importertest.WriteFile(t, filepath.Join(run, "journal.jsonl"), []byte(`{"type":"started","key":"census","agentId":"a6c4897b1da27eafe","label":"census","phase":"count"}`+"\n"+
 		`{"type":"result","key":"census","agentId":"a6c4897b1da27eafe","result":"9 puffins."}`+"\n"))
-	im := importertest.NewImporter(importertest.MustOpenDB(t), importer.Options{Formats: importertest.FormatsNamed(t, "claude-code")})
+	im := importertest.NewImporter(openDB(t), importer.Options{Formats: importertest.FormatsNamed(t, "claude-code")})
 	cands, _ := im.Discover(home)
 	var agents int
 	for _, c := range cands {

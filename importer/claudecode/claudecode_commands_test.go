@@ -12,7 +12,7 @@ import (
 // <local-command-stdout>, then the prompt): the command and its output are events on
 // claude-code/command, not user messages; the prompt is the one user entry and names the chat.
 func TestCommandsAreEventsNotPrompts(t *testing.T) {
-	c, es, _ := importertest.StoredChat(t, "claude-code:sess-title", []string{"claude-code"}, importertest.Testdata("claude-code", "titles", "sess-title.jsonl"))
+	c, es, _ := importertest.StoredChat(t, openDB(t), "claude-code:sess-title", []string{"claude-code"}, importertest.Testdata("claude-code", "titles", "sess-title.jsonl"))
 	k := importertest.Kinds(es)
 	if k[annals.KindUser] != 1 || k[annals.KindEvent] != 2 || k[annals.KindSystem] != 1 {
 		t.Errorf("kinds %v, want the caveat (system), /clear and its output (events), one prompt", k)

@@ -16,7 +16,7 @@ import (
 func TestResumedSessionIsKeyedOnItsOwnID(t *testing.T) {
 	const a, c = "3f1c9a2e-5b7d-4e8f-9a01-2b3c4d5e6f70", "8d2e4f60-1a3b-4c5d-8e9f-0a1b2c3d4e5f"
 	path := importertest.Testdata("claude-code", "resumed", c+".jsonl")
-	chat, es, runs := importertest.StoredChat(t, "claude-code:"+c, []string{"claude-code"}, path)
+	chat, es, runs := importertest.StoredChat(t, openDB(t), "claude-code:"+c, []string{"claude-code"}, path)
 	if chat.Attributes["resumed_from"] != a || chat.Attributes[importer.SessionIDAttr] != c || chat.Attributes[importer.ResumeCommandAttr] != "claude --resume "+c {
 		t.Errorf("attributes %v, want resumed_from %s and the resume of %s", chat.Attributes, a, c)
 	}
@@ -27,7 +27,7 @@ func TestResumedSessionIsKeyedOnItsOwnID(t *testing.T) {
 		t.Errorf("last entry %q at %v, want the resumed reply at %v", es[3].Text, es[3].Time, want)
 	}
 	// A file named by its first lines' session is that session, as before.
-	old, _, _ := importertest.StoredChat(t, "claude-code:sess-old", []string{"claude-code"}, importertest.Testdata("claude-code", "project", "sess-old.jsonl"))
+	old, _, _ := importertest.StoredChat(t, openDB(t), "claude-code:sess-old", []string{"claude-code"}, importertest.Testdata("claude-code", "project", "sess-old.jsonl"))
 	if old.Attributes["resumed_from"] != "" {
 		t.Errorf("a plain session has resumed_from %q", old.Attributes["resumed_from"])
 	}

@@ -17,7 +17,7 @@ func TestClaudeCodeWebSessionIsStoredLikeALocalOne(t *testing.T) {
 	if !importertest.Format(t, "claude-code-web").Detect(path, importertest.Head(t, path)) {
 		t.Fatal("claude-code-web does not claim the session document")
 	}
-	c, es, rs := importertest.StoredChat(t, id, []string{"claude-code-web"}, path)
+	c, es, rs := importertest.StoredChat(t, openDB(t), id, []string{"claude-code-web"}, path)
 	if c.Attributes["source"] != "claude-code" || c.Attributes["cwd"] != "/home/user/walrus" || c.Attributes["git_branch"] != "claude/fix-walrus-clock" {
 		t.Errorf("attributes %v", c.Attributes)
 	}

@@ -17,7 +17,7 @@ import (
 func TestClineNativeToolCallsGetTheirTextResults(t *testing.T) {
 	const id = "cline:1767398400000"
 	path := importertest.Testdata("cline", "globalStorage", "saoudrizwan.claude-dev", "tasks", "1767398400000", "api_conversation_history.json")
-	c, es, runs := importertest.StoredChat(t, id, []string{"cline", "roo-code", "kilo-code"}, path)
+	c, es, runs := importertest.StoredChat(t, openDB(t), id, []string{"cline", "roo-code", "kilo-code"}, path)
 	if c.Attributes["model"] != "claude-sonnet-4-5-20250929" || c.AgentID != "cline" {
 		t.Errorf("chat attributes %v agent %q, want the messages' model and the cline agent", c.Attributes, c.AgentID)
 	}

@@ -18,7 +18,7 @@ import (
 func TestClineTaskKeepsItsXMLToolCallsAndResults(t *testing.T) {
 	const id = "cline:1767225600000"
 	path := importertest.Testdata("cline", "globalStorage", "saoudrizwan.claude-dev", "tasks", "1767225600000", "api_conversation_history.json")
-	c, es, _ := importertest.StoredChat(t, id, []string{"cline", "roo-code", "kilo-code"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), id, []string{"cline", "roo-code", "kilo-code"}, path)
 	if c.Attributes["cwd"] != "/home/u/otter" || c.Attributes["model"] != "claude-sonnet-4-5" || c.Title != "Add a test for the otter parser" {
 		t.Errorf("chat %q %v", c.Title, c.Attributes)
 	}
@@ -51,7 +51,7 @@ func TestRooCodeTaskKeepsItsNativeToolCalls(t *testing.T) {
 	if f := importertest.Format(t, "cline"); f.Detect(path, importertest.Head(t, path)) {
 		t.Error("cline claims a Roo Code task")
 	}
-	_, es, _ := importertest.StoredChat(t, id, []string{"cline", "roo-code", "kilo-code"}, path)
+	_, es, _ := importertest.StoredChat(t, openDB(t), id, []string{"cline", "roo-code", "kilo-code"}, path)
 	if len(es) != 5 || es[3].Tool == nil || es[3].Tool.Outcome != annals.OutcomeFailed || !strings.Contains(es[3].Tool.Result, "No rule to make target") {
 		for _, e := range es {
 			t.Logf("%s %s %q %+v", e.ID, e.Kind, e.Text, e.Tool)

@@ -15,7 +15,7 @@ import (
 // turn; turn ids are UUIDv7, as in Codex): only the fork's own messages and tokens are stored.
 func TestForkedCodexRolloutDropsTheReplayedParentHistory(t *testing.T) {
 	const child = "codex:019b8db4-e040-7bbb-8111-222333444555"
-	c, es, rs := importertest.StoredChat(t, child, []string{"codex"}, importertest.Testdata("codex", "rollout-2026-01-05T10-30-00-019b8db4-e040-7bbb-8111-222333444555.jsonl"))
+	c, es, rs := importertest.StoredChat(t, openDB(t), child, []string{"codex"}, importertest.Testdata("codex", "rollout-2026-01-05T10-30-00-019b8db4-e040-7bbb-8111-222333444555.jsonl"))
 	if c.Attributes["forked_from"] != "019b8d62-7a80-7aaa-8111-222333444555" {
 		t.Errorf("attributes %v, want forked_from the parent thread", c.Attributes)
 	}
@@ -58,7 +58,7 @@ func TestForkedCodexRolloutDropsTheReplayedParentHistory(t *testing.T) {
 // are entries, and turn.completed's usage is the turn's tokens.
 func TestCodexExecStreamIsRead(t *testing.T) {
 	const id = "codex:0199a213-81c0-7800-8aa1-bbab2a035a53/exec"
-	c, es, rs := importertest.StoredChat(t, id, importer.Names(importer.Formats()), importertest.Testdata("codex", "codex-exec.jsonl"))
+	c, es, rs := importertest.StoredChat(t, openDB(t), id, importer.Names(importer.Formats()), importertest.Testdata("codex", "codex-exec.jsonl"))
 	if c.Attributes["source"] != "codex" || c.Attributes["session_id"] != "0199a213-81c0-7800-8aa1-bbab2a035a53" {
 		t.Errorf("attributes %v", c.Attributes)
 	}

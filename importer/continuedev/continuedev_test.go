@@ -16,7 +16,7 @@ import (
 func TestContinueSessionKeepsItsToolCallAndReasoning(t *testing.T) {
 	const id = "continue:8e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b"
 	path := importertest.Testdata("continue", ".continue", "sessions", "8e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b.json")
-	c, es, _ := importertest.StoredChat(t, id, []string{"continue"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), id, []string{"continue"}, path)
 	if c.Title != "Crane test timeout" || c.Attributes["cwd"] != "/home/u/crane" || c.CreatedAt.UnixMilli() != 1767400000000 {
 		t.Errorf("chat %q %v %v", c.Title, c.Attributes, c.CreatedAt)
 	}

@@ -17,7 +17,7 @@ import (
 func TestCopilotChatSessionKeepsRepliesAndToolCalls(t *testing.T) {
 	const id = "copilot-chat:3c2b1a09-8f7e-4d6c-b5a4-938271605f4e"
 	path := importertest.Testdata("copilot-chat", "workspaceStorage", "5f3e2d1c0b9a8f7e6d5c4b3a29181716", "chatSessions", "3c2b1a09-8f7e-4d6c-b5a4-938271605f4e.json")
-	c, es, _ := importertest.StoredChat(t, id, []string{"copilot-chat"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), id, []string{"copilot-chat"}, path)
 	if c.Title != "Stork build failure" || c.Attributes["model"] != "copilot/claude-sonnet-4.5" || c.Attributes["workspace_hash"] != "5f3e2d1c0b9a8f7e6d5c4b3a29181716" {
 		t.Errorf("chat %q %v", c.Title, c.Attributes)
 	}
@@ -45,7 +45,7 @@ func TestCopilotChatSessionKeepsRepliesAndToolCalls(t *testing.T) {
 func TestCopilotChatMutationLogIsReplayed(t *testing.T) {
 	const id = "copilot-chat:7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d"
 	path := importertest.Testdata("copilot-chat", "workspaceStorage", "5f3e2d1c0b9a8f7e6d5c4b3a29181716", "chatSessions", "7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d.jsonl")
-	c, es, _ := importertest.StoredChat(t, id, []string{"copilot-chat"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), id, []string{"copilot-chat"}, path)
 	if c.Title != "Heron retry loop fixed" || len(es) != 3 || es[1].Tool == nil || es[1].Tool.Result != "ok  heron 0.3s" || es[2].Text != "The retry loop now backs off." {
 		for _, e := range es {
 			t.Logf("%s %s %q %+v", e.ID, e.Kind, e.Text, e.Tool)

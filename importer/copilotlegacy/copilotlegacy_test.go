@@ -15,7 +15,7 @@ import (
 func TestCopilotLegacySessionTakesOutcomesFromItsTimeline(t *testing.T) {
 	const id = "copilot-cli-legacy:4c3b2a19-8d7e-4f6a-b5c4-d3e2f1a0b9c8"
 	path := importertest.Testdata("copilot-cli-legacy", ".copilot", "history-session-state", "session_4c3b2a19-8d7e-4f6a-b5c4-d3e2f1a0b9c8_1759957816398.json")
-	c, es, _ := importertest.StoredChat(t, id, []string{"copilot-cli-legacy"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), id, []string{"copilot-cli-legacy"}, path)
 	if c.AgentID != "copilot-cli" || !c.CreatedAt.Equal(time.Date(2025, 10, 8, 21, 10, 16, 398000000, time.UTC)) {
 		t.Errorf("chat agent %q created %s", c.AgentID, c.CreatedAt)
 	}

@@ -49,7 +49,7 @@ func TestCrushSessionsAreStoredWithToolsAndSubAgents(t *testing.T) {
 	if strings.Join(claims, ",") != "crush" {
 		t.Fatalf("crush.db claimed by %v, want crush only", claims)
 	}
-	c, es, _ := importertest.StoredChat(t, "crush:s-main", []string{"crush"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), "crush:s-main", []string{"crush"}, path)
 	if c.Title != "Fix the ibis linter" || c.Attributes["model"] != "claude-sonnet-4-5" {
 		t.Errorf("chat %q %v", c.Title, c.Attributes)
 	}
@@ -61,7 +61,7 @@ func TestCrushSessionsAreStoredWithToolsAndSubAgents(t *testing.T) {
 			t.Errorf("bash call %+v, want its failed result", e.Tool)
 		}
 	}
-	sub, ses, _ := importertest.StoredChat(t, "crush:s-task", []string{"crush"}, path)
+	sub, ses, _ := importertest.StoredChat(t, openDB(t), "crush:s-task", []string{"crush"}, path)
 	if sub.Attributes["parent"] != "crush:s-main" || len(ses) != 2 {
 		t.Errorf("sub-agent session %v with %d entries", sub.Attributes, len(ses))
 	}

@@ -45,7 +45,7 @@ func TestCursorEditorConversationsAreStored(t *testing.T) {
 	if strings.Join(claims, ",") != "cursor-ide" {
 		t.Fatalf("state.vscdb claimed by %v, want cursor-ide only", claims)
 	}
-	c, es, _ := importertest.StoredChat(t, "cursor-ide:cmp-1", []string{"cursor-ide"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), "cursor-ide:cmp-1", []string{"cursor-ide"}, path)
 	if c.Title != "Fix the osprey parser" || c.CreatedAt.UnixMilli() != 1768000000000 {
 		t.Errorf("chat %q %v", c.Title, c.CreatedAt)
 	}
@@ -57,7 +57,7 @@ func TestCursorEditorConversationsAreStored(t *testing.T) {
 			t.Errorf("tool %+v", e.Tool)
 		}
 	}
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	importertest.ImportAll(t, importertest.NewImporter(db, importertest.ImporterOptionsFor(t, "cursor-ide")), path)
 	if _, err := db.FindChatByID(t.Context(), "cursor-ide:cmp-empty"); err == nil {
 		t.Error("a conversation without messages made a chat")

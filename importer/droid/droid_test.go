@@ -15,7 +15,7 @@ import (
 func TestFactoryDroidSessionKeepsItsToolCall(t *testing.T) {
 	const id = "factory-droid:6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a"
 	path := importertest.Testdata("factory-droid", ".factory", "sessions", "-home-u-plover", "6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a.jsonl")
-	c, es, _ := importertest.StoredChat(t, id, []string{"factory-droid"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), id, []string{"factory-droid"}, path)
 	if c.Title != "Fix the plover lint errors" || c.Attributes["cwd"] != "/home/u/plover" || c.Attributes["model"] != "claude-sonnet-4-5-20250929" {
 		t.Errorf("chat %q %v", c.Title, c.Attributes)
 	}

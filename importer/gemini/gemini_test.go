@@ -14,7 +14,7 @@ import (
 // system entry, the chat is titled by the first prompt the person typed, and a reply's calls
 // (10:00:40, 10:00:50) come before its text, stamped 10:01:00 when the record was written.
 func TestInitChatInTimeOrderTitledByThePerson(t *testing.T) {
-	c, es, runs := importertest.StoredChat(t, "gemini-cli:gem-init-1", []string{"gemini-cli"}, importertest.Testdata("gemini", "session-2025-07-03T10-00-init.json"))
+	c, es, runs := importertest.StoredChat(t, openDB(t), "gemini-cli:gem-init-1", []string{"gemini-cli"}, importertest.Testdata("gemini", "session-2025-07-03T10-00-init.json"))
 	if c.Title != "Now add a section about the release process" {
 		t.Errorf("title %q, want the first real prompt", c.Title)
 	}

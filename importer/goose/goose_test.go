@@ -49,7 +49,7 @@ func TestGooseDatabaseSessionIsStoredWithItsTools(t *testing.T) {
 	if strings.Join(claims, ",") != "goose" {
 		t.Fatalf("sessions.db claimed by %v, want goose only", claims)
 	}
-	c, es, _ := importertest.StoredChat(t, "goose:20260301_1", []string{"goose"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), "goose:20260301_1", []string{"goose"}, path)
 	if c.Title != "Run the heron tests" || c.Attributes["cwd"] != "/home/u/heron" || c.Attributes["model"] != "claude-sonnet-4-5" {
 		t.Errorf("chat %q %v", c.Title, c.Attributes)
 	}
@@ -75,7 +75,7 @@ func TestGooseLegacySessionFile(t *testing.T) {
 	if !importertest.Format(t, "goose").Detect(path, importertest.Head(t, path)) || importertest.Format(t, "messages").Detect(path, importertest.Head(t, path)) {
 		t.Fatal("detection: want goose, not messages")
 	}
-	c, es, _ := importertest.StoredChat(t, "goose:20250610_142233", []string{"goose"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), "goose:20250610_142233", []string{"goose"}, path)
 	if c.Title != "Egret lint fix" || len(es) != 2 || es[1].Tool == nil || es[1].Tool.Result != "import os" || es[1].Tool.Outcome != annals.OutcomeSucceeded {
 		t.Errorf("chat %q with %d entries %+v", c.Title, len(es), es)
 	}

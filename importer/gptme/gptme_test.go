@@ -16,7 +16,7 @@ import (
 func TestGptmeConversationPairsToolAnswers(t *testing.T) {
 	const id = "gptme:2025-03-01-ten-happy-otters"
 	path := importertest.Testdata("gptme", ".local", "share", "gptme", "logs", "2025-03-01-ten-happy-otters", "conversation.jsonl")
-	c, es, _ := importertest.StoredChat(t, id, []string{"gptme"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), id, []string{"gptme"}, path)
 	if c.Title != "Counting lines in notes" || c.AgentID != "gptme" || c.Attributes["cwd"] != "/home/u/notes" ||
 		c.Attributes["model"] != "anthropic/claude-sonnet-4-20250514" || c.Attributes["resume_command"] != "gptme --name 2025-03-01-ten-happy-otters" {
 		t.Errorf("chat %q agent %q attributes %v", c.Title, c.AgentID, c.Attributes)

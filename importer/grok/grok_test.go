@@ -15,7 +15,7 @@ import (
 func TestGrokSessionJoinsChunksAndHonoursRewind(t *testing.T) {
 	const id = "grok:019f179d-0888-76b1-9325-5a91ace595df"
 	path := importertest.Testdata("grok", ".grok", "sessions", "%2Fhome%2Fu%2Fdemo", "019f179d-0888-76b1-9325-5a91ace595df", "updates.jsonl")
-	c, es, runs := importertest.StoredChat(t, id, []string{"grok"}, path)
+	c, es, runs := importertest.StoredChat(t, openDB(t), id, []string{"grok"}, path)
 	if c.Title != "Count the Go files" || c.AgentID != "grok" || c.Attributes["cwd"] != "/home/u/demo" || c.Attributes["model"] != "grok-4.5-build" {
 		t.Errorf("chat %q agent %q attributes %v", c.Title, c.AgentID, c.Attributes)
 	}

@@ -16,7 +16,7 @@ import (
 func TestHermesSessionKeepsItsFailedCall(t *testing.T) {
 	const id = "hermes:cron_1f5dc1b5d0f2_20260421_083011"
 	path := importertest.Testdata("hermes", ".hermes", "sessions", "session_cron_1f5dc1b5d0f2_20260421_083011.json")
-	c, es, _ := importertest.StoredChat(t, id, []string{"hermes"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), id, []string{"hermes"}, path)
 	if c.AgentID != "hermes" || c.Attributes["model"] != "gpt-5.4" || c.Attributes["hermes_platform"] != "cron" ||
 		c.Attributes["resume_command"] != "hermes --resume cron_1f5dc1b5d0f2_20260421_083011" {
 		t.Errorf("chat agent %q attributes %v", c.AgentID, c.Attributes)
@@ -46,7 +46,7 @@ func TestHermesSessionKeepsItsFailedCall(t *testing.T) {
 func TestHermesTrajectoryPairsCallAndResponse(t *testing.T) {
 	const id = "hermes-trajectory:trajectory_samples-1"
 	path := importertest.Testdata("hermes", ".hermes", "trajectories", "trajectory_samples.jsonl")
-	c, es, _ := importertest.StoredChat(t, id, []string{"hermes-trajectory"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), id, []string{"hermes-trajectory"}, path)
 	if c.AgentID != "hermes" || c.Attributes["model"] != "anthropic/claude-sonnet-4.6" {
 		t.Errorf("chat agent %q attributes %v", c.AgentID, c.Attributes)
 	}

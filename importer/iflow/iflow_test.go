@@ -16,7 +16,7 @@ import (
 func TestIFlowSessionPairsItsCallOnce(t *testing.T) {
 	const id = "iflow:session-041101e6-2a7f-4dfd-90b0-57888a353f6a"
 	path := importertest.Testdata("iflow", ".iflow", "projects", "-Users-u-zoo", "session-041101e6-2a7f-4dfd-90b0-57888a353f6a.jsonl")
-	c, es, runs := importertest.StoredChat(t, id, []string{"iflow"}, path)
+	c, es, runs := importertest.StoredChat(t, openDB(t), id, []string{"iflow"}, path)
 	if c.AgentID != "iflow" || c.Attributes["cwd"] != "/Users/u/zoo" || c.Attributes["model"] != "glm-4.7" || c.Attributes["resume_command"] != "" {
 		t.Errorf("chat agent %q attributes %v", c.AgentID, c.Attributes)
 	}

@@ -13,14 +13,12 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/importer"
-	"github.com/annals-dev/annals/sqlite"
 )
 
-// StoredChat imports paths with the named formats into a fresh store and returns the chat with
-// id, its entries and runs.
-func StoredChat(tb testing.TB, id string, formats []string, paths ...string) (*annals.Chat, []*annals.Entry, []*annals.Run) {
+// StoredChat imports paths with the named formats into db (a fresh store) and returns the chat
+// with id, its entries and runs.
+func StoredChat(tb testing.TB, db DB, id string, formats []string, paths ...string) (*annals.Chat, []*annals.Entry, []*annals.Run) {
 	tb.Helper()
-	db := MustOpenDB(tb)
 	ImportAll(tb, NewImporter(db, importer.Options{Formats: FormatsNamed(tb, formats...)}), paths...)
 	ctx := context.Background()
 	c, err := db.FindChatByID(ctx, id)
@@ -195,7 +193,7 @@ func ImporterOptionsFor(tb testing.TB, names ...string) importer.Options {
 	return importer.Options{Formats: FormatsNamed(tb, names...)}
 }
 
-func EntriesOf(tb testing.TB, db *sqlite.DB, chatID string) []*annals.Entry {
+func EntriesOf(tb testing.TB, db DB, chatID string) []*annals.Entry {
 	tb.Helper()
 	es, err := db.FindEntries(context.Background(), annals.EntryFilter{ChatID: chatID})
 	if err != nil {

@@ -1,5 +1,6 @@
-// Package importertest holds what the importer's tests share: a SQLite store to import into,
-// parse and lookup helpers over the registry, the fixture builders of the database-backed
+// Package importertest holds what the importer's tests share: the store contract they import
+// into (DB: the tests are handed a store and open it with Open; this package wires none, so it
+// imports no concrete store), parse and lookup helpers over the registry, the fixture builders of the database-backed
 // readers, and Main, which runs a reader's tests from importer/ so that every test names the
 // shared fixtures (importer/testdata) alike. Only tests import it.
 package importertest
@@ -15,13 +16,23 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/importer"
-	"github.com/annals-dev/annals/sqlite"
 )
 
-// MustOpenDB opens a fresh SQLite store in a temporary directory.
-func MustOpenDB(tb testing.TB) *sqlite.DB {
+// DB is what an importer test imports into and reads back: a whole store with the import
+// bookkeeping and the agent change the importer is handed (importer.Options.Agents).
+type DB interface {
+	annals.Store
+	annals.ImportStateStore
+	annals.AgentAdopter
+}
+
+// Open opens a fresh store with open, in a temporary directory, with open's zero options, and
+// closes it when the test ends. A test package hands it its store's constructor (the tests
+// wire the store: `importertest.Open(tb, sqlite.Open)`).
+func Open[D DB, O any](tb testing.TB, open func(context.Context, string, O) (D, error)) D {
 	tb.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "annals.db"), sqlite.Options{})
+	var opts O
+	db, err := open(context.Background(), filepath.Join(tb.TempDir(), "annals.db"), opts)
 	if err != nil {
 		tb.Fatalf("open: %v", err)
 	}
@@ -30,7 +41,7 @@ func MustOpenDB(tb testing.TB) *sqlite.DB {
 }
 
 // Titles sets titles directly on the store (the CLI adds redaction in front).
-type Titles struct{ DB *sqlite.DB }
+type Titles struct{ DB DB }
 
 func (t Titles) SetTitleIfEmpty(ctx context.Context, chatID, title string) (bool, error) {
 	return (&importer.StoreTitles{Store: t.DB}).SetTitleIfEmpty(ctx, chatID, title)
@@ -40,7 +51,7 @@ func (t Titles) ReplaceDerivedTitle(ctx context.Context, chatID, title string) (
 	return (&importer.StoreTitles{Store: t.DB}).ReplaceDerivedTitle(ctx, chatID, title)
 }
 
-func NewImporter(db *sqlite.DB, opts importer.Options) *importer.Importer {
+func NewImporter(db DB, opts importer.Options) *importer.Importer {
 	if opts.Titles == nil {
 		opts.Titles = Titles{db}
 	}
@@ -171,7 +182,7 @@ type snapshot struct {
 	Runs    map[string][]*annals.Run
 }
 
-func TakeSnapshot(tb testing.TB, db *sqlite.DB) snapshot {
+func TakeSnapshot(tb testing.TB, db DB) snapshot {
 	tb.Helper()
 	ctx := context.Background()
 	chats, _, err := db.FindChats(ctx, annals.ChatFilter{Owner: annals.Owner{AllTenants: true}, Limit: annals.MaxListLimit})

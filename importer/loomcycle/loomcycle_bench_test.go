@@ -62,7 +62,7 @@ func BenchmarkLoomcycleImport(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		b.StopTimer()
-		store := importertest.MustOpenDB(b)
+		store := openDB(b)
 		b.StartTimer()
 		importertest.ImportAll(b, importertest.NewImporter(store, importer.Options{Formats: formats}), path)
 	}

@@ -28,7 +28,7 @@ func TestLoomcycleFailuresNameTheSourceOnce(t *testing.T) {
 	// Nothing listens on port 1: the connection is refused.
 	dsn := "postgres://me:hunter2@127.0.0.1:1/lc?sslmode=disable"
 	lc := importertest.Format(t, "loomcycle")
-	im := importertest.NewImporter(importertest.MustOpenDB(t), importer.Options{Formats: []importer.Format{lc}})
+	im := importertest.NewImporter(openDB(t), importer.Options{Formats: []importer.Format{lc}})
 	cands, _, err := im.Resolve([]string{path, dsn}, lc)
 	if err != nil || len(cands) != 2 {
 		t.Fatalf("resolve: %v, %d candidates", err, len(cands))

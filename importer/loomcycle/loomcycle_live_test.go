@@ -47,7 +47,7 @@ func TestLoomcycleLiveRunImportedTwiceEndsAsOnce(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "live.db")
 			importertest.CopyFile(t, full, path)
 			saved := cutEvents(t, path, loomcycletest.SessionID(1), seq)
-			store := importertest.MustOpenDB(t)
+			store := openDB(t)
 			im := importertest.NewImporter(store, importer.Options{Formats: []importer.Format{importertest.Format(t, "loomcycle")}})
 			importertest.ImportAll(t, im, path)
 			restoreEvents(t, path, saved)
@@ -75,7 +75,7 @@ func at(s []string, i int) string {
 
 func importOnce(t *testing.T, path string) *sqlite.DB {
 	t.Helper()
-	store := importertest.MustOpenDB(t)
+	store := openDB(t)
 	importertest.ImportAll(t, importertest.NewImporter(store, importer.Options{Formats: []importer.Format{importertest.Format(t, "loomcycle")}}), path)
 	return store
 }
@@ -182,7 +182,7 @@ func TestLoomcyclePostgresLiveRunImportedTwiceEndsAsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	lc := importertest.Format(t, "loomcycle")
-	store := importertest.MustOpenDB(t)
+	store := openDB(t)
 	im := importertest.NewImporter(store, importer.Options{Formats: []importer.Format{lc}})
 	importertest.ImportAll(t, im, dsn)
 	for _, r := range later {
@@ -192,7 +192,7 @@ func TestLoomcyclePostgresLiveRunImportedTwiceEndsAsOnce(t *testing.T) {
 		}
 	}
 	importertest.ImportAll(t, im, dsn)
-	once := importertest.MustOpenDB(t)
+	once := openDB(t)
 	importertest.ImportAll(t, importertest.NewImporter(once, importer.Options{Formats: []importer.Format{lc}}), dsn)
 	want, got := importertest.TakeSnapshot(t, once), importertest.TakeSnapshot(t, store)
 	for id, es := range want.Entries {

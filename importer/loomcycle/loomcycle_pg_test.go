@@ -100,7 +100,7 @@ func TestLoomcyclePostgresReadsAsSQLiteDoes(t *testing.T) {
 // password, read again (idempotently) on the next import, and never marked gone.
 func TestLoomcyclePostgresImportsIntoAStore(t *testing.T) {
 	dsn, st := lcPostgres(t, loomcycletest.Options{Sessions: 4, Turns: 2})
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	im := importertest.NewImporter(db, importer.Options{Formats: []importer.Format{importertest.SrcFormat(t, "loomcycle")}})
 	ctx := context.Background()
 	rep, unknown, err := im.ImportLocations(ctx, "", []string{dsn}, importertest.SrcFormat(t, "loomcycle"))
@@ -151,7 +151,7 @@ func TestServerURLsResolveWithoutTheirPassword(t *testing.T) {
 func TestLoomcycleStoredTimesKeepTheirNanoseconds(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "loomcycle.db")
 	src, _, p := lcRealAt(t, path, loomcycletest.Options{Sessions: 2, Turns: 2})
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	importertest.ImportAll(t, importertest.NewImporter(db, importer.Options{Formats: []importer.Format{importertest.SrcFormat(t, "loomcycle")}}), path)
 	chatID := "loomcycle:" + loomcycletest.SessionID(1)
 	stored, err := db.FindEntries(context.Background(), annals.EntryFilter{ChatID: chatID})

@@ -70,7 +70,7 @@ func TestOpenCodeDatabaseIsStoredLikeTheFiles(t *testing.T) {
 	if strings.Join(claims, ",") != "opencode" {
 		t.Fatalf("opencode.db claimed by %v, want opencode only", claims)
 	}
-	c, es, rs := importertest.StoredChat(t, "opencode:ses_db1", []string{"opencode"}, path)
+	c, es, rs := importertest.StoredChat(t, openDB(t), "opencode:ses_db1", []string{"opencode"}, path)
 	if c.Title != "Fix the walrus clock" || c.Attributes["cwd"] != "/home/u/walrus" || c.Attributes["model"] != "claude-sonnet-4-5" || c.Attributes["share_url"] != "https://opncd.ai/s/walrus" {
 		t.Errorf("chat %q %v", c.Title, c.Attributes)
 	}
@@ -92,7 +92,7 @@ func TestOpenCodeDatabaseIsStoredLikeTheFiles(t *testing.T) {
 	if len(rs) != 1 || rs[0].InputTokens != 2300 || rs[0].OutputTokens != 150 {
 		t.Errorf("runs %+v, want one with 1500+800 in and 120+30 out", rs)
 	}
-	child, ces, _ := importertest.StoredChat(t, "opencode:ses_db2", []string{"opencode"}, path)
+	child, ces, _ := importertest.StoredChat(t, openDB(t), "opencode:ses_db2", []string{"opencode"}, path)
 	if child.Attributes["parent"] != "opencode:ses_db1" || len(ces) != 2 {
 		t.Errorf("sub-agent session %v with %d entries", child.Attributes, len(ces))
 	}
@@ -114,7 +114,7 @@ func TestOpenCodeFlatPartLayoutKeepsTextAndToolParts(t *testing.T) {
 	for name, body := range files {
 		importertest.WriteFile(t, filepath.Join(root, name), []byte(body))
 	}
-	_, es, _ := importertest.StoredChat(t, "opencode:ses_flat", []string{"opencode"}, root)
+	_, es, _ := importertest.StoredChat(t, openDB(t), "opencode:ses_flat", []string{"opencode"}, root)
 	if len(es) != 3 || es[0].Text != "Run the otter tests" || es[1].Tool == nil || es[1].Tool.Result != "ok  otter 0.2s" || es[2].Text != "The otter tests pass." {
 		for _, e := range es {
 			t.Logf("%s %s %q %+v", e.ID, e.Kind, e.Text, e.Tool)
@@ -137,7 +137,7 @@ func TestOpenCodeStorageAndDatabaseOfOneSessionAreOneChat(t *testing.T) {
 	importertest.WriteFile(t, filepath.Join(root, "session", "prj_walrus", "ses_db1.json"), []byte(`{"id":"ses_db1","projectID":"prj_walrus","directory":"/home/u/walrus","title":"Fix the walrus clock","version":"1.1.0","time":{"created":1767225600000,"updated":1767225700000}}`))
 	importertest.WriteFile(t, filepath.Join(root, "message", "ses_db1", "msg_db1.json"), []byte(`{"id":"msg_db1","sessionID":"ses_db1","role":"user","time":{"created":1767225601000}}`))
 	importertest.WriteFile(t, filepath.Join(root, "part", "msg_db1", "prt_db01.json"), []byte(`{"id":"prt_db01","sessionID":"ses_db1","messageID":"msg_db1","type":"text","text":"Why is the walrus clock an hour behind?","time":{"start":1767225601000,"end":1767225601000}}`))
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	importertest.ImportAll(t, importertest.NewImporter(db, importertest.ImporterOptionsFor(t, "opencode")), root, dbPath)
 	es, err := db.FindEntries(context.Background(), annals.EntryFilter{ChatID: "opencode:ses_db1"})
 	if err != nil || len(es) != 4 {

@@ -17,7 +17,7 @@ import (
 func TestPiSessionPairsCallsAndKeepsRuns(t *testing.T) {
 	const id = "pi:ffae836b-9420-4060-ac13-7745215f90ff"
 	path := importertest.Testdata("pi", ".pi", "agent", "sessions", "--Users-badlogic-workspaces-pi-mono--", "2025-12-09T00-53-29-825Z_ffae836b-9420-4060-ac13-7745215f90ff.jsonl")
-	c, es, runs := importertest.StoredChat(t, id, []string{"pi"}, path)
+	c, es, runs := importertest.StoredChat(t, openDB(t), id, []string{"pi"}, path)
 	if c.AgentID != "pi" || c.Attributes["cwd"] != "/Users/badlogic/workspaces/pi-mono" || c.Attributes["model"] != "claude-opus-4-5" ||
 		c.Attributes["resume_command"] != "pi --session ffae836b-9420-4060-ac13-7745215f90ff" {
 		t.Errorf("chat agent %q attributes %v", c.AgentID, c.Attributes)

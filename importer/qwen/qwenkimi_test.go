@@ -12,7 +12,7 @@ import (
 
 func TestQwenCodeSessionIsStoredWithItsToolsAndSubagent(t *testing.T) {
 	main := "qwen-code:" + importertest.QwenSession
-	c, es, rs := importertest.StoredChat(t, main, []string{"qwen-code"}, importertest.QwenFixture())
+	c, es, rs := importertest.StoredChat(t, openDB(t), main, []string{"qwen-code"}, importertest.QwenFixture())
 	if c.Title != "Walrus clock off by one" || c.Attributes["cwd"] != "/home/dev/zoo" || c.Attributes["model"] != "qwen3-coder-plus" || c.Attributes["git_branch"] != "main" {
 		t.Errorf("chat = %q %v", c.Title, c.Attributes)
 	}
@@ -46,7 +46,7 @@ func TestQwenCodeSessionIsStoredWithItsToolsAndSubagent(t *testing.T) {
 	if len(rs) != 4 || rs[0].InputTokens != 1200 || rs[0].OutputTokens != 52 {
 		t.Errorf("runs %+v, want 4, the first 1200 in and 40+12 out", rs)
 	}
-	sub, ses, _ := importertest.StoredChat(t, main+"/agent-explore-7f3c", []string{"qwen-code"}, importertest.QwenFixture())
+	sub, ses, _ := importertest.StoredChat(t, openDB(t), main+"/agent-explore-7f3c", []string{"qwen-code"}, importertest.QwenFixture())
 	if sub.Attributes["parent"] != main || sub.Title != "Explore" || len(ses) != 2 {
 		t.Errorf("sub-agent %v %q with %d entries, want parent %s, title Explore, 2 entries", sub.Attributes, sub.Title, len(ses), main)
 	}
@@ -62,7 +62,7 @@ func TestQwenCodeResultArrivingLaterLandsOnItsCall(t *testing.T) {
 	lines := strings.SplitAfter(string(full), "\n")
 	path := filepath.Join(t.TempDir(), ".qwen", "projects", "p", "chats", importertest.QwenSession+".jsonl")
 	importertest.WriteFile(t, path, []byte(strings.Join(lines[:2], "")))
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	im := importertest.NewImporter(db, importertest.ImporterOptionsFor(t, "qwen-code"))
 	importertest.ImportAll(t, im, path)
 	importertest.WriteFile(t, path, full)
@@ -91,7 +91,7 @@ func TestQwenCodeResultArrivingLaterLandsOnItsCall(t *testing.T) {
 func TestKimiCLISessionIsStoredWithItsTools(t *testing.T) {
 	const id = "kimi-cli:2d5e8f0a-1b3c-4d5e-8f9a-0b1c2d3e4f50"
 	dir := importertest.Testdata("kimi-cli", "sessions", "4b9d3c1e8f7a6b5c4d3e2f1a0b9c8d7e", "2d5e8f0a-1b3c-4d5e-8f9a-0b1c2d3e4f50")
-	c, es, _ := importertest.StoredChat(t, id, []string{"kimi-cli"}, filepath.Join(dir, "context.jsonl"))
+	c, es, _ := importertest.StoredChat(t, openDB(t), id, []string{"kimi-cli"}, filepath.Join(dir, "context.jsonl"))
 	if c.Title != "Otter files" || c.Attributes["cwd"] != "/home/u/otter" {
 		t.Errorf("title %q, cwd %q: want the custom title from state.json and the work directory from kimi.json", c.Title, c.Attributes["cwd"])
 	}
@@ -131,7 +131,7 @@ func TestKimiCLIRevertKeepsBothHistories(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), ".kimi", "sessions", "h", "s1")
 	path := filepath.Join(dir, "context.jsonl")
 	importertest.WriteFile(t, path, full)
-	db := importertest.MustOpenDB(t)
+	db := openDB(t)
 	im := importertest.NewImporter(db, importertest.ImporterOptionsFor(t, "kimi-cli"))
 	importertest.ImportAll(t, im, dir)
 	before := importertest.EntriesOf(t, db, "kimi-cli:s1")

@@ -16,7 +16,7 @@ import (
 func TestVibeSessionKeepsItsMetaTitleAndID(t *testing.T) {
 	const id = "mistral-vibe:3f2a9c1e-7b4d-4e8a-a1c2-d3e4f5a6b7c8"
 	path := importertest.Testdata("mistral-vibe", ".vibe", "logs", "session", "session_20260312_091500_3f2a9c1e", "messages.jsonl")
-	c, es, _ := importertest.StoredChat(t, id, []string{"mistral-vibe"}, path)
+	c, es, _ := importertest.StoredChat(t, openDB(t), id, []string{"mistral-vibe"}, path)
 	if c.Title != "Read test.txt" || c.AgentID != "mistral-vibe" || c.Attributes["cwd"] != "/home/u/demo" || c.Attributes["git_branch"] != "main" ||
 		c.Attributes["model"] != "devstral-2" || c.Attributes["resume_command"] != "vibe --resume 3f2a9c1e-7b4d-4e8a-a1c2-d3e4f5a6b7c8" {
 		t.Errorf("chat %q agent %q attributes %v", c.Title, c.AgentID, c.Attributes)
