@@ -130,6 +130,12 @@ func (db *DB) ChatIDsWithAttributePlanForTest(ctx context.Context, owner annals.
 	return db.planForTest(ctx, query, args)
 }
 
+// UsageBucketsPlanForTest is SQLite's plan of UsageBuckets' statement.
+func (db *DB) UsageBucketsPlanForTest(ctx context.Context, f annals.UsageFilter) (string, error) {
+	query, args := storecore.UsageBucketsSQL(f)
+	return db.planForTest(ctx, query, args)
+}
+
 func (db *DB) planForTest(ctx context.Context, query string, args []any) (string, error) {
 	rows, err := db.reader.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
 	if err != nil {
