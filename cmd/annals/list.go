@@ -80,7 +80,7 @@ func (m *multiFlag) Type() string       { return "key=value" }
 
 func runList(ctx context.Context, m *Main, args []string) error {
 	fs := m.flagSet("list", "[flags]", "List chats, pinned first, then by most recent activity.")
-	c := commonFlags(fs)
+	c := readFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON: {chats, total, limit, offset, next_cursor, scope}")
 	ff := addFilterFlags(fs)
 	if err := m.parse(fs, args); err != nil {

@@ -69,7 +69,12 @@ func (m *Main) takeGlobalFlags(args []string) ([]string, error) {
 // ANNALS_SERVER) and the command may run remotely. ok is false when the command should open
 // the local database.
 func (m *Main) openRemote(ctx context.Context, c *common) (a *app, ok bool, err error) {
-	server := m.Getenv("ANNALS_SERVER")
+	server, key := m.Getenv("ANNALS_SERVER"), m.Getenv("ANNALS_KEY")
+	if server == "" && !c.local {
+		if server, key, err = m.remoteQuery(c); err != nil {
+			return nil, true, err
+		}
+	}
 	if server == "" || c.local {
 		return nil, false, nil
 	}
@@ -80,7 +85,7 @@ func (m *Main) openRemote(ctx context.Context, c *common) (a *app, ok bool, err 
 	if err != nil {
 		return nil, true, err
 	}
-	client, err := httpapi.NewClient(server, m.Getenv("ANNALS_KEY"))
+	client, err := httpapi.NewClient(server, key)
 	if err != nil {
 		return nil, true, err
 	}

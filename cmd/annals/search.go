@@ -43,7 +43,7 @@ attr.repository:github.com/o/r after:2026-01-01 before:2026-02-01 in:title.
 Results are ranked by relevance blended with recency, with highlighted snippets;
 --rank hybrid fuses that with a ranking by meaning, --rank semantic ranks by meaning alone.
 --entries lists matching messages instead, to jump to one with 'annals show ID --around SEQ'.`)
-	c := commonFlags(fs)
+	c := readFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	in := fs.String("in", "", "comma-separated fields to search: title, description, summary, tags, body, tools (default all)")
 	sort := fs.String("sort", "relevance", "relevance or recent")

@@ -16,7 +16,7 @@ import (
 
 func runShow(ctx context.Context, m *Main, args []string) error {
 	fs := m.flagSet("show", "[flags] CHAT_ID", "Print one chat's metadata and transcript: messages, tool calls with their\narguments, results and outcomes.")
-	c := commonFlags(fs)
+	c := readFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON: {chat, runs, entries}")
 	scope := fs.String("scope", "", "scope to read the chat in (default: the widest this caller may use)")
 	around := fs.Int64("around", 0, "show only a window of entries around this seq")

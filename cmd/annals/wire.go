@@ -25,6 +25,10 @@ type common struct {
 	// existing refuses a database that does not exist instead of creating it: set by openRead
 	// for the commands that only read.
 	existing bool
+	// queryRemote: a history read that asks the remote collection when one is configured,
+	// unless forceLocal (--local); see remote_query.go.
+	queryRemote bool
+	forceLocal  *bool
 }
 
 func commonFlags(fs *pflag.FlagSet) *common {

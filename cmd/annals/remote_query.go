@@ -1,0 +1,49 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/annals-dev/annals/replicate"
+)
+
+// Remote query mode (docs/REPLICATION.md, "Remote query mode"): on a host whose config has a
+// remote block, the history reads — list, search, show — ask the shared collection, with the
+// remote's key, as `--server ENDPOINT --key KEY` would. They never fall back to the local
+// database when the remote cannot answer: a remote that is down is an error. `--local` (or an
+// explicit --db) asks the local database; --server and ANNALS_SERVER still win over the block.
+
+// readFlags are the common flags of a history read that remote query mode applies to, with
+// --local.
+func readFlags(fs *pflag.FlagSet) *common {
+	c := commonFlags(fs)
+	c.queryRemote = true
+	c.forceLocal = fs.Bool("local", false, "ask the local database even though a remote collection is configured (remote query mode)")
+	return c
+}
+
+// remoteQuery returns the server and key a history read asks in remote query mode ("" when it
+// asks the local database: no remote block, --local, --db, or not a read).
+func (m *Main) remoteQuery(c *common) (server, key string, err error) {
+	if !c.queryRemote || (c.forceLocal != nil && *c.forceLocal) || *c.db != "" {
+		return "", "", nil
+	}
+	cfg, err := m.loadConfig(*c.config)
+	if err != nil || cfg.Remote == nil {
+		return "", "", err
+	}
+	endpoint, err := replicate.ParseEndpoint(cfg.Remote.Endpoint)
+	if err != nil {
+		return "", "", err
+	}
+	r := cfg.Remote
+	key, warning, err := replicate.ResolveKey(m.Getenv, replicate.Remote{Endpoint: endpoint, APIKeyEnv: r.APIKeyEnv, APIKey: r.APIKey})
+	if err != nil {
+		return "", "", err
+	}
+	if warning != "" {
+		fmt.Fprintln(m.Stderr, "annals: warning:", warning)
+	}
+	return endpoint, key, nil
+}
