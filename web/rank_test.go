@@ -9,7 +9,7 @@ import (
 
 // TestSearchByMeaning: the search form offers the rankings (words, words and meaning,
 // meaning); the chosen one reaches the history (the results page says so in its URL and
-// pages), and ranking by meaning refuses a filter with the history's message under the box.
+// pages), and ranking by meaning refuses a query without words with the history's message.
 func TestSearchByMeaning(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	seedSearchable(e)
@@ -27,11 +27,11 @@ func TestSearchByMeaning(t *testing.T) {
 	// Changing the ranking runs the query again.
 	tb.run(chromedpEval(`document.getElementById("search-rank").value = "hybrid"; document.getElementById("search-rank").dispatchEvent(new Event("change"))`))
 	tb.waitFor("the results of both", `location.search === "?q=tomato+seedlings&rank=hybrid"`)
-	// Meaning takes no filters: the history's refusal is shown.
+	// Meaning needs words: a query of filters only is refused with the history's message.
 	tb.run(chromedpEval(`document.getElementById("search-input").value = ""`))
-	tb.run(chromedp.SendKeys(chromedp.CSS("#search-input"), "tag:garden tomato"))
+	tb.run(chromedp.SendKeys(chromedp.CSS("#search-input"), "tag:garden"))
 	tb.waitFor("the refusal", `document.querySelector("#results .query-error") !== null`)
-	if msg := eval[string](tb, `document.querySelector("#results .query-error").textContent`); !strings.Contains(msg, "need rank lexical") {
+	if msg := eval[string](tb, `document.querySelector("#results .query-error").textContent`); !strings.Contains(msg, "use rank lexical") {
 		t.Errorf("the refusal reads %q", msg)
 	}
 	// A whole page load keeps the choice, and an unknown ranking is refused by name.
