@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"slices"
 	"net/url"
 	"strconv"
 
@@ -109,7 +110,8 @@ func (h *Handler) transcript(r *http.Request, c annals.HistoryService, id string
 		return nil, err
 	}
 	runs := map[string]*annals.Run{}
-	if v.Chat.Totals.Runs > 0 {
+	// The runs only for a page that draws a boundary (an idle live poll reads one row).
+	if v.Chat.Totals.Runs > 0 && slices.ContainsFunc(v.Entries, func(e *annals.Entry) bool { return e.RunID != "" && e.RunID != prevRun }) {
 		list, err := c.FindChatRuns(ctx, annals.ChatSelector{ID: v.Chat.ID})
 		if err != nil {
 			return nil, err

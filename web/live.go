@@ -13,7 +13,7 @@ import (
 // that reads the chat's entries after the last one it sent, every livePoll, and sends each new
 // batch as the HTML the page appends.
 const (
-	livePoll  = 250 * time.Millisecond
+	livePoll  = 100 * time.Millisecond
 	liveBatch = 200
 )
 
