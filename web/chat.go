@@ -2,8 +2,8 @@ package web
 
 import (
 	"net/http"
-	"slices"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/annals-dev/annals"
