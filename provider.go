@@ -23,6 +23,24 @@ type Summarizer interface {
 	Summarize(ctx context.Context, chat *Chat, entries []*Entry) (string, error)
 }
 
+// SummaryUsage is what one recap spent at a model provider: every call it made, successful or
+// not, with the tokens the provider reported.
+type SummaryUsage struct {
+	Model        string
+	Calls        int
+	InputTokens  int64
+	OutputTokens int64
+}
+
+// MeteredSummarizer is a Summarizer that reports what each recap spent. The recap records it as
+// a run of the chat it served (so the usage report counts and prices it), even when the recap
+// failed after some calls succeeded.
+type MeteredSummarizer interface {
+	Summarizer
+	// SummarizeMetered is Summarize plus the usage of every call made, also on error.
+	SummarizeMetered(ctx context.Context, chat *Chat, entries []*Entry) (string, SummaryUsage, error)
+}
+
 // Embedder turns text into vectors for the related operation.
 type Embedder interface {
 	// Embed returns one L2-normalised vector per text, all of Dimension() length.

@@ -29,6 +29,7 @@ type AnthropicConfig struct {
 	ChunkChars int
 	// MaxChunks bounds the chunk calls of one recap; 0 means DefaultMaxChunks.
 	MaxChunks int
+	Retrying
 	// Timeout bounds each request when HTTPClient is nil; 0 means DefaultTimeout.
 	Timeout time.Duration
 	// HTTPClient, when set, is used as is.
@@ -40,9 +41,7 @@ type AnthropicConfig struct {
 type Anthropic struct {
 	cfg      AnthropicConfig
 	chunking chunking
-	endpoint string
-	display  string
-	client   *http.Client
+	client   *providerhttp.Client
 }
 
 var _ annals.Summarizer = (*Anthropic)(nil)
@@ -53,8 +52,8 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, annals.Errorf(annals.EINVALID, "the anthropic summarizer needs a model (e.g. claude-3-5-haiku-latest)")
 	}
-	if cfg.MaxTokens < 0 || cfg.Timeout < 0 {
-		return nil, annals.Errorf(annals.EINVALID, "the anthropic summarizer's max tokens and timeout must not be negative")
+	if cfg.MaxTokens < 0 || cfg.Timeout < 0 || cfg.MaxBackoff < 0 || cfg.Concurrency < 0 {
+		return nil, annals.Errorf(annals.EINVALID, "the anthropic summarizer's max tokens, timeout, max backoff and concurrency must not be negative")
 	}
 	ch, err := newChunking(cfg.ChunkChars, cfg.MaxChunks)
 	if err != nil {
@@ -79,14 +78,22 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Anthropic{cfg: cfg, chunking: ch, endpoint: u.String(), display: providerhttp.DisplayURL(u), client: httpClient(cfg.HTTPClient, cfg.Timeout)}, nil
+	return &Anthropic{cfg: cfg, chunking: ch, client: newClient(u, cfg.APIKey, cfg.HTTPClient, cfg.Timeout, cfg.Retrying)}, nil
 }
 
 // Summarize returns the model's recap of the transcript. Errors: unavailable (the provider is
 // unreachable, rate-limits, is overloaded, fails, refuses the configured key or model, or answers
 // nothing usable), invalid (the provider rejects the request as too large or malformed).
 func (a *Anthropic) Summarize(ctx context.Context, chat *annals.Chat, entries []*annals.Entry) (string, error) {
-	return summarizeWith(ctx, a, a.chunking, chat, entries)
+	s, _, err := a.SummarizeMetered(ctx, chat, entries)
+	return s, err
+}
+
+// SummarizeMetered is Summarize plus the calls and tokens spent, also on error.
+func (a *Anthropic) SummarizeMetered(ctx context.Context, chat *annals.Chat, entries []*annals.Entry) (string, annals.SummaryUsage, error) {
+	m := &meter{c: a, usage: annals.SummaryUsage{Model: a.cfg.Model}}
+	s, err := summarizeWith(ctx, m, a.chunking, chat, entries)
+	return s, m.usage, err
 }
 
 type messagesRequest struct {
@@ -102,9 +109,13 @@ type messagesResponse struct {
 		Text string `json:"text"`
 	} `json:"content"`
 	StopReason string `json:"stop_reason"`
+	Usage      struct {
+		InputTokens  int64 `json:"input_tokens"`
+		OutputTokens int64 `json:"output_tokens"`
+	} `json:"usage"`
 }
 
-func (a *Anthropic) complete(ctx context.Context, system, user string) (string, error) {
+func (a *Anthropic) complete(ctx context.Context, system, user string) (string, tokens, error) {
 	req := messagesRequest{
 		Model:     a.cfg.Model,
 		MaxTokens: a.cfg.MaxTokens,
@@ -116,13 +127,13 @@ func (a *Anthropic) complete(ctx context.Context, system, user string) (string, 
 	if a.cfg.APIKey != "" {
 		headers.Set("x-api-key", a.cfg.APIKey)
 	}
-	raw, err := post(ctx, a.client, a.endpoint, a.display, headers, req, a.cfg.APIKey)
+	raw, err := a.client.PostJSON(ctx, headers, req)
 	if err != nil {
-		return "", err
+		return "", tokens{}, err
 	}
 	var mr messagesResponse
 	if err := json.Unmarshal(raw, &mr); err != nil {
-		return "", providerhttp.BadResponse(summaryWhat, a.display, "not a Messages API JSON object", err)
+		return "", tokens{}, providerhttp.BadResponse(summaryWhat, a.client.Display, "not a Messages API JSON object", err)
 	}
 	// The answer is the concatenation of its text blocks; other block types (thinking, tool
 	// use) are not part of the recap.
@@ -132,5 +143,5 @@ func (a *Anthropic) complete(ctx context.Context, system, user string) (string, 
 			b.WriteString(c.Text)
 		}
 	}
-	return b.String(), nil
+	return b.String(), tokens{in: mr.Usage.InputTokens, out: mr.Usage.OutputTokens}, nil
 }

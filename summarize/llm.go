@@ -59,6 +59,28 @@ type completer interface {
 	complete(ctx context.Context, system, user string) (string, error)
 }
 
+// tokens are the tokens one call's answer reported.
+type tokens struct{ in, out int64 }
+
+// client is one provider's call, with the tokens it spent.
+type client interface {
+	complete(ctx context.Context, system, user string) (string, tokens, error)
+}
+
+// meter is the completer of one recap: it counts every call made through it and its tokens.
+type meter struct {
+	c     client
+	usage annals.SummaryUsage
+}
+
+func (m *meter) complete(ctx context.Context, system, user string) (string, error) {
+	s, t, err := m.c.complete(ctx, system, user)
+	m.usage.Calls++
+	m.usage.InputTokens = annals.SaturatingAdd(m.usage.InputTokens, t.in)
+	m.usage.OutputTokens = annals.SaturatingAdd(m.usage.OutputTokens, t.out)
+	return s, err
+}
+
 // chunking holds the chunk settings of a client.
 type chunking struct {
 	chars, max int

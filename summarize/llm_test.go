@@ -33,6 +33,32 @@ type fakeModel struct {
 	calls []call
 	// fail, when set, answers the request instead (status and body).
 	fail func(w http.ResponseWriter)
+	// script answers the next requests, one each, before the model does.
+	script []func(w http.ResponseWriter)
+	// requests counts every request that reached the server.
+	requests int
+}
+
+// intercept answers a request with fail or the next scripted answer, and counts it.
+func (f *fakeModel) intercept(w http.ResponseWriter) bool {
+	f.mu.Lock()
+	f.requests++
+	fail := f.fail
+	if fail == nil && len(f.script) > 0 {
+		fail, f.script = f.script[0], f.script[1:]
+	}
+	f.mu.Unlock()
+	if fail != nil {
+		fail(w)
+		return true
+	}
+	return false
+}
+
+func (f *fakeModel) requestCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.requests
 }
 
 var partRE = regexp.MustCompile(`part (\d+) of (\d+)`)
@@ -64,8 +90,7 @@ func (f *fakeModel) recorded() []call {
 func openAIServer(t *testing.T, f *fakeModel) *httptest.Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
-		if f.fail != nil {
-			f.fail(w)
+		if f.intercept(w) {
 			return
 		}
 		var req struct {
@@ -101,8 +126,7 @@ func openAIServer(t *testing.T, f *fakeModel) *httptest.Server {
 func anthropicServer(t *testing.T, f *fakeModel) *httptest.Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) {
-		if f.fail != nil {
-			f.fail(w)
+		if f.intercept(w) {
 			return
 		}
 		if r.Header.Get("x-api-key") != testKey {
@@ -329,10 +353,10 @@ func TestSummarizerClientsMapProviderErrors(t *testing.T) {
 				var endpoint string
 				if proto == "openai" {
 					srv := openAIServer(t, f)
-					s, endpoint = newOpenAI(t, summarize.OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: testKey, Model: "m"}), srv.URL+"/v1/chat/completions"
+					s, endpoint = newOpenAI(t, summarize.OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: testKey, Model: "m", Retrying: noRetry}), srv.URL+"/v1/chat/completions"
 				} else {
 					srv := anthropicServer(t, f)
-					s, endpoint = newAnthropic(t, summarize.AnthropicConfig{BaseURL: srv.URL, APIKey: testKey, Model: "m"}), srv.URL+"/v1/messages"
+					s, endpoint = newAnthropic(t, summarize.AnthropicConfig{BaseURL: srv.URL, APIKey: testKey, Model: "m", Retrying: noRetry}), srv.URL+"/v1/messages"
 				}
 				_, err := s.Summarize(context.Background(), nil, fixTranscript().entries)
 				if got := annals.ErrorCode(err); got != tt.wantCode {
@@ -378,8 +402,8 @@ func TestSummarizerClientsReportUnreachableAndSlowProvidersAsUnavailable(t *test
 		{"timeout", slow.URL, "timed out", 50 * time.Millisecond},
 	} {
 		clients := map[string]annals.Summarizer{
-			"openai":    newOpenAI(t, summarize.OpenAIConfig{BaseURL: tt.base + "/v1", APIKey: testKey, Model: "m", Timeout: tt.timeout}),
-			"anthropic": newAnthropic(t, summarize.AnthropicConfig{BaseURL: tt.base, APIKey: testKey, Model: "m", Timeout: tt.timeout}),
+			"openai":    newOpenAI(t, summarize.OpenAIConfig{BaseURL: tt.base + "/v1", APIKey: testKey, Model: "m", Timeout: tt.timeout, Retrying: noRetry}),
+			"anthropic": newAnthropic(t, summarize.AnthropicConfig{BaseURL: tt.base, APIKey: testKey, Model: "m", Timeout: tt.timeout, Retrying: noRetry}),
 		}
 		for proto, s := range clients {
 			t.Run(tt.name+"/"+proto, func(t *testing.T) {

@@ -1,18 +1,15 @@
 package summarize
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"github.com/annals-dev/annals/internal/providerhttp"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/providerhttp"
 )
 
 // Client defaults.
@@ -46,10 +43,23 @@ type OpenAIConfig struct {
 	ChunkChars int
 	// MaxChunks bounds the chunk calls of one recap; 0 means DefaultMaxChunks.
 	MaxChunks int
+	Retrying
 	// Timeout bounds each request when HTTPClient is nil; 0 means DefaultTimeout.
 	Timeout time.Duration
 	// HTTPClient, when set, is used as is.
 	HTTPClient *http.Client
+}
+
+// Retrying configures retries and the concurrency limit of a summarizer client.
+type Retrying struct {
+	// Retries is how many times a failed call is retried (rate limits, 5xx, 529, timeouts,
+	// unreachable); 0 means providerhttp.DefaultRetries (2), negative means never.
+	Retries int
+	// MaxBackoff caps each wait between attempts, Retry-After included: a provider asking for
+	// longer fails the call at once. 0 means providerhttp.DefaultMaxBackoff (30 s).
+	MaxBackoff time.Duration
+	// Concurrency bounds the calls in flight at once; 0 means providerhttp.DefaultConcurrency (4).
+	Concurrency int
 }
 
 // OpenAI is a Summarizer backed by an OpenAI-compatible POST /v1/chat/completions endpoint.
@@ -59,9 +69,7 @@ type OpenAIConfig struct {
 type OpenAI struct {
 	cfg      OpenAIConfig
 	chunking chunking
-	endpoint string
-	display  string
-	client   *http.Client
+	client   *providerhttp.Client
 }
 
 var _ annals.Summarizer = (*OpenAI)(nil)
@@ -72,8 +80,8 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, annals.Errorf(annals.EINVALID, "the openai summarizer needs a model (e.g. gpt-4o-mini, llama3.1)")
 	}
-	if cfg.MaxTokens < 0 || cfg.Timeout < 0 {
-		return nil, annals.Errorf(annals.EINVALID, "the openai summarizer's max tokens and timeout must not be negative")
+	if cfg.MaxTokens < 0 || cfg.Timeout < 0 || cfg.MaxBackoff < 0 || cfg.Concurrency < 0 {
+		return nil, annals.Errorf(annals.EINVALID, "the openai summarizer's max tokens, timeout, max backoff and concurrency must not be negative")
 	}
 	ch, err := newChunking(cfg.ChunkChars, cfg.MaxChunks)
 	if err != nil {
@@ -86,14 +94,22 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &OpenAI{cfg: cfg, chunking: ch, endpoint: u.String(), display: providerhttp.DisplayURL(u), client: httpClient(cfg.HTTPClient, cfg.Timeout)}, nil
+	return &OpenAI{cfg: cfg, chunking: ch, client: newClient(u, cfg.APIKey, cfg.HTTPClient, cfg.Timeout, cfg.Retrying)}, nil
 }
 
 // Summarize returns the model's recap of the transcript. Errors: unavailable (the provider is
 // unreachable, rate-limits, fails, refuses the configured key or model, or answers nothing
 // usable), invalid (the provider rejects the request as too large or malformed).
 func (o *OpenAI) Summarize(ctx context.Context, chat *annals.Chat, entries []*annals.Entry) (string, error) {
-	return summarizeWith(ctx, o, o.chunking, chat, entries)
+	s, _, err := o.SummarizeMetered(ctx, chat, entries)
+	return s, err
+}
+
+// SummarizeMetered is Summarize plus the calls and tokens spent, also on error.
+func (o *OpenAI) SummarizeMetered(ctx context.Context, chat *annals.Chat, entries []*annals.Entry) (string, annals.SummaryUsage, error) {
+	m := &meter{c: o, usage: annals.SummaryUsage{Model: o.cfg.Model}}
+	s, err := summarizeWith(ctx, m, o.chunking, chat, entries)
+	return s, m.usage, err
 }
 
 type chatMessage struct {
@@ -113,11 +129,15 @@ type chatResponse struct {
 			Content *string `json:"content"`
 		} `json:"message"`
 	} `json:"choices"`
+	Usage struct {
+		PromptTokens     int64 `json:"prompt_tokens"`
+		CompletionTokens int64 `json:"completion_tokens"`
+	} `json:"usage"`
 }
 
 const summaryWhat = "summarization provider"
 
-func (o *OpenAI) complete(ctx context.Context, system, user string) (string, error) {
+func (o *OpenAI) complete(ctx context.Context, system, user string) (string, tokens, error) {
 	req := chatRequest{
 		Model:     o.cfg.Model,
 		Messages:  []chatMessage{{Role: "system", Content: system}, {Role: "user", Content: user}},
@@ -127,18 +147,19 @@ func (o *OpenAI) complete(ctx context.Context, system, user string) (string, err
 	if o.cfg.APIKey != "" {
 		headers.Set("Authorization", "Bearer "+o.cfg.APIKey)
 	}
-	raw, err := post(ctx, o.client, o.endpoint, o.display, headers, req, o.cfg.APIKey)
+	raw, err := o.client.PostJSON(ctx, headers, req)
 	if err != nil {
-		return "", err
+		return "", tokens{}, err
 	}
 	var cr chatResponse
 	if err := json.Unmarshal(raw, &cr); err != nil {
-		return "", providerhttp.BadResponse(summaryWhat, o.display, "not a chat completion JSON object", err)
+		return "", tokens{}, providerhttp.BadResponse(summaryWhat, o.client.Display, "not a chat completion JSON object", err)
 	}
+	used := tokens{in: cr.Usage.PromptTokens, out: cr.Usage.CompletionTokens}
 	if len(cr.Choices) == 0 || cr.Choices[0].Message.Content == nil {
-		return "", providerhttp.BadResponse(summaryWhat, o.display, "no message content in choices", nil)
+		return "", used, providerhttp.BadResponse(summaryWhat, o.client.Display, "no message content in choices", nil)
 	}
-	return *cr.Choices[0].Message.Content, nil
+	return *cr.Choices[0].Message.Content, used, nil
 }
 
 // joinEndpoint joins a base URL and an endpoint path. A base URL without a path gets
@@ -176,36 +197,18 @@ func httpClient(c *http.Client, timeout time.Duration) *http.Client {
 	return &http.Client{Timeout: timeout}
 }
 
-// post sends body as JSON and returns the 2xx response body, mapping every failure to an
-// *annals.Error that names the endpoint and never the key.
-func post(ctx context.Context, client *http.Client, endpoint, display string, headers http.Header, body any, apiKey string) ([]byte, error) {
-	payload, err := json.Marshal(body)
-	if err != nil {
-		return nil, annals.Internal("encode summarization request", err)
+// newClient builds the retrying, limited poster of one endpoint.
+func newClient(u *url.URL, apiKey string, hc *http.Client, timeout time.Duration, r Retrying) *providerhttp.Client {
+	retries := r.Retries
+	switch {
+	case retries == 0:
+		retries = providerhttp.DefaultRetries
+	case retries < 0:
+		retries = 0
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(payload))
-	if err != nil {
-		return nil, annals.Internal("build summarization request", err)
+	c := &providerhttp.Client{
+		HTTP: httpClient(hc, timeout), What: summaryWhat, Endpoint: u.String(), Display: providerhttp.DisplayURL(u),
+		APIKey: apiKey, Retries: retries, MaxBackoff: r.MaxBackoff, MaxResponse: maxCompletionResponse,
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	for k, vs := range headers {
-		req.Header[k] = vs
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, providerhttp.TransportError(ctx, summaryWhat, display, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxCompletionResponse+1))
-	if err != nil {
-		return nil, providerhttp.TransportError(ctx, summaryWhat, display, err)
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, providerhttp.StatusError(summaryWhat, display, resp.StatusCode, raw, apiKey)
-	}
-	if len(raw) > maxCompletionResponse {
-		return nil, providerhttp.BadResponse(summaryWhat, display, fmt.Sprintf("larger than %d MiB", maxCompletionResponse>>20), nil)
-	}
-	return raw, nil
+	return c.WithLimit(providerhttp.NewLimit(r.Concurrency))
 }
