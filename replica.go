@@ -39,6 +39,10 @@ type ReplicaLane struct {
 type ReplicaCopy struct {
 	Entries int64 `json:"entries"`
 	Runs    int64 `json:"runs"`
+	// Origin is the host that created the chat on the remote (its annals.origin_host
+	// attribute): another host's lane of the chat only curates it, and its verify does not
+	// compare the copy with its own.
+	Origin string `json:"origin,omitempty"`
 }
 
 // ReplicaChange is one replicated operation as a remote store applies it: the op's identity,

@@ -69,7 +69,7 @@ func (s *Service) replicaCopies(ctx context.Context, lanes []*annals.ReplicaLane
 		case err != nil:
 			return err
 		case chat.TenantID == l.TenantID:
-			l.Copy = &annals.ReplicaCopy{Entries: chat.Totals.Entries, Runs: chat.Totals.Runs}
+			l.Copy = &annals.ReplicaCopy{Entries: chat.Totals.Entries, Runs: chat.Totals.Runs, Origin: chat.Attributes[OriginHostAttr]}
 		}
 	}
 	return nil

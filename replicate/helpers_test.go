@@ -145,7 +145,7 @@ func mustVerifyZero(t *testing.T, p *Pusher) *Verification {
 }
 
 // sameTranscript checks that the remote holds the host's chat, entry for entry, in order.
-func sameTranscript(t *testing.T, host, remote *sqlite.DB, chatID string) {
+func sameTranscript(t *testing.T, host *sqlite.DB, remote annals.Store, chatID string) {
 	t.Helper()
 	ctx := context.Background()
 	want, err := host.FindEntries(ctx, annals.EntryFilter{ChatID: chatID})
