@@ -2,6 +2,8 @@ package history
 
 import (
 	"context"
+	"strconv"
+	"time"
 
 	"github.com/annals-dev/annals"
 )
@@ -26,7 +28,7 @@ func (s *Service) RecapChat(ctx context.Context, c annals.ChatSelector) (*annals
 		// perhaps created again by someone else) since. Nothing of it is summarised.
 		return nil, annals.NotFound(chat.ID)
 	}
-	summary, err := s.summarizer.Summarize(ctx, chat, entries)
+	summary, err := s.summarize(ctx, chat, entries)
 	if err != nil {
 		return nil, err
 	}
@@ -41,6 +43,36 @@ func (s *Service) RecapChat(ctx context.Context, c annals.ChatSelector) (*annals
 	}
 	s.embedChat(ctx, updated)
 	return &annals.Recap{Chat: updated, Summary: summary}, nil
+}
+
+// summarize calls the summarizer and, when it reports what it spent (annals.MeteredSummarizer),
+// records that as a run of the chat it served, completed or failed, so the usage report counts
+// and prices recaps with the chat's own runs. The run id names the recap and its start; the
+// model is the provider's model, priced by the usage report's table. A failed recap stores no
+// summary: only its run is recorded. Recording is best effort: a recap is not failed because
+// its accounting could not be written.
+func (s *Service) summarize(ctx context.Context, chat *annals.Chat, entries []*annals.Entry) (string, error) {
+	m, ok := s.summarizer.(annals.MeteredSummarizer)
+	if !ok {
+		return s.summarizer.Summarize(ctx, chat, entries)
+	}
+	start := time.Now().UTC()
+	summary, usage, err := m.SummarizeMetered(ctx, chat, entries)
+	if usage.Calls == 0 {
+		return summary, err
+	}
+	end := time.Now().UTC()
+	run := &annals.Run{
+		ID: "recap-" + chat.ID + "-" + strconv.FormatInt(start.UnixNano(), 36), ChatID: chat.ID,
+		Status: annals.StatusCompleted, Model: usage.Model, StartedAt: start, EndedAt: &end,
+		InputTokens: usage.InputTokens, OutputTokens: usage.OutputTokens,
+	}
+	if err != nil {
+		run.Status = annals.StatusFailed
+	}
+	owner := chat.OwnedBy()
+	_, _ = s.capture.Capture(context.WithoutCancel(ctx), []annals.CaptureOp{{Run: run, Expect: &owner}})
+	return summary, err
 }
 
 // validUTF8Prefix drops a partial rune left at the end by a byte cut.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"context"
 	"fmt"
 	"log/slog"
@@ -192,16 +194,23 @@ func (m *Main) summarizer(cfg *Config) (annals.Summarizer, error) {
 		if err != nil {
 			return nil, err
 		}
-		return summarize.NewOpenAI(summarize.OpenAIConfig{BaseURL: p.BaseURL, APIKey: key, Model: p.Model})
+		return summarize.NewOpenAI(summarize.OpenAIConfig{BaseURL: p.BaseURL, APIKey: key, Model: p.Model, Retrying: p.retrying(), Timeout: p.timeout()})
 	case "anthropic":
 		key, err := m.apiKey("summarizer", p)
 		if err != nil {
 			return nil, err
 		}
-		return summarize.NewAnthropic(summarize.AnthropicConfig{BaseURL: p.BaseURL, APIKey: key, Model: p.Model})
+		return summarize.NewAnthropic(summarize.AnthropicConfig{BaseURL: p.BaseURL, APIKey: key, Model: p.Model, Retrying: p.retrying(), Timeout: p.timeout()})
 	}
 	return nil, nil
 }
+
+// retrying and timeout are a summarizer block's client settings; the clients reject negatives.
+func (p ProviderConfig) retrying() summarize.Retrying {
+	return summarize.Retrying{Retries: p.Retries, MaxBackoff: time.Duration(p.MaxBackoffSeconds) * time.Second, Concurrency: p.Concurrency}
+}
+
+func (p ProviderConfig) timeout() time.Duration { return time.Duration(p.TimeoutSeconds) * time.Second }
 
 // apiKey reads a provider's key from the environment variable the config names. Keys never live
 // in the config file itself.
