@@ -247,3 +247,25 @@ func equalDurations(a, b []time.Duration) bool {
 	}
 	return true
 }
+
+// TestPromptsAskForGoalsConstraintsDecisionsFactsToolOutcomesAndOpenThreads checks what every
+// call of a recap asks for: the single call, the chunk notes and the combining call alike.
+func TestPromptsAskForGoalsConstraintsDecisionsFactsToolOutcomesAndOpenThreads(t *testing.T) {
+	f := &fakeModel{}
+	srv := openAIServer(t, f)
+	s := newOpenAI(t, summarize.OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: testKey, Model: "m", ChunkChars: summarize.MinChunkChars})
+	if _, err := s.Summarize(context.Background(), nil, longTranscript(12)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Summarize(context.Background(), nil, fixTranscript().entries); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range f.recorded() {
+		system := strings.ToLower(c.system)
+		for _, want := range []string{"goal", "constraints", "decisions", "facts", "tool outcomes", "open"} {
+			if !strings.Contains(system, want) {
+				t.Errorf("system prompt does not ask for %q:\n%s", want, c.system)
+			}
+		}
+	}
+}
