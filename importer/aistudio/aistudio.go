@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -53,14 +52,9 @@ func (AIStudio) Detect(path string, head []byte) bool {
 }
 
 func (f AIStudio) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
-	r, err := src.Open()
+	data, err := src.ReadAll("ai-studio", 1<<30)
 	if err != nil {
-		return fmt.Errorf("ai-studio: %w", err)
-	}
-	defer r.Close()
-	data, err := io.ReadAll(io.LimitReader(r, 1<<30))
-	if err != nil {
-		return fmt.Errorf("ai-studio: reading %s: %w", src.Path, err)
+		return err
 	}
 	doc, err := reader.DecodeObject(data)
 	if err != nil {

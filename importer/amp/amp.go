@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -48,14 +47,9 @@ func (Amp) Detect(path string, head []byte) bool {
 }
 
 func (f Amp) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
-	r, err := src.Open()
+	data, err := src.ReadAll("amp", 1<<30)
 	if err != nil {
-		return fmt.Errorf("amp: %w", err)
-	}
-	defer r.Close()
-	data, err := io.ReadAll(io.LimitReader(r, 1<<30))
-	if err != nil {
-		return fmt.Errorf("amp: reading %s: %w", src.Path, err)
+		return err
 	}
 	doc, err := reader.DecodeObject(data)
 	if err != nil {

@@ -6,7 +6,6 @@ package antigravity
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -37,31 +36,17 @@ func (Antigravity) Detect(path string, head []byte) bool {
 	if head == nil || !reader.HasExt(path, ".jsonl") {
 		return false
 	}
-	lines := reader.HeadLines(head, 1)
-	if len(lines) == 0 {
-		return false
-	}
-	f, ok := reader.LineFields(lines[0])
+	f, ok := reader.FirstRecord(head)
 	typ := reader.FieldString(f, "type")
 	return ok && reader.HasFields(f, "step_index", "source") && typ != "" && typ == strings.ToUpper(typ)
 }
 
 func (f Antigravity) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
-	fh, err := os.Open(src.Path)
-	if err != nil {
-		return fmt.Errorf("antigravity: %w", err)
-	}
-	defer fh.Close()
 	conv := filepath.Base(filepath.Dir(filepath.Dir(src.Path)))
 	chat := &annals.Chat{ID: reader.ChatID(f.Name(), conv), CreatedAt: src.ModTime.UTC(), Attributes: annals.Attributes{"source": f.Name()}}
 	var entries, pending []*annals.Entry
 	last := chat.CreatedAt
-	err = reader.EachLine(ctx, fh, func(n int, line []byte) error {
-		o, err := reader.DecodeObject(line)
-		if err != nil {
-			out.Warnf(n, "not a JSON object: %v", err)
-			return nil
-		}
+	err := src.EachObject(ctx, "antigravity", out, func(n int, o reader.JSONObject) error {
 		last = reader.FirstTime(reader.ParseTime(o.Str("created_at")), last)
 		if len(entries) == 0 {
 			chat.CreatedAt = last
@@ -100,7 +85,7 @@ func (f Antigravity) ParseFile(ctx context.Context, src *reader.Source, out read
 				Metadata: reader.SafeMeta(map[string]any{"step": reader.Extras(o, "content", "created_at", "type")})})
 		}
 		return nil
-	}, out.Warnf)
+	})
 	if err != nil {
 		return fmt.Errorf("antigravity: reading %s: %w", src.Path, err)
 	}

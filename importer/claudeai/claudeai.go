@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -49,14 +48,9 @@ func (ClaudeAI) Detect(path string, head []byte) bool {
 }
 
 func (f ClaudeAI) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
-	r, err := src.Open()
+	data, err := src.ReadAll("claude-ai", 4<<30)
 	if err != nil {
-		return fmt.Errorf("claude-ai: %w", err)
-	}
-	defer r.Close()
-	data, err := io.ReadAll(io.LimitReader(r, 4<<30))
-	if err != nil {
-		return fmt.Errorf("claude-ai: reading %s: %w", src.Path, err)
+		return err
 	}
 	var convs []json.RawMessage
 	if err := json.Unmarshal(data, &convs); err != nil {

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"github.com/annals-dev/annals/importer/claudecode"
 	"github.com/annals-dev/annals/importer/reader"
-	"io"
 )
 
 // ClaudeCodeWeb imports a Claude Code on the web session as the sessions API returns it and
@@ -64,14 +63,9 @@ func joinLines(vals []json.RawMessage, n int) []byte {
 }
 
 func (ClaudeCodeWeb) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
-	r, err := src.Open()
+	data, err := src.ReadAll("claude-code-web", 1<<30)
 	if err != nil {
-		return fmt.Errorf("claude-code-web: %w", err)
-	}
-	defer r.Close()
-	data, err := io.ReadAll(io.LimitReader(r, 1<<30))
-	if err != nil {
-		return fmt.Errorf("claude-code-web: reading %s: %w", src.Path, err)
+		return err
 	}
 	var doc struct {
 		Loglines []json.RawMessage `json:"loglines"`

@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -97,14 +96,9 @@ func Formats() []reader.Format {
 }
 
 func (f clineTasks) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
-	r, err := src.Open()
+	data, err := src.ReadAll(f.name, 1<<30)
 	if err != nil {
-		return fmt.Errorf("%s: %w", f.name, err)
-	}
-	defer r.Close()
-	data, err := io.ReadAll(io.LimitReader(r, 1<<30))
-	if err != nil {
-		return fmt.Errorf("%s: reading %s: %w", f.name, src.Path, err)
+		return err
 	}
 	var msgs []json.RawMessage
 	if err := json.Unmarshal(data, &msgs); err != nil {

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -72,14 +71,9 @@ type cnItem struct {
 }
 
 func (f ContinueDev) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
-	r, err := src.Open()
+	data, err := src.ReadAll("continue", 1<<30)
 	if err != nil {
-		return fmt.Errorf("continue: %w", err)
-	}
-	defer r.Close()
-	data, err := io.ReadAll(io.LimitReader(r, 1<<30))
-	if err != nil {
-		return fmt.Errorf("continue: reading %s: %w", src.Path, err)
+		return err
 	}
 	var s struct {
 		SessionID string            `json:"sessionId"`

@@ -6,7 +6,6 @@ package copilotlegacy
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -42,14 +41,9 @@ func (CopilotLegacy) Detect(path string, head []byte) bool {
 }
 
 func (f CopilotLegacy) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
-	r, err := src.Open()
+	data, err := src.ReadAll("copilot-cli-legacy", 1<<30)
 	if err != nil {
-		return fmt.Errorf("copilot-cli-legacy: %w", err)
-	}
-	defer r.Close()
-	data, err := io.ReadAll(io.LimitReader(r, 1<<30))
-	if err != nil {
-		return fmt.Errorf("copilot-cli-legacy: reading %s: %w", src.Path, err)
+		return err
 	}
 	doc, err := reader.DecodeObject(data)
 	if err != nil {

@@ -40,11 +40,7 @@ func (FactoryDroid) Detect(path string, head []byte) bool {
 	if head == nil || !reader.HasExt(path, ".jsonl") {
 		return false
 	}
-	lines := reader.HeadLines(head, 1)
-	if len(lines) == 0 {
-		return false
-	}
-	f, _ := reader.LineFields(lines[0])
+	f, _ := reader.FirstRecord(head)
 	if reader.FieldString(f, "type") == "session_start" && reader.HasFields(f, "id") && (reader.HasFields(f, "sessionTitle") || reader.HasFields(f, "cwd")) {
 		return true
 	}
@@ -57,23 +53,13 @@ func (FactoryDroid) Companion(path string) bool {
 }
 
 func (f FactoryDroid) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
-	fh, err := os.Open(src.Path)
-	if err != nil {
-		return fmt.Errorf("factory-droid: %w", err)
-	}
-	defer fh.Close()
 	sid := strings.TrimSuffix(filepath.Base(src.Path), ".jsonl")
 	attrs := annals.Attributes{"source": f.Name()}
 	chat := &annals.Chat{CreatedAt: src.ModTime.UTC()}
 	var entries []*annals.Entry
 	open := map[string]*annals.Entry{}
 	last := chat.CreatedAt
-	err = reader.EachLine(ctx, fh, func(n int, line []byte) error {
-		o, err := reader.DecodeObject(line)
-		if err != nil {
-			out.Warnf(n, "not a JSON object: %v", err)
-			return nil
-		}
+	err := src.EachObject(ctx, "factory-droid", out, func(n int, o reader.JSONObject) error {
 		switch o.Str("type") {
 		case "session_start":
 			sid = reader.FirstNonEmpty(o.Str("id"), sid)
@@ -104,7 +90,7 @@ func (f FactoryDroid) ParseFile(ctx context.Context, src *reader.Source, out rea
 				Channel: "factory-droid/" + reader.SanitizeChannel(reader.FirstNonEmpty(o.Str("type"), "line")), Metadata: reader.SafeMeta(map[string]any{"line": reader.Extras(o)})})
 		}
 		return nil
-	}, out.Warnf)
+	})
 	if err != nil {
 		return fmt.Errorf("factory-droid: reading %s: %w", src.Path, err)
 	}

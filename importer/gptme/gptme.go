@@ -66,11 +66,6 @@ func (Gptme) ResumeCommand(native string) (string, string, bool) {
 }
 
 func (f Gptme) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
-	fh, err := os.Open(src.Path)
-	if err != nil {
-		return fmt.Errorf("gptme: %w", err)
-	}
-	defer fh.Close()
 	dir := filepath.Dir(src.Path)
 	name, model, workspace := chatConfig(filepath.Join(dir, "config.toml"))
 	attrs := annals.Attributes{"source": f.Name(), "model": reader.SafeID(model, annals.MaxIDBytes), "cwd": workspace}
@@ -78,12 +73,7 @@ func (f Gptme) ParseFile(ctx context.Context, src *reader.Source, out reader.Out
 	var entries []*annals.Entry
 	var lastAssistant *annals.Entry
 	last := chat.CreatedAt
-	err = reader.EachLine(ctx, fh, func(n int, line []byte) error {
-		o, err := reader.DecodeObject(line)
-		if err != nil {
-			out.Warnf(n, "not a JSON object: %v", err)
-			return nil
-		}
+	err := src.EachObject(ctx, "gptme", out, func(n int, o reader.JSONObject) error {
 		last = reader.FirstTime(reader.ParseTime(o.Str("timestamp")), last)
 		if len(entries) == 0 {
 			chat.CreatedAt = last
@@ -122,7 +112,7 @@ func (f Gptme) ParseFile(ctx context.Context, src *reader.Source, out reader.Out
 		e.Metadata = reader.SafeMeta(extra)
 		entries = append(entries, e)
 		return nil
-	}, out.Warnf)
+	})
 	if err != nil {
 		return fmt.Errorf("gptme: reading %s: %w", src.Path, err)
 	}

@@ -85,20 +85,10 @@ func (f Grok) ParseFile(ctx context.Context, src *reader.Source, out reader.Outp
 	p := &parse{calls: map[string]*annals.Entry{}, index: -1, model: summary.Str("current_model_id")}
 	chat := &annals.Chat{CreatedAt: reader.FirstTime(reader.ParseTime(summary.Str("created_at")), src.ModTime.UTC()),
 		Title: reader.Truncated(reader.ValidText(reader.FirstNonEmpty(summary.Str("title"), summary.Str("generated_title"))), annals.MaxTitleBytes)}
-	fh, err := os.Open(src.Path)
-	if err != nil {
-		return fmt.Errorf("grok: %w", err)
-	}
-	defer fh.Close()
 	last := chat.CreatedAt
 	first := true
-	err = reader.EachLine(ctx, fh, func(n int, line []byte) error {
-		o, err := reader.DecodeObject(line)
-		if err != nil {
-			// Grok heals a torn last line on its next write.
-			out.Warnf(n, "not a JSON object: %v", err)
-			return nil
-		}
+	// A torn last line (Grok heals it on its next write) is reported and skipped.
+	err := src.EachObject(ctx, "grok", out, func(n int, o reader.JSONObject) error {
 		if o.IsNum("timestamp") {
 			last = time.Unix(int64(o.Num("timestamp")), 0).UTC()
 		} else {
@@ -114,7 +104,7 @@ func (f Grok) ParseFile(ctx context.Context, src *reader.Source, out reader.Outp
 			p.update(n, u, last)
 		}
 		return nil
-	}, out.Warnf)
+	})
 	if err != nil {
 		return fmt.Errorf("grok: reading %s: %w", src.Path, err)
 	}

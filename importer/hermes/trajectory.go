@@ -3,7 +3,6 @@ package hermes
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -34,33 +33,19 @@ func (Trajectory) Detect(path string, head []byte) bool {
 	if head == nil || !reader.HasExt(path, ".jsonl") {
 		return false
 	}
-	lines := reader.HeadLines(head, 1)
-	if len(lines) == 0 {
-		return false
-	}
-	f, ok := reader.LineFields(lines[0])
+	f, ok := reader.FirstRecord(head)
 	if !ok {
 		// A long system turn can reach past the head; the record starts with its conversations.
-		return strings.HasPrefix(strings.TrimSpace(string(lines[0])), `{"conversations": [{"from": `)
+		return strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(string(head), "\ufeff")), `{"conversations": [{"from": `)
 	}
 	return reader.HasFields(f, "conversations") && (reader.HasFields(f, "completed") || reader.HasFields(f, "model"))
 }
 
 func (f Trajectory) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
-	fh, err := os.Open(src.Path)
-	if err != nil {
-		return fmt.Errorf("hermes-trajectory: %w", err)
-	}
-	defer fh.Close()
 	base := strings.TrimSuffix(filepath.Base(src.Path), ".jsonl")
-	err = reader.EachLine(ctx, fh, func(n int, line []byte) error {
-		o, err := reader.DecodeObject(line)
-		if err != nil {
-			out.Warnf(n, "not a JSON object: %v", err)
-			return nil
-		}
+	err := src.EachObject(ctx, "hermes-trajectory", out, func(n int, o reader.JSONObject) error {
 		return f.record(o, fmt.Sprintf("%s-%d", base, n), src, out)
-	}, out.Warnf)
+	})
 	if err != nil {
 		return fmt.Errorf("hermes-trajectory: reading %s: %w", src.Path, err)
 	}

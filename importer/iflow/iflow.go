@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -50,11 +49,6 @@ func (IFlow) Detect(path string, head []byte) bool {
 }
 
 func (f IFlow) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
-	fh, err := os.Open(src.Path)
-	if err != nil {
-		return fmt.Errorf("iflow: %w", err)
-	}
-	defer fh.Close()
 	sid := strings.TrimSuffix(filepath.Base(src.Path), ".jsonl")
 	attrs := annals.Attributes{"source": f.Name()}
 	chat := &annals.Chat{CreatedAt: src.ModTime.UTC()}
@@ -63,12 +57,7 @@ func (f IFlow) ParseFile(ctx context.Context, src *reader.Source, out reader.Out
 	seen := map[string]bool{}
 	var runs []*annals.Run
 	last := chat.CreatedAt
-	err = reader.EachLine(ctx, fh, func(n int, line []byte) error {
-		o, err := reader.DecodeObject(line)
-		if err != nil {
-			out.Warnf(n, "not a JSON object: %v", err)
-			return nil
-		}
+	err := src.EachObject(ctx, "iflow", out, func(n int, o reader.JSONObject) error {
 		last = reader.FirstTime(reader.ParseTime(o.Str("timestamp")), last)
 		if len(entries) == 0 {
 			chat.CreatedAt = last
@@ -112,7 +101,7 @@ func (f IFlow) ParseFile(ctx context.Context, src *reader.Source, out reader.Out
 		}
 		entries = append(entries, ents...)
 		return nil
-	}, out.Warnf)
+	})
 	if err != nil {
 		return fmt.Errorf("iflow: reading %s: %w", src.Path, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -38,11 +37,7 @@ func (Pi) Detect(path string, head []byte) bool {
 	if head == nil || !reader.HasExt(path, ".jsonl") {
 		return false
 	}
-	lines := reader.HeadLines(head, 1)
-	if len(lines) == 0 {
-		return false
-	}
-	f, ok := reader.LineFields(lines[0])
+	f, ok := reader.FirstRecord(head)
 	if !ok || reader.FieldString(f, "type") != "session" || !reader.HasFields(f, "id", "timestamp") {
 		return false
 	}
@@ -56,22 +51,12 @@ func (Pi) ResumeCommand(native string) (string, string, bool) {
 }
 
 func (f Pi) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
-	fh, err := os.Open(src.Path)
-	if err != nil {
-		return fmt.Errorf("pi: %w", err)
-	}
-	defer fh.Close()
 	p := &parse{attrs: annals.Attributes{"source": f.Name()}, open: map[string]*annals.Entry{}, chat: &annals.Chat{CreatedAt: src.ModTime.UTC()}}
 	p.last = p.chat.CreatedAt
-	err = reader.EachLine(ctx, fh, func(n int, line []byte) error {
-		o, err := reader.DecodeObject(line)
-		if err != nil {
-			out.Warnf(n, "not a JSON object: %v", err)
-			return nil
-		}
+	err := src.EachObject(ctx, "pi", out, func(n int, o reader.JSONObject) error {
 		p.line(n, o, out)
 		return nil
-	}, out.Warnf)
+	})
 	if err != nil {
 		return fmt.Errorf("pi: reading %s: %w", src.Path, err)
 	}

@@ -39,11 +39,7 @@ func (Vibe) Detect(path string, head []byte) bool {
 	if head == nil || filepath.Base(path) != "messages.jsonl" {
 		return false
 	}
-	lines := reader.HeadLines(head, 1)
-	if len(lines) == 0 {
-		return false
-	}
-	f, ok := reader.LineFields(lines[0])
+	f, ok := reader.FirstRecord(head)
 	if !ok || !reader.HasFields(f, "role") {
 		return false
 	}
@@ -81,21 +77,11 @@ func (f Vibe) ParseFile(ctx context.Context, src *reader.Source, out reader.Outp
 		entries = append(entries, &annals.Entry{ID: "system", Kind: annals.KindSystem, Time: start, Text: reader.Truncated(reader.ValidText(reader.BlocksText(sp.Raw("content"))), annals.MaxEntryBytes/2),
 			Metadata: reader.SafeMeta(map[string]any{"system_prompt": true})})
 	}
-	fh, err := os.Open(src.Path)
-	if err != nil {
-		return fmt.Errorf("mistral-vibe: %w", err)
-	}
-	defer fh.Close()
 	open := map[string]*annals.Entry{}
-	err = reader.EachLine(ctx, fh, func(n int, line []byte) error {
-		m, err := reader.DecodeObject(line)
-		if err != nil {
-			out.Warnf(n, "not a JSON object: %v", err)
-			return nil
-		}
+	err := src.EachObject(ctx, "mistral-vibe", out, func(n int, m reader.JSONObject) error {
 		entries = append(entries, message(m, n, start, open)...)
 		return nil
-	}, out.Warnf)
+	})
 	if err != nil {
 		return fmt.Errorf("mistral-vibe: reading %s: %w", src.Path, err)
 	}
