@@ -133,7 +133,7 @@ func (a *Anthropic) complete(ctx context.Context, system, user string) (string, 
 	}
 	var mr messagesResponse
 	if err := json.Unmarshal(raw, &mr); err != nil {
-		return "", tokens{}, providerhttp.BadResponse(summaryWhat, a.client.Display, "not a Messages API JSON object", err)
+		return "", tokens{}, malformedAnswer{providerhttp.BadResponse(summaryWhat, a.client.Display, "not a Messages API JSON object", err)}
 	}
 	// The answer is the concatenation of its text blocks; other block types (thinking, tool
 	// use) are not part of the recap.

@@ -2,6 +2,7 @@ package summarize
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -120,12 +121,12 @@ func summarizeWith(ctx context.Context, c completer, ch chunking, chat *annals.C
 	header := renderHeader(chat)
 	chunks := chunkBlocks(blocks, ch.chars, ch.max)
 	if len(chunks) == 1 {
-		return finish(c.complete(ctx, summarySystem, transcriptPrompt(header, chunks[0], "Write the recap of this conversation now.")))
+		return ask(ctx, c, summarySystem, transcriptPrompt(header, chunks[0], "Write the recap of this conversation now."))
 	}
 	notes := make([]string, len(chunks))
 	for i, chunk := range chunks {
-		n, err := finish(c.complete(ctx, chunkSystem, transcriptPrompt(header, chunk,
-			fmt.Sprintf("This is part %d of %d of the conversation. Write your notes on this part now.", i+1, len(chunks)))))
+		n, err := ask(ctx, c, chunkSystem, transcriptPrompt(header, chunk,
+			fmt.Sprintf("This is part %d of %d of the conversation. Write your notes on this part now.", i+1, len(chunks))))
 		if err != nil {
 			return "", err
 		}
@@ -137,16 +138,16 @@ func summarizeWith(ctx context.Context, c completer, ch chunking, chat *annals.C
 	for {
 		groups := chunkBlocks(notes, ch.chars, len(notes)+1)
 		if len(groups) == 1 {
-			return finish(c.complete(ctx, combineSystem, notesPrompt(header, groups[0],
-				"Write the recap of the whole conversation from these notes now.")))
+			return ask(ctx, c, combineSystem, notesPrompt(header, groups[0],
+				"Write the recap of the whole conversation from these notes now."))
 		}
 		if len(groups) > (len(notes)+1)/2 {
 			groups = pairUp(notes)
 		}
 		next := make([]string, len(groups))
 		for i, g := range groups {
-			n, err := finish(c.complete(ctx, chunkSystem, notesPrompt(header, g,
-				"These are notes on consecutive parts of the conversation. Condense them into one set of notes now.")))
+			n, err := ask(ctx, c, chunkSystem, notesPrompt(header, g,
+				"These are notes on consecutive parts of the conversation. Condense them into one set of notes now."))
 			if err != nil {
 				return "", err
 			}
@@ -187,6 +188,27 @@ func notesPrompt(header, notes, ask string) string {
 	return b.String()
 }
 
+// malformedAnswer marks a 2xx answer that is not usable (not the protocol's JSON, no content, an
+// empty answer): a model that rambled or a proxy that cut the body, worth asking once more.
+type malformedAnswer struct{ error }
+
+func (m malformedAnswer) Unwrap() error { return m.error }
+
+// ask makes one model call and validates its answer; a malformed answer is asked for once more,
+// and a second malformed answer is the recap's failure (nothing is stored). Transport and status
+// failures were already retried by the client and are not asked again.
+func ask(ctx context.Context, c completer, system, user string) (string, error) {
+	s, err := finish(c.complete(ctx, system, user))
+	var m malformedAnswer
+	if errors.As(err, &m) {
+		s, err = finish(c.complete(ctx, system, user))
+	}
+	if errors.As(err, &m) {
+		return "", m.error
+	}
+	return s, err
+}
+
 // finish validates a model's answer (notes or the recap): an empty answer is a provider failure,
 // not a summary, and an overlong one is clipped.
 func finish(s string, err error) (string, error) {
@@ -195,7 +217,7 @@ func finish(s string, err error) (string, error) {
 	}
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return "", &annals.Error{Code: annals.EUNAVAILABLE, Message: "the summarization model returned an empty answer"}
+		return "", malformedAnswer{&annals.Error{Code: annals.EUNAVAILABLE, Message: "the summarization model returned an empty answer"}}
 	}
 	return clip(s, maxSummaryChars), nil
 }

@@ -153,11 +153,11 @@ func (o *OpenAI) complete(ctx context.Context, system, user string) (string, tok
 	}
 	var cr chatResponse
 	if err := json.Unmarshal(raw, &cr); err != nil {
-		return "", tokens{}, providerhttp.BadResponse(summaryWhat, o.client.Display, "not a chat completion JSON object", err)
+		return "", tokens{}, malformedAnswer{providerhttp.BadResponse(summaryWhat, o.client.Display, "not a chat completion JSON object", err)}
 	}
 	used := tokens{in: cr.Usage.PromptTokens, out: cr.Usage.CompletionTokens}
 	if len(cr.Choices) == 0 || cr.Choices[0].Message.Content == nil {
-		return "", used, providerhttp.BadResponse(summaryWhat, o.client.Display, "no message content in choices", nil)
+		return "", used, malformedAnswer{providerhttp.BadResponse(summaryWhat, o.client.Display, "no message content in choices", nil)}
 	}
 	return *cr.Choices[0].Message.Content, used, nil
 }

@@ -91,7 +91,8 @@ func TestSummarizerClientsGiveUpAfterTheRetriesAndOnWhatRetryingCannotFix(t *tes
 		{"400 is not retried", always(status(400, nil, `{"error":{"message":"bad field"}}`)), 1, nil, annals.EINVALID, "bad field"},
 		{"401 is not retried", always(status(401, nil, `{"error":{"message":"Incorrect API key provided: `+testKey+`"}}`)), 1, nil, annals.EUNAVAILABLE, "[redacted]"},
 		{"Retry-After beyond the cap", always(status(429, map[string]string{"Retry-After": "120"}, `{"error":{"message":"slow down"}}`)), 1, nil, annals.EUNAVAILABLE, "429 Too Many Requests"},
-		{"malformed JSON", always(status(200, nil, `{"choices":[{"message":`)), 1, nil, annals.EUNAVAILABLE, "unusable response"},
+		{"malformed JSON, asked once more", always(status(200, nil, `{"choices":[{"message":`)), 2, nil, annals.EUNAVAILABLE, "unusable response"},
+		{"empty answer, asked once more", always(status(200, nil, `{"choices":[{"message":{"content":" "}}],"content":[{"type":"text","text":" "}]}`)), 2, nil, annals.EUNAVAILABLE, "empty answer"},
 	}
 	for _, proto := range []string{"openai", "anthropic"} {
 		for _, tt := range tests {
@@ -111,8 +112,8 @@ func TestSummarizerClientsGiveUpAfterTheRetriesAndOnWhatRetryingCannotFix(t *tes
 				if !equalDurations(*waits, tt.waits) {
 					t.Errorf("waits = %v, want %v", *waits, tt.waits)
 				}
-				if usage.Calls != 1 {
-					t.Errorf("usage.Calls = %d, want the one failed call counted", usage.Calls)
+				if usage.Calls != tt.requests-len(tt.waits) {
+					t.Errorf("usage.Calls = %d, want every failed call counted", usage.Calls)
 				}
 			})
 		}
@@ -267,5 +268,21 @@ func TestPromptsAskForGoalsConstraintsDecisionsFactsToolOutcomesAndOpenThreads(t
 				t.Errorf("system prompt does not ask for %q:\n%s", want, c.system)
 			}
 		}
+	}
+}
+
+func TestAMalformedAnswerIsAskedForOnceMore(t *testing.T) {
+	for _, proto := range []string{"openai", "anthropic"} {
+		t.Run(proto, func(t *testing.T) {
+			f := &fakeModel{script: []func(http.ResponseWriter){status(200, nil, `{"choices": [{"message": {"content": nu`)}}
+			s, waits := metered(t, proto, f, summarize.Retrying{}, 0)
+			got, usage, err := s.SummarizeMetered(context.Background(), nil, fixTranscript().entries)
+			if err != nil || got != "**Goal:** single-call recap" {
+				t.Fatalf("Summarize = %q, %v; want the second answer", got, err)
+			}
+			if f.requestCount() != 2 || len(*waits) != 0 || usage.Calls != 2 {
+				t.Errorf("requests = %d, waits = %v, calls = %d; want the question asked twice at once", f.requestCount(), *waits, usage.Calls)
+			}
+		})
 	}
 }
