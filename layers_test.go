@@ -98,10 +98,16 @@ func TestLayers(t *testing.T) {
 	}
 	// The terminal browser is an adapter over annals.HistoryService: it reaches the history only
 	// through that interface (local or over HTTP, as cmd/ hands it), so it imports no service,
-	// store or transport.
+	// store or transport. It may read the query language (package query, a leaf over the root)
+	// so it highlights exactly the words the search index matched.
 	for p := range reach(graph, module+"/tui") {
-		if p != module && p != module+"/internal/termsafe" {
-			t.Errorf("tui reaches %s; it must import only the root and internal/termsafe", p)
+		if p != module && p != module+"/internal/termsafe" && p != module+"/query" {
+			t.Errorf("tui reaches %s; it must import only the root, query and internal/termsafe", p)
+		}
+	}
+	for p := range reach(graph, module+"/query") {
+		if p != module {
+			t.Errorf("query reaches %s; the query language must import only the root", p)
 		}
 	}
 	// The generated protobuf code (connect/annalsv1, proto/annals/v1) imports no project package,
