@@ -2,8 +2,10 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/annals-dev/annals"
@@ -63,5 +65,28 @@ func (db *DB) CheckIndex(ctx context.Context) error {
 	if chats != metaRows {
 		return annals.Internal("check index", fmt.Errorf("%d chats but %d chat_meta rows", chats, metaRows))
 	}
-	return db.checkChatDocs(ctx)
+	if err := db.checkChatDocs(ctx); err != nil {
+		return err
+	}
+	return db.checkVocab(ctx)
+}
+
+// checkVocab verifies that the vocabulary's counts and deltas (migration 0014) sum to what a
+// build from scratch gives (the view chat_vocab_built), so the triggers' upkeep through every
+// capture, truncate, rescan and delete is checked against the one definition.
+func (db *DB) checkVocab(ctx context.Context) error {
+	var tenant, word string
+	var kept, want int64
+	err := db.pool.QueryRow(ctx, `SELECT coalesce(k.tenant_id, b.tenant_id), coalesce(k.word, b.word), coalesce(k.docs, 0), coalesce(b.docs, 0)
+		FROM (SELECT tenant_id, word, sum(docs)::bigint AS docs FROM (SELECT tenant_id, word, docs FROM chat_vocab
+				UNION ALL SELECT tenant_id, word, docs FROM chat_vocab_delta) x GROUP BY 1, 2 HAVING sum(docs) <> 0) k
+		FULL JOIN chat_vocab_built b ON b.tenant_id = k.tenant_id AND b.word = k.word
+		WHERE k.docs IS DISTINCT FROM b.docs LIMIT 1`).Scan(&tenant, &word, &kept, &want)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return db.storeErr("check vocabulary", err)
+	}
+	return annals.Internal("check index", fmt.Errorf("vocabulary of tenant %q: word %q in %d documents, a rebuild gives %d", tenant, word, kept, want))
 }

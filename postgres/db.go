@@ -22,6 +22,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -61,6 +62,8 @@ type DB struct {
 	addr string
 	// here is where the database is (cluster, database, schema), for the host id's check.
 	here annals.Fingerprint
+	// writes counts committed write transactions, for the vocabulary's folds (vocab.go).
+	writes atomic.Int64
 }
 
 var (
@@ -173,7 +176,11 @@ func (db *DB) writeTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	var err error
 	for attempt := 1; attempt <= maxTxAttempts; attempt++ {
 		err = db.tryTx(ctx, fn)
-		if err == nil || !retryable(err) || ctx.Err() != nil {
+		if err == nil {
+			db.noteWrite(ctx)
+			break
+		}
+		if !retryable(err) || ctx.Err() != nil {
 			break
 		}
 		// Back off a little, more each time, so two servers do not collide again in step.

@@ -84,3 +84,13 @@ func (db *DB) planForTest(ctx context.Context, query string, args []any) (string
 	}
 	return strings.Join(lines, "\n"), rows.Err()
 }
+
+// FoldVocabForTest folds the vocabulary's deltas now.
+func (db *DB) FoldVocabForTest(ctx context.Context) (int64, error) { return db.foldVocab(ctx) }
+
+// VocabPlanForTest is the plan of the vocabulary read of a prefix expansion, sequential scans
+// disabled.
+func (db *DB) VocabPlanForTest(ctx context.Context, owner annals.Owner, prefix string) (string, error) {
+	query, args := vocabQuery(owner, prefix, 2001)
+	return db.planForTest(ctx, query, args)
+}

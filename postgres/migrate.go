@@ -187,7 +187,10 @@ func (db *DB) Analyze(ctx context.Context) error {
 	if db.readOnly {
 		return errReadOnly()
 	}
-	for _, t := range []string{"chats", "chat_meta", "chat_attributes", "entries", "entry_sources", "runs", "chat_embeddings"} {
+	if _, err := db.foldVocab(ctx); err != nil {
+		return err
+	}
+	for _, t := range []string{"chats", "chat_meta", "chat_attributes", "entries", "entry_sources", "runs", "chat_embeddings", "chat_vocab", "chat_vocab_delta"} {
 		if _, err := db.pool.Exec(ctx, `VACUUM (ANALYZE) `+t); err != nil {
 			return db.storeErr("analyze "+t, err)
 		}

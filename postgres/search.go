@@ -51,9 +51,32 @@ type searchPlan struct {
 	useMeta    bool
 	entryWhere *where // entry-level filters on alias e
 	open, shut string
+	// expanded are the ORs a prefix's expansion made (expandSearch): each is one term of the
+	// query, matched by one index scan of the OR of its words, as the prefix was.
+	expanded map[*annals.TextExpr]bool
 }
 
-func planSearch(f annals.SearchFilter) (*searchPlan, error) {
+// leaf reports whether e is one term of the query: a term, or the expansion of a prefix.
+func (p *searchPlan) leaf(e *annals.TextExpr) bool {
+	return e.Op == annals.TextTerm || p.expanded[e]
+}
+
+// planSearch expands the prefixes of f's text (expandSearch) and resolves the filter into the
+// pieces the queries need.
+func (db *DB) planSearch(ctx context.Context, f annals.SearchFilter) (*searchPlan, error) {
+	expanded, err := db.expandSearch(ctx, &f)
+	if err != nil {
+		return nil, err
+	}
+	p, err := planFilter(f)
+	if err != nil {
+		return nil, err
+	}
+	p.expanded = expanded
+	return p, nil
+}
+
+func planFilter(f annals.SearchFilter) (*searchPlan, error) {
 	p := &searchPlan{f: f, useEntries: true, useMeta: true, open: f.MarkOpen, shut: f.MarkClose,
 		snipFields: []int{fieldText, fieldReasoning, fieldToolName, fieldToolArgs, fieldToolResult}}
 	if p.open == "" && p.shut == "" {
@@ -132,17 +155,17 @@ type chatQuery struct {
 // over the whole chat, each term matching its metadata or any of its entries, as the SQLite
 // store's INTERSECT / UNION / EXCEPT of per-term chat sets does.
 func (p *searchPlan) compileChat(e *annals.TextExpr, q *chatQuery) (string, error) {
-	switch e.Op {
-	case annals.TextTerm:
-		et, err := tsTerm(e, p.entryW)
+	switch {
+	case p.leaf(e):
+		et, err := tsExpr(e, p.entryW)
 		if err != nil {
 			return "", err
 		}
-		mt, _ := tsTerm(e, p.metaW)
+		mt, _ := tsExpr(e, p.metaW)
 		i := len(q.entryTerms)
 		q.entryTerms, q.metaTerms = append(q.entryTerms, et), append(q.metaTerms, mt)
 		return "m.t" + itoa(int64(i)), nil
-	case annals.TextOr, annals.TextAnd:
+	case e.Op == annals.TextOr, e.Op == annals.TextAnd:
 		var pos, neg []string
 		for _, it := range e.Items {
 			if it.Op == annals.TextNot {
@@ -185,10 +208,11 @@ func (p *searchPlan) compileChat(e *annals.TextExpr, q *chatQuery) (string, erro
 // evaluated over the chat's flags. So a query costs one index scan per vector however many terms
 // it has, and the matching rows are read once, for both the match and the rank.
 func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.ChatHit, int, error) {
-	p, err := planSearch(f)
+	p, err := db.planSearch(ctx, f)
 	if err != nil {
 		return nil, 0, err
 	}
+	f = p.f // its prefixes expanded
 	cw, err := chatWhere(f.Chat)
 	if err != nil {
 		return nil, 0, err
@@ -199,8 +223,10 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	}
 
 	if p.useChatDocs() {
+		annals.SearchReportFrom(ctx).SetPath("chat documents")
 		return db.searchChatDocs(ctx, p, limit)
 	}
+	annals.SearchReportFrom(ctx).SetPath("entry index")
 	pos := query.PositiveTerms(f.Text, nil)
 	var with string
 	var args []any
@@ -441,10 +467,12 @@ func (p *searchPlan) fieldTexts(text, reasoning, toolName, args, result string) 
 
 // SearchEntries finds entries; see annals.SearchStore.
 func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annals.EntryHit, int, error) {
-	p, err := planSearch(f)
+	p, err := db.planSearch(ctx, f)
 	if err != nil {
 		return nil, 0, err
 	}
+	f = p.f // its prefixes expanded
+	annals.SearchReportFrom(ctx).SetPath("entry index")
 	if !p.useEntries {
 		return nil, 0, annals.Errorf(annals.EINVALID, "an entry search needs the body or tools field")
 	}

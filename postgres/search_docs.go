@@ -56,17 +56,25 @@ type docLeaf struct {
 	negated bool
 }
 
-func docLeaves(e *annals.TextExpr, negated bool, out []docLeaf) []docLeaf {
-	switch e.Op {
-	case annals.TextTerm:
+func (p *searchPlan) docLeaves(e *annals.TextExpr, negated bool, out []docLeaf) []docLeaf {
+	if p.leaf(e) {
 		return append(out, docLeaf{term: e, negated: negated})
-	case annals.TextNot:
+	}
+	if e.Op == annals.TextNot {
 		negated = true
 	}
 	for _, it := range e.Items {
-		out = docLeaves(it, negated, out)
+		out = p.docLeaves(it, negated, out)
 	}
 	return out
+}
+
+// words are the terms a leaf stands for: itself, or the words of a prefix's expansion.
+func (l docLeaf) words() []*annals.TextExpr {
+	if l.term.Op == annals.TextTerm {
+		return []*annals.TextExpr{l.term}
+	}
+	return l.term.Items
 }
 
 // useChatDocs reports whether a search can run on the chat documents: words, every one a
@@ -75,9 +83,11 @@ func (p *searchPlan) useChatDocs() bool {
 	if p.f.Text == nil || len(p.f.Fields) > 0 || len(p.entryWhere.Conds) > 0 || len(query.PositiveTerms(p.f.Text, nil)) == 0 {
 		return false
 	}
-	for _, l := range docLeaves(p.f.Text, false, nil) {
-		if len(l.term.Tokens) != 1 {
-			return false
+	for _, l := range p.docLeaves(p.f.Text, false, nil) {
+		for _, w := range l.words() {
+			if len(w.Tokens) != 1 {
+				return false
+			}
 		}
 	}
 	return true
@@ -103,12 +113,17 @@ func ownerLexemes(o annals.Owner) string {
 	return s
 }
 
-// markerQuery is the tsquery of a term's frequency marker.
-func markerQuery(t *annals.TextExpr, n int) string {
+// markerQuery is the tsquery of a leaf's frequency marker: any of its words' markers.
+func markerQuery(l docLeaf, n int) string {
 	var b strings.Builder
-	tsLexeme(&b, " "+itoa(int64(n))+lexeme(t.Tokens[0]))
-	if t.Prefix {
-		b.WriteString(":*")
+	for i, t := range l.words() {
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		tsLexeme(&b, " "+itoa(int64(n))+lexeme(t.Tokens[0]))
+		if t.Prefix {
+			b.WriteString(":*")
+		}
 	}
 	return b.String()
 }
@@ -163,7 +178,7 @@ func (p *searchPlan) docMarkers(leaves []docLeaf, args *[]any) string {
 		for _, n := range tfMarkers {
 			parts = append(parts, fmt.Sprintf(`SELECT chat_pk, %d, %d FROM chat_docs WHERE tsv @@ ?::tsquery
 				AND chat_pk + 0 BETWEEN (SELECT min(pk) FROM cand) AND (SELECT max(pk) FROM cand)`, i, n))
-			*args = append(*args, "("+markerQuery(l.term, n)+")"+owner)
+			*args = append(*args, "("+markerQuery(l, n)+")"+owner)
 		}
 	}
 	if len(parts) == 0 {
@@ -246,7 +261,7 @@ func (db *DB) searchChatDocs(ctx context.Context, p *searchPlan, limit int) ([]a
 	if err != nil {
 		return nil, 0, err
 	}
-	leaves := docLeaves(f.Text, false, nil)
+	leaves := p.docLeaves(f.Text, false, nil)
 	var args []any
 	with := []string{p.docHits(&q, leaves, &args)}
 	// The owner is in the index (its tenant, and its user and agent when set); the chat rows are
