@@ -64,6 +64,8 @@ type DB struct {
 	here annals.Fingerprint
 	// writes counts committed write transactions, for the vocabulary's folds (vocab.go).
 	writes atomic.Int64
+	// candidates, when set (tests), replaces docCandidates for an entry search.
+	candidates int
 }
 
 var (

@@ -94,3 +94,6 @@ func (db *DB) VocabPlanForTest(ctx context.Context, owner annals.Owner, prefix s
 	query, args := vocabQuery(owner, prefix, 2001)
 	return db.planForTest(ctx, query, args)
 }
+
+// SetCandidatesForTest sets how many of the newest matches an entry search ranks (0: the default).
+func (db *DB) SetCandidatesForTest(k int) { db.candidates = k }

@@ -512,10 +512,25 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 		order = "e.time DESC, e.pk DESC"
 	}
 	// Keys, rank and the total (a window over every match) first; content for the page only.
-	q := `SELECT ` + entryColumns + `, k.r, k.total FROM (SELECT e.pk, e.time, ` + rank + ` AS r, count(*) OVER () AS total
-			FROM ` + from + ` WHERE ` + w.SQL() + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?) k
-		JOIN entries e ON e.pk = k.pk JOIN chats c ON c.pk = e.chat_pk ORDER BY ` + strings.ReplaceAll(order, "r DESC", "k.r DESC")
+	keys := `SELECT e.pk, e.time, ` + rank + ` AS r, count(*) OVER () AS total
+			FROM ` + from + ` WHERE ` + w.SQL() + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
 	args := append(append(pre, w.Args...), limit, f.Offset)
+	if f.Text != nil && f.Sort != annals.SortRecent {
+		// By relevance, only the newest docCandidates matches (more when the page reaches
+		// further) are ranked, as in the SQLite store and a chat search: the walk keeps their
+		// keys and counts every match (the total), and ts_rank reads the vectors of the
+		// candidates alone.
+		keys = `SELECT e.pk, e.time, ` + rank + ` AS r, m.total FROM (SELECT e.pk, count(*) OVER () AS total
+				FROM ` + from + ` WHERE ` + w.SQL() + ` ORDER BY e.time DESC, e.pk DESC LIMIT ?) m
+			JOIN entries e ON e.pk = m.pk ORDER BY ` + order + ` LIMIT ? OFFSET ?`
+		k := docCandidates
+		if db.candidates > 0 {
+			k = db.candidates
+		}
+		args = append(append(pre, w.Args...), max(k, f.Offset+limit), limit, f.Offset)
+	}
+	q := `SELECT ` + entryColumns + `, k.r, k.total FROM (` + keys + `) k
+		JOIN entries e ON e.pk = k.pk JOIN chats c ON c.pk = e.chat_pk ORDER BY ` + strings.ReplaceAll(order, "r DESC", "k.r DESC")
 	rows, err := db.tracedQuery(ctx, q, args...)
 	if err != nil {
 		return nil, 0, db.storeErr("search entries", err)
