@@ -51,14 +51,14 @@ type searchPlan struct {
 	useMeta    bool
 	entryWhere *where // entry-level filters on alias e
 	open, shut string
-	// expanded are the ORs a prefix's expansion made (expandSearch): each is one term of the
-	// query, matched by one index scan of the OR of its words, as the prefix was.
-	expanded map[*annals.TextExpr]bool
+	// expanded maps the ORs a prefix's expansion made (expandSearch) to the prefix: each is one
+	// term of the query, matched by one index scan of the OR of its words, as the prefix was.
+	expanded map[*annals.TextExpr]*annals.TextExpr
 }
 
 // leaf reports whether e is one term of the query: a term, or the expansion of a prefix.
 func (p *searchPlan) leaf(e *annals.TextExpr) bool {
-	return e.Op == annals.TextTerm || p.expanded[e]
+	return e.Op == annals.TextTerm || p.expanded[e] != nil
 }
 
 // planSearch expands the prefixes of f's text (expandSearch) and resolves the filter into the

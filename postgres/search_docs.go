@@ -54,11 +54,13 @@ var tfMarkers = []int{2, 4, 8, 16}
 type docLeaf struct {
 	term    *annals.TextExpr
 	negated bool
+	// prefix is the prefix term an expansion (term, an OR of words) stands for, else nil.
+	prefix *annals.TextExpr
 }
 
 func (p *searchPlan) docLeaves(e *annals.TextExpr, negated bool, out []docLeaf) []docLeaf {
 	if p.leaf(e) {
-		return append(out, docLeaf{term: e, negated: negated})
+		return append(out, docLeaf{term: e, negated: negated, prefix: p.expanded[e]})
 	}
 	if e.Op == annals.TextNot {
 		negated = true
@@ -113,10 +115,17 @@ func ownerLexemes(o annals.Owner) string {
 	return s
 }
 
-// markerQuery is the tsquery of a leaf's frequency marker: any of its words' markers.
+// markerQuery is the tsquery of a leaf's frequency marker. An expansion's is its prefix's
+// (' 2re':*, one merged posting stream, where the OR of 64 words' markers walks 64 of them for
+// each of the four markers): its frequency is then the highest among every word of the prefix,
+// not only the searched ones, an approximation of the ranking only, not of what matches.
 func markerQuery(l docLeaf, n int) string {
+	words := l.words()
+	if l.prefix != nil {
+		words = []*annals.TextExpr{{Op: annals.TextTerm, Tokens: l.prefix.Tokens[len(l.prefix.Tokens)-1:], Prefix: true}}
+	}
 	var b strings.Builder
-	for i, t := range l.words() {
+	for i, t := range words {
 		if i > 0 {
 			b.WriteString(" | ")
 		}

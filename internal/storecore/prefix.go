@@ -43,6 +43,18 @@ type Vocabulary func(ctx context.Context, prefix string, limit int) ([]VocabWord
 // the same way without reading the vocabulary again, and tell the ORs an expansion made (the
 // values that are not keys' own nodes) from those of the query.
 func ExpandPrefixes(ctx context.Context, vocab Vocabulary, e *annals.TextExpr, done map[*annals.TextExpr]*annals.TextExpr) (*annals.TextExpr, error) {
+	return expandPrefixes(ctx, vocab, e, done, false)
+}
+
+// ExpandCappedPrefixes is ExpandPrefixes for an engine whose own prefix match costs no more than
+// the OR of the words (PostgreSQL's GIN merges a prefix's postings into one stream): a prefix
+// standing for at most MaxPrefixWords words stays a prefix, which finds exactly those words;
+// only a capped one is replaced by its most frequent words. Every expansion is reported.
+func ExpandCappedPrefixes(ctx context.Context, vocab Vocabulary, e *annals.TextExpr, done map[*annals.TextExpr]*annals.TextExpr) (*annals.TextExpr, error) {
+	return expandPrefixes(ctx, vocab, e, done, true)
+}
+
+func expandPrefixes(ctx context.Context, vocab Vocabulary, e *annals.TextExpr, done map[*annals.TextExpr]*annals.TextExpr, cappedOnly bool) (*annals.TextExpr, error) {
 	if e == nil {
 		return nil, nil
 	}
@@ -52,7 +64,7 @@ func ExpandPrefixes(ctx context.Context, vocab Vocabulary, e *annals.TextExpr, d
 	if e.Op != annals.TextTerm {
 		out := &annals.TextExpr{Op: e.Op, Items: make([]*annals.TextExpr, len(e.Items))}
 		for i, it := range e.Items {
-			x, err := ExpandPrefixes(ctx, vocab, it, done)
+			x, err := expandPrefixes(ctx, vocab, it, done, cappedOnly)
 			if err != nil {
 				return nil, err
 			}
@@ -75,10 +87,10 @@ func ExpandPrefixes(ctx context.Context, vocab Vocabulary, e *annals.TextExpr, d
 		toks := append(append([]string{}, e.Tokens[:len(e.Tokens)-1]...), w)
 		or.Items = append(or.Items, &annals.TextExpr{Op: annals.TextTerm, Tokens: toks})
 	}
-	switch len(or.Items) {
-	case 0:
+	switch {
+	case len(or.Items) == 0 || (cappedOnly && !x.Capped):
 		done[e] = e
-	case 1:
+	case len(or.Items) == 1:
 		done[e] = or.Items[0]
 	default:
 		done[e] = or

@@ -15,7 +15,7 @@
 CREATE TABLE chat_vocab (
 	tenant_id text COLLATE "C" NOT NULL,
 	word      text COLLATE "C" NOT NULL,
-	docs      bigint NOT NULL,
+	docs      integer NOT NULL,
 	PRIMARY KEY (tenant_id, word)
 );
 -- A search over every tenant reads the words in order across tenants.
@@ -24,7 +24,7 @@ CREATE INDEX chat_vocab_word ON chat_vocab (word) INCLUDE (docs);
 CREATE TABLE chat_vocab_delta (
 	tenant_id text COLLATE "C" NOT NULL,
 	word      text COLLATE "C" NOT NULL,
-	docs      bigint NOT NULL
+	docs      integer NOT NULL
 );
 CREATE INDEX chat_vocab_delta_tenant ON chat_vocab_delta (tenant_id, word) INCLUDE (docs);
 CREATE INDEX chat_vocab_delta_word ON chat_vocab_delta (word) INCLUDE (docs);
