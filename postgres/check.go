@@ -71,7 +71,7 @@ func (db *DB) CheckIndex(ctx context.Context) error {
 	return db.checkVocab(ctx)
 }
 
-// checkVocab verifies that the vocabulary's counts and deltas (migration 0014) sum to what a
+// checkVocab verifies that the vocabulary's counts and deltas (migration 0018) sum to what a
 // build from scratch gives (the view chat_vocab_built), so the triggers' upkeep through every
 // capture, truncate, rescan and delete is checked against the one definition.
 func (db *DB) checkVocab(ctx context.Context) error {

@@ -7,7 +7,7 @@ import (
 	"github.com/annals-dev/annals/internal/storecore"
 )
 
-// The vocabulary of migration 0014 (chat_vocab, per tenant, and the deltas the writers append):
+// The vocabulary of migration 0018 (chat_vocab, per tenant, and the deltas the writers append):
 // what a prefix term is expanded from (storecore.ExpandPrefixes).
 
 // foldEvery is how many write transactions of this store pass between two folds of the

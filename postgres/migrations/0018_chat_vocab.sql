@@ -1,4 +1,4 @@
--- 0014: the vocabulary of the full-text indexes, per tenant, so that a prefix (re*) is searched
+-- 0018: the vocabulary of the full-text indexes, per tenant, so that a prefix (re*) is searched
 -- as its most frequent words (internal/storecore/prefix.go) instead of a tsquery prefix ('re':*),
 -- which merges the GIN postings of every lexeme with it: 'te':* read every chat at 1M entries.
 --
