@@ -11,9 +11,11 @@ import (
 // what a prefix term is expanded from (storecore.ExpandPrefixes).
 
 // foldEvery is how many write transactions of this store pass between two folds of the
-// vocabulary's deltas: a fold moves the few thousand rows they wrote (one per new word of a
-// part or a title) in a few milliseconds, and a reader sums at most that many deltas.
-const foldEvery = 64
+// vocabulary's deltas. The deltas have no index (indexing them doubled a document refresh), so
+// a reader scans them all: folding often keeps that scan short (one row per new word of a part
+// or a title; a bulk ingest's 1,000-record transactions write tens of thousands), and a fold
+// moves what it finds grouped by word, so its cost does not grow with how often it runs.
+const foldEvery = 8
 
 // foldLock is the advisory lock of a fold, per schema, taken with try: a writer finding another
 // fold running leaves the deltas to it.
@@ -43,8 +45,8 @@ func (db *DB) vocabWords(ctx context.Context, owner annals.Owner, prefix string,
 	return words, nil
 }
 
-// vocabQuery is vocabWords's statement: both sides are index range scans of the prefix's words
-// (the tenant's, or across tenants), grouped by word. U+10FFFF sorts after every continuation
+// vocabQuery is vocabWords's statement: an index range scan of the prefix's folded words (the
+// tenant's, or across tenants) and a scan of the few deltas not folded yet, grouped by word. U+10FFFF sorts after every continuation
 // of the prefix in byte order (COLLATE "C").
 func vocabQuery(owner annals.Owner, prefix string, limit int) (string, []any) {
 	cond, args := "word >= ? AND word <= ?", []any{prefix, prefix + "\U0010FFFF"}

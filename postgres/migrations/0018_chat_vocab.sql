@@ -7,8 +7,8 @@
 -- its transcript counts twice (an order for choosing the most frequent words, not a count of
 -- chats). Marker and owner lexemes (starting with a space) are not words.
 --
--- Writers never update chat_vocab: triggers append each statement's net change to
--- chat_vocab_delta, which takes no lock another writer waits on (a count per word kept by every
+-- Writers never update chat_vocab: the document refresh and triggers append each statement's net
+-- change to chat_vocab_delta, which takes no lock another writer waits on (a count per word kept by every
 -- capture would serialise the captures of a tenant on its common words). The store folds the
 -- deltas into chat_vocab (annals_fold_vocab) every few write transactions, one folder at a time;
 -- a reader sums both, so what it reads never depends on when the last fold ran.
@@ -26,8 +26,8 @@ CREATE TABLE chat_vocab_delta (
 	word      text COLLATE "C" NOT NULL,
 	docs      integer NOT NULL
 );
-CREATE INDEX chat_vocab_delta_tenant ON chat_vocab_delta (tenant_id, word) INCLUDE (docs);
-CREATE INDEX chat_vocab_delta_word ON chat_vocab_delta (word) INCLUDE (docs);
+-- No index: a capture appends a row per new word of a part, and indexing them doubled the cost
+-- of a document refresh; a reader scans the deltas, which the folds keep few.
 
 -- annals_vocab_note appends a statement's net change of words to chat_vocab_delta: +1 per new
 -- row holding a word, -1 per old row (an update's old and new rows net out, so an append that
@@ -50,10 +50,6 @@ BEGIN
 END
 $fn$;
 
-CREATE TRIGGER chat_docs_vocab_insert AFTER INSERT ON chat_docs REFERENCING NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION annals_vocab_note('tsv');
-CREATE TRIGGER chat_docs_vocab_update AFTER UPDATE ON chat_docs REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION annals_vocab_note('tsv');
 CREATE TRIGGER chat_docs_vocab_delete AFTER DELETE ON chat_docs REFERENCING OLD TABLE AS old_rows
 	FOR EACH STATEMENT EXECUTE FUNCTION annals_vocab_note('tsv');
 CREATE TRIGGER chat_meta_vocab_insert AFTER INSERT ON chat_meta REFERENCING NEW TABLE AS new_rows
@@ -62,6 +58,52 @@ CREATE TRIGGER chat_meta_vocab_update AFTER UPDATE ON chat_meta REFERENCING OLD 
 	FOR EACH STATEMENT EXECUTE FUNCTION annals_vocab_note('meta_tsv');
 CREATE TRIGGER chat_meta_vocab_delete AFTER DELETE ON chat_meta REFERENCING OLD TABLE AS old_rows
 	FOR EACH STATEMENT EXECUTE FUNCTION annals_vocab_note('meta_tsv');
+
+-- A chat document only grows between deletes: annals_refresh_chat_doc (migration 0006) merges new
+-- entries into a chat's parts. It writes the words it adds to a part itself, from the grouping it
+-- does anyway (a word of the new entries that the part did not hold), so capture pays no second
+-- pass over the parts' lexemes (a trigger unnesting the old and new vectors doubled the cost of a
+-- refresh). Deleting parts (a truncate, a rescan, a chat's deletion) goes through the trigger.
+CREATE OR REPLACE FUNCTION annals_refresh_chat_doc(chat bigint) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+WITH st AS (
+	SELECT coalesce(max(upto), 0) AS upto, coalesce(max(bytes), 0) AS bytes FROM chat_docs WHERE chat_pk = chat),
+fresh AS (
+	SELECT e.seq, e.tsv, st.bytes + sum(pg_column_size(e.tsv)) OVER w AS cum, pg_column_size(e.tsv) AS size
+	FROM entries e CROSS JOIN st WHERE e.chat_pk = chat AND e.seq > st.upto
+	WINDOW w AS (ORDER BY e.seq)),
+placed AS (SELECT seq, tsv, cum, ((cum - size) / 65536)::integer AS part FROM fresh),
+parts AS (SELECT part, max(seq) AS upto, max(cum) AS bytes FROM placed GROUP BY part),
+merged AS MATERIALIZED (
+	SELECT part, lexeme, least(sum(n), 16)::integer AS n, bool_and(isnew) AS isnew FROM (
+		SELECT p.part, u.lexeme, cardinality(u.positions) AS n, true AS isnew FROM placed p, unnest(p.tsv) u
+		UNION ALL
+		SELECT d.part, u.lexeme, cardinality(u.positions), false FROM chat_docs d JOIN parts p ON p.part = d.part, unnest(d.tsv) u
+		WHERE d.chat_pk = chat AND left(u.lexeme, 1) <> ' ') x
+	GROUP BY part, lexeme),
+counts AS (SELECT part, lexeme, n FROM merged),
+vocab AS (
+	INSERT INTO chat_vocab_delta (tenant_id, word, docs)
+	SELECT (SELECT tenant_id FROM chats WHERE pk = chat), lexeme, count(*) FROM merged WHERE isnew GROUP BY lexeme),
+quoted AS (SELECT part, n, replace(replace(lexeme, '\', '\\'), '''', '''''') AS q FROM counts),
+lexemes AS (
+	SELECT part, '''' || q || ''':' || array_to_string(ARRAY(SELECT generate_series(1, n)), ',')
+		|| CASE WHEN n >= 2 THEN ' '' 2' || q || '''' ELSE '' END
+		|| CASE WHEN n >= 4 THEN ' '' 4' || q || '''' ELSE '' END
+		|| CASE WHEN n >= 8 THEN ' '' 8' || q || '''' ELSE '' END
+		|| CASE WHEN n >= 16 THEN ' '' 16' || q || '''' ELSE '' END AS lex
+	FROM quoted),
+docs AS (SELECT part, string_agg(lex, ' ') AS lex FROM lexemes GROUP BY part),
+owner AS (
+	SELECT tenant_id, ''' t' || encode(sha256(convert_to(tenant_id, 'UTF8')), 'hex') || ''' '' u' || encode(sha256(convert_to(user_id, 'UTF8')), 'hex')
+		|| ''' '' a' || encode(sha256(convert_to(agent_id, 'UTF8')), 'hex') || '''' AS lex
+	FROM chats WHERE pk = chat)
+INSERT INTO chat_docs (chat_pk, part, tenant_id, upto, bytes, tsv)
+SELECT chat, p.part, o.tenant_id, p.upto, p.bytes, (o.lex || coalesce(' ' || d.lex, ''))::tsvector
+FROM parts p CROSS JOIN owner o LEFT JOIN docs d ON d.part = p.part
+ON CONFLICT (chat_pk, part) DO UPDATE SET upto = excluded.upto, bytes = excluded.bytes, tsv = excluded.tsv;
+END
+$fn$;
 
 -- annals_fold_vocab moves the deltas into chat_vocab (the rows visible when it starts; deltas
 -- written meanwhile stay for the next fold) and returns how many rows it folded. The caller
