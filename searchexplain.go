@@ -22,6 +22,20 @@ type PrefixExpansion struct {
 	// Capped is true when the prefix stands for more words than a search expands: only Words
 	// were searched, so chats holding only rarer words are missing (the page is partial).
 	Capped bool `json:"capped,omitempty"`
+	// AllTenants is true when the store read the words and counts from every tenant's chats (its
+	// vocabulary is one for the whole index, as SQLite's is). The history then shows Words, Docs,
+	// Scanned and Vocabulary only to an admin, who may read every tenant anyway.
+	AllTenants bool `json:"all_tenants,omitempty"`
+}
+
+// Withheld returns x without what it says of other tenants' chats: the words and counts of a
+// vocabulary read from every tenant (AllTenants), which would let a caller enumerate the words
+// of chats it may not read.
+func (x PrefixExpansion) Withheld() PrefixExpansion {
+	if !x.AllTenants {
+		return x
+	}
+	return PrefixExpansion{Prefix: x.Prefix, Capped: x.Capped, AllTenants: true}
 }
 
 // SearchExplain is what a store reports about how it ran a search (SearchParams.Explain).

@@ -59,7 +59,7 @@ func (s *Service) SearchChats(ctx context.Context, p annals.SearchParams) (*anna
 		markPartial(out, explain)
 	}
 	if p.Explain {
-		out.Explain = &explain
+		out.Explain = explainFor(ctx, explain)
 	}
 	// Relevance scores come from full-text statistics over the whole index, every tenant's rows
 	// included, so an absolute score would tell a member how common a word is in other tenants'
@@ -167,4 +167,19 @@ func searchFilter(p annals.SearchParams, owner annals.Owner) (annals.SearchFilte
 		f.Fields = p.In
 	}
 	return f, q, nil
+}
+
+// explainFor is what a caller is shown of how its search ran: a member never sees the words or
+// counts of a vocabulary the store read from every tenant's chats (they would enumerate the words
+// of chats it may not read); an admin, who may read every tenant, sees all.
+func explainFor(ctx context.Context, x annals.SearchExplain) *annals.SearchExplain {
+	if annals.PrincipalFromContext(ctx).IsAdmin() {
+		return &x
+	}
+	out := x
+	out.Expansions = make([]annals.PrefixExpansion, len(x.Expansions))
+	for i, e := range x.Expansions {
+		out.Expansions[i] = e.Withheld()
+	}
+	return &out
 }

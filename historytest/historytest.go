@@ -43,6 +43,7 @@ func Run(t *testing.T, open Opener) {
 		{"ShortPrefixExpandsToTheMostFrequentWords", testShortPrefixExpandsToTheMostFrequentWords},
 		{"PrefixWithinTheCapIsExact", testPrefixWithinTheCapIsExact},
 		{"PrefixNeverExpandsToOwnerTokens", testPrefixNeverExpandsToOwnerTokens},
+		{"ExplainNeverShowsOtherTenantsWords", testExplainNeverShowsOtherTenantsWords},
 		{"Get", testGet},
 		{"Curate", testCurate},
 		{"Recap", testRecap},

@@ -141,3 +141,31 @@ func testPrefixNeverExpandsToOwnerTokens(t *testing.T, open Opener) {
 		t.Errorf("found %d chats, want c1 alone", page.Total)
 	}
 }
+
+// testExplainNeverShowsOtherTenantsWords: a member's explain output never lists a word only
+// another tenant's chats hold, nor the counts of a vocabulary read from every tenant (SQLite's
+// is one for the whole index: its expansions are withheld; PostgreSQL's is per tenant). An
+// admin sees the words.
+func testExplainNeverShowsOtherTenantsWords(t *testing.T, open Opener) {
+	e := newEnv(t, open)
+	e.chat("mine", "A", "ua1", "", 0, "", "the zqkmine word")
+	e.chat("theirs", "B", "ub1", "", 1, "", "the zqksecret word")
+	page, err := e.svc.SearchChats(as(member("A", "ua1", "", annals.ScopeTenant)), annals.SearchParams{Scope: annals.ScopeTenant, Query: "zqk*", Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.Total != 1 || page.Chats[0].Chat.ID != "mine" || page.Explain == nil || len(page.Explain.Expansions) != 1 {
+		t.Fatalf("member of A: total %d, explain %+v; want mine alone and one expansion", page.Total, page.Explain)
+	}
+	x := page.Explain.Expansions[0]
+	if slices.Contains(x.Words, "zqksecret") || (x.AllTenants && (len(x.Words) != 0 || x.Docs != 0 || x.Scanned != 0 || x.Vocabulary != 0)) {
+		t.Errorf("member of A was shown %+v; want no word of B's and nothing counted over every tenant", x)
+	}
+	page, err = e.svc.SearchChats(as(admin(allScopes...)), annals.SearchParams{Scope: annals.ScopeGlobal, Query: "zqk*", Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := page.Explain.Expansions[0]; !slices.Equal(x.Words, []string{"zqkmine", "zqksecret"}) {
+		t.Errorf("admin, global: words %v; want zqkmine and zqksecret", x.Words)
+	}
+}

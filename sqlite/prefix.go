@@ -9,11 +9,12 @@ import (
 
 // expandPrefixes replaces each prefix term of e with the OR of the chat index's words that start
 // with it (storecore.ExpandPrefixes over migration 0015's vocabulary). The words come from the
-// chat index, which holds every word of every entry and chat.
+// chat index, which holds every word of every entry and chat of every tenant (so the expansions
+// say AllTenants).
 func expandPrefixes(ctx context.Context, tx queryer, e *annals.TextExpr, done map[*annals.TextExpr]*annals.TextExpr) (*annals.TextExpr, error) {
 	return storecore.ExpandPrefixes(ctx, func(ctx context.Context, prefix string, limit int) ([]storecore.VocabWord, error) {
 		return prefixWords(ctx, tx, prefix, limit)
-	}, e, done)
+	}, true, e, done)
 }
 
 // prefixWords reads the words of the chat index's text columns starting with prefix (at most

@@ -146,6 +146,12 @@ func writeEntryHits(w io.Writer, hl snippetHighlighter, hits []annals.EntryHit) 
 func writeExplain(w io.Writer, x *annals.SearchExplain) {
 	fmt.Fprintf(w, "Search path: %s.\n", x.Path)
 	for _, e := range x.Expansions {
+		if e.AllTenants && e.Scanned == 0 {
+			// Withheld by the history (annals.PrefixExpansion.Withheld): the words are every tenant's.
+			fmt.Fprintf(w, "Prefix %s: its words are not shown (the index's vocabulary holds every tenant's words)%s\n",
+				termsafe.String(e.Prefix), map[bool]string{true: "; capped to the most frequent", false: ""}[e.Capped])
+			continue
+		}
 		of := fmt.Sprintf("more than %d", e.Scanned)
 		if e.Vocabulary > 0 {
 			of = fmt.Sprint(e.Vocabulary)

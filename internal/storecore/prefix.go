@@ -42,19 +42,27 @@ type Vocabulary func(ctx context.Context, prefix string, limit int) ([]VocabWord
 // done maps each term of e to its expansion, so a caller can expand a subtree (a positive term)
 // the same way without reading the vocabulary again, and tell the ORs an expansion made (the
 // values that are not keys' own nodes) from those of the query.
-func ExpandPrefixes(ctx context.Context, vocab Vocabulary, e *annals.TextExpr, done map[*annals.TextExpr]*annals.TextExpr) (*annals.TextExpr, error) {
-	return expandPrefixes(ctx, vocab, e, done, false)
+//
+// allTenants says the vocabulary is one for every tenant's chats; each expansion reported says
+// so (annals.PrefixExpansion.AllTenants), so the history withholds its words from callers who
+// may not read every tenant.
+func ExpandPrefixes(ctx context.Context, vocab Vocabulary, allTenants bool, e *annals.TextExpr, done map[*annals.TextExpr]*annals.TextExpr) (*annals.TextExpr, error) {
+	return expandPrefixes(ctx, vocab, e, done, expandMode{allTenants: allTenants})
 }
+
+// expandMode is how expandPrefixes treats a prefix: cappedOnly leaves a prefix within the cap
+// as it is; allTenants marks the reports as read from every tenant's words.
+type expandMode struct{ cappedOnly, allTenants bool }
 
 // ExpandCappedPrefixes is ExpandPrefixes for an engine whose own prefix match costs no more than
 // the OR of the words (PostgreSQL's GIN merges a prefix's postings into one stream): a prefix
 // standing for at most MaxPrefixWords words stays a prefix, which finds exactly those words;
 // only a capped one is replaced by its most frequent words. Every expansion is reported.
 func ExpandCappedPrefixes(ctx context.Context, vocab Vocabulary, e *annals.TextExpr, done map[*annals.TextExpr]*annals.TextExpr) (*annals.TextExpr, error) {
-	return expandPrefixes(ctx, vocab, e, done, true)
+	return expandPrefixes(ctx, vocab, e, done, expandMode{cappedOnly: true})
 }
 
-func expandPrefixes(ctx context.Context, vocab Vocabulary, e *annals.TextExpr, done map[*annals.TextExpr]*annals.TextExpr, cappedOnly bool) (*annals.TextExpr, error) {
+func expandPrefixes(ctx context.Context, vocab Vocabulary, e *annals.TextExpr, done map[*annals.TextExpr]*annals.TextExpr, mode expandMode) (*annals.TextExpr, error) {
 	if e == nil {
 		return nil, nil
 	}
@@ -64,7 +72,7 @@ func expandPrefixes(ctx context.Context, vocab Vocabulary, e *annals.TextExpr, d
 	if e.Op != annals.TextTerm {
 		out := &annals.TextExpr{Op: e.Op, Items: make([]*annals.TextExpr, len(e.Items))}
 		for i, it := range e.Items {
-			x, err := expandPrefixes(ctx, vocab, it, done, cappedOnly)
+			x, err := expandPrefixes(ctx, vocab, it, done, mode)
 			if err != nil {
 				return nil, err
 			}
@@ -81,6 +89,7 @@ func expandPrefixes(ctx context.Context, vocab Vocabulary, e *annals.TextExpr, d
 	}
 	x := PickPrefixWords(words)
 	x.Prefix = strings.Join(e.Tokens, " ") + "*"
+	x.AllTenants = mode.allTenants
 	annals.SearchReportFrom(ctx).Expanded(x)
 	or := &annals.TextExpr{Op: annals.TextOr}
 	for _, w := range x.Words {
@@ -88,7 +97,7 @@ func expandPrefixes(ctx context.Context, vocab Vocabulary, e *annals.TextExpr, d
 		or.Items = append(or.Items, &annals.TextExpr{Op: annals.TextTerm, Tokens: toks})
 	}
 	switch {
-	case len(or.Items) == 0 || (cappedOnly && !x.Capped):
+	case len(or.Items) == 0 || (mode.cappedOnly && !x.Capped):
 		done[e] = e
 	case len(or.Items) == 1:
 		done[e] = or.Items[0]

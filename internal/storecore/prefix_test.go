@@ -33,7 +33,9 @@ func TestExpandCappedPrefixesKeepsPrefixesWithinTheCap(t *testing.T) {
 		wantWords int
 	}{
 		{"capped only", ExpandCappedPrefixes, true, MaxPrefixWords},
-		{"every prefix", ExpandPrefixes, false, MaxPrefixWords},
+		{"every prefix", func(ctx context.Context, v Vocabulary, e *annals.TextExpr, done map[*annals.TextExpr]*annals.TextExpr) (*annals.TextExpr, error) {
+			return ExpandPrefixes(ctx, v, false, e, done)
+		}, false, MaxPrefixWords},
 	} {
 		report := &annals.SearchReport{}
 		ctx := annals.NewContextWithSearchReport(context.Background(), report)
