@@ -11,6 +11,7 @@ var agentTools = map[string]string{
 	"claude-code-web":    "claude-code",
 	"hermes-trajectory":  "hermes",
 	"copilot-cli-legacy": "copilot-cli",
+	"cline-session":      "cline",
 }
 
 // readerAgents are the formats whose chats' agents are their reader's alone: a lanius session's

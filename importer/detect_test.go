@@ -29,6 +29,7 @@ var fixtureFormats = map[string]string{
 	"llm-logsdb": "llm", "annals": "annals", "claude-code-web": "claude-code-web", "cline": "cline", "continue": "continue", "copilot-chat": "copilot-chat", "openhands": "openhands", "amp": "amp", "factory-droid": "factory-droid",
 	"iflow": "iflow", "gptme": "gptme", "pi": "pi", "hermes": "hermes",
 	"claude-ai": "claude-ai", "mistral-vibe": "mistral-vibe", "grok": "grok", "ai-studio": "ai-studio", "copilot-cli-legacy": "copilot-cli-legacy", "antigravity": "antigravity",
+	"cline-session": "cline-session",
 }
 
 // fixtureSources lists every source of the fixture folders: each file, except that an OpenCode
@@ -75,6 +76,8 @@ func fixtureSources(tb testing.TB) []fixtureSource {
 				want = "hermes-trajectory"
 			case filepath.Base(p) == "config.toml", filepath.Base(p) == "meta.json", filepath.Base(p) == "summary.json":
 				want = "" // a gptme conversation's settings
+			case top == "cline-session" && !strings.HasSuffix(p, ".messages.json"):
+				want = "" // a Cline 4 session's manifest
 			case top == "cline" && filepath.Base(p) != "api_conversation_history.json":
 				want = "" // a task's other files
 			case top == "cline" && strings.Contains(p, "roo-cline"):

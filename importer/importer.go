@@ -65,6 +65,7 @@ import (
 	"github.com/annals-dev/annals/importer/claudecode"
 	"github.com/annals-dev/annals/importer/claudecodeweb"
 	"github.com/annals-dev/annals/importer/cline"
+	"github.com/annals-dev/annals/importer/clinesession"
 	"github.com/annals-dev/annals/importer/codex"
 	"github.com/annals-dev/annals/importer/continuedev"
 	"github.com/annals-dev/annals/importer/copilot"
@@ -133,6 +134,7 @@ func Formats() []reader.Format {
 		aistudio.AIStudio{},
 		copilotlegacy.CopilotLegacy{},
 		antigravity.Antigravity{},
+		clinesession.ClineSession{},
 	}
 	formats = append(formats, cline.Formats()...)
 	// The generic formats last: they claim what no tool's own format does.

@@ -23,10 +23,10 @@ func TestIssue31FixturesImportOnce(t *testing.T) {
 
 // TestIssue31NewReadersImportOnce does the same for the readers of issue 31's tools that were
 // missing (iFlow CLI, Hermes sessions and trajectories, gptme, Pi, claude.ai exports, Mistral
-// Vibe, Grok Build, Google AI Studio, Copilot CLI before 1.0, Antigravity CLI).
+// Vibe, Grok Build, Google AI Studio, Copilot CLI before 1.0, Antigravity CLI, Cline 4).
 func TestIssue31NewReadersImportOnce(t *testing.T) {
-	paths := []string{"testdata/iflow", "testdata/hermes", "testdata/gptme", "testdata/pi", "testdata/claude-ai", "testdata/mistral-vibe", "testdata/grok", "testdata/ai-studio", "testdata/copilot-cli-legacy", "testdata/antigravity"}
-	importTwice(t, paths, 11, "antigravity", "iflow", "hermes", "hermes-trajectory", "gptme", "pi", "claude-ai", "mistral-vibe", "grok", "ai-studio", "copilot-cli-legacy")
+	paths := []string{"testdata/iflow", "testdata/hermes", "testdata/gptme", "testdata/pi", "testdata/claude-ai", "testdata/mistral-vibe", "testdata/grok", "testdata/ai-studio", "testdata/copilot-cli-legacy", "testdata/antigravity", "testdata/cline-session"}
+	importTwice(t, paths, 13, "antigravity", "cline-session", "iflow", "hermes", "hermes-trajectory", "gptme", "pi", "claude-ai", "mistral-vibe", "grok", "ai-studio", "copilot-cli-legacy")
 }
 
 // importTwice imports paths with the named formats, checks that wantChats chats were made,

@@ -49,8 +49,8 @@ func (Gemini) DefaultPaths(home string) []string {
 
 func (Gemini) Detect(path string, head []byte) bool {
 	ext := strings.ToLower(filepath.Ext(path))
-	if ext != ".json" && ext != ".jsonl" {
-		return false
+	if ext != ".json" && ext != ".jsonl" || strings.HasSuffix(path, ".messages.json") {
+		return false // Cline 4's <session id>.messages.json also has sessionId and messages
 	}
 	h := reader.FirstLines(head, 3)
 	if ext == ".json" {
