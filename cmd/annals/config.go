@@ -30,6 +30,8 @@ type Config struct {
 	Embedder   ProviderConfig `yaml:"embedder"`
 	Summarizer ProviderConfig `yaml:"summarizer"`
 	Related    RelatedConfig  `yaml:"related"`
+	// Tenants give a tenant, or an agent of a tenant, its own summarizer and key (providers.go).
+	Tenants map[string]TenantConfig `yaml:"tenants"`
 	// Import configures `annals import` defaults and the watch that `annals serve` runs
 	// (docs/IMPORT.md).
 	Import ImportConfig `yaml:"import"`
@@ -168,6 +170,9 @@ func (c *Config) validate() error {
 		return err
 	}
 	if err := checkProvider("summarizer", c.Summarizer, summarizerProviders); err != nil {
+		return err
+	}
+	if err := c.validateTenants(); err != nil {
 		return err
 	}
 	if c.Embedder.Dimension < 0 || c.Embedder.Dimension > 8192 {

@@ -156,6 +156,11 @@ func TestConfigIsValidatedAtLoad(t *testing.T) {
 		"bad regexp":      {"redact:\n  rules:\n    - name: x\n      pattern: '('\n", "x"},
 		"model required":  {"summarizer:\n  provider: openai\n", "summarizer.model"},
 		"missing api key": {"summarizer:\n  provider: openai\n  model: m\n  api_key_env: NOPE_KEY\n", "NOPE_KEY"},
+		"tenant model":    {"tenants:\n  acme:\n    summarizer:\n      provider: anthropic\n", "tenants.acme.summarizer.model"},
+		"tenant empty":    {"tenants:\n  acme: {}\n", "tenants.acme needs a summarizer"},
+		"agent empty":     {"tenants:\n  acme:\n    agents:\n      bot: {}\n", "tenants.acme.agents.bot.summarizer is required"},
+		"agent provider":  {"tenants:\n  acme:\n    agents:\n      bot:\n        summarizer:\n          provider: magic\n", "extractive, openai, anthropic"},
+		"inline key":      {"tenants:\n  acme:\n    summarizer:\n      provider: openai\n      model: m\n      api_key: sk-inline-secret\n", "api_key"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			tm := newTestMain(t)

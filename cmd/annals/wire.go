@@ -1,8 +1,6 @@
 package main
 
 import (
-	"time"
-
 	"context"
 	"fmt"
 	"log/slog"
@@ -14,7 +12,6 @@ import (
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/pricing"
 	"github.com/annals-dev/annals/redact"
-	"github.com/annals-dev/annals/summarize"
 	"github.com/annals-dev/annals/view"
 )
 
@@ -182,35 +179,6 @@ func (m *Main) embedder(cfg *Config) (annals.Embedder, error) {
 	}
 	return nil, nil
 }
-
-// summarizer builds the configured summarizer; the offline extractive one is the default.
-func (m *Main) summarizer(cfg *Config) (annals.Summarizer, error) {
-	p := cfg.Summarizer
-	switch p.Provider {
-	case "", "extractive":
-		return summarize.Extractive{}, nil
-	case "openai":
-		key, err := m.apiKey("summarizer", p)
-		if err != nil {
-			return nil, err
-		}
-		return summarize.NewOpenAI(summarize.OpenAIConfig{BaseURL: p.BaseURL, APIKey: key, Model: p.Model, Retrying: p.retrying(), Timeout: p.timeout()})
-	case "anthropic":
-		key, err := m.apiKey("summarizer", p)
-		if err != nil {
-			return nil, err
-		}
-		return summarize.NewAnthropic(summarize.AnthropicConfig{BaseURL: p.BaseURL, APIKey: key, Model: p.Model, Retrying: p.retrying(), Timeout: p.timeout()})
-	}
-	return nil, nil
-}
-
-// retrying and timeout are a summarizer block's client settings; the clients reject negatives.
-func (p ProviderConfig) retrying() summarize.Retrying {
-	return summarize.Retrying{Retries: p.Retries, MaxBackoff: time.Duration(p.MaxBackoffSeconds) * time.Second, Concurrency: p.Concurrency}
-}
-
-func (p ProviderConfig) timeout() time.Duration { return time.Duration(p.TimeoutSeconds) * time.Second }
 
 // apiKey reads a provider's key from the environment variable the config names. Keys never live
 // in the config file itself.
