@@ -63,7 +63,11 @@ type ChatQuery struct {
 	Tag           string
 	TitleContains string
 	// IDPrefix keeps chats whose id starts with it or holds it right after a ':'.
-	IDPrefix   string
+	IDPrefix string
+	// ChatID keeps only the chat whose id is exactly this (find in one open chat): unlike
+	// IDPrefix, a chat whose id merely starts with it is never kept. Applied with the owner,
+	// so another tenant's chat of that id is not found.
+	ChatID     string
 	Attributes map[string]AttrMatch
 	Agent      string
 	PinnedOnly bool

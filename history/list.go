@@ -86,6 +86,12 @@ func chatFilter(q annals.ChatQuery, pg annals.PageParams, owner annals.Owner) (a
 			return f, err
 		}
 	}
+	if q.ChatID != "" {
+		if err := annals.ValidateID("chat_id", q.ChatID); err != nil {
+			return f, err
+		}
+		f.ID = &q.ChatID
+	}
 	if q.TitleContains != "" {
 		f.TitleContains = &q.TitleContains
 	}

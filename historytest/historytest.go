@@ -56,6 +56,7 @@ func Run(t *testing.T, open Opener) {
 		{"TagsAreRedacted", testTagsAreRedacted},
 		{"PlaceholdersAreNotWords", testPlaceholdersAreNotWords},
 		{"ChatIDsAsPeopleHaveThem", testChatIDsAsPeopleHaveThem},
+		{"ExactChatID", testExactChatID},
 		{"ResumedSessionFoundByItsEarlierID", testResumedSessionFoundByItsEarlierID},
 		{"Envelope", testEnvelope},
 		{"QueryView", testQueryView},

@@ -137,15 +137,14 @@ func (m *Model) loadHits() tea.Cmd {
 	id, q, svc, ctx, scope := m.tr.chat.ID, m.tr.query, m.opts.Service, m.opts.Context, m.opts.Scope
 	return func() tea.Msg {
 		res, err := svc.SearchChats(ctx, annals.SearchParams{Scope: scope, Query: q, Mode: annals.SearchEntriesMode,
-			Filter: annals.ChatQuery{IDPrefix: id, IncludeArchived: true}, Page: annals.PageParams{Limit: 1000}})
+			Filter: annals.ChatQuery{ChatID: id, IncludeArchived: true}, Page: annals.PageParams{Limit: 1000}})
 		if err != nil {
 			return hitsMsg{chatID: id}
 		}
+		// Exactly this chat: a chat whose id starts with this one's holds no hit here.
 		var seqs []int64
 		for _, h := range res.Entries {
-			if h.Entry.ChatID == id {
-				seqs = append(seqs, h.Entry.Seq)
-			}
+			seqs = append(seqs, h.Entry.Seq)
 		}
 		slices.Sort(seqs)
 		return hitsMsg{chatID: id, seqs: slices.Compact(seqs)}

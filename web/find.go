@@ -51,29 +51,26 @@ func (h *Handler) find(w http.ResponseWriter, r *http.Request) error {
 }
 
 // findSeqs pages through the chat's matching entries, newest first (no ranking to pay for),
-// up to findMost. The history narrows a search by id prefix; entries of another chat whose id
-// merely starts with this one's are dropped here, and counted out of the total.
+// up to findMost. The search is narrowed to exactly this chat (ChatQuery.ChatID), so a chat
+// whose id merely starts with this one's adds nothing to the matches or the count.
 func (h *Handler) findSeqs(r *http.Request, c annals.HistoryService, id, q string) (findAnswer, error) {
-	// The chat itself first: a chat outside the caller's scope is the usual not-found.
-	if _, err := c.GetChat(r.Context(), annals.GetParams{Chat: annals.ChatSelector{ID: id}, Limit: 1}); err != nil {
+	// The chat itself first: a chat outside the caller's scope is the usual not-found, and the
+	// id the reader gave (a prefix, the source tool's id) becomes the chat's own.
+	v, err := c.GetChat(r.Context(), annals.GetParams{Chat: annals.ChatSelector{ID: id}, Limit: 1})
+	if err != nil {
 		return findAnswer{}, err
 	}
 	ans := findAnswer{Seqs: []int64{}}
-	others := 0
 	for cursor := ""; len(ans.Seqs) < findMost; {
 		res, err := c.SearchChats(r.Context(), annals.SearchParams{Query: q, Mode: annals.SearchEntriesMode, Sort: annals.SortRecent,
-			Filter: annals.ChatQuery{IDPrefix: id, IncludeArchived: true}, Page: annals.PageParams{Limit: findPage, Cursor: cursor}})
+			Filter: annals.ChatQuery{ChatID: v.Chat.ID, IncludeArchived: true}, Page: annals.PageParams{Limit: findPage, Cursor: cursor}})
 		if err != nil {
 			return findAnswer{}, err
 		}
 		for _, hit := range res.Entries {
-			if hit.Entry.ChatID == id {
-				ans.Seqs = append(ans.Seqs, hit.Entry.Seq)
-			} else {
-				others++
-			}
+			ans.Seqs = append(ans.Seqs, hit.Entry.Seq)
 		}
-		ans.Total = res.Total - others
+		ans.Total = res.Total
 		if res.NextCursor == "" {
 			break
 		}

@@ -170,3 +170,38 @@ func TestToolGroups(t *testing.T) {
 	tb.waitFor("the call inside the group", `document.querySelector("#e-4.find-current") !== null && document.querySelector("li.tool-group > details").open`)
 	tb.screenshot("tools")
 }
+
+// TestFindInChatKeepsToThatChat: find in chat abc counts and marks abc's matches only, though
+// chat abcdef (whose id starts with abc's) holds more matches, newer, at other positions.
+func TestFindInChatKeepsToThatChat(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	var mine, theirs []*annals.Entry
+	for i := 1; i <= 6; i++ {
+		text, other := "plain words", "plain words"
+		if i == 1 || i == 3 {
+			text = fmt.Sprintf("a needle at %d", i)
+		}
+		if i%2 == 0 {
+			other = fmt.Sprintf("the other chat's needle at %d", i)
+		}
+		mine = append(mine, &annals.Entry{Kind: annals.KindUser, Text: text})
+		theirs = append(theirs, &annals.Entry{Kind: annals.KindUser, Text: other})
+	}
+	e.chat(&annals.Chat{ID: "abc", Title: "Short id", CreatedAt: t0}, mine...)
+	e.chat(&annals.Chat{ID: "abcdef", Title: "Longer id", CreatedAt: t0.Add(time.Hour)}, theirs...)
+	tb := newTab(t)
+	tb.open(e.url + "/chats/abc")
+	tb.run(chromedpClick("#find-input"))
+	tb.typeIn("#find-input", "needle")
+	tb.waitFor("the first match", `document.querySelector("#e-1.find-current") !== null`)
+	if got := eval[string](tb, `document.getElementById("find-count").textContent`); got != "1 of 2 matches" {
+		t.Errorf("the count reads %q, want 1 of 2 matches (abcdef's three are not abc's)", got)
+	}
+	if got := eval[string](tb, `[...document.querySelectorAll("#transcript li.find-hit")].map(el => el.id).join(" ")`); got != "e-1 e-3" {
+		t.Errorf("the marked matches are %q, want e-1 e-3", got)
+	}
+	tb.typeIn("#find-input", "\r")
+	tb.waitFor("the second match", `document.querySelector("#e-3.find-current") !== null`)
+	tb.typeIn("#find-input", "\r")
+	tb.waitFor("back to the first match", `document.querySelector("#e-1.find-current") !== null`)
+}
