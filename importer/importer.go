@@ -93,6 +93,7 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 	"github.com/annals-dev/annals/importer/tau"
 	"github.com/annals-dev/annals/importer/vibe"
+	"github.com/annals-dev/annals/importer/zed"
 )
 
 // Formats returns every format annals imports, in detection order, as a new slice each time.
@@ -135,6 +136,7 @@ func Formats() []reader.Format {
 		copilotlegacy.CopilotLegacy{},
 		antigravity.Antigravity{},
 		clinesession.ClineSession{},
+		zed.Zed{},
 	}
 	formats = append(formats, cline.Formats()...)
 	// The generic formats last: they claim what no tool's own format does.

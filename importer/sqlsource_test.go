@@ -53,7 +53,9 @@ func TestSourceFormatsWinDetection(t *testing.T) {
 		"loomcycle":    filepath.Join(dir, "loomcycle.db"),
 		"tau":          filepath.Join(dir, "history.sqlite"),
 		"cursor-store": filepath.Join(dir, "store.db"),
+		"zed":          filepath.Join(dir, "threads.db"),
 	}
+	importertest.ZedDB(t, dbs["zed"])
 	importertest.LlmLegacyDB(t, dbs["llm"])
 	importertest.LaniusDB(t, dbs["lanius"])
 	importertest.LoomcycleDB(t, dbs["loomcycle"])
@@ -170,6 +172,7 @@ func TestSourceFormatsImportTwiceAsOnce(t *testing.T) {
 	for name, build := range map[string]func(testing.TB, string){
 		"logs.db": importertest.LlmLegacyDB, "logs-032.db": importertest.LlmStoreDB, "lanius.db": importertest.LaniusDB, "loomcycle.db": importertest.LoomcycleDB,
 		"history.sqlite": func(tb testing.TB, p string) { importertest.TauDB(tb, p) },
+		"threads.db":     importertest.ZedDB,
 		"store.db": func(tb testing.TB, p string) {
 			importertest.CursorStoreDB(tb, p, []string{`{"role":"user","id":"u","content":"hello store"}`}, []int{0})
 		},
@@ -179,7 +182,7 @@ func TestSourceFormatsImportTwiceAsOnce(t *testing.T) {
 		paths = append(paths, p)
 	}
 	var formats []importer.Format
-	for _, n := range []string{"opencode", "copilot-cli", "cursor", "cursor-store", "llm", "tau", "loomcycle", "lanius"} {
+	for _, n := range []string{"opencode", "copilot-cli", "cursor", "cursor-store", "llm", "tau", "loomcycle", "lanius", "zed"} {
 		formats = append(formats, importertest.SrcFormat(t, n))
 	}
 	ctx := context.Background()
