@@ -106,7 +106,7 @@ func (b *runner) baselineSides(ctx context.Context, t *target, stmts []annals.St
 		what := "search: " + d.name + " baseline"
 		if !b.untraced[what] {
 			b.untraced[what] = true
-			b.gap(what, d.name+" could not replay the store's SQL ("+err.Error()+"); the NATIVE column stays empty where it fails")
+			b.gap(what, d.name+" could not replay the store's SQL ("+err.Error()+"): no native baseline exists for this schema with this client, so the NATIVE column stays empty where it fails and the same SQL through the same driver, prepared once (DRIVER), is the only baseline")
 		}
 		notes = append(notes, d.name+" could not replay (see Not measured)")
 	}

@@ -33,7 +33,8 @@ type Scenario struct {
 func Scenarios() []Scenario {
 	return []Scenario{
 		{"ingest", "entries/s through the library, the annals binary, HTTP and plain SQL (the raw baseline)"},
-		{"search", "p50/p95/p99 of search queries, with the same SQL through the same driver and in sqlite3 or psql, sampled in turn"},
+		{"search", "p50/p95/p99 of the planted markers and of the queries people type (head words, 2-3 letter prefixes, phrases, filters, OR, negation, entry-level), over every tenant and as the 1% tenant, with the same SQL through the same driver (prepared once) and in sqlite3 or psql where they can replay it, sampled in turn"},
+		{"cold", "first call of annals search from a new process, the database's copy dropped from the page cache (posix_fadvise DONTNEED), beside the same call warm"},
 		{"quality", "recall@10, nDCG@10 and MRR of a judged set of known-item queries built from the corpus"},
 		{"list", "first page and a deep page of the chat list"},
 		{"get", "first page of a 10k-entry chat"},
@@ -251,6 +252,7 @@ func (b *runner) gap(what, why string) {
 }
 
 func (b *runner) add(r Row) {
+	r.Load = loadAverage()
 	b.rep.Rows = append(b.rep.Rows, r)
 	if r.Unit != "" {
 		b.logf("%s %s %s: %s %s", r.Backend, r.Scenario, r.Case, groupThousands(r.Rate), r.Unit)

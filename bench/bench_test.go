@@ -61,8 +61,8 @@ func TestRunsEveryScenarioAtASmokeSizeAndCachesItsDatabase(t *testing.T) {
 	}
 	chats := DefaultChats(opts.Size)
 	c := rep.Corpus
-	if c.Entries != opts.Size || c.Chats != chats || c.BigChatEntries != opts.Size || c.CachedDatabase || c.Embedded != chats+1 {
-		t.Errorf("got corpus %+v, want %d entries in %d chats, a %d-entry big chat, all %d chats embedded, built by this run", c, opts.Size, chats, opts.Size, chats+1)
+	if c.Entries != opts.Size || c.Chats != chats || c.BigChatEntries != opts.Size || c.CachedDatabase || c.Share == nil || c.Embedded != chats+1+c.Share.Chats {
+		t.Errorf("got corpus %+v, want %d entries in %d chats, a %d-entry big chat, every chat embedded (the 1%% tenant's too), built by this run", c, opts.Size, chats, opts.Size)
 	}
 	if rep.Command != opts.Command || rep.Targets == "" || rep.Machine.Cores < 1 || !strings.HasPrefix(rep.Build.SQLite, "3.") {
 		t.Errorf("report header: command %q, targets %q, machine %+v, build %+v", rep.Command, rep.Targets, rep.Machine, rep.Build)
@@ -82,11 +82,12 @@ func TestRunsEveryScenarioAtASmokeSizeAndCachesItsDatabase(t *testing.T) {
 	if user > tenant || tenant <= 0 || tenant >= all || (user == 0 && !benchRace) || user == tenant {
 		t.Errorf("common-term hits: %d over every tenant, %d in one tenant, %d of one user; want 0 < user < tenant < all", all, tenant, user)
 	}
+	checkTypedRows(t, rep)
 	if !hasRow(rep.Rows, "ingest", "decode + redact only (1 pass, no database)") {
 		t.Error("no redaction-only ingest row")
 	}
 	for _, s := range ScenarioNames() {
-		if seen[s] == 0 && s != "memory" {
+		if seen[s] == 0 && s != "memory" && s != "cold" {
 			t.Errorf("no %s rows in the report", s)
 		}
 	}
@@ -94,7 +95,7 @@ func TestRunsEveryScenarioAtASmokeSizeAndCachesItsDatabase(t *testing.T) {
 	for _, g := range rep.Gaps {
 		gaps[g.What] = true
 	}
-	if !gaps["ingest: annals ingest"] || !gaps["ingest: HTTP"] || !gaps["memory"] {
+	if !gaps["ingest: annals ingest"] || !gaps["ingest: HTTP"] || !gaps["memory"] || !gaps["cold"] {
 		t.Errorf("got gaps %v, want the rows that need the annals binary reported as skipped", rep.Gaps)
 	}
 

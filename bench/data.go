@@ -15,7 +15,8 @@ import (
 
 // cacheVersion names the recipe of a cached benchmark database (what prepareStore adds to the
 // ingested corpus). Bump it whenever that recipe changes, so old caches are not reused.
-const cacheVersion = 1
+// Version 2 added the 1% tenant (share.go); a version 1 database is copied and upgraded.
+const cacheVersion = 2
 
 // bigChatEntries is the length of the extra chat the get and export scenarios read.
 const bigChatEntries = 10000
@@ -29,14 +30,19 @@ type dataset struct {
 	dir        string
 	corpusPath string
 	bigPath    string
+	sharePath  string
 	dbPath     string
 	opts       corpus.Options
 	stats      corpus.Stats
 	bigStats   corpus.Stats
+	shareStats corpus.Stats
 	bigChat    string
 	// cachedDB says the database came from the cache rather than this run.
 	cachedDB bool
 	meta     *cacheMeta
+	// upgraded is the metadata of the previous recipe's database, copied into dir to be
+	// brought up to this recipe rather than rebuilt.
+	upgraded *cacheMeta
 }
 
 // cacheMeta is written next to a prepared database; its presence means the database is ready.
@@ -48,6 +54,8 @@ type cacheMeta struct {
 	Pinned       int     `json:"pinned"`
 	Embedded     int     `json:"embedded"`
 	BuildSeconds float64 `json:"build_seconds"`
+	// Share is the 1% tenant as the database holds it.
+	Share ShareTenant `json:"share"`
 }
 
 func (d *dataset) report() Corpus {
@@ -62,6 +70,8 @@ func (d *dataset) report() Corpus {
 			c.DatabaseBytes = fi.Size()
 		}
 		c.Pinned, c.Embedded = d.meta.Pinned, d.meta.Embedded
+		share := d.meta.Share
+		c.Share = &share
 	}
 	return c
 }
@@ -92,6 +102,17 @@ func (b *runner) prepareCorpus(ctx context.Context) (*dataset, error) {
 	if err := os.MkdirAll(d.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the cache directory: %w", err)
 	}
+	if !b.opts.Fresh {
+		if _, err := os.Stat(filepath.Join(d.dir, "meta.json")); err != nil {
+			old := filepath.Join(b.opts.Dir, fmt.Sprintf("v%d", cacheVersion-1), key)
+			if d.upgraded, err = upgradeFrom(old, d.dir); err != nil {
+				return nil, err
+			}
+			if d.upgraded != nil {
+				b.logf("copied the version %d database of %s to upgrade it", cacheVersion-1, old)
+			}
+		}
+	}
 	d.corpusPath = filepath.Join(d.dir, "corpus.jsonl")
 	d.bigPath = filepath.Join(d.dir, "bigchat.jsonl")
 	d.dbPath = filepath.Join(d.dir, "bench.db")
@@ -104,6 +125,10 @@ func (b *runner) prepareCorpus(ctx context.Context) (*dataset, error) {
 		return nil, err
 	}
 	if d.bigChat, err = firstChatID(d.bigPath); err != nil {
+		return nil, err
+	}
+	d.sharePath = filepath.Join(d.dir, "share.jsonl")
+	if d.shareStats, err = b.cachedCorpus(ctx, d.sharePath, shareOptions(b.opts.Seed, b.opts.Size, d.stats.Chats)); err != nil {
 		return nil, err
 	}
 	if meta, err := readMeta(filepath.Join(d.dir, "meta.json")); err == nil && meta.Version == cacheVersion {

@@ -23,8 +23,13 @@ func (b *runner) ensureDatabase(ctx context.Context, ingested string) error {
 		return nil
 	}
 	start := time.Now()
-	removeDB(d.dbPath)
-	if ingested != "" {
+	if d.upgraded != nil {
+		// A copy of the previous recipe's database: prepareStore adds what it lacks.
+		ingested = d.dbPath
+	} else {
+		removeDB(d.dbPath)
+	}
+	if ingested != "" && ingested != d.dbPath {
 		if err := os.Rename(ingested, d.dbPath); err != nil {
 			return fmt.Errorf("cannot move the ingested database into the cache: %w", err)
 		}
@@ -59,6 +64,10 @@ func (b *runner) ensureDatabase(ctx context.Context, ingested string) error {
 	if err := store.Close(); err != nil {
 		return err
 	}
+	if d.upgraded != nil {
+		meta.Embedded += d.upgraded.Embedded
+		start = start.Add(-time.Duration(d.upgraded.BuildSeconds * float64(time.Second)))
+	}
 	meta.BuildSeconds = roundTo(time.Since(start).Seconds(), 1)
 	raw, err := json.MarshalIndent(meta, "", "  ")
 	if err != nil {
@@ -91,6 +100,10 @@ func (b *runner) prepareStore(t *target) (*cacheMeta, error) {
 	if err := pinAll(t, d.stats.Pinned); err != nil {
 		return nil, err
 	}
+	share, err := b.addShareTenant(t)
+	if err != nil {
+		return nil, err
+	}
 	b.logf("embedding every chat (hashing embedder)")
 	p, err := t.svc.Backfill(t.ctx, nil)
 	if err != nil {
@@ -101,7 +114,7 @@ func (b *runner) prepareStore(t *target) (*cacheMeta, error) {
 	}
 	return &cacheMeta{
 		Version: cacheVersion, Built: time.Now().UTC().Format(time.RFC3339),
-		BigChat: d.bigChat, BigEntries: int(big.Totals.Entries), Pinned: len(d.stats.Pinned), Embedded: p.Embedded,
+		BigChat: d.bigChat, BigEntries: int(big.Totals.Entries), Pinned: len(d.stats.Pinned), Embedded: p.Embedded, Share: share,
 	}, nil
 }
 
@@ -121,9 +134,10 @@ func pinAll(t *target, ids []string) error {
 }
 
 // ensurePostgres prepares the PostgreSQL bench database: an empty database gets the corpus
-// (its ingest rate is reported), one holding exactly this corpus is reused.
+// (its ingest rate is reported), one holding exactly this corpus is reused (one from before
+// the 1% tenant gets it).
 func (b *runner) ensurePostgres(ctx context.Context, t *target) (bool, error) {
-	want := b.data.stats.Chats + 1
+	want := b.data.stats.Chats + 1 + b.data.shareStats.Chats
 	res, err := t.svc.FindChats(t.ctx, annals.ListParams{Scope: annals.ScopeGlobal, Filter: annals.ChatQuery{IncludeArchived: true}, Page: annals.PageParams{Limit: 1}})
 	if err != nil {
 		return false, err
@@ -136,7 +150,7 @@ func (b *runner) ensurePostgres(ctx context.Context, t *target) (bool, error) {
 		}
 		b.add(Row{Scenario: "ingest", Case: "library (ingest.Ingest)", Backend: "postgres",
 			Rate: rate(rep.EntriesAppended, rep.Duration), Unit: "entries/s", Note: "the first run into an empty database"})
-	case want:
+	case want, want - b.data.shareStats.Chats:
 	default:
 		b.gap("postgres", fmt.Sprintf("the database holds %d chats; the harness wants an empty database or one holding this corpus (%d chats): drop and recreate it", res.Total, want))
 		return false, nil

@@ -47,6 +47,8 @@ type Corpus struct {
 	CachedDatabase bool                 `json:"cached_database"`
 	Pinned         int                  `json:"pinned"`
 	Embedded       int                  `json:"embedded"`
+	// Share is the small tenant the share cases search as (share.go).
+	Share *ShareTenant `json:"share,omitempty"`
 }
 
 // WriteJSON writes the report as indented JSON, ending in a newline.
@@ -69,6 +71,10 @@ type Row struct {
 	Case     string `json:"case"`
 	Backend  string `json:"backend"`
 	Query    string `json:"query,omitempty"`
+	// Mode is the search mode (entries for an entry-level search), Owner whose data a search
+	// covers: "" every tenant, the 1% tenant's id (share.go), or a scope and the tenant.
+	Mode  string `json:"mode,omitempty"`
+	Owner string `json:"owner,omitempty"`
 	// Hits is the total the operation reported (matching chats or entries, listed chats).
 	Hits *int    `json:"hits,omitempty"`
 	N    int     `json:"n,omitempty"`
@@ -99,6 +105,12 @@ type Row struct {
 	OwnRatio  float64   `json:"own_ratio,omitempty"`
 	DriverGap float64   `json:"driver_gap,omitempty"`
 	// Target names the issue's target for this row, Met whether this run meets it.
+	// ShareOfAll and ShareCPU are a 1% tenant row's p50 and median CPU time in percent of the
+	// same query's over every tenant (shareCost).
+	ShareOfAll float64 `json:"share_of_all_pct,omitempty"`
+	ShareCPU   float64 `json:"share_cpu_pct,omitempty"`
+	// Load is the 1, 5 and 15 minute load averages when the row was measured.
+	Load   string `json:"load,omitempty"`
 	Target string `json:"target,omitempty"`
 	Met    *bool  `json:"met,omitempty"`
 	Note   string `json:"note,omitempty"`

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/corpus"
 )
 
 // searchCase is one query of the search scenario.
@@ -20,34 +19,11 @@ type searchCase struct {
 	// tenant and user (scope user), "" over every tenant: what the owner narrowing saves
 	// against the same query over every tenant, for owners of different shares of the data.
 	scope annals.Scope
-}
-
-// searchCases are the queries of the search scenario. The single terms are the corpus's
-// planted markers, so their hit counts are known in advance (docs/BENCHMARKS.md).
-func searchCases() []searchCase {
-	return []searchCase{
-		{"rare term (1 in 100k)", corpus.RareTerm, "", true, ""},
-		{"scarce term (0.1%)", corpus.ScarceTerm, "", true, ""},
-		{"medium term (1%)", corpus.MediumTerm, "", true, ""},
-		{"common term (10%)", corpus.CommonTerm, "", true, ""},
-		{"two-term AND", corpus.MediumTerm + " " + corpus.CommonTerm, "", true, ""},
-		{"phrase", `"most recent call last"`, "", false, ""},
-		{"prefix", "invoic*", "", true, ""},
-		{"field filter + term", "tool:Bash " + corpus.MediumTerm, "", false, ""},
-		{"entry-level, medium term", corpus.MediumTerm, annals.SearchEntriesMode, true, ""},
-		{"scarce term, one tenant", corpus.ScarceTerm, "", true, annals.ScopeTenant},
-		{"common term, one tenant", corpus.CommonTerm, "", true, annals.ScopeTenant},
-		{"common term, one user", corpus.CommonTerm, "", true, annals.ScopeUser},
-		// What people type (issue 33): short prefixes, head words under a field filter, an
-		// entry-level search of a head word.
-		{"short prefix re*", "re*", "", false, ""},
-		{"short prefix te*", "te*", "", false, ""},
-		{"prefix con*", "con*", "", false, ""},
-		{"tool filter + head word", "tool:Bash timeout", "", false, ""},
-		{"role filter + head word", "role:user cache", "", false, ""},
-		{"entry-level, short prefix", "re*", annals.SearchEntriesMode, false, ""},
-		{"entry-level, head word", "timeout", annals.SearchEntriesMode, false, ""},
-	}
+	// share runs the query as a member of the 1% tenant (share.go), scope tenant; the report
+	// sets its cost beside the same query's over every tenant (shareCost).
+	share bool
+	// inShare marks a typed query that runs again as the 1% tenant (typedCases).
+	inShare bool
 }
 
 // searchScenario times history.Service.SearchChats end to end (parse, compile, SQL, scan) for each
@@ -69,6 +45,7 @@ func (b *runner) searchScenario(ctx context.Context, t *target) error {
 		}
 		b.add(row)
 	}
+	shareCost(b.rep.Rows, t.backend)
 	return nil
 }
 
@@ -77,20 +54,25 @@ func (b *runner) searchScenario(ctx context.Context, t *target) error {
 func (b *runner) searchCase(ctx context.Context, t *target, c searchCase) (Row, error) {
 	req := annals.SearchParams{Scope: annals.ScopeGlobal, Query: c.query, Mode: c.mode}
 	ctx0 := t.ctx
-	if c.scope != "" {
+	owner := ""
+	switch {
+	case c.share:
+		ctx0 = annals.NewContextWithPrincipal(t.ctx, shareMember())
+		req.Scope, owner = annals.ScopeTenant, shareTenant
+	case c.scope != "":
 		p, err := newestOwner(t, c.scope)
 		if err != nil {
 			return Row{}, err
 		}
 		ctx0 = annals.NewContextWithPrincipal(t.ctx, p)
-		req.Scope = c.scope
+		req.Scope, owner = c.scope, string(c.scope)+" "+p.TenantID
 	}
 	var res *annals.SearchPage
 	search := func(ctx context.Context) (err error) {
 		res, err = t.svc.SearchChats(ctx, req)
 		return err
 	}
-	row := Row{Scenario: "search", Case: c.name, Query: c.query}
+	row := Row{Scenario: "search", Case: c.name, Query: c.query, Owner: owner, Mode: string(c.mode)}
 	if c.mode == annals.SearchEntriesMode {
 		row.Note = "matching entries"
 	}

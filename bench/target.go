@@ -72,6 +72,7 @@ func (b *runner) runReadScenarios(ctx context.Context, openTarget func(context.C
 		fn   func() error
 	}{
 		{"search", func() error { return b.searchScenario(ctx, t) }},
+		{"cold", func() error { return b.coldScenario(ctx, t, scratch) }},
 		{"quality", func() error { return b.qualityScenario(t) }},
 		{"list", func() error { return b.listScenario(ctx, t) }},
 		{"get", func() error { return b.getScenario(ctx, t) }},

@@ -72,14 +72,14 @@ func writeRates(w io.Writer, rates []Row) error {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tCASE\tBACKEND\tRATE\tUNIT\tBASELINE\tRATIO\tCPU\tTARGET\tNOTE")
+	fmt.Fprintln(tw, "SCENARIO\tCASE\tBACKEND\tRATE\tUNIT\tBASELINE\tRATIO\tCPU\tLOAD\tTARGET\tNOTE")
 	for _, r := range rates {
 		base := "-"
 		if r.Baseline != nil && r.Baseline.Rate > 0 {
 			base = groupThousands(r.Baseline.Rate) + " (" + r.Baseline.Name + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, r.Case, r.Backend, groupThousands(r.Rate), r.Unit,
-			base, fmtRatio(r.Ratio), fmtRatio(r.CPURatio), strings.TrimSpace(r.Target+" "+met(r)), r.Note)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, r.Case, r.Backend, groupThousands(r.Rate), r.Unit,
+			base, fmtRatio(r.Ratio), fmtRatio(r.CPURatio), load1(r.Load), strings.TrimSpace(r.Target+" "+met(r)), r.Note)
 	}
 	return tw.Flush()
 }
@@ -93,9 +93,10 @@ func writeLatencies(w io.Writer, lats []Row) error {
 	fmt.Fprintln(w, "the same SQL through the same driver as the store, NATIVE of the same SQL in the database's own client")
 	fmt.Fprintln(w, "(sqlite3, psql). OWN = annals/DRIVER is annals' own overhead; GAP = DRIVER/NATIVE is the driver's cost")
 	fmt.Fprintln(w, "against the native client, not annals'; RATIO = annals/NATIVE (the target), CPU the same for CPU time.")
-	fmt.Fprintln(w, "TAIL is the highest percentile the row's N supports.")
+	fmt.Fprintln(w, "TAIL is the highest percentile the row's N supports; CPU50 the median CPU time of annals; LOAD the")
+	fmt.Fprintln(w, "1-minute load average when the row was measured.")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tCASE\tBACKEND\tHITS\tN\tTAIL\tP50\tP95\tP99\tDRIVER\tOWN\tNATIVE\tGAP\tRATIO\tCPU\tTARGET\tNOTE")
+	fmt.Fprintln(tw, "SCENARIO\tCASE\tBACKEND\tHITS\tN\tTAIL\tP50\tP95\tP99\tCPU50\tDRIVER\tOWN\tNATIVE\tGAP\tRATIO\tCPU\tLOAD\tTARGET\tNOTE")
 	for _, r := range lats {
 		hits, drv, base := "-", "-", "-"
 		if r.Hits != nil {
@@ -107,11 +108,19 @@ func writeLatencies(w io.Writer, lats []Row) error {
 		if r.Baseline != nil {
 			base = fmtMS(r.Baseline.P50)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, r.Case, r.Backend, hits, r.N,
-			orDash(r.Tail), fmtMS(r.P50), fmtMS(r.P95), fmtMS(r.P99), drv, fmtRatio(r.OwnRatio), base, fmtRatio(r.DriverGap),
-			fmtRatio(r.Ratio), fmtRatio(r.CPURatio), strings.TrimSpace(r.Target+" "+met(r)), r.Note)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, r.Case, r.Backend, hits, r.N,
+			orDash(r.Tail), fmtMS(r.P50), fmtMS(r.P95), fmtMS(r.P99), fmtMS(r.CPU50), drv, fmtRatio(r.OwnRatio), base, fmtRatio(r.DriverGap),
+			fmtRatio(r.Ratio), fmtRatio(r.CPURatio), load1(r.Load), strings.TrimSpace(r.Target+" "+met(r)), r.Note)
 	}
 	return tw.Flush()
+}
+
+// load1 is the 1-minute load average of a row's load averages, or "-".
+func load1(load string) string {
+	if f := strings.Fields(load); len(f) > 0 {
+		return f[0]
+	}
+	return "-"
 }
 
 // orDash is s, or "-" when it is empty.

@@ -58,6 +58,12 @@ type Options struct {
 	// to tenant i mod Tenants, so with fewer users than tenants some tenants' chats have no
 	// user. Zero or less means the Default.
 	Tenants, Users, Agents int
+	// TenantNames, when set, are the tenants' ids in place of the built-in names, and Tenants is
+	// their number: a second corpus can then hold tenants no other corpus has.
+	TenantNames []string
+	// NoMarkers plants none of the marker terms, so that a corpus added to another leaves the
+	// other's documented marker counts as they are.
+	NoMarkers bool
 	// Start is the creation time of the first chat; later chats follow it. Zero means
 	// 2025-01-06T08:00:00Z, a fixed date rather than the clock, so that the default corpus is
 	// the same every day. Times are written in UTC, to the second.
@@ -157,6 +163,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Entries > 0 {
 		o.Chats = max(1, min(o.Chats, o.Entries/2))
+	}
+	if len(o.TenantNames) > 0 {
+		o.Tenants = len(o.TenantNames)
 	}
 	if o.Tenants <= 0 {
 		o.Tenants = DefaultTenants

@@ -351,3 +351,20 @@ func TestCorpusIngestsIntoSQLite(t *testing.T) {
 		}
 	}
 }
+
+func TestTenantNamesReplaceTheBuiltInTenantsAndNoMarkersPlantsNone(t *testing.T) {
+	data, st := generate(t, corpus.Options{Seed: 3, Entries: 400, Chats: 20, Tenants: 3, TenantNames: []string{"small-co"}, NoMarkers: true})
+	if len(st.Markers) != 0 || bytes.Contains(data, []byte(corpus.CommonTerm)) {
+		t.Errorf("markers %+v planted, want none", st.Markers)
+	}
+	recs, _ := records(t, data)
+	seen := map[string]bool{}
+	for _, r := range recs {
+		if r.TenantID != "" {
+			seen[r.TenantID] = true
+		}
+	}
+	if len(seen) != 1 || !seen["small-co"] {
+		t.Errorf("got tenants %v, want only small-co", seen)
+	}
+}

@@ -49,9 +49,15 @@ func newGen(w io.Writer, opts Options) *gen {
 		total += n
 	}
 	for _, m := range Markers() {
+		if opts.NoMarkers {
+			break
+		}
 		g.planters = append(g.planters, newPlanter(opts.Seed, m, total))
 	}
 	g.tenants = names(tenantNames, opts.Tenants, "tenant")
+	if len(opts.TenantNames) > 0 {
+		g.tenants = opts.TenantNames
+	}
 	g.users = names(userNames, opts.Users, "user")
 	g.agents = names(agentNames, opts.Agents, "agent")
 	g.usersOfTenant = make([][]int, opts.Tenants)
