@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -107,6 +110,46 @@ func TestRunsEveryScenarioAtASmokeSizeAndCachesItsDatabase(t *testing.T) {
 	}
 	if !rep.Corpus.CachedDatabase || len(rep.Rows) != 3 {
 		t.Errorf("second run: cached_database %v with %d rows, want the cached database reused and 3 list rows", rep.Corpus.CachedDatabase, len(rep.Rows))
+	}
+	checkUpgradeFromPreviousRecipe(t, opts)
+}
+
+// checkUpgradeFromPreviousRecipe turns the cached database into one of the previous recipe and
+// runs again: the run copies it into this recipe's directory, brings it up to date there, and
+// leaves the old one as it was.
+func checkUpgradeFromPreviousRecipe(t *testing.T, opts Options) {
+	t.Helper()
+	key := fmt.Sprintf("%s-chats%d-seed%d", countLabel(opts.Size), DefaultChats(opts.Size), opts.Seed)
+	cur := filepath.Join(opts.Dir, fmt.Sprintf("v%d", cacheVersion), key)
+	old := filepath.Join(opts.Dir, fmt.Sprintf("v%d", cacheVersion-1), key)
+	if err := os.MkdirAll(filepath.Dir(old), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(cur, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(old, "meta.json"), []byte(`{"version": 1, "embedded": 5}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(filepath.Join(old, "bench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	opts.Log = &log
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.ReadFile(filepath.Join(old, "bench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) || !strings.Contains(log.String(), "copied the version 1 database") {
+		t.Errorf("upgrade: the old database changed (%v) or was not copied; log:\n%s", !bytes.Equal(before, after), log.String())
+	}
+	if rep.Corpus.Share == nil || rep.Corpus.Share.Chats < 1 || rep.Corpus.CachedDatabase || rep.Corpus.Embedded < 5 {
+		t.Errorf("upgraded corpus %+v: want the 1%% tenant counted, built by this run from the copy", rep.Corpus)
 	}
 }
 

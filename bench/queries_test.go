@@ -16,13 +16,17 @@ func TestTypedCasesCoverWhatPeopleType(t *testing.T) {
 	kinds := map[string]func(searchCase) bool{
 		"two-letter prefix":   func(c searchCase) bool { return len(c.query) == 3 && strings.HasSuffix(c.query, "*") },
 		"three-letter prefix": func(c searchCase) bool { return len(c.query) == 4 && strings.HasSuffix(c.query, "*") },
-		"stop-word phrase":    func(c searchCase) bool { return strings.HasPrefix(c.query, `"the `) || strings.HasPrefix(c.query, `"of `) },
-		"tool filter":         func(c searchCase) bool { return strings.HasPrefix(c.query, "tool:") },
-		"role filter":         func(c searchCase) bool { return strings.HasPrefix(c.query, "role:") },
-		"OR":                  func(c searchCase) bool { return strings.Contains(c.query, " OR ") },
-		"negation":            func(c searchCase) bool { return strings.Contains(c.query, " -") },
-		"entry-level":         func(c searchCase) bool { return c.mode == annals.SearchEntriesMode },
-		"three words":         func(c searchCase) bool { return len(strings.Fields(c.query)) == 3 && !strings.ContainsAny(c.query, `":*-`) },
+		"stop-word phrase": func(c searchCase) bool {
+			return strings.HasPrefix(c.query, `"the `) || strings.HasPrefix(c.query, `"of `)
+		},
+		"tool filter": func(c searchCase) bool { return strings.HasPrefix(c.query, "tool:") },
+		"role filter": func(c searchCase) bool { return strings.HasPrefix(c.query, "role:") },
+		"OR":          func(c searchCase) bool { return strings.Contains(c.query, " OR ") },
+		"negation":    func(c searchCase) bool { return strings.Contains(c.query, " -") },
+		"entry-level": func(c searchCase) bool { return c.mode == annals.SearchEntriesMode },
+		"three words": func(c searchCase) bool {
+			return len(strings.Fields(c.query)) == 3 && !strings.ContainsAny(c.query, `":*-`)
+		},
 	}
 	for kind, is := range kinds {
 		all, share := false, false
