@@ -59,6 +59,7 @@ func (s *Service) update(ctx context.Context, op string, c annals.ChatSelector, 
 	if err != nil {
 		return nil, err
 	}
+	s.changes.publish(updated.ID, updated.OwnedBy())
 	if reembed {
 		s.embedChat(ctx, updated)
 	}
@@ -75,7 +76,11 @@ func (s *Service) DeleteChat(ctx context.Context, c annals.ChatSelector) error {
 	if !CanModify(res.Principal, chat) {
 		return annals.Errorf(annals.EFORBIDDEN, "delete needs an operator or admin, or the chat's own user or agent")
 	}
-	return s.store.DeleteChat(ctx, chat.Ref())
+	if err := s.store.DeleteChat(ctx, chat.Ref()); err != nil {
+		return err
+	}
+	s.changes.publish(chat.ID, chat.OwnedBy())
+	return nil
 }
 
 // CanModify reports whether a principal may change a chat's transcript or remove it (delete,

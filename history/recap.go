@@ -41,6 +41,7 @@ func (s *Service) RecapChat(ctx context.Context, c annals.ChatSelector) (*annals
 	if err != nil {
 		return nil, err
 	}
+	s.changes.publish(updated.ID, updated.OwnedBy())
 	s.embedChat(ctx, updated)
 	return &annals.Recap{Chat: updated, Summary: summary}, nil
 }

@@ -143,6 +143,9 @@ func (s *Service) ApplyReplicated(ctx context.Context, req *annals.ReplicateRequ
 		head = next
 	}
 	res.Head = head
+	if len(res.Acked) > 0 {
+		s.changedByID(ctx, chatID)
+	}
 	return res, nil
 }
 

@@ -53,8 +53,10 @@ type Config struct {
 	// OnCapture, when set, is called after every capture the service applied (never while it
 	// holds a lock): the embedding worker of annals serve wakes on it.
 	OnCapture func()
-	Logger    *slog.Logger
-	Now       func() time.Time
+	// MaxWatches bounds the change feed's open watches (Watch); 0 means DefaultMaxWatches.
+	MaxWatches int
+	Logger     *slog.Logger
+	Now        func() time.Time
 }
 
 // Service runs history operations on behalf of the principal carried by each call's context.
@@ -71,8 +73,10 @@ type Service struct {
 	// capture is the store's write path behind redaction, used by the guarded capture methods.
 	capture   *RedactingCapture
 	onCapture func()
-	log       *slog.Logger
-	now       func() time.Time
+	// changes wakes the watches of this process after a write commits (changes.go).
+	changes *changeFeed
+	log     *slog.Logger
+	now     func() time.Time
 }
 
 // New returns a Service.
@@ -89,6 +93,7 @@ func New(cfg Config) *Service {
 		searchBudget: cfg.SearchBudget,
 		capture:      &RedactingCapture{Store: cfg.Store, Redactor: cfg.Redactor},
 		onCapture:    cfg.OnCapture,
+		changes:      newChangeFeed(cfg.MaxWatches),
 		log:          cfg.Logger,
 		now:          cfg.Now,
 	}

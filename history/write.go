@@ -38,6 +38,7 @@ func (s *Service) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.
 	if err != nil {
 		return nil, err
 	}
+	s.changed(guarded)
 	if s.onCapture != nil {
 		s.onCapture()
 	}

@@ -31,12 +31,15 @@ type env struct {
 	url string
 	// readOnly is the server's --read-only.
 	readOnly bool
+	livePoll time.Duration
 }
 
 type envOptions struct {
 	// seed runs before the server opens (keys made here end local mode).
 	seed     func(db *sqlite.DB)
 	readOnly bool
+	// livePoll is the UI's web.Config.LivePoll (0: its default).
+	livePoll time.Duration
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -55,7 +58,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		t.Fatal(err)
 	}
 	svc := history.New(history.Config{Store: db, View: db, Summarizer: summarize.Extractive{}, Embedder: emb, Pricer: pricing.Builtin()})
-	e := &env{t: t, db: db, svc: svc, readOnly: o.readOnly}
+	e := &env{t: t, db: db, svc: svc, readOnly: o.readOnly, livePoll: o.livePoll}
 	e.serve(nil)
 	return e
 }
@@ -64,7 +67,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 // time.Now).
 func (e *env) serve(now func() time.Time) {
 	e.t.Helper()
-	ui, err := web.New(web.Config{})
+	ui, err := web.New(web.Config{LivePoll: e.livePoll})
 	if err != nil {
 		e.t.Fatal(err)
 	}

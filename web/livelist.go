@@ -8,13 +8,14 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// listPoll is how often the list's stream looks for new and changed chats.
+// listPoll is how often the list's stream looks for new and changed chats written elsewhere
+// (another process or server); a write through this process wakes it at once.
 const listPoll = time.Second
 
 // listEvents is the chat list's live stream (GET /events with the list's filters and since,
-// the newest last activity the page shows; sse.go): every listPoll it sends the rows of the
-// chats whose last activity is after since, which the page puts on top in place of their old
-// rows.
+// the newest last activity the page shows; sse.go): when a chat in the caller's scope changed,
+// and every listPoll besides, it sends the rows of the chats whose last activity is after
+// since, which the page puts on top in place of their old rows.
 func (h *Handler) listEvents(w http.ResponseWriter, r *http.Request) error {
 	c, err := callerOf(r)
 	if err != nil {
@@ -29,6 +30,11 @@ func (h *Handler) listEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return annals.Errorf(annals.EINVALID, "since=%q is not a time (RFC 3339)", r.URL.Query().Get("since"))
 	}
+	watch, err := h.watch(r, c, "")
+	if err != nil {
+		return err
+	}
+	defer watch.Close()
 	read := func() (*sseEvent, error) {
 		f := q
 		from := since.Add(time.Nanosecond)
@@ -54,5 +60,5 @@ func (h *Handler) listEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return stream(w, r, listPoll, first, read)
+	return stream(w, r, h.poll(listPoll), watch.Wake(), first, read)
 }

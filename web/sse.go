@@ -10,9 +10,10 @@ import (
 )
 
 // The live streams (an open chat's new entries, the list's new and changed chats) are
-// server-sent event streams that read the store on a period, not a signal inside this process,
-// so what any writer captured shows up: this server's API, annals import --watch in another
-// process, another server on the same PostgreSQL database.
+// server-sent event streams that read the store when the history's change feed wakes them (a
+// write through this process: its API, its import --watch) and on a period besides, so what
+// any other writer captured shows up too: annals import --watch in another process, another
+// server on the same PostgreSQL database.
 
 // liveKeepAlive is how long a stream stays quiet before it sends a comment, so proxies and the
 // browser keep it open.
@@ -23,12 +24,13 @@ type sseEvent struct {
 	name, id, data string
 }
 
-// stream serves a stream: it sends first, then every poll calls read and sends what it returns
-// (nil: nothing new), until the page goes away or the server stops. first was read before the
-// stream started, so a chat outside the caller's scope got the usual not-found. A read that
+// stream serves a stream: it sends first, then on each wake-up and every poll calls read and
+// sends what it returns (nil: nothing new), until the page goes away or the server stops.
+// first was read before the stream started, so a chat outside the caller's scope got the
+// usual not-found. A read that
 // fails (the chat was deleted, the caller's key revoked) ends the stream with a "gone" event,
 // and the page keeps what it has.
-func stream(w http.ResponseWriter, r *http.Request, poll time.Duration, first *sseEvent, read func() (*sseEvent, error)) error {
+func stream(w http.ResponseWriter, r *http.Request, poll time.Duration, wake <-chan struct{}, first *sseEvent, read func() (*sseEvent, error)) error {
 	rc := http.NewResponseController(w)
 	_ = rc.SetWriteDeadline(time.Time{}) // the stream lives as long as the page
 	hd := w.Header()
@@ -58,6 +60,7 @@ func stream(w http.ResponseWriter, r *http.Request, poll time.Duration, first *s
 		case <-r.Context().Done():
 			return nil
 		case <-tick.C:
+		case <-wake:
 		}
 		if ev, err = read(); err != nil {
 			fmt.Fprint(w, (&sseEvent{name: "gone", data: annals.ErrorMessage(err)}).encode())

@@ -43,6 +43,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock (relative times); nil means time.Now.
 	Now func() time.Time
+	// LivePoll is how often the live streams read the store for writes the history's change
+	// feed does not see (another process, another server); 0 means 500 ms for an open chat
+	// and 1 s for the list.
+	LivePoll time.Duration
 }
 
 // Handler serves the UI.
@@ -51,11 +55,13 @@ type Handler struct {
 	pages map[string]*template.Template
 	log   *slog.Logger
 	now   func() time.Time
+	// livePoll is Config.LivePoll.
+	livePoll time.Duration
 }
 
 // New returns the UI's handler.
 func New(cfg Config) (*Handler, error) {
-	h := &Handler{mux: http.NewServeMux(), log: cfg.Logger, now: cfg.Now}
+	h := &Handler{mux: http.NewServeMux(), log: cfg.Logger, now: cfg.Now, livePoll: cfg.LivePoll}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}

@@ -125,7 +125,7 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 	return &app{
 		cfg:       cfg,
 		store:     store,
-		capture:   &history.RedactingCapture{Store: store, Redactor: red},
+		capture:   svc.LocalCapture(),
 		redactor:  red,
 		base:      svc,
 		svc:       cliService{cli, svc},
