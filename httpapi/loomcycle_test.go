@@ -2,25 +2,20 @@ package httpapi_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"os"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/embed"
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/httpapi"
+	"github.com/annals-dev/annals/internal/pgtest"
 	"github.com/annals-dev/annals/postgres"
 	"github.com/annals-dev/annals/redact"
 	"github.com/annals-dev/annals/sqlite"
@@ -69,7 +64,7 @@ func newLCEnv(t *testing.T, backend string) *lcEnv {
 		db, _ := mustOpenDB(t)
 		st = db
 	case "postgres":
-		db, err := postgres.Open(context.Background(), mustPGSchema(t), postgres.Options{})
+		db, err := postgres.Open(context.Background(), pgtest.FreshSchema(t), postgres.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,38 +99,6 @@ func serveStore(t *testing.T, st lcStore) *env {
 	}
 	t.Cleanup(func() { srv.Close() })
 	return &env{tb: t, svc: svc, srv: srv, url: srv.URL(), logs: &syncBuffer{}}
-}
-
-// mustPGSchema returns a DSN on a fresh schema of the test server, or skips without one.
-func mustPGSchema(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv("ANNALS_TEST_POSTGRES_DSN")
-	if dsn == "" {
-		t.Skip("ANNALS_TEST_POSTGRES_DSN is not set")
-	}
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	schema := "annals_test_" + hex.EncodeToString(b)
-	exec := func(sql string) {
-		conn, err := pgx.Connect(context.Background(), dsn)
-		if err != nil {
-			t.Fatalf("connect: %v", err)
-		}
-		defer conn.Close(context.Background())
-		if _, err := conn.Exec(context.Background(), sql); err != nil {
-			t.Fatal(err)
-		}
-	}
-	exec(`CREATE SCHEMA ` + schema)
-	t.Cleanup(func() { exec(`DROP SCHEMA ` + schema + ` CASCADE`) })
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
 }
 
 // call posts a body to /v1/_history and decodes the answer, which must have the given status.
