@@ -1,7 +1,9 @@
 package hermes
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -17,8 +19,8 @@ import (
 // model, completed}. A gpt turn holds its reasoning in <think>…</think> and its calls as
 // <tool_call>{"name", "arguments"}</tool_call>; a tool turn answers them with
 // <tool_response>{"tool_call_id", "name", "content"}</tool_response>, in order. Each line is a
-// chat of its own, id hermes-trajectory:<file name>-<line>; the file is read whole when it
-// changed (records already stored are skipped by id).
+// chat of its own, id hermes-trajectory:<file name>-<line>; the file is append-only and read
+// incrementally (a LineParser): only the records appended since the last import are read.
 type Trajectory struct{}
 
 func (Trajectory) Name() string { return "hermes-trajectory" }
@@ -41,16 +43,33 @@ func (Trajectory) Detect(path string, head []byte) bool {
 	return reader.HasFields(f, "conversations") && (reader.HasFields(f, "completed") || reader.HasFields(f, "model"))
 }
 
-func (f Trajectory) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
-	base := strings.TrimSuffix(filepath.Base(src.Path), ".jsonl")
-	err := src.EachObject(ctx, "hermes-trajectory", out, func(n int, o reader.JSONObject) error {
-		return f.record(o, fmt.Sprintf("%s-%d", base, n), src, out)
-	})
-	if err != nil {
-		return fmt.Errorf("hermes-trajectory: reading %s: %w", src.Path, err)
-	}
-	return nil
+// NewSession reads a trajectory file line by line: every line is a whole conversation, so
+// only the lines appended since the last import are read, and nothing waits across lines.
+func (f Trajectory) NewSession(src *reader.Source, _ json.RawMessage) (reader.LineSession, error) {
+	return &trajectorySession{f: f, src: src, base: strings.TrimSuffix(filepath.Base(src.Path), ".jsonl")}, nil
 }
+
+type trajectorySession struct {
+	f    Trajectory
+	src  *reader.Source
+	base string
+}
+
+func (s *trajectorySession) Line(_ context.Context, n int, line []byte, out reader.Output) error {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil
+	}
+	o, err := reader.DecodeObject(line)
+	if err != nil {
+		out.Warnf(n, "not a JSON object: %v", err)
+		return nil
+	}
+	return s.f.record(o, fmt.Sprintf("%s-%d", s.base, n), s.src, out)
+}
+
+func (s *trajectorySession) Settled() bool                               { return true }
+func (s *trajectorySession) State() (json.RawMessage, error)             { return json.RawMessage(`{}`), nil }
+func (s *trajectorySession) Finish(context.Context, reader.Output) error { return nil }
 
 var (
 	thinkRe    = regexp.MustCompile(`(?s)<think>\n?(.*?)\n?</think>\n?`)
