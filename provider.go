@@ -41,6 +41,23 @@ type MeteredSummarizer interface {
 	SummarizeMetered(ctx context.Context, chat *Chat, entries []*Entry) (string, SummaryUsage, error)
 }
 
+// TitledSummary is a summary with the title a model gave the chat; Title is empty when the
+// summarizer writes no titles (the offline one).
+type TitledSummary struct {
+	Title   string
+	Summary string
+}
+
+// TitledSummarizer is a MeteredSummarizer that can also title a chat in the same call (the
+// model clients ask for strict JSON {title, summary} and check it). The background digest asks
+// it for a title where a chat has no human one.
+type TitledSummarizer interface {
+	MeteredSummarizer
+	// SummarizeTitled is SummarizeMetered with a title. A malformed answer fails it, like a
+	// failed call: nothing of it may be stored.
+	SummarizeTitled(ctx context.Context, chat *Chat, entries []*Entry) (TitledSummary, SummaryUsage, error)
+}
+
 // Embedder turns text into vectors for the related operation.
 type Embedder interface {
 	// Embed returns one L2-normalised vector per text, all of Dimension() length.

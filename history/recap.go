@@ -59,8 +59,31 @@ func (s *Service) summarize(ctx context.Context, chat *annals.Chat, entries []*a
 	}
 	start := time.Now().UTC()
 	summary, usage, err := m.SummarizeMetered(ctx, chat, entries)
+	s.recordSummaryRun(ctx, chat, start, usage, err)
+	return summary, err
+}
+
+// summarizeTitled is summarize with a title written by the model in the same call, where the
+// summarizer can (annals.TitledSummarizer: the model clients ask for strict JSON {title,
+// summary}, and a malformed answer fails it like a failed call); Title is "" otherwise, and the
+// caller titles the chat itself. Its run is recorded as summarize's is.
+func (s *Service) summarizeTitled(ctx context.Context, chat *annals.Chat, entries []*annals.Entry) (annals.TitledSummary, error) {
+	t, ok := s.summarizer.(annals.TitledSummarizer)
+	if !ok {
+		summary, err := s.summarize(ctx, chat, entries)
+		return annals.TitledSummary{Summary: summary}, err
+	}
+	start := time.Now().UTC()
+	out, usage, err := t.SummarizeTitled(ctx, chat, entries)
+	s.recordSummaryRun(ctx, chat, start, usage, err)
+	return out, err
+}
+
+// recordSummaryRun records what a summary spent as a run of the chat (nothing when it made no
+// call, as the offline summarizer never does).
+func (s *Service) recordSummaryRun(ctx context.Context, chat *annals.Chat, start time.Time, usage annals.SummaryUsage, err error) {
 	if usage.Calls == 0 {
-		return summary, err
+		return
 	}
 	end := time.Now().UTC()
 	run := &annals.Run{
@@ -73,7 +96,6 @@ func (s *Service) summarize(ctx context.Context, chat *annals.Chat, entries []*a
 	}
 	owner := chat.OwnedBy()
 	_, _ = s.capture.Capture(context.WithoutCancel(ctx), []annals.CaptureOp{{Run: run, Expect: &owner}})
-	return summary, err
 }
 
 // validUTF8Prefix drops a partial rune left at the end by a byte cut.

@@ -84,3 +84,56 @@ func TestRecapRecordsWhatTheProviderSpentAndAFailureLeavesTheSummary(t *testing.
 		t.Errorf("runs after the failure = %+v, want a second, failed run with no tokens", runs)
 	}
 }
+
+// TestTitledSummaryRecordsItsRunAndAMalformedAnswerIsAFailure: the digest's titled summary
+// through a real HTTP server speaking the Anthropic Messages protocol: strict JSON gives a title
+// and a summary and records the run; an answer that is not the JSON asked for is asked once
+// more, then fails with a failed run and nothing to store.
+func TestTitledSummaryRecordsItsRunAndAMalformedAnswerIsAFailure(t *testing.T) {
+	var answer atomic.Value
+	answer.Store(`{"title": "Flaky login test", "summary": "**Goal:** fix the login test"}`)
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/messages" || r.Header.Get("anthropic-version") == "" {
+			http.NotFound(w, r)
+			return
+		}
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"type": "message", "role": "assistant", "stop_reason": "end_turn",
+			"content": []map[string]any{{"type": "text", "text": answer.Load().(string)}},
+			"usage":   map[string]int{"input_tokens": 200, "output_tokens": 40},
+		})
+	}))
+	defer srv.Close()
+	sum, err := summarize.NewAnthropic(summarize.AnthropicConfig{BaseURL: srv.URL, Model: "claude-test", Retrying: summarize.Retrying{Retries: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := openSQLite(t)
+	ctx := context.Background()
+	chat := &annals.Chat{ID: "c1", TenantID: "T", UserID: "u", CreatedAt: time.Date(2026, 1, 10, 9, 0, 0, 0, time.UTC)}
+	if _, err := annals.CreateChat(ctx, store, chat); err != nil {
+		t.Fatal(err)
+	}
+	entries := []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "Please fix the flaky login test", Time: chat.CreatedAt}}
+	if _, err := annals.AppendEntries(ctx, store, "c1", entries); err != nil {
+		t.Fatal(err)
+	}
+	svc := history.New(history.Config{Store: store, Summarizer: sum})
+	got, err := history.SummarizeTitled(svc, ctx, chat, entries)
+	if err != nil || got.Title != "Flaky login test" || got.Summary != "**Goal:** fix the login test" || calls.Load() != 1 {
+		t.Fatalf("titled summary = %+v, %v after %d calls", got, err, calls.Load())
+	}
+	answer.Store(`{"title": "Flaky login test", "summary": "**Goal:** x", "confidence": 0.9}`)
+	got, err = history.SummarizeTitled(svc, ctx, chat, entries)
+	if annals.ErrorCode(err) != annals.EUNAVAILABLE || got != (annals.TitledSummary{}) || calls.Load() != 3 {
+		t.Fatalf("malformed twice = %+v, %v after %d calls; want unavailable and nothing after 2 more calls", got, err, calls.Load())
+	}
+	runs, _ := store.FindRuns(ctx, "c1")
+	if len(runs) != 2 || runs[0].Status != annals.StatusCompleted || runs[0].InputTokens != 200 ||
+		runs[1].Status != annals.StatusFailed || runs[1].InputTokens != 400 || runs[1].Model != "claude-test" {
+		t.Errorf("runs = %+v; want a completed run (200 in) and a failed one counting both calls (400 in)", runs)
+	}
+}

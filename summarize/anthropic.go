@@ -25,8 +25,9 @@ type AnthropicConfig struct {
 	MaxTokens int
 	// Version is the anthropic-version header; "" means DefaultAnthropicVersion.
 	Version string
-	// ChunkChars is the transcript budget of one call; 0 means DefaultChunkChars.
-	ChunkChars int
+	// ChunkTokens is the transcript budget of one call in estimated tokens (EstimateTokens);
+	// 0 means DefaultChunkTokens.
+	ChunkTokens int
 	// MaxChunks bounds the chunk calls of one recap; 0 means DefaultMaxChunks.
 	MaxChunks int
 	Retrying
@@ -44,7 +45,7 @@ type Anthropic struct {
 	client   *providerhttp.Client
 }
 
-var _ annals.Summarizer = (*Anthropic)(nil)
+var _ annals.TitledSummarizer = (*Anthropic)(nil)
 
 // NewAnthropic returns an Anthropic Messages summarizer. It makes no request.
 // Errors: invalid (a missing model, a malformed base URL, a setting out of range).
@@ -55,7 +56,7 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	if cfg.MaxTokens < 0 || cfg.Timeout < 0 || cfg.MaxBackoff < 0 || cfg.Concurrency < 0 {
 		return nil, annals.Errorf(annals.EINVALID, "the anthropic summarizer's max tokens, timeout, max backoff and concurrency must not be negative")
 	}
-	ch, err := newChunking(cfg.ChunkChars, cfg.MaxChunks)
+	ch, err := newChunking(cfg.ChunkTokens, cfg.MaxChunks)
 	if err != nil {
 		return nil, err
 	}
@@ -92,8 +93,16 @@ func (a *Anthropic) Summarize(ctx context.Context, chat *annals.Chat, entries []
 // SummarizeMetered is Summarize plus the calls and tokens spent, also on error.
 func (a *Anthropic) SummarizeMetered(ctx context.Context, chat *annals.Chat, entries []*annals.Entry) (string, annals.SummaryUsage, error) {
 	m := &meter{c: a, usage: annals.SummaryUsage{Model: a.cfg.Model}}
-	s, err := summarizeWith(ctx, m, a.chunking, chat, entries)
-	return s, m.usage, err
+	t, err := summarizeWith(ctx, m, a.chunking, chat, entries, false)
+	return t.Summary, m.usage, err
+}
+
+// SummarizeTitled is SummarizeMetered with a title: the final call asks for strict JSON
+// {title, summary}, and an answer that is not exactly that is asked for once more, then fails.
+func (a *Anthropic) SummarizeTitled(ctx context.Context, chat *annals.Chat, entries []*annals.Entry) (annals.TitledSummary, annals.SummaryUsage, error) {
+	m := &meter{c: a, usage: annals.SummaryUsage{Model: a.cfg.Model}}
+	t, err := summarizeWith(ctx, m, a.chunking, chat, entries, true)
+	return t, m.usage, err
 }
 
 type messagesRequest struct {
@@ -115,12 +124,12 @@ type messagesResponse struct {
 	} `json:"usage"`
 }
 
-func (a *Anthropic) complete(ctx context.Context, system, user string) (string, tokens, error) {
+func (a *Anthropic) complete(ctx context.Context, r request) (string, tokens, error) {
 	req := messagesRequest{
 		Model:     a.cfg.Model,
 		MaxTokens: a.cfg.MaxTokens,
-		System:    system,
-		Messages:  []chatMessage{{Role: "user", Content: user}},
+		System:    r.system,
+		Messages:  []chatMessage{{Role: "user", Content: r.user}},
 	}
 	headers := http.Header{}
 	headers.Set("anthropic-version", a.cfg.Version)

@@ -24,6 +24,8 @@ type call struct {
 	path, auth, apiKey, version string
 	model, system, user         string
 	maxTokens                   int
+	// format is OpenAI's response_format type ("" when not sent).
+	format string
 }
 
 // fakeModel answers like a summarization model: notes for a part ("notes on part i"), a recap for
@@ -37,6 +39,9 @@ type fakeModel struct {
 	script []func(w http.ResponseWriter)
 	// requests counts every request that reached the server.
 	requests int
+	// titled answers the calls that ask for JSON {title, summary}, one each; the last one
+	// repeats. Unset, such a call gets a valid answer.
+	titled []string
 }
 
 // intercept answers a request with fail or the next scripted answer, and counts it.
@@ -66,8 +71,17 @@ var partRE = regexp.MustCompile(`part (\d+) of (\d+)`)
 func (f *fakeModel) answer(c call) string {
 	f.mu.Lock()
 	f.calls = append(f.calls, c)
-	f.mu.Unlock()
+	defer f.mu.Unlock()
 	switch {
+	case strings.Contains(c.system, `{"title": "...", "summary": "..."}`):
+		if len(f.titled) == 0 {
+			return `{"title": "Billing migration", "summary": "**Goal:** titled recap"}`
+		}
+		a := f.titled[0]
+		if len(f.titled) > 1 {
+			f.titled = f.titled[1:]
+		}
+		return a
 	case strings.Contains(c.user, "Condense them"):
 		return "- condensed notes"
 	case partRE.MatchString(c.user) && strings.Contains(c.user, "<transcript>"):
@@ -99,7 +113,10 @@ func openAIServer(t *testing.T, f *fakeModel) *httptest.Server {
 				Role    string `json:"role"`
 				Content string `json:"content"`
 			} `json:"messages"`
-			MaxTokens int `json:"max_tokens"`
+			MaxTokens      int `json:"max_tokens"`
+			ResponseFormat *struct {
+				Type string `json:"type"`
+			} `json:"response_format"`
 		}
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) != 2 ||
 			req.Messages[0].Role != "system" || req.Messages[1].Role != "user" {
@@ -107,8 +124,12 @@ func openAIServer(t *testing.T, f *fakeModel) *httptest.Server {
 			io.WriteString(w, `{"error":{"message":"want a system and a user message"}}`)
 			return
 		}
-		text := f.answer(call{path: r.URL.Path, auth: r.Header.Get("Authorization"), model: req.Model,
-			system: req.Messages[0].Content, user: req.Messages[1].Content, maxTokens: req.MaxTokens})
+		c := call{path: r.URL.Path, auth: r.Header.Get("Authorization"), model: req.Model,
+			system: req.Messages[0].Content, user: req.Messages[1].Content, maxTokens: req.MaxTokens}
+		if req.ResponseFormat != nil {
+			c.format = req.ResponseFormat.Type
+		}
+		text := f.answer(c)
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{
 			"id": "chatcmpl-1", "object": "chat.completion", "model": req.Model,
@@ -243,7 +264,7 @@ func TestOpenAISummarizesAShortChatInOneCallWithTranscriptQuotedAsUntrusted(t *t
 func TestOpenAIChunksALongTranscriptAndCombinesTheNotes(t *testing.T) {
 	f := &fakeModel{}
 	srv := openAIServer(t, f)
-	s := newOpenAI(t, summarize.OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: testKey, Model: "gpt-test", ChunkChars: 4000, MaxTokens: 300})
+	s := newOpenAI(t, summarize.OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: testKey, Model: "gpt-test", ChunkTokens: 1000, MaxTokens: 300})
 	got, err := s.Summarize(context.Background(), &annals.Chat{Title: "Billing migration"}, longTranscript(20))
 	if err != nil {
 		t.Fatal(err)
@@ -260,8 +281,8 @@ func TestOpenAIChunksALongTranscriptAndCombinesTheNotes(t *testing.T) {
 		if !strings.Contains(c.user, fmt.Sprintf("part %d of %d", i+1, chunks)) || !strings.Contains(c.system, "notes on one part") {
 			t.Errorf("call %d is not the notes call for part %d of %d", i, i+1, chunks)
 		}
-		if len(c.user) > 4000+2000 {
-			t.Errorf("call %d prompt is %d bytes, want about the chunk budget", i, len(c.user))
+		if summarize.EstimateTokens(c.user) > 1000+600 {
+			t.Errorf("call %d prompt is %d tokens, want about the chunk budget", i, summarize.EstimateTokens(c.user))
 		}
 		if c.maxTokens != 300 {
 			t.Errorf("call %d max_tokens = %d, want 300", i, c.maxTokens)
@@ -291,7 +312,7 @@ func TestOpenAIChunksALongTranscriptAndCombinesTheNotes(t *testing.T) {
 func TestOpenAIBoundsTheCallsOfAHugeTranscript(t *testing.T) {
 	f := &fakeModel{}
 	srv := openAIServer(t, f)
-	s := newOpenAI(t, summarize.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m", ChunkChars: 2000, MaxChunks: 3})
+	s := newOpenAI(t, summarize.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m", ChunkTokens: 500, MaxChunks: 3})
 	if _, err := s.Summarize(context.Background(), nil, longTranscript(200)); err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +473,7 @@ func TestAnthropicSpeaksTheMessagesAPI(t *testing.T) {
 func TestAnthropicChunksALongTranscriptAndCombinesTheNotes(t *testing.T) {
 	f := &fakeModel{}
 	srv := anthropicServer(t, f)
-	s := newAnthropic(t, summarize.AnthropicConfig{BaseURL: srv.URL, APIKey: testKey, Model: "claude-test", ChunkChars: 3000})
+	s := newAnthropic(t, summarize.AnthropicConfig{BaseURL: srv.URL, APIKey: testKey, Model: "claude-test", ChunkTokens: 750})
 	got, err := s.Summarize(context.Background(), nil, longTranscript(15))
 	if err != nil {
 		t.Fatal(err)
@@ -469,9 +490,9 @@ func TestAnthropicChunksALongTranscriptAndCombinesTheNotes(t *testing.T) {
 func TestSummarizerClientsCombineInRoundsWhenNotesExceedOneChunk(t *testing.T) {
 	f := &fakeModel{}
 	srv := openAIServer(t, f)
-	// Notes are ~20 bytes each; with a 2000-byte budget, 200 chunks of notes (~25 bytes with the
+	// Notes are ~8 tokens each; with a 500-token budget, 200 chunks of notes (~12 tokens with the
 	// part header) need more than one combine call.
-	s := newOpenAI(t, summarize.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m", ChunkChars: 2000, MaxChunks: 200})
+	s := newOpenAI(t, summarize.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m", ChunkTokens: 500, MaxChunks: 200})
 	got, err := s.Summarize(context.Background(), nil, longTranscript(400))
 	if err != nil {
 		t.Fatal(err)
@@ -497,7 +518,7 @@ func TestNewClientsValidateConfig(t *testing.T) {
 			return err
 		}(),
 		"tiny chunks": func() error {
-			_, err := summarize.NewOpenAI(summarize.OpenAIConfig{Model: "m", ChunkChars: 10})
+			_, err := summarize.NewOpenAI(summarize.OpenAIConfig{Model: "m", ChunkTokens: 10})
 			return err
 		}(),
 		"one chunk max": func() error {

@@ -39,8 +39,9 @@ type OpenAIConfig struct {
 	// MaxTokens, when set, is sent as max_tokens. It is not sent by default because OpenAI's
 	// reasoning models reject max_tokens, while every server has a sane default.
 	MaxTokens int
-	// ChunkChars is the transcript budget of one call; 0 means DefaultChunkChars.
-	ChunkChars int
+	// ChunkTokens is the transcript budget of one call in estimated tokens (EstimateTokens);
+	// 0 means DefaultChunkTokens.
+	ChunkTokens int
 	// MaxChunks bounds the chunk calls of one recap; 0 means DefaultMaxChunks.
 	MaxChunks int
 	Retrying
@@ -72,7 +73,7 @@ type OpenAI struct {
 	client   *providerhttp.Client
 }
 
-var _ annals.Summarizer = (*OpenAI)(nil)
+var _ annals.TitledSummarizer = (*OpenAI)(nil)
 
 // NewOpenAI returns an OpenAI-compatible summarizer. It makes no request.
 // Errors: invalid (a missing model, a malformed base URL, a setting out of range).
@@ -83,7 +84,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.MaxTokens < 0 || cfg.Timeout < 0 || cfg.MaxBackoff < 0 || cfg.Concurrency < 0 {
 		return nil, annals.Errorf(annals.EINVALID, "the openai summarizer's max tokens, timeout, max backoff and concurrency must not be negative")
 	}
-	ch, err := newChunking(cfg.ChunkChars, cfg.MaxChunks)
+	ch, err := newChunking(cfg.ChunkTokens, cfg.MaxChunks)
 	if err != nil {
 		return nil, err
 	}
@@ -108,8 +109,16 @@ func (o *OpenAI) Summarize(ctx context.Context, chat *annals.Chat, entries []*an
 // SummarizeMetered is Summarize plus the calls and tokens spent, also on error.
 func (o *OpenAI) SummarizeMetered(ctx context.Context, chat *annals.Chat, entries []*annals.Entry) (string, annals.SummaryUsage, error) {
 	m := &meter{c: o, usage: annals.SummaryUsage{Model: o.cfg.Model}}
-	s, err := summarizeWith(ctx, m, o.chunking, chat, entries)
-	return s, m.usage, err
+	t, err := summarizeWith(ctx, m, o.chunking, chat, entries, false)
+	return t.Summary, m.usage, err
+}
+
+// SummarizeTitled is SummarizeMetered with a title: the final call asks for strict JSON
+// {title, summary}, and an answer that is not exactly that is asked for once more, then fails.
+func (o *OpenAI) SummarizeTitled(ctx context.Context, chat *annals.Chat, entries []*annals.Entry) (annals.TitledSummary, annals.SummaryUsage, error) {
+	m := &meter{c: o, usage: annals.SummaryUsage{Model: o.cfg.Model}}
+	t, err := summarizeWith(ctx, m, o.chunking, chat, entries, true)
+	return t, m.usage, err
 }
 
 type chatMessage struct {
@@ -121,6 +130,12 @@ type chatRequest struct {
 	Model     string        `json:"model"`
 	Messages  []chatMessage `json:"messages"`
 	MaxTokens int           `json:"max_tokens,omitempty"`
+	// ResponseFormat asks for a JSON object (JSON mode), for a titled recap.
+	ResponseFormat *responseFormat `json:"response_format,omitempty"`
+}
+
+type responseFormat struct {
+	Type string `json:"type"`
 }
 
 type chatResponse struct {
@@ -137,11 +152,14 @@ type chatResponse struct {
 
 const summaryWhat = "summarization provider"
 
-func (o *OpenAI) complete(ctx context.Context, system, user string) (string, tokens, error) {
+func (o *OpenAI) complete(ctx context.Context, r request) (string, tokens, error) {
 	req := chatRequest{
 		Model:     o.cfg.Model,
-		Messages:  []chatMessage{{Role: "system", Content: system}, {Role: "user", Content: user}},
+		Messages:  []chatMessage{{Role: "system", Content: r.system}, {Role: "user", Content: r.user}},
 		MaxTokens: o.cfg.MaxTokens,
+	}
+	if r.json {
+		req.ResponseFormat = &responseFormat{Type: "json_object"}
 	}
 	headers := http.Header{}
 	if o.cfg.APIKey != "" {

@@ -30,7 +30,7 @@ type ByOwner struct {
 	agents  map[agentKey]annals.Summarizer
 }
 
-var _ annals.MeteredSummarizer = (*ByOwner)(nil)
+var _ annals.TitledSummarizer = (*ByOwner)(nil)
 
 // NewByOwner returns the chooser over def (nil: chats of no listed owner cannot be recapped).
 // Errors: invalid (a choice without a tenant, or two choices for one owner).
@@ -91,6 +91,16 @@ func (r *ByOwner) SummarizeMetered(ctx context.Context, chat *annals.Chat, entri
 	}
 	out, err := s.Summarize(ctx, chat, entries)
 	return out, annals.SummaryUsage{}, err
+}
+
+// SummarizeTitled writes a title and a summary with the chat's owner's summarizer; one that
+// cannot title (the offline one) gives the summary and no title (see Titled).
+func (r *ByOwner) SummarizeTitled(ctx context.Context, chat *annals.Chat, entries []*annals.Entry) (annals.TitledSummary, annals.SummaryUsage, error) {
+	s, err := r.chosen(chat)
+	if err != nil {
+		return annals.TitledSummary{}, annals.SummaryUsage{}, err
+	}
+	return Titled(ctx, s, chat, entries)
 }
 
 func (r *ByOwner) chosen(chat *annals.Chat) (annals.Summarizer, error) {

@@ -195,10 +195,10 @@ func TestSummarizerClientsCountTheTokensOfEveryCall(t *testing.T) {
 			var s annals.MeteredSummarizer
 			if proto == "openai" {
 				srv := openAIServer(t, f)
-				s = newOpenAI(t, summarize.OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: testKey, Model: "m", ChunkChars: summarize.MinChunkChars})
+				s = newOpenAI(t, summarize.OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: testKey, Model: "m", ChunkTokens: summarize.MinChunkTokens})
 			} else {
 				srv := anthropicServer(t, f)
-				s = newAnthropic(t, summarize.AnthropicConfig{BaseURL: srv.URL, APIKey: testKey, Model: "m", ChunkChars: summarize.MinChunkChars})
+				s = newAnthropic(t, summarize.AnthropicConfig{BaseURL: srv.URL, APIKey: testKey, Model: "m", ChunkTokens: summarize.MinChunkTokens})
 			}
 			_, usage, err := s.SummarizeMetered(context.Background(), nil, longTranscript(12))
 			if err != nil {
@@ -254,7 +254,7 @@ func equalDurations(a, b []time.Duration) bool {
 func TestPromptsAskForGoalsConstraintsDecisionsFactsToolOutcomesAndOpenThreads(t *testing.T) {
 	f := &fakeModel{}
 	srv := openAIServer(t, f)
-	s := newOpenAI(t, summarize.OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: testKey, Model: "m", ChunkChars: summarize.MinChunkChars})
+	s := newOpenAI(t, summarize.OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: testKey, Model: "m", ChunkTokens: summarize.MinChunkTokens})
 	if _, err := s.Summarize(context.Background(), nil, longTranscript(12)); err != nil {
 		t.Fatal(err)
 	}

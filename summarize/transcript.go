@@ -11,14 +11,15 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// Rendering limits for the transcript sent to a model. A transcript is mostly tool output, and a
-// model needs its gist, not its bulk: these keep a typical chunk to dozens of entries.
+// Rendering limits for the transcript sent to a model, in estimated tokens (EstimateTokens). A
+// transcript is mostly tool output, and a model needs its gist, not its bulk: tool results and
+// arguments are cut to these budgets before chunking, so they never crowd out the conversation.
 const (
-	renderTextChars      = 4000 // a user, assistant or system message
-	renderReasoningChars = 600  // recorded reasoning
-	renderArgsChars      = 300  // a tool call's arguments
-	renderResultChars    = 600  // a tool call's result
-	renderEventChars     = 300  // an event's text
+	renderTextTokens      = 1000 // a user, assistant or system message
+	renderReasoningTokens = 150  // recorded reasoning
+	renderArgsTokens      = 80   // a tool call's arguments
+	renderResultTokens    = 160  // a tool call's result
+	renderEventTokens     = 80   // an event's text
 )
 
 // transcriptTag delimits untrusted transcript text in a prompt. Text inside the transcript that
@@ -45,11 +46,11 @@ func renderEntry(i int, e *annals.Entry) string {
 	b.WriteString("[" + strconv.FormatInt(seq, 10) + "] ")
 	switch e.Kind {
 	case annals.KindUser:
-		b.WriteString("user: " + squeeze(e.Text, renderTextChars))
+		b.WriteString("user: " + squeezeTokens(e.Text, renderTextTokens))
 	case annals.KindAssistant:
-		b.WriteString("assistant: " + squeeze(e.Text, renderTextChars))
+		b.WriteString("assistant: " + squeezeTokens(e.Text, renderTextTokens))
 		if r := strings.TrimSpace(e.Reasoning); r != "" {
-			b.WriteString("\n    (reasoning) " + squeeze(oneLine(r), renderReasoningChars))
+			b.WriteString("\n    (reasoning) " + squeezeTokens(oneLine(r), renderReasoningTokens))
 		}
 	case annals.KindTool:
 		name, outcome := "(unnamed)", ""
@@ -65,19 +66,19 @@ func renderEntry(i int, e *annals.Entry) string {
 			b.WriteString(" (" + outcome + ")")
 		}
 		if args != "" {
-			b.WriteString(": " + squeeze(args, renderArgsChars))
+			b.WriteString(": " + squeezeTokens(args, renderArgsTokens))
 		}
 		if strings.TrimSpace(result) != "" {
-			b.WriteString("\n    result: " + squeeze(result, renderResultChars))
+			b.WriteString("\n    result: " + squeezeTokens(strings.TrimSpace(result), renderResultTokens))
 		}
 	case annals.KindSystem:
-		b.WriteString("system: " + squeeze(e.Text, renderTextChars))
+		b.WriteString("system: " + squeezeTokens(e.Text, renderTextTokens))
 	default:
 		b.WriteString("event")
 		if e.Channel != "" {
 			b.WriteString(" " + e.Channel)
 		}
-		b.WriteString(": " + squeeze(e.Text, renderEventChars))
+		b.WriteString(": " + squeezeTokens(e.Text, renderEventTokens))
 	}
 	return defuse(b.String())
 }
@@ -139,11 +140,11 @@ func renderHeader(chat *annals.Chat) string {
 	return defuse(strings.Join(lines, "\n"))
 }
 
-// chunkBlocks groups rendered blocks into chunks of at most budget bytes, never splitting a block
-// unless it alone exceeds the budget (then it is squeezed to fit). When there would be more than
-// maxChunks chunks, the middle of the transcript is dropped, keeping the first chunk (the goal)
-// and the last maxChunks-1 (where things stand), with a marker saying how many entries were left
-// out: the cost of a recap stays bounded however long the chat.
+// chunkBlocks groups rendered blocks into chunks of at most budget estimated tokens, never
+// splitting a block unless it alone exceeds the budget (then it is squeezed to fit). When there
+// would be more than maxChunks chunks, the middle of the transcript is dropped, keeping the first
+// chunk (the goal) and the last maxChunks-1 (where things stand), with a marker saying how many
+// entries were left out: the cost of a recap stays bounded however long the chat.
 func chunkBlocks(blocks []string, budget, maxChunks int) []string {
 	type chunk struct {
 		blocks []string
@@ -152,15 +153,17 @@ func chunkBlocks(blocks []string, budget, maxChunks int) []string {
 	var chunks []chunk
 	var cur chunk
 	for _, b := range blocks {
-		if len(b) > budget {
-			b = squeeze(b, budget-64)
+		t := EstimateTokens(b)
+		if t > budget {
+			b = squeezeTokens(b, budget-32)
+			t = EstimateTokens(b)
 		}
-		if cur.size > 0 && cur.size+len(b)+1 > budget {
+		if cur.size > 0 && cur.size+t > budget {
 			chunks = append(chunks, cur)
 			cur = chunk{}
 		}
 		cur.blocks = append(cur.blocks, b)
-		cur.size += len(b) + 1
+		cur.size += t
 	}
 	if cur.size > 0 {
 		chunks = append(chunks, cur)
