@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/annals-dev/annals/importer"
@@ -63,4 +65,66 @@ func TestHermesTrajectoriesAreReadIncrementally(t *testing.T) {
 	if rewritten.Skipped != 2*first.Entries || rewritten.Entries != 0 || rewritten.Chats != 0 {
 		t.Errorf("after a rewrite: %+v, want both records read again and nothing new", rewritten)
 	}
+}
+
+// appendedIsReadAlone imports the first k lines of a fixture (copied to rel under a temporary
+// home, where its format's reader finds it), then the rest appended: the second import reads
+// only the appended lines (nothing already stored is read again) and leaves the store as one
+// import of the whole file does; then the file rewritten in place (its first line's bytes
+// changed, not its JSON) is read whole again, its entries skipped as present.
+func appendedIsReadAlone(t *testing.T, format, fixture, rel string, k int) {
+	t.Helper()
+	full, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(full), "\n")
+	path := filepath.Join(t.TempDir(), rel)
+	importertest.WriteFile(t, path, []byte(strings.Join(lines[:k], "")))
+	db := openDB(t)
+	opts := importer.Options{Formats: importertest.FormatsNamed(t, format)}
+	im := importertest.NewImporter(db, opts)
+	first := importertest.ImportAll(t, im, path).Total()
+	if first.Chats != 1 || first.Entries == 0 {
+		t.Fatalf("%s: first %d lines: %+v", format, k, first)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(strings.Join(lines[k:], "")); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	grown := importertest.ImportAll(t, im, path).Total()
+	ref := openDB(t)
+	whole := importertest.ImportAll(t, importertest.NewImporter(ref, opts), path).Total()
+	if grown.Skipped != 0 || grown.Removed != 0 || grown.Entries != whole.Entries-first.Entries || grown.Chats != 0 {
+		t.Errorf("%s: after the append %+v; want only the %d new entries read", format, grown, whole.Entries-first.Entries)
+	}
+	if got, want := importertest.TakeSnapshot(t, db), importertest.TakeSnapshot(t, ref); !reflect.DeepEqual(got.Entries, want.Entries) || !reflect.DeepEqual(got.Runs, want.Runs) {
+		t.Errorf("%s: the store after two parts differs from one import of the whole file", format)
+	}
+	st, err := db.FindImportSource(context.Background(), path)
+	if err != nil || st.Offset != int64(len(full)) {
+		t.Fatalf("%s: import state %+v (%v), want offset %d", format, st, err, len(full))
+	}
+	changed := strings.Replace(string(full), `": "`, `":"`, 1)
+	if changed == string(full) {
+		changed = strings.Replace(string(full), `":"`, `": "`, 1)
+	}
+	importertest.WriteFile(t, path, []byte(changed))
+	if err := os.Chtimes(path, st.ModTime.Add(1e9), st.ModTime.Add(1e9)); err != nil {
+		t.Fatal(err)
+	}
+	if again := importertest.ImportAll(t, im, path).Total(); again.Skipped != whole.Entries || again.Entries != 0 {
+		t.Errorf("%s: after a rewrite %+v, want the whole file read again (%d entries skipped)", format, again, whole.Entries)
+	}
+}
+
+// TestAppendOnlyReadersReadOnlyWhatWasAppended: iFlow CLI's session files are read like Claude
+// Code's (a LineParser), cut after the call's result (line 3 of 4).
+func TestAppendOnlyReadersReadOnlyWhatWasAppended(t *testing.T) {
+	const iflow = ".iflow/projects/-Users-u-zoo/session-041101e6-2a7f-4dfd-90b0-57888a353f6a.jsonl"
+	appendedIsReadAlone(t, "iflow", importertest.Testdata("iflow", iflow), iflow, 3)
 }

@@ -4,11 +4,14 @@
 package iflow
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/importer/reader"
@@ -20,8 +23,8 @@ import (
 // blocks, except that a tool_result's content is Gemini CLI's {callId, responseParts:
 // {functionResponse: {response: {output}}}, resultDisplay} (iFlow is a Gemini CLI fork) and
 // the record carries toolUseResult {status, toolName}. An assistant record repeats the tool_use
-// blocks of the turn's earlier records, so a call is taken once, by its id. The file is read
-// whole; entry ids are <uuid>#<block>.
+// blocks of the turn's earlier records, so a call is taken once, by its id. The file is
+// append-only and read incrementally (a LineParser); entry ids are <uuid>#<block>.
 type IFlow struct{}
 
 func (IFlow) Name() string { return "iflow" }
@@ -48,77 +51,151 @@ func (IFlow) Detect(path string, head []byte) bool {
 	return false
 }
 
-func (f IFlow) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
-	sid := strings.TrimSuffix(filepath.Base(src.Path), ".jsonl")
-	attrs := annals.Attributes{"source": f.Name()}
-	chat := &annals.Chat{CreatedAt: src.ModTime.UTC()}
-	var entries []*annals.Entry
-	open := map[string]*annals.Entry{}
-	seen := map[string]bool{}
-	var runs []*annals.Run
-	last := chat.CreatedAt
-	err := src.EachObject(ctx, "iflow", out, func(n int, o reader.JSONObject) error {
-		last = reader.FirstTime(reader.ParseTime(o.Str("timestamp")), last)
-		if len(entries) == 0 {
-			chat.CreatedAt = last
+// iflowState is what a session needs to resume after a settled line: the chat, once emitted,
+// the last time read, and the tool_use ids already taken (iFlow repeats them in later records).
+type iflowState struct {
+	ChatID string    `json:"chat_id,omitempty"`
+	Last   time.Time `json:"last"`
+	Seen   []string  `json:"seen,omitempty"`
+}
+
+// NewSession reads a session file line by line (iFlow appends its records): only the lines
+// appended since the last import are read. The chat is emitted once its model is known (the
+// first reply), or at the end of what the file holds now; until then nothing is settled.
+func (f IFlow) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
+	s := &iflowSession{f: f, sid: strings.TrimSuffix(filepath.Base(src.Path), ".jsonl"), attrs: annals.Attributes{"source": f.Name()},
+		open: map[string]*annals.Entry{}, seen: map[string]bool{}}
+	s.st.Last = src.ModTime.UTC()
+	s.created = s.st.Last
+	if len(state) > 0 {
+		if err := json.Unmarshal(state, &s.st); err != nil {
+			return nil, fmt.Errorf("iflow: bad import state: %w", err)
 		}
-		sid = reader.FirstNonEmpty(o.Str("sessionId"), sid)
-		for _, k := range []string{"cwd", "gitBranch"} {
-			if v := o.Str(k); v != "" && attrs[attrName(k)] == "" {
-				attrs[attrName(k)] = v
-			}
+		for _, id := range s.st.Seen {
+			s.seen[id] = true
 		}
-		id := reader.SafeID(reader.FirstNonEmpty(o.Str("uuid"), fmt.Sprintf("L%d", n)), 200)
-		m := o.Obj("message")
-		switch o.Str("type") {
-		case "user", "assistant":
-		default:
-			entries = append(entries, &annals.Entry{ID: id, Kind: annals.KindEvent, Time: last, Channel: "iflow/" + reader.SanitizeChannel(reader.FirstNonEmpty(o.Str("type"), "line")),
-				Metadata: reader.SafeMeta(map[string]any{"line": reader.Extras(o)})})
+	}
+	return s, nil
+}
+
+type iflowSession struct {
+	f       IFlow
+	st      iflowState
+	sid     string
+	attrs   annals.Attributes
+	created time.Time
+	open    map[string]*annals.Entry
+	seen    map[string]bool
+	pending []*annals.Entry
+	runs    []*annals.Run
+}
+
+func (s *iflowSession) Settled() bool {
+	return s.st.ChatID != "" && len(s.open) == 0 && len(s.pending) == 0 && len(s.runs) == 0
+}
+
+func (s *iflowSession) State() (json.RawMessage, error) {
+	s.st.Seen = s.st.Seen[:0]
+	for id := range s.seen {
+		s.st.Seen = append(s.st.Seen, id)
+	}
+	sort.Strings(s.st.Seen)
+	b, err := json.Marshal(s.st)
+	if err != nil {
+		return nil, fmt.Errorf("iflow: saving state: %w", err)
+	}
+	return b, nil
+}
+
+func (s *iflowSession) Finish(_ context.Context, out reader.Output) error { return s.flush(out, true) }
+
+func (s *iflowSession) Line(_ context.Context, n int, line []byte, out reader.Output) error {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil
+	}
+	o, err := reader.DecodeObject(line)
+	if err != nil {
+		out.Warnf(n, "not a JSON object: %v", err)
+		return nil
+	}
+	s.record(n, o, out)
+	if len(s.open) > 0 || (s.st.ChatID == "" && s.attrs["model"] == "") {
+		return nil // a call waits for its result, or the chat for its model
+	}
+	return s.flush(out, false)
+}
+
+// flush emits the chat (when not yet) and what is held back; at the end of the file (final)
+// even a chat whose model is not known yet.
+func (s *iflowSession) flush(out reader.Output, final bool) error {
+	if s.st.ChatID == "" {
+		if len(s.pending) == 0 && !final {
 			return nil
 		}
-		status := o.Obj("toolUseResult").Str("status")
-		blocks := iflowBlocks(m, seen, status)
-		ents := reader.AnthropicBlocks(blocks, m.Str("role"), id, last, open, func(i int, msg string) { out.Warnf(n, "content[%d]: %s", i, msg) })
-		for _, e := range ents {
-			e.SourceIDs = []string{id}
-			if e.Tool != nil && e.Tool.CallID != "" && e.Tool.Result == "" {
-				open[e.Tool.CallID] = e
-			}
-			if rest, ok := strings.CutPrefix(e.Channel, "cursor/"); ok {
-				e.Channel = "iflow/" + rest
-			}
+		s.st.ChatID = reader.ChatID(s.f.Name(), s.sid)
+		if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(&annals.Chat{ID: s.st.ChatID, CreatedAt: s.created, Attributes: s.attrs})}); err != nil {
+			return err
 		}
-		if model := m.Str("model"); model != "" {
-			attrs["model"] = reader.FirstNonEmpty(attrs["model"], reader.SafeID(model, annals.MaxIDBytes))
-			u := m.Obj("usage")
-			end := last
-			runs = append(runs, &annals.Run{ID: id, Status: annals.StatusCompleted, Model: reader.SafeID(model, annals.MaxIDBytes), StartedAt: last, EndedAt: &end,
-				InputTokens: reader.ClampTokens(int64(u.Num("input_tokens"))), OutputTokens: reader.ClampTokens(int64(u.Num("output_tokens")))})
-			for _, e := range ents {
-				e.RunID = id
-			}
-		}
-		entries = append(entries, ents...)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("iflow: reading %s: %w", src.Path, err)
 	}
-	chat.ID, chat.Attributes = reader.ChatID(f.Name(), sid), attrs
-	if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(chat)}); err != nil {
-		return err
-	}
-	if err := reader.EmitEntries(chat.ID, entries, out); err != nil {
+	ents, runs := s.pending, s.runs
+	s.pending, s.runs = nil, nil
+	if err := reader.EmitEntries(s.st.ChatID, ents, out); err != nil {
 		return err
 	}
 	for _, r := range runs {
-		r.ChatID = chat.ID
+		r.ChatID = s.st.ChatID
 		if err := out.Emit(annals.CaptureOp{Run: r}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// record maps one record: its entries (a tool call waiting in open for its result) and, for a
+// reply that names its model, a run.
+func (s *iflowSession) record(n int, o reader.JSONObject, out reader.Output) {
+	s.st.Last = reader.FirstTime(reader.ParseTime(o.Str("timestamp")), s.st.Last)
+	if s.st.ChatID == "" && len(s.pending) == 0 {
+		s.created = s.st.Last
+	}
+	s.sid = reader.FirstNonEmpty(o.Str("sessionId"), s.sid)
+	for _, k := range []string{"cwd", "gitBranch"} {
+		if v := o.Str(k); v != "" && s.attrs[attrName(k)] == "" {
+			s.attrs[attrName(k)] = v
+		}
+	}
+	id := reader.SafeID(reader.FirstNonEmpty(o.Str("uuid"), fmt.Sprintf("L%d", n)), 200)
+	m := o.Obj("message")
+	switch o.Str("type") {
+	case "user", "assistant":
+	default:
+		s.pending = append(s.pending, &annals.Entry{ID: id, Kind: annals.KindEvent, Time: s.st.Last, Channel: "iflow/" + reader.SanitizeChannel(reader.FirstNonEmpty(o.Str("type"), "line")),
+			Metadata: reader.SafeMeta(map[string]any{"line": reader.Extras(o)})})
+		return
+	}
+	status := o.Obj("toolUseResult").Str("status")
+	blocks := iflowBlocks(m, s.seen, status)
+	ents := reader.AnthropicBlocks(blocks, m.Str("role"), id, s.st.Last, s.open, func(i int, msg string) { out.Warnf(n, "content[%d]: %s", i, msg) })
+	for _, e := range ents {
+		e.SourceIDs = []string{id}
+		if e.Tool != nil && e.Tool.CallID != "" && e.Tool.Result == "" {
+			s.open[e.Tool.CallID] = e
+		}
+		if rest, ok := strings.CutPrefix(e.Channel, "cursor/"); ok {
+			e.Channel = "iflow/" + rest
+		}
+	}
+	if model := m.Str("model"); model != "" {
+		s.attrs["model"] = reader.FirstNonEmpty(s.attrs["model"], reader.SafeID(model, annals.MaxIDBytes))
+		u := m.Obj("usage")
+		end := s.st.Last
+		s.runs = append(s.runs, &annals.Run{ID: id, Status: annals.StatusCompleted, Model: reader.SafeID(model, annals.MaxIDBytes), StartedAt: s.st.Last, EndedAt: &end,
+			InputTokens: reader.ClampTokens(int64(u.Num("input_tokens"))), OutputTokens: reader.ClampTokens(int64(u.Num("output_tokens")))})
+		for _, e := range ents {
+			e.RunID = id
+		}
+	}
+	s.pending = append(s.pending, ents...)
 }
 
 func attrName(k string) string {
