@@ -1,12 +1,10 @@
 package embed
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/annals-dev/annals/internal/providerhttp"
-	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -16,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/providerhttp"
 )
 
 // OpenAI client defaults.
@@ -54,6 +53,15 @@ type OpenAIConfig struct {
 	// text is embedded by its head instead of failing the provider's token limit; 0 means
 	// DefaultMaxInputChars.
 	MaxInputChars int
+	// Retries is how many times a failed request is retried (rate limits, 5xx, timeouts,
+	// unreachable), with a backoff doubling from 1 s and honouring Retry-After; 0 means
+	// providerhttp.DefaultRetries (2), negative means never.
+	Retries int
+	// MaxBackoff caps each wait between attempts, Retry-After included: a provider asking for
+	// longer fails the request at once. 0 means providerhttp.DefaultMaxBackoff (30 s).
+	MaxBackoff time.Duration
+	// Concurrency bounds the requests in flight at once; 0 means providerhttp.DefaultConcurrency.
+	Concurrency int
 	// Timeout bounds each request when HTTPClient is nil; 0 means DefaultTimeout.
 	Timeout time.Duration
 	// HTTPClient, when set, is used as is (its own timeout applies).
@@ -63,10 +71,8 @@ type OpenAIConfig struct {
 // OpenAI is an Embedder backed by an OpenAI-compatible POST /v1/embeddings endpoint. Vectors are
 // L2-normalised on arrival, whatever the server does. It is safe for concurrent use.
 type OpenAI struct {
-	cfg      OpenAIConfig
-	endpoint *url.URL
-	display  string
-	client   *http.Client
+	cfg    OpenAIConfig
+	client *providerhttp.Client
 
 	mu  sync.Mutex
 	dim int // configured, or learned from the first response; 0 until known
@@ -80,8 +86,8 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, annals.Errorf(annals.EINVALID, "the openai embedder needs a model (e.g. text-embedding-3-small, nomic-embed-text)")
 	}
-	if cfg.Dimension < 0 || cfg.BatchSize < 0 || cfg.MaxInputChars < 0 || cfg.Timeout < 0 {
-		return nil, annals.Errorf(annals.EINVALID, "the openai embedder's dimension, batch size, input limit and timeout must not be negative")
+	if cfg.Dimension < 0 || cfg.BatchSize < 0 || cfg.MaxInputChars < 0 || cfg.Timeout < 0 || cfg.MaxBackoff < 0 || cfg.Concurrency < 0 {
+		return nil, annals.Errorf(annals.EINVALID, "the openai embedder's dimension, batch size, input limit, timeout, max backoff and concurrency must not be negative")
 	}
 	if cfg.SendDimensions && cfg.Dimension == 0 {
 		return nil, annals.Errorf(annals.EINVALID, "the openai embedder can only send dimensions when a dimension is configured")
@@ -99,15 +105,19 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if err != nil {
 		return nil, err
 	}
-	client := cfg.HTTPClient
-	if client == nil {
+	hc := cfg.HTTPClient
+	if hc == nil {
 		timeout := cfg.Timeout
 		if timeout == 0 {
 			timeout = DefaultTimeout
 		}
-		client = &http.Client{Timeout: timeout}
+		hc = &http.Client{Timeout: timeout}
 	}
-	return &OpenAI{cfg: cfg, endpoint: endpoint, display: providerhttp.DisplayURL(endpoint), client: client, dim: cfg.Dimension}, nil
+	client := &providerhttp.Client{
+		HTTP: hc, What: embedWhat, Endpoint: endpoint.String(), Display: providerhttp.DisplayURL(endpoint),
+		APIKey: cfg.APIKey, Retries: providerhttp.Retries(cfg.Retries), MaxBackoff: cfg.MaxBackoff, MaxResponse: maxEmbeddingResponse,
+	}
+	return &OpenAI{cfg: cfg, client: client.WithLimit(providerhttp.NewLimit(cfg.Concurrency)), dim: cfg.Dimension}, nil
 }
 
 // endpointURL joins an OpenAI-style base URL and an endpoint path. A bare host gets "/v1", the
@@ -201,54 +211,53 @@ type embeddingResponse struct {
 
 const embedWhat = "embedding provider"
 
-// request embeds one batch and returns its vectors in input order.
+// request embeds one batch and returns its vectors in input order. Failed requests are retried
+// by the client (rate limits, 5xx, timeouts); a 2xx answer that is not the protocol (bad JSON,
+// the wrong count) is asked for once more, then fails.
 func (o *OpenAI) request(ctx context.Context, inputs []string) ([][]float32, error) {
 	req := embeddingRequest{Model: o.cfg.Model, Input: inputs}
 	if o.cfg.SendDimensions {
 		req.Dimensions = o.cfg.Dimension
 	}
-	body, err := json.Marshal(req)
-	if err != nil {
-		return nil, annals.Internal("encode embedding request", err)
-	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, o.endpoint.String(), bytes.NewReader(body))
-	if err != nil {
-		return nil, annals.Internal("build embedding request", err)
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/json")
+	headers := http.Header{}
 	if o.cfg.APIKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+o.cfg.APIKey)
+		headers.Set("Authorization", "Bearer "+o.cfg.APIKey)
 	}
-	resp, err := o.client.Do(hreq)
-	if err != nil {
-		return nil, providerhttp.TransportError(ctx, embedWhat, o.display, err)
+	for attempt := 0; ; attempt++ {
+		raw, err := o.client.PostJSON(ctx, headers, req)
+		if err != nil {
+			return nil, err
+		}
+		vecs, err := o.decode(raw, len(inputs))
+		var m malformed
+		if err == nil || !errors.As(err, &m) || attempt == 1 {
+			return vecs, err
+		}
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxEmbeddingResponse+1))
-	if err != nil {
-		return nil, providerhttp.TransportError(ctx, embedWhat, o.display, err)
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, providerhttp.StatusError(embedWhat, o.display, resp.StatusCode, raw, o.cfg.APIKey)
-	}
-	if len(raw) > maxEmbeddingResponse {
-		return nil, providerhttp.BadResponse(embedWhat, o.display, fmt.Sprintf("larger than %d MiB", maxEmbeddingResponse>>20), nil)
-	}
+}
+
+// malformed marks a 2xx answer that is not the embeddings protocol, worth asking once more.
+type malformed struct{ error }
+
+func (m malformed) Unwrap() error { return m.error }
+
+// decode reads one answer's vectors, in input order, normalised.
+func (o *OpenAI) decode(raw []byte, n int) ([][]float32, error) {
+	display := o.client.Display
 	var er embeddingResponse
 	if err := json.Unmarshal(raw, &er); err != nil {
-		return nil, providerhttp.BadResponse(embedWhat, o.display, "not an embeddings JSON object", err)
+		return nil, malformed{providerhttp.BadResponse(embedWhat, display, "not an embeddings JSON object", err)}
 	}
-	if len(er.Data) != len(inputs) {
-		return nil, providerhttp.BadResponse(embedWhat, o.display, fmt.Sprintf("%d embeddings for %d inputs", len(er.Data), len(inputs)), nil)
+	if len(er.Data) != n {
+		return nil, malformed{providerhttp.BadResponse(embedWhat, display, fmt.Sprintf("%d embeddings for %d inputs", len(er.Data), n), nil)}
 	}
-	vecs := make([][]float32, len(inputs))
+	vecs := make([][]float32, n)
 	for _, d := range er.Data {
-		if d.Index < 0 || d.Index >= len(inputs) || vecs[d.Index] != nil {
-			return nil, providerhttp.BadResponse(embedWhat, o.display, fmt.Sprintf("embedding index %d is out of range or repeated", d.Index), nil)
+		if d.Index < 0 || d.Index >= n || vecs[d.Index] != nil {
+			return nil, malformed{providerhttp.BadResponse(embedWhat, display, fmt.Sprintf("embedding index %d is out of range or repeated", d.Index), nil)}
 		}
 		if len(d.Embedding) == 0 {
-			return nil, providerhttp.BadResponse(embedWhat, o.display, fmt.Sprintf("embedding %d is empty", d.Index), nil)
+			return nil, malformed{providerhttp.BadResponse(embedWhat, display, fmt.Sprintf("embedding %d is empty", d.Index), nil)}
 		}
 		if err := o.checkDimension(len(d.Embedding)); err != nil {
 			return nil, err
@@ -256,7 +265,7 @@ func (o *OpenAI) request(ctx context.Context, inputs []string) ([][]float32, err
 		v := make([]float32, len(d.Embedding))
 		for i, f := range d.Embedding {
 			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, providerhttp.BadResponse(embedWhat, o.display, fmt.Sprintf("embedding %d holds a non-finite value", d.Index), nil)
+				return nil, malformed{providerhttp.BadResponse(embedWhat, display, fmt.Sprintf("embedding %d holds a non-finite value", d.Index), nil)}
 			}
 			v[i] = float32(f)
 		}
@@ -276,7 +285,7 @@ func (o *OpenAI) checkDimension(n int) error {
 		return nil
 	}
 	if n != o.dim {
-		return providerhttp.BadResponse(embedWhat, o.display, fmt.Sprintf("a vector of dimension %d, want %d (model %q)", n, o.dim, o.cfg.Model), nil)
+		return providerhttp.BadResponse(embedWhat, o.client.Display, fmt.Sprintf("a vector of dimension %d, want %d (model %q)", n, o.dim, o.cfg.Model), nil)
 	}
 	return nil
 }

@@ -69,6 +69,11 @@ func (f *fakeEmbeddings) serve(w http.ResponseWriter, r *http.Request) {
 		respond(w, req)
 		return
 	}
+	f.answer(w, req)
+}
+
+// answer is the fake's normal answer: the key checked, a vector per input, in reverse order.
+func (f *fakeEmbeddings) answer(w http.ResponseWriter, req embeddingsRequest) {
 	if req.auth != "Bearer "+testKey {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)
@@ -280,7 +285,7 @@ func TestOpenAIMapsProviderErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f, srv := newFakeEmbeddings(t, 4)
 			f.respond = tt.respond
-			o := mustOpenAI(t, embed.OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: tt.key, Model: "m"})
+			o := mustOpenAI(t, embed.OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: tt.key, Model: "m", Retries: -1})
 			_, err := o.Embed(context.Background(), []string{"x"})
 			if got := annals.ErrorCode(err); got != tt.wantCode {
 				t.Fatalf("code = %q (err %v), want %q", got, err, tt.wantCode)
@@ -303,7 +308,7 @@ func TestOpenAIUnreachableAndSlowProvidersAreUnavailable(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	o := mustOpenAI(t, embed.OpenAIConfig{BaseURL: url + "/v1", APIKey: testKey, Model: "m"})
+	o := mustOpenAI(t, embed.OpenAIConfig{BaseURL: url + "/v1", APIKey: testKey, Model: "m", Retries: -1})
 	_, err := o.Embed(context.Background(), []string{"x"})
 	if annals.ErrorCode(err) != annals.EUNAVAILABLE {
 		t.Fatalf("code = %q (err %v), want unavailable", annals.ErrorCode(err), err)
@@ -322,7 +327,7 @@ func TestOpenAIUnreachableAndSlowProvidersAreUnavailable(t *testing.T) {
 	}))
 	defer slow.Close()
 	defer close(release)
-	o = mustOpenAI(t, embed.OpenAIConfig{BaseURL: slow.URL + "/v1", Model: "m", Timeout: 50 * time.Millisecond})
+	o = mustOpenAI(t, embed.OpenAIConfig{BaseURL: slow.URL + "/v1", Model: "m", Retries: -1, Timeout: 50 * time.Millisecond})
 	_, err = o.Embed(context.Background(), []string{"x"})
 	if annals.ErrorCode(err) != annals.EUNAVAILABLE || !strings.Contains(err.Error(), "timed out") {
 		t.Errorf("err = %v, want unavailable: timed out", err)

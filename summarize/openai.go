@@ -217,16 +217,9 @@ func httpClient(c *http.Client, timeout time.Duration) *http.Client {
 
 // newClient builds the retrying, limited poster of one endpoint.
 func newClient(u *url.URL, apiKey string, hc *http.Client, timeout time.Duration, r Retrying) *providerhttp.Client {
-	retries := r.Retries
-	switch {
-	case retries == 0:
-		retries = providerhttp.DefaultRetries
-	case retries < 0:
-		retries = 0
-	}
 	c := &providerhttp.Client{
 		HTTP: httpClient(hc, timeout), What: summaryWhat, Endpoint: u.String(), Display: providerhttp.DisplayURL(u),
-		APIKey: apiKey, Retries: retries, MaxBackoff: r.MaxBackoff, MaxResponse: maxCompletionResponse,
+		APIKey: apiKey, Retries: providerhttp.Retries(r.Retries), MaxBackoff: r.MaxBackoff, MaxResponse: maxCompletionResponse,
 	}
 	return c.WithLimit(providerhttp.NewLimit(r.Concurrency))
 }

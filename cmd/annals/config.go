@@ -83,7 +83,7 @@ type ProviderConfig struct {
 	APIKeyEnv string `yaml:"api_key_env"`
 	Model     string `yaml:"model"`
 	Dimension int    `yaml:"dimension"`
-	// Summarizer clients only (docs/PROVIDERS.md): 0 means the default; retries -1 means none.
+	// Model clients only (docs/PROVIDERS.md): 0 means the default; retries -1 means none.
 	TimeoutSeconds    int `yaml:"timeout_seconds"`
 	Retries           int `yaml:"retries"`
 	MaxBackoffSeconds int `yaml:"max_backoff_seconds"`

@@ -97,7 +97,8 @@ func (m *Main) summarizerFrom(section string, p ProviderConfig) (annals.Summariz
 	return nil, nil
 }
 
-// retrying and timeout are a summarizer block's client settings; the clients reject negatives.
+// retrying and timeout are a model client's settings (summarizer or embedder); the clients
+// reject negatives.
 func (p ProviderConfig) retrying() summarize.Retrying {
 	return summarize.Retrying{Retries: p.Retries, MaxBackoff: time.Duration(p.MaxBackoffSeconds) * time.Second, Concurrency: p.Concurrency}
 }

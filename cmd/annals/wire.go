@@ -175,7 +175,9 @@ func (m *Main) embedder(cfg *Config) (annals.Embedder, error) {
 		if err != nil {
 			return nil, err
 		}
-		return embed.NewOpenAI(embed.OpenAIConfig{BaseURL: p.BaseURL, APIKey: key, Model: p.Model, Dimension: p.Dimension})
+		r := p.retrying()
+		return embed.NewOpenAI(embed.OpenAIConfig{BaseURL: p.BaseURL, APIKey: key, Model: p.Model, Dimension: p.Dimension,
+			Retries: r.Retries, MaxBackoff: r.MaxBackoff, Concurrency: r.Concurrency, Timeout: p.timeout()})
 	}
 	return nil, nil
 }

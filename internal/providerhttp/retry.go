@@ -50,6 +50,18 @@ type Client struct {
 	sem chan struct{}
 }
 
+// Retries turns a configured retry count into the client's: 0 means DefaultRetries, a negative
+// count means none.
+func Retries(configured int) int {
+	switch {
+	case configured == 0:
+		return DefaultRetries
+	case configured < 0:
+		return 0
+	}
+	return configured
+}
+
 // NewLimit returns a concurrency limit of n requests in flight (n <= 0: DefaultConcurrency),
 // shared by every Client given it.
 func NewLimit(n int) chan struct{} {
