@@ -123,8 +123,14 @@ func appendedIsReadAlone(t *testing.T, format, fixture, rel string, k int) {
 }
 
 // TestAppendOnlyReadersReadOnlyWhatWasAppended: iFlow CLI's session files are read like Claude
-// Code's (a LineParser), cut after the call's result (line 3 of 4).
+// Code's (a LineParser), cut after the call's result (line 3 of 4); so are Antigravity CLI's
+// transcripts, cut after the step that carried out the first reply's call, and Factory Droid's
+// sessions, cut after the first call's result.
 func TestAppendOnlyReadersReadOnlyWhatWasAppended(t *testing.T) {
 	const iflow = ".iflow/projects/-Users-u-zoo/session-041101e6-2a7f-4dfd-90b0-57888a353f6a.jsonl"
 	appendedIsReadAlone(t, "iflow", importertest.Testdata("iflow", iflow), iflow, 3)
+	const ag = ".gemini/antigravity-cli/brain/e93ee5f8-3c1a-4b7e-9d2f-6a5b4c3d2e1f/logs/transcript.jsonl"
+	appendedIsReadAlone(t, "antigravity", importertest.Testdata("antigravity", ag), ag, 3)
+	const droid = ".factory/sessions/-home-u-plover/6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a.jsonl"
+	appendedIsReadAlone(t, "factory-droid", importertest.Testdata("factory-droid", droid), droid, 4)
 }
