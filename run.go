@@ -40,4 +40,8 @@ type Run struct {
 	InputTokens  int64      `json:"input_tokens,omitempty"`
 	OutputTokens int64      `json:"output_tokens,omitempty"`
 	CostUSD      float64    `json:"cost_usd,omitempty"`
+	// EstimatedCostUSD is never stored: the history service sets it on the runs it reads
+	// (FindChatRuns) when the run recorded tokens but no cost and the pricing table knows its
+	// model, the same estimate the usage report makes (docs/USAGE.md).
+	EstimatedCostUSD float64 `json:"estimated_cost_usd,omitempty"`
 }

@@ -20,6 +20,9 @@ type UsageParams struct {
 	Zone string
 	// Top is how many chats each top list holds (0: DefaultUsageTop, at most MaxUsageTop).
 	Top int
+	// ChatIDs, when not nil, counts the runs of these chats only (at most MaxUsageTop ids):
+	// the web UI's list and chat header ask what their chats cost, estimated part included.
+	ChatIDs []string
 }
 
 // Usage limits.
@@ -125,6 +128,8 @@ type UsageReport struct {
 type UsageFilter struct {
 	Owner    Owner
 	From, To time.Time
+	// ChatIDs, when not nil, keeps the runs of these chats only (an empty list keeps none).
+	ChatIDs []string
 }
 
 // UsageBucket is what the runs of one hour (UTC), one agent, one model and one source tool (the
@@ -157,6 +162,12 @@ const (
 // TokenRate is a price in USD per token (not per million), as the store multiplies it.
 type TokenRate struct {
 	Input, Output float64
+}
+
+// Cost is what in input and out output tokens cost at r: the estimate of a run, or of a sum of
+// runs, that recorded tokens but no cost.
+func (r TokenRate) Cost(in, out int64) float64 {
+	return float64(in)*r.Input + float64(out)*r.Output
 }
 
 // UsageTopQuery asks for the chats with the most tokens, cost or entries among the runs of

@@ -6,13 +6,28 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// FindChatRuns returns the runs of a chat in scope, oldest first.
+// FindChatRuns returns the runs of a chat in scope, oldest first, a run that recorded tokens
+// but no cost with its cost estimated from the pricing table (Run.EstimatedCostUSD).
 func (s *Service) FindChatRuns(ctx context.Context, c annals.ChatSelector) ([]*annals.Run, error) {
 	chat, _, err := s.fetch(ctx, OpGet, c)
 	if err != nil {
 		return nil, err
 	}
-	return s.runsOf(ctx, chat)
+	runs, err := s.runsOf(ctx, chat)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range runs {
+		// The usage report's test for a run whose cost is the table's business (storecore's
+		// uncosted): no cost, some tokens.
+		if r.CostUSD > 0 || (r.InputTokens <= 0 && r.OutputTokens <= 0) {
+			continue
+		}
+		if rate, ok := s.rate(r.Model); ok {
+			r.EstimatedCostUSD = rate.Cost(r.InputTokens, r.OutputTokens)
+		}
+	}
+	return runs, nil
 }
 
 // runsOf reads the runs of a chat as fetched. Runs are read by chat id, so the chat is checked

@@ -80,11 +80,19 @@ func (s *Service) Usage(ctx context.Context, p annals.UsageParams) (*annals.Usag
 	if p.Top < 0 || p.Top > annals.MaxUsageTop {
 		return nil, annals.Errorf(annals.EINVALID, "top must be between 0 (the default, %d) and %d", annals.DefaultUsageTop, annals.MaxUsageTop)
 	}
+	if len(p.ChatIDs) > annals.MaxUsageTop {
+		return nil, annals.Errorf(annals.EINVALID, "chat_ids has %d ids (at most %d)", len(p.ChatIDs), annals.MaxUsageTop)
+	}
+	for _, id := range p.ChatIDs {
+		if err := annals.ValidateID("chat_ids[]", id); err != nil {
+			return nil, err
+		}
+	}
 	us, ok := s.store.(annals.UsageStore)
 	if !ok {
 		return nil, annals.Errorf(annals.ENOTIMPLEMENTED, "this store does not sum usage")
 	}
-	f := annals.UsageFilter{Owner: res.Owner}
+	f := annals.UsageFilter{Owner: res.Owner, ChatIDs: p.ChatIDs}
 	if p.From != nil {
 		f.From = *p.From
 	}
@@ -124,22 +132,18 @@ func (s *Service) fold(out *annals.UsageReport, buckets []annals.UsageBucket, lo
 		if ok, seen := known[model]; seen {
 			return rates[model], ok
 		}
-		var price annals.ModelPrice
-		ok := false
-		if s.pricer != nil {
-			price, ok = s.pricer.Price(model)
-		}
+		r, ok := s.rate(model)
 		if known[model] = ok; ok {
-			rates[model] = price.Rate()
+			rates[model] = r
 		}
-		return rates[model], ok
+		return r, ok
 	}
 	days, agents, models, tools := map[string]*annals.UsageFigures{}, map[string]*annals.UsageFigures{}, map[string]*annals.UsageFigures{}, map[string]*annals.UsageFigures{}
 	for _, b := range buckets {
 		fig := annals.UsageFigures{Runs: b.Runs, InputTokens: b.InputTokens, OutputTokens: b.OutputTokens, CostUSD: b.CostUSD}
 		if b.UncostedRuns > 0 {
 			if r, ok := rate(b.Model); ok {
-				fig.EstimatedCostUSD = float64(b.UncostedInputTokens)*r.Input + float64(b.UncostedOutputTokens)*r.Output
+				fig.EstimatedCostUSD = r.Cost(b.UncostedInputTokens, b.UncostedOutputTokens)
 				fig.CostUSD += fig.EstimatedCostUSD
 			} else {
 				fig.UnpricedRuns = b.UncostedRuns
@@ -166,6 +170,20 @@ func (s *Service) fold(out *annals.UsageReport, buckets []annals.UsageBucket, lo
 	}
 	out.Agents, out.Models, out.Tools = rows(agents, byTokens), rows(models, byTokens), rows(tools, byTokens)
 	return rates
+}
+
+// rate is the pricing table's per-token price of model (Config.Pricer), false when no table is
+// configured or it does not know the model: the one place tokens without a cost are priced
+// (the usage report's buckets and a chat's runs, runs.go).
+func (s *Service) rate(model string) (annals.TokenRate, bool) {
+	if s.pricer == nil {
+		return annals.TokenRate{}, false
+	}
+	p, ok := s.pricer.Price(model)
+	if !ok {
+		return annals.TokenRate{}, false
+	}
+	return p.Rate(), true
 }
 
 func rows(m map[string]*annals.UsageFigures, order func(a, b annals.UsageRow) int) []annals.UsageRow {

@@ -16,6 +16,13 @@ import (
 // cost on 2026-03-02 and a run of a model no table knows; tenant B's chat b1 a large run.
 func usageHistory(t *testing.T) *history.Service {
 	t.Helper()
+	svc, _ := usageHistoryDB(t)
+	return svc
+}
+
+// usageHistoryDB is usageHistory with its store.
+func usageHistoryDB(t *testing.T) (*history.Service, annals.Store) {
+	t.Helper()
 	db := openSQLite(t)
 	ctx := context.Background()
 	for _, c := range []*annals.Chat{
@@ -37,7 +44,7 @@ func usageHistory(t *testing.T) *history.Service {
 			t.Fatal(err)
 		}
 	}
-	return history.New(history.Config{Store: db, Pricer: pricing.Builtin()})
+	return history.New(history.Config{Store: db, Pricer: pricing.Builtin()}), db
 }
 
 func usageAs(t *testing.T, svc *history.Service, tenant, user string, p annals.UsageParams) (*annals.UsageReport, error) {

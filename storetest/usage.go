@@ -15,6 +15,7 @@ func usageTests() []test {
 		{"BucketsStayInsideTheOwner", testUsageOwner},
 		{"TopChatsByTokensCostAndLength", testUsageTop},
 		{"TopRefusesAnUnknownOrder", testUsageTopOrder},
+		{"ChatIDsKeepThoseChatsRuns", testUsageChatIDs},
 	}
 }
 
@@ -191,4 +192,32 @@ func testUsageTop(t *testing.T, s Store) {
 func testUsageTopOrder(t *testing.T, s Store) {
 	_, err := usageStore(t, s).TopUsageChats(t.Context(), annals.UsageTopQuery{Filter: usageRange(annals.Owner{TenantID: "t"}), Order: "size", Limit: 1})
 	wantCode(t, "an unknown order", err, annals.EINVALID)
+}
+
+// testUsageChatIDs: a filter's ChatIDs keeps the runs of those chats only, inside the owner (a
+// chat id of another tenant adds nothing); an empty list keeps none.
+func testUsageChatIDs(t *testing.T, s Store) {
+	usageFixture(t, s)
+	u := usageStore(t, s)
+	f := usageRange(annals.Owner{TenantID: "tenant-a"})
+	f.ChatIDs = []string{"c2", "c3"}
+	got, err := u.UsageBuckets(t.Context(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBuckets(t, "c2 and c3 in tenant-a", got, annals.UsageBucket{Hour: usageHour, Model: "m1", Runs: 1, InputTokens: 1, OutputTokens: 1, CostUSD: 0.25})
+	top, err := u.TopUsageChats(t.Context(), annals.UsageTopQuery{Filter: f, Order: annals.UsageByCost, Limit: 10})
+	if err != nil || fmt.Sprint(topIDs(top)) != "[c2]" {
+		t.Errorf("top of c2 and c3 in tenant-a: %v, %v; want c2 alone", topIDs(top), err)
+	}
+	f.ChatIDs = []string{"c1"}
+	top, err = u.TopUsageChats(t.Context(), annals.UsageTopQuery{Filter: f, Order: annals.UsageByCost, Limit: 10,
+		Rates: map[string]annals.TokenRate{"m1": {Input: 0.001, Output: 0.002}}})
+	if err != nil || len(top) != 1 || top[0].ChatID != "c1" || math.Abs(top[0].EstimatedCostUSD-0.4) > 1e-9 {
+		t.Errorf("c1 priced: %+v, %v; want c1 with r2 estimated at $0.40", top, err)
+	}
+	f.ChatIDs = []string{}
+	if got, err := u.UsageBuckets(t.Context(), f); err != nil || len(got) != 0 {
+		t.Errorf("no chats: %d buckets, %v; want none", len(got), err)
+	}
 }

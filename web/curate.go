@@ -115,12 +115,18 @@ type headData struct {
 	Resume, ResumeCwd string
 	// CanWrite offers the curation controls.
 	CanWrite bool
+	// Estimated is the estimated part of the chat's cost (cost.go).
+	Estimated float64
 }
 
 func (h *Handler) head(r *http.Request, c *history.Caller, chat *annals.Chat) headData {
 	d := headData{Chat: chat, CanWrite: c.Writes()}
 	if res, err := c.ResumeChat(r.Context(), annals.ChatSelector{ID: chat.ID}); err == nil {
 		d.Resume, d.ResumeCwd = res.Command, res.Cwd
+	}
+	// A header without the estimate still shows what the runs recorded.
+	if est, err := chatEstimates(r.Context(), c, []*annals.Chat{chat}); err == nil {
+		d.Estimated = est[chat.ID]
 	}
 	return d
 }

@@ -21,8 +21,8 @@ func seedHostile(e *env) {
 		Description: `<img src=x onerror=alert("desc")>`, Tags: []string{`<b onmouseover=alert(1)>t</b>`},
 		Attributes: annals.Attributes{"source": `<svg onload=alert("src")>`, "cwd": "/tmp/x"},
 	},
-		&annals.Entry{Kind: annals.KindUser, Text: `<script>alert("user")</script><img src=x onerror=alert("img")>`},
-		&annals.Entry{Kind: annals.KindAssistant, Text: "[click](javascript:alert(3)) <a href=\"javascript:alert(4)\">link</a>\n\x1b[31mred\x1b]52;c;ZXZpbA==\x07 \u202eevil",
+		&annals.Entry{Kind: annals.KindUser, Text: `<script>alert("user")</script><img src=x onerror=alert("img")>`, RunID: "run-h1"},
+		&annals.Entry{Kind: annals.KindAssistant, RunID: "run-h2", Text: "[click](javascript:alert(3)) <a href=\"javascript:alert(4)\">link</a>\n\x1b[31mred\x1b]52;c;ZXZpbA==\x07 \u202eevil",
 			Reasoning: `<iframe src="javascript:alert('reasoning')"></iframe>`},
 		&annals.Entry{Kind: annals.KindSystem, Text: `<svg xmlns="http://www.w3.org/2000/svg" onload="alert('svg')"><script>alert('in svg')</script></svg>`},
 		&annals.Entry{Kind: annals.KindTool, Tool: &annals.ToolCall{
@@ -32,6 +32,12 @@ func seedHostile(e *env) {
 		}},
 		&annals.Entry{Kind: annals.KindEvent, Channel: "in/x", Text: `<object data="javascript:alert('event')"></object><meta http-equiv="refresh" content="0;url=javascript:alert(1)">`},
 	)
+	// Runs whose model names try markup: one the table does not price (its recorded cost shows),
+	// one it prices as gpt-4o (an estimated cost shows beside the name).
+	e.run(&annals.Run{ID: "run-h1", ChatID: hostileID, Status: annals.StatusCompleted, Model: `<img src=x onerror=alert("model")>`,
+		StartedAt: at, InputTokens: 1000, OutputTokens: 10, CostUSD: 0.5})
+	e.run(&annals.Run{ID: "run-h2", ChatID: hostileID, Status: annals.StatusCompleted, Model: `gpt-4o-"><b onmouseover=alert(2)>x<b>`,
+		StartedAt: at.Add(time.Minute), InputTokens: 1_000_000})
 }
 
 func TestHostileTranscriptRendersAsText(t *testing.T) {
@@ -55,7 +61,8 @@ func TestHostileTranscriptRendersAsText(t *testing.T) {
 	checkInert(t, tb)
 	text := eval[string](tb, `document.getElementById("main").innerText`)
 	for _, want := range []string{`<script>alert("user")</script>`, `<img src=x onerror=alert("img")>`, `javascript:alert(4)`,
-		`\x1b[31mred`, `\u202eevil`, `<svg/onload=alert('cmd')>`, `<iframe src="javascript:alert('reasoning')">`, `<img src=x onerror=alert("tool")>`} {
+		`\x1b[31mred`, `\u202eevil`, `<svg/onload=alert('cmd')>`, `<iframe src="javascript:alert('reasoning')">`, `<img src=x onerror=alert("tool")>`,
+		`<img src=x onerror=alert("model")>`, `gpt-4o-"><b onmouseover=alert(2)>x<b>`, "$2.50 (estimated)", "$3.00 (estimated)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the page does not show %q as text", want)
 		}

@@ -59,7 +59,9 @@ type listPage struct {
 	Form     listForm
 	Statuses []annals.RunStatus
 	Chats    []*annals.Chat
-	Total    int
+	// Estimates is the estimated part of each chat's cost, by id (cost.go).
+	Estimates map[string]float64
+	Total     int
 	// Next is the URL of the next page of rows ("" on the last).
 	Next string
 	// Error is a filter the history refused, shown beside the form.
@@ -83,6 +85,9 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
 		res, err = c.FindChats(r.Context(), annals.ListParams{Filter: q, Page: annals.PageParams{Limit: listPageSize, Cursor: r.URL.Query().Get("cursor")}})
 		if err == nil {
 			page.Chats, page.Total = res.Chats, res.Total
+			if page.Estimates, err = chatEstimates(r.Context(), c, res.Chats); err != nil {
+				return err
+			}
 			if res.NextCursor != "" {
 				v := form.values()
 				v.Set("cursor", res.NextCursor)

@@ -34,6 +34,7 @@ func (h *Handler) funcs() template.FuncMap {
 		"text":      termsafe.String,
 		"tokens":    formatTokens,
 		"cost":      formatCost,
+		"costEst":   costWithEstimate,
 		"when":      formatTime,
 		"ago":       func(t time.Time) string { return ago(h.now(), t) },
 		"marks":     splitMarks,

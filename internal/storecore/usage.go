@@ -24,6 +24,7 @@ const usageFrom = ` FROM runs r JOIN chats c ON c.pk = r.chat_pk
 func usageWhere(f annals.UsageFilter) *Where {
 	w := &Where{}
 	w.AddOwner("c", f.Owner)
+	w.AddIDs("c", f.ChatIDs)
 	if !f.From.IsZero() {
 		w.Add("r.started_at >= ?", f.From.UTC().UnixNano())
 	}
