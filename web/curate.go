@@ -110,9 +110,9 @@ func splitTags(s string) ([]string, error) {
 // headData is what the chat's header shows: the chat, and how to resume it.
 type headData struct {
 	Chat *annals.Chat
-	// Resume is the source tool's command to continue the chat ("" when it has none), run in
-	// ResumeCwd.
-	Resume, ResumeCwd string
+	// Resume is the resume menu: the commands that continue the chat (none when no tool
+	// command does; resume.go).
+	Resume []resumeOption
 	// CanWrite offers the curation controls.
 	CanWrite bool
 	// Estimated is the estimated part of the chat's cost (cost.go).
@@ -122,7 +122,7 @@ type headData struct {
 func (h *Handler) head(r *http.Request, c *history.Caller, chat *annals.Chat) headData {
 	d := headData{Chat: chat, CanWrite: c.Writes()}
 	if res, err := c.ResumeChat(r.Context(), annals.ChatSelector{ID: chat.ID}); err == nil {
-		d.Resume, d.ResumeCwd = res.Command, res.Cwd
+		d.Resume = resumeOptions(res)
 	}
 	// A header without the estimate still shows what the runs recorded.
 	if est, err := chatEstimates(r.Context(), c, []*annals.Chat{chat}); err == nil {

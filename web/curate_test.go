@@ -97,8 +97,18 @@ func TestCurationInTheBrowser(t *testing.T) {
 	if cmd := eval[string](tb, `document.getElementById("resume-command").textContent`); cmd != "cd /home/ann/garden && claude --resume garden-1" {
 		t.Errorf("the resume command reads %q", cmd)
 	}
+	tb.run(chromedpClick("#resume-menu summary"))
+	menu := eval[string](tb, `[...document.querySelectorAll("#resume-menu li")].map(li => li.querySelector("code").textContent).join("|")`)
+	if menu != "cd /home/ann/garden && claude --resume garden-1|claude --resume garden-1|annals resume garden-1" {
+		t.Errorf("the resume menu offers %q", menu)
+	}
+	if n := eval[int](tb, `document.querySelectorAll("#resume-menu a, #resume-menu [href]").length`); n != 0 {
+		t.Errorf("the resume menu holds %d links; its commands are text", n)
+	}
 	tb.run(chromedpClick("#copy-resume"))
 	tb.waitFor("the copy", `/^(Copied|Selected)/.test(document.getElementById("action-status").textContent)`)
+	tb.run(chromedpClick("#copy-resume-2"))
+	tb.waitFor("the copy of annals resume", `/^Copied: annals resume garden-1$|^Selected/.test(document.getElementById("action-status").textContent)`)
 	// Pin: it moves to the top of the list.
 	tb.run(chromedpClick("#pin-button"))
 	tb.waitFor("pinned", `document.getElementById("pin-button").textContent === "Unpin"`)

@@ -13,13 +13,17 @@ import (
 // hostileID is a chat id that tries to leave its URL and its attribute.
 const hostileID = `javascript:alert(1)//"><img src=x onerror=alert(2)>/..`
 
+// hostileCwd is a folder that tries to end the resume command's cd and run its own.
+const hostileCwd = `/tmp/x'; <img src=x onerror=alert("cwd")> $(touch /tmp/pwned)`
+
 // seedHostile stores a chat whose every field tries to run script in the page.
 func seedHostile(e *env) {
 	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	e.chat(&annals.Chat{
 		ID: hostileID, Title: `<script>alert("title")</script>`, CreatedAt: at,
 		Description: `<img src=x onerror=alert("desc")>`, Tags: []string{`<b onmouseover=alert(1)>t</b>`},
-		Attributes: annals.Attributes{"source": `<svg onload=alert("src")>`, "cwd": "/tmp/x"},
+		Attributes: annals.Attributes{"source": `<svg onload=alert("src")>`, "cwd": hostileCwd,
+			"resume_command": `claude --resume "<script>alert('resume')</script>"`},
 	},
 		&annals.Entry{Kind: annals.KindUser, Text: `<script>alert("user")</script><img src=x onerror=alert("img")>`, RunID: "run-h1"},
 		&annals.Entry{Kind: annals.KindAssistant, RunID: "run-h2", Text: "[click](javascript:alert(3)) <a href=\"javascript:alert(4)\">link</a>\n\x1b[31mred\x1b]52;c;ZXZpbA==\x07 \u202eevil",
@@ -62,7 +66,9 @@ func TestHostileTranscriptRendersAsText(t *testing.T) {
 	text := eval[string](tb, `document.getElementById("main").innerText`)
 	for _, want := range []string{`<script>alert("user")</script>`, `<img src=x onerror=alert("img")>`, `javascript:alert(4)`,
 		`\x1b[31mred`, `\u202eevil`, `<svg/onload=alert('cmd')>`, `<iframe src="javascript:alert('reasoning')">`, `<img src=x onerror=alert("tool")>`,
-		`<img src=x onerror=alert("model")>`, `gpt-4o-"><b onmouseover=alert(2)>x<b>`, "$2.50 (estimated)", "$3.00 (estimated)"} {
+		`<img src=x onerror=alert("model")>`, `gpt-4o-"><b onmouseover=alert(2)>x<b>`, "$2.50 (estimated)", "$3.00 (estimated)",
+		`cd '/tmp/x'\''; <img src=x onerror=alert("cwd")> $(touch /tmp/pwned)' && claude --resume "<script>alert('resume')</script>"`,
+		`annals resume 'javascript:alert(1)//"><img src=x onerror=alert(2)>/..'`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the page does not show %q as text", want)
 		}
