@@ -128,7 +128,19 @@ type Outbox interface {
 	// Errors: unavailable, internal.
 	OutboxLanes(ctx context.Context, pendingOnly bool) ([]*LaneStatus, error)
 	// AckOps deletes the named operations from the queue (the remote applied them) and returns
-	// how many it deleted; ids not queued are ignored. Errors: invalid (a malformed id),
-	// forbidden, unavailable, internal.
-	AckOps(ctx context.Context, ids []string) (int, error)
+	// how many it deleted; ids not queued are ignored. When at is not zero and something was
+	// deleted, at is stored as the last push (PushStateStore.LastPush) in the same transaction.
+	// Errors: invalid (a malformed id), forbidden, unavailable, internal.
+	AckOps(ctx context.Context, ids []string, at time.Time) (int, error)
+}
+
+// OutboxNotifier is a store that tells listeners in its own process when a transaction that
+// queued replication operations has committed, so that a push worker sends a local write at
+// once instead of at its next poll. Writers in other processes are not seen (the worker's poll
+// finds theirs). Implemented by both stores.
+type OutboxNotifier interface {
+	// NotifyOutbox returns a channel that receives after such commits — coalesced: one receive
+	// may stand for several commits, and a writer never waits for a listener — and the function
+	// that stops listening.
+	NotifyOutbox() (<-chan struct{}, func())
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 )
 
 // Options configure Open. Each field left zero falls back to the connection string (pgx's
@@ -66,6 +67,9 @@ type DB struct {
 	writes atomic.Int64
 	// candidates, when set (tests), replaces docCandidates for an entry search.
 	candidates int
+	// outboxSignal wakes this process's push workers when a write that queued replication
+	// operations commits.
+	outboxSignal storecore.OutboxSignal
 }
 
 var (
@@ -199,6 +203,8 @@ func (db *DB) tryTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	if err != nil {
 		return db.storeErr("begin", err)
 	}
+	committed := false
+	defer func() { db.outboxSignal.Ended(tx, committed) }()
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback(context.WithoutCancel(ctx))
 		return err
@@ -206,6 +212,7 @@ func (db *DB) tryTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	if err := tx.Commit(ctx); err != nil {
 		return db.storeErr("commit", err)
 	}
+	committed = true
 	return nil
 }
 

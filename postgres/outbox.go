@@ -16,8 +16,9 @@ import (
 // the host.
 
 var (
-	_ annals.HostStore = (*DB)(nil)
-	_ annals.Outbox    = (*DB)(nil)
+	_ annals.HostStore      = (*DB)(nil)
+	_ annals.Outbox         = (*DB)(nil)
+	_ annals.OutboxNotifier = (*DB)(nil)
 )
 
 // fingerprint is where the database is: the cluster's system identifier (when the role may
@@ -80,8 +81,12 @@ func (db *DB) writeOutbox(ctx context.Context, tx pgx.Tx, host *storecore.Outbox
 	if err := tx.SendBatch(ctx, o.batch).Close(); err != nil {
 		return db.storeErr("queue replication operations", err)
 	}
+	db.outboxSignal.Queued(tx)
 	return nil
 }
+
+// NotifyOutbox listens for commits that queued operations; see annals.OutboxNotifier.
+func (db *DB) NotifyOutbox() (<-chan struct{}, func()) { return db.outboxSignal.Listen() }
 
 // recordChange records one change's operation in tx, when the outbox is on.
 func (db *DB) recordChange(ctx context.Context, tx pgx.Tx, p *annals.OpPayload) error {

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -169,7 +170,7 @@ func (db *DB) OutboxLanes(ctx context.Context, pendingOnly bool) ([]*annals.Lane
 }
 
 // AckOps deletes acknowledged operations; see annals.Outbox.
-func (db *DB) AckOps(ctx context.Context, ids []string) (int, error) {
+func (db *DB) AckOps(ctx context.Context, ids []string, at time.Time) (int, error) {
 	hosts := make([]string, 0, len(ids))
 	seqs := make([]int64, 0, len(ids))
 	for _, id := range ids {
@@ -183,10 +184,27 @@ func (db *DB) AckOps(ctx context.Context, ids []string) (int, error) {
 	if db.readOnly {
 		return 0, errReadOnly()
 	}
-	tag, err := db.pool.Exec(ctx, `DELETE FROM replication_outbox o USING unnest($1::text[], $2::bigint[]) AS a(host, seq)
-		WHERE o.seq = a.seq AND o.host_id = a.host`, hosts, seqs)
+	// One statement, so one transaction: the deletes and, when something was deleted and at is
+	// given, the time of the last push.
+	var n int
+	err := db.pool.QueryRow(ctx, `WITH acked AS (
+			DELETE FROM replication_outbox o USING unnest($1::text[], $2::bigint[]) AS a(host, seq)
+			WHERE o.seq = a.seq AND o.host_id = a.host RETURNING 1),
+		pushed AS (
+			INSERT INTO replication_push (singleton, last_success)
+			SELECT 1, $3::bigint WHERE $3::bigint <> 0 AND EXISTS (SELECT 1 FROM acked)
+			ON CONFLICT (singleton) DO UPDATE SET last_success = excluded.last_success)
+		SELECT count(*) FROM acked`, hosts, seqs, ackTime(at)).Scan(&n)
 	if err != nil {
 		return 0, db.storeErr("acknowledge operations", err)
 	}
-	return int(tag.RowsAffected()), nil
+	return n, nil
+}
+
+// ackTime is at as stored, 0 for none.
+func ackTime(at time.Time) int64 {
+	if at.IsZero() {
+		return 0
+	}
+	return unixNano(at)
 }

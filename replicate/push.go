@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -29,6 +30,8 @@ const (
 	DefaultMaxBackoff = 5 * time.Minute
 	DefaultPoll       = time.Second
 	DefaultTimeout    = time.Minute
+	// DefaultLanes is how many lanes a pass pushes at once.
+	DefaultLanes = 4
 	// maxRetryAfter caps how long a remote's Retry-After may hold a lane.
 	maxRetryAfter = time.Hour
 	// maxRounds bounds the requests one lane gets in one pass, so one long lane does not hold
@@ -51,8 +54,11 @@ type Config struct {
 	// MinBackoff and MaxBackoff bound the wait after a transient failure (doubling from Min,
 	// capped at Max, with jitter); a remote's Retry-After is honoured when longer.
 	MinBackoff, MaxBackoff time.Duration
-	// Poll is how often Run looks for new operations.
-	Poll   time.Duration
+	// Poll is how often Run looks for new operations written by other processes; a write of
+	// this process wakes it at once when the store notifies its commits (annals.OutboxNotifier).
+	Poll time.Duration
+	// Lanes bounds how many lanes a pass pushes at once (0: DefaultLanes).
+	Lanes  int
 	Logger *slog.Logger
 	Now    func() time.Time
 	// Jitter returns a number in [0, 1); nil: math/rand.
@@ -68,6 +74,8 @@ type Pusher struct {
 	mu  sync.Mutex
 	// waits holds the lanes in backoff.
 	waits map[string]*wait
+	// acks commits the acknowledgements of lanes pushed at once together.
+	acks ackGroup
 }
 
 type wait struct {
@@ -94,6 +102,9 @@ func New(cfg Config) *Pusher {
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = DefaultPoll
+	}
+	if cfg.Lanes <= 0 {
+		cfg.Lanes = DefaultLanes
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -154,7 +165,8 @@ func (p *Pusher) hostReady(ctx context.Context) (bool, error) {
 
 // PushOnce makes one pass over the lanes with queued operations: each lane not quarantined
 // and not waiting out a backoff is pushed until it is empty, refused, or has had its share of
-// requests.
+// requests. Up to Config.Lanes lanes are pushed at once (each lane's requests stay in order);
+// an error of the host's own store stops the pass from starting more.
 func (p *Pusher) PushOnce(ctx context.Context) (*Report, error) {
 	rep := &Report{Waiting: []string{}, Quarantined: []string{}}
 	ok, err := p.hostReady(ctx)
@@ -174,31 +186,57 @@ func (p *Pusher) PushOnce(ctx context.Context) (*Report, error) {
 		return rep, err
 	}
 	rep.Lanes = len(lanes)
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	slots := make(chan struct{}, p.cfg.Lanes)
 	for _, l := range lanes {
-		if ctx.Err() != nil {
-			return rep, ctx.Err()
-		}
-		if held[l.ChatID] {
-			rep.Quarantined = append(rep.Quarantined, l.ChatID)
+		if held[l.ChatID] || p.waiting(l.ChatID) {
+			mu.Lock()
+			if held[l.ChatID] {
+				rep.Quarantined = append(rep.Quarantined, l.ChatID)
+			} else {
+				rep.Waiting = append(rep.Waiting, l.ChatID)
+			}
+			mu.Unlock()
 			continue
 		}
-		if p.waiting(l.ChatID) {
-			rep.Waiting = append(rep.Waiting, l.ChatID)
-			continue
+		slots <- struct{}{} // wait for a free slot
+		mu.Lock()
+		stop := firstErr != nil || ctx.Err() != nil
+		mu.Unlock()
+		if stop {
+			<-slots
+			break
 		}
-		n, state, err := p.pushLane(ctx, l.ChatID)
-		rep.Pushed += n
-		if err != nil {
-			return rep, err
-		}
-		switch state {
-		case laneWaiting:
-			rep.Waiting = append(rep.Waiting, l.ChatID)
-		case laneQuarantined:
-			rep.Quarantined = append(rep.Quarantined, l.ChatID)
-		}
+		wg.Add(1)
+		go func(chatID string) {
+			defer wg.Done()
+			defer func() { <-slots }()
+			n, state, err := p.pushLane(ctx, chatID)
+			mu.Lock()
+			defer mu.Unlock()
+			rep.Pushed += n
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			switch state {
+			case laneWaiting:
+				rep.Waiting = append(rep.Waiting, chatID)
+			case laneQuarantined:
+				rep.Quarantined = append(rep.Quarantined, chatID)
+			}
+		}(l.ChatID)
 	}
-	return rep, nil
+	wg.Wait()
+	slices.Sort(rep.Waiting)
+	slices.Sort(rep.Quarantined)
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	return rep, firstErr
 }
 
 func (p *Pusher) waiting(chatID string) bool {
@@ -269,14 +307,6 @@ func (p *Pusher) pushLane(ctx context.Context, chatID string) (int, laneState, e
 	return pushed, laneFlowing, nil
 }
 
-func (p *Pusher) ack(ctx context.Context, ids []string) (int, error) {
-	n, err := p.cfg.Store.AckOps(ctx, ids)
-	if err != nil {
-		return n, err
-	}
-	return n, p.cfg.Store.RecordPush(ctx, p.cfg.Now())
-}
-
 // backoff makes a lane wait: doubling from MinBackoff, capped at MaxBackoff, with jitter
 // (between half and all of it), or the remote's Retry-After when that is longer.
 func (p *Pusher) backoff(chatID string, retryAfter time.Duration, status, code string) {
@@ -333,10 +363,17 @@ func (p *Pusher) nextWake() time.Duration {
 	return max(d, 10*time.Millisecond)
 }
 
-// Run pushes until ctx ends: a pass, then a sleep until new operations may be queued (Poll)
-// or a lane's backoff ends, whichever is first; a failed pass is logged (once per message in a
-// row) and retried the same way. Retries never wait for a new local write.
+// Run pushes until ctx ends: a pass, then a sleep until this process commits new operations
+// (when the store notifies them), Poll passes (operations written by other processes), or a
+// lane's backoff ends, whichever is first; a failed pass is logged (once per message in a row)
+// and retried the same way. Retries never wait for a new local write.
 func (p *Pusher) Run(ctx context.Context) {
+	var wake <-chan struct{} // nil: only the timer
+	if n, ok := p.cfg.Store.(annals.OutboxNotifier); ok {
+		c, stop := n.NotifyOutbox()
+		defer stop()
+		wake = c
+	}
 	last := ""
 	for ctx.Err() == nil {
 		_, err := p.PushOnce(ctx)
@@ -348,8 +385,9 @@ func (p *Pusher) Run(ctx context.Context) {
 		t := time.NewTimer(p.nextWake())
 		select {
 		case <-ctx.Done():
-			t.Stop()
 		case <-t.C:
+		case <-wake:
 		}
+		t.Stop()
 	}
 }

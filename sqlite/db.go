@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
@@ -60,6 +61,9 @@ type DB struct {
 	// then does Close fold the WAL back. A command that only read leaves the WAL to its writers
 	// (a server using the file would otherwise pay for a read-only command's checkpoint).
 	wrote atomic.Bool
+	// outboxSignal wakes this process's push workers when a write that queued replication
+	// operations commits.
+	outboxSignal storecore.OutboxSignal
 }
 
 var _ annals.Store = (*DB)(nil)
@@ -221,6 +225,8 @@ func (db *DB) writeTxThen(ctx context.Context, fn, before func(tx *sql.Tx) error
 	if err != nil {
 		return storeErr("begin", err)
 	}
+	committed := false
+	defer func() { db.outboxSignal.Ended(tx, committed) }()
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
 		return err
@@ -236,6 +242,7 @@ func (db *DB) writeTxThen(ctx context.Context, fn, before func(tx *sql.Tx) error
 	if err := tx.Commit(); err != nil {
 		return storeErr("commit", err)
 	}
+	committed = true
 	db.wrote.Store(true)
 	return nil
 }

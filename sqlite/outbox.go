@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/machine"
@@ -13,8 +14,9 @@ import (
 // The replication outbox on SQLite (docs/REPLICATION.md, migration 0014).
 
 var (
-	_ annals.HostStore = (*DB)(nil)
-	_ annals.Outbox    = (*DB)(nil)
+	_ annals.HostStore      = (*DB)(nil)
+	_ annals.Outbox         = (*DB)(nil)
+	_ annals.OutboxNotifier = (*DB)(nil)
 )
 
 // fingerprint is where the database file is now: this machine and the file's inode.
@@ -56,8 +58,15 @@ func (db *DB) writeOutbox(ctx context.Context, tx *sql.Tx, host *storecore.Outbo
 	if host == nil || changes.Len() == 0 {
 		return nil
 	}
-	return storecore.WriteOutbox(&outboxTx{ctx: ctx, tx: tx}, host, db.here, db.now(), changes)
+	if err := storecore.WriteOutbox(&outboxTx{ctx: ctx, tx: tx}, host, db.here, db.now(), changes); err != nil {
+		return err
+	}
+	db.outboxSignal.Queued(tx)
+	return nil
 }
+
+// NotifyOutbox listens for commits that queued operations; see annals.OutboxNotifier.
+func (db *DB) NotifyOutbox() (<-chan struct{}, func()) { return db.outboxSignal.Listen() }
 
 // recordChange records one change's operation in tx, when the outbox is on.
 func (db *DB) recordChange(ctx context.Context, tx *sql.Tx, p *annals.OpPayload) error {
@@ -283,7 +292,7 @@ func (db *DB) OutboxLanes(ctx context.Context, pendingOnly bool) ([]*annals.Lane
 }
 
 // AckOps deletes acknowledged operations; see annals.Outbox.
-func (db *DB) AckOps(ctx context.Context, ids []string) (int, error) {
+func (db *DB) AckOps(ctx context.Context, ids []string, at time.Time) (int, error) {
 	type key struct {
 		host string
 		seq  int64
@@ -307,7 +316,10 @@ func (db *DB) AckOps(ctx context.Context, ids []string) (int, error) {
 			d, _ := r.RowsAffected()
 			n += int(d)
 		}
-		return nil
+		if n == 0 || at.IsZero() {
+			return nil
+		}
+		return recordPushIn(ctx, tx, at)
 	})
 	return n, err
 }

@@ -59,11 +59,14 @@ func (db *DB) Quarantined(ctx context.Context) ([]*annals.LaneQuarantine, error)
 
 // RecordPush stores the time of the last acknowledged push; see annals.PushStateStore.
 func (db *DB) RecordPush(ctx context.Context, at time.Time) error {
-	return db.writeTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO replication_push (singleton, last_success) VALUES (1, ?)
-			ON CONFLICT (singleton) DO UPDATE SET last_success = excluded.last_success`, unixNano(at))
-		return storeErrOrNil("record push", err)
-	})
+	return db.writeTx(ctx, func(tx *sql.Tx) error { return recordPushIn(ctx, tx, at) })
+}
+
+// recordPushIn stores the time of the last acknowledged push in tx.
+func recordPushIn(ctx context.Context, tx *sql.Tx, at time.Time) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO replication_push (singleton, last_success) VALUES (1, ?)
+		ON CONFLICT (singleton) DO UPDATE SET last_success = excluded.last_success`, unixNano(at))
+	return storeErrOrNil("record push", err)
 }
 
 // LastPush reads the time of the last acknowledged push; see annals.PushStateStore.

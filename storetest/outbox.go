@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"testing"
+	"time"
 
 	annals "github.com/annals-dev/annals"
 )
@@ -29,6 +30,7 @@ func RunOutbox(t *testing.T, open func(tb testing.TB) OutboxStore) {
 		{"ReadsRecordNothing", testOutboxReads},
 		{"LanesPerChatContiguous", testOutboxLanes},
 		{"AckDeletesOnlyNamed", testOutboxAck},
+		{"NotifiesCommitsThatQueued", testOutboxNotify},
 		{"PendingBounds", testOutboxBounds},
 		{"HostIDStableAndRenewable", testOutboxHostID},
 		{"AgentAdoptedOneOperation", testOutboxAgent},
@@ -327,9 +329,23 @@ func testOutboxAck(t *testing.T, s Store) {
 	mustAppend(t, s, "ack", Entries("x", 1)...)
 	mustAppend(t, s, "ack", Entries("y", 1)...)
 	ops := laneOps(t, o, "ack")
-	n, err := o.AckOps(ctx, []string{ops[0].ID, ops[1].ID, ops[1].ID, annals.OpID("otherhost", ops[2].Seq)})
+	ps, ok := any(s).(annals.PushStateStore)
+	if !ok {
+		t.Fatalf("%T does not keep the push state (annals.PushStateStore)", s)
+	}
+	if n, err := o.AckOps(ctx, []string{annals.OpID("otherhost", ops[2].Seq)}, BaseTime); err != nil || n != 0 {
+		t.Fatalf("AckOps of another host's id = %d, %v; want 0", n, err)
+	}
+	if last, err := ps.LastPush(ctx); err != nil || !last.IsZero() {
+		t.Fatalf("after an ack that deleted nothing, LastPush = %v, %v; want none", last, err)
+	}
+	at := BaseTime.Add(time.Minute)
+	n, err := o.AckOps(ctx, []string{ops[0].ID, ops[1].ID, ops[1].ID, annals.OpID("otherhost", ops[2].Seq)}, at)
 	if err != nil || n != 2 {
 		t.Fatalf("AckOps = %d, %v; want 2 deleted (a repeat and another host's id ignored)", n, err)
+	}
+	if last, err := ps.LastPush(ctx); err != nil || !last.Equal(at) {
+		t.Fatalf("LastPush after the ack = %v, %v; want %v (recorded with it)", last, err, at)
 	}
 	left := laneOps(t, o, "ack")
 	if len(left) != 1 || left[0].ID != ops[2].ID {
@@ -340,7 +356,7 @@ func testOutboxAck(t *testing.T, s Store) {
 	if len(left) != 2 || left[1].LaneSeq != 4 || left[1].Seq <= ops[2].Seq {
 		t.Fatalf("after a new change, lane seqs %v, want 3 then 4 with a higher local seq", left)
 	}
-	_, err = o.AckOps(ctx, []string{"no-dot"})
+	_, err = o.AckOps(ctx, []string{"no-dot"}, time.Time{})
 	wantCode(t, "AckOps of a malformed id", err, annals.EINVALID)
 	if lanes := mustLanes(t, o, false); len(lanes) != 1 || lanes[0].HeadSeq != 4 || lanes[0].Pending != 2 {
 		t.Errorf("lanes = %s, want head 4 with 2 pending", fmtLanes(lanes))
@@ -392,5 +408,54 @@ func testOutboxHostID(t *testing.T, s Store) {
 	ops := laneOps(t, o, "h")
 	if len(ops) != 2 || ops[0].Host != first.ID || ops[1].Host != renewed.ID {
 		t.Fatalf("ops hosts = %v, want the old id kept and the new id on the new op", ops)
+	}
+}
+
+// testOutboxNotify: a listener (annals.OutboxNotifier) is woken by every commit that queued
+// operations, by the time the write returns, and not by a refused batch, a write that queued
+// nothing (an acknowledgement) or a read; after it stops listening it is not woken.
+func testOutboxNotify(t *testing.T, s Store) {
+	ctx := context.Background()
+	n, ok := any(s).(annals.OutboxNotifier)
+	if !ok {
+		t.Fatalf("%T does not notify its outbox's commits (annals.OutboxNotifier)", s)
+	}
+	o, _ := mustOutboxOn(t, s)
+	wake, stop := n.NotifyOutbox()
+	woken := func() bool {
+		select {
+		case <-wake:
+			return true
+		default:
+			return false
+		}
+	}
+	woken() // turning the outbox on may have queued
+	mustCreateChat(t, s, NewChat("nt", "t1"))
+	if !woken() {
+		t.Fatal("a chat created with the outbox on did not wake the listener")
+	}
+	mustAppend(t, s, "nt", Entries("a", 1)...)
+	mustAppend(t, s, "nt", Entries("b", 1)...)
+	if !woken() || woken() {
+		t.Fatal("two appends: want one pending wake (coalesced), then none")
+	}
+	_, err := s.Capture(ctx, []annals.CaptureOp{
+		{Append: &annals.AppendOp{ChatID: "nt", Entries: Entries("c", 1)}},
+		{Append: &annals.AppendOp{ChatID: "missing", Entries: Entries("m", 1)}},
+	})
+	wantBatchError(t, err, 1, annals.ENOTFOUND)
+	ops := laneOps(t, o, "nt")
+	if _, err := o.AckOps(ctx, []string{ops[0].ID}, BaseTime); err != nil {
+		t.Fatal(err)
+	}
+	mustChat(t, s, "nt")
+	if woken() {
+		t.Error("a refused batch, an acknowledgement or a read woke the listener")
+	}
+	stop()
+	mustAppend(t, s, "nt", Entries("d", 1)...)
+	if woken() {
+		t.Error("a listener that stopped was woken")
 	}
 }

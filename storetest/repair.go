@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"testing"
+	"time"
 
 	annals "github.com/annals-dev/annals"
 )
@@ -150,7 +151,7 @@ func RunDropOp(t *testing.T, open func(tb testing.TB) DropStore) {
 		mustAppend(t, s, "d", Entries("e"+string(rune('a'+i)), 1)...)
 	}
 	ops := laneOps(t, s, "d") // chat, then 4 appends
-	if _, err := s.AckOps(ctx, []string{ops[0].ID, ops[1].ID}); err != nil {
+	if _, err := s.AckOps(ctx, []string{ops[0].ID, ops[1].ID}, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	base := ops[1]

@@ -16,8 +16,9 @@ const replicateUsage = `Usage: annals replicate push|status|verify|retry|backfil
 
 Replicate this host's history to the remote of the config file's remote block
 (remote: {endpoint: URL, api_key_env: VAR}; the key comes from ANNALS_REMOTE_KEY, then the
-variable named by api_key_env, then api_key). 'annals serve' pushes on its own while it runs;
-these commands act once (docs/REPLICATION.md).
+variable named by api_key_env, then api_key). 'annals serve' and 'annals import --watch' both
+push on their own while they run, each write of theirs at once; a one-shot import or ingest only
+queues, for the next of those or 'replicate push'. These commands act once (docs/REPLICATION.md).
 
   push         push every queued lane once and print what went
   status       the queue per lane, quarantined lanes with their diagnostic, the last push (no network)

@@ -160,3 +160,14 @@ func TestReplicateQueuesTheExistingHistoryFirst(t *testing.T) {
 		t.Fatalf("the remote's copy of c1:\n%s", out)
 	}
 }
+
+// replicate --help says which long-running commands push on their own, so nobody adds a cron
+// 'replicate push' beside a running serve or watch.
+func TestReplicateHelpNamesThePushers(t *testing.T) {
+	out := newTestMain(t).mustRun("", "replicate", "--help")
+	for _, want := range []string{"'annals serve' and 'annals import --watch' both\npush on their own", "one-shot import or ingest only\nqueues"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("replicate --help lacks %q:\n%s", want, out)
+		}
+	}
+}
