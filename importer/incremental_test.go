@@ -125,7 +125,7 @@ func appendedIsReadAlone(t *testing.T, format, fixture, rel string, k int) {
 // TestAppendOnlyReadersReadOnlyWhatWasAppended: iFlow CLI's session files are read like Claude
 // Code's (a LineParser), cut after the call's result (line 3 of 4); so are Antigravity CLI's
 // transcripts, cut after the step that carried out the first reply's call, and Factory Droid's
-// sessions, cut after the first call's result.
+// sessions, cut after the first call's result, and Pi's, cut after its second reply's result.
 func TestAppendOnlyReadersReadOnlyWhatWasAppended(t *testing.T) {
 	const iflow = ".iflow/projects/-Users-u-zoo/session-041101e6-2a7f-4dfd-90b0-57888a353f6a.jsonl"
 	appendedIsReadAlone(t, "iflow", importertest.Testdata("iflow", iflow), iflow, 3)
@@ -133,4 +133,34 @@ func TestAppendOnlyReadersReadOnlyWhatWasAppended(t *testing.T) {
 	appendedIsReadAlone(t, "antigravity", importertest.Testdata("antigravity", ag), ag, 3)
 	const droid = ".factory/sessions/-home-u-plover/6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a.jsonl"
 	appendedIsReadAlone(t, "factory-droid", importertest.Testdata("factory-droid", droid), droid, 4)
+	const pi = ".pi/agent/sessions/--Users-badlogic-workspaces-pi-mono--/2025-12-09T00-53-29-825Z_ffae836b-9420-4060-ac13-7745215f90ff.jsonl"
+	appendedIsReadAlone(t, "pi", importertest.Testdata("pi", pi), pi, 7)
+}
+
+// TestPiNameGivenLaterTitlesTheChat: a session_info name Pi appends after the chat was
+// imported titles it (the chat op is not sent again, so the name comes as a title).
+func TestPiNameGivenLaterTitlesTheChat(t *testing.T) {
+	const rel = ".pi/agent/sessions/--Users-badlogic-workspaces-pi-mono--/2025-12-09T00-53-29-825Z_ffae836b-9420-4060-ac13-7745215f90ff.jsonl"
+	full, err := os.ReadFile(importertest.Testdata("pi", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), rel)
+	importertest.WriteFile(t, path, full)
+	db := openDB(t)
+	im := importertest.NewImporter(db, importer.Options{Formats: importertest.FormatsNamed(t, "pi"), Titles: importertest.Titles{DB: db}})
+	importertest.ImportAll(t, im, path)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"session_info","id":"e9f0a1b2","parentId":null,"timestamp":"2025-12-09T01:10:00.000Z","name":"Compaction walkthrough"}` + "\n")
+	f.Close()
+	if rep := importertest.ImportAll(t, im, path).Total(); rep.Skipped != 0 {
+		t.Errorf("the appended name read the file again: %+v", rep)
+	}
+	c, err := db.FindChatByID(context.Background(), "pi:ffae836b-9420-4060-ac13-7745215f90ff")
+	if err != nil || c.Title != "Compaction walkthrough" {
+		t.Errorf("chat title %q (%v), want the name given later", c.Title, err)
+	}
 }

@@ -4,6 +4,7 @@
 package pi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,7 +24,8 @@ import (
 // bashExecution; custom), beside model_change, thinking_level_change, compaction,
 // branch_summary, custom, custom_message, label and session_info {name} entries. Version 1
 // files have no entry ids. Branches share the file; entries are kept in file order. The file is
-// read whole; entry ids are the entries' own (L<line> where a version 1 file has none).
+// append-only and read incrementally (a LineParser); entry ids are the entries' own (L<line>
+// where a version 1 file has none).
 type Pi struct{}
 
 func (Pi) Name() string { return "pi" }
@@ -50,34 +52,102 @@ func (Pi) ResumeCommand(native string) (string, string, bool) {
 	return reader.ResumeWith("pi --session %s", native)
 }
 
-func (f Pi) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
-	p := &parse{attrs: annals.Attributes{"source": f.Name()}, open: map[string]*annals.Entry{}, chat: &annals.Chat{CreatedAt: src.ModTime.UTC()}}
-	p.last = p.chat.CreatedAt
-	err := src.EachObject(ctx, "pi", out, func(n int, o reader.JSONObject) error {
-		p.line(n, o, out)
-		return nil
-	})
+// piState is what a session needs to resume after a settled line.
+type piState struct {
+	ChatID string    `json:"chat_id,omitempty"` // set once the chat was emitted
+	Sid    string    `json:"sid,omitempty"`
+	Last   time.Time `json:"last"`
+	Title  string    `json:"title,omitempty"` // the session_info name last given
+}
+
+// NewSession reads a session file line by line (Pi appends its entries): only the lines
+// appended since the last import are read. The chat is emitted once its model is known (the
+// header's, or the first reply's), or at the end of what the file holds now; nothing is settled
+// before that, nor while a call waits for its result.
+func (f Pi) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
+	s := &piSession{f: f, path: src.Path, p: &parse{attrs: annals.Attributes{"source": f.Name()}, open: map[string]*annals.Entry{}, chat: &annals.Chat{CreatedAt: src.ModTime.UTC()}}}
+	s.p.last = s.p.chat.CreatedAt
+	if len(state) > 0 {
+		if err := json.Unmarshal(state, &s.st); err != nil {
+			return nil, fmt.Errorf("pi: bad import state: %w", err)
+		}
+		s.p.sid, s.p.last, s.p.chat.Title = s.st.Sid, s.st.Last, s.st.Title
+	}
+	return s, nil
+}
+
+type piSession struct {
+	f    Pi
+	path string
+	st   piState
+	p    *parse
+}
+
+func (s *piSession) Settled() bool {
+	return s.st.ChatID != "" && len(s.p.open) == 0 && len(s.p.entries) == 0 && len(s.p.runs) == 0
+}
+
+func (s *piSession) State() (json.RawMessage, error) {
+	s.st.Sid, s.st.Last = s.p.sid, s.p.last
+	b, err := json.Marshal(s.st)
 	if err != nil {
-		return fmt.Errorf("pi: reading %s: %w", src.Path, err)
+		return nil, fmt.Errorf("pi: saving state: %w", err)
 	}
-	sid := p.sid
-	if sid == "" {
-		base := strings.TrimSuffix(filepath.Base(src.Path), ".jsonl")
-		sid = base[strings.LastIndex(base, "_")+1:]
+	return b, nil
+}
+
+func (s *piSession) Finish(_ context.Context, out reader.Output) error { return s.flush(out, true) }
+
+func (s *piSession) Line(_ context.Context, n int, line []byte, out reader.Output) error {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil
 	}
-	if len(p.entries) > 0 && p.entries[0].Time.Before(p.chat.CreatedAt) {
-		// A branched session's header is written when it branched, after the messages it copied.
-		p.chat.CreatedAt = p.entries[0].Time
+	o, err := reader.DecodeObject(line)
+	if err != nil {
+		out.Warnf(n, "not a JSON object: %v", err)
+		return nil
 	}
-	p.chat.ID, p.chat.Attributes = reader.ChatID(f.Name(), sid), p.attrs
-	if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(p.chat)}); err != nil {
+	s.p.line(n, o, out)
+	if len(s.p.open) > 0 {
+		return nil
+	}
+	return s.flush(out, false)
+}
+
+// flush emits the chat (once its model is known, or at the end of the file: final) and what
+// was read since; a name the session got after its chat was emitted titles the chat.
+func (s *piSession) flush(out reader.Output, final bool) error {
+	p := s.p
+	if s.st.ChatID == "" {
+		if len(p.entries) == 0 || (p.attrs["model"] == "" && !final) {
+			return nil
+		}
+		sid := p.sid
+		if sid == "" {
+			base := strings.TrimSuffix(filepath.Base(s.path), ".jsonl")
+			sid = base[strings.LastIndex(base, "_")+1:]
+		}
+		if p.entries[0].Time.Before(p.chat.CreatedAt) {
+			// A branched session's header is written when it branched, after the messages it copied.
+			p.chat.CreatedAt = p.entries[0].Time
+		}
+		p.chat.ID, p.chat.Attributes = reader.ChatID(s.f.Name(), sid), p.attrs
+		s.st.ChatID, s.st.Title = p.chat.ID, p.chat.Title
+		if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(p.chat)}); err != nil {
+			return err
+		}
+	}
+	if p.chat.Title != s.st.Title {
+		s.st.Title = p.chat.Title
+		out.TitleForChat(s.st.ChatID, p.chat.Title)
+	}
+	ents, runs := p.entries, p.runs
+	p.entries, p.runs = nil, nil
+	if err := reader.EmitEntries(s.st.ChatID, ents, out); err != nil {
 		return err
 	}
-	if err := reader.EmitEntries(p.chat.ID, p.entries, out); err != nil {
-		return err
-	}
-	for _, r := range p.runs {
-		r.ChatID = p.chat.ID
+	for _, r := range runs {
+		r.ChatID = s.st.ChatID
 		if err := out.Emit(annals.CaptureOp{Run: r}); err != nil {
 			return err
 		}
