@@ -170,12 +170,12 @@ func (r TokenRate) Cost(in, out int64) float64 {
 	return float64(in)*r.Input + float64(out)*r.Output
 }
 
-// UsageTopQuery asks for the chats with the most tokens, cost or entries among the runs of
-// Filter. Rates prices, by model as stored, the tokens of runs that recorded no cost: the store
-// adds them to the cost (and reports them as estimated) so that ordering by cost counts them.
+// UsageTopQuery asks for the chats with the most tokens, cost and entries among the runs of
+// Filter, Limit of each. Rates prices, by model as stored, the tokens of runs that recorded no
+// cost: the store adds them to the cost (and reports them as estimated) so that ordering by
+// cost counts them.
 type UsageTopQuery struct {
 	Filter UsageFilter
-	Order  UsageOrder
 	Rates  map[string]TokenRate
 	Limit  int
 }
@@ -188,9 +188,10 @@ type UsageStore interface {
 	// UsageBuckets sums the runs of f by hour, agent, model and source tool.
 	// Errors: unavailable, internal.
 	UsageBuckets(ctx context.Context, f UsageFilter) ([]UsageBucket, error)
-	// TopUsageChats returns up to q.Limit chats ordered by q.Order, most first, then by id.
-	// Errors: invalid (an unknown order), unavailable, internal.
-	TopUsageChats(ctx context.Context, q UsageTopQuery) ([]UsageChat, error)
+	// TopUsageChats returns the three top lists of q's runs (by tokens, by cost, by entries),
+	// each of up to q.Limit chats, most first, then by id; one walk of the runs.
+	// Errors: unavailable, internal.
+	TopUsageChats(ctx context.Context, q UsageTopQuery) (UsageTop, error)
 }
 
 // ModelPrice is a model's public price in USD per million tokens: input, output, and the input

@@ -111,14 +111,8 @@ func (s *Service) Usage(ctx context.Context, p annals.UsageParams) (*annals.Usag
 	}
 	rates := s.fold(out, buckets, loc)
 	out.Days = fillDays(out.Days, p.From, p.To, loc)
-	top := cmp.Or(p.Top, annals.DefaultUsageTop)
-	for _, t := range []struct {
-		order annals.UsageOrder
-		dst   *[]annals.UsageChat
-	}{{annals.UsageByTokens, &out.Top.ByTokens}, {annals.UsageByCost, &out.Top.ByCost}, {annals.UsageByLength, &out.Top.ByLength}} {
-		if *t.dst, err = us.TopUsageChats(ctx, annals.UsageTopQuery{Filter: f, Order: t.order, Rates: rates, Limit: top}); err != nil {
-			return nil, err
-		}
+	if out.Top, err = us.TopUsageChats(ctx, annals.UsageTopQuery{Filter: f, Rates: rates, Limit: cmp.Or(p.Top, annals.DefaultUsageTop)}); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

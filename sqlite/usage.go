@@ -35,32 +35,28 @@ func (db *DB) UsageBuckets(ctx context.Context, f annals.UsageFilter) ([]annals.
 	return out, nil
 }
 
-// TopUsageChats returns the chats of q's runs with the most tokens, cost or entries.
-func (db *DB) TopUsageChats(ctx context.Context, q annals.UsageTopQuery) ([]annals.UsageChat, error) {
-	stmt, args, err := storecore.UsageTopSQL(q)
-	if err != nil {
-		return nil, err
-	}
+// TopUsageChats returns the chats of q's runs with the most tokens, cost and entries.
+func (db *DB) TopUsageChats(ctx context.Context, q annals.UsageTopQuery) (annals.UsageTop, error) {
+	top := storecore.EmptyUsageTop()
+	stmt, args := storecore.UsageTopSQL(q)
 	rows, err := db.reader.QueryContext(ctx, stmt, args...)
 	if err != nil {
-		return nil, storeErr("top usage chats", err)
+		return top, storeErr("top usage chats", err)
 	}
 	defer rows.Close()
-	out := []annals.UsageChat{}
 	for rows.Next() {
 		var c annals.UsageChat
+		var list int
 		var last int64
-		if err := rows.Scan(&c.ChatID, &c.Title, &c.AgentID, &c.Source, &c.Entries, &last, &c.Runs,
+		if err := rows.Scan(&list, &c.ChatID, &c.Title, &c.AgentID, &c.Source, &c.Entries, &last, &c.Runs,
 			&c.InputTokens, &c.OutputTokens, &c.CostUSD, &c.EstimatedCostUSD); err != nil {
-			return nil, storeErr("scan top usage chat", err)
+			return top, storeErr("scan top usage chat", err)
 		}
 		c.LastActivity = storecore.FromNano(last)
-		c.CostUSD = annals.FiniteCost(c.CostUSD)
-		c.EstimatedCostUSD = annals.FiniteCost(c.EstimatedCostUSD)
-		out = append(out, c)
+		storecore.AddUsageTop(&top, list, c)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, storeErr("top usage chats", err)
+		return top, storeErr("top usage chats", err)
 	}
-	return out, nil
+	return top, nil
 }

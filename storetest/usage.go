@@ -1,8 +1,10 @@
 package storetest
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -14,8 +16,8 @@ func usageTests() []test {
 		{"BucketsSumRunsByHourAgentModelAndTool", testUsageBuckets},
 		{"BucketsStayInsideTheOwner", testUsageOwner},
 		{"TopChatsByTokensCostAndLength", testUsageTop},
-		{"TopRefusesAnUnknownOrder", testUsageTopOrder},
 		{"ChatIDsKeepThoseChatsRuns", testUsageChatIDs},
+		{"TopListsAreTheRunsSummedPerChat", testUsageTopOracle},
 	}
 }
 
@@ -131,9 +133,9 @@ func testUsageOwner(t *testing.T, s Store) {
 		if err != nil || len(got) != 0 {
 			t.Errorf("owner %+v: %d buckets, %v; want none", o, len(got), err)
 		}
-		top, err := u.TopUsageChats(t.Context(), annals.UsageTopQuery{Filter: usageRange(o), Order: annals.UsageByTokens, Limit: 10})
-		if err != nil || len(top) != 0 {
-			t.Errorf("owner %+v: %d top chats, %v; want none", o, len(top), err)
+		top, err := u.TopUsageChats(t.Context(), annals.UsageTopQuery{Filter: usageRange(o), Limit: 10})
+		if err != nil || len(top.ByTokens)+len(top.ByCost)+len(top.ByLength) != 0 || top.ByTokens == nil || top.ByCost == nil || top.ByLength == nil {
+			t.Errorf("owner %+v: top chats %+v, %v; want three empty lists", o, top, err)
 		}
 	}
 	every, err := u.UsageBuckets(t.Context(), usageRange(annals.Owner{AllTenants: true}))
@@ -154,44 +156,152 @@ func testUsageTop(t *testing.T, s Store) {
 	usageFixture(t, s)
 	u := usageStore(t, s)
 	f := usageRange(annals.Owner{TenantID: "tenant-a"})
-	top := func(o annals.UsageOrder, rates map[string]annals.TokenRate, limit int) []annals.UsageChat {
+	top := func(o usageOrder, rates map[string]annals.TokenRate, limit int) []annals.UsageChat {
 		t.Helper()
-		got, err := u.TopUsageChats(t.Context(), annals.UsageTopQuery{Filter: f, Order: o, Rates: rates, Limit: limit})
+		got, err := u.TopUsageChats(t.Context(), annals.UsageTopQuery{Filter: f, Rates: rates, Limit: limit})
 		if err != nil {
 			t.Fatalf("top by %s: %v", o, err)
 		}
-		return got
+		return o.of(got)
 	}
-	byTokens := top(annals.UsageByTokens, nil, 10)
+	byTokens := top(byTokensOrder, nil, 10)
 	wantIDs(t, "top by tokens", topIDs(byTokens), []string{"c1", "c2"})
 	c1 := byTokens[0]
 	if c1.Runs != 3 || c1.InputTokens != 310 || c1.OutputTokens != 150 || c1.CostUSD != 0.5 || c1.EstimatedCostUSD != 0 ||
 		c1.AgentID != "coder" || c1.Source != "claude-code" || c1.Entries != 0 || c1.LastActivity.IsZero() {
 		t.Errorf("c1 by tokens = %+v; want 3 runs in the range, 310/150 tokens, recorded cost 0.5, agent coder, source claude-code", c1)
 	}
-	wantIDs(t, "top by length", topIDs(top(annals.UsageByLength, nil, 10)), []string{"c2", "c1"})
-	wantIDs(t, "top by tokens, limit 1", topIDs(top(annals.UsageByTokens, nil, 1)), []string{"c1"})
+	wantIDs(t, "top by length", topIDs(top(byLengthOrder, nil, 10)), []string{"c2", "c1"})
+	wantIDs(t, "top by tokens, limit 1", topIDs(top(byTokensOrder, nil, 1)), []string{"c1"})
 	// Without rates c2's recorded 0.25 is below c1's 0.5; c1's uncosted tokens priced at zero
 	// keep that order.
-	wantIDs(t, "top by recorded cost", topIDs(top(annals.UsageByCost, nil, 10)), []string{"c1", "c2"})
+	wantIDs(t, "top by recorded cost", topIDs(top(byCostOrder, nil, 10)), []string{"c1", "c2"})
 	// A rate for m2 only: c1's 10 uncosted m2 input tokens at 0.01 add 0.1, its m1 run stays
 	// unpriced. A low recorded cost of c1 would not change this; check the sums instead.
-	byCost := top(annals.UsageByCost, map[string]annals.TokenRate{"m2": {Input: 0.01, Output: 1}}, 10)
+	byCost := top(byCostOrder, map[string]annals.TokenRate{"m2": {Input: 0.01, Output: 1}}, 10)
 	if len(byCost) != 2 || math.Abs(byCost[0].CostUSD-0.6) > 1e-9 || math.Abs(byCost[0].EstimatedCostUSD-0.1) > 1e-9 {
 		t.Errorf("top by cost with an m2 rate = %+v; want c1 first at 0.6 of which 0.1 estimated", byCost)
 	}
 	// A high m1 rate for uncosted tokens lifts c1's estimate; c2's m1 run recorded a cost and
 	// is never estimated.
-	byCost = top(annals.UsageByCost, map[string]annals.TokenRate{"m1": {Input: 0.001, Output: 0.002}}, 10)
+	byCost = top(byCostOrder, map[string]annals.TokenRate{"m1": {Input: 0.001, Output: 0.002}}, 10)
 	if len(byCost) != 2 || byCost[1].ChatID != "c2" || byCost[1].EstimatedCostUSD != 0 || byCost[1].CostUSD != 0.25 ||
 		math.Abs(byCost[0].EstimatedCostUSD-0.4) > 1e-9 {
 		t.Errorf("top by cost with an m1 rate = %+v; want c1 with 0.4 estimated, then c2 at its recorded 0.25", byCost)
 	}
 }
 
-func testUsageTopOrder(t *testing.T, s Store) {
-	_, err := usageStore(t, s).TopUsageChats(t.Context(), annals.UsageTopQuery{Filter: usageRange(annals.Owner{TenantID: "t"}), Order: "size", Limit: 1})
-	wantCode(t, "an unknown order", err, annals.EINVALID)
+// usageOrder names one of UsageTop's lists.
+type usageOrder string
+
+const (
+	byTokensOrder usageOrder = "tokens"
+	byCostOrder   usageOrder = "cost"
+	byLengthOrder usageOrder = "length"
+)
+
+func (o usageOrder) of(top annals.UsageTop) []annals.UsageChat {
+	switch o {
+	case byTokensOrder:
+		return top.ByTokens
+	case byCostOrder:
+		return top.ByCost
+	}
+	return top.ByLength
+}
+
+// testUsageTopOracle: the three top lists, read in one walk of the runs, are exactly the runs
+// of the range and owner summed per chat in Go and ordered most first, then by id (costs and
+// rates are binary fractions, so every sum is exact in any order), ties included.
+func testUsageTopOracle(t *testing.T, s Store) {
+	rates := map[string]annals.TokenRate{"m1": {Input: 1.0 / 1024, Output: 1.0 / 256}, "m2": {Input: 1.0 / 64}}
+	type sums struct {
+		c            annals.UsageChat
+		tenant, user string
+	}
+	chats := map[string]*sums{}
+	for i := range 24 {
+		id := fmt.Sprintf("oc%02d", i)
+		c := NewChat(id, []string{"tenant-a", "tenant-b"}[i%2])
+		c.UserID = []string{"u1", "u2", "u3"}[i%3]
+		c.AgentID = []string{"", "coder", "writer"}[i%3]
+		if i%4 == 0 {
+			c.Attributes = annals.Attributes{"source": "claude-code"}
+		}
+		mustCreateChat(t, s, c)
+		n := i % 5 // equal lengths: the id breaks the tie
+		if n > 0 {
+			mustAppend(t, s, id, Entries(id, n)...)
+		}
+		chats[id] = &sums{c: annals.UsageChat{ChatID: id, AgentID: c.AgentID, Source: c.Attributes["source"], Entries: int64(n)}, tenant: c.TenantID, user: c.UserID}
+	}
+	from := usageHour.Add(-time.Hour)
+	for j := range 150 {
+		id := fmt.Sprintf("oc%02d", (j*7)%24)
+		model := []string{"m1", "m2", "m3"}[j%3]
+		in, out := int64((j*37)%500), int64((j*53)%300)
+		if j%11 == 0 {
+			in, out = 100, 100 // equal token totals across chats: the id breaks the tie
+		}
+		cost := float64(j%4) / 64 // a quarter record no cost
+		start := usageHour.Add(time.Duration(j-10) * 7 * time.Minute)
+		usageRun(t, s, fmt.Sprintf("or%03d", j), id, model, start, in, out, cost)
+		if start.Before(from) {
+			continue
+		}
+		c := &chats[id].c
+		c.Runs++
+		c.InputTokens += in
+		c.OutputTokens += out
+		c.CostUSD += cost
+		if cost <= 0 && (in > 0 || out > 0) {
+			est := float64(in)*rates[model].Input + float64(out)*rates[model].Output
+			c.EstimatedCostUSD += est
+			c.CostUSD += est
+		}
+	}
+	for _, o := range []annals.Owner{{TenantID: "tenant-a"}, {TenantID: "tenant-b", UserID: "u2"}, {AllTenants: true}} {
+		var in []annals.UsageChat
+		for _, c := range chats {
+			if c.c.Runs > 0 && (o.AllTenants || c.tenant == o.TenantID && (o.UserID == "" || c.user == o.UserID)) {
+				in = append(in, c.c)
+			}
+		}
+		want := func(key func(annals.UsageChat) float64) []string {
+			l := slices.Clone(in)
+			slices.SortFunc(l, func(a, b annals.UsageChat) int {
+				return cmp.Or(cmp.Compare(key(b), key(a)), cmp.Compare(a.ChatID, b.ChatID))
+			})
+			var out []string
+			for _, c := range l[:min(5, len(l))] {
+				out = append(out, fmt.Sprintf("%s runs=%d in=%d out=%d cost=%v est=%v entries=%d agent=%s source=%s",
+					c.ChatID, c.Runs, c.InputTokens, c.OutputTokens, c.CostUSD, c.EstimatedCostUSD, c.Entries, c.AgentID, c.Source))
+			}
+			return out
+		}
+		got, err := usageStore(t, s).TopUsageChats(t.Context(), annals.UsageTopQuery{Filter: annals.UsageFilter{Owner: o, From: from}, Rates: rates, Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range []struct {
+			name string
+			got  []annals.UsageChat
+			key  func(annals.UsageChat) float64
+		}{
+			{"tokens", got.ByTokens, func(c annals.UsageChat) float64 { return float64(c.InputTokens + c.OutputTokens) }},
+			{"cost", got.ByCost, func(c annals.UsageChat) float64 { return c.CostUSD }},
+			{"length", got.ByLength, func(c annals.UsageChat) float64 { return float64(c.Entries) }},
+		} {
+			var g []string
+			for _, c := range l.got {
+				g = append(g, fmt.Sprintf("%s runs=%d in=%d out=%d cost=%v est=%v entries=%d agent=%s source=%s",
+					c.ChatID, c.Runs, c.InputTokens, c.OutputTokens, c.CostUSD, c.EstimatedCostUSD, c.Entries, c.AgentID, c.Source))
+			}
+			if w := want(l.key); fmt.Sprint(g) != fmt.Sprint(w) {
+				t.Errorf("owner %+v, top by %s:\n got %q\nwant %q", o, l.name, g, w)
+			}
+		}
+	}
 }
 
 // testUsageChatIDs: a filter's ChatIDs keeps the runs of those chats only, inside the owner (a
@@ -206,13 +316,14 @@ func testUsageChatIDs(t *testing.T, s Store) {
 		t.Fatal(err)
 	}
 	wantBuckets(t, "c2 and c3 in tenant-a", got, annals.UsageBucket{Hour: usageHour, Model: "m1", Runs: 1, InputTokens: 1, OutputTokens: 1, CostUSD: 0.25})
-	top, err := u.TopUsageChats(t.Context(), annals.UsageTopQuery{Filter: f, Order: annals.UsageByCost, Limit: 10})
-	if err != nil || fmt.Sprint(topIDs(top)) != "[c2]" {
-		t.Errorf("top of c2 and c3 in tenant-a: %v, %v; want c2 alone", topIDs(top), err)
+	all, err := u.TopUsageChats(t.Context(), annals.UsageTopQuery{Filter: f, Limit: 10})
+	if err != nil || fmt.Sprint(topIDs(all.ByCost), topIDs(all.ByTokens), topIDs(all.ByLength)) != "[c2] [c2] [c2]" {
+		t.Errorf("top of c2 and c3 in tenant-a: %+v, %v; want c2 alone in each list", all, err)
 	}
 	f.ChatIDs = []string{"c1"}
-	top, err = u.TopUsageChats(t.Context(), annals.UsageTopQuery{Filter: f, Order: annals.UsageByCost, Limit: 10,
+	all, err = u.TopUsageChats(t.Context(), annals.UsageTopQuery{Filter: f, Limit: 10,
 		Rates: map[string]annals.TokenRate{"m1": {Input: 0.001, Output: 0.002}}})
+	top := all.ByCost
 	if err != nil || len(top) != 1 || top[0].ChatID != "c1" || math.Abs(top[0].EstimatedCostUSD-0.4) > 1e-9 {
 		t.Errorf("c1 priced: %+v, %v; want c1 with r2 estimated at $0.40", top, err)
 	}

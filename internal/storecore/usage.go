@@ -51,14 +51,55 @@ func UsageBucketsSQL(f annals.UsageFilter) (string, []any) {
 // uncosted is a run that recorded tokens but no cost: its cost is the pricing table's business.
 const uncosted = `r.cost_usd <= 0 AND (r.input_tokens > 0 OR r.output_tokens > 0)`
 
-// UsageTopSQL is the statement of UsageStore.TopUsageChats. Its columns, in order: chat id,
-// title, agent, source, entries, last activity, runs, input, output, cost (recorded plus
-// estimated), estimated cost. Errors: invalid (an unknown order).
-func UsageTopSQL(q annals.UsageTopQuery) (string, []any, error) {
-	var est strings.Builder
-	var estArgs []any
-	models := make([]string, 0, len(q.Rates))
-	for m := range q.Rates {
+// UsageTopSQL is the statement of UsageStore.TopUsageChats: the three top lists in one walk of
+// the runs. The runs of the range are summed per chat first (in the order of the runs-by-chat
+// index, with no join per run), then only those per-chat sums are joined to their chats, and
+// each list is ordered and cut from them. Its columns, in order: the list (1 by tokens, 2 by
+// cost, 3 by length), chat id, title, agent, source, entries, last activity, runs, input,
+// output, cost (recorded plus estimated), estimated cost. Each list is ordered most first, then
+// by chat id.
+func UsageTopSQL(q annals.UsageTopQuery) (string, []any) {
+	est, estArgs := usageEstimate(q.Rates)
+	inner := &Where{}
+	if !q.Filter.From.IsZero() {
+		inner.Add("r.started_at >= ?", q.Filter.From.UTC().UnixNano())
+	}
+	if !q.Filter.To.IsZero() {
+		inner.Add("r.started_at < ?", q.Filter.To.UTC().UnixNano())
+	}
+	chats := &Where{}
+	chats.AddOwner("c", q.Filter.Owner)
+	chats.AddIDs("c", q.Filter.ChatIDs)
+	if len(chats.Conds) > 0 {
+		inner.Add("r.chat_pk IN (SELECT c.pk FROM chats c WHERE "+chats.SQL()+")", chats.Args...)
+	}
+	const cols = `id, title, agent_id, source, entry_count, last_activity, runs, input, output, cost, est`
+	list := func(n, order string) string {
+		return `SELECT ` + n + ` AS list, ` + cols + ` FROM (SELECT ` + cols + ` FROM t ORDER BY ` + order + ` DESC, id LIMIT ?) l` + n
+	}
+	stmt := `WITH g AS MATERIALIZED (
+		SELECT r.chat_pk, COUNT(*) AS runs, CAST(SUM(r.input_tokens) AS BIGINT) AS input,
+			CAST(SUM(r.output_tokens) AS BIGINT) AS output, SUM(r.cost_usd) AS recorded, ` + est + ` AS est
+		FROM runs r WHERE ` + inner.SQL() + ` GROUP BY r.chat_pk
+	), t AS MATERIALIZED (
+		SELECT c.id, c.title, c.agent_id, COALESCE(a.value, '') AS source, c.entry_count, c.last_activity,
+			g.runs, g.input, g.output, g.recorded + g.est AS cost, g.est
+		FROM g JOIN chats c ON c.pk = g.chat_pk
+		LEFT JOIN chat_attributes a ON a.chat_pk = c.pk AND a.key = 'source'
+	)
+	` + list("1", "input + output") + `
+	UNION ALL ` + list("2", "cost") + `
+	UNION ALL ` + list("3", "entry_count")
+	args := append(append([]any{}, estArgs...), inner.Args...)
+	args = append(args, q.Limit, q.Limit, q.Limit)
+	return stmt, args
+}
+
+// usageEstimate is the sum of the priced cost of a run's tokens recorded without a cost, by
+// model as stored (at most MaxUsageRates models), with its arguments.
+func usageEstimate(rates map[string]annals.TokenRate) (string, []any) {
+	models := make([]string, 0, len(rates))
+	for m := range rates {
 		models = append(models, m)
 	}
 	slices.Sort(models)
@@ -66,41 +107,35 @@ func UsageTopSQL(q annals.UsageTopQuery) (string, []any, error) {
 		models = models[:annals.MaxUsageRates]
 	}
 	if len(models) == 0 {
-		est.WriteString("CAST(0 AS DOUBLE PRECISION)")
-	} else {
-		est.WriteString("SUM(CASE WHEN " + uncosted + " THEN CASE r.model")
-		for _, m := range models {
-			rt := q.Rates[m]
-			est.WriteString(" WHEN ? THEN CAST(? AS DOUBLE PRECISION) * r.input_tokens + CAST(? AS DOUBLE PRECISION) * r.output_tokens")
-			estArgs = append(estArgs, m, rt.Input, rt.Output)
-		}
-		est.WriteString(" ELSE 0 END ELSE 0 END)")
+		return "CAST(0 AS DOUBLE PRECISION)", nil
 	}
-	var order string
-	switch q.Order {
-	case annals.UsageByTokens:
-		order = "SUM(r.input_tokens) + SUM(r.output_tokens)"
-	case annals.UsageByCost:
-		order = "SUM(r.cost_usd) + " + est.String()
-	case annals.UsageByLength:
-		order = "c.entry_count"
-	default:
-		return "", nil, annals.Errorf(annals.EINVALID, "unknown usage order %q (want tokens, cost or length)", q.Order)
+	var est strings.Builder
+	var args []any
+	est.WriteString("SUM(CASE WHEN " + uncosted + " THEN CASE r.model")
+	for _, m := range models {
+		rt := rates[m]
+		est.WriteString(" WHEN ? THEN CAST(? AS DOUBLE PRECISION) * r.input_tokens + CAST(? AS DOUBLE PRECISION) * r.output_tokens")
+		args = append(args, m, rt.Input, rt.Output)
 	}
-	w := usageWhere(q.Filter)
-	stmt := `SELECT c.id, c.title, c.agent_id, COALESCE(a.value, ''), c.entry_count, c.last_activity,
-		COUNT(*), CAST(SUM(r.input_tokens) AS BIGINT), CAST(SUM(r.output_tokens) AS BIGINT),
-		SUM(r.cost_usd) + ` + est.String() + `, ` + est.String() +
-		usageFrom + ` WHERE ` + w.SQL() +
-		` GROUP BY c.pk, c.id, c.title, c.agent_id, a.value, c.entry_count, c.last_activity
-		ORDER BY ` + order + ` DESC, c.id LIMIT ?`
-	// The estimate appears up to three times (select, select, order): its arguments with it.
-	args := append([]any{}, estArgs...)
-	args = append(args, estArgs...)
-	args = append(args, w.Args...)
-	if q.Order == annals.UsageByCost {
-		args = append(args, estArgs...)
+	est.WriteString(" ELSE 0 END ELSE 0 END)")
+	return est.String(), args
+}
+
+// EmptyUsageTop is a UsageTop of three empty (not nil) lists.
+func EmptyUsageTop() annals.UsageTop {
+	return annals.UsageTop{ByTokens: []annals.UsageChat{}, ByCost: []annals.UsageChat{}, ByLength: []annals.UsageChat{}}
+}
+
+// AddUsageTop puts a row of UsageTopSQL on its list of top.
+func AddUsageTop(top *annals.UsageTop, list int, c annals.UsageChat) {
+	c.CostUSD = annals.FiniteCost(c.CostUSD)
+	c.EstimatedCostUSD = annals.FiniteCost(c.EstimatedCostUSD)
+	switch list {
+	case 1:
+		top.ByTokens = append(top.ByTokens, c)
+	case 2:
+		top.ByCost = append(top.ByCost, c)
+	case 3:
+		top.ByLength = append(top.ByLength, c)
 	}
-	args = append(args, q.Limit)
-	return stmt, args, nil
 }
