@@ -53,6 +53,9 @@ type DB struct {
 	entryRanking bool
 	// candidates overrides rankCandidates (0: the constant), for tests of the cap.
 	candidates int
+	// noOwnerRanges turns the small owner's entry ranges off (search_entries_owner.go), for
+	// tests that compare them with the walk.
+	noOwnerRanges bool
 	// blocks overrides the chat document block limits (zero: the defaults), for tests of blocks.
 	blocks blockLimits
 	// here is where the file is now (this machine, the file's inode), for the host id's check.

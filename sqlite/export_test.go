@@ -24,6 +24,9 @@ func (db *DB) SetEntryRankingForTest(on bool) { db.entryRanking = on }
 // SetCandidatesForTest sets how many of the newest matching chats relevance ranks.
 func (db *DB) SetCandidatesForTest(n int) { db.candidates = n }
 
+// SetOwnerRangesForTest turns a small owner's entry search over its chats' ranges on or off.
+func (db *DB) SetOwnerRangesForTest(on bool) { db.noOwnerRanges = !on }
+
 // SetBlockLimitsForTest sets how many entries and bytes a block of a chat's search document
 // holds (0, 0: the defaults).
 func (db *DB) SetBlockLimitsForTest(entries, bytes int64) { db.blocks = blockLimits{entries, bytes} }

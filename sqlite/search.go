@@ -275,7 +275,7 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	}
 
 	if f.Text != nil && f.Sort != annals.SortRecent {
-		return db.searchEntriesTopK(ctx, p, w, match, limit)
+		return db.searchEntriesTopK(ctx, p, cw, w, match, limit)
 	}
 	order := "r, time DESC, pk DESC"
 	if f.Sort == annals.SortRecent || f.Text == nil {

@@ -13,35 +13,59 @@ import (
 // ranked among the newest k, as in a chat search (docs/QUERY.md). The total is exact: the
 // candidates when they are fewer than k, else one count of the matches (no score, no sort).
 //
-// w holds the MATCH (first) and every filter on aliases e and c.
-func (db *DB) searchEntriesTopK(ctx context.Context, p *searchPlan, w *where, match string, limit int) ([]annals.EntryHit, int, error) {
+// w holds the MATCH (first) and every filter on aliases e and c; cw is the chat filters alone.
+// A small owner's walk runs over its chats' ranges of the index (search_entries_owner.go).
+func (db *DB) searchEntriesTopK(ctx context.Context, p *searchPlan, cw, w *where, match string, limit int) ([]annals.EntryHit, int, error) {
 	f := p.f
 	k := rankCandidates
 	if db.candidates > 0 {
 		k = db.candidates
 	}
 	k = max(k, f.Offset+limit)
+	spans, err := db.ownerSpans(ctx, f.Chat.Owner, cw)
+	if err != nil {
+		return nil, 0, err
+	}
 	from := `entries_fts CROSS JOIN entries e CROSS JOIN chats c`
 	cond := `e.pk = entries_fts.rowid AND c.pk = e.chat_pk AND ` + w.SQL()
+	wargs := w.Args
 	// cand's bm25 is computed for the rows the walk returns only; the snippets come from one
 	// more pass over the matches that reads no other table (+rowid: see SearchChats).
-	q := `WITH cand(pk, time, r) AS MATERIALIZED (SELECT e.pk, e.time, bm25(entries_fts, ` + entryWeights + `) FROM ` + from + `
-			WHERE ` + cond + ` ORDER BY entries_fts.rowid DESC LIMIT ?),
+	cand := `cand(pk, time, r) AS MATERIALIZED (SELECT e.pk, e.time, bm25(entries_fts, ` + entryWeights + `) FROM ` + from + `
+			WHERE ` + cond + ` ORDER BY entries_fts.rowid DESC LIMIT ?)`
+	if spans != "" {
+		annals.SearchReportFrom(ctx).SetPath("entry index (the owner's chats' ranges)")
+		from = `g CROSS JOIN entries_fts CROSS JOIN entries e CROSS JOIN chats c`
+		cond = `entries_fts.rowid BETWEEN g.lo AND g.hi AND e.pk = entries_fts.rowid AND e.chat_pk = g.pk AND c.pk = e.chat_pk AND ` + w.SQL()
+		wargs = append([]any{spans}, w.Args...)
+		cand = `g(pk, lo, hi) AS MATERIALIZED (SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?) j),
+		walk(pk) AS MATERIALIZED (SELECT e.pk FROM ` + from + ` WHERE ` + cond + ` ORDER BY e.pk DESC LIMIT ?),
+		cand(pk, time, r) AS MATERIALIZED (SELECT s.pk, e.time, s.r FROM (SELECT rowid AS pk, bm25(entries_fts, ` + entryWeights + `) AS r
+			FROM entries_fts WHERE entries_fts MATCH ? AND +rowid IN (SELECT pk FROM walk)) s JOIN entries e ON e.pk = s.pk)`
+	}
+	q := `WITH ` + cand + `,
 		page AS MATERIALIZED (SELECT pk, time, r, (SELECT count(*) FROM cand) AS total FROM cand ORDER BY r, time DESC, pk DESC LIMIT ? OFFSET ?),
 		snip AS MATERIALIZED (SELECT rowid AS pk, snippet(entries_fts, -1, ?, ?, '…', 16) AS text
 			FROM entries_fts WHERE entries_fts MATCH ? AND +rowid IN (SELECT pk FROM page))
 		SELECT ` + entryColumns + `, p.r, s.text, p.total
 		FROM page p JOIN snip s ON s.pk = p.pk JOIN entries e ON e.pk = p.pk JOIN chats c ON c.pk = e.chat_pk
 		ORDER BY p.r, p.time DESC, p.pk DESC`
-	args := append(append([]any{}, w.Args...), k, limit, f.Offset, p.open, p.shut, match)
+	args := append(append([]any{}, wargs...), k)
+	if spans != "" {
+		args = append(args, match)
+	}
+	args = append(args, limit, f.Offset, p.open, p.shut, match)
 	hits, total, err := db.runEntrySearch(ctx, q, args)
 	if err != nil {
 		return nil, 0, err
 	}
 	if total >= k || (len(hits) == 0 && f.Offset > 0) {
 		countQ := `SELECT count(*) FROM ` + from + ` WHERE ` + cond
-		annals.TraceStatement(ctx, countQ, w.Args)
-		if err := db.reader.QueryRowContext(ctx, countQ, w.Args...).Scan(&total); err != nil {
+		if spans != "" {
+			countQ = `WITH g(pk, lo, hi) AS MATERIALIZED (SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?) j) ` + countQ
+		}
+		annals.TraceStatement(ctx, countQ, wargs)
+		if err := db.reader.QueryRowContext(ctx, countQ, wargs...).Scan(&total); err != nil {
 			return nil, 0, ftsErr("count entry search", err)
 		}
 	}

@@ -1,0 +1,76 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/annals-dev/annals"
+)
+
+// An entry search of a small owner (issue 33 item 3): the newest-first walk of the entry index
+// (searchEntriesTopK) reads every tenant's matches until it has found k of the owner's, so a
+// tenant holding 1% of the data walked the whole of a common word's matches, a row lookup of
+// each (measured at 1M entries: 26x the CPU of the same search over every tenant). Instead the
+// walk is driven from the owner's chats: each chat's entries lie between its smallest and
+// largest entry rowid, so one range of the entry index per chat holds the owner's matches
+// (FTS5 seeks to a rowid range), and the work is the matches inside those ranges. bm25 is then
+// computed in one more pass over the candidates, as a cursor per chat would repeat its
+// document-frequency pass per chat.
+//
+// The ranges pay off while they are few and narrow: a chat written over weeks spans other
+// tenants' entries too. ownerSpans returns them only when the owner has at most
+// ownerRangeChats chats in the filters and their ranges cover at most 1/ownerRangeShare of the
+// entry rowids; otherwise the walk runs as before.
+const (
+	ownerRangeChats = 1000
+	ownerRangeShare = 4
+)
+
+// ownerSpans is the [chat pk, smallest, largest entry pk] of each chat through the chat
+// filters cw, as JSON for json_each, or "" when the owner is every tenant or its chats are too
+// many or too wide for ranges.
+func (db *DB) ownerSpans(ctx context.Context, owner annals.Owner, cw *where) (string, error) {
+	if owner.AllTenants || db.noOwnerRanges {
+		return "", nil
+	}
+	q := `SELECT c.pk, (SELECT min(x.pk) FROM entries x WHERE x.chat_pk = c.pk), (SELECT max(x.pk) FROM entries x WHERE x.chat_pk = c.pk),
+		(SELECT max(pk) FROM entries) FROM chats c WHERE ` + cw.SQL() + ` LIMIT ?`
+	args := append(append([]any{}, cw.Args...), ownerRangeChats+1)
+	annals.TraceStatement(ctx, q, args)
+	rows, err := db.stmts.query(ctx, q, args...)
+	if err != nil {
+		return "", storeErr("owner's chats", err)
+	}
+	defer rows.Close()
+	var spans [][3]int64
+	var width, top int64
+	for rows.Next() {
+		var pk int64
+		var lo, hi, last *int64
+		if err := rows.Scan(&pk, &lo, &hi, &last); err != nil {
+			return "", storeErr("owner's chats", err)
+		}
+		if last != nil {
+			top = *last
+		}
+		if lo == nil || hi == nil {
+			continue // no entries
+		}
+		spans = append(spans, [3]int64{pk, *lo, *hi})
+		width += *hi - *lo + 1
+	}
+	if err := rows.Err(); err != nil {
+		return "", storeErr("owner's chats", err)
+	}
+	if len(spans) > ownerRangeChats || width*ownerRangeShare > top {
+		return "", nil
+	}
+	if spans == nil {
+		spans = [][3]int64{}
+	}
+	raw, err := json.Marshal(spans)
+	if err != nil {
+		return "", storeErr("owner's chats", err)
+	}
+	return string(raw), nil
+}
