@@ -72,7 +72,7 @@ func TestHermesTrajectoriesAreReadIncrementally(t *testing.T) {
 // only the appended lines (nothing already stored is read again) and leaves the store as one
 // import of the whole file does; then the file rewritten in place (its first line's bytes
 // changed, not its JSON) is read whole again, its entries skipped as present.
-func appendedIsReadAlone(t *testing.T, format, fixture, rel string, k int) {
+func appendedIsReadAlone(t *testing.T, format, fixture, rel string, k int, companions ...string) {
 	t.Helper()
 	full, err := os.ReadFile(fixture)
 	if err != nil {
@@ -81,6 +81,9 @@ func appendedIsReadAlone(t *testing.T, format, fixture, rel string, k int) {
 	lines := strings.SplitAfter(string(full), "\n")
 	path := filepath.Join(t.TempDir(), rel)
 	importertest.WriteFile(t, path, []byte(strings.Join(lines[:k], "")))
+	for _, c := range companions {
+		importertest.CopyFile(t, filepath.Join(filepath.Dir(fixture), c), filepath.Join(filepath.Dir(path), c))
+	}
 	db := openDB(t)
 	opts := importer.Options{Formats: importertest.FormatsNamed(t, format)}
 	im := importertest.NewImporter(db, opts)
@@ -125,7 +128,8 @@ func appendedIsReadAlone(t *testing.T, format, fixture, rel string, k int) {
 // TestAppendOnlyReadersReadOnlyWhatWasAppended: iFlow CLI's session files are read like Claude
 // Code's (a LineParser), cut after the call's result (line 3 of 4); so are Antigravity CLI's
 // transcripts, cut after the step that carried out the first reply's call, and Factory Droid's
-// sessions, cut after the first call's result, and Pi's, cut after its second reply's result.
+// sessions, cut after the first call's result, Pi's, cut after its second reply's result, and
+// Mistral Vibe's messages.jsonl (with its meta.json), cut after the first call's result.
 func TestAppendOnlyReadersReadOnlyWhatWasAppended(t *testing.T) {
 	const iflow = ".iflow/projects/-Users-u-zoo/session-041101e6-2a7f-4dfd-90b0-57888a353f6a.jsonl"
 	appendedIsReadAlone(t, "iflow", importertest.Testdata("iflow", iflow), iflow, 3)
@@ -135,6 +139,8 @@ func TestAppendOnlyReadersReadOnlyWhatWasAppended(t *testing.T) {
 	appendedIsReadAlone(t, "factory-droid", importertest.Testdata("factory-droid", droid), droid, 4)
 	const pi = ".pi/agent/sessions/--Users-badlogic-workspaces-pi-mono--/2025-12-09T00-53-29-825Z_ffae836b-9420-4060-ac13-7745215f90ff.jsonl"
 	appendedIsReadAlone(t, "pi", importertest.Testdata("pi", pi), pi, 7)
+	const vibe = ".vibe/logs/session/session_20260312_091500_3f2a9c1e/messages.jsonl"
+	appendedIsReadAlone(t, "mistral-vibe", importertest.Testdata("mistral-vibe", vibe), vibe, 3, "meta.json")
 }
 
 // TestPiNameGivenLaterTitlesTheChat: a session_info name Pi appends after the chat was

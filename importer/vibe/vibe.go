@@ -4,7 +4,9 @@
 package vibe
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,7 +24,8 @@ import (
 // message_id, injected}), and meta.json, rewritten after every turn ({session_id,
 // parent_session_id, start_time, end_time, git_commit, git_branch, environment:
 // {working_directory}, title, title_source, config: {active_model}, system_prompt, stats}).
-// Messages carry no time: the first is dated at start_time, the last at end_time. A tool message
+// Messages carry no time (see NewSession for how they are dated). The file is append-only and
+// read incrementally (a LineParser). A tool message
 // whose content is wrapped in <tool_error> is a failed call. Entry ids are the message_id (or
 // L<line> for a tool message, which has none).
 type Vibe struct{}
@@ -61,37 +64,106 @@ func (Vibe) ResumeCommand(native string) (string, string, bool) {
 	return reader.ResumeWith("vibe --resume %s", native)
 }
 
-func (f Vibe) ParseFile(ctx context.Context, src *reader.Source, out reader.Output) error {
+// vibeState is what a session needs to resume after a settled line.
+type vibeState struct {
+	ChatID string `json:"chat_id,omitempty"` // set once the chat was emitted
+	Title  string `json:"title,omitempty"`   // the meta.json title last given
+}
+
+// NewSession reads messages.jsonl line by line (Vibe appends its messages): only the lines
+// appended since the last import are read; meta.json, which Vibe rewrites after every turn,
+// is read each time for the chat, its title and the times. Messages carry no time: the system
+// prompt and the first message are dated at start_time, a later message at the end_time
+// meta.json holds when it is read (the end of the turn that wrote it, or a later one).
+func (f Vibe) NewSession(src *reader.Source, state json.RawMessage) (reader.LineSession, error) {
 	meta := readMeta(filepath.Join(filepath.Dir(src.Path), "meta.json"))
-	start := reader.FirstTime(reader.ParseTime(meta.Str("start_time")), src.ModTime.UTC())
-	end := reader.FirstTime(reader.ParseTime(meta.Str("end_time")), start)
-	sid := reader.FirstNonEmpty(meta.Str("session_id"), filepath.Base(filepath.Dir(src.Path)))
-	attrs := annals.Attributes{"source": f.Name(), "cwd": meta.Obj("environment").Str("working_directory"), "git_branch": meta.Str("git_branch"),
-		"model": reader.SafeID(meta.Obj("config").Str("active_model"), annals.MaxIDBytes)}
-	if p := meta.Str("parent_session_id"); p != "" {
-		attrs["vibe_parent_session"] = reader.SafeID(p, annals.MaxIDBytes)
+	s := &vibeSession{f: f, dir: filepath.Dir(src.Path), meta: meta, open: map[string]*annals.Entry{}}
+	s.start = reader.FirstTime(reader.ParseTime(meta.Str("start_time")), src.ModTime.UTC())
+	s.end = reader.FirstTime(reader.ParseTime(meta.Str("end_time")), s.start)
+	if len(state) > 0 {
+		if err := json.Unmarshal(state, &s.st); err != nil {
+			return nil, fmt.Errorf("mistral-vibe: bad import state: %w", err)
+		}
 	}
-	chat := &annals.Chat{ID: reader.ChatID(f.Name(), sid), CreatedAt: start, Title: reader.Truncated(reader.ValidText(meta.Str("title")), annals.MaxTitleBytes), Attributes: attrs}
-	var entries []*annals.Entry
-	if sp := meta.Obj("system_prompt"); sp != nil {
-		entries = append(entries, &annals.Entry{ID: "system", Kind: annals.KindSystem, Time: start, Text: reader.Truncated(reader.ValidText(reader.BlocksText(sp.Raw("content"))), annals.MaxEntryBytes/2),
-			Metadata: reader.SafeMeta(map[string]any{"system_prompt": true})})
-	}
-	open := map[string]*annals.Entry{}
-	err := src.EachObject(ctx, "mistral-vibe", out, func(n int, m reader.JSONObject) error {
-		entries = append(entries, message(m, n, start, open)...)
-		return nil
-	})
+	return s, nil
+}
+
+type vibeSession struct {
+	f          Vibe
+	dir        string
+	meta       reader.JSONObject
+	st         vibeState
+	start, end time.Time
+	open       map[string]*annals.Entry
+	pending    []*annals.Entry
+}
+
+func (s *vibeSession) Settled() bool {
+	return s.st.ChatID != "" && len(s.open) == 0 && len(s.pending) == 0
+}
+
+func (s *vibeSession) State() (json.RawMessage, error) {
+	b, err := json.Marshal(s.st)
 	if err != nil {
-		return fmt.Errorf("mistral-vibe: reading %s: %w", src.Path, err)
+		return nil, fmt.Errorf("mistral-vibe: saving state: %w", err)
 	}
-	if n := len(entries); n > 1 {
-		entries[n-1].Time = end
+	return b, nil
+}
+
+func (s *vibeSession) Finish(_ context.Context, out reader.Output) error { return s.flush(out) }
+
+func (s *vibeSession) Line(_ context.Context, n int, line []byte, out reader.Output) error {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil
 	}
-	if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(chat)}); err != nil {
-		return err
+	m, err := reader.DecodeObject(line)
+	if err != nil {
+		out.Warnf(n, "not a JSON object: %v", err)
+		return nil
 	}
-	return reader.EmitEntries(chat.ID, entries, out)
+	t := s.end
+	if n == 1 {
+		t = s.start
+	}
+	s.pending = append(s.pending, message(m, n, t, s.open)...)
+	if len(s.open) > 0 {
+		return nil
+	}
+	return s.flush(out)
+}
+
+// flush emits the chat with its system prompt (when not yet), a title meta.json gave since,
+// and the messages read.
+func (s *vibeSession) flush(out reader.Output) error {
+	meta := s.meta
+	title := reader.Truncated(reader.ValidText(meta.Str("title")), annals.MaxTitleBytes)
+	if s.st.ChatID == "" {
+		if len(s.pending) == 0 {
+			return nil
+		}
+		sid := reader.FirstNonEmpty(meta.Str("session_id"), filepath.Base(s.dir))
+		attrs := annals.Attributes{"source": s.f.Name(), "cwd": meta.Obj("environment").Str("working_directory"), "git_branch": meta.Str("git_branch"),
+			"model": reader.SafeID(meta.Obj("config").Str("active_model"), annals.MaxIDBytes)}
+		if p := meta.Str("parent_session_id"); p != "" {
+			attrs["vibe_parent_session"] = reader.SafeID(p, annals.MaxIDBytes)
+		}
+		chat := &annals.Chat{ID: reader.ChatID(s.f.Name(), sid), CreatedAt: s.start, Title: title, Attributes: attrs}
+		s.st.ChatID, s.st.Title = chat.ID, title
+		if err := out.Emit(annals.CaptureOp{Chat: reader.CleanChat(chat)}); err != nil {
+			return err
+		}
+		if sp := meta.Obj("system_prompt"); sp != nil {
+			s.pending = append([]*annals.Entry{{ID: "system", Kind: annals.KindSystem, Time: s.start, Text: reader.Truncated(reader.ValidText(reader.BlocksText(sp.Raw("content"))), annals.MaxEntryBytes/2),
+				Metadata: reader.SafeMeta(map[string]any{"system_prompt": true})}}, s.pending...)
+		}
+	}
+	if title != "" && title != s.st.Title {
+		s.st.Title = title
+		out.TitleForChat(s.st.ChatID, title)
+	}
+	ents := s.pending
+	s.pending = nil
+	return reader.EmitEntries(s.st.ChatID, ents, out)
 }
 
 func message(m reader.JSONObject, n int, t time.Time, open map[string]*annals.Entry) []*annals.Entry {
