@@ -30,7 +30,10 @@ type Chat struct {
 	// chat with no runs.
 	Status RunStatus `json:"status,omitempty"`
 
-	Title            string     `json:"title,omitempty"`
+	Title string `json:"title,omitempty"`
+	// TitleGenerated marks a title the background digest generated (docs/PROVIDERS.md): a
+	// rename by a person clears it, and a digest replaces only a generated title (or none).
+	TitleGenerated   bool       `json:"title_generated,omitempty"`
 	Description      string     `json:"description,omitempty"`
 	Tags             []string   `json:"tags,omitempty"`
 	Pinned           bool       `json:"pinned"`

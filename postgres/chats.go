@@ -15,7 +15,7 @@ import (
 const chatColumns = `c.id, c.tenant_id, c.user_id, c.agent_id, c.attributes, c.created_at, c.last_activity, c.status,
 	c.title, c.description, c.tags, c.pinned, c.archived_at, c.summary, c.summary_updated_at,
 	c.run_count, c.entry_count, c.entry_input_tokens, c.run_input_tokens, c.entry_output_tokens, c.run_output_tokens, c.cost_usd,
-	c.incarnation`
+	c.incarnation, c.title_generated`
 
 // chatScan holds the scan targets of chatColumns.
 type chatScan struct {
@@ -33,7 +33,7 @@ func (s *chatScan) targets() []any {
 	return []any{&s.c.ID, &s.c.TenantID, &s.c.UserID, &s.c.AgentID, &s.attrs, &s.created, &s.active, &s.status,
 		&s.title, &s.desc, &s.tags, &s.c.Pinned, &s.archived, &s.summary, &s.summarized,
 		&s.c.Totals.Runs, &s.c.Totals.Entries, &s.entryIn, &s.runIn, &s.entryOut, &s.runOut, &s.c.Totals.CostUSD,
-		&s.c.Incarnation}
+		&s.c.Incarnation, &s.c.TitleGenerated}
 }
 
 func (s *chatScan) chat() (*annals.Chat, error) {
@@ -261,7 +261,8 @@ func (db *DB) updateChatIn(ctx context.Context, tx pgx.Tx, ref annals.ChatRef, u
 	next := *cur
 	if upd.Title != nil {
 		next.Title = *upd.Title
-		set.Add("title = ?, title_fold = ?", []byte(*upd.Title), []byte(strings.ToLower(*upd.Title)))
+		// A title given by a caller is a person's: it is no longer a generated one.
+		set.Add("title = ?, title_fold = ?, title_generated = false", []byte(*upd.Title), []byte(strings.ToLower(*upd.Title)))
 	}
 	if upd.Description != nil {
 		next.Description = *upd.Description

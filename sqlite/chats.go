@@ -15,7 +15,7 @@ import (
 const chatColumns = `c.id, c.tenant_id, c.user_id, c.agent_id, c.attributes, c.created_at, c.last_activity, c.status,
 	c.title, c.description, c.tags, c.pinned, c.archived_at, c.summary, c.summary_updated_at,
 	c.run_count, c.entry_count, c.entry_input_tokens, c.run_input_tokens, c.entry_output_tokens, c.run_output_tokens, c.cost_usd,
-	c.incarnation`
+	c.incarnation, c.title_generated`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -30,7 +30,7 @@ func scanChat(row scanner) (*annals.Chat, error) {
 	var cost sql.NullFloat64
 	err := row.Scan(&c.ID, &c.TenantID, &c.UserID, &c.AgentID, &attrs, &created, &active, &status,
 		&c.Title, &c.Description, &tags, &c.Pinned, &archived, &c.Summary, &summarized,
-		&runs, &entries, &entryIn, &runIn, &entryOut, &runOut, &cost, &c.Incarnation)
+		&runs, &entries, &entryIn, &runIn, &entryOut, &runOut, &cost, &c.Incarnation, &c.TitleGenerated)
 	if err != nil {
 		return nil, &rowError{id: c.ID, err: err}
 	}
@@ -239,7 +239,8 @@ func (db *DB) updateChatIn(ctx context.Context, tx *sql.Tx, ref annals.ChatRef, 
 	now := unixNano(at)
 	set := &where{}
 	if upd.Title != nil {
-		set.Add("title = ?, title_fold = ?", *upd.Title, strings.ToLower(*upd.Title))
+		// A title given by a caller is a person's: it is no longer a generated one.
+		set.Add("title = ?, title_fold = ?, title_generated = 0", *upd.Title, strings.ToLower(*upd.Title))
 	}
 	if upd.Description != nil {
 		set.Add("description = ?", *upd.Description)

@@ -1,0 +1,103 @@
+package annals
+
+import (
+	"context"
+	"time"
+)
+
+// Background digests (docs/PROVIDERS.md, "Digests in the background"): a worker summarises the
+// chats that are due and, where a chat has no human title, gives it a generated one. The policy
+// (which chat is due, how long a failing chat waits) is the history service's
+// (history/digest.go); a DigestStore only keeps each chat's digest state, the lease that keeps
+// two servers from digesting one chat at once, and writes a digest only if the transcript is
+// still the one it was computed from.
+
+// DigestState is one chat's digest bookkeeping, read together with the chat.
+type DigestState struct {
+	// Chat is the chat as read (its Totals.Entries is the transcript's revision now).
+	Chat *Chat
+	// DigestedEntries is the transcript length the stored digest was computed from; -1 when the
+	// chat was never digested.
+	DigestedEntries int64
+	// DigestedAt is when the last digest was stored; nil when never.
+	DigestedAt *time.Time
+	// Failures counts the digests that failed in a row since the last one stored.
+	Failures int
+	// RetryAt, when set, is the earliest time the chat may be tried again after a failure.
+	RetryAt *time.Time
+	// LeaseHolder and LeaseUntil name who is digesting the chat now, until when; an expired
+	// lease is free.
+	LeaseHolder string
+	LeaseUntil  *time.Time
+}
+
+// DigestStateFilter selects digest states.
+type DigestStateFilter struct {
+	// ActiveSince, when set, keeps chats whose last activity is at or after it.
+	ActiveSince *time.Time
+	// After pages: only chats after this (last activity, id) position, oldest activity first.
+	AfterActivity time.Time
+	AfterID       string
+	// ChatID, when set, reads that chat's state alone (if it is listed at all).
+	ChatID string
+	// Limit bounds the page (at most MaxListLimit).
+	Limit int
+}
+
+// DigestWrite is a computed digest to store.
+type DigestWrite struct {
+	// Holder is the lease holder that computed it: the write lands only while it holds the lease.
+	Holder string
+	// Entries is the transcript revision the digest was computed from (Chat.Totals.Entries as
+	// read before the transcript was read).
+	Entries int64
+	Summary string
+	// Title is a generated title; it is stored (marked generated) only when the chat has no
+	// title or a generated one. "" leaves the title alone.
+	Title string
+	At    time.Time
+}
+
+// DigestFailure records a failed digest.
+type DigestFailure struct {
+	Holder   string
+	Failures int
+	RetryAt  time.Time
+}
+
+// DigestStore keeps the digest state of chats.
+type DigestStore interface {
+	// FindDigestStates returns, oldest activity first (then id), up to Limit chats of any owner
+	// that hold entries and whose transcript differs from the one last digested (never
+	// digested, or a different entry count), with their state. It decides nothing: the history
+	// service picks the due ones. Errors: invalid, unavailable, internal.
+	FindDigestStates(ctx context.Context, f DigestStateFilter) ([]DigestState, error)
+
+	// LeaseDigest takes the chat's digest lease for holder until until, atomically: it succeeds
+	// when the lease is free, expired at now, or already holder's, and answers false when
+	// another holder has it. Errors: not_found (the chat ref named is gone), forbidden,
+	// unavailable, internal.
+	LeaseDigest(ctx context.Context, ref ChatRef, holder string, now, until time.Time) (bool, error)
+
+	// ReleaseDigest releases the chat's lease if holder has it. Errors: not_found, forbidden,
+	// unavailable, internal.
+	ReleaseDigest(ctx context.Context, ref ChatRef, holder string) error
+
+	// StoreDigest stores a digest in one transaction, only if holder still holds the chat's
+	// lease and the chat still holds w.Entries entries: the summary, the title when the chat's
+	// title is empty or generated (marking it generated; a human title is never replaced), the
+	// digested revision and time; failures are reset and the lease released. Otherwise nothing
+	// is stored, the lease is released and the answer is a conflict.
+	// Errors: conflict, not_found, invalid, forbidden, unavailable, internal.
+	StoreDigest(ctx context.Context, ref ChatRef, w DigestWrite) (*Chat, error)
+
+	// FailDigest records a failed digest by holder (its count and when to retry) and releases
+	// the lease; the chat's summary and title are untouched. Errors: not_found, forbidden,
+	// unavailable, internal.
+	FailDigest(ctx context.Context, ref ChatRef, f DigestFailure) error
+
+	// DigestScheduleRun reads when the scheduled recap last ran (zero when never);
+	// RecordDigestScheduleRun stores it. Errors: forbidden, unavailable, internal.
+	DigestScheduleRun(ctx context.Context) (time.Time, error)
+	RecordDigestScheduleRun(ctx context.Context, at time.Time) error
+}

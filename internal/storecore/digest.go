@@ -1,0 +1,101 @@
+package storecore
+
+import (
+	"strings"
+
+	"github.com/annals-dev/annals"
+)
+
+// The digest state's SQL and the one check of a digest write, for both stores (annals.DigestStore,
+// migrations sqlite 0024 and postgres 0019). Placeholders are '?': PostgreSQL rebinds them.
+
+// DigestStateColumns follow a store's chat columns in a FindDigestStates row: the digested
+// revision (-1 when never), its time, the failures in a row, the retry time and the lease.
+const DigestStateColumns = `COALESCE(d.digested_entries, -1), d.digested_at, COALESCE(d.failures, 0), d.retry_at,
+	COALESCE(d.lease_holder, ''), d.lease_until`
+
+// DigestStates is the query of FindDigestStates over cols (the store's chat columns, alias c):
+// chats holding entries whose transcript differs from the one last digested, oldest activity
+// first, after the filter's position.
+func DigestStates(cols string, f annals.DigestStateFilter) (string, []any) {
+	w := &Where{}
+	w.Add("c.entry_count > 0")
+	w.Add("(d.chat_pk IS NULL OR d.digested_entries <> c.entry_count)")
+	w.Add("c.archived_at IS NULL")
+	if f.ChatID != "" {
+		w.Add("c.id = ?", f.ChatID)
+	}
+	if f.ActiveSince != nil {
+		w.Add("c.last_activity >= ?", f.ActiveSince.UTC().UnixNano())
+	}
+	if !f.AfterActivity.IsZero() || f.AfterID != "" {
+		at := f.AfterActivity.UTC().UnixNano()
+		w.Add("(c.last_activity > ? OR (c.last_activity = ? AND c.id > ?))", at, at, f.AfterID)
+	}
+	q := `SELECT ` + cols + `, ` + DigestStateColumns + ` FROM chats c LEFT JOIN chat_digests d ON d.chat_pk = c.pk
+		WHERE ` + strings.Join(w.Conds, " AND ") + ` ORDER BY c.last_activity, c.id LIMIT ?`
+	return q, append(w.Args, annals.EffectiveLimit(f.Limit, annals.DefaultListLimit, annals.MaxListLimit))
+}
+
+// DigestLease takes a chat's lease (arguments: chat pk, holder, until, now) in one atomic
+// upsert: it changes a row only when the lease is free, expired or already the holder's, so
+// rows affected says whether it was taken.
+const DigestLease = `INSERT INTO chat_digests (chat_pk, lease_holder, lease_until) VALUES (?, ?, ?)
+	ON CONFLICT (chat_pk) DO UPDATE SET lease_holder = excluded.lease_holder, lease_until = excluded.lease_until
+	WHERE chat_digests.lease_holder = '' OR chat_digests.lease_holder = excluded.lease_holder
+		OR chat_digests.lease_until IS NULL OR chat_digests.lease_until <= ?`
+
+// DigestHolder reads a chat's lease holder (argument: chat pk).
+const DigestHolder = `SELECT lease_holder FROM chat_digests WHERE chat_pk = ?`
+
+// DigestRelease releases the lease of a chat (arguments: chat pk, holder) if holder has it.
+const DigestRelease = `UPDATE chat_digests SET lease_holder = '', lease_until = NULL WHERE chat_pk = ? AND lease_holder = ?`
+
+// DigestStored records a stored digest (arguments: entries, at, chat pk): failures reset, lease
+// released.
+const DigestStored = `UPDATE chat_digests SET digested_entries = ?, digested_at = ?, failures = 0, retry_at = NULL,
+	lease_holder = '', lease_until = NULL WHERE chat_pk = ?`
+
+// DigestFailed records a failed digest (arguments: failures, retry at, chat pk, holder) and
+// releases the lease, only while holder has it.
+const DigestFailed = `UPDATE chat_digests SET failures = ?, retry_at = ?, lease_holder = '', lease_until = NULL
+	WHERE chat_pk = ? AND lease_holder = ?`
+
+// DigestScheduleRead and DigestScheduleWrite keep the time of the last scheduled recap.
+const (
+	DigestScheduleRead  = `SELECT last_run FROM digest_schedule WHERE singleton = 1`
+	DigestScheduleWrite = `INSERT INTO digest_schedule (singleton, last_run) VALUES (1, ?)
+		ON CONFLICT (singleton) DO UPDATE SET last_run = excluded.last_run`
+)
+
+// DigestPlan is the one check of a digest write, made by both stores inside the write
+// transaction with the chat row as it is then (cur) and its lease holder: the write lands only
+// for the lease's holder and the revision it was computed from. ok false means stale: nothing
+// is stored. titled says the update carries the generated title (the chat has no title, or only
+// a generated one: a person's title is never replaced).
+func DigestPlan(cur *annals.Chat, holder string, w annals.DigestWrite) (upd annals.ChatUpdate, titled, ok bool) {
+	if holder != w.Holder || cur.Totals.Entries != w.Entries {
+		return upd, false, false
+	}
+	summary := w.Summary
+	upd.Summary = &summary
+	if w.Title != "" && (cur.Title == "" || cur.TitleGenerated) {
+		title := w.Title
+		upd.Title = &title
+		titled = true
+	}
+	return upd, titled, true
+}
+
+// CheckDigestWrite refuses a write without a holder.
+func CheckDigestWrite(w annals.DigestWrite) error {
+	if w.Holder == "" {
+		return annals.Errorf(annals.EINVALID, "a digest write needs its lease holder")
+	}
+	return nil
+}
+
+// DigestConflict is the answer to a stale digest write.
+func DigestConflict(id string) error {
+	return annals.Errorf(annals.ECONFLICT, "chat %q changed while its digest was computed (or its lease was lost); the digest was not stored", id)
+}
