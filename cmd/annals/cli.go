@@ -53,6 +53,7 @@ func (m *Main) commands() []command {
 		{"related", "find chats close in meaning to a chat or text", runRelated, argsChatID, false},
 		{"delete", "delete a chat and everything it holds", runDelete, argsChatID, false},
 		{"reindex", "bring derived indexes up to date (--embeddings: every chat's vector)", runReindex, argsNone, false},
+		{"digest", "summarise and title the chats that are due, or those active lately (--once, --since)", runDigest, argsNone, true},
 		{"redact", "re-apply redaction rules to stored data", runRedact, argsNone, true},
 		{"bench", "generate corpora and run benchmarks", runBench, argsNone, true},
 		{"migrate", "create or upgrade the database schema and print its version", runMigrate, argsNone, true},

@@ -40,6 +40,7 @@ type Config struct {
 	Pricing PricingConfig `yaml:"pricing"`
 	// Remote is the shared collection this host replicates to (docs/REPLICATION.md).
 	Remote *RemoteConfig `yaml:"remote"`
+	Digest DigestConfig  `yaml:"digest"` // background digests, scheduled recap (digest_config.go)
 }
 
 // PricingConfig configures the price table of usage estimates.
@@ -150,11 +151,10 @@ func decodeConfig(r io.Reader, cfg *Config) error {
 }
 
 func (c *Config) validate() error {
-	if err := c.Import.validate(); err != nil {
-		return err
-	}
-	if err := c.Remote.validate(); err != nil {
-		return err
+	for _, check := range []func() error{c.Import.validate, c.Remote.validate, c.Digest.validate} {
+		if err := check(); err != nil {
+			return err
+		}
 	}
 	if c.Principal != nil {
 		if _, err := c.Principal.principal(); err != nil {

@@ -104,6 +104,11 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 	if !*f.readOnly {
 		defer m.serveImportWatch(ctx, a, logger)()
 		defer m.serveEmbedding(ctx, a, logger)()
+		stopDigest, err := m.serveDigest(ctx, a, logger)
+		if err != nil {
+			return err
+		}
+		defer stopDigest()
 	}
 	if *f.portFile != "" {
 		if err := writePortFile(*f.portFile, srv.Addr()); err != nil {
