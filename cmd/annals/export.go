@@ -14,7 +14,7 @@ import (
 
 func runExport(ctx context.Context, m *Main, args []string) error {
 	fs := m.flagSet("export", "[flags] CHAT_ID", "Export one chat as portable Markdown (default) or JSON, to standard output or --out.")
-	c := commonFlags(fs)
+	c := readFlags(fs)
 	format := fs.String("format", "markdown", "markdown or json")
 	out := fs.String("out", "", "write to this file (0600) instead of standard output")
 	scope := fs.String("scope", "", "scope to find the chat in")

@@ -12,7 +12,7 @@ import (
 
 func runRelated(ctx context.Context, m *Main, args []string) error {
 	fs := m.flagSet("related", "[flags] (CHAT_ID | --query TEXT | --backfill)", "Find chats close in meaning to a chat or to free text, using the configured\nembedder (offline by default: learned from the history). --backfill embeds every chat without a current vector, as 'annals reindex\n--embeddings' does (chats are also embedded as they are captured, imported, renamed,\nannotated and recapped).")
-	c := commonFlags(fs)
+	c := readFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	scope := fs.String("scope", "", "whose chats to search")
 	query := fs.String("query", "", "free text to find related chats for")
@@ -22,6 +22,7 @@ func runRelated(ctx context.Context, m *Main, args []string) error {
 	if err := m.parse(fs, args); err != nil {
 		return err
 	}
+	c.queryRemote = !*backfill // embedding is this database's work, not a read of the collection
 	a, err := m.openRead(ctx, c)
 	if err != nil {
 		return err

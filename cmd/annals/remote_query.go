@@ -9,7 +9,7 @@ import (
 )
 
 // Remote query mode (docs/REPLICATION.md, "Remote query mode"): on a host whose config has a
-// remote block, the history reads — list, search, show — ask the shared collection, with the
+// remote block, the history reads — list, search, show, export, related, usage — ask the shared collection, with the
 // remote's key, as `--server ENDPOINT --key KEY` would. They never fall back to the local
 // database when the remote cannot answer: a remote that is down is an error. `--local` (or an
 // explicit --db) asks the local database; --server and ANNALS_SERVER still win over the block.

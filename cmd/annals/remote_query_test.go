@@ -47,6 +47,18 @@ func TestRemoteQueryMode(t *testing.T) {
 		t.Fatalf("show --local:\n%s", out)
 	}
 
+	if out := p.host.mustRun("", "export", "c1"); !strings.Contains(out, "The deploy failed") {
+		t.Fatalf("export in remote query mode:\n%s", out)
+	}
+	if _, _, err := p.host.run("", "export", "only-here"); err == nil {
+		t.Fatal("export of a chat the remote does not hold succeeded in remote query mode")
+	}
+	if out := p.host.mustRun("", "export", "--local", "only-here"); !strings.Contains(out, "laptop only") {
+		t.Fatalf("export --local:\n%s", out)
+	}
+	p.host.mustRun("", "usage", "--all")
+	p.host.mustRun("", "usage", "--all", "--local")
+
 	if err := p.served.stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -59,5 +71,14 @@ func TestRemoteQueryMode(t *testing.T) {
 	}
 	if got := ids(p.host.mustRun("", "list", "--local", "--json")); len(got) != 3 {
 		t.Fatalf("list --local with the remote down = %v; want the host's three chats", got)
+	}
+	for _, read := range [][]string{{"search", "deploy"}, {"show", "c1"}, {"export", "c1"}, {"usage", "--all"}, {"related", "c1"}} {
+		out, _, err := p.host.run("", read...)
+		if err == nil || !strings.Contains(err.Error(), "cannot reach the annals server at "+p.served.url) || strings.Contains(out, "deploy") {
+			t.Errorf("%s with the remote down = %q, %v; want the unreachable remote named and no local results", read[0], out, err)
+		}
+	}
+	if out := p.host.mustRun("", "export", "--local", "c1"); !strings.Contains(out, "The deploy failed") {
+		t.Fatalf("export --local with the remote down:\n%s", out)
 	}
 }

@@ -20,7 +20,7 @@ var usageGroups = []string{"day", "agent", "model", "tool", "hour"}
 func runUsage(ctx context.Context, m *Main, args []string) error {
 	fs := m.flagSet("usage", "[flags]", "Sum tokens and cost over a range: per day, agent, model or source tool, with the top chats. "+
 		"Costs marked ~ are estimated from the built-in price table (docs/USAGE.md).")
-	c := commonFlags(fs)
+	c := readFlags(fs)
 	scope := fs.String("scope", "", "whose chats: self, user, tenant or global (default: the widest this caller may use)")
 	since := fs.String("since", "", "count runs started at or after this: a date (the whole day, in --tz) or an RFC 3339 time (default: 30 days ago)")
 	until := fs.String("until", "", "count runs started at or before this: a date (the whole day, in --tz) or an RFC 3339 time (default: now)")
