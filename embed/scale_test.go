@@ -1,6 +1,7 @@
 package embed_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,18 +22,37 @@ func TestMeaningAtScale(t *testing.T) {
 		t.Skip("set ANNALS_MEANING_SCALE=1 to time the learned embedder at 10k chats")
 	}
 	ctx := annals.NewContextWithPrincipal(t.Context(), history.LocalOwner())
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "annals.db"), sqlite.Options{})
+	// ANNALS_MEANING_SCALE_DB keeps the database: built there when absent, and when present only
+	// queried, so two builds of the code can be timed side by side on one database.
+	path := os.Getenv("ANNALS_MEANING_SCALE_DB")
+	reuse := false
+	if path == "" {
+		path = filepath.Join(t.TempDir(), "annals.db")
+	} else if _, err := os.Stat(path); err == nil {
+		reuse = true
+	}
+	db, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
 		t.Fatal(annals.ErrorDetail(err))
 	}
 	defer db.Close()
-	start := time.Now()
-	buildMeaningCorpusN(t, ctx, db, 400, 400)
-	t.Logf("corpus: 10,000 chats written in %s", time.Since(start).Round(time.Millisecond))
 	tenants, err := embed.NewLearnedTenants(db, embed.LearnedConfig{}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	svc := history.New(history.Config{Store: db, Embedders: tenants})
+	if !reuse {
+		buildAndEmbedAtScale(t, ctx, db, tenants, svc)
+	}
+	timeMeaningQueries(t, ctx, svc)
+}
+
+// buildAndEmbedAtScale writes the 10k-chat corpus, learns its model and embeds every chat,
+// timing each step.
+func buildAndEmbedAtScale(t *testing.T, ctx context.Context, db *sqlite.DB, tenants *embed.LearnedTenants, svc *history.Service) {
+	start := time.Now()
+	buildMeaningCorpusN(t, ctx, db, 400, 400)
+	t.Logf("corpus: 10,000 chats written in %s", time.Since(start).Round(time.Millisecond))
 	emb, err := tenants.ForTenant(ctx, "local")
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +63,6 @@ func TestMeaningAtScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("learn from scratch (count, factorise, save): %s, model %s", time.Since(start).Round(time.Millisecond), learned.Model())
-	svc := history.New(history.Config{Store: db, Embedders: tenants})
 	start = time.Now()
 	p, err := svc.Backfill(ctx, nil)
 	if err != nil {
@@ -56,6 +75,10 @@ func TestMeaningAtScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("learn with nothing new (the worker's check): %s", time.Since(start).Round(time.Millisecond))
+}
+
+// timeMeaningQueries times related, and search by each rank, over the labelled queries.
+func timeMeaningQueries(t *testing.T, ctx context.Context, svc *history.Service) {
 	var queries []labelledQuery
 	readJSON(t, "testdata/meaning/queries.json", &queries)
 	p50 := func(name string, call func(q string) error) {

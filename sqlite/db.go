@@ -47,6 +47,8 @@ type DB struct {
 	reader   *sql.DB
 	stmts    *stmtCache   // the reader's prepared search statements
 	vectors  *vectorCache // decoded embeddings, checked against their row's stamp
+	walks    *walkCache   // FindEmbeddings' candidate walks, until the next commit
+	watch    *changeWatch // tells the walks when anything was committed
 	now      func() time.Time
 	// entryRanking makes chat searches rank entries even when the chat index could answer:
 	// the tests compare the two rankings' match sets through it.
@@ -109,10 +111,19 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	db.reader.SetMaxIdleConns(opts.Readers)
 	db.stmts = newStmtCache(db.reader)
 	db.vectors = newVectorCache(vectorCacheFloats)
+	db.walks = newWalkCache()
+	watch, err := sql.Open("sqlite", dsn(path, opts, true))
+	if err != nil {
+		db.reader.Close()
+		return nil, annals.Internal("open change watch", err)
+	}
+	watch.SetMaxOpenConns(1)
+	db.watch = &changeWatch{pool: watch}
 
 	if !opts.ReadOnly {
 		if db.writer, err = sql.Open("sqlite", dsn(path, opts, false)); err != nil {
 			db.reader.Close()
+			db.watch.close()
 			return nil, annals.Internal("open writer", err)
 		}
 		db.writer.SetMaxOpenConns(1)
@@ -202,6 +213,9 @@ func (db *DB) Close() error {
 	if db.reader != nil {
 		db.stmts.close()
 		errs = append(errs, db.reader.Close())
+	}
+	if db.watch != nil {
+		errs = append(errs, db.watch.close())
 	}
 	return errors.Join(errs...)
 }

@@ -156,3 +156,21 @@ func (db *DB) planForTest(ctx context.Context, query string, args []any) (string
 	}
 	return strings.Join(lines, "; "), rows.Err()
 }
+
+// WalksCachedForTest is how many candidate walks are kept, and how many of them are of the
+// watch's current generation.
+func (db *DB) WalksCachedForTest(ctx context.Context) (kept, current int, err error) {
+	gen, err := db.watch.generation(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	db.walks.mu.Lock()
+	defer db.walks.mu.Unlock()
+	for _, w := range db.walks.walks {
+		kept++
+		if w.gen == gen {
+			current++
+		}
+	}
+	return kept, current, nil
+}

@@ -104,7 +104,25 @@ type candidateRow struct {
 // findEmbeddings is FindEmbeddings in one read transaction: the two walks of
 // storecore.FindEmbeddings read ids, stamps and activity only, and the chosen candidates'
 // vectors come from the cache or, for those it lacks, one read by primary key.
+//
+// A walk is kept between calls (walkcache.go) until anything is committed to the file; while it
+// is current and the vector cache holds its vectors, a call reads nothing from SQLite.
 func (db *DB) findEmbeddings(ctx context.Context, f annals.EmbeddingFilter) ([]annals.ChatVector, error) {
+	key, cacheable := walkKeyOf(f)
+	var gen uint64
+	if cacheable {
+		// The generation is read before the walk's snapshot begins: a commit in between leaves
+		// the walk kept under the older generation, which the next call no longer serves.
+		g, err := db.watch.generation(ctx)
+		if out, ok := db.cachedCandidates(key, g, f.ExcludeChatID); err == nil && ok {
+			return out, nil
+		}
+		gen, cacheable = g, err == nil
+	}
+	walk := f
+	if cacheable {
+		walk.ExcludeChatID, walk.Limit = "", key.limit
+	}
 	sqlTx, err := db.reader.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, storeErr("begin find embeddings", err)
@@ -112,11 +130,14 @@ func (db *DB) findEmbeddings(ctx context.Context, f annals.EmbeddingFilter) ([]a
 	tx := &readTx{tx: sqlTx, cache: db.stmts}
 	defer tx.end(ctx)
 	rowOf := map[string]candidateRow{}
-	out, err := storecore.FindEmbeddings(f, walkColumns, func(q string, args []any) ([]annals.ChatVector, error) {
+	out, err := storecore.FindEmbeddings(walk, walkColumns, func(q string, args []any) ([]annals.ChatVector, error) {
 		return walkEmbeddings(ctx, tx, q, args, rowOf)
 	})
 	if err != nil {
 		return nil, err
+	}
+	if cacheable {
+		out = db.keepWalk(key, gen, out, rowOf, f.ExcludeChatID)
 	}
 	var missing []int64
 	at := map[int64]int{}
@@ -148,6 +169,24 @@ func (db *DB) findEmbeddings(ctx context.Context, f annals.EmbeddingFilter) ([]a
 		}
 	}
 	return out, nil
+}
+
+// keepWalk keeps a walk one deeper than the cap under gen and returns it as f asked for it:
+// without the excluded chat, at most the cap.
+func (db *DB) keepWalk(key walkKey, gen uint64, rows []annals.ChatVector, rowOf map[string]candidateRow, exclude string) []annals.ChatVector {
+	w := cachedWalk{gen: gen, rows: make([]annals.ChatVector, len(rows)), pos: make([]candidateRow, len(rows))}
+	copy(w.rows, rows)
+	for i, r := range rows {
+		w.pos[i] = rowOf[r.ChatID]
+	}
+	db.walks.put(key, w)
+	out := rows[:0]
+	for _, r := range rows {
+		if r.ChatID != exclude && len(out) < key.limit-1 {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // walkEmbeddings reads one walk's rows (storecore.EmbeddingWalk with the stamp columns) and
