@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -33,7 +34,13 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) error {
 	if s.cfg.View == nil {
 		return annals.Errorf(annals.ENOTIMPLEMENTED, "this server has no query view: it was given no view service (view.Service)")
 	}
-	out, err := queryview.New(s.viewFor(r.Context())).Query(r.Context(), r.Body)
+	body := io.Reader(r.Body)
+	if r.ContentLength < 0 {
+		// As the reference reads a query: exactly Content-Length bytes, none when the header is
+		// absent (a chunked body), so such a request is one with an empty body.
+		body = http.NoBody
+	}
+	out, err := queryview.New(s.viewFor(r.Context())).Query(r.Context(), body)
 	if err != nil {
 		// The reference's error answer, {"ok": false, "error": "<message>"}, with annals's code
 		// beside it; the status is the usual one for the code (400 for a bad query).

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"math"
 	"strconv"
 	"strings"
 
@@ -102,27 +101,26 @@ type laniusOrigin struct {
 // both rows' source ids, the assistant's first).
 func laniusMessageSource(id int64) string { return "m" + strconv.FormatInt(id, 10) }
 
-// referenceID reads a cursor or before_id a client of the reference passes: a message id, as
-// a JSON number or a string holding one. ok is false for anything else (an annals cursor).
+// referenceID reads a cursor a client of the reference passes: a message id, in the decimal
+// text Cursor keeps (or a string holding one, as Python's int() reads it). ok is false for
+// anything else (an annals cursor).
 func referenceID(s string) (int64, bool) {
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, false
-	}
-	// id < 95750.5 keeps 95750: the page ends before the next whole id.
-	return int64(math.Ceil(f)), true
+	return pyIntString(s)
 }
 
-// beforeSeq turns a transcript's before_id into the seq the page ends before (0: none). A
-// message of an imported lanius session is known to the client by lanius's id, and the page
-// ends before that message's entry; any other id is an entry seq. As in the reference, a falsy
-// before_id means none, and nothing comes before a negative or zero one.
+// beforeSeq turns a transcript's before_id into the seq the page ends before (0: none). As in
+// the reference the page holds the messages whose id is below it. A message of an imported
+// lanius session is known to the client by lanius's id (see laniusBefore); any other id is an
+// entry seq. Nothing comes before an id of 1 or less.
 func (v *View) beforeSeq(ctx context.Context, scope annals.Scope, req *TranscriptRequest) (int64, error) {
-	id, ok := referenceID(string(req.BeforeID))
-	switch {
-	case !ok || req.BeforeID == "":
+	if req.BeforeID == "" {
 		return 0, nil
-	case id <= 0:
+	}
+	id, err := strconv.ParseInt(string(req.BeforeID), 10, 64)
+	if err != nil {
+		return 0, annals.Errorf(annals.EINVALID, "before_id %q is not an integer", string(req.BeforeID))
+	}
+	if id <= 1 {
 		return 1, nil
 	}
 	chat := req.Session
@@ -130,10 +128,63 @@ func (v *View) beforeSeq(ctx context.Context, scope annals.Scope, req *Transcrip
 		chat = laniusChatPrefix + chat
 	}
 	pos, err := v.svc.ViewLocate(ctx, scope, view.LocateFilter{ChatID: chat, SourceID: laniusMessageSource(id)})
-	if err != nil || pos == nil {
-		return id, err
+	if err != nil {
+		return 0, err
 	}
-	return pos.Seq, nil
+	if pos != nil {
+		return pos.Seq, nil
+	}
+	seq, lanius, err := v.laniusBefore(ctx, scope, chat, id)
+	if err != nil || lanius {
+		return seq, err
+	}
+	return id, nil
+}
+
+// laniusBefore finds, in an imported lanius session, where the messages below a lanius id that
+// is none of its messages' end: the seq of its first message with a larger id (0 when every
+// message's id is below), by bisection over the session's seqs, each step one message read.
+// lanius's ids grow with its messages' order, which the import keeps. lanius is false when the
+// chat is no imported lanius session in scope.
+func (v *View) laniusBefore(ctx context.Context, scope annals.Scope, chat string, id int64) (seq int64, lanius bool, err error) {
+	// at is the last message at or before seq s: its seq and lanius id (ok false: none).
+	at := func(s int64) (int64, int64, bool, error) {
+		page, err := v.svc.ViewTranscript(ctx, scope, view.TranscriptFilter{ChatID: chat, BeforeSeq: s + 1, Limit: 1})
+		if err != nil || len(page.Messages) == 0 {
+			return 0, 0, false, err
+		}
+		m := page.Messages[0]
+		seq := m.ID
+		laniusOverlay(&m)
+		return seq, m.ID, true, nil
+	}
+	last, err := v.svc.ViewTranscript(ctx, scope, view.TranscriptFilter{ChatID: chat, Limit: 1})
+	if annals.ErrorCode(err) == annals.ENOTFOUND || err == nil && len(last.Messages) == 0 {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	hi, hiID, _, err := at(last.Messages[0].ID)
+	if err != nil || hiID < id {
+		return 0, true, err
+	}
+	// The answer lies in (lo, hi]: every message at or before lo has a smaller id, the one at
+	// hi has at least id.
+	lo := int64(0)
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		s, sID, ok, err := at(mid)
+		if err != nil {
+			return 0, true, err
+		}
+		if ok && sID >= id {
+			hi = s
+		} else {
+			lo = mid
+		}
+	}
+	return hi, true, nil
 }
 
 // laniusOverlay gives a message imported from lanius what lanius's view answers for it and the

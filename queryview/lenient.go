@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strconv"
 )
 
 // Options are annals's own request options, under "annals" in any query: a client of the
@@ -27,8 +28,10 @@ func strictRequested(raw []byte) bool {
 // prune removes from a query object every field its request type does not take, at every
 // level the request decodes (filter, select, page, select.tool_results), as the reference,
 // which reads the fields it knows from a dict and never looks at the rest. Field names are
-// matched exactly, so a name in another case is unknown, as it is to the reference. A value
-// that is not an object is left for the decoder to refuse with its usual message.
+// matched exactly, so a name in another case is unknown, as it is to the reference. The fields
+// it keeps are read as the reference reads them (pythonic): a falsy value is no value, text is
+// Python's str() of a scalar. A value that is not an object is left for the decoder to refuse
+// with its usual message.
 func prune(raw []byte, t reflect.Type) []byte {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -55,11 +58,18 @@ func prune(raw []byte, t reflect.Type) []byte {
 			if p := pruneToolResults(v); !bytes.Equal(p, v) {
 				obj[k], changed = p, true
 			}
+		case isStructPointer(ft) && falsy(v):
+			// The reference's q.get("filter") or {}: a falsy filter, select or page is none.
+			delete(obj, k)
+			changed = true
 		case isStructPointer(ft) && bytes.HasPrefix(bytes.TrimSpace(v), []byte("{")):
 			if p := prune(v, ft); !bytes.Equal(p, v) {
 				obj[k], changed = p, true
 			}
 		}
+	}
+	if rules, ok := pythonic[t]; ok && rules(obj) {
+		changed = true
 	}
 	if !changed {
 		return raw
@@ -69,6 +79,66 @@ func prune(raw []byte, t reflect.Type) []byte {
 		return raw
 	}
 	return out
+}
+
+// pythonic reads the fields of a filter and a projection as the reference does, rewriting them
+// in place into what the typed decoder takes; it reports whether it changed anything.
+var pythonic = map[reflect.Type]func(obj map[string]json.RawMessage) bool{
+	reflect.TypeOf(Filter{}): pythonicFilter,
+	reflect.TypeOf(Select{}): pythonicSelect,
+}
+
+// pythonicFilter: a falsy field is no filter (f.get(k) or ...); text, words and the time bounds
+// are str() of the value; a channel is str() of each item; involvement filters only when it is
+// "agent".
+func pythonicFilter(obj map[string]json.RawMessage) bool {
+	changed := false
+	for k, v := range obj {
+		switch {
+		case falsy(v):
+			delete(obj, k)
+			changed = true
+		case k == "involvement":
+			if s, ok := pyStr(v); !ok || s != InvolvementAgent || v[0] != '"' {
+				delete(obj, k)
+				changed = true
+			}
+		case k == "text" || k == "words" || k == "since" || k == "until":
+			if s, ok := pyStr(v); ok && v[0] != '"' {
+				obj[k], _ = json.Marshal(s)
+				changed = true
+			}
+		case k == "channels":
+			var items []json.RawMessage
+			if json.Unmarshal(v, &items) != nil {
+				continue
+			}
+			strs := make([]string, len(items))
+			for i, it := range items {
+				s, ok := pyStr(it)
+				if !ok {
+					return changed // left to the decoder, which names the item's type
+				}
+				strs[i] = s
+			}
+			obj[k], _ = json.Marshal(strs)
+			changed = true
+		}
+	}
+	return changed
+}
+
+// pythonicSelect: tool_calls and reasoning keep what they name when absent or truthy, and drop
+// it when given a falsy value, null included (sel.get("tool_calls", True)).
+func pythonicSelect(obj map[string]json.RawMessage) bool {
+	changed := false
+	for _, k := range []string{"tool_calls", "reasoning"} {
+		if v, ok := obj[k]; ok {
+			obj[k] = json.RawMessage(strconv.FormatBool(!falsy(v)))
+			changed = true
+		}
+	}
+	return changed
 }
 
 // pruneToolResults keeps only "truncate" of a {"truncate": N} projection.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -39,35 +40,45 @@ func Kinds() []string {
 // far below it.
 const MaxBodyBytes = 1 << 20
 
-// Int is an integer parameter as the reference's clients send it: a JSON integer, or a string
-// holding one (its web UI's GET proxy passes query parameters on as strings, and its liveness
-// probe sends {"kind":"agents","limit":"1"}).
+// Int is an integer parameter as the reference reads it, int(value or default): a JSON integer,
+// a fraction (cut toward zero: 3.9 is 3), true or false (1 and 0) or a string holding an integer
+// as Python's int() reads it (" 12 ", "+1_000"; not "3.5"). Its web UI's GET proxy passes query
+// parameters on as strings, and its liveness probe sends {"kind":"agents","limit":"1"}.
 type Int int64
 
-// UnmarshalJSON reads a JSON integer or a string holding a decimal integer.
+// UnmarshalJSON reads an integer parameter as the reference does. A falsy value (null, false,
+// 0, "", [], {}) is 0, not given, and takes the default; a value given that reads as 0 ("0",
+// 0.5) is kept as -1, which a limit clamps to 1 as the reference's max(1, ...) does.
 func (n *Int) UnmarshalJSON(b []byte) error {
-	s := string(bytes.TrimSpace(b))
-	if strings.HasPrefix(s, `"`) {
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		s = strings.TrimSpace(s)
+	if falsy(b) {
+		*n = 0
+		return nil
 	}
-	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
+	v, ok := pyInt(b)
+	if !ok {
 		return &json.UnmarshalTypeError{Value: "value " + string(b), Type: reflect.TypeOf(int64(0))}
+	}
+	if v == 0 {
+		v = -1
 	}
 	*n = Int(v)
 	return nil
 }
 
+// Ignored is a parameter the reference accepts and never reads (the agents kind's limit): any
+// JSON value.
+type Ignored struct{}
+
+// UnmarshalJSON accepts any value.
+func (Ignored) UnmarshalJSON([]byte) error { return nil }
+
 // AgentsRequest asks for the agent nouns in scope with their sessions.
 type AgentsRequest struct {
 	Kind  string `json:"kind,omitempty"`
 	Scope string `json:"scope,omitempty"`
-	// Limit is accepted and ignored, as the reference does: its UI probes liveness with
-	// {"kind":"agents","limit":"1"}.
-	Limit Int `json:"limit,omitempty"`
+	// Limit is accepted, whatever its value, and ignored, as the reference does: its UI probes
+	// liveness with {"kind":"agents","limit":"1"}.
+	Limit *Ignored `json:"limit,omitempty"`
 	// Annals holds annals's own options (opt-in; see Options).
 	Annals *Options `json:"annals,omitempty"`
 }
@@ -92,11 +103,12 @@ type TranscriptRequest struct {
 	// Limit: 0 means 80; capped at 200; below 0 means 1.
 	Limit Int `json:"limit,omitempty"`
 	// BeforeID is a message id (an entry seq within the session, or lanius's id of a message of
-	// an imported lanius session): the page ends just before it. As in the reference it may be a
-	// number, a fraction or a string holding one; a falsy one (0, "", false, null) starts at the
-	// newest message; below 0 nothing comes before it.
-	BeforeID Cursor  `json:"before_id,omitempty"`
-	Select   *Select `json:"select,omitempty"`
+	// an imported lanius session): the page holds the messages before it. As in the reference
+	// (int(before_id) unless it is null) it may be an integer, a fraction (cut toward zero), true
+	// or false, or a string holding an integer; null starts at the newest message; 0, false and
+	// anything below the first id give an empty page.
+	BeforeID BeforeID `json:"before_id,omitempty"`
+	Select   *Select  `json:"select,omitempty"`
 	// Annals holds annals's own options (opt-in; see Options).
 	Annals *Options `json:"annals,omitempty"`
 }
@@ -190,9 +202,10 @@ func (t ToolResults) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads tool_results as the reference does: false drops tool messages; an object
-// whose truncate is an integer (or true or false, which count as 1 and 0) truncates results;
-// every other value (true, a number, a string, null, an object without an integer truncate)
-// keeps them whole.
+// whose truncate is an integer (true and false are integers to Python) truncates results to
+// max(0, truncate) characters, echoing that in truncated_to (true stays true, as Python's
+// max(0, True) is True; false is 0); every other value (true, a number, a string, null, an
+// object without an integer truncate) keeps them whole.
 func (t *ToolResults) UnmarshalJSON(b []byte) error {
 	*t = ToolResults{}
 	b = bytes.TrimSpace(b)
@@ -206,19 +219,22 @@ func (t *ToolResults) UnmarshalJSON(b []byte) error {
 	}
 	raw := bytes.TrimSpace(obj["truncate"])
 	var n int
+	var echo json.RawMessage
 	switch string(raw) {
 	case "true":
-		n = 1
-	case "false":
-		n = 0
+		n, echo = 1, json.RawMessage("true")
 	default:
-		v, err := strconv.ParseInt(string(raw), 10, 32)
-		if err != nil {
-			return nil
+		v, err := strconv.ParseInt(string(raw), 10, 64)
+		if string(raw) == "false" {
+			v, err = 0, nil
 		}
-		n = int(v)
+		if err != nil {
+			return nil // a fraction, a string, ...: no integer, no truncation
+		}
+		n = int(min(max(v, 0), math.MaxInt32))
+		echo = strconv.AppendInt(nil, max(v, 0), 10)
 	}
-	t.Truncate, t.TruncatedTo = &n, append(json.RawMessage(nil), raw...)
+	t.Truncate, t.TruncatedTo = &n, echo
 	return nil
 }
 
@@ -235,29 +251,47 @@ type Page struct {
 // reference.
 type Cursor string
 
-// UnmarshalJSON reads a string as it is, a number as its decimal text, and false, null, 0 and
-// "" as no cursor. Other values are refused.
+// UnmarshalJSON reads a cursor as the reference does (int(cursor) when it is truthy): a string
+// as it is (an annals cursor, or a reference id as a string), a number cut toward zero to its
+// decimal text, true as 1, and a falsy value as no cursor. Other values are refused.
 func (c *Cursor) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	switch {
+	case falsy(b):
+		*c = ""
 	case len(b) > 0 && b[0] == '"':
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
 			return err
 		}
 		*c = Cursor(s)
-	case string(b) == "false" || string(b) == "null":
-		*c = ""
 	default:
-		f, err := strconv.ParseFloat(string(b), 64)
-		if err != nil {
+		v, ok := pyInt(b)
+		if !ok {
 			return &json.UnmarshalTypeError{Value: "value " + string(b), Type: reflect.TypeOf("")}
 		}
-		*c = ""
-		if f != 0 {
-			*c = Cursor(string(b))
-		}
+		*c = Cursor(strconv.FormatInt(v, 10))
 	}
+	return nil
+}
+
+// BeforeID is a transcript's before_id as the reference reads it: int(before_id) unless it is
+// null. It holds the id in decimal, or "" for none.
+type BeforeID string
+
+// UnmarshalJSON reads null as none and anything else as Python's int() does (an integer, a
+// fraction cut toward zero, true or false, a string holding an integer); any other value, ""
+// and "95750.5" among them, is refused, as the reference refuses it.
+func (id *BeforeID) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		*id = ""
+		return nil
+	}
+	v, ok := pyInt(b)
+	if !ok {
+		return &json.UnmarshalTypeError{Value: "value " + string(b), Type: reflect.TypeOf(int64(0))}
+	}
+	*id = BeforeID(strconv.FormatInt(v, 10))
 	return nil
 }
 
@@ -314,7 +348,7 @@ func decode(ctx context.Context, body io.Reader) (any, error) {
 	var kind string
 	if len(head.Kind) > 0 {
 		if err := json.Unmarshal(head.Kind, &kind); err != nil {
-			return nil, annals.Errorf(annals.EINVALID, "field \"kind\" must be a string (want one of: %s)", strings.Join(Kinds(), ", "))
+			return nil, &Refusal{Kinds: Kinds(), Err: annals.Errorf(annals.EINVALID, "field \"kind\" must be a string (want one of: %s)", strings.Join(Kinds(), ", "))}
 		}
 	}
 	var req any
@@ -330,7 +364,8 @@ func decode(ctx context.Context, body io.Reader) (any, error) {
 	case KindSearch:
 		req = &SearchRequest{}
 	case "":
-		return nil, annals.Errorf(annals.EINVALID, "kind is required (want one of: %s)", strings.Join(Kinds(), ", "))
+		// The reference lists its kinds beside this refusal too.
+		return nil, &Refusal{Kinds: Kinds(), Err: annals.Errorf(annals.EINVALID, "kind is required (want one of: %s)", strings.Join(Kinds(), ", "))}
 	default:
 		return nil, &Refusal{Kinds: Kinds(), Err: annals.Errorf(annals.EINVALID, "unknown kind %q (want one of: %s)", kind, strings.Join(Kinds(), ", "))}
 	}
@@ -455,61 +490,61 @@ func words(text string) []string {
 	})
 }
 
-// timeLayouts are the ISO 8601 forms a bound may take: RFC3339 (with or without a fraction),
-// the same without an offset (UTC, as lanius stores its times), and a date alone.
-var timeLayouts = []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02"}
+// storedTime is how lanius stores a time, and so what the reference compares its bounds with,
+// as text: UTC to the millisecond.
+const storedTime = "2006-01-02T15:04:05.000Z"
 
-// instant is the time a valid bound names as written, before parseTime reads it as the
-// reference does.
-func instant(s string) time.Time {
-	for _, layout := range timeLayouts {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t
+// timeBound reads a since or until bound as the reference does: it compares the text given with
+// every stored time as text (created_at >= since, created_at < until), whatever the text is
+// ("2026-06-01T00:00:00Z", "2026-06-13", "2026-05", "2026-06-01T00:00:00+02:00", "yesterday").
+// Stored times sort as the instants they name, so the text splits them at one instant: the
+// first millisecond whose stored form sorts at or after s, found by bisection over the range
+// annals stores. first reports that every stored time sorts at or after s, none that none does.
+// An entry's time is compared at the millisecond, as lanius stores it.
+func timeBound(s string) (t time.Time, first, none bool) {
+	text := func(ms int64) string { return time.UnixMilli(ms).UTC().Format(storedTime) }
+	lo, hi := annals.MinTime.UnixMilli(), annals.MaxTime.UnixMilli()-1
+	switch {
+	case text(lo) >= s:
+		return time.Time{}, true, false
+	case text(hi) < s:
+		return time.Time{}, false, true
+	}
+	// text(lo) < s <= text(hi)
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if text(mid) >= s {
+			hi = mid
+		} else {
+			lo = mid
 		}
 	}
-	return time.Time{}
+	return time.UnixMilli(hi).UTC(), false, false
 }
 
-// parseTime reads a since (until false) or until bound. The reference compares its bounds with
-// its stored times ("2026-06-01T00:00:00.123Z") as strings, and annals answers the same rows:
-//   - with milliseconds ("...T00:00:00.000Z"), the bound is that instant, inclusive;
-//   - to the second with Z ("...T00:00:00Z", which sorts after every time of that second):
-//     since starts after that second, until ends with it;
-//   - to the second without an offset ("...T00:00:00", which sorts before every time of that
-//     second): since starts with that second, until ends before it;
-//   - a date alone ("2026-06-13", before every time of that day): since starts with the day,
-//     until ends before it.
-//
-// A bound with another offset is the instant it names (the reference would compare its text).
-func parseTime(field, s string, until bool) (*time.Time, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var t time.Time
-	var err error
-	var layout string
-	for _, layout = range timeLayouts {
-		if t, err = time.Parse(layout, s); err == nil {
-			break
+// timeBounds sets a filter's inclusive time bounds from the reference's since and until, and
+// reports whether they leave nothing to match.
+func timeBounds(since, until string, f *view.Filter) (nothing bool) {
+	if since != "" {
+		t, first, none := timeBound(since)
+		switch {
+		case none:
+			return true
+		case !first:
+			f.Since = &t
 		}
 	}
-	if err != nil {
-		return nil, annals.Errorf(annals.EINVALID, "%s %q is not an ISO 8601 time (e.g. 2026-06-12T00:00:00Z or 2026-06-12)", field, s)
+	if until != "" {
+		t, first, none := timeBound(until)
+		switch {
+		case first:
+			return true
+		case !none:
+			t = t.Add(-time.Nanosecond)
+			f.Until = &t
+		}
 	}
-	// A time outside the stored range would wrap into a nonsense bound that matches everything.
-	if err := annals.ValidateBound(field, t); err != nil {
-		return nil, err
-	}
-	wholeSecond := layout == time.RFC3339 && strings.HasSuffix(s, "Z") && !strings.Contains(s, ".")
-	switch {
-	case wholeSecond && !until:
-		t = t.Add(time.Second)
-	case wholeSecond && until:
-		t = t.Add(time.Second - time.Nanosecond)
-	case layout != time.RFC3339 && until:
-		t = t.Add(-time.Nanosecond)
-	}
-	return &t, nil
+	return f.Since != nil && f.Until != nil && f.Since.After(*f.Until)
 }
 
 // Cursors are opaque to clients: base64url of "<kind letter><version>|<unix nanos>|<seq>|<chat

@@ -378,9 +378,8 @@ func selectOf(s *Select) (view.Select, Caps, error) {
 		return sel, caps, nil
 	}
 	sel.OmitReasoning = s.Reasoning != nil && !*s.Reasoning
-	if tr := s.ToolResults; tr != nil && tr.Truncate != nil && *tr.Truncate >= 0 {
-		// A negative truncate is applied to the whole result after reading (cutResults).
-		n := min(*tr.Truncate, view.MaxContentChars)
+	if tr := s.ToolResults; tr != nil && tr.Truncate != nil {
+		n := min(max(*tr.Truncate, 0), view.MaxContentChars)
 		sel.ResultChars = &n
 		caps.ResultChars = n
 	}
@@ -388,10 +387,10 @@ func selectOf(s *Select) (view.Select, Caps, error) {
 }
 
 // shape applies what the answer does to a page after the store cut it, as the reference does
-// after its LIMIT: a negative truncate keeps all but the last characters of each tool result,
-// truncated_to echoes the truncate given, and tool_results false drops the tool rows whose
-// content is an object (a tool row stored as plain text is no object to the reference, and
-// stays), so a page may hold fewer messages than its limit while more follow.
+// after its LIMIT: truncated_to echoes the truncate given (true stays true), and tool_results
+// false drops the tool rows whose content is an object (a tool row stored as plain text is no
+// object to the reference, and stays), so a page may hold fewer messages than its limit while
+// more follow.
 func shape(ms []view.Message, s *Select) []view.Message {
 	if s == nil || s.ToolResults == nil {
 		return ms
@@ -402,14 +401,8 @@ func shape(ms []view.Message, s *Select) []view.Message {
 		if m.Role == annals.KindTool && tr.Drop && (len(m.Content.Stored) == 0 || m.Content.Stored[0] == '{') {
 			continue
 		}
-		if t := m.Content.Tool; t != nil && tr.Truncate != nil {
-			if n := *tr.Truncate; n < 0 && !t.Result.Truncated {
-				r := []rune(t.Result.Value)
-				t.Result = view.Text{Value: string(r[:max(len(r)+n, 0)]), Truncated: true, Chars: int64(len(r))}
-			}
-			if t.Result.Truncated {
-				t.TruncatedTo = tr.TruncatedTo
-			}
+		if t := m.Content.Tool; t != nil && tr.Truncate != nil && t.Result.Truncated {
+			t.TruncatedTo = tr.TruncatedTo
 		}
 		out = append(out, m)
 	}
@@ -438,14 +431,12 @@ func filterOf(in *Filter, f *view.Filter) error {
 		return annals.Errorf(annals.EINVALID, "filter.channels has %d prefixes (at most %d allowed)", len(in.Channels), view.MaxChannels)
 	}
 	for i, c := range in.Channels {
-		p := strings.TrimRight(c, "/")
-		if p == "" {
-			return annals.Errorf(annals.EINVALID, "filter.channels[%d] is empty (want a channel prefix such as in/agent/main)", i)
+		// Taken as given, as the reference takes it: a trailing "/" is part of the prefix, and
+		// "" finds the channels that start with "/" (none, usually).
+		if len(c) > annals.MaxChannelBytes {
+			return annals.Errorf(annals.EINVALID, "filter.channels[%d] is %d bytes long (at most %d allowed)", i, len(c), annals.MaxChannelBytes)
 		}
-		if len(p) > annals.MaxChannelBytes {
-			return annals.Errorf(annals.EINVALID, "filter.channels[%d] is %d bytes long (at most %d allowed)", i, len(p), annals.MaxChannelBytes)
-		}
-		f.Channels = append(f.Channels, p)
+		f.Channels = append(f.Channels, c)
 	}
 	switch in.Involvement {
 	case "", InvolvementAll:
@@ -475,20 +466,10 @@ func filterOf(in *Filter, f *view.Filter) error {
 		}
 		f.Words = ws
 	}
-	var err error
-	if f.Since, err = parseTime("filter.since", in.Since, false); err != nil {
-		return err
-	}
-	if f.Until, err = parseTime("filter.until", in.Until, true); err != nil {
-		return err
-	}
-	if f.Since != nil && f.Until != nil && f.Since.After(*f.Until) {
-		if instant(in.Since).After(instant(in.Until)) {
-			return annals.Errorf(annals.EINVALID, "filter.since %s is after filter.until %s", in.Since, in.Until)
-		}
-		// Bounds that overlap as written but hold no instant once read as the reference reads
-		// them (since "...:00Z" and until "...:00Z": after that second, up to its end) match
-		// nothing, as they do in the reference.
+	if timeBounds(in.Since, in.Until, f) {
+		// Bounds that hold no stored time, read as the reference reads them (since after
+		// until, "...:00Z" to "...:00Z", a since past every time), match nothing, as they do in
+		// the reference: an empty page, not an error.
 		return errNothing
 	}
 	return nil

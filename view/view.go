@@ -265,16 +265,16 @@ func FormatTime(t time.Time) string {
 type Filter struct {
 	Owner annals.Owner
 	// Channels are channel prefixes matched on whole segments: "in/agent/main" matches that
-	// channel and "in/agent/main/x", never "in/agent/mainframe". Values are literal; a trailing
-	// "/" is ignored.
+	// channel and "in/agent/main/x", never "in/agent/mainframe". Values are literal and taken as
+	// given: a trailing "/" is part of the prefix, and "" finds the channels starting with "/".
 	Channels []string
 	// AgentsOnly keeps entries of chats linked to an agent: the chat has an agent id, or one of
 	// its entries is on a channel in/agent/<noun>/... (the chats the agents answer lists under
 	// some agent, as opposed to its unlinked ones).
 	AgentsOnly bool
-	// AgentChannelOnly keeps entries that are themselves on an agent channel in/agent/<noun>
-	// [/...] with a non-empty noun: the reference's involvement "agent", which tests the type of
-	// the event that carried each message.
+	// AgentChannelOnly keeps entries that are themselves on a channel starting with in/agent/
+	// (ASCII letters in either case: IN/AGENT/MAIN/x too): the reference's involvement "agent",
+	// which tests the type of the event that carried each message with LIKE 'in/agent/%'.
 	AgentChannelOnly bool
 	// Roles keeps entries of these kinds.
 	Roles []annals.EntryKind

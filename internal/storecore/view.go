@@ -105,19 +105,18 @@ func (w *Where) AddExcludeAttribute(key string) {
 }
 
 // AddChannelPrefixes matches a channel prefix on whole segments, as the reference matches a type
-// prefix: the channel itself (exactly), or anything below it with ASCII letters in either case
-// (IN/AGENT/MAIN finds in/agent/main/x, as the reference's LIKE does, but not in/agent/main).
-// %, _ and * in a prefix are ordinary characters: unlike the reference's LIKE, never wildcards.
+// prefix (type = P OR type LIKE P || '/%'): the channel itself (exactly), or anything below it
+// with ASCII letters in either case (IN/AGENT/MAIN finds in/agent/main/x, as the reference's LIKE
+// does, but not in/agent/main). A prefix is taken as given, as the reference takes it: a trailing
+// "/" is part of it (in/agent/main/ finds in/agent/main/ and in/agent/main//x only) and the empty
+// prefix finds the channels starting with "/"; an entry without a channel never matches. %, _ and
+// * in a prefix are ordinary characters: unlike the reference's LIKE, never wildcards.
 func (w *Where) AddChannelPrefixes(d ViewDialect, prefixes []string) error {
 	if len(prefixes) > view.MaxChannels {
 		return annals.Errorf(annals.EINVALID, "%d channel prefixes given (at most %d allowed)", len(prefixes), view.MaxChannels)
 	}
 	parts := make([]string, 0, len(prefixes))
-	for i, p := range prefixes {
-		p = strings.TrimRight(p, "/")
-		if p == "" {
-			return annals.Errorf(annals.EINVALID, "channels[%d] is empty (want a channel prefix such as in/agent/main)", i)
-		}
+	for _, p := range prefixes {
 		parts = append(parts, "e.channel = ? OR "+d.FoldedLike("e.channel"))
 		w.Args = append(w.Args, p, PrefixPattern(p+"/"))
 	}
@@ -141,7 +140,8 @@ func (w *Where) AddViewFilters(d ViewDialect, f view.Filter) error {
 		w.Add(AgentLinked())
 	}
 	if f.AgentChannelOnly {
-		w.Add(AgentChannel("e"))
+		// The reference's e.type LIKE 'in/agent/%': ASCII letters in either case, any noun.
+		w.Add("e.channel <> '' AND "+d.FoldedLike("e.channel"), PrefixPattern(view.AgentChannelPrefix))
 	}
 	if len(f.Roles) > 0 {
 		kinds := make([]string, len(f.Roles))
@@ -323,16 +323,12 @@ func (d ViewDialect) ViewSessionsQuery(f view.SessionsFilter) (string, []any, in
 		if a == "" {
 			return "", nil, 0, annals.Errorf(annals.EINVALID, "agent is empty (omit it to list every session)")
 		}
-		if strings.Contains(a, "/") {
-			// A noun is one channel segment; an agent id holding a slash can only be a chat's own.
-			w.Add("c.agent_id = ?", a)
-		} else {
-			// As the reference: the agent's channel exactly, or below it with ASCII letters in
-			// either case; the name is literal (no wildcard).
-			ch := view.AgentChannelPrefix + a
-			w.Add(`(c.agent_id = ? OR EXISTS (SELECT 1 FROM entries x WHERE x.chat_pk = c.pk AND x.channel <> ''
-				AND (x.channel = ? OR `+d.FoldedLike("x.channel")+`)))`, a, ch, PrefixPattern(ch+"/"))
-		}
+		// As the reference: the agent's channel exactly, or below it with ASCII letters in either
+		// case; the name is literal (no wildcard), and may name a channel below the noun
+		// ("main/dm" keeps the chats on in/agent/main/dm[/...]).
+		ch := view.AgentChannelPrefix + a
+		w.Add(`(c.agent_id = ? OR EXISTS (SELECT 1 FROM entries x WHERE x.chat_pk = c.pk AND x.channel <> ''
+			AND (x.channel = ? OR `+d.FoldedLike("x.channel")+`)))`, a, ch, PrefixPattern(ch+"/"))
 	}
 	w.AddExcludeAttribute(f.ExcludeAttribute)
 	// Every selected column is grouped: PostgreSQL requires it, SQLite does not mind.
