@@ -45,7 +45,7 @@ func (h *Handler) chat(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	after := max(at-1-windowBefore, 0)
-	tr, err := h.transcript(r, c, id, after, entryPageSize, "")
+	tr, err := h.page(r, c, id, after, entryPageSize, "", spill{forward: true, back: true})
 	if err != nil {
 		return err
 	}
@@ -64,6 +64,8 @@ func (h *Handler) entries(w http.ResponseWriter, r *http.Request) error {
 	}
 	q := r.URL.Query()
 	after, limit := int64(0), int64(entryPageSize)
+	// A page below ends on a group's end; a page above starts on a group's start (pagegroup.go).
+	sp := spill{forward: true}
 	switch {
 	case q.Get("at") != "":
 		// The page around an entry, as the chat page with ?at= shows it (find in chat).
@@ -72,6 +74,7 @@ func (h *Handler) entries(w http.ResponseWriter, r *http.Request) error {
 			return annals.Errorf(annals.EINVALID, "at=%q is not an entry's position (a whole number from 1)", q.Get("at"))
 		}
 		after = max(at-1-windowBefore, 0)
+		sp.back = true
 	case q.Get("before") != "":
 		before, err := strconv.ParseInt(q.Get("before"), 10, 64)
 		if err != nil || before < 1 {
@@ -79,6 +82,8 @@ func (h *Handler) entries(w http.ResponseWriter, r *http.Request) error {
 		}
 		after = max(before-1-entryPageSize, 0)
 		limit = before - 1 - after
+		// The page below started on its group's first call: this one must not reach into it.
+		sp = spill{back: true}
 	case q.Get("after") != "":
 		if after, err = strconv.ParseInt(q.Get("after"), 10, 64); err != nil || after < 0 {
 			return annals.Errorf(annals.EINVALID, "after=%q is not an entry's position (a whole number from 0)", q.Get("after"))
@@ -88,7 +93,7 @@ func (h *Handler) entries(w http.ResponseWriter, r *http.Request) error {
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
-	tr, err := h.transcript(r, c, r.PathValue("id"), after, int(limit), q.Get("run"))
+	tr, err := h.page(r, c, r.PathValue("id"), after, int(limit), q.Get("run"), sp)
 	if err != nil {
 		return err
 	}
@@ -102,12 +107,35 @@ type transcriptPage struct {
 	earlier, later string
 }
 
-// transcript reads limit entries after seq after, with the chat's runs for their boundaries.
+// transcript reads limit entries after seq after, with the chat's runs for their boundaries,
+// read on to the end of a group of tool calls the last entry is in (the live stream's batches).
 func (h *Handler) transcript(r *http.Request, c annals.HistoryService, id string, after int64, limit int, prevRun string) (*transcriptPage, error) {
+	return h.page(r, c, id, after, limit, prevRun, spill{forward: true})
+}
+
+// spill says which ends of a page move to keep a group of tool calls whole (pagegroup.go).
+type spill struct{ forward, back bool }
+
+// page reads limit entries after seq after, moved by sp so that no group of tool calls is cut
+// by the page's ends, with the chat's runs for their boundaries.
+func (h *Handler) page(r *http.Request, c annals.HistoryService, id string, after int64, limit int, prevRun string, sp spill) (*transcriptPage, error) {
 	ctx := r.Context()
 	v, err := c.GetChat(ctx, annals.GetParams{Chat: annals.ChatSelector{ID: id}, Limit: limit, AfterSeq: after})
 	if err != nil {
 		return nil, err
+	}
+	if sp.forward {
+		if v.Entries, v.HasMore, err = spillForward(ctx, c, v.Chat.ID, v.Entries, v.HasMore); err != nil {
+			return nil, err
+		}
+	}
+	if sp.back && len(v.Entries) > 0 {
+		before, err := spillBack(ctx, c, v.Chat.ID, after, v.Entries[0])
+		if err != nil {
+			return nil, err
+		}
+		v.Entries = append(before, v.Entries...)
+		after -= int64(len(before))
 	}
 	runs := map[string]*annals.Run{}
 	// The runs only for a page that draws a boundary (an idle live poll reads one row).
