@@ -63,7 +63,14 @@ type ErrorDetail struct {
 
 // writeJSON writes v as the JSON response with the given status.
 func writeJSON(w http.ResponseWriter, status int, v any) error {
-	b, err := json.Marshal(v)
+	var b []byte
+	var err error
+	if a, ok := v.(appender); ok {
+		// The same bytes as json.Marshal, written in one pass (the query view's pages).
+		b, err = a.AppendJSON(nil)
+	} else {
+		b, err = json.Marshal(v)
+	}
 	if err != nil {
 		return annals.Internal("encode response", err)
 	}
@@ -74,6 +81,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 	return nil
+}
+
+// appender is an answer that writes its own JSON, byte for byte what json.Marshal writes for it.
+type appender interface {
+	AppendJSON(dst []byte) ([]byte, error)
 }
 
 // errorDetail turns err into the caller-facing code and message. Internal errors say only

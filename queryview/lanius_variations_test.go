@@ -1,17 +1,20 @@
 package queryview_test
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/httpapi"
+	"github.com/annals-dev/annals/queryview"
 	"github.com/annals-dev/annals/sqlite"
 )
 
@@ -68,6 +71,41 @@ func TestLaniusVariations(t *testing.T) {
 		t.Error(f)
 	}
 
+	// The pages the server writes with their own encoder (AppendJSON) are byte for byte what
+	// encoding/json writes, on every recorded query, the shared cases' too.
+	var index []struct {
+		File string `json:"file"`
+	}
+	readJSON(t, filepath.Join(dir, "golden", "INDEX.json"), &index)
+	for _, c := range index {
+		var gc goldenCase
+		readJSON(t, filepath.Join(dir, "golden", c.File), &gc)
+		cases = append(cases, gc)
+	}
+	v := queryview.New(history.For(svc, history.LocalOwner(), history.Access{ReadOnly: true, Local: true}).View(svc))
+	encoded := 0
+	for _, gc := range cases {
+		for _, ex := range gc.Exchanges {
+			if ex.Request.Method != "POST" || ex.Request.Path != "/query" || ex.Request.BodyRaw == nil {
+				continue
+			}
+			ans, err := v.Query(ctx, strings.NewReader(*ex.Request.BodyRaw))
+			a, ok := ans.(interface{ AppendJSON([]byte) ([]byte, error) })
+			if err != nil || !ok {
+				if err != nil && ex.Response.Status != nil && *ex.Response.Status == 200 {
+					t.Errorf("%s: %v", gc.Case, err)
+				}
+				continue
+			}
+			want, err1 := json.Marshal(ans)
+			got, err2 := a.AppendJSON(nil)
+			if err1 != nil || err2 != nil || !bytes.Equal(got, want) {
+				t.Errorf("%s: AppendJSON (%v) differs from json.Marshal (%v): %d and %d bytes", gc.Case, err2, err1, len(got), len(want))
+			}
+			encoded++
+		}
+	}
+	t.Logf("%d recorded queries encoded alike by AppendJSON and encoding/json", encoded)
 }
 
 // variationDeliberate are the variations annals answers differently on purpose, each checking
