@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -178,9 +179,12 @@ const sifA = 1e-3
 // build factorises the counts into word vectors of dim dimensions: the top eigenvectors of the
 // PPMI matrix scaled by the square roots of their eigenvalues (the symmetric weighting of
 // SVD-based embeddings), each normalised.
-func (c *counts) build(dim int) *wordModel {
+func (c *counts) build(ctx context.Context, dim int) (*wordModel, error) {
 	m := c.ppmi()
-	vals, vecs := topEigen(m, dim, 12, 3)
+	vals, vecs, err := topEigen(ctx, m, dim, 12, 3)
+	if err != nil {
+		return nil, err
+	}
 	n := len(c.vocab)
 	wm := &wordModel{dim: len(vals), index: c.index, vectors: make([]float32, n*len(vals)), weight: make([]float32, n)}
 	var uniTotal float64
@@ -210,7 +214,7 @@ func (c *counts) build(dim int) *wordModel {
 		h.Write(b[:])
 	}
 	wm.fingerprint = hex.EncodeToString(h.Sum(nil))[:12]
-	return wm
+	return wm, nil
 }
 
 // embed is the SIF-weighted mean of the known words' vectors, normalised; zero when the text

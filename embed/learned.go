@@ -216,7 +216,11 @@ func (l *Learned) Learn(ctx context.Context) (changed bool, err error) {
 	c := st.counts
 	if c.tokens >= float64(l.cfg.MinTokens) && len(c.vocab) >= 2*l.cfg.Dimension &&
 		(st.model == nil || c.tokens >= st.tokensAtBuild*1.25) {
-		st.model = c.build(l.cfg.Dimension)
+		m, err := c.build(ctx, l.cfg.Dimension)
+		if err != nil {
+			return false, err
+		}
+		st.model = m
 		st.tokensAtBuild = c.tokens
 		l.setModel(st.model)
 		dirty = true

@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -14,13 +15,18 @@ type sparseSym struct {
 	val    []float32
 }
 
-// mulCols returns M·X for X given as columns of length n.
-func (m *sparseSym) mulCols(x [][]float64) [][]float64 {
+// mulCols returns M·X for X given as columns of length n. It is the bulk of learning (seconds
+// per call on a large vocabulary), so it stops when ctx ends: a server shutting down must not
+// wait for a factorisation nobody will keep.
+func (m *sparseSym) mulCols(ctx context.Context, x [][]float64) ([][]float64, error) {
 	out := make([][]float64, len(x))
 	for c := range out {
 		out[c] = make([]float64, m.n)
 	}
 	for r := 0; r < m.n; r++ {
+		if r%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		for p := m.rowPtr[r]; p < m.rowPtr[r+1]; p++ {
 			j, v := m.col[p], float64(m.val[p])
 			for c := range x {
@@ -28,7 +34,7 @@ func (m *sparseSym) mulCols(x [][]float64) [][]float64 {
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // orthonormalize makes the columns orthonormal in place (modified Gram-Schmidt, twice for
@@ -64,8 +70,8 @@ func dot(a, b []float64) float64 {
 // topEigen returns the k largest eigenvalues of the symmetric matrix m and their eigenvectors
 // (as columns of length n), by a randomized range finder with power iterations (Halko,
 // Martinsson and Tropp 2011) and a Jacobi eigensolver of the small projected matrix. It is
-// deterministic: the random start is seeded.
-func topEigen(m *sparseSym, k, oversample, iterations int) ([]float64, [][]float64) {
+// deterministic: the random start is seeded. It returns ctx's error when ctx ends first.
+func topEigen(ctx context.Context, m *sparseSym, k, oversample, iterations int) ([]float64, [][]float64, error) {
 	l := min(k+oversample, m.n)
 	rng := rand.New(rand.NewPCG(0x616e6e616c73, 0x7376640a))
 	y := make([][]float64, l)
@@ -75,13 +81,21 @@ func topEigen(m *sparseSym, k, oversample, iterations int) ([]float64, [][]float
 			y[c][r] = rng.NormFloat64()
 		}
 	}
-	y = m.mulCols(y)
+	y, err := m.mulCols(ctx, y)
+	if err != nil {
+		return nil, nil, err
+	}
 	for range iterations {
 		orthonormalize(y)
-		y = m.mulCols(y)
+		if y, err = m.mulCols(ctx, y); err != nil {
+			return nil, nil, err
+		}
 	}
 	orthonormalize(y)
-	my := m.mulCols(y)
+	my, err := m.mulCols(ctx, y)
+	if err != nil {
+		return nil, nil, err
+	}
 	b := make([][]float64, l) // Qᵀ M Q, symmetric l×l
 	for i := range b {
 		b[i] = make([]float64, l)
@@ -119,7 +133,7 @@ func topEigen(m *sparseSym, k, oversample, iterations int) ([]float64, [][]float
 		}
 		outVecs[t] = v
 	}
-	return outVals, outVecs
+	return outVals, outVecs, nil
 }
 
 // jacobiEigen diagonalises a small symmetric matrix a (destroyed) by cyclic Jacobi rotations:
