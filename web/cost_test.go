@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -61,5 +62,28 @@ func TestCostsAreEstimatedWhereOnlyTokensWereRecorded(t *testing.T) {
 	}
 	if strings.Contains(lines[0], "estimated") {
 		t.Errorf("the recorded run is marked estimated: %q", lines[0])
+	}
+}
+
+// TestLiveRowsKeepTheirEstimatedCost: a row the list's live stream re-renders (its chat grew)
+// shows the same recorded-plus-estimated cost as the page did, not the recorded part alone.
+func TestLiveRowsKeepTheirEstimatedCost(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	seedCosts(e)
+	tb := newTab(t)
+	tb.open(e.url + "/")
+	tb.run(chromedpEval(`window.__samePage = true`))
+	if _, err := annals.AppendEntries(context.Background(), e.db, "priced", []*annals.Entry{
+		{ID: "m-live", Kind: annals.KindAssistant, Text: "a later answer", RunID: "run-2", Time: time.Now()}}); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitFor("the live row of the grown chat", `[...document.querySelectorAll("#chats li.chat")].some(li => li.textContent.includes("Partly priced") && /\b5 entries\b/.test(li.textContent))`)
+	if !eval[bool](tb, `window.__samePage === true`) {
+		t.Fatal("the page reloaded; the row was not re-rendered by the live stream")
+	}
+	got := eval[string](tb, `(() => { const li = [...document.querySelectorAll("#chats li.chat")].find(li => li.textContent.includes("Partly priced"));
+		const c = li && li.querySelector(".cost"); return c ? c.className + "|" + c.textContent : "" })()`)
+	if got != "cost estimated|$2.92 (estimated)" {
+		t.Errorf("the live row's cost is %q, want $0.42 recorded + $2.50 estimated, marked", got)
 	}
 }

@@ -50,8 +50,13 @@ func (h *Handler) listEvents(w http.ResponseWriter, r *http.Request) error {
 				since = ch.LastActivity
 			}
 		}
+		// The rows carry the same costs as the page they replace rows of: recorded plus estimated.
+		est, err := chatEstimates(r.Context(), c, res.Chats)
+		if err != nil {
+			return nil, err
+		}
 		var buf bytes.Buffer
-		if err := h.pages["list"].ExecuteTemplate(&buf, "rows", listPage{Chats: res.Chats}); err != nil {
+		if err := h.pages["list"].ExecuteTemplate(&buf, "rows", listPage{Chats: res.Chats, Estimates: est}); err != nil {
 			return nil, annals.Internal("render live rows", err)
 		}
 		return &sseEvent{name: "rows", data: buf.String()}, nil
