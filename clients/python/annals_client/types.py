@@ -103,6 +103,7 @@ class Chat(_ChatRequired, total=False):
     attributes: Dict[str, str]
     status: RunStatus
     title: str
+    title_generated: bool
     description: str
     tags: List[str]
     archived_at: str
@@ -155,6 +156,7 @@ class Run(_RunRequired, total=False):
     input_tokens: int
     output_tokens: int
     cost_usd: float
+    estimated_cost_usd: float
 
 
 class _ChatRecordRequired(TypedDict):
