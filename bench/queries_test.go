@@ -67,8 +67,11 @@ func TestShareOptionsAreOnePercentOfTheChats(t *testing.T) {
 // 1% of the chats.
 func checkTypedRows(t *testing.T, rep *Report) {
 	t.Helper()
-	if s := rep.Corpus.Share; s == nil || s.Tenant != shareTenant || s.Percent < 0.5 || s.Percent > 1.5 || s.Total != rep.Corpus.Chats+1+s.Chats {
-		t.Errorf("share tenant %+v of %d corpus chats: want about 1%% of every chat", s, rep.Corpus.Chats)
+	// One chat is the least the small tenant can hold: on a corpus under 150 chats (the -race
+	// smoke run has 40) that one chat is more than 1.5% of them, and it must be exactly one.
+	if s := rep.Corpus.Share; s == nil || s.Tenant != shareTenant || s.Total != rep.Corpus.Chats+1+s.Chats ||
+		!(s.Percent >= 0.5 && s.Percent <= 1.5 || s.Chats == 1 && s.Total < 150) {
+		t.Errorf("share tenant %+v of %d corpus chats: want about 1%% of every chat (one chat on a corpus too small for 1%%)", s, rep.Corpus.Chats)
 	}
 	byCase := map[string]Row{}
 	for _, r := range rep.Rows {
