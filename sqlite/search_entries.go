@@ -51,10 +51,11 @@ type rankingCTEs struct {
 // entryRanking builds the statement for the page of limit chats; now is the clock in unix
 // nanoseconds, for the recency bonus.
 //
-// walk > 0 scores only the walk newest matching entries in scope (see walkEntries).
-func (p *searchPlan) entryRanking(cw *where, limit int, now float64, walk int) (*entryRanking, error) {
+// walk > 0 scores only the walk newest matching entries in scope (see searchEntryRanking);
+// spans, when set, are the small owner's chats' ranges the walk reads (ownerSpans).
+func (p *searchPlan) entryRanking(cw *where, limit int, now float64, walk int, spans string) (*entryRanking, error) {
 	f := p.f
-	r, err := p.rankedCTEs(cw, walk)
+	r, err := p.rankedCTEs(cw, walk, spans)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +105,7 @@ func (p *searchPlan) entryRanking(cw *where, limit int, now float64, walk int) (
 
 // rankedCTEs builds matched (the chats the query holds in, when that takes a pass of its own),
 // scored and ranked.
-func (p *searchPlan) rankedCTEs(cw *where, walk int) (*rankingCTEs, error) {
+func (p *searchPlan) rankedCTEs(cw *where, walk int, spans string) (*rankingCTEs, error) {
 	f := p.f
 	r := &rankingCTEs{}
 	pos := query.PositiveTerms(f.Text, nil)
@@ -135,26 +136,11 @@ func (p *searchPlan) rankedCTEs(cw *where, walk int) (*rankingCTEs, error) {
 		if r.bodyAny, err = ftsCompile(anyOf(pos), p.entryCols); err != nil {
 			return nil, err
 		}
-		from := `entries_fts JOIN entries e ON e.pk = entries_fts.rowid WHERE`
-		if walk > 0 {
-			from = `entries_fts CROSS JOIN entries e CROSS JOIN chats c WHERE e.pk = entries_fts.rowid AND c.pk = e.chat_pk AND`
+		if walk > 0 && spans != "" {
+			arms = append(arms, p.rangeWalk(r, cw, spans, walk))
+		} else {
+			arms = append(arms, p.entryArm(r, cw, walk, restrict))
 		}
-		arm := `SELECT e.pk AS epk, e.chat_pk AS pk, bm25(entries_fts, ` + entryWeights + `) AS bb, 1 AS bn, NULL AS mb
-			FROM ` + from + ` entries_fts MATCH ?`
-		r.args = append(r.args, r.bodyAny)
-		if len(p.entryWhere.Conds) > 0 {
-			arm += " AND " + p.entryWhere.SQL()
-			r.args = append(r.args, p.entryWhere.Args...)
-		}
-		if restrict {
-			arm += " AND e.chat_pk IN (SELECT pk FROM matched)"
-		}
-		if walk > 0 {
-			// The walk: newest first through the chat filters, bm25 for the rows it returns.
-			arm = `SELECT * FROM (` + arm + ` AND ` + cw.SQL() + ` ORDER BY entries_fts.rowid DESC LIMIT ?)`
-			r.args = append(append(r.args, cw.Args...), walk)
-		}
-		arms = append(arms, arm)
 	}
 	if rankMeta {
 		metaAny, err := ftsCompile(anyOf(pos), p.metaCols)
@@ -180,6 +166,31 @@ func (p *searchPlan) rankedCTEs(cw *where, walk int) (*rankingCTEs, error) {
 		r.with = append(r.with, "ranked(pk, bb, bn, mb) AS MATERIALIZED (SELECT pk, NULL, 0, NULL FROM matched)")
 	}
 	return r, nil
+}
+
+// entryArm is scored's arm of the matching entries with their bm25: every match (restricted to
+// the matched chats when restrict), or with walk > 0 the newest walk of them in scope.
+func (p *searchPlan) entryArm(r *rankingCTEs, cw *where, walk int, restrict bool) string {
+	from := `entries_fts JOIN entries e ON e.pk = entries_fts.rowid WHERE`
+	if walk > 0 {
+		from = `entries_fts CROSS JOIN entries e CROSS JOIN chats c WHERE e.pk = entries_fts.rowid AND c.pk = e.chat_pk AND`
+	}
+	arm := `SELECT e.pk AS epk, e.chat_pk AS pk, bm25(entries_fts, ` + entryWeights + `) AS bb, 1 AS bn, NULL AS mb
+		FROM ` + from + ` entries_fts MATCH ?`
+	r.args = append(r.args, r.bodyAny)
+	if len(p.entryWhere.Conds) > 0 {
+		arm += " AND " + p.entryWhere.SQL()
+		r.args = append(r.args, p.entryWhere.Args...)
+	}
+	if restrict {
+		arm += " AND e.chat_pk IN (SELECT pk FROM matched)"
+	}
+	if walk > 0 {
+		// The walk: newest first through the chat filters, bm25 for the rows it returns.
+		arm = `SELECT * FROM (` + arm + ` AND ` + cw.SQL() + ` ORDER BY entries_fts.rowid DESC LIMIT ?)`
+		r.args = append(append(r.args, cw.Args...), walk)
+	}
+	return arm
 }
 
 // runEntryRanking runs the statement and reads the page: a chat comes once per snippet, in page

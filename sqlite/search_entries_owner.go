@@ -74,3 +74,33 @@ func (db *DB) ownerSpans(ctx context.Context, owner annals.Owner, cw *where) (st
 	}
 	return string(raw), nil
 }
+
+// spansCTE is og, the owner's chats' ranges ownerSpans encoded, read back from its JSON (one
+// argument).
+const spansCTE = `og(pk, lo, hi) AS MATERIALIZED (SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?) j)`
+
+// spanMatches is the FROM and WHERE of the entries in the owner's chats' ranges (og) matching
+// the entry MATCH (the first argument after og's), with the entry and chat filters written
+// after it: one range of the entry index per chat, each entry checked against its chat.
+const spanMatches = `og CROSS JOIN entries_fts CROSS JOIN entries e CROSS JOIN chats c
+	WHERE entries_fts.rowid BETWEEN og.lo AND og.hi AND e.pk = entries_fts.rowid AND e.chat_pk = og.pk AND c.pk = e.chat_pk
+	AND entries_fts MATCH ?`
+
+// rangeWalk is scored's entry arm for a small owner under an entry-level filter (tool:, role:,
+// after:, before:): the walk of the newest matching entries (searchEntryRanking) over the
+// owner's chats' ranges instead of every tenant's matches, then bm25 for the entries it kept in
+// one pass over the candidates (a cursor per chat would repeat bm25's document-frequency pass
+// per chat). It adds og and walk to r's CTEs.
+func (p *searchPlan) rangeWalk(r *rankingCTEs, cw *where, spans string, walk int) string {
+	cond := spanMatches
+	r.args = append(r.args, spans, r.bodyAny)
+	if len(p.entryWhere.Conds) > 0 {
+		cond += " AND " + p.entryWhere.SQL()
+		r.args = append(r.args, p.entryWhere.Args...)
+	}
+	r.args = append(append(r.args, cw.Args...), walk, r.bodyAny)
+	r.with = append(r.with, spansCTE, `walk(epk, pk) AS MATERIALIZED (SELECT e.pk, e.chat_pk FROM `+cond+` AND `+cw.SQL()+`
+		ORDER BY e.pk DESC LIMIT ?)`)
+	return `SELECT w.epk AS epk, w.pk AS pk, s.bb AS bb, 1 AS bn, NULL AS mb FROM walk w JOIN (SELECT rowid AS epk, bm25(entries_fts, ` + entryWeights + `) AS bb
+		FROM entries_fts WHERE entries_fts MATCH ? AND +rowid IN (SELECT epk FROM walk)) s ON s.epk = w.epk`
+}

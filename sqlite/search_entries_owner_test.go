@@ -102,3 +102,86 @@ func TestSmallOwnerEntrySearchWalksItsChatsRanges(t *testing.T) {
 		t.Errorf("tenant C's hits %+v: want c2 first, with its snippet", hits)
 	}
 }
+
+// TestSmallOwnerFilteredChatSearchWalksItsChatsRanges: a chat search under an entry-level filter
+// (role:, tool:) of a small owner walks its chats' ranges of the entry index, with the same
+// page, scores, matches and total as the walk over every tenant's matches, says so in its
+// explain, and never counts another tenant's entry stored inside its chat's range.
+func TestSmallOwnerFilteredChatSearchWalksItsChatsRanges(t *testing.T) {
+	db := openTestDB(t)
+	ctx := t.Context()
+	for _, c := range []*annals.Chat{storetest.NewChat("big", "B"), storetest.NewChat("narrow", "C"), storetest.NewChat("other", "C")} {
+		if _, err := annals.CreateChat(ctx, db, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add := func(chat string, e *annals.Entry) {
+		t.Helper()
+		if _, err := annals.AppendEntries(ctx, db, chat, []*annals.Entry{e}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("narrow", storetest.TextEntry("c1", annals.KindUser, "zqword one"))
+	add("big", storetest.TextEntry("inside", annals.KindUser, "zqword stored between the narrow chat's entries"))
+	add("big", storetest.ToolEntry("inside-tool", "Bash", `{"command": "zqword"}`, "zqword"))
+	add("narrow", storetest.TextEntry("c2", annals.KindUser, "zqword zqword two"))
+	add("narrow", storetest.ToolEntry("c3", "Bash", `{"command": "zqword"}`, "ok"))
+	add("narrow", storetest.TextEntry("c4", annals.KindAssistant, "zqword said by the assistant"))
+	for i := range 60 {
+		add("big", storetest.TextEntry(fmt.Sprintf("b%d", i), annals.KindUser, "zqword filler of the big tenant"))
+	}
+	add("other", storetest.TextEntry("o1", annals.KindUser, "zqword in the other chat"))
+
+	for _, tc := range []struct {
+		q          string
+		roles      []annals.EntryKind
+		tools      []string
+		want       map[string]int // chat id: matching entries
+		wantRanges bool
+		tenant     string
+	}{
+		{q: "zqword", roles: []annals.EntryKind{annals.KindUser}, tenant: "C", want: map[string]int{"narrow": 2, "other": 1}, wantRanges: true},
+		{q: "zqword", tools: []string{"bash"}, tenant: "C", want: map[string]int{"narrow": 1}, wantRanges: true},
+		{q: "zqword OR nothing", roles: []annals.EntryKind{annals.KindAssistant}, tenant: "C", want: map[string]int{"narrow": 1}, wantRanges: true},
+		{q: "zqword", roles: []annals.EntryKind{annals.KindUser}, tenant: "B", want: map[string]int{"big": 61}},
+	} {
+		for _, cands := range []int{0, 1} {
+			db.SetCandidatesForTest(cands)
+			f := searchFilter(t, tc.q, annals.Owner{TenantID: tc.tenant})
+			f.Roles, f.Tools = tc.roles, tc.tools
+			report := &annals.SearchReport{}
+			db.SetOwnerRangesForTest(true)
+			got, total, err := db.SearchChats(annals.NewContextWithSearchReport(ctx, report), f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.SetOwnerRangesForTest(false)
+			walked, wtotal, err := db.SearchChats(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			desc := func(hs []annals.ChatHit) string {
+				var out []string
+				for _, h := range hs {
+					out = append(out, fmt.Sprintf("%s/%d/%.6f/%d", h.Chat.ID, h.Matches, h.Score, len(h.Snippets)))
+				}
+				return fmt.Sprint(out)
+			}
+			name := fmt.Sprintf("%s %v %v as %s, %d candidates", tc.q, tc.roles, tc.tools, tc.tenant, cands)
+			if desc(got) != desc(walked) || total != wtotal {
+				t.Errorf("%s: ranges gave %s (total %d), the walk %s (total %d)", name, desc(got), total, desc(walked), wtotal)
+			}
+			if ranged := report.Explain().Path == "entry index (the owner's chats' ranges)"; ranged != tc.wantRanges {
+				t.Errorf("%s: path %q, want ranges %v", name, report.Explain().Path, tc.wantRanges)
+			}
+			gotCounts := map[string]int{}
+			for _, h := range got {
+				gotCounts[h.Chat.ID] = h.Matches
+			}
+			if fmt.Sprint(gotCounts) != fmt.Sprint(tc.want) || total != len(tc.want) {
+				t.Errorf("%s: chats %v (total %d), want %v", name, gotCounts, total, tc.want)
+			}
+		}
+	}
+	db.SetCandidatesForTest(0)
+}

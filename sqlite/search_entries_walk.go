@@ -28,7 +28,17 @@ func (db *DB) searchEntryRanking(ctx context.Context, p *searchPlan, cw *where, 
 		}
 		walk = entryWalkFactor * max(k, p.f.Offset+limit)
 	}
-	r, err := p.entryRanking(cw, limit, now, walk)
+	spans := ""
+	if walk > 0 {
+		var err error
+		if spans, err = db.ownerSpans(ctx, p.f.Chat.Owner, cw); err != nil {
+			return nil, 0, err
+		}
+		if spans != "" {
+			annals.SearchReportFrom(ctx).SetPath("entry index (the owner's chats' ranges)")
+		}
+	}
+	r, err := p.entryRanking(cw, limit, now, walk, spans)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -49,13 +59,13 @@ func (db *DB) searchEntryRanking(ctx context.Context, p *searchPlan, cw *where, 
 	// which counts.
 	if len(hits) < limit {
 		annals.SearchReportFrom(ctx).SetPath("entry index (every match)")
-		if r, err = p.entryRanking(cw, limit, now, 0); err != nil {
+		if r, err = p.entryRanking(cw, limit, now, 0, ""); err != nil {
 			return nil, 0, err
 		}
 		hits, total, _, err = db.runEntryRanking(ctx, r)
 		return hits, total, err // a disjunction: its count is the entries that match
 	}
-	total, cerr := db.countWalked(ctx, p, cw, hits)
+	total, cerr := db.countWalked(ctx, p, cw, spans, hits)
 	if cerr != nil {
 		return nil, 0, cerr
 	}
@@ -65,16 +75,22 @@ func (db *DB) searchEntryRanking(ctx context.Context, p *searchPlan, cw *where, 
 // countWalked is the exact number of chats in scope with a matching entry, and sets each hit's
 // Matches to its chat's matching entries (the walk saw only the newest of them): one count of
 // the matches, no score and no sort.
-func (db *DB) countWalked(ctx context.Context, p *searchPlan, cw *where, hits []annals.ChatHit) (int, error) {
+//
+// spans, when set, are the small owner's chats' ranges (ownerSpans): only they are read.
+func (db *DB) countWalked(ctx context.Context, p *searchPlan, cw *where, spans string, hits []annals.ChatHit) (int, error) {
 	match, err := ftsCompile(p.f.Text, p.entryCols)
 	if err != nil {
 		return 0, err
 	}
-	from := `FROM entries_fts CROSS JOIN entries e CROSS JOIN chats c WHERE e.pk = entries_fts.rowid AND c.pk = e.chat_pk AND entries_fts MATCH ? AND ` +
-		p.entryWhere.SQL() + ` AND ` + cw.SQL()
+	with, from := `WITH `, `FROM entries_fts CROSS JOIN entries e CROSS JOIN chats c WHERE e.pk = entries_fts.rowid AND c.pk = e.chat_pk AND entries_fts MATCH ?`
+	var args []any
+	if spans != "" {
+		with, from = `WITH `+spansCTE+`, `, `FROM `+spanMatches
+		args = append(args, spans)
+	}
+	from += ` AND ` + p.entryWhere.SQL() + ` AND ` + cw.SQL()
 	marks := make([]string, len(hits))
 	byID := make(map[string]int, len(hits))
-	var args []any
 	for i, h := range hits {
 		marks[i] = "?"
 		args = append(args, h.Chat.ID)
@@ -82,7 +98,7 @@ func (db *DB) countWalked(ctx context.Context, p *searchPlan, cw *where, hits []
 	}
 	args = append(append(append(args, match), p.entryWhere.Args...), cw.Args...)
 	// One pass over the matches, grouped by chat: the page's chats keep their counts.
-	q := `WITH g(id, n) AS MATERIALIZED (SELECT CASE WHEN c.id IN (` + strings.Join(marks, ", ") + `) THEN c.id END, count(*) ` + from + `
+	q := with + `g(id, n) AS MATERIALIZED (SELECT CASE WHEN c.id IN (` + strings.Join(marks, ", ") + `) THEN c.id END, count(*) ` + from + `
 		GROUP BY e.chat_pk) SELECT id, n FROM g WHERE id IS NOT NULL UNION ALL SELECT NULL, count(*) FROM g`
 	annals.TraceStatement(ctx, q, args)
 	rows, err := db.reader.QueryContext(ctx, q, args...)
