@@ -58,6 +58,9 @@ type DB struct {
 	// noOwnerRanges turns the small owner's entry ranges off (search_entries_owner.go), for
 	// tests that compare them with the walk.
 	noOwnerRanges bool
+	// entryFilter is how the searches name entries when they read only what the index of
+	// migration 0025 holds (search_filter.go): through it when the schema has it.
+	entryFilter string
 	// blocks overrides the chat document block limits (zero: the defaults), for tests of blocks.
 	blocks blockLimits
 	// here is where the file is now (this machine, the file's inode), for the host id's check.
@@ -146,6 +149,10 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 			return nil, err
 		}
 	} else if err := checkSchema(ctx, db.reader); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if db.entryFilter, err = entryFilterRef(ctx, db.reader); err != nil {
 		db.Close()
 		return nil, err
 	}

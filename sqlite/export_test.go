@@ -174,3 +174,12 @@ func (db *DB) WalksCachedForTest(ctx context.Context) (kept, current int, err er
 	}
 	return kept, current, nil
 }
+
+// SetEntryFilterIndexForTest makes searches read entries through the entry filter index
+// (migration 0025) or through their rows, so a test can compare the two.
+func (db *DB) SetEntryFilterIndexForTest(on bool) {
+	db.entryFilter = "entries e"
+	if on {
+		db.entryFilter = "entries e INDEXED BY " + entryFilterIndex
+	}
+}

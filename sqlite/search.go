@@ -32,6 +32,19 @@ type searchPlan struct {
 	useMeta    bool
 	entryWhere *where // entry-level filters on alias e
 	open, shut string
+	// entries names entries as alias e where a statement reads only the entry filter index's
+	// columns (search_filter.go); set by the store, "" reads "entries e".
+	entries string
+}
+
+// filtered is how the statements name entries (alias e) looked up by pk when they read only
+// pk, chat_pk, kind, lower(tool_name), time and entryBytes: through the entry filter index when
+// there is one.
+func (p *searchPlan) filtered() string {
+	if p.entries == "" {
+		return "entries e"
+	}
+	return p.entries
 }
 
 func planSearch(f annals.SearchFilter) (*searchPlan, error) {
@@ -104,7 +117,7 @@ func (p *searchPlan) chatSet(e *annals.TextExpr) (string, []any, error) {
 			if err != nil {
 				return "", nil, err
 			}
-			q := `SELECT DISTINCT e.chat_pk AS pk FROM entries_fts JOIN entries e ON e.pk = entries_fts.rowid WHERE entries_fts MATCH ?`
+			q := `SELECT DISTINCT e.chat_pk AS pk FROM entries_fts JOIN ` + p.filtered() + ` ON e.pk = entries_fts.rowid WHERE entries_fts MATCH ?`
 			args = append(args, m)
 			if len(p.entryWhere.Conds) > 0 {
 				q += " AND " + p.entryWhere.SQL()
@@ -173,6 +186,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	if err != nil {
 		return nil, 0, err
 	}
+	p.entries = db.entryFilter
 	cw, err := chatWhere(f.Chat)
 	if err != nil {
 		return nil, 0, err
@@ -234,6 +248,7 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	if err != nil {
 		return nil, 0, err
 	}
+	p.entries = db.entryFilter
 	if !p.useEntries {
 		return nil, 0, annals.Errorf(annals.EINVALID, "an entry search needs the body or tools field")
 	}
@@ -257,7 +272,7 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 		if match, err = ftsCompile(f.Text, p.entryCols); err != nil {
 			return nil, 0, err
 		}
-		from = `entries_fts JOIN entries e ON e.pk = entries_fts.rowid JOIN chats c ON c.pk = e.chat_pk`
+		from = `entries_fts JOIN ` + p.filtered() + ` ON e.pk = entries_fts.rowid JOIN chats c ON c.pk = e.chat_pk`
 		w.Add("entries_fts MATCH ?", match)
 		rank = `bm25(entries_fts, ` + entryWeights + `)`
 	}

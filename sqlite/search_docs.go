@@ -334,7 +334,7 @@ func pageHits(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.Text
 	snippets := min(p.f.Snippets, maxSnippets)
 	with := []string{`pg(pk, lo, hi) AS MATERIALIZED (SELECT c.pk, (SELECT min(e.pk) FROM entries e WHERE e.chat_pk = c.pk),
 			(SELECT max(e.pk) FROM entries e WHERE e.chat_pk = c.pk) FROM chats c WHERE c.pk IN (` + strings.Join(marks, ", ") + `))`,
-		`hits(pk, epk) AS MATERIALIZED (SELECT g.pk, entries_fts.rowid FROM pg g CROSS JOIN entries_fts CROSS JOIN entries e
+		`hits(pk, epk, size) AS MATERIALIZED (SELECT g.pk, entries_fts.rowid, ` + entryBytes + ` FROM pg g CROSS JOIN entries_fts CROSS JOIN ` + p.filtered() + `
 			WHERE entries_fts MATCH ? AND entries_fts.rowid BETWEEN g.lo AND g.hi AND e.pk = entries_fts.rowid AND e.chat_pk = g.pk)`}
 	args = append(args, bodyAny)
 	terms := `1`
@@ -351,9 +351,8 @@ func pageHits(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.Text
 		terms = `(h.epk IN (SELECT epk FROM every))`
 	}
 	with = append(with, `ranked(pk, epk, n, m) AS MATERIALIZED (SELECT h.pk, h.epk,
-			row_number() OVER (PARTITION BY h.pk ORDER BY `+terms+` DESC,
-				octet_length(e.text) + octet_length(e.reasoning) + octet_length(e.tool_name) + octet_length(e.tool_args) + octet_length(e.tool_result), h.epk),
-			count(*) OVER (PARTITION BY h.pk) FROM hits h JOIN entries e ON e.pk = h.epk)`,
+			row_number() OVER (PARTITION BY h.pk ORDER BY `+terms+` DESC, h.size, h.epk),
+			count(*) OVER (PARTITION BY h.pk) FROM hits h)`,
 		`snip(epk, text) AS MATERIALIZED (SELECT entries_fts.rowid, snippet(entries_fts, -1, ?, ?, '…', 16) FROM pg g CROSS JOIN entries_fts
 			WHERE entries_fts MATCH ? AND entries_fts.rowid BETWEEN g.lo AND g.hi AND +entries_fts.rowid IN (SELECT r.epk FROM ranked r WHERE r.pk = g.pk AND r.n <= ?))`)
 	q := `WITH ` + strings.Join(with, ", ") + ` SELECT r.pk, r.m, e.seq, e.kind, e.tool_name, s.text

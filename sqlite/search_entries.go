@@ -125,7 +125,7 @@ func (p *searchPlan) rankedCTEs(cw *where, walk int, spans string) (*rankingCTEs
 		}
 		r.with, r.args, restrict = append(r.with, "matched(pk) AS MATERIALIZED ("+set+")"), append(r.args, setArgs...), true
 	case len(p.entryWhere.Conds) > 0:
-		r.with = append(r.with, "matched(pk) AS MATERIALIZED (SELECT DISTINCT e.chat_pk FROM entries e WHERE "+p.entryWhere.SQL()+")")
+		r.with = append(r.with, "matched(pk) AS MATERIALIZED (SELECT DISTINCT e.chat_pk FROM "+p.filtered()+" WHERE "+p.entryWhere.SQL()+")")
 		r.args = append(r.args, p.entryWhere.Args...)
 	default:
 		r.with = append(r.with, "matched(pk) AS MATERIALIZED (SELECT pk FROM chats)")
@@ -171,9 +171,9 @@ func (p *searchPlan) rankedCTEs(cw *where, walk int, spans string) (*rankingCTEs
 // entryArm is scored's arm of the matching entries with their bm25: every match (restricted to
 // the matched chats when restrict), or with walk > 0 the newest walk of them in scope.
 func (p *searchPlan) entryArm(r *rankingCTEs, cw *where, walk int, restrict bool) string {
-	from := `entries_fts JOIN entries e ON e.pk = entries_fts.rowid WHERE`
+	from := `entries_fts JOIN ` + p.filtered() + ` ON e.pk = entries_fts.rowid WHERE`
 	if walk > 0 {
-		from = `entries_fts CROSS JOIN entries e CROSS JOIN chats c WHERE e.pk = entries_fts.rowid AND c.pk = e.chat_pk AND`
+		from = `entries_fts CROSS JOIN ` + p.filtered() + ` CROSS JOIN chats c WHERE e.pk = entries_fts.rowid AND c.pk = e.chat_pk AND`
 	}
 	arm := `SELECT e.pk AS epk, e.chat_pk AS pk, bm25(entries_fts, ` + entryWeights + `) AS bb, 1 AS bn, NULL AS mb
 		FROM ` + from + ` entries_fts MATCH ?`

@@ -82,9 +82,11 @@ const spansCTE = `og(pk, lo, hi) AS MATERIALIZED (SELECT j.value ->> 0, j.value 
 // spanMatches is the FROM and WHERE of the entries in the owner's chats' ranges (og) matching
 // the entry MATCH (the first argument after og's), with the entry and chat filters written
 // after it: one range of the entry index per chat, each entry checked against its chat.
-const spanMatches = `og CROSS JOIN entries_fts CROSS JOIN entries e CROSS JOIN chats c
+func (p *searchPlan) spanMatches() string {
+	return `og CROSS JOIN entries_fts CROSS JOIN ` + p.filtered() + ` CROSS JOIN chats c
 	WHERE entries_fts.rowid BETWEEN og.lo AND og.hi AND e.pk = entries_fts.rowid AND e.chat_pk = og.pk AND c.pk = e.chat_pk
 	AND entries_fts MATCH ?`
+}
 
 // rangeWalk is scored's entry arm for a small owner under an entry-level filter (tool:, role:,
 // after:, before:): the walk of the newest matching entries (searchEntryRanking) over the
@@ -92,7 +94,7 @@ const spanMatches = `og CROSS JOIN entries_fts CROSS JOIN entries e CROSS JOIN c
 // one pass over the candidates (a cursor per chat would repeat bm25's document-frequency pass
 // per chat). It adds og and walk to r's CTEs.
 func (p *searchPlan) rangeWalk(r *rankingCTEs, cw *where, spans string, walk int) string {
-	cond := spanMatches
+	cond := p.spanMatches()
 	r.args = append(r.args, spans, r.bodyAny)
 	if len(p.entryWhere.Conds) > 0 {
 		cond += " AND " + p.entryWhere.SQL()

@@ -2,10 +2,13 @@ package sqlite_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/sqlite"
 	"github.com/annals-dev/annals/storetest"
 )
 
@@ -108,8 +111,14 @@ func TestSmallOwnerEntrySearchWalksItsChatsRanges(t *testing.T) {
 // page, scores, matches and total as the walk over every tenant's matches, says so in its
 // explain, and never counts another tenant's entry stored inside its chat's range.
 func TestSmallOwnerFilteredChatSearchWalksItsChatsRanges(t *testing.T) {
-	db := openTestDB(t)
 	ctx := t.Context()
+	// The clock is pinned: the scores blend in recency, and the runs compared are apart in time.
+	now := func() time.Time { return time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC) }
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "a.db"), sqlite.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
 	for _, c := range []*annals.Chat{storetest.NewChat("big", "B"), storetest.NewChat("narrow", "C"), storetest.NewChat("other", "C")} {
 		if _, err := annals.CreateChat(ctx, db, c); err != nil {
 			t.Fatal(err)

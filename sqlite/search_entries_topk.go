@@ -26,7 +26,7 @@ func (db *DB) searchEntriesTopK(ctx context.Context, p *searchPlan, cw, w *where
 	if err != nil {
 		return nil, 0, err
 	}
-	from := `entries_fts CROSS JOIN entries e CROSS JOIN chats c`
+	from := `entries_fts CROSS JOIN ` + p.filtered() + ` CROSS JOIN chats c`
 	cond := `e.pk = entries_fts.rowid AND c.pk = e.chat_pk AND ` + w.SQL()
 	wargs := w.Args
 	// cand's bm25 is computed for the rows the walk returns only; the snippets come from one
@@ -35,7 +35,7 @@ func (db *DB) searchEntriesTopK(ctx context.Context, p *searchPlan, cw, w *where
 			WHERE ` + cond + ` ORDER BY entries_fts.rowid DESC LIMIT ?)`
 	if spans != "" {
 		annals.SearchReportFrom(ctx).SetPath("entry index (the owner's chats' ranges)")
-		from = `g CROSS JOIN entries_fts CROSS JOIN entries e CROSS JOIN chats c`
+		from = `g CROSS JOIN entries_fts CROSS JOIN ` + p.filtered() + ` CROSS JOIN chats c`
 		cond = `entries_fts.rowid BETWEEN g.lo AND g.hi AND e.pk = entries_fts.rowid AND e.chat_pk = g.pk AND c.pk = e.chat_pk AND ` + w.SQL()
 		wargs = append([]any{spans}, w.Args...)
 		cand = `g(pk, lo, hi) AS MATERIALIZED (SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?) j),

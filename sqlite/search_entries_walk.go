@@ -82,10 +82,10 @@ func (db *DB) countWalked(ctx context.Context, p *searchPlan, cw *where, spans s
 	if err != nil {
 		return 0, err
 	}
-	with, from := `WITH `, `FROM entries_fts CROSS JOIN entries e CROSS JOIN chats c WHERE e.pk = entries_fts.rowid AND c.pk = e.chat_pk AND entries_fts MATCH ?`
+	with, from := `WITH `, `FROM entries_fts CROSS JOIN `+p.filtered()+` CROSS JOIN chats c WHERE e.pk = entries_fts.rowid AND c.pk = e.chat_pk AND entries_fts MATCH ?`
 	var args []any
 	if spans != "" {
-		with, from = `WITH `+spansCTE+`, `, `FROM `+spanMatches
+		with, from = `WITH `+spansCTE+`, `, `FROM `+p.spanMatches()
 		args = append(args, spans)
 	}
 	from += ` AND ` + p.entryWhere.SQL() + ` AND ` + cw.SQL()
