@@ -9,7 +9,10 @@ import (
 // The answers that carry messages write themselves into one buffer (AppendJSON), byte for byte
 // what encoding/json writes for them (TestAnswersAppendJSONMatchesMarshal), without its
 // reflection, its tree of wire values and its final copy of the whole answer; the HTTP server
-// uses AppendJSON when an answer has one. The other answers are small and stay with
+// uses AppendJSON when an answer has one. Their struct tags stay for the Go client's decoding,
+// so each shape is written twice: TestAppendJSONEveryField fills every field of each by
+// reflection and fails on a field that one writes and the other does not. The messages inside
+// have one encoder only (view.Message.AppendJSON). The other answers are small and stay with
 // encoding/json.
 
 // appendHead appends {"ok":true,"kind":<kind>.

@@ -255,7 +255,7 @@ func wordPath(v string) bool {
 }
 
 // replaceInvalidUTF8 replaces each byte of s that is not valid UTF-8 with U+FFFD, as
-// encoding/json and appendJSONString do. It returns s itself when s is valid.
+// encoding/json and jsonesc.AppendString do. It returns s itself when s is valid.
 func replaceInvalidUTF8(s string) string {
 	if utf8.ValidString(s) {
 		return s

@@ -3,7 +3,8 @@ package redact
 import (
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/annals-dev/annals/internal/jsonesc"
 )
 
 // redactJSON scrubs a JSON field (tool arguments, metadata). Every string value is redacted as
@@ -30,7 +31,7 @@ func (r *Redactor) redactJSON(raw json.RawMessage) (json.RawMessage, int) {
 		if json.Valid([]byte(out)) {
 			return json.RawMessage(out), n
 		}
-		return appendJSONString(nil, out), n
+		return jsonesc.AppendString(nil, out, jsonesc.Readable), n
 	}
 	return r.walkJSON(doc, raw)
 }
@@ -96,7 +97,7 @@ func (r *Redactor) walkJSON(doc string, raw json.RawMessage) (json.RawMessage, i
 						out = make([]byte, 0, len(doc)+64)
 					}
 					out = append(out, doc[last:i]...)
-					out = appendJSONString(out, v)
+					out = jsonesc.AppendString(out, v, jsonesc.Readable)
 					last = end
 					n += k
 				}
@@ -156,57 +157,4 @@ func unquoteJSON(lit string) string {
 		return lit[1 : len(lit)-1] // unreachable for a valid document; never lose the text
 	}
 	return v
-}
-
-// appendJSONString appends s as a JSON string literal. Unlike encoding/json it does not escape
-// <, > and &, which keeps redacted text readable; invalid UTF-8 becomes U+FFFD as it does there.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		// U+2028 and U+2029 are valid JSON but end lines in JavaScript; escape them as
-		// encoding/json does.
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

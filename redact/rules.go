@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/annals-dev/annals/internal/jsonesc"
 )
 
 // rule finds the spans to replace in the current text. anchors are literals of which one
@@ -516,7 +518,7 @@ func envRule(values []string) *rule {
 			continue
 		}
 		add(v)
-		if q := string(appendJSONString(nil, v)); q[1:len(q)-1] != v {
+		if q := string(jsonesc.AppendString(nil, v, jsonesc.Readable)); q[1:len(q)-1] != v {
 			add(q[1 : len(q)-1])
 		}
 		if b, err := json.Marshal(v); err == nil {

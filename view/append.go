@@ -6,78 +6,29 @@ import (
 	"errors"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/annals-dev/annals/internal/jsonesc"
 )
 
-// The append encoders write a page of messages straight into the answer's buffer, byte for byte
-// what encoding/json writes for the same values (TestAppendJSONMatchesMarshal): strings escaped
-// as it escapes them (<, > and & as \u003c..., U+2028 and U+2029, control characters, invalid
-// UTF-8 as \ufffd), stored JSON compacted with the same escapes. encoding/json reaches the same
-// bytes through reflection, a tree of wire values per message and a copy of the whole answer; a
-// transcript page of 80 messages (~300 KB) spent a third of its CPU there (issue 32).
+// A message's wire form is written here and nowhere else: AppendJSON writes it straight into the
+// answer's buffer, and MarshalJSON (of Message, Content, Text and JSON) is AppendJSON, so
+// encoding/json and the answers' own encoders cannot write two shapes. Strings are escaped as
+// encoding/json escapes them (<, > and & as \u003c..., U+2028 and U+2029, control characters,
+// invalid UTF-8 as \ufffd) and stored JSON is compacted with the same escapes, so the bytes are
+// what encoding/json wrote for the earlier tree of wire values (the recorded answers hold them).
+// encoding/json reached them through reflection, a tree of wire values per message and a copy of
+// the whole answer; a transcript page of 80 messages (~300 KB) spent a third of its CPU there
+// (issue 32).
 
 // ErrInvalidJSON is AppendRaw's error for a stored value that is no JSON.
 var ErrInvalidJSON = errors.New("stored value is not valid JSON")
 
 const hexDigits = "0123456789abcdef"
 
-// safe marks the ASCII bytes a JSON string holds as they are under encoding/json's HTML-safe
-// escaping: every printable character but ", \, <, > and &.
-var safe = func() (t [utf8.RuneSelf]bool) {
-	for b := 0x20; b < utf8.RuneSelf; b++ {
-		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
-	}
-	return t
-}()
-
-// AppendString appends s as a JSON string, escaped as encoding/json escapes it.
+// AppendString appends s as a JSON string, escaped as encoding/json escapes it (the one quoter,
+// jsonesc, in its EncodingJSON style).
 func AppendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		b := s[i]
-		if b < utf8.RuneSelf {
-			if safe[b] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case c == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case c == '\u2028' || c == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return jsonesc.AppendString(dst, s, jsonesc.EncodingJSON)
 }
 
 // AppendRaw appends stored JSON as encoding/json writes a json.RawMessage: validated, compacted,
@@ -112,7 +63,20 @@ func AppendRaw(dst []byte, raw []byte) ([]byte, error) {
 	return append(dst, raw[start:]...), nil
 }
 
-// AppendJSON appends the message as MarshalJSON writes it.
+// MarshalJSON writes the message as AppendJSON does.
+func (m Message) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil) }
+
+// MarshalJSON writes the content as AppendJSON writes it in a message.
+func (c Content) MarshalJSON() ([]byte, error) { return c.appendJSON(nil) }
+
+// MarshalJSON writes the string, or the truncation marker.
+func (t Text) MarshalJSON() ([]byte, error) { return t.appendJSON(nil), nil }
+
+// MarshalJSON writes the value, or the truncation marker (null for no value).
+func (j JSON) MarshalJSON() ([]byte, error) { return j.appendJSON(nil) }
+
+// AppendJSON appends the message: its time in FormatTime's fixed precision, its channel also as
+// the reference's event_type (the type of the event that carried it; null when none did).
 func (m *Message) AppendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `{"id":`...)
 	dst = strconv.AppendInt(dst, m.ID, 10)
@@ -164,7 +128,11 @@ func AppendMessages(dst []byte, ms []Message) ([]byte, error) {
 	return append(dst, ']'), nil
 }
 
-// appendJSON appends the content as Content.MarshalJSON writes it (see wire).
+// appendJSON appends the content: the stored content as it is, or role, text and the rest; a
+// tool message also carries its call id, tool name and result under the reference's names
+// (tool_call_id, name, content), as its stored tool rows do. A cut result is, under those names,
+// what the reference's truncation makes of it: the kept characters followed by "…", and
+// truncated_to, their number (or the truncate the client gave, TruncatedTo).
 func (c *Content) appendJSON(dst []byte) ([]byte, error) {
 	if len(c.Stored) > 0 {
 		return AppendRaw(dst, c.Stored)

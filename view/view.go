@@ -397,18 +397,11 @@ type Text struct {
 	Chars int64
 }
 
+// truncated is the truncation marker, for reading it back (UnmarshalJSON).
 type truncated struct {
 	Truncated bool   `json:"truncated"`
 	Chars     int64  `json:"chars"`
 	Preview   string `json:"preview"`
-}
-
-// MarshalJSON writes the string, or the truncation marker.
-func (t Text) MarshalJSON() ([]byte, error) {
-	if t.Truncated {
-		return json.Marshal(truncated{Truncated: true, Chars: t.Chars, Preview: t.Value})
-	}
-	return json.Marshal(t.Value)
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
@@ -434,17 +427,6 @@ type JSON struct {
 	Truncated bool
 	Chars     int64
 	Preview   string
-}
-
-// MarshalJSON writes the value, or the truncation marker.
-func (j JSON) MarshalJSON() ([]byte, error) {
-	if j.Truncated {
-		return json.Marshal(truncated{Truncated: true, Chars: j.Chars, Preview: j.Preview})
-	}
-	if len(j.Raw) == 0 {
-		return []byte("null"), nil
-	}
-	return j.Raw, nil
 }
 
 // UnmarshalJSON reads what MarshalJSON writes. A JSON object that is exactly a truncation

@@ -1,0 +1,33 @@
+package view
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// TestAppendRawMatchesMarshal holds AppendRaw to what encoding/json writes for a json.RawMessage:
+// compacted, <, >, &, U+2028 and U+2029 escaped, inside strings and out; invalid JSON refused.
+func TestAppendRawMatchesMarshal(t *testing.T) {
+	for _, raw := range []string{
+		`null`, `1`, `"x"`, `{}`, `[]`, "{ \"a\" :\n [1, 2.50 ,\t\"<&>\u2028\u2029\"] , \"b\": {\"c\": null} }",
+		"\"a\\u003cb <b> \\\" \\\\ é 🦅\"", " \"padded\" ", "[\"\xe2\x80\xa8\", \"\xe2\x80\xa9x\", \"\xe2\x80\xaa\"]",
+	} {
+		want, err := json.Marshal(json.RawMessage(raw))
+		if err != nil {
+			t.Fatalf("%q: %v", raw, err)
+		}
+		got, err := AppendRaw([]byte("p"), []byte(raw))
+		if err != nil || !bytes.Equal(got, append([]byte("p"), want...)) {
+			t.Errorf("%q: got %s, %v; want p%s", raw, got, err, want)
+		}
+	}
+	for _, bad := range []string{`{nope`, `1 2`, `"open`, "\"\xff\""[:1]} {
+		if _, err := AppendRaw(nil, []byte(bad)); err == nil {
+			t.Errorf("%q: accepted", bad)
+		}
+	}
+	if got, err := AppendRaw(nil, nil); err != nil || string(got) != "null" {
+		t.Errorf("empty: %s, %v; want null", got, err)
+	}
+}
