@@ -197,13 +197,18 @@ func laniusOverlay(m *view.Message) {
 	if !bytes.Contains(m.Metadata, []byte(`"lanius`)) {
 		return
 	}
-	var meta struct {
-		Lanius       *laniusOrigin              `json:"lanius"`
-		LaniusResult *laniusOrigin              `json:"lanius_result"`
-		Content      map[string]json.RawMessage `json:"lanius_content"`
-	}
-	if json.Unmarshal(m.Metadata, &meta) != nil {
-		return
+	meta, ok := scanLaniusMessage(m.Metadata)
+	if !ok {
+		var full struct {
+			Lanius       *laniusOrigin              `json:"lanius"`
+			LaniusResult *laniusOrigin              `json:"lanius_result"`
+			Content      map[string]json.RawMessage `json:"lanius_content"`
+		}
+		if json.Unmarshal(m.Metadata, &full) != nil {
+			return
+		}
+		meta.Lanius, meta.LaniusResult = full.Lanius, full.LaniusResult
+		meta.Content.Value, meta.Content.Chars, meta.Content.Preview = full.Content["value"], full.Content["chars"], full.Content["preview"]
 	}
 	switch {
 	case meta.LaniusResult != nil && meta.LaniusResult.EventID != nil:
@@ -219,13 +224,13 @@ func laniusOverlay(m *view.Message) {
 	case meta.Lanius != nil && meta.Lanius.ID != nil && *meta.Lanius.ID > 0:
 		m.ID = *meta.Lanius.ID
 	}
-	if v, ok := meta.Content["value"]; ok && len(v) > 0 {
+	if v := meta.Content.Value; len(v) > 0 {
 		m.Content.Stored = v
 		return
 	}
 	var chars int64
 	var preview string
-	if json.Unmarshal(meta.Content["chars"], &chars) == nil && chars > 0 && json.Unmarshal(meta.Content["preview"], &preview) == nil {
+	if json.Unmarshal(meta.Content.Chars, &chars) == nil && chars > 0 && json.Unmarshal(meta.Content.Preview, &preview) == nil {
 		m.Content.Stored, _ = json.Marshal(struct {
 			Truncated bool   `json:"truncated"`
 			Chars     int64  `json:"chars"`
@@ -251,17 +256,28 @@ type Event struct {
 func eventOf(ev view.Event) Event {
 	out := Event{ID: ev.Seq, Type: ev.Channel, CauseID: jsonNull, State: jsonNull,
 		CreatedAt: view.FormatTime(ev.CreatedAt), Session: sessionID(ev.Session)}
-	// One decode of the importer's key alone (other metadata is skipped, not parsed into values).
-	var meta struct {
-		Lanius *struct {
-			ID          *int64          `json:"id"`
-			CauseID     json.RawMessage `json:"cause_id"`
-			State       json.RawMessage `json:"state"`
-			PayloadNull bool            `json:"payload_null"`
-		} `json:"lanius_event"`
+	var lanius *laniusEventMeta
+	ok := true
+	if bytes.Contains(ev.Metadata, []byte(`"`+laniusEventKey+`"`)) {
+		lanius, ok = scanLaniusEvent(ev.Metadata)
 	}
-	if bytes.Contains(ev.Metadata, []byte(`"`+laniusEventKey+`"`)) && json.Unmarshal(ev.Metadata, &meta) == nil && meta.Lanius != nil {
-		lanius := meta.Lanius
+	if !ok {
+		// What the walk does not expect, encoding/json decodes: one decode of the importer's key
+		// alone (other metadata is skipped, not parsed into values).
+		lanius = nil
+		var meta struct {
+			Lanius *struct {
+				ID          *int64          `json:"id"`
+				CauseID     json.RawMessage `json:"cause_id"`
+				State       json.RawMessage `json:"state"`
+				PayloadNull bool            `json:"payload_null"`
+			} `json:"lanius_event"`
+		}
+		if json.Unmarshal(ev.Metadata, &meta) == nil && meta.Lanius != nil {
+			lanius = &laniusEventMeta{ID: meta.Lanius.ID, CauseID: meta.Lanius.CauseID, State: meta.Lanius.State, PayloadNull: meta.Lanius.PayloadNull}
+		}
+	}
+	if lanius != nil {
 		if lanius.ID != nil {
 			out.ID = *lanius.ID
 		}
