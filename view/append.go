@@ -1,7 +1,6 @@
 package view
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -40,24 +39,29 @@ func AppendRaw(dst []byte, raw []byte) ([]byte, error) {
 	if !json.Valid(raw) {
 		return dst, ErrInvalidJSON
 	}
-	if bytes.ContainsAny(raw, " \t\r\n") {
-		var b bytes.Buffer
-		if err := json.Compact(&b, raw); err != nil {
-			return dst, ErrInvalidJSON
-		}
-		raw = b.Bytes()
-	}
-	start := 0
-	for i, c := range raw {
-		if c == '<' || c == '>' || c == '&' {
+	// One pass over valid JSON: white space outside strings is dropped (json.Compact), the
+	// characters HTML and JavaScript give meaning to are escaped (inside strings only, the one
+	// place valid JSON holds them).
+	start, inString := 0, false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ' ' || c == '\t' || c == '\r' || c == '\n'):
+			dst = append(dst, raw[start:i]...)
+			start = i + 1
+		case c == '<' || c == '>' || c == '&':
 			dst = append(dst, raw[start:i]...)
 			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 			start = i + 1
-		}
-		if c == 0xE2 && i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8 {
+		case c == 0xE2 && i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8:
 			dst = append(dst, raw[start:i]...)
 			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[raw[i+2]&0xF])
-			start = i + 3
+			i += 2
+			start = i + 1
 		}
 	}
 	return append(dst, raw[start:]...), nil

@@ -3,6 +3,7 @@ package view
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -29,5 +30,31 @@ func TestAppendRawMatchesMarshal(t *testing.T) {
 	}
 	if got, err := AppendRaw(nil, nil); err != nil || string(got) != "null" {
 		t.Errorf("empty: %s, %v; want null", got, err)
+	}
+}
+
+// TestAppendRawRandom holds AppendRaw to encoding/json on random valid documents: white space,
+// escapes and the escaped characters in and out of strings, in every arrangement.
+func TestAppendRawRandom(t *testing.T) {
+	pieces := []string{"{", "}", "[", "]", `"`, `\"`, `\\`, `\u003c`, ":", ",", " ", "\n", "\t", "\r", "1", "-2.5e3",
+		"true", "null", "a", "<", ">", "&", "\u2028", "\u2029", "\u2027", "é", `"k"`, `"<&>"`}
+	r := rand.New(rand.NewPCG(5, 6))
+	checked := 0
+	for range 200000 {
+		var b []byte
+		for range 1 + r.IntN(10) {
+			b = append(b, pieces[r.IntN(len(pieces))]...)
+		}
+		if !json.Valid(b) {
+			continue
+		}
+		checked++
+		want, _ := json.Marshal(json.RawMessage(b))
+		if got, err := AppendRaw(nil, b); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%q: got %s, %v; want %s", b, got, err, want)
+		}
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d valid documents", checked)
 	}
 }

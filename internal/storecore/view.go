@@ -298,6 +298,9 @@ func ReadMessages(rows RowIter, sel view.Select, limit int, storeErr func(op str
 // length.
 func Clipped(v []byte, n int64, capChars int) view.Text {
 	s := string(v)
+	if n < 0 && len(s) <= capChars {
+		return view.Text{Value: s} // no more characters than bytes: nothing to count
+	}
 	if n < 0 {
 		c := utf8.RuneCountInString(s)
 		if c <= capChars {
@@ -432,6 +435,13 @@ func ReadEvents(rows RowIter, limit int, storeErr func(op string, err error) err
 // wholeJSON is a clipped metadata column as JSON, nil when it was clipped or is no JSON:
 // metadata is only useful whole, and a clipped object is no JSON.
 func wholeJSON(v []byte, n int64) json.RawMessage {
+	if n < 0 && len(v) <= view.MaxContentChars {
+		// Whole, and no more characters than bytes: v itself (the row's own copy), if JSON.
+		if json.Valid(v) {
+			return v
+		}
+		return nil
+	}
 	if m := Clipped(v, n, view.MaxContentChars); !m.Truncated && json.Valid([]byte(m.Value)) {
 		return json.RawMessage(m.Value)
 	}
