@@ -1,17 +1,12 @@
 package storecore
 
 import (
-	"cmp"
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/annals-dev/annals"
-	"github.com/annals-dev/annals/internal/textcut"
 	"github.com/annals-dev/annals/view"
 )
 
@@ -176,7 +171,7 @@ func ViewLimit(n, def, max int) (int, error) {
 	return annals.EffectiveLimit(n, def, max), nil
 }
 
-// MessageColumns selects a ViewMessage under a projection; ScanMessage reads them back.
+// MessageColumns selects a ViewMessage under a projection; ReadMessages reads them back.
 func (d ViewDialect) MessageColumns(sel view.Select) string {
 	max := view.MaxContentChars
 	cols := []string{"c.id, e.seq, e.kind, e.channel, e.correlation_id, e.time", d.ClipContent("e.text", max)}
@@ -220,95 +215,6 @@ func (d ViewDialect) KeysFirst(sel view.Select, from string, w *Where, order str
 	return `SELECT ` + d.MessageColumns(sel) + ` FROM (SELECT e.pk AS pk FROM ` + from + `
 		WHERE ` + w.SQL() + ` ORDER BY ` + order + ` LIMIT ?) page
 		JOIN entries e ON e.pk = page.pk JOIN chats c ON c.pk = e.chat_pk ORDER BY ` + order
-}
-
-// Scanner is a row the view reads: *sql.Row, *sql.Rows, pgx.Row and pgx.Rows all are.
-type Scanner interface{ Scan(dest ...any) error }
-
-// ScanMessage reads one row of MessageColumns. Times are unix nanoseconds.
-func ScanMessage(row Scanner, sel view.Select) (view.Message, error) {
-	var m view.Message
-	var kind, name, callID, outcome string
-	var t, textN, reasonN, argsN, resultN, metaN int64
-	var text, reason, args, result, meta []byte
-	err := row.Scan(&m.Session, &m.ID, &kind, &m.Channel, &m.Correlation, &t, &text, &textN, &reason, &reasonN,
-		&name, &args, &argsN, &callID, &result, &resultN, &outcome, &meta, &metaN)
-	if err != nil {
-		return m, err
-	}
-	m.Metadata = wholeJSON(meta, metaN)
-	m.Role = annals.EntryKind(kind)
-	m.Content.Role = m.Role
-	m.CreatedAt = FromNano(t)
-	m.Content.Text = Clipped(text, textN, view.MaxContentChars)
-	if len(reason) > 0 {
-		r := Clipped(reason, reasonN, view.MaxContentChars)
-		m.Content.Reasoning = &r
-	}
-	if m.Role == annals.KindTool {
-		tool := &view.Tool{Name: name, CallID: callID, Result: Clipped(result, resultN, ResultCap(sel)), Outcome: annals.Outcome(outcome)}
-		if len(args) > 0 {
-			a := Clipped(args, argsN, view.MaxContentChars)
-			if a.Truncated {
-				tool.Arguments = &view.JSON{Truncated: true, Chars: a.Chars, Preview: a.Value}
-			} else {
-				tool.Arguments = &view.JSON{Raw: json.RawMessage(a.Value)}
-			}
-		}
-		m.Content.Tool = tool
-	}
-	return m, nil
-}
-
-// RowIter is a result set the view pages through: *sql.Rows and pgx.Rows both are. The caller
-// closes it.
-type RowIter interface {
-	Scanner
-	Next() bool
-	Err() error
-}
-
-// ReadMessages reads up to limit+1 rows of MessageColumns: the extra one only tells that more
-// follow. storeErr classifies a driver error the store's way.
-func ReadMessages(rows RowIter, sel view.Select, limit int, storeErr func(op string, err error) error) (*view.Page, error) {
-	page := &view.Page{Messages: []view.Message{}}
-	for rows.Next() {
-		m, err := ScanMessage(rows, sel)
-		if err != nil {
-			return nil, storeErr("scan view message", err)
-		}
-		if len(page.Messages) == limit {
-			page.HasMore = true
-			break
-		}
-		page.Messages = append(page.Messages, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, storeErr("read view messages", err)
-	}
-	if page.HasMore && len(page.Messages) > 0 {
-		last := page.Messages[len(page.Messages)-1]
-		page.Next = &view.Position{Time: last.CreatedAt, ChatID: last.Session, Seq: last.ID}
-	}
-	return page, nil
-}
-
-// Clipped finishes a clip in Go: n < 0 means v is the whole value, which may still hold more
-// than capChars characters (it was bounded in bytes); otherwise v is a prefix and n the full
-// length.
-func Clipped(v []byte, n int64, capChars int) view.Text {
-	s := string(v)
-	if n < 0 && len(s) <= capChars {
-		return view.Text{Value: s} // no more characters than bytes: nothing to count
-	}
-	if n < 0 {
-		c := utf8.RuneCountInString(s)
-		if c <= capChars {
-			return view.Text{Value: s}
-		}
-		n = int64(c)
-	}
-	return view.Text{Value: textcut.First(s, capChars), Truncated: true, Chars: n}
 }
 
 // ViewSessionsQuery builds the query of ViewSessions: a page of chats in scope (newest activity
@@ -386,66 +292,6 @@ func ViewLocateQuery(w *Where, f view.LocateFilter) (string, []any, error) {
 	}
 	return `SELECT c.id, e.seq, e.time FROM entry_sources s JOIN chats c ON c.pk = s.chat_pk JOIN entries e ON e.pk = s.entry_pk
 		WHERE ` + w.SQL() + ` ORDER BY e.time, c.id, e.seq LIMIT 1`, w.Args, nil
-}
-
-// ReadLocate reads the row of ViewLocateQuery; noRows tells the driver's "no row" error.
-func ReadLocate(row Scanner, noRows func(error) bool, storeErr func(op string, err error) error) (*view.Position, error) {
-	var p view.Position
-	var t int64
-	err := row.Scan(&p.ChatID, &p.Seq, &t)
-	if noRows(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, storeErr("view locate", err)
-	}
-	p.Time = FromNano(t)
-	return &p, nil
-}
-
-// ReadEvents reads up to limit+1 rows of ViewEventsQuery.
-func ReadEvents(rows RowIter, limit int, storeErr func(op string, err error) error) (*view.EventPage, error) {
-	page := &view.EventPage{Events: []view.Event{}}
-	for rows.Next() {
-		var ev view.Event
-		var t, textN, metaN int64
-		var text, meta []byte
-		if err := rows.Scan(&ev.Session, &ev.Seq, &ev.Channel, &ev.Correlation, &t, &text, &textN, &meta, &metaN); err != nil {
-			return nil, storeErr("scan view event", err)
-		}
-		if len(page.Events) == limit {
-			page.HasMore = true
-			break
-		}
-		ev.CreatedAt = FromNano(t)
-		ev.Text = Clipped(text, textN, view.MaxContentChars)
-		ev.Metadata = wholeJSON(meta, metaN)
-		page.Events = append(page.Events, ev)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, storeErr("read view events", err)
-	}
-	if page.HasMore && len(page.Events) > 0 {
-		last := page.Events[len(page.Events)-1]
-		page.Next = &view.Position{Time: last.CreatedAt, ChatID: last.Session, Seq: last.Seq}
-	}
-	return page, nil
-}
-
-// wholeJSON is a clipped metadata column as JSON, nil when it was clipped or is no JSON:
-// metadata is only useful whole, and a clipped object is no JSON.
-func wholeJSON(v []byte, n int64) json.RawMessage {
-	if n < 0 && len(v) <= view.MaxContentChars {
-		// Whole, and no more characters than bytes: v itself (the row's own copy), if JSON.
-		if json.Valid(v) {
-			return v
-		}
-		return nil
-	}
-	if m := Clipped(v, n, view.MaxContentChars); !m.Truncated && json.Valid([]byte(m.Value)) {
-		return json.RawMessage(m.Value)
-	}
-	return nil
 }
 
 // ViewToolCallsQuery builds the query of ViewToolCalls on w, which holds the store's owner
@@ -540,75 +386,4 @@ func (d ViewDialect) ViewChatCallsQuery(w *Where, chatID string, lo, hi int64) (
 		FROM chats c ` + d.OrderedJoin + ` entries e ON e.chat_pk = c.pk
 		WHERE c.id = ? AND ` + w.SQL() + ` AND e.seq > ? AND e.seq <= ? ORDER BY e.seq`
 	return q, append(append([]any{chatID}, w.Args...), lo, hi+view.MaxCallsPerMessage)
-}
-
-// ReadChatCalls reads the rows of ViewChatCallsQuery and gives each message of chatID at seqs its
-// calls: the entries after it that are calls, up to the first that is not, at most
-// view.MaxCallsPerMessage seqs on. It is CallOf's rule over rows already read (the conformance
-// tests of the view hold both to the same answers).
-func ReadChatCalls(rows RowIter, chatID string, seqs []int64, storeErr func(op string, err error) error) (map[view.Ref][]view.Call, error) {
-	type entry struct {
-		seq  int64
-		call *view.Call
-	}
-	var run []entry
-	for rows.Next() {
-		var e entry
-		var isCall int
-		var call view.Call
-		var args []byte
-		var argsN int64
-		if err := rows.Scan(&e.seq, &isCall, &call.CallID, &call.Name, &args, &argsN); err != nil {
-			return nil, storeErr("scan view tool call", err)
-		}
-		if isCall == 1 {
-			call.Arguments = callArguments(args, argsN)
-			e.call = &call
-		}
-		run = append(run, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, storeErr("read view tool calls", err)
-	}
-	out := map[view.Ref][]view.Call{}
-	for _, s := range seqs {
-		i, _ := slices.BinarySearchFunc(run, s+1, func(e entry, seq int64) int { return cmp.Compare(e.seq, seq) })
-		for ; i < len(run) && run[i].call != nil && run[i].seq <= s+view.MaxCallsPerMessage; i++ {
-			ref := view.Ref{ChatID: chatID, Seq: s}
-			out[ref] = append(out[ref], *run[i].call)
-		}
-	}
-	return out, nil
-}
-
-// callArguments is a clipped arguments column as a call's arguments; nil when empty.
-func callArguments(args []byte, argsN int64) *view.JSON {
-	if len(args) == 0 {
-		return nil
-	}
-	a := Clipped(args, argsN, view.MaxContentChars)
-	if a.Truncated {
-		return &view.JSON{Truncated: true, Chars: a.Chars, Preview: a.Value}
-	}
-	return &view.JSON{Raw: json.RawMessage(a.Value)}
-}
-
-// ReadToolCalls reads the rows of ViewToolCallsQuery.
-func ReadToolCalls(rows RowIter, storeErr func(op string, err error) error) (map[view.Ref][]view.Call, error) {
-	out := map[view.Ref][]view.Call{}
-	for rows.Next() {
-		var ref view.Ref
-		var call view.Call
-		var args []byte
-		var argsN int64
-		if err := rows.Scan(&ref.ChatID, &ref.Seq, &call.CallID, &call.Name, &args, &argsN); err != nil {
-			return nil, storeErr("scan view tool call", err)
-		}
-		call.Arguments = callArguments(args, argsN)
-		out[ref] = append(out[ref], call)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, storeErr("read view tool calls", err)
-	}
-	return out, nil
 }
