@@ -1,6 +1,7 @@
 package annals
 
 import (
+	"cmp"
 	"context"
 	"time"
 )
@@ -35,11 +36,15 @@ const (
 // estimated from the pricing table for runs that recorded tokens but no cost; EstimatedCostUSD
 // is the estimated part (non-zero: the cost is marked estimated wherever it is shown).
 type UsageFigures struct {
-	Runs             int64   `json:"runs"`
-	InputTokens      int64   `json:"input_tokens"`
-	OutputTokens     int64   `json:"output_tokens"`
-	CostUSD          float64 `json:"cost_usd"`
-	EstimatedCostUSD float64 `json:"estimated_cost_usd,omitempty"`
+	Runs         int64 `json:"runs"`
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+	// CacheReadTokens and CacheCreationTokens are the part of InputTokens read from and written
+	// to a prompt cache, as far as the runs' sources said (Run).
+	CacheReadTokens     int64   `json:"cache_read_tokens,omitempty"`
+	CacheCreationTokens int64   `json:"cache_creation_tokens,omitempty"`
+	CostUSD             float64 `json:"cost_usd"`
+	EstimatedCostUSD    float64 `json:"estimated_cost_usd,omitempty"`
 	// UnpricedRuns counts runs that recorded tokens, no cost, and whose model the pricing table
 	// does not know: their cost is missing from CostUSD.
 	UnpricedRuns int64 `json:"unpriced_runs,omitempty"`
@@ -56,6 +61,8 @@ func (f *UsageFigures) Add(o UsageFigures) {
 	f.Runs += o.Runs
 	f.InputTokens = SaturatingAdd(f.InputTokens, o.InputTokens)
 	f.OutputTokens = SaturatingAdd(f.OutputTokens, o.OutputTokens)
+	f.CacheReadTokens = SaturatingAdd(f.CacheReadTokens, o.CacheReadTokens)
+	f.CacheCreationTokens = SaturatingAdd(f.CacheCreationTokens, o.CacheCreationTokens)
 	f.CostUSD += o.CostUSD
 	f.EstimatedCostUSD += o.EstimatedCostUSD
 	f.UnpricedRuns += o.UnpricedRuns
@@ -136,17 +143,21 @@ type UsageFilter struct {
 // chat's "source" attribute) add up to. The Uncosted fields are the part of them that recorded
 // tokens but no cost.
 type UsageBucket struct {
-	Hour                 time.Time
-	AgentID              string
-	Model                string
-	Source               string
-	Runs                 int64
-	InputTokens          int64
-	OutputTokens         int64
-	CostUSD              float64
-	UncostedRuns         int64
-	UncostedInputTokens  int64
-	UncostedOutputTokens int64
+	Hour                  time.Time
+	AgentID               string
+	Model                 string
+	Source                string
+	Runs                  int64
+	InputTokens           int64
+	OutputTokens          int64
+	CacheReadTokens       int64
+	CacheCreationTokens   int64
+	CostUSD               float64
+	UncostedRuns          int64
+	UncostedInputTokens   int64
+	UncostedOutputTokens  int64
+	UncostedCacheRead     int64
+	UncostedCacheCreation int64
 }
 
 // UsageOrder is what a top list orders chats by.
@@ -159,15 +170,25 @@ const (
 	UsageByLength UsageOrder = "length"
 )
 
-// TokenRate is a price in USD per token (not per million), as the store multiplies it.
+// TokenRate is a price in USD per token (not per million), as the store multiplies it. Input
+// is the price of a prompt token from no cache; CacheRead and CacheWrite those of the prompt's
+// tokens read from and written to a cache.
 type TokenRate struct {
-	Input, Output float64
+	Input, Output         float64
+	CacheRead, CacheWrite float64
 }
 
-// Cost is what in input and out output tokens cost at r: the estimate of a run, or of a sum of
-// runs, that recorded tokens but no cost.
-func (r TokenRate) Cost(in, out int64) float64 {
-	return float64(in)*r.Input + float64(out)*r.Output
+// RunTokens are the token figures a cost is estimated from: In is the whole prompt, Read and
+// Write the part of it read from and written to a cache (Run).
+type RunTokens struct {
+	In, Out, Read, Write int64
+}
+
+// Cost is what t costs at r: the estimate of a run, or of a sum of runs, that recorded tokens
+// but no cost. The prompt's tokens from no cache are In less the cache's part.
+func (r TokenRate) Cost(t RunTokens) float64 {
+	fresh := max(t.In-t.Read-t.Write, 0)
+	return float64(fresh)*r.Input + float64(t.Read)*r.CacheRead + float64(t.Write)*r.CacheWrite + float64(t.Out)*r.Output
 }
 
 // UsageTopQuery asks for the chats with the most tokens, cost and entries among the runs of
@@ -180,7 +201,7 @@ type UsageTopQuery struct {
 	Limit  int
 }
 
-// MaxUsageRates bounds how many models a UsageTopQuery prices (each is two bound parameters).
+// MaxUsageRates bounds how many models a UsageTopQuery prices (each is five bound parameters).
 const MaxUsageRates = 200
 
 // UsageStore is the optional store capability behind the usage report; both stores have it.
@@ -203,9 +224,11 @@ type ModelPrice struct {
 	CacheWrite float64 `json:"cache_write,omitempty"`
 }
 
-// Rate is p per token.
+// Rate is p per token. A cache price the table does not give is the input price: the cache's
+// tokens cost what any prompt token costs.
 func (p ModelPrice) Rate() TokenRate {
-	return TokenRate{Input: p.Input / 1e6, Output: p.Output / 1e6}
+	return TokenRate{Input: p.Input / 1e6, Output: p.Output / 1e6,
+		CacheRead: cmp.Or(p.CacheRead, p.Input) / 1e6, CacheWrite: cmp.Or(p.CacheWrite, p.Input) / 1e6}
 }
 
 // Pricer prices the tokens of a model, for runs whose source recorded tokens but no cost.

@@ -263,10 +263,7 @@ func (r *Run) Validate() error {
 	if err := validateOptionalID("run.model", r.Model); err != nil {
 		return err
 	}
-	if err := validateTokens("run.input_tokens", r.InputTokens); err != nil {
-		return err
-	}
-	if err := validateTokens("run.output_tokens", r.OutputTokens); err != nil {
+	if err := validateRunTokens(r); err != nil {
 		return err
 	}
 	if err := validateCost("run.cost_usd", r.CostUSD); err != nil {
@@ -313,4 +310,27 @@ func (p TruncatePoint) Validate() error {
 func isJSONObject(raw json.RawMessage) bool {
 	trimmed := bytes.TrimLeft(raw, " \t\r\n")
 	return len(trimmed) > 0 && trimmed[0] == '{' && utf8.Valid(raw) && json.Valid(raw)
+}
+
+// validateRunTokens checks a run's token figures: each in range, and the cache's part of the
+// input no larger than the input (a source that counts cache tokens apart from the prompt must
+// add them to input_tokens, as docs/FORMAT.md says).
+func validateRunTokens(r *Run) error {
+	for _, f := range []struct {
+		name string
+		n    int64
+	}{
+		{"run.input_tokens", r.InputTokens}, {"run.output_tokens", r.OutputTokens},
+		{"run.cache_read_tokens", r.CacheReadTokens}, {"run.cache_creation_tokens", r.CacheCreationTokens},
+		{"run.context_tokens", r.ContextTokens},
+	} {
+		if err := validateTokens(f.name, f.n); err != nil {
+			return err
+		}
+	}
+	if r.CacheReadTokens+r.CacheCreationTokens > r.InputTokens {
+		return Errorf(EINVALID, "run.cache_read_tokens + run.cache_creation_tokens is %d, more than run.input_tokens %d (the cache's tokens are part of the input)",
+			r.CacheReadTokens+r.CacheCreationTokens, r.InputTokens)
+	}
+	return nil
 }

@@ -206,6 +206,7 @@ func runOf(m *v1.Run) *annals.Run {
 		ID: m.GetId(), ChatID: m.GetChatId(), Status: annals.RunStatus(m.GetStatus()), Model: m.GetModel(),
 		StartedAt: timeOf(m.GetStartedAt()), EndedAt: timePtrOf(m.GetEndedAt()),
 		InputTokens: m.GetInputTokens(), OutputTokens: m.GetOutputTokens(), CostUSD: m.GetCostUsd(),
+		CacheReadTokens: m.GetCacheReadTokens(), CacheCreationTokens: m.GetCacheCreationTokens(), ContextTokens: m.GetContextTokens(),
 	}
 }
 
@@ -217,6 +218,7 @@ func runMsg(r *annals.Run) *v1.Run {
 		Id: r.ID, ChatId: r.ChatID, Status: string(r.Status), Model: r.Model,
 		StartedAt: stamp(r.StartedAt), EndedAt: stampPtr(r.EndedAt),
 		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUsd: r.CostUSD,
+		CacheReadTokens: r.CacheReadTokens, CacheCreationTokens: r.CacheCreationTokens, ContextTokens: r.ContextTokens,
 	}
 }
 

@@ -24,7 +24,8 @@ func (s *Service) FindChatRuns(ctx context.Context, c annals.ChatSelector) ([]*a
 			continue
 		}
 		if rate, ok := s.rate(r.Model); ok {
-			r.EstimatedCostUSD = rate.Cost(r.InputTokens, r.OutputTokens)
+			r.EstimatedCostUSD = rate.Cost(annals.RunTokens{In: r.InputTokens, Out: r.OutputTokens,
+				Read: r.CacheReadTokens, Write: r.CacheCreationTokens})
 		}
 	}
 	return runs, nil

@@ -134,10 +134,12 @@ func (s *Service) fold(out *annals.UsageReport, buckets []annals.UsageBucket, lo
 	}
 	days, agents, models, tools := map[string]*annals.UsageFigures{}, map[string]*annals.UsageFigures{}, map[string]*annals.UsageFigures{}, map[string]*annals.UsageFigures{}
 	for _, b := range buckets {
-		fig := annals.UsageFigures{Runs: b.Runs, InputTokens: b.InputTokens, OutputTokens: b.OutputTokens, CostUSD: b.CostUSD}
+		fig := annals.UsageFigures{Runs: b.Runs, InputTokens: b.InputTokens, OutputTokens: b.OutputTokens, CostUSD: b.CostUSD,
+			CacheReadTokens: b.CacheReadTokens, CacheCreationTokens: b.CacheCreationTokens}
 		if b.UncostedRuns > 0 {
 			if r, ok := rate(b.Model); ok {
-				fig.EstimatedCostUSD = r.Cost(b.UncostedInputTokens, b.UncostedOutputTokens)
+				fig.EstimatedCostUSD = r.Cost(annals.RunTokens{In: b.UncostedInputTokens, Out: b.UncostedOutputTokens,
+					Read: b.UncostedCacheRead, Write: b.UncostedCacheCreation})
 				fig.CostUSD += fig.EstimatedCostUSD
 			} else {
 				fig.UnpricedRuns = b.UncostedRuns

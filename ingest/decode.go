@@ -238,10 +238,11 @@ func firstInvalidUTF8(b []byte) int {
 }
 
 var (
-	chatFields     = []string{"type", "id", "tenant_id", "user_id", "agent_id", "attributes", "created_at", "title", "description", "tags"}
-	entryFields    = []string{"type", "chat_id", "id", "kind", "run_id", "source_ids", "channel", "correlation_id", "time", "text", "reasoning", "tool", "input_tokens", "output_tokens", "metadata"}
-	toolFields     = []string{"name", "call_id", "arguments", "result", "outcome"}
-	runFields      = []string{"type", "chat_id", "id", "status", "model", "started_at", "ended_at", "input_tokens", "output_tokens", "cost_usd"}
+	chatFields  = []string{"type", "id", "tenant_id", "user_id", "agent_id", "attributes", "created_at", "title", "description", "tags"}
+	entryFields = []string{"type", "chat_id", "id", "kind", "run_id", "source_ids", "channel", "correlation_id", "time", "text", "reasoning", "tool", "input_tokens", "output_tokens", "metadata"}
+	toolFields  = []string{"name", "call_id", "arguments", "result", "outcome"}
+	runFields   = []string{"type", "chat_id", "id", "status", "model", "started_at", "ended_at", "input_tokens", "output_tokens",
+		"cache_read_tokens", "cache_creation_tokens", "context_tokens", "cost_usd"}
 	truncateFields = []string{"type", "chat_id", "entry_id", "source_id", "seq"}
 )
 
@@ -349,6 +350,9 @@ func decodeRun(obj *object) (annals.CaptureOp, error) {
 		obj.time("ended_at", &r.EndedAt),
 		obj.int("input_tokens", &r.InputTokens),
 		obj.int("output_tokens", &r.OutputTokens),
+		obj.int("cache_read_tokens", &r.CacheReadTokens),
+		obj.int("cache_creation_tokens", &r.CacheCreationTokens),
+		obj.int("context_tokens", &r.ContextTokens),
 		obj.float("cost_usd", &r.CostUSD),
 	)
 	if err != nil {

@@ -22,6 +22,9 @@ type runComment struct {
 	EndedAt      *time.Time       `json:"ended_at,omitempty"`
 	InputTokens  int64            `json:"input_tokens,omitempty"`
 	OutputTokens int64            `json:"output_tokens,omitempty"`
+	CacheRead    int64            `json:"cache_read_tokens,omitempty"`
+	CacheCreate  int64            `json:"cache_creation_tokens,omitempty"`
+	Context      int64            `json:"context_tokens,omitempty"`
 	CostUSD      float64          `json:"cost_usd,omitempty"`
 }
 
@@ -38,6 +41,7 @@ func renderRuns(w *bufio.Writer, chat *annals.Chat, runs []*annals.Run) error {
 		rc := runComment{
 			ID: r.ID, Status: r.Status, Model: r.Model, StartedAt: r.StartedAt, EndedAt: r.EndedAt,
 			InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUSD: r.CostUSD,
+			CacheRead: r.CacheReadTokens, CacheCreate: r.CacheCreationTokens, Context: r.ContextTokens,
 		}
 		if r.ChatID != chat.ID {
 			id := r.ChatID
@@ -122,6 +126,7 @@ func (p *parser) run(line string, chat *annals.Chat, i int) (*annals.Run, error)
 	r := &annals.Run{
 		ID: rc.ID, ChatID: chat.ID, Status: rc.Status, Model: rc.Model, StartedAt: rc.StartedAt, EndedAt: rc.EndedAt,
 		InputTokens: rc.InputTokens, OutputTokens: rc.OutputTokens, CostUSD: rc.CostUSD,
+		CacheReadTokens: rc.CacheRead, CacheCreationTokens: rc.CacheCreate, ContextTokens: rc.Context,
 	}
 	if rc.ChatID != nil {
 		r.ChatID = *rc.ChatID

@@ -479,17 +479,21 @@ func (w *writer) recordRun(run *annals.Run, expect *annals.ChatOwner, res *annal
 		}
 		return err
 	}
-	if err := w.queue(conflict, `INSERT INTO runs (id, tenant_id, chat_pk, status, model, started_at, ended_at, input_tokens, output_tokens, cost_usd)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	if err := w.queue(conflict, `INSERT INTO runs (id, tenant_id, chat_pk, status, model, started_at, ended_at, input_tokens, output_tokens,
+			cache_read_tokens, cache_creation_tokens, context_tokens, cost_usd)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET status = excluded.status,
 			model = CASE WHEN excluded.model <> '' THEN excluded.model ELSE runs.model END,
 			started_at = CASE WHEN ?::boolean THEN excluded.started_at ELSE runs.started_at END,
 			ended_at = coalesce(excluded.ended_at, runs.ended_at),
-			input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, cost_usd = excluded.cost_usd
+			input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
+			cache_read_tokens = excluded.cache_read_tokens, cache_creation_tokens = excluded.cache_creation_tokens,
+			context_tokens = excluded.context_tokens, cost_usd = excluded.cost_usd
 		WHERE runs.chat_pk = excluded.chat_pk
 		RETURNING pk, started_at`,
 		run.ID, chat.tenantID, chat.pk, string(run.Status), run.Model, unixNano(started), ended,
-		run.InputTokens, run.OutputTokens, run.CostUSD, !run.StartedAt.IsZero()); err != nil {
+		run.InputTokens, run.OutputTokens, run.CacheReadTokens, run.CacheCreationTokens, run.ContextTokens,
+		run.CostUSD, !run.StartedAt.IsZero()); err != nil {
 		return err
 	}
 	res.RunsRecorded++

@@ -81,7 +81,7 @@ func (db *DB) FindEntries(ctx context.Context, f annals.EntryFilter) ([]*annals.
 // FindRuns returns a chat's runs, oldest first; see annals.ChatStore.
 func (db *DB) FindRuns(ctx context.Context, chatID string) ([]*annals.Run, error) {
 	rows, err := db.pool.Query(ctx, `SELECT r.id, c.id, r.status, r.model, r.started_at, r.ended_at,
-			r.input_tokens, r.output_tokens, r.cost_usd
+			r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_creation_tokens, r.context_tokens, r.cost_usd
 		FROM runs r JOIN chats c ON c.pk = r.chat_pk WHERE c.id = $1 ORDER BY r.started_at, r.pk`, chatID)
 	if err != nil {
 		return nil, db.storeErr("find runs", err)
@@ -93,7 +93,8 @@ func (db *DB) FindRuns(ctx context.Context, chatID string) ([]*annals.Run, error
 		var status string
 		var started int64
 		var ended *int64
-		if err := rows.Scan(&r.ID, &r.ChatID, &status, &r.Model, &started, &ended, &r.InputTokens, &r.OutputTokens, &r.CostUSD); err != nil {
+		if err := rows.Scan(&r.ID, &r.ChatID, &status, &r.Model, &started, &ended, &r.InputTokens, &r.OutputTokens,
+			&r.CacheReadTokens, &r.CacheCreationTokens, &r.ContextTokens, &r.CostUSD); err != nil {
 			return nil, db.storeErr("scan run", err)
 		}
 		r.CostUSD = annals.FiniteCost(r.CostUSD)

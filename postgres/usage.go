@@ -23,8 +23,7 @@ func (db *DB) UsageBuckets(ctx context.Context, f annals.UsageFilter) ([]annals.
 		var b annals.UsageBucket
 		var hour int64
 		var source []byte
-		if err := rows.Scan(&hour, &b.AgentID, &b.Model, &source, &b.Runs, &b.InputTokens, &b.OutputTokens,
-			&b.CostUSD, &b.UncostedRuns, &b.UncostedInputTokens, &b.UncostedOutputTokens); err != nil {
+		if err := rows.Scan(storecore.UsageBucketDest(&b, &hour)...); err != nil {
 			return nil, db.storeErr("scan usage bucket", err)
 		}
 		b.Source = string(source)

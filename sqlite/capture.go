@@ -422,15 +422,19 @@ func (w *writer) recordRun(run *annals.Run, expect *annals.ChatOwner, res *annal
 	}
 	// On update, a zero StartedAt keeps the stored start: a run recorded as running and later
 	// as completed often only knows its start the first time.
-	_, err = w.exec(`INSERT INTO runs (id, chat_pk, status, model, started_at, ended_at, input_tokens, output_tokens, cost_usd)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+	_, err = w.exec(`INSERT INTO runs (id, chat_pk, status, model, started_at, ended_at, input_tokens, output_tokens,
+			cache_read_tokens, cache_creation_tokens, context_tokens, cost_usd)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET status = excluded.status,
 			model = CASE WHEN excluded.model <> '' THEN excluded.model ELSE runs.model END,
 			started_at = CASE WHEN ? THEN excluded.started_at ELSE runs.started_at END,
 			ended_at = coalesce(excluded.ended_at, runs.ended_at),
-			input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, cost_usd = excluded.cost_usd`,
+			input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
+			cache_read_tokens = excluded.cache_read_tokens, cache_creation_tokens = excluded.cache_creation_tokens,
+			context_tokens = excluded.context_tokens, cost_usd = excluded.cost_usd`,
 		run.ID, chat.pk, string(run.Status), run.Model, unixNano(started), ended,
-		run.InputTokens, run.OutputTokens, run.CostUSD, !run.StartedAt.IsZero())
+		run.InputTokens, run.OutputTokens, run.CacheReadTokens, run.CacheCreationTokens, run.ContextTokens,
+		run.CostUSD, !run.StartedAt.IsZero())
 	if err != nil {
 		return err
 	}

@@ -73,7 +73,7 @@ func (db *DB) FindEntries(ctx context.Context, f annals.EntryFilter) ([]*annals.
 // FindRuns returns a chat's runs, oldest first; see annals.ChatStore.
 func (db *DB) FindRuns(ctx context.Context, chatID string) ([]*annals.Run, error) {
 	rows, err := db.reader.QueryContext(ctx, `SELECT r.id, c.id, r.status, r.model, r.started_at, r.ended_at,
-			r.input_tokens, r.output_tokens, r.cost_usd
+			r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_creation_tokens, r.context_tokens, r.cost_usd
 		FROM runs r JOIN chats c ON c.pk = r.chat_pk WHERE c.id = ? ORDER BY r.started_at, r.pk`, chatID)
 	if err != nil {
 		return nil, storeErr("find runs", err)
@@ -85,11 +85,13 @@ func (db *DB) FindRuns(ctx context.Context, chatID string) ([]*annals.Run, error
 		var status string
 		var started int64
 		var ended sql.NullInt64
-		var inTok, outTok counter
-		if err := rows.Scan(&r.ID, &r.ChatID, &status, &r.Model, &started, &ended, &inTok, &outTok, &r.CostUSD); err != nil {
+		var inTok, outTok, readTok, createTok, ctxTok counter
+		if err := rows.Scan(&r.ID, &r.ChatID, &status, &r.Model, &started, &ended, &inTok, &outTok,
+			&readTok, &createTok, &ctxTok, &r.CostUSD); err != nil {
 			return nil, storeErr("scan run", err)
 		}
 		r.InputTokens, r.OutputTokens, r.CostUSD = int64(inTok), int64(outTok), annals.FiniteCost(r.CostUSD)
+		r.CacheReadTokens, r.CacheCreationTokens, r.ContextTokens = int64(readTok), int64(createTok), int64(ctxTok)
 		r.Status = annals.RunStatus(status)
 		r.StartedAt = fromNano(started)
 		r.EndedAt = fromNullNano(ended)

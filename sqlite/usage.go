@@ -21,8 +21,7 @@ func (db *DB) UsageBuckets(ctx context.Context, f annals.UsageFilter) ([]annals.
 	for rows.Next() {
 		var b annals.UsageBucket
 		var hour int64
-		if err := rows.Scan(&hour, &b.AgentID, &b.Model, &b.Source, &b.Runs, &b.InputTokens, &b.OutputTokens,
-			&b.CostUSD, &b.UncostedRuns, &b.UncostedInputTokens, &b.UncostedOutputTokens); err != nil {
+		if err := rows.Scan(storecore.UsageBucketDest(&b, &hour)...); err != nil {
 			return nil, storeErr("scan usage bucket", err)
 		}
 		b.Hour = storecore.FromNano(hour * storecore.HourNanos)

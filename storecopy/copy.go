@@ -248,7 +248,8 @@ func verifyChat(ctx context.Context, src, dst annals.Store, want, got *annals.Ch
 
 func sameRun(a, b *annals.Run) bool {
 	return a.Status == b.Status && a.Model == b.Model && a.StartedAt.Equal(b.StartedAt) && sameTime(a.EndedAt, b.EndedAt) &&
-		a.InputTokens == b.InputTokens && a.OutputTokens == b.OutputTokens && a.CostUSD == b.CostUSD
+		a.InputTokens == b.InputTokens && a.OutputTokens == b.OutputTokens && a.CostUSD == b.CostUSD &&
+		a.CacheReadTokens == b.CacheReadTokens && a.CacheCreationTokens == b.CacheCreationTokens && a.ContextTokens == b.ContextTokens
 }
 
 // sameCurated compares what RestoreChat sets.

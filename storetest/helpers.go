@@ -396,6 +396,14 @@ func diffRun(got, want *annals.Run) []string {
 	if got.InputTokens != want.InputTokens || got.OutputTokens != want.OutputTokens {
 		d = append(d, fmt.Sprintf("tokens: got %d/%d, want %d/%d", got.InputTokens, got.OutputTokens, want.InputTokens, want.OutputTokens))
 	}
+	if got.CacheReadTokens != want.CacheReadTokens || got.CacheCreationTokens != want.CacheCreationTokens || got.ContextTokens != want.ContextTokens {
+		d = append(d, fmt.Sprintf("cache read/created, context: got %d/%d, %d, want %d/%d, %d", got.CacheReadTokens, got.CacheCreationTokens,
+			got.ContextTokens, want.CacheReadTokens, want.CacheCreationTokens, want.ContextTokens))
+	}
+	if got.CacheReadTokens != want.CacheReadTokens || got.CacheCreationTokens != want.CacheCreationTokens || got.ContextTokens != want.ContextTokens {
+		d = append(d, fmt.Sprintf("cache read/created, context: got %d/%d, %d, want %d/%d, %d", got.CacheReadTokens, got.CacheCreationTokens,
+			got.ContextTokens, want.CacheReadTokens, want.CacheCreationTokens, want.ContextTokens))
+	}
 	if math.Abs(got.CostUSD-want.CostUSD) > 1e-9 {
 		d = append(d, fmt.Sprintf("CostUSD: got %v, want %v", got.CostUSD, want.CostUSD))
 	}

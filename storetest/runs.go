@@ -39,6 +39,8 @@ func testRunUpsert(t *testing.T, s Store) {
 	done.Model = "model-a"
 	done.EndedAt = ptr(runStart.Add(90 * time.Second))
 	done.InputTokens, done.OutputTokens, done.CostUSD = 100, 50, 0.5
+	// The cache's part of the input and the context's size are kept and replaced as the rest.
+	done.CacheReadTokens, done.CacheCreationTokens, done.ContextTokens = 60, 30, 95
 	got = mustRecordRun(t, s, done)
 	if d := diffRun(got, done); len(d) > 0 {
 		t.Errorf("second RecordRun result differs: %q", d)
@@ -176,6 +178,12 @@ func testRunUnknownStatus(t *testing.T, s Store) {
 	neg.InputTokens = -1
 	_, err = annals.RecordRun(t.Context(), s, neg)
 	wantCode(t, "RecordRun with negative tokens", err, annals.EINVALID)
+
+	// The cache's tokens are part of the input: more of them than input is refused.
+	over := NewRun("r1", "c1", annals.StatusCompleted, runStart)
+	over.InputTokens, over.CacheReadTokens, over.CacheCreationTokens = 100, 80, 30
+	_, err = annals.RecordRun(t.Context(), s, over)
+	wantCode(t, "RecordRun with more cache tokens than input", err, annals.EINVALID)
 
 	if runs := mustRuns(t, s, "c1"); len(runs) != 0 {
 		t.Errorf("FindRuns after invalid runs = %d runs, want none", len(runs))

@@ -87,3 +87,28 @@ func TestLiveRowsKeepTheirEstimatedCost(t *testing.T) {
 		t.Errorf("the live row's cost is %q, want $0.42 recorded + $2.50 estimated, marked", got)
 	}
 }
+
+// TestRunBoundariesShowCacheAndContext: a run boundary shows the part of its prompt read from
+// and written to the cache, the context's size, and the estimate that prices the cache at its
+// own rates: 1M prompt tokens of claude-sonnet-4-5, 500k read from the cache and 250k written,
+// cost 250k × $3 + 500k × $0.30 + 250k × $3.75 per million = $1.84 (not $3.00, the prompt at
+// the input price).
+func TestRunBoundariesShowCacheAndContext(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.chat(&annals.Chat{ID: "cached", Title: "Mostly cached", CreatedAt: t0},
+		&annals.Entry{Kind: annals.KindUser, Text: "a question", RunID: "run-c"},
+		&annals.Entry{Kind: annals.KindAssistant, Text: "an answer", RunID: "run-c"})
+	e.run(&annals.Run{ID: "run-c", ChatID: "cached", Status: annals.StatusCompleted, Model: "claude-sonnet-4-5", StartedAt: t0,
+		InputTokens: 1_000_000, CacheReadTokens: 500_000, CacheCreationTokens: 250_000, ContextTokens: 120_000, OutputTokens: 300})
+	tb := newTab(t)
+	tb.open(e.url + "/chats/cached")
+	line := eval[string](tb, `document.querySelector("#transcript li.run").textContent.replace(/\s+/g, " ")`)
+	for _, want := range []string{"1.0M in (500k cache read, 250k cache write) / 300 out", "context 120k", "$1.84 (estimated)"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the run boundary reads %q, want %q in it", line, want)
+		}
+	}
+	if got := eval[string](tb, `document.querySelector("#chat-head .cost").textContent`); got != "$1.84 (estimated)" {
+		t.Errorf("the header's cost is %q, want $1.84 (estimated)", got)
+	}
+}

@@ -23,7 +23,8 @@ func seedUsage(e *env, now time.Time, tenant string) {
 				StartedAt: now.AddDate(0, 0, -d).Add(-time.Duration(i*3+d%5) * time.Hour), InputTokens: int64(1000 * (d + 1) * (i + 1)), OutputTokens: int64(200 * (i + 1))}
 			switch src {
 			case "claude-code":
-				r.Model = "claude-sonnet-4-20250514" // no cost: estimated
+				r.Model = "claude-sonnet-4-20250514"  // no cost: estimated
+				r.CacheReadTokens = r.InputTokens / 2 // half the prompt from the cache: 52,500 in all
 			case "codex":
 				r.Model, r.CostUSD = "gpt-5-codex", 0.01*float64(d+1)
 			default:
@@ -100,6 +101,14 @@ func TestUsagePageInTheBrowser(t *testing.T) {
 	}
 	if n := eval[int](tb, `document.querySelectorAll("svg.chart rect.cell.l4").length`); n < 1 {
 		t.Error("the heatmap has no darkest cell")
+	}
+	if got := eval[string](tb, `document.getElementById("total-cache-read").textContent + "|" + document.getElementById("total-cache-write").textContent`); got != "52k|0" {
+		t.Errorf("the totals' cache read and write are %q; want 52k|0 (half of claude-code's prompts read from the cache)", got)
+	}
+	// The day table's columns: day, runs, input, cache read, cache write, output, cost; today's
+	// claude-code run read 500 of its 1,000 prompt tokens from the cache.
+	if got := eval[string](tb, `(() => { const rows = document.querySelectorAll("#days tbody tr"); const c = rows[rows.length-1].children; return c[2].textContent + "|" + c[3].textContent })()`); !strings.HasSuffix(got, "|500") {
+		t.Errorf("today's row's input and cache read are %q; want 500 read from the cache", got)
 	}
 	tb.screenshot("usage")
 	tb.run(chromedpEval(`document.querySelector(".ranges a[href*='range=7']").click()`))

@@ -104,7 +104,11 @@ func writeUsage(w io.Writer, rep *annals.UsageReport, by string, top int) error 
 	}
 	t := rep.Totals
 	fmt.Fprintf(w, "Usage %s (%s), scope %s\n", span, rep.Zone, rep.Scope)
-	fmt.Fprintf(w, "%d runs, %s tokens (%s in, %s out), cost %s\n\n", t.Runs, humanCount(t.Tokens()), humanCount(t.InputTokens), humanCount(t.OutputTokens), usageCost(t))
+	cache := ""
+	if t.CacheReadTokens > 0 || t.CacheCreationTokens > 0 {
+		cache = fmt.Sprintf(" of which %s cache read, %s cache write", humanCount(t.CacheReadTokens), humanCount(t.CacheCreationTokens))
+	}
+	fmt.Fprintf(w, "%d runs, %s tokens (%s in%s, %s out), cost %s\n\n", t.Runs, humanCount(t.Tokens()), humanCount(t.InputTokens), cache, humanCount(t.OutputTokens), usageCost(t))
 	if t.Runs == 0 {
 		fmt.Fprintln(w, "No runs in this range.")
 		return nil
@@ -166,9 +170,11 @@ func usageCost(f annals.UsageFigures) string {
 }
 
 func usageColumns(head string, rows []annals.UsageRow) []*column {
-	cols := []*column{{head: head}, {head: "RUNS", right: true}, {head: "INPUT", right: true}, {head: "OUTPUT", right: true}, {head: "TOKENS", right: true}, {head: "COST", right: true}}
+	cols := []*column{{head: head}, {head: "RUNS", right: true}, {head: "INPUT", right: true}, {head: "CACHE READ", right: true},
+		{head: "CACHE WRITE", right: true}, {head: "OUTPUT", right: true}, {head: "TOKENS", right: true}, {head: "COST", right: true}}
 	for _, r := range rows {
-		for i, cell := range []string{termsafe.String(clip(oneLine(orDash(r.Key)), maxTitle)), fmt.Sprint(r.Runs), humanCount(r.InputTokens), humanCount(r.OutputTokens), humanCount(r.Tokens()), usageCost(r.UsageFigures)} {
+		for i, cell := range []string{termsafe.String(clip(oneLine(orDash(r.Key)), maxTitle)), fmt.Sprint(r.Runs), humanCount(r.InputTokens),
+			humanCount(r.CacheReadTokens), humanCount(r.CacheCreationTokens), humanCount(r.OutputTokens), humanCount(r.Tokens()), usageCost(r.UsageFigures)} {
 			cols[i].cells = append(cols[i].cells, cell)
 		}
 	}

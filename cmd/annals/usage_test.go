@@ -78,3 +78,31 @@ func TestUsageThroughAServer(t *testing.T) {
 		t.Errorf("usage through the server differs:\nlocal  %s\nremote %s", local, remote)
 	}
 }
+
+// annals usage shows the part of the input read from and written to the cache, in the totals
+// and per group, and prices it at the table's cache rates: 1M prompt tokens of
+// claude-sonnet-4-5, 500k read and 250k written, cost ~$1.84 (not ~$3.00).
+func TestUsageCommandShowsTheCache(t *testing.T) {
+	tm := newTestMain(t)
+	tm.mustRun(`{"type":"chat","id":"c1","title":"Cached"}
+{"type":"run","chat_id":"c1","id":"cr1","status":"completed","model":"claude-sonnet-4-5","started_at":"2026-03-01T10:00:00Z","input_tokens":1000000,"cache_read_tokens":500000,"cache_creation_tokens":250000,"context_tokens":120000}
+`, "ingest", "-")
+	out := tm.mustRun("", "usage", "--all", "--tz", "UTC", "--by", "model")
+	for _, want := range []string{"1.0M in of which 500.0k cache read, 250.0k cache write", "CACHE READ", "CACHE WRITE", "cost ~$1.84"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("usage lacks %q:\n%s", want, out)
+		}
+	}
+	var rep struct {
+		Totals struct {
+			CacheRead  int64 `json:"cache_read_tokens"`
+			CacheWrite int64 `json:"cache_creation_tokens"`
+		} `json:"totals"`
+	}
+	if err := json.Unmarshal([]byte(tm.mustRun("", "usage", "--all", "--json")), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Totals.CacheRead != 500_000 || rep.Totals.CacheWrite != 250_000 {
+		t.Errorf("usage --json totals = %+v; want 500000 read, 250000 written", rep.Totals)
+	}
+}

@@ -271,8 +271,11 @@ func ccRecordRun(q *reader.OpQueue, chat string, m *ccMessage, ts time.Time) str
 	}
 	if u := m.Usage; u != nil {
 		// The prompt the model processed, cache included (as OpenAI counts prompt tokens).
-		run.InputTokens = reader.ClampTokens(u.InputTokens) + reader.ClampTokens(u.CacheCreationTokens) + reader.ClampTokens(u.CacheReadTokens)
+		// A reply is one model call: its prompt is the context's size.
+		run.CacheReadTokens, run.CacheCreationTokens = reader.ClampTokens(u.CacheReadTokens), reader.ClampTokens(u.CacheCreationTokens)
+		run.InputTokens = reader.ClampTokens(u.InputTokens) + run.CacheCreationTokens + run.CacheReadTokens
 		run.OutputTokens = reader.ClampTokens(u.OutputTokens)
+		run.ContextTokens = run.InputTokens
 	}
 	// A split reply repeats its message id on every line: the run is recorded again with
 	// the latest usage, an upsert.

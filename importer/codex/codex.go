@@ -79,7 +79,11 @@ type cxState struct {
 	TurnStart time.Time `json:"turn_start,omitempty"`
 	TurnIn    int64     `json:"turn_in,omitempty"`
 	TurnOut   int64     `json:"turn_out,omitempty"`
-	Turns     int       `json:"turns,omitempty"`
+	// TurnCached is the part of TurnIn read from the prompt cache; TurnContext the prompt of
+	// the turn's last model call (the context's size).
+	TurnCached  int64 `json:"turn_cached,omitempty"`
+	TurnContext int64 `json:"turn_context,omitempty"`
+	Turns       int   `json:"turns,omitempty"`
 	// Replay is the gate over the parent's history a forked or sub-agent rollout starts
 	// with (codex_exec.go); nil when there is none or it has ended.
 	Replay *cxReplay `json:"replay,omitempty"`
@@ -165,8 +169,10 @@ type cxGit struct {
 	Repository string `json:"repository_url"`
 }
 
+// cxUsage is one model call's tokens: input counts the whole prompt, cached tokens included.
 type cxUsage struct {
 	Input  int64 `json:"input_tokens"`
+	Cached int64 `json:"cached_input_tokens"`
 	Output int64 `json:"output_tokens"`
 }
 
@@ -359,7 +365,7 @@ func (s *cxSession) startTurn(turnID string, ts time.Time) {
 		turnID = fmt.Sprintf("turn-%d", s.st.Turns)
 	}
 	s.st.Turn = reader.SafeID(s.st.Chat+"/"+turnID, annals.MaxIDBytes)
-	s.st.TurnStart, s.st.TurnIn, s.st.TurnOut = ts, 0, 0
+	s.st.TurnStart, s.st.TurnIn, s.st.TurnOut, s.st.TurnCached, s.st.TurnContext = ts, 0, 0, 0, 0
 	s.recordTurn(annals.StatusRunning, nil)
 }
 
@@ -368,7 +374,8 @@ func (s *cxSession) recordTurn(status annals.RunStatus, end *time.Time) {
 		return
 	}
 	run := &annals.Run{ID: s.st.Turn, ChatID: s.st.Chat, Status: status, StartedAt: s.st.TurnStart,
-		EndedAt: end, InputTokens: s.st.TurnIn, OutputTokens: s.st.TurnOut}
+		EndedAt: end, InputTokens: s.st.TurnIn, OutputTokens: s.st.TurnOut,
+		CacheReadTokens: min(s.st.TurnCached, s.st.TurnIn), ContextTokens: s.st.TurnContext}
 	if s.st.Model != "" {
 		run.Model = reader.SafeID(s.st.Model, annals.MaxIDBytes)
 	}

@@ -125,6 +125,7 @@ func (s *cxSession) exec(n int, raw []byte, ts time.Time, out reader.Output) err
 		if l.Usage != nil && s.st.Turn != "" {
 			// input_tokens counts the whole prompt, cached tokens included.
 			s.st.TurnIn, s.st.TurnOut = reader.ClampTokens(l.Usage.Input), reader.ClampTokens(l.Usage.Output)
+			s.st.TurnCached = min(reader.ClampTokens(l.Usage.Cached), s.st.TurnIn)
 		}
 		s.endTurn(annals.StatusCompleted, ts)
 	case "turn.failed":

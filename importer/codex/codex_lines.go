@@ -162,8 +162,11 @@ func (s *cxSession) event(p *cxPayload, ts time.Time, id string, payload json.Ra
 		s.push(&annals.Entry{ID: id, Kind: annals.KindAssistant, Time: ts, Reasoning: reader.ValidText(p.Text), RunID: s.st.Turn})
 	case "token_count":
 		if p.Info != nil && p.Info.Last != nil && s.st.Turn != "" {
-			s.st.TurnIn += reader.ClampTokens(p.Info.Last.Input)
-			s.st.TurnOut += reader.ClampTokens(p.Info.Last.Output)
+			last := p.Info.Last
+			s.st.TurnIn += reader.ClampTokens(last.Input)
+			s.st.TurnOut += reader.ClampTokens(last.Output)
+			s.st.TurnCached += min(reader.ClampTokens(last.Cached), reader.ClampTokens(last.Input))
+			s.st.TurnContext = reader.ClampTokens(last.Input)
 			s.recordTurn(annals.StatusRunning, nil)
 		}
 	case "task_started":

@@ -403,6 +403,8 @@ func gmRun(runID, chatID string, rec *gmRecord, ts time.Time) *annals.Run {
 		// input counts the prompt (cached tokens included); output counts the reply,
 		// thoughts and tool-call tokens.
 		run.InputTokens = reader.ClampTokens(t.Input)
+		run.CacheReadTokens = min(reader.ClampTokens(t.Cached), run.InputTokens)
+		run.ContextTokens = run.InputTokens // one reply, one model call
 		run.OutputTokens = reader.ClampTokens(t.Output) + reader.ClampTokens(t.Thoughts) + reader.ClampTokens(t.Tool)
 	}
 	return run

@@ -192,6 +192,8 @@ func (t *msgTranscript) exchanges(items []json.RawMessage) error {
 			run := &annals.Run{ID: reader.SafeID(fmt.Sprintf("%s/%d", t.chatID, i+1), annals.MaxIDBytes), ChatID: t.chatID,
 				Status: annals.StatusCompleted, Model: reader.SafeID(reply.model, annals.MaxIDBytes),
 				InputTokens: reply.usage.in, OutputTokens: reply.usage.out, StartedAt: reply.created}
+			// One exchange is one model call: its prompt is the context's size.
+			run.CacheReadTokens, run.CacheCreationTokens, run.ContextTokens = msgCache(reply.usage)
 			t.runs = append(t.runs, run)
 		}
 		last.Request, last.Response = ex.Request, ex.Response

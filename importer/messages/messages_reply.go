@@ -8,7 +8,9 @@ import (
 	"time"
 )
 
-type msgUsage struct{ in, out int64 }
+// msgUsage is a reply's tokens: in is the whole prompt, read and made the part of it read
+// from and written to the prompt cache.
+type msgUsage struct{ in, out, read, made int64 }
 
 type msgReply struct {
 	model   string
@@ -59,7 +61,7 @@ func msgResponse(raw json.RawMessage) msgReply {
 		reply.created = reader.ParseTime(r.At)
 	}
 	if u := r.Usage; u != nil {
-		reply.usage = &msgUsage{in: u.Prompt + u.Input + u.CacheRead + u.CacheMake, out: u.Completion + u.Output}
+		reply.usage = &msgUsage{in: u.Prompt + u.Input + u.CacheRead + u.CacheMake, out: u.Completion + u.Output, read: u.CacheRead, made: u.CacheMake}
 	}
 	tmp := &msgTranscript{}
 	switch {
@@ -184,7 +186,7 @@ func (st *msgStreamState) anthropic(ev *msgStreamEvent) {
 		if m := ev.Message; m != nil {
 			st.reply.model = m.Model
 			if u := m.Usage; u != nil {
-				st.reply.usage = &msgUsage{in: u.Input + u.CacheRead + u.CacheMake}
+				st.reply.usage = &msgUsage{in: u.Input + u.CacheRead + u.CacheMake, read: u.CacheRead, made: u.CacheMake}
 			}
 		}
 	case "content_block_start":
@@ -258,4 +260,13 @@ func (st *msgStreamState) finish() msgReply {
 		st.reply.item = it
 	}
 	return st.reply
+}
+
+// msgCache is the cache's part of a reply's prompt, and the prompt (the context's size), each
+// clamped to what the run may record (a log's negative or inconsistent counts are dropped).
+func msgCache(u *msgUsage) (read, made, context int64) {
+	in := reader.ClampTokens(u.in)
+	read = min(reader.ClampTokens(u.read), in)
+	made = min(reader.ClampTokens(u.made), in-read)
+	return read, made, in
 }

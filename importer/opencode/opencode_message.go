@@ -112,6 +112,9 @@ func ocRun(runID, chatID string, info reader.JSONObject, mtime time.Time, errNam
 	}
 	if tk := info.Obj("tokens"); tk != nil {
 		run.InputTokens, run.OutputTokens = openCodeTokens(tk)
+		c := tk.Obj("cache")
+		run.CacheReadTokens = min(reader.ClampTokens(int64(c.Num("read"))), run.InputTokens)
+		run.CacheCreationTokens = min(reader.ClampTokens(int64(c.Num("write"))), run.InputTokens-run.CacheReadTokens)
 	}
 	if info.IsNum("cost") {
 		run.CostUSD = info.Num("cost")

@@ -89,7 +89,8 @@ func TestOpenCodeStorageMapsEveryPartKind(t *testing.T) {
 	}
 
 	runs := importertest.SrcRuns(p)
-	if run := runs["opencode:ses_main/msg_002"]; run == nil || run.Status != annals.StatusCompleted || run.InputTokens != 2400 || run.OutputTokens != 250 || run.CostUSD != 0.0123 || run.EndedAt == nil {
+	if run := runs["opencode:ses_main/msg_002"]; run == nil || run.Status != annals.StatusCompleted || run.InputTokens != 2400 || run.OutputTokens != 250 || run.CostUSD != 0.0123 || run.EndedAt == nil ||
+		run.CacheReadTokens != 900 || run.CacheCreationTokens != 0 {
 		t.Errorf("assistant turn run: got %+v", run)
 	}
 	if run := runs["opencode:ses_main/msg_003"]; run == nil || run.Status != annals.StatusCancelled {

@@ -202,8 +202,10 @@ func messages(chatID string, doc reader.JSONObject, t time.Time, out reader.Outp
 			turn, runID, reply = reader.SafeID(reader.FirstNonEmpty(u.Str("id"), fmt.Sprintf("m%d", i+1)), 200), "", 0
 			if tu := usage.Obj(u.Str("id")); tu != nil {
 				runID = reader.SafeID(chatID+"/"+turn, annals.MaxIDBytes)
+				read, made := reader.ClampTokens(int64(tu.Num("cache_read_input_tokens"))), reader.ClampTokens(int64(tu.Num("cache_creation_input_tokens")))
 				runs = append(runs, &annals.Run{ID: runID, ChatID: chatID, Status: annals.StatusCompleted, Model: model, StartedAt: t,
-					InputTokens:  reader.ClampTokens(int64(tu.Num("input_tokens") + tu.Num("cache_read_input_tokens") + tu.Num("cache_creation_input_tokens"))),
+					InputTokens:     reader.ClampTokens(int64(tu.Num("input_tokens"))) + read + made,
+					CacheReadTokens: read, CacheCreationTokens: made,
 					OutputTokens: reader.ClampTokens(int64(tu.Num("output_tokens")))})
 			}
 			all = append(all, userParts(turn, u.Arr("content"), t)...)

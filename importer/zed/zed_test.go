@@ -56,6 +56,10 @@ func TestZedThreadPairsResultsAndKeepsUsage(t *testing.T) {
 	if len(runs) != 2 || runs[0].InputTokens != 2600 || runs[0].OutputTokens != 300 || runs[1].InputTokens != 1200 || runs[0].Model != "claude-sonnet-4" {
 		t.Fatalf("runs %+v", runs)
 	}
+	// The first request read 500 prompt tokens from the cache and wrote 100 to it.
+	if runs[0].CacheReadTokens != 500 || runs[0].CacheCreationTokens != 100 || runs[1].CacheReadTokens != 0 {
+		t.Errorf("cache read/written %d/%d and %d, want 500/100 and 0", runs[0].CacheReadTokens, runs[0].CacheCreationTokens, runs[1].CacheReadTokens)
+	}
 	if read.RunID != runs[0].ID || es[8].RunID != runs[1].ID {
 		t.Errorf("read in run %q, last reply in run %q", read.RunID, es[8].RunID)
 	}

@@ -34,18 +34,26 @@ func usageWhere(f annals.UsageFilter) *Where {
 	return w
 }
 
-// UsageBucketsSQL is the statement of UsageStore.UsageBuckets. Its columns, in order: hour
-// (started_at / HourNanos), agent, model, source (NULL-free), runs, input, output, cost,
-// uncosted runs, uncosted input, uncosted output.
+// UsageBucketsSQL is the statement of UsageStore.UsageBuckets. Its columns are those
+// UsageBucketDest scans into.
 func UsageBucketsSQL(f annals.UsageFilter) (string, []any) {
 	w := usageWhere(f)
+	sum := func(col string) string { return `CAST(SUM(` + col + `) AS BIGINT)` }
+	unc := func(col string) string { return sum(`CASE WHEN ` + uncosted + ` THEN ` + col + ` ELSE 0 END`) }
 	q := `SELECT r.started_at / ` + strconv.FormatInt(HourNanos, 10) + ` AS hour, c.agent_id, r.model, COALESCE(a.value, ''),
-		COUNT(*), CAST(SUM(r.input_tokens) AS BIGINT), CAST(SUM(r.output_tokens) AS BIGINT), SUM(r.cost_usd),
-		SUM(CASE WHEN ` + uncosted + ` THEN 1 ELSE 0 END),
-		CAST(SUM(CASE WHEN ` + uncosted + ` THEN r.input_tokens ELSE 0 END) AS BIGINT),
-		CAST(SUM(CASE WHEN ` + uncosted + ` THEN r.output_tokens ELSE 0 END) AS BIGINT)` +
+		COUNT(*), ` + sum("r.input_tokens") + `, ` + sum("r.output_tokens") + `, ` + sum("r.cache_read_tokens") + `, ` +
+		sum("r.cache_creation_tokens") + `, SUM(r.cost_usd), ` + unc("1") + `, ` + unc("r.input_tokens") + `, ` +
+		unc("r.output_tokens") + `, ` + unc("r.cache_read_tokens") + `, ` + unc("r.cache_creation_tokens") +
 		usageFrom + ` WHERE ` + w.SQL() + ` GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`
 	return q, w.Args
+}
+
+// UsageBucketDest is where a row of UsageBucketsSQL scans to: b, and hour (started_at /
+// HourNanos), which the caller turns into b.Hour.
+func UsageBucketDest(b *annals.UsageBucket, hour *int64) []any {
+	return []any{hour, &b.AgentID, &b.Model, &b.Source, &b.Runs, &b.InputTokens, &b.OutputTokens,
+		&b.CacheReadTokens, &b.CacheCreationTokens, &b.CostUSD, &b.UncostedRuns, &b.UncostedInputTokens,
+		&b.UncostedOutputTokens, &b.UncostedCacheRead, &b.UncostedCacheCreation}
 }
 
 // uncosted is a run that recorded tokens but no cost: its cost is the pricing table's business.
@@ -114,8 +122,11 @@ func usageEstimate(rates map[string]annals.TokenRate) (string, []any) {
 	est.WriteString("SUM(CASE WHEN " + uncosted + " THEN CASE r.model")
 	for _, m := range models {
 		rt := rates[m]
-		est.WriteString(" WHEN ? THEN CAST(? AS DOUBLE PRECISION) * r.input_tokens + CAST(? AS DOUBLE PRECISION) * r.output_tokens")
-		args = append(args, m, rt.Input, rt.Output)
+		// TokenRate.Cost in SQL: the prompt's tokens from no cache, the cache's, the output.
+		est.WriteString(" WHEN ? THEN CAST(? AS DOUBLE PRECISION) * (r.input_tokens - r.cache_read_tokens - r.cache_creation_tokens)" +
+			" + CAST(? AS DOUBLE PRECISION) * r.cache_read_tokens + CAST(? AS DOUBLE PRECISION) * r.cache_creation_tokens" +
+			" + CAST(? AS DOUBLE PRECISION) * r.output_tokens")
+		args = append(args, m, rt.Input, rt.CacheRead, rt.CacheWrite, rt.Output)
 	}
 	est.WriteString(" ELSE 0 END ELSE 0 END)")
 	return est.String(), args

@@ -155,6 +155,9 @@ class Run(_RunRequired, total=False):
     ended_at: str
     input_tokens: int
     output_tokens: int
+    cache_read_tokens: int
+    cache_creation_tokens: int
+    context_tokens: int
     cost_usd: float
     estimated_cost_usd: float
 
@@ -216,6 +219,9 @@ class RunRecord(_RunRecordRequired, total=False):
     ended_at: str
     input_tokens: int
     output_tokens: int
+    cache_read_tokens: int
+    cache_creation_tokens: int
+    context_tokens: int
     cost_usd: float
 
 

@@ -147,8 +147,15 @@ export interface Run {
   model?: string;
   started_at: Time;
   ended_at?: Time;
+  /** The whole prompt, cache reads and writes included. */
   input_tokens?: number;
   output_tokens?: number;
+  /** The part of input_tokens read from a prompt cache. */
+  cache_read_tokens?: number;
+  /** The part of input_tokens written to a prompt cache. */
+  cache_creation_tokens?: number;
+  /** The prompt of the run's last model call: the context's size. */
+  context_tokens?: number;
   cost_usd?: number;
   /** Set on runs read back, never stored: the pricing table's estimate (docs/USAGE.md). */
   estimated_cost_usd?: number;
@@ -202,6 +209,9 @@ export interface RunRecord {
   ended_at?: string;
   input_tokens?: number;
   output_tokens?: number;
+  cache_read_tokens?: number;
+  cache_creation_tokens?: number;
+  context_tokens?: number;
   cost_usd?: number;
 }
 
