@@ -24,6 +24,13 @@ type UsageParams struct {
 	// ChatIDs, when not nil, counts the runs of these chats only (at most MaxUsageTop ids):
 	// the web UI's list and chat header ask what their chats cost, estimated part included.
 	ChatIDs []string
+	// CostsOnly asks for each chat's figures alone, in Top.ByCost: every chat with runs in
+	// the range, most cost first, with its runs, tokens and cost (estimated part included) but
+	// not its title, agent, source, length or last activity; the totals, days, groups,
+	// heatmap and the other top lists are left empty. The store answers it with one statement
+	// (the report takes two): the web UI's list asks what its page of chats cost on every page
+	// and every live update.
+	CostsOnly bool
 }
 
 // Usage limits.
@@ -137,12 +144,17 @@ type UsageFilter struct {
 	From, To time.Time
 	// ChatIDs, when not nil, keeps the runs of these chats only (an empty list keeps none).
 	ChatIDs []string
+	// ByChat sums the runs by chat and model instead (UsageBucket.ChatID; no hour, agent or
+	// source).
+	ByChat bool
 }
 
 // UsageBucket is what the runs of one hour (UTC), one agent, one model and one source tool (the
 // chat's "source" attribute) add up to. The Uncosted fields are the part of them that recorded
 // tokens but no cost.
 type UsageBucket struct {
+	// ChatID is set when the filter asked for buckets by chat (UsageFilter.ByChat).
+	ChatID                string
 	Hour                  time.Time
 	AgentID               string
 	Model                 string

@@ -100,14 +100,20 @@ func (s *Service) Usage(ctx context.Context, p annals.UsageParams) (*annals.Usag
 		// The parameter's upper bound is inclusive (a date's last instant), the store's exclusive.
 		f.To = p.To.Add(time.Nanosecond)
 	}
-	buckets, err := us.UsageBuckets(ctx, f)
-	if err != nil {
-		return nil, err
-	}
 	out := &annals.UsageReport{Scope: string(res.Scope), From: p.From, To: p.To, Zone: loc.String()}
 	if s.pricer != nil {
 		pr := s.pricer.Pricing()
 		out.Pricing = &pr
+	}
+	f.ByChat = p.CostsOnly
+	buckets, err := us.UsageBuckets(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	if p.CostsOnly {
+		out.Days, out.Agents, out.Models, out.Tools = []annals.UsageRow{}, []annals.UsageRow{}, []annals.UsageRow{}, []annals.UsageRow{}
+		out.Top = annals.UsageTop{ByTokens: []annals.UsageChat{}, ByCost: s.chatCosts(buckets), ByLength: []annals.UsageChat{}}
+		return out, nil
 	}
 	rates := s.fold(out, buckets, loc)
 	out.Days = fillDays(out.Days, p.From, p.To, loc)
@@ -166,6 +172,36 @@ func (s *Service) fold(out *annals.UsageReport, buckets []annals.UsageBucket, lo
 	}
 	out.Agents, out.Models, out.Tools = rows(agents, byTokens), rows(models, byTokens), rows(tools, byTokens)
 	return rates
+}
+
+// chatCosts sums buckets by chat into each chat's figures, pricing its uncosted tokens, most
+// cost first, then by id (UsageParams.CostsOnly).
+func (s *Service) chatCosts(buckets []annals.UsageBucket) []annals.UsageChat {
+	by := map[string]*annals.UsageChat{}
+	out := []annals.UsageChat{}
+	for _, b := range buckets {
+		c := by[b.ChatID]
+		if c == nil {
+			c = &annals.UsageChat{ChatID: b.ChatID}
+			by[b.ChatID] = c
+		}
+		c.Runs += b.Runs
+		c.InputTokens = annals.SaturatingAdd(c.InputTokens, b.InputTokens)
+		c.OutputTokens = annals.SaturatingAdd(c.OutputTokens, b.OutputTokens)
+		c.CostUSD += b.CostUSD
+		if r, ok := s.rate(b.Model); ok && b.UncostedRuns > 0 {
+			est := r.Cost(annals.RunTokens{In: b.UncostedInputTokens, Out: b.UncostedOutputTokens, Read: b.UncostedCacheRead, Write: b.UncostedCacheCreation})
+			c.CostUSD += est
+			c.EstimatedCostUSD += est
+		}
+	}
+	for _, c := range by {
+		out = append(out, *c)
+	}
+	slices.SortFunc(out, func(a, b annals.UsageChat) int {
+		return cmp.Or(cmp.Compare(b.CostUSD, a.CostUSD), cmp.Compare(a.ChatID, b.ChatID))
+	})
+	return out
 }
 
 // rate is the pricing table's per-token price of model (Config.Pricer), false when no table is

@@ -23,11 +23,13 @@ func (db *DB) UsageBuckets(ctx context.Context, f annals.UsageFilter) ([]annals.
 		var b annals.UsageBucket
 		var hour int64
 		var source []byte
-		if err := rows.Scan(storecore.UsageBucketDest(&b, &hour)...); err != nil {
+		if err := rows.Scan(storecore.UsageBucketDest(f, &b, &hour)...); err != nil {
 			return nil, db.storeErr("scan usage bucket", err)
 		}
 		b.Source = string(source)
-		b.Hour = fromNano(hour * storecore.HourNanos)
+		if !f.ByChat {
+			b.Hour = fromNano(hour * storecore.HourNanos)
+		}
 		b.CostUSD = annals.FiniteCost(b.CostUSD)
 		out = append(out, b)
 	}

@@ -21,10 +21,12 @@ func (db *DB) UsageBuckets(ctx context.Context, f annals.UsageFilter) ([]annals.
 	for rows.Next() {
 		var b annals.UsageBucket
 		var hour int64
-		if err := rows.Scan(storecore.UsageBucketDest(&b, &hour)...); err != nil {
+		if err := rows.Scan(storecore.UsageBucketDest(f, &b, &hour)...); err != nil {
 			return nil, storeErr("scan usage bucket", err)
 		}
-		b.Hour = storecore.FromNano(hour * storecore.HourNanos)
+		if !f.ByChat {
+			b.Hour = storecore.FromNano(hour * storecore.HourNanos)
+		}
 		b.CostUSD = annals.FiniteCost(b.CostUSD)
 		out = append(out, b)
 	}

@@ -18,6 +18,7 @@ func usageTests() []test {
 		{"TopChatsByTokensCostAndLength", testUsageTop},
 		{"ChatIDsKeepThoseChatsRuns", testUsageChatIDs},
 		{"TopListsAreTheRunsSummedPerChat", testUsageTopOracle},
+		{"BucketsByChatAndModelWithTheCache", testUsageByChat},
 	}
 }
 
@@ -70,9 +71,9 @@ func usageRange(o annals.Owner) annals.UsageFilter {
 }
 
 func bucketText(b annals.UsageBucket) string {
-	return fmt.Sprintf("%s %s/%s/%s runs=%d in=%d out=%d cost=%.4f uncosted=%d/%d/%d", b.Hour.UTC().Format(time.RFC3339),
-		b.AgentID, b.Model, b.Source, b.Runs, b.InputTokens, b.OutputTokens, b.CostUSD,
-		b.UncostedRuns, b.UncostedInputTokens, b.UncostedOutputTokens)
+	return fmt.Sprintf("%s %s%s/%s/%s runs=%d in=%d out=%d cache=%d/%d cost=%.4f uncosted=%d/%d/%d/%d/%d", b.Hour.UTC().Format(time.RFC3339),
+		b.ChatID, b.AgentID, b.Model, b.Source, b.Runs, b.InputTokens, b.OutputTokens, b.CacheReadTokens, b.CacheCreationTokens, b.CostUSD,
+		b.UncostedRuns, b.UncostedInputTokens, b.UncostedOutputTokens, b.UncostedCacheRead, b.UncostedCacheCreation)
 }
 
 func wantBuckets(t *testing.T, what string, got []annals.UsageBucket, want ...annals.UsageBucket) {
@@ -331,4 +332,28 @@ func testUsageChatIDs(t *testing.T, s Store) {
 	if got, err := u.UsageBuckets(t.Context(), f); err != nil || len(got) != 0 {
 		t.Errorf("no chats: %d buckets, %v; want none", len(got), err)
 	}
+}
+
+// testUsageByChat: buckets by chat and model (the web UI's per-chat costs) sum each chat's runs
+// of a model, with the cache's part of their input, uncosted and all.
+func testUsageByChat(t *testing.T, s Store) {
+	usageFixture(t, s)
+	cached := NewRun("r6", "c2", annals.StatusCompleted, usageHour.Add(30*time.Minute))
+	cached.Model, cached.InputTokens, cached.CacheReadTokens, cached.CacheCreationTokens, cached.OutputTokens = "m2", 1000, 600, 300, 5
+	mustRecordRun(t, s, cached)
+	f := usageRange(annals.Owner{TenantID: "tenant-a"})
+	f.ChatIDs, f.ByChat = []string{"c1", "c2", "c3"}, true
+	got, err := usageStore(t, s).UsageBuckets(t.Context(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Ordered by chat and model; no hour, agent or source; c3 is another tenant's.
+	wantBuckets(t, "tenant-a's buckets by chat", got,
+		annals.UsageBucket{ChatID: "c1", Model: "m1", Runs: 2, InputTokens: 300, OutputTokens: 150, CostUSD: 0.5,
+			UncostedRuns: 1, UncostedInputTokens: 200, UncostedOutputTokens: 100},
+		annals.UsageBucket{ChatID: "c1", Model: "m2", Runs: 1, InputTokens: 10, UncostedRuns: 1, UncostedInputTokens: 10},
+		annals.UsageBucket{ChatID: "c2", Model: "m1", Runs: 1, InputTokens: 1, OutputTokens: 1, CostUSD: 0.25},
+		annals.UsageBucket{ChatID: "c2", Model: "m2", Runs: 1, InputTokens: 1000, OutputTokens: 5, CacheReadTokens: 600, CacheCreationTokens: 300,
+			UncostedRuns: 1, UncostedInputTokens: 1000, UncostedOutputTokens: 5, UncostedCacheRead: 600, UncostedCacheCreation: 300},
+	)
 }

@@ -26,7 +26,8 @@ func chatEstimates(ctx context.Context, c annals.HistoryService, chats []*annals
 	if len(ids) > annals.MaxUsageTop {
 		ids = ids[:annals.MaxUsageTop]
 	}
-	rep, err := c.Usage(ctx, annals.UsageParams{ChatIDs: ids, Top: len(ids)})
+	// Each chat's figures alone: one statement of the store, not the whole report's two.
+	rep, err := c.Usage(ctx, annals.UsageParams{ChatIDs: ids, CostsOnly: true})
 	if annals.ErrorCode(err) == annals.ENOTIMPLEMENTED {
 		return nil, nil
 	}

@@ -40,18 +40,28 @@ func UsageBucketsSQL(f annals.UsageFilter) (string, []any) {
 	w := usageWhere(f)
 	sum := func(col string) string { return `CAST(SUM(` + col + `) AS BIGINT)` }
 	unc := func(col string) string { return sum(`CASE WHEN ` + uncosted + ` THEN ` + col + ` ELSE 0 END`) }
-	q := `SELECT r.started_at / ` + strconv.FormatInt(HourNanos, 10) + ` AS hour, c.agent_id, r.model, COALESCE(a.value, ''),
-		COUNT(*), ` + sum("r.input_tokens") + `, ` + sum("r.output_tokens") + `, ` + sum("r.cache_read_tokens") + `, ` +
+	sums := `COUNT(*), ` + sum("r.input_tokens") + `, ` + sum("r.output_tokens") + `, ` + sum("r.cache_read_tokens") + `, ` +
 		sum("r.cache_creation_tokens") + `, SUM(r.cost_usd), ` + unc("1") + `, ` + unc("r.input_tokens") + `, ` +
-		unc("r.output_tokens") + `, ` + unc("r.cache_read_tokens") + `, ` + unc("r.cache_creation_tokens") +
-		usageFrom + ` WHERE ` + w.SQL() + ` GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`
+		unc("r.output_tokens") + `, ` + unc("r.cache_read_tokens") + `, ` + unc("r.cache_creation_tokens")
+	if f.ByChat {
+		// By chat and model: no hour, and no join to the source attribute.
+		return `SELECT 0 AS hour, c.id, r.model, '', ` + sums + ` FROM runs r JOIN chats c ON c.pk = r.chat_pk
+			WHERE ` + w.SQL() + ` GROUP BY c.id, r.model ORDER BY c.id, r.model`, w.Args
+	}
+	q := `SELECT r.started_at / ` + strconv.FormatInt(HourNanos, 10) + ` AS hour, c.agent_id, r.model, COALESCE(a.value, ''), ` +
+		sums + usageFrom + ` WHERE ` + w.SQL() + ` GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`
 	return q, w.Args
 }
 
-// UsageBucketDest is where a row of UsageBucketsSQL scans to: b, and hour (started_at /
-// HourNanos), which the caller turns into b.Hour.
-func UsageBucketDest(b *annals.UsageBucket, hour *int64) []any {
-	return []any{hour, &b.AgentID, &b.Model, &b.Source, &b.Runs, &b.InputTokens, &b.OutputTokens,
+// UsageBucketDest is where a row of UsageBucketsSQL(f) scans to: b, and hour (started_at /
+// HourNanos), which the caller turns into b.Hour. The second column is the chat's id when f
+// asked for buckets by chat, its agent otherwise.
+func UsageBucketDest(f annals.UsageFilter, b *annals.UsageBucket, hour *int64) []any {
+	key := &b.AgentID
+	if f.ByChat {
+		key = &b.ChatID
+	}
+	return []any{hour, key, &b.Model, &b.Source, &b.Runs, &b.InputTokens, &b.OutputTokens,
 		&b.CacheReadTokens, &b.CacheCreationTokens, &b.CostUSD, &b.UncostedRuns, &b.UncostedInputTokens,
 		&b.UncostedOutputTokens, &b.UncostedCacheRead, &b.UncostedCacheCreation}
 }
