@@ -295,7 +295,7 @@ func (s *copilotSession) lineLifecycle(typ string, data reader.JSONObject, id st
 		return true, s.toolStart(data, base, out)
 
 	case "tool.execution_complete":
-		return true, s.toolComplete(data, base, out)
+		return true, s.toolComplete(data, t, base, out)
 
 	case "abort":
 		// Calls still waiting were cancelled by the abort.
@@ -352,7 +352,9 @@ func (s *copilotSession) toolStart(data reader.JSONObject, base copilotBase, out
 	return s.add(out, e)
 }
 
-func (s *copilotSession) toolComplete(data reader.JSONObject, base copilotBase, out reader.Output) error {
+// toolComplete puts a result on its call; at is the result's time (annals.MetaResultTime: the
+// call's duration in the web UI, from the call's own time, its request or its start).
+func (s *copilotSession) toolComplete(data reader.JSONObject, at time.Time, base copilotBase, out reader.Output) error {
 	callID := data.Str("toolCallId")
 	e := s.open[callID]
 	if e == nil {
@@ -366,6 +368,7 @@ func (s *copilotSession) toolComplete(data reader.JSONObject, base copilotBase, 
 	}
 	delete(s.open, callID)
 	copilotResult(e, data)
+	reader.ResultTime(e, at)
 	return nil
 }
 

@@ -43,6 +43,10 @@ func TestCopilotCLIMapsEventsToEntries(t *testing.T) {
 	if read.Tool.Name != "view" || read.Tool.CallID != "call-read" || read.Tool.Outcome != annals.OutcomeSucceeded || !strings.Contains(read.Tool.Result, "mapping values") {
 		t.Errorf("view call: got %+v", read.Tool)
 	}
+	// Its execution_complete's time is when the result arrived: the call's duration.
+	if got := importertest.SrcMeta(t, read)[annals.MetaResultTime]; got != "2026-04-01T09:00:03.5Z" {
+		t.Errorf("view call's result time: got %v, want the execution_complete's 2026-04-01T09:00:03.5Z", got)
+	}
 	if !strings.Contains(string(read.Metadata), "goroutine 1") {
 		t.Errorf("the detailed result is not kept: %s", read.Metadata)
 	}

@@ -294,6 +294,10 @@ func ocToolPart(e *annals.Entry, o reader.JSONObject) {
 		"state":  reader.Extras(st, "status", "input", "output", "error", "time", "title"),
 		"extra":  reader.Extras(o, "id", "sessionID", "messageID", "type", "tool", "callID", "state"),
 	})
+	// The state's end is when the result arrived: the call's duration in the web UI.
+	if status == "completed" || status == "error" {
+		reader.ResultTime(e, reader.MilliTime(st.Obj("time"), "end"))
+	}
 }
 
 // ocFilePart fills e from a file part.

@@ -217,6 +217,8 @@ func (p *parse) message(id string, m reader.JSONObject, warn func(string)) {
 		if call := p.open[callID]; callID != "" && call != nil {
 			call.Tool.Result, call.Tool.Outcome = result, outcome
 			call.SourceIDs = append(call.SourceIDs, id)
+			// The toolResult message's time is when the result arrived: the call's duration.
+			reader.ResultTime(call, p.last)
 			delete(p.open, callID)
 			return
 		}

@@ -380,6 +380,10 @@ func (r *qwSession) toolResult(c *qwChat, rec *qwRecord, add func(*annals.Entry)
 	if call := r.calls[callID]; callID != "" && call != nil {
 		call.Tool.Result, call.Tool.Outcome = result, outcome
 		call.SourceIDs = append(call.SourceIDs, reader.SafeID(rec.UUID, annals.MaxIDBytes))
+		// The tool_result record's own time is when the result arrived: the call's duration.
+		if ts := reader.ParseTime(rec.Timestamp); !ts.IsZero() {
+			reader.ResultTime(call, ts)
+		}
 		delete(r.calls, callID)
 		return
 	}
