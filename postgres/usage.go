@@ -23,7 +23,9 @@ func (db *DB) UsageBuckets(ctx context.Context, f annals.UsageFilter) ([]annals.
 		var b annals.UsageBucket
 		var hour int64
 		var source []byte
-		if err := rows.Scan(storecore.UsageBucketDest(f, &b, &hour)...); err != nil {
+		dest := storecore.UsageBucketDest(f, &b, &hour)
+		dest[3] = &source // the attribute's value is bytes here
+		if err := rows.Scan(dest...); err != nil {
 			return nil, db.storeErr("scan usage bucket", err)
 		}
 		b.Source = string(source)
