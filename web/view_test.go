@@ -42,7 +42,8 @@ func seedLong(e *env, id string, n int) {
 	}
 	e.chat(&annals.Chat{ID: id, Title: "A long chat", CreatedAt: t0, Attributes: annals.Attributes{"source": "claude-code", "cwd": "/src/app"}}, entries...)
 	end := t0.Add(time.Hour)
-	e.run(&annals.Run{ID: "run-a", ChatID: id, Status: annals.StatusCompleted, Model: "model-alpha", StartedAt: t0, EndedAt: &end, InputTokens: 1200, OutputTokens: 340, CostUSD: 0.42})
+	e.run(&annals.Run{ID: "run-a", ChatID: id, Status: annals.StatusCompleted, Model: "model-alpha", StartedAt: t0, EndedAt: &end, InputTokens: 1200, OutputTokens: 340, CostUSD: 0.42,
+		CacheReadTokens: 900, CacheCreationTokens: 200, ContextTokens: 1200})
 	e.run(&annals.Run{ID: "run-b", ChatID: id, Status: annals.StatusCompleted, Model: "model-beta", StartedAt: t0.Add(time.Hour), InputTokens: 5, OutputTokens: 7})
 }
 
@@ -81,7 +82,7 @@ func TestChatView(t *testing.T) {
 	}
 	// Run boundaries name the model, tokens and cost.
 	runs := eval[string](tb, `[...document.querySelectorAll("li.run")].map(r => r.textContent.replace(/\s+/g, " ")).join("|")`)
-	if !strings.Contains(runs, "model-alpha") || !strings.Contains(runs, "1.2k in / 340 out") || !strings.Contains(runs, "$0.42") {
+	if !strings.Contains(runs, "model-alpha") || !strings.Contains(runs, "1.2k in (900 cache read, 200 cache write) / 340 out · context 1.2k") || !strings.Contains(runs, "$0.42") {
 		t.Errorf("the first run's boundary reads %q", runs)
 	}
 	tb.screenshot("chat")
