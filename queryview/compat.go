@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/textcut"
@@ -304,7 +305,7 @@ var jsonNull = json.RawMessage("null")
 func payloadOf(t view.Text) json.RawMessage {
 	chars := t.Chars
 	if !t.Truncated {
-		chars = int64(len([]rune(t.Value)))
+		chars = int64(utf8.RuneCountInString(t.Value))
 	}
 	if chars > maxPayloadChars {
 		b, _ := json.Marshal(struct {
