@@ -69,6 +69,11 @@ type SearchFilter struct {
 	Offset int
 	// Snippets per chat (chat search), 0 means none; at most 3.
 	Snippets int
+	// OrderOnly tells a chat search that only its ranked chats and total are wanted: each hit's
+	// Matches is 0 and its Snippets empty, so the store can skip reading the page's matching
+	// entries. A hybrid search reads a deep lexical ranking this way to fuse its order,
+	// then the details of the page it shows alone.
+	OrderOnly bool
 	// Highlight markers around matched terms in snippets; empty means "[" and "]".
 	MarkOpen, MarkClose string
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,7 +89,8 @@ func buildMeaningCorpusN(t testing.TB, ctx context.Context, s annals.CaptureStor
 	for _, tp := range tf.Topics {
 		for n := range perTopic {
 			choice := map[string]string{}
-			for k, syn := range tp.Slots {
+			for _, k := range slices.Sorted(maps.Keys(tp.Slots)) { // in one order, so the corpus is the same every run
+				syn := tp.Slots[k]
 				choice[k] = syn[rng.IntN(len(syn))]
 			}
 			fill := func(tmpl string) string {
@@ -350,5 +353,133 @@ func checkLearnedPersists(t *testing.T, db *sqlite.DB, emb annals.Embedder) {
 	first := emb.(*embed.Learned)
 	if changed, err := first.Learn(t.Context()); err != nil || !changed || first.Model() != again.Model() {
 		t.Fatalf("the other instance after a save: changed %v, %v, model %s; want the saved %s", changed, err, first.Model(), again.Model())
+	}
+}
+
+// judge scores one ranked list of chat ids against the relevant chats (nRelevant of them):
+// recall@10 and nDCG@10 with binary relevance.
+func judge(ids []string, relevant func(id string) bool, nRelevant int) scores {
+	var hits, dcg, idcg float64
+	for i, id := range ids[:min(10, len(ids))] {
+		if relevant(id) {
+			hits++
+			dcg += 1 / math.Log2(float64(i+2))
+		}
+	}
+	for i := range min(10, nRelevant) {
+		idcg += 1 / math.Log2(float64(i+2))
+	}
+	return scores{hits / float64(min(10, nRelevant)), dcg / idcg}
+}
+
+// evaluateSearch ranks every query of split with search by rank (limit 10) and averages the
+// scores.
+func evaluateSearch(t *testing.T, svc *history.Service, rank string, byTopic map[string][]string, queries []labelledQuery, split string) scores {
+	t.Helper()
+	ctx := annals.NewContextWithPrincipal(t.Context(), history.LocalOwner())
+	var sum scores
+	n := 0
+	for _, q := range queries {
+		if q.Split != split {
+			continue
+		}
+		n++
+		page, err := svc.SearchChats(ctx, annals.SearchParams{Query: q.Query, Rank: rank, Page: annals.PageParams{Limit: 10}})
+		if err != nil {
+			t.Fatalf("search %q rank %s: %v", q.Query, rank, err)
+		}
+		var ids []string
+		for _, h := range page.Chats {
+			ids = append(ids, h.Chat.ID)
+		}
+		s := judge(ids, func(id string) bool { return slices.Contains(byTopic[q.Topic], id) }, len(byTopic[q.Topic]))
+		sum.recall += s.recall
+		sum.ndcg += s.ndcg
+	}
+	return scores{sum.recall / float64(n), sum.ndcg / float64(n)}
+}
+
+// sharedWordQueries are queries that share words with some of their problem's chats, so the
+// full-text ranking finds them too: for each problem of topics.json and each i of 0..3, the i-th
+// word of its first two concepts ("flaky test", "intermittent spec", ...), in split "shared".
+// They are generated, not written: the labelled queries share too few words for the full-text
+// half of a hybrid ranking to matter.
+func sharedWordQueries(t testing.TB) []labelledQuery {
+	var tf topicFile
+	readJSON(t, "testdata/meaning/topics.json", &tf)
+	var out []labelledQuery
+	for _, tp := range tf.Topics {
+		keys := slices.Sorted(maps.Keys(tp.Slots))
+		for i := range 4 {
+			out = append(out, labelledQuery{Split: "shared", Topic: tp.ID, Query: tp.Slots[keys[0]][i] + " " + tp.Slots[keys[1]][i]})
+		}
+	}
+	return out
+}
+
+// TestSearchRankQuality measures search ranked lexical, semantic and hybrid (at several depths
+// of the rankings it fuses) with the learned embedder on the labelled set (docs/PROVIDERS.md,
+// "Search by meaning"), and holds hybrid at its default depth to no less recall@10 and nDCG@10
+// than at the depth it had before (200) on either split.
+func TestSearchRankQuality(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 300-chat corpus")
+	}
+	var queries []labelledQuery
+	readJSON(t, "testdata/meaning/queries.json", &queries)
+	queries = append(queries, sharedWordQueries(t)...)
+	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "annals.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	byTopic := buildMeaningCorpus(t, t.Context(), db)
+	learned, err := embed.NewLearnedTenants(db, embed.LearnedConfig{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := annals.NewContextWithPrincipal(t.Context(), history.LocalOwner())
+	if _, err := history.New(history.Config{Store: db, Embedders: learned}).Backfill(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		name      string
+		rank      string
+		depth     int
+		test, dev scores
+		shared    scores
+	}
+	rows := []row{{name: "lexical", rank: annals.RankLexical}, {name: "semantic", rank: annals.RankSemantic}}
+	for _, d := range []int{200, 100, 50, 20, 10} {
+		name := fmt.Sprintf("hybrid, rankings read %d deep", d)
+		if d == history.DefaultFuseDepth {
+			name += " (default)"
+		}
+		rows = append(rows, row{name: name, rank: annals.RankHybrid, depth: d})
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| search rank | recall@10 (test) | nDCG@10 (test) | recall@10 (dev) | nDCG@10 (dev) | recall@10 (shared words) | nDCG@10 (shared words) |\n|---|---|---|---|---|---|---|\n")
+	byDepth := map[int]row{}
+	for _, r := range rows {
+		svc := history.New(history.Config{Store: db, Embedders: learned, FuseDepth: r.depth})
+		r.test = evaluateSearch(t, svc, r.rank, byTopic, queries, "test")
+		r.dev = evaluateSearch(t, svc, r.rank, byTopic, queries, "dev")
+		r.shared = evaluateSearch(t, svc, r.rank, byTopic, queries, "shared")
+		if r.rank == annals.RankHybrid {
+			byDepth[r.depth] = r
+		}
+		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", r.name, r.test.recall, r.test.ndcg, r.dev.recall, r.dev.ndcg, r.shared.recall, r.shared.ndcg)
+	}
+	t.Logf("search ranks on the meaning benchmark (learned embedder):\n%s", b.String())
+	def, old := byDepth[history.DefaultFuseDepth], byDepth[200]
+	for _, c := range []struct {
+		what     string
+		got, was float64
+	}{{"test recall@10", def.test.recall, old.test.recall}, {"test nDCG@10", def.test.ndcg, old.test.ndcg},
+		{"dev recall@10", def.dev.recall, old.dev.recall}, {"dev nDCG@10", def.dev.ndcg, old.dev.ndcg},
+		{"shared-word recall@10", def.shared.recall, old.shared.recall}, {"shared-word nDCG@10", def.shared.ndcg, old.shared.ndcg}} {
+		if c.got < c.was {
+			t.Errorf("hybrid at the default depth %d: %s %.3f, under the %.3f of depth 200", history.DefaultFuseDepth, c.what, c.got, c.was)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package embed_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -11,51 +10,26 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/embed"
+	"github.com/annals-dev/annals/internal/providerhttp/providertest"
 )
 
 // scripted answers the next requests from a script, then like the normal fake.
-func scripted(f *fakeEmbeddings, script ...func(http.ResponseWriter)) {
-	var mu sync.Mutex
+func scripted(f *fakeEmbeddings, script ...providertest.Answer) {
+	sc := providertest.NewScript(script...)
 	f.respond = func(w http.ResponseWriter, req embeddingsRequest) {
-		mu.Lock()
-		var next func(http.ResponseWriter)
-		if len(script) > 0 {
-			next, script = script[0], script[1:]
+		if !sc.Serve(w) {
+			f.answer(w, req)
 		}
-		mu.Unlock()
-		if next != nil {
-			next(w)
-			return
-		}
-		f.mu.Lock()
-		f.respond = nil
-		f.mu.Unlock()
-		f.answer(w, req)
 	}
 }
 
-func reply(code int, header map[string]string, body string) func(http.ResponseWriter) {
-	return func(w http.ResponseWriter) {
-		for k, v := range header {
-			w.Header().Set(k, v)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(code)
-		io.WriteString(w, body)
-	}
-}
+var reply = providertest.Reply
 
 // recording is a client against srv whose waits between attempts are recorded, not slept.
-func recording(t *testing.T, cfg embed.OpenAIConfig) (*embed.OpenAI, *[]time.Duration) {
+func recording(t *testing.T, cfg embed.OpenAIConfig) (*embed.OpenAI, *providertest.Waits) {
 	o := mustOpenAI(t, cfg)
-	var mu sync.Mutex
-	waits := &[]time.Duration{}
-	embed.SetSleep(o, func(ctx context.Context, d time.Duration) error {
-		mu.Lock()
-		defer mu.Unlock()
-		*waits = append(*waits, d)
-		return ctx.Err()
-	})
+	waits := &providertest.Waits{}
+	embed.SetSleep(o, waits.Sleep)
 	return o, waits
 }
 
@@ -72,18 +46,18 @@ func TestOpenAIEmbeddingsRetryRateLimitsAndServerErrorsHonouringRetryAfter(t *te
 	if n := len(f.reqs()); n != 3 {
 		t.Errorf("requests = %d, want 3", n)
 	}
-	if want := []time.Duration{7 * time.Second, 2 * time.Second}; !equalWaits(*waits, want) {
-		t.Errorf("waits = %v, want %v (Retry-After, then the doubled backoff)", *waits, want)
+	if !waits.Equal(7*time.Second, 2*time.Second) {
+		t.Errorf("waits = %v, want [7s 2s] (Retry-After, then the doubled backoff)", waits.All())
 	}
 }
 
 func TestOpenAIEmbeddingsGiveUpAfterTheRetriesAndOnWhatRetryingCannotFix(t *testing.T) {
-	always := func(fn func(http.ResponseWriter)) []func(http.ResponseWriter) {
-		return []func(http.ResponseWriter){fn, fn, fn, fn, fn}
+	always := func(fn providertest.Answer) []providertest.Answer {
+		return []providertest.Answer{fn, fn, fn, fn, fn}
 	}
 	for _, c := range []struct {
 		name     string
-		script   []func(http.ResponseWriter)
+		script   []providertest.Answer
 		requests int
 		code     string
 	}{
@@ -111,8 +85,8 @@ func TestOpenAIEmbeddingsAskOnceMoreForAMalformedAnswer(t *testing.T) {
 	scripted(f, reply(200, nil, `<html>proxy error</html>`))
 	o, waits := recording(t, embed.OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: testKey, Model: "m"})
 	vecs, err := o.Embed(context.Background(), []string{"x", "y"})
-	if err != nil || len(vecs) != 2 || len(f.reqs()) != 2 || len(*waits) != 0 {
-		t.Errorf("Embed = %d vectors, %v after %d requests and waits %v; want the second answer at once", len(vecs), err, len(f.reqs()), *waits)
+	if err != nil || len(vecs) != 2 || len(f.reqs()) != 2 || len(waits.All()) != 0 {
+		t.Errorf("Embed = %d vectors, %v after %d requests and waits %v; want the second answer at once", len(vecs), err, len(f.reqs()), waits.All())
 	}
 }
 
@@ -130,8 +104,8 @@ func TestOpenAIEmbeddingsRetryATimedOutRequest(t *testing.T) {
 	}
 	o, waits := recording(t, embed.OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: testKey, Model: "m", Timeout: 100 * time.Millisecond})
 	vecs, err := o.Embed(context.Background(), []string{"x"})
-	if err != nil || len(vecs) != 1 || n.Load() != 2 || len(*waits) != 1 {
-		t.Errorf("Embed = %v, %v after %d requests, waits %v; want the second attempt to answer", vecs, err, n.Load(), *waits)
+	if err != nil || len(vecs) != 1 || n.Load() != 2 || len(waits.All()) != 1 {
+		t.Errorf("Embed = %v, %v after %d requests, waits %v; want the second attempt to answer", vecs, err, n.Load(), waits.All())
 	}
 }
 
@@ -171,16 +145,4 @@ func TestOpenAIEmbeddingsHoldTheConcurrencyLimit(t *testing.T) {
 	if m := most.Load(); m > 2 || m < 1 {
 		t.Errorf("at most %d requests were in flight, want at most the limit of 2", m)
 	}
-}
-
-func equalWaits(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

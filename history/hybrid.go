@@ -19,41 +19,42 @@ const (
 	// rrfK is reciprocal rank fusion's constant (Cormack, Clarke and Büttcher 2009): a chat
 	// scores 1/(rrfK + rank) in each ranking it appears in.
 	rrfK = 60
-	// fuseDepth is how deep each ranking is read for a hybrid page.
-	fuseDepth = 200
+	// DefaultFuseDepth is how deep a hybrid search reads each ranking it fuses (Config.FuseDepth).
+	DefaultFuseDepth = 50
 )
 
 // searchByMeaning answers a search ranked hybrid or semantic.
 func (s *Service) searchByMeaning(ctx context.Context, p annals.SearchParams, mode annals.SearchMode, res *Resolved, f annals.SearchFilter, q *query.Query) (*annals.SearchPage, error) {
-	if p.Rank != annals.RankHybrid && p.Rank != annals.RankSemantic {
-		return nil, annals.Errorf(annals.EINVALID, "unknown rank %q (want lexical, hybrid or semantic)", p.Rank)
-	}
-	if mode != annals.SearchChatsMode {
-		return nil, annals.Errorf(annals.EINVALID, "rank %s ranks chats; entries mode is ranked lexical only", p.Rank)
-	}
-	if f.Sort == annals.SortRecent {
-		return nil, annals.Errorf(annals.EINVALID, "rank %s orders by relevance; sort recent goes with rank lexical", p.Rank)
-	}
-	words := meaningText(f.Text)
-	if words == "" {
-		return nil, annals.Errorf(annals.EINVALID, "rank %s ranks by the meaning of the query's words and this query has none (filters only); use rank lexical", p.Rank)
-	}
-	if !s.canEmbed() {
-		return nil, annals.Errorf(annals.EUNAVAILABLE, "rank %s needs an embedder; configure one under embedder: in the annals config", p.Rank)
-	}
-	depth := f.Offset + f.Limit
-	if p.Rank == annals.RankHybrid {
-		depth = max(depth, fuseDepth)
-	}
-	groups, err := s.meaningCandidates(ctx, res.Owner, f.Chat.IncludeArchived, "", querySource(words))
+	words, err := s.checkMeaningSearch(p, mode, f)
 	if err != nil {
 		return nil, err
 	}
-	meaning := rankGroups(groups, depth)
-	if filtered(f) {
-		if meaning, err = s.keepFiltered(ctx, f, groups, depth); err != nil {
-			return nil, err
-		}
+	hybrid := p.Rank == annals.RankHybrid
+	depth := f.Offset + f.Limit
+	if hybrid {
+		depth = max(depth, s.fuseDepth)
+	}
+	// The two rankings are read at once: the lexical one is the store's full-text search (its
+	// own reader connection), the other the vector candidates ranked in Go.
+	var lexHits []annals.ChatHit
+	lexErr := make(chan error, 1)
+	if hybrid {
+		go func() {
+			lf := f
+			lf.Offset, lf.Limit, lf.OrderOnly = 0, depth, true
+			var err error
+			lexHits, _, err = s.store.SearchChats(ctx, lf)
+			lexErr <- err
+		}()
+	} else {
+		lexErr <- nil
+	}
+	meaning, err := s.meaningRanking(ctx, res, f, words, depth)
+	if lerr := <-lexErr; err == nil {
+		err = lerr
+	}
+	if err != nil {
+		return nil, err
 	}
 	fused := map[string]float64{}
 	order := []string{}
@@ -63,18 +64,10 @@ func (s *Service) searchByMeaning(ctx context.Context, p annals.SearchParams, mo
 		}
 		fused[id] += 1 / float64(rrfK+rank)
 	}
-	lexical := map[string]annals.ChatHit{}
-	if p.Rank == annals.RankHybrid {
-		lf := f
-		lf.Offset, lf.Limit = 0, fuseDepth
-		hits, _, err := s.store.SearchChats(ctx, lf)
-		if err != nil {
-			return nil, err
-		}
-		for i, h := range hits {
-			lexical[h.Chat.ID] = h
-			add(h.Chat.ID, i+1)
-		}
+	lexical := make(map[string]annals.ChatHit, len(lexHits))
+	for i, h := range lexHits {
+		lexical[h.Chat.ID] = h
+		add(h.Chat.ID, i+1)
 	}
 	for i, m := range meaning {
 		add(m.id, i+1)
@@ -105,10 +98,81 @@ func (s *Service) searchByMeaning(ctx context.Context, p annals.SearchParams, mo
 		}
 		out.Chats = append(out.Chats, hit)
 	}
+	if err := s.pageMatches(ctx, f, lexical, out.Chats); err != nil {
+		return nil, err
+	}
 	if next := f.Offset + f.Limit; next < out.Total {
 		out.NextCursor = encodeCursor(cursor{Offset: next})
 	}
 	return out, nil
+}
+
+// checkMeaningSearch refuses what a ranking by meaning cannot answer and returns the words it
+// ranks by.
+func (s *Service) checkMeaningSearch(p annals.SearchParams, mode annals.SearchMode, f annals.SearchFilter) (string, error) {
+	if p.Rank != annals.RankHybrid && p.Rank != annals.RankSemantic {
+		return "", annals.Errorf(annals.EINVALID, "unknown rank %q (want lexical, hybrid or semantic)", p.Rank)
+	}
+	if mode != annals.SearchChatsMode {
+		return "", annals.Errorf(annals.EINVALID, "rank %s ranks chats; entries mode is ranked lexical only", p.Rank)
+	}
+	if f.Sort == annals.SortRecent {
+		return "", annals.Errorf(annals.EINVALID, "rank %s orders by relevance; sort recent goes with rank lexical", p.Rank)
+	}
+	words := meaningText(f.Text)
+	if words == "" {
+		return "", annals.Errorf(annals.EINVALID, "rank %s ranks by the meaning of the query's words and this query has none (filters only); use rank lexical", p.Rank)
+	}
+	if !s.canEmbed() {
+		return "", annals.Errorf(annals.EUNAVAILABLE, "rank %s needs an embedder; configure one under embedder: in the annals config", p.Rank)
+	}
+	return words, nil
+}
+
+// meaningRanking is the depth chats in the search's scope closest to words by meaning that pass
+// its filters.
+func (s *Service) meaningRanking(ctx context.Context, res *Resolved, f annals.SearchFilter, words string, depth int) ([]scored, error) {
+	groups, err := s.meaningCandidates(ctx, res.Owner, f.Chat.IncludeArchived, "", querySource(words))
+	if err != nil {
+		return nil, err
+	}
+	if filtered(f) {
+		return s.keepFiltered(ctx, f, groups, depth)
+	}
+	return rankGroups(groups, depth), nil
+}
+
+// pageMatches reads the matching entries (their count and snippets) of the page's chats that the
+// full-text ranking found, which read its ranking without them: one search of the page's chats
+// alone, in the order they are kept (no ranking), instead of the snippets of the whole depth.
+func (s *Service) pageMatches(ctx context.Context, f annals.SearchFilter, lexical map[string]annals.ChatHit, page []annals.ChatHit) error {
+	var ids []string
+	for _, h := range page {
+		if _, ok := lexical[h.Chat.ID]; ok {
+			ids = append(ids, h.Chat.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	df := f
+	df.Chat.IDs = ids
+	df.Sort, df.Offset, df.Limit, df.OrderOnly = annals.SortRecent, 0, len(ids), false
+	df.Chat.Offset, df.Chat.Limit = 0, len(ids)
+	hits, _, err := s.store.SearchChats(ctx, df)
+	if _, partial := annals.Unreadable(err); err != nil && !partial {
+		return err
+	}
+	byID := make(map[string]annals.ChatHit, len(hits))
+	for _, h := range hits {
+		byID[h.Chat.ID] = h
+	}
+	for i := range page {
+		if h, ok := byID[page[i].Chat.ID]; ok {
+			page[i].Matches, page[i].Snippets = h.Matches, h.Snippets
+		}
+	}
+	return nil
 }
 
 // meaningText is what a search ranks by meaning: the query's words outside negations, in order

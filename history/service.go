@@ -47,6 +47,9 @@ type Config struct {
 	Redactor annals.Redactor
 	// CandidateCap bounds how many chats related ranks; 0 means annals.DefaultCandidateCap.
 	CandidateCap int
+	// FuseDepth is how deep a hybrid search reads each ranking it fuses; 0 means
+	// DefaultFuseDepth. The meaning benchmark sets it to compare depths.
+	FuseDepth int
 	// SearchBudget is how long a search by relevance may run before the page is answered
 	// newest first instead, marked partial; 0 means DefaultSearchBudget.
 	SearchBudget time.Duration
@@ -69,6 +72,7 @@ type Service struct {
 	redactor     annals.Redactor
 	pricer       annals.Pricer
 	candidateCap int
+	fuseDepth    int
 	searchBudget time.Duration
 	// capture is the store's write path behind redaction, used by the guarded capture methods.
 	capture   *RedactingCapture
@@ -90,6 +94,7 @@ func New(cfg Config) *Service {
 		redactor:     cfg.Redactor,
 		pricer:       cfg.Pricer,
 		candidateCap: cfg.CandidateCap,
+		fuseDepth:    cfg.FuseDepth,
 		searchBudget: cfg.SearchBudget,
 		capture:      &RedactingCapture{Store: cfg.Store, Redactor: cfg.Redactor},
 		onCapture:    cfg.OnCapture,
@@ -102,6 +107,9 @@ func New(cfg Config) *Service {
 	}
 	if s.candidateCap <= 0 {
 		s.candidateCap = annals.DefaultCandidateCap
+	}
+	if s.fuseDepth <= 0 {
+		s.fuseDepth = DefaultFuseDepth
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

@@ -50,6 +50,7 @@ func Run(t *testing.T, open Opener) {
 		{"Related", testRelated},
 		{"LearnedModelPerTenant", testLearnedModelPerTenant},
 		{"MeaningRanksWithFilters", testMeaningRanksWithFilters},
+		{"MeaningOwnerFold", testMeaningOwnerFold},
 		{"Resume", testResume},
 		{"Delete", testDelete},
 		{"Redaction", testRedaction},

@@ -440,3 +440,30 @@ func TestListAndSearchFiltersMatchTheEnvelope(t *testing.T) {
 		}
 	}
 }
+
+// history_search offers the ranks by meaning (issue 28): hybrid and semantic find the caller's
+// chats and never another tenant's, hybrid keeps the snippets of what the words found, and an
+// unknown rank is an error the model can read.
+func TestSearchRanksByMeaningInsideTheOwnerFold(t *testing.T) {
+	e := newEnv(t)
+	if _, err := e.svc.Backfill(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	cs := e.connect(alice(), false)
+	for _, rank := range []string{"hybrid", "semantic"} {
+		r := callTool(t, cs, "history_search", map[string]any{"query": "flaky", "rank": rank})
+		if r.isError {
+			t.Fatalf("rank %s: %s", rank, r.text)
+		}
+		chats := r.data["chats"].([]any)
+		if len(chats) != 1 || chats[0].(map[string]any)["id"] != "alice-1" || strings.Contains(r.text, "bob-1") {
+			t.Fatalf("rank %s: want alice's one chat, got %v", rank, chats)
+		}
+		if snips, _ := chats[0].(map[string]any)["snippets"].([]any); rank == "hybrid" && len(snips) == 0 {
+			t.Errorf("rank hybrid: the chat the words found has no snippets: %v", chats[0])
+		}
+	}
+	if r := callTool(t, cs, "history_search", map[string]any{"query": "flaky", "rank": "fuzzy"}); !r.isError || !strings.Contains(r.text, "rank") {
+		t.Errorf("unknown rank: %v %s, want a tool error naming the rank", r.isError, r.text)
+	}
+}

@@ -351,6 +351,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	recount := storecore.MatchCountDiffers(f.Text, len(p.entryWhere.Conds) > 0)
 	switch {
 	case len(hits) == 0:
+	case f.OrderOnly:
 	case rankBody && (f.Snippets > 0 || recount):
 		if err := db.pageEntries(ctx, db.pool, p, pos, pks, hits, recount, false); err != nil {
 			return nil, 0, err
@@ -360,7 +361,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 			return nil, 0, err
 		}
 	}
-	return hits, total, skipped.Err()
+	return storecore.OrderOnly(f, hits), total, skipped.Err()
 }
 
 // aggFlags folds per-row term flags per chat: a term holds for the chat when any row matched it.

@@ -311,7 +311,7 @@ func (db *DB) searchChatDocs(ctx context.Context, p *searchPlan, limit int) ([]a
 	err = db.searchTx(ctx, func(tx pgx.Tx) error {
 		var pks []int64
 		hits, pks, total, err = db.scanDocPage(ctx, tx, sql, args, &skipped)
-		if err != nil || !p.useEntries || len(hits) == 0 {
+		if err != nil || !p.useEntries || len(hits) == 0 || f.OrderOnly {
 			return err
 		}
 		return db.pageEntries(ctx, tx, p, query.PositiveTerms(f.Text, nil), pks, hits, true, total > perChatEntriesAbove)

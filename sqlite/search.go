@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
 )
 
 // Ranking weights. bm25 column weights favour where a term says most about a chat: a title
@@ -206,7 +207,8 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 		return nil, 0, err
 	}
 	annals.SearchReportFrom(ctx).SetPath("entry index")
-	return db.searchEntryRanking(ctx, p, cw, limit)
+	hits, total, err := db.searchEntryRanking(ctx, p, cw, limit)
+	return storecore.OrderOnly(f, hits), total, err
 }
 
 // searchChatDocsTx runs searchChatDocs in one read transaction, so its statements see one

@@ -117,7 +117,7 @@ func (db *DB) searchChatDocs(ctx context.Context, tx queryer, p *searchPlan, lim
 		}
 		total += n.long
 	}
-	if p.useEntries && len(page) > 0 {
+	if p.useEntries && len(page) > 0 && !f.OrderOnly {
 		if err := pageHits(ctx, tx, p, pos, page); err != nil {
 			return nil, 0, err
 		}
@@ -126,7 +126,7 @@ func (db *DB) searchChatDocs(ctx context.Context, tx queryer, p *searchPlan, lim
 	for i := range page {
 		hits[i] = page[i].hit
 	}
-	if storecore.MatchCountDiffers(text, false) {
+	if storecore.MatchCountDiffers(text, false) && !f.OrderOnly {
 		if err := recountMatches(ctx, tx, p, text, cw, hits); err != nil {
 			return nil, 0, err
 		}

@@ -64,6 +64,7 @@ func Run(t *testing.T, open func(tb testing.TB) annals.Store) {
 		{"DeleteChat", deleteTests()},
 		{"FullText", fullTextTests()},
 		{"SearchPaths", searchPathTests()},
+		{"SearchOrderOnly", orderOnlyTests()},
 		{"Embeddings", embeddingTests()},
 		{"Concurrency", concurrencyTests()},
 		{"Bounds", boundsTests()},

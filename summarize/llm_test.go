@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/providerhttp/providertest"
 	"github.com/annals-dev/annals/summarize"
 )
 
@@ -34,9 +35,9 @@ type fakeModel struct {
 	mu    sync.Mutex
 	calls []call
 	// fail, when set, answers the request instead (status and body).
-	fail func(w http.ResponseWriter)
+	fail providertest.Answer
 	// script answers the next requests, one each, before the model does.
-	script []func(w http.ResponseWriter)
+	script []providertest.Answer
 	// requests counts every request that reached the server.
 	requests int
 	// titled answers the calls that ask for JSON {title, summary}, one each; the last one
@@ -345,16 +346,10 @@ func TestOpenAIEmptyTranscriptCostsNoCall(t *testing.T) {
 }
 
 func TestSummarizerClientsMapProviderErrors(t *testing.T) {
-	reply := func(status int, body string) func(http.ResponseWriter) {
-		return func(w http.ResponseWriter) {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(status)
-			io.WriteString(w, body)
-		}
-	}
+	reply := func(code int, body string) providertest.Answer { return providertest.Reply(code, nil, body) }
 	tests := []struct {
 		name     string
-		fail     func(http.ResponseWriter)
+		fail     providertest.Answer
 		wantCode string
 		wantMsg  []string
 	}{

@@ -2,7 +2,6 @@ package summarize_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -11,24 +10,16 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/providerhttp"
+	"github.com/annals-dev/annals/internal/providerhttp/providertest"
 	"github.com/annals-dev/annals/summarize"
 )
 
 var noRetry = summarize.Retrying{Retries: -1}
 
-func status(code int, header map[string]string, body string) func(http.ResponseWriter) {
-	return func(w http.ResponseWriter) {
-		for k, v := range header {
-			w.Header().Set(k, v)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(code)
-		io.WriteString(w, body)
-	}
-}
+var status = providertest.Reply
 
 // metered builds a client of one protocol against the fake, recording the waits between attempts.
-func metered(t *testing.T, proto string, f *fakeModel, r summarize.Retrying, timeout time.Duration) (annals.MeteredSummarizer, *[]time.Duration) {
+func metered(t *testing.T, proto string, f *fakeModel, r summarize.Retrying, timeout time.Duration) (annals.MeteredSummarizer, *providertest.Waits) {
 	t.Helper()
 	var s annals.MeteredSummarizer
 	if proto == "openai" {
@@ -38,21 +29,15 @@ func metered(t *testing.T, proto string, f *fakeModel, r summarize.Retrying, tim
 		srv := anthropicServer(t, f)
 		s = newAnthropic(t, summarize.AnthropicConfig{BaseURL: srv.URL, APIKey: testKey, Model: "m", Retrying: r, Timeout: timeout})
 	}
-	var mu sync.Mutex
-	waits := &[]time.Duration{}
-	summarize.SetSleep(s, func(ctx context.Context, d time.Duration) error {
-		mu.Lock()
-		defer mu.Unlock()
-		*waits = append(*waits, d)
-		return ctx.Err()
-	})
+	waits := &providertest.Waits{}
+	summarize.SetSleep(s, waits.Sleep)
 	return s, waits
 }
 
 func TestSummarizerClientsRetryRateLimitsAndServerErrorsHonouringRetryAfter(t *testing.T) {
 	for _, proto := range []string{"openai", "anthropic"} {
 		t.Run(proto, func(t *testing.T) {
-			f := &fakeModel{script: []func(http.ResponseWriter){
+			f := &fakeModel{script: []providertest.Answer{
 				status(429, map[string]string{"Retry-After": "7"}, `{"error":{"message":"Rate limit reached","type":"rate_limit_error"}}`),
 				status(529, nil, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`),
 			}}
@@ -65,8 +50,8 @@ func TestSummarizerClientsRetryRateLimitsAndServerErrorsHonouringRetryAfter(t *t
 				t.Errorf("requests = %d, want 3", n)
 			}
 			// Retry-After (7 s) beats the first backoff (1 s); the second wait is the doubled backoff.
-			if want := []time.Duration{7 * time.Second, 2 * time.Second}; !equalDurations(*waits, want) {
-				t.Errorf("waits = %v, want %v", *waits, want)
+			if !waits.Equal(7*time.Second, 2*time.Second) {
+				t.Errorf("waits = %v, want [7s 2s]", waits.All())
 			}
 			if usage.Calls != 1 || usage.InputTokens != 10 || usage.OutputTokens != 5 || usage.Model != "m" {
 				t.Errorf("usage = %+v, want one call of 10 in, 5 out on model m", usage)
@@ -76,12 +61,12 @@ func TestSummarizerClientsRetryRateLimitsAndServerErrorsHonouringRetryAfter(t *t
 }
 
 func TestSummarizerClientsGiveUpAfterTheRetriesAndOnWhatRetryingCannotFix(t *testing.T) {
-	always := func(fn func(http.ResponseWriter)) []func(http.ResponseWriter) {
-		return []func(http.ResponseWriter){fn, fn, fn, fn, fn}
+	always := func(fn providertest.Answer) []providertest.Answer {
+		return []providertest.Answer{fn, fn, fn, fn, fn}
 	}
 	tests := []struct {
 		name     string
-		script   []func(http.ResponseWriter)
+		script   []providertest.Answer
 		requests int
 		waits    []time.Duration
 		code     string
@@ -109,8 +94,8 @@ func TestSummarizerClientsGiveUpAfterTheRetriesAndOnWhatRetryingCannotFix(t *tes
 				if n := f.requestCount(); n != tt.requests {
 					t.Errorf("requests = %d, want %d", n, tt.requests)
 				}
-				if !equalDurations(*waits, tt.waits) {
-					t.Errorf("waits = %v, want %v", *waits, tt.waits)
+				if !waits.Equal(tt.waits...) {
+					t.Errorf("waits = %v, want %v", waits.All(), tt.waits)
 				}
 				if usage.Calls != tt.requests-len(tt.waits) {
 					t.Errorf("usage.Calls = %d, want every failed call counted", usage.Calls)
@@ -124,15 +109,15 @@ func TestSummarizerClientsRetryATimedOutRequest(t *testing.T) {
 	for _, proto := range []string{"openai", "anthropic"} {
 		t.Run(proto, func(t *testing.T) {
 			hang := make(chan struct{})
-			f := &fakeModel{script: []func(http.ResponseWriter){func(http.ResponseWriter) { <-hang }}}
+			f := &fakeModel{script: []providertest.Answer{func(http.ResponseWriter) { <-hang }}}
 			s, waits := metered(t, proto, f, summarize.Retrying{}, 200*time.Millisecond)
 			t.Cleanup(func() { close(hang) }) // before the server's Close, which waits for the handler
 			got, _, err := s.SummarizeMetered(context.Background(), nil, fixTranscript().entries)
 			if err != nil || got == "" {
 				t.Fatalf("Summarize = %q, %v; want the recap from the second attempt", got, err)
 			}
-			if n := f.requestCount(); n != 2 || len(*waits) != 1 {
-				t.Errorf("requests = %d, waits = %v; want 2 requests and one wait", n, *waits)
+			if n := f.requestCount(); n != 2 || len(waits.All()) != 1 {
+				t.Errorf("requests = %d, waits = %v; want 2 requests and one wait", n, waits.All())
 			}
 		})
 	}
@@ -237,18 +222,6 @@ func TestRetryAfterReadsSecondsDatesAndMilliseconds(t *testing.T) {
 	}
 }
 
-func equalDurations(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // TestPromptsAskForGoalsConstraintsDecisionsFactsToolOutcomesAndOpenThreads checks what every
 // call of a recap asks for: the single call, the chunk notes and the combining call alike.
 func TestPromptsAskForGoalsConstraintsDecisionsFactsToolOutcomesAndOpenThreads(t *testing.T) {
@@ -274,14 +247,14 @@ func TestPromptsAskForGoalsConstraintsDecisionsFactsToolOutcomesAndOpenThreads(t
 func TestAMalformedAnswerIsAskedForOnceMore(t *testing.T) {
 	for _, proto := range []string{"openai", "anthropic"} {
 		t.Run(proto, func(t *testing.T) {
-			f := &fakeModel{script: []func(http.ResponseWriter){status(200, nil, `{"choices": [{"message": {"content": nu`)}}
+			f := &fakeModel{script: []providertest.Answer{status(200, nil, `{"choices": [{"message": {"content": nu`)}}
 			s, waits := metered(t, proto, f, summarize.Retrying{}, 0)
 			got, usage, err := s.SummarizeMetered(context.Background(), nil, fixTranscript().entries)
 			if err != nil || got != "**Goal:** single-call recap" {
 				t.Fatalf("Summarize = %q, %v; want the second answer", got, err)
 			}
-			if f.requestCount() != 2 || len(*waits) != 0 || usage.Calls != 2 {
-				t.Errorf("requests = %d, waits = %v, calls = %d; want the question asked twice at once", f.requestCount(), *waits, usage.Calls)
+			if f.requestCount() != 2 || len(waits.All()) != 0 || usage.Calls != 2 {
+				t.Errorf("requests = %d, waits = %v, calls = %d; want the question asked twice at once", f.requestCount(), waits.All(), usage.Calls)
 			}
 		})
 	}

@@ -133,3 +133,32 @@ func TestServeEmbedsCapturedChatsAndAdminsBackfill(t *testing.T) {
 		t.Errorf("reindex --embeddings --json as admin once the worker is done: %q", out)
 	}
 }
+
+// annals search offers the ranks by meaning (issue 28): --rank hybrid and --rank semantic rank
+// the chats an ingest embedded, hybrid with the snippets of what the words found; an unknown
+// rank is refused by name.
+func TestSearchRanksByMeaning(t *testing.T) {
+	tm := newTestMain(t)
+	tm.mustRun(twoChats, "ingest", "-")
+	for _, rank := range []string{"hybrid", "semantic"} {
+		out := tm.mustRun("", "search", "--rank", rank, "--json", "deploy")
+		var page struct {
+			Chats []struct {
+				Chat     struct{ ID string } `json:"chat"`
+				Snippets []any               `json:"snippets"`
+			} `json:"chats"`
+		}
+		if err := json.Unmarshal([]byte(out), &page); err != nil {
+			t.Fatalf("search --rank %s --json: %v\n%s", rank, err, out)
+		}
+		if len(page.Chats) == 0 || page.Chats[0].Chat.ID != "c1" {
+			t.Fatalf("search --rank %s deploy = %s, want c1 first", rank, out)
+		}
+		if rank == "hybrid" && len(page.Chats[0].Snippets) == 0 {
+			t.Errorf("search --rank hybrid: c1, found by its words, has no snippets: %s", out)
+		}
+	}
+	if out, _, err := tm.run("", "search", "--rank", "fuzzy", "deploy"); err == nil || !strings.Contains(err.Error(), "rank") {
+		t.Errorf("search --rank fuzzy: %q, %v; want an error naming the rank", out, err)
+	}
+}

@@ -49,3 +49,14 @@ func TopExclusions(text *annals.TextExpr) []*annals.TextExpr {
 	}
 	return out
 }
+
+// OrderOnly leaves a page's hits as annals.SearchFilter.OrderOnly promises when f asks for it:
+// no Matches and no Snippets (for the store paths that read them on their way).
+func OrderOnly(f annals.SearchFilter, hits []annals.ChatHit) []annals.ChatHit {
+	if f.OrderOnly {
+		for i := range hits {
+			hits[i].Matches, hits[i].Snippets = 0, nil
+		}
+	}
+	return hits
+}
