@@ -132,6 +132,28 @@ type ReplicaStore interface {
 	ApplyReplica(ctx context.Context, ch *ReplicaChange) (ReplicaOutcome, *ReplicaLane, error)
 }
 
+// ReplicaBatchStore is a ReplicaStore that applies several changes of one lane in one
+// transaction, as a request delivers them, so that a backlog does not pay a commit (and, on
+// PostgreSQL, a flush to disk and a chat document refresh) per operation. Each change is applied
+// exactly as ApplyReplica would apply it after the ones before it, and still with the record of
+// its id: the changes before the first one not applied commit together, that one changes
+// nothing.
+type ReplicaBatchStore interface {
+	ReplicaStore
+	// ApplyReplicas applies chs in order, stopping after the first that is not applied (an
+	// outcome other than ReplicaApplied, or its own error: invalid, not_found, conflict), whose
+	// effects are rolled back; the ones before it are committed. It returns one result per change
+	// tried. Its error (unavailable, internal, forbidden) means none was applied.
+	ApplyReplicas(ctx context.Context, chs []*ReplicaChange) ([]ReplicaResult, error)
+}
+
+// ReplicaResult is what ApplyReplicas did with one change: ApplyReplica's answer.
+type ReplicaResult struct {
+	Outcome ReplicaOutcome
+	Lane    *ReplicaLane
+	Err     error
+}
+
 // ReplicateRequest is the body of POST /v1/replicate: one lane's next operations, in lane
 // order, as the host's outbox holds them.
 type ReplicateRequest struct {

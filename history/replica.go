@@ -127,20 +127,34 @@ func (s *Service) ApplyReplicated(ctx context.Context, req *annals.ReplicateRequ
 		lanes.byHost[l.Host] = l
 	}
 	res := &annals.ReplicateResult{ChatID: chatID, Acked: []string{}}
+	batcher, _ := rs.(annals.ReplicaBatchStore)
 	var head *annals.ReplicaLane
-	for _, op := range req.Ops {
-		head = lanes.of(op.Host)
-		next, err := s.applyOne(ctx, rs, p, lanes, op)
+	for i := 0; i < len(req.Ops); {
+		head = lanes.of(req.Ops[i].Host)
+		n, next, err := 0, (*annals.ReplicaLane)(nil), error(nil)
+		if run := captureRun(lanes, req.Ops[i:]); batcher != nil && len(run) > 1 {
+			n, next, err = s.applyRun(ctx, batcher, lanes, run)
+		}
+		if n == 0 && err == nil {
+			if next, err = s.applyOne(ctx, rs, p, lanes, req.Ops[i]); err == nil {
+				n = 1
+			}
+		}
+		for _, op := range req.Ops[i : i+n] {
+			res.Acked = append(res.Acked, op.ID)
+		}
+		if i += n; n > 0 {
+			head = next
+		}
 		if err != nil {
 			switch annals.ErrorCode(err) {
 			case annals.EUNAVAILABLE, annals.EINTERNAL, annals.ENOTIMPLEMENTED:
 				return nil, err
 			}
-			res.Error = &annals.ReplicateRefusal{Code: annals.ErrorCode(err), Message: annals.ErrorMessage(err), OpID: op.ID}
+			head = lanes.of(req.Ops[i].Host)
+			res.Error = &annals.ReplicateRefusal{Code: annals.ErrorCode(err), Message: annals.ErrorMessage(err), OpID: req.Ops[i].ID}
 			break
 		}
-		res.Acked = append(res.Acked, op.ID)
-		head = next
 	}
 	res.Head = head
 	if len(res.Acked) > 0 {
@@ -229,6 +243,54 @@ func checkReplicateRequest(req *annals.ReplicateRequest) (string, error) {
 // applyOne applies one operation on its host's lane of the chat (or on the lane it continues)
 // and returns the lane's new head.
 func (s *Service) applyOne(ctx context.Context, rs annals.ReplicaStore, p *annals.Principal, lanes *chatLanes, op *annals.ReplicationOp) (*annals.ReplicaLane, error) {
+	c, err := s.checkOp(ctx, rs, lanes, op)
+	if err != nil {
+		return nil, err
+	}
+	if c.dup {
+		return c.head, nil
+	}
+	ch, err := s.replicaChange(ctx, p, c.head, op, c.payload)
+	if err != nil {
+		return nil, remoteRefusal(op.ChatID, err)
+	}
+	c.fill(ch, op)
+	outcome, lane, err := rs.ApplyReplica(ctx, ch)
+	if err != nil {
+		return nil, remoteRefusal(op.ChatID, err)
+	}
+	if outcome == annals.ReplicaMoved {
+		return nil, errLaneMoved(op)
+	}
+	lanes.moved(c.from, lane)
+	return lane, nil
+}
+
+func errLaneMoved(op *annals.ReplicationOp) error {
+	return annals.Errorf(annals.EUNAVAILABLE, "lane %q moved while operation %s was applied (another delivery); try again", op.ChatID, op.ID)
+}
+
+// checkedOp is an operation checked against its lane's head: the head it goes on (the lane it
+// continues, from), its decoded payload and the digest it chains to; dup when it was applied
+// already (head is then the lane's).
+type checkedOp struct {
+	head    *annals.ReplicaLane
+	from    string
+	payload *annals.OpPayload
+	digest  string
+	reset   bool
+	dup     bool
+}
+
+// fill gives ch the operation's identity and where in its lane it goes.
+func (c *checkedOp) fill(ch *annals.ReplicaChange, op *annals.ReplicationOp) {
+	ch.OpID, ch.Host, ch.ChatID, ch.LaneSeq, ch.PrevDigest, ch.Digest, ch.From = op.ID, op.Host, op.ChatID, op.LaneSeq, c.head.Digest, c.digest, c.from
+	ch.Reset, ch.FromSeq = c.reset, c.head.Seq
+}
+
+// checkOp checks one operation against its host's lane of the chat (or the lane it continues):
+// applied already, in order, chaining to the head's digest, not after a tombstone.
+func (s *Service) checkOp(ctx context.Context, rs annals.ReplicaStore, lanes *chatLanes, op *annals.ReplicationOp) (*checkedOp, error) {
 	head := lanes.of(op.Host)
 	if op.LaneSeq != head.Seq+1 {
 		done, err := rs.ReplicaOpsApplied(ctx, []string{op.ID})
@@ -236,7 +298,7 @@ func (s *Service) applyOne(ctx context.Context, rs annals.ReplicaStore, p *annal
 			return nil, err
 		}
 		if done[op.ID] {
-			return head, nil
+			return &checkedOp{head: head, dup: true}, nil
 		}
 	}
 	from := ""
@@ -270,21 +332,7 @@ func (s *Service) applyOne(ctx context.Context, rs annals.ReplicaStore, p *annal
 	if lanes.deleted() && op.Kind != annals.OpDelete && !(reset && payload.Reset.Deleted) {
 		return nil, annals.Errorf(annals.ECONFLICT, "chat %q was deleted (the remote keeps its tombstone): later operations for it are refused", op.ChatID)
 	}
-	ch, err := s.replicaChange(ctx, p, head, op, payload)
-	if err != nil {
-		return nil, remoteRefusal(op.ChatID, err)
-	}
-	ch.OpID, ch.Host, ch.ChatID, ch.LaneSeq, ch.PrevDigest, ch.Digest, ch.From = op.ID, op.Host, op.ChatID, op.LaneSeq, head.Digest, digest, from
-	ch.Reset, ch.FromSeq = reset, head.Seq
-	outcome, lane, err := rs.ApplyReplica(ctx, ch)
-	if err != nil {
-		return nil, remoteRefusal(op.ChatID, err)
-	}
-	if outcome == annals.ReplicaMoved {
-		return nil, annals.Errorf(annals.EUNAVAILABLE, "lane %q moved while operation %s was applied (another delivery); try again", op.ChatID, op.ID)
-	}
-	lanes.moved(from, lane)
-	return lane, nil
+	return &checkedOp{head: head, from: from, payload: payload, digest: digest, reset: reset}, nil
 }
 
 func shortDigest(d string) string {
@@ -315,6 +363,22 @@ func remoteRefusal(chatID string, err error) error {
 // chat of the lane's tenant the caller may change.
 func (s *Service) replicaChange(ctx context.Context, p *annals.Principal, head *annals.ReplicaLane, op *annals.ReplicationOp, pl *annals.OpPayload) (*annals.ReplicaChange, error) {
 	ch := &annals.ReplicaChange{TenantID: head.TenantID}
+	switch op.Kind {
+	case annals.OpCurate, annals.OpDelete, annals.OpAgent:
+		return s.replicaChatChange(ctx, p, op.Host, pl, ch)
+	case annals.OpReset:
+		return s.replicaReset(ctx, p, op, pl.Reset, ch)
+	}
+	capture, ok := captureOf(op, pl)
+	if !ok {
+		return nil, annals.Errorf(annals.EINVALID, "operation %s has unknown kind %q", op.ID, op.Kind)
+	}
+	return s.replicaCapture(ctx, capture, ch)
+}
+
+// captureOf is the capture op of a chat, append, truncate or run operation (entries over
+// MaxReplicaEntryBytes cut in their middle), before the guard binds it; false for other kinds.
+func captureOf(op *annals.ReplicationOp, pl *annals.OpPayload) (annals.CaptureOp, bool) {
 	var capture annals.CaptureOp
 	switch op.Kind {
 	case annals.OpChat:
@@ -334,14 +398,10 @@ func (s *Service) replicaChange(ctx context.Context, p *annals.Principal, head *
 		capture.Truncate = &annals.TruncateOp{ChatID: t.ChatID, Point: point}
 	case annals.OpRun:
 		capture.Run = pl.Run
-	case annals.OpCurate, annals.OpDelete, annals.OpAgent:
-		return s.replicaChatChange(ctx, p, op.Host, pl, ch)
-	case annals.OpReset:
-		return s.replicaReset(ctx, p, op, pl.Reset, ch)
 	default:
-		return nil, annals.Errorf(annals.EINVALID, "operation %s has unknown kind %q", op.ID, op.Kind)
+		return capture, false
 	}
-	return s.replicaCapture(ctx, capture, ch)
+	return capture, true
 }
 
 // replicaCapture binds one capture op as the caller's own capture would be: guarded, scrubbed.

@@ -47,6 +47,13 @@ func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp) (*annals.Capt
 // captureIn applies validated ops inside tx, with their replication operations when the outbox
 // is on (a replicated change applied on a remote goes through here too).
 func (db *DB) captureIn(ctx context.Context, tx pgx.Tx, ops []annals.CaptureOp, res *annals.CaptureResult) error {
+	return db.captureDocs(ctx, tx, ops, res, nil)
+}
+
+// captureDocs is captureIn, which, given docs, adds to it the chats whose documents need a
+// refresh (refreshDocsIn) instead of refreshing them: the caller applies more in the same
+// transaction and refreshes them once.
+func (db *DB) captureDocs(ctx context.Context, tx pgx.Tx, ops []annals.CaptureOp, res *annals.CaptureResult, docs *[]int64) error {
 	w := &writer{db: db, tx: tx, ctx: ctx, now: db.now().UTC(), res: res}
 	// A capture's statements are lookups by key whatever their values, so they keep one plan
 	// per connection (PL/pgSQL's, too) instead of planning each run, as the connection's
@@ -71,6 +78,10 @@ func (db *DB) captureIn(ctx context.Context, tx pgx.Tx, ops []annals.CaptureOp, 
 		}
 	}
 	w.emitAppends(res)
+	if docs != nil {
+		*docs = addChats(*docs, w.docChats)
+		w.docChats = nil
+	}
 	if err := w.refreshDocs(); err != nil {
 		return err
 	}

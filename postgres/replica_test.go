@@ -81,3 +81,7 @@ func TestPushStateConformance(t *testing.T) {
 func TestBackfillConformance(t *testing.T) {
 	storetest.RunBackfill(t, func(tb testing.TB) storetest.BackfillStore { return MustOpenDB(tb) })
 }
+
+func TestReplicaBatchConformance(t *testing.T) {
+	storetest.RunReplicaBatch(t, func(tb testing.TB) storetest.ReplicaStore { return MustOpenDB(tb) })
+}

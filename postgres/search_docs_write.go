@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -24,6 +25,27 @@ func (w *writer) refreshDocs() error {
 	chats := w.docChats
 	w.docChats = nil
 	return w.queue(execResult, `SELECT annals_refresh_chat_doc(c) FROM unnest(?::bigint[]) AS c`, chats)
+}
+
+// refreshDocsIn refreshes the documents of chats inside tx.
+func (db *DB) refreshDocsIn(ctx context.Context, tx pgx.Tx, chats []int64) error {
+	if len(chats) == 0 {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `SELECT annals_refresh_chat_doc(c) FROM unnest($1::bigint[]) AS c`, chats); err != nil {
+		return db.storeErr("refresh chat documents", err)
+	}
+	return nil
+}
+
+// addChats adds to chats the ones of more it does not hold yet.
+func addChats(chats, more []int64) []int64 {
+	for _, pk := range more {
+		if !slices.Contains(chats, pk) {
+			chats = append(chats, pk)
+		}
+	}
+	return chats
 }
 
 // docChanged marks a chat's document for refresh at the end of the transaction; rebuild drops

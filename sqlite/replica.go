@@ -102,6 +102,37 @@ func (db *DB) ApplyReplica(ctx context.Context, ch *annals.ReplicaChange) (annal
 	return outcome, lane, nil
 }
 
+// ApplyReplicas applies several changes of one lane in one transaction; see
+// annals.ReplicaBatchStore. The transaction's chat documents and entry indexes are brought up
+// to date once, before the commit, instead of once per change.
+func (db *DB) ApplyReplicas(ctx context.Context, chs []*annals.ReplicaChange) ([]annals.ReplicaResult, error) {
+	var out []annals.ReplicaResult
+	err := db.writeTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if out, err = storecore.ApplyReplicas(&replicaTx{db: db, ctx: ctx, tx: tx}, chs, db.now()); err != nil {
+			return err
+		}
+		if storecore.ReplicasApplied(out) == 0 {
+			return storecore.ErrReplicaUnchanged
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, storecore.ErrReplicaUnchanged) {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (r *replicaTx) Savepoint() error {
+	_, err := r.tx.ExecContext(r.ctx, `SAVEPOINT replica_change`)
+	return storeErrOrNil("savepoint", err)
+}
+
+func (r *replicaTx) RollbackToSavepoint() error {
+	_, err := r.tx.ExecContext(r.ctx, `ROLLBACK TO replica_change`)
+	return storeErrOrNil("roll back to savepoint", err)
+}
+
 // replicaTx is storecore.ReplicaTx over a SQLite write transaction, whose single writer already
 // holds every lane.
 type replicaTx struct {

@@ -138,3 +138,62 @@ func applyCuration(tx ReplicaTx, ch *annals.ReplicaChange) error {
 	}
 	return tx.SetFieldStamps(ch.ChatID, fields, ch.Stamp)
 }
+
+// ReplicaBatchTx is a ReplicaTx that marks a point of its transaction and goes back to it.
+type ReplicaBatchTx interface {
+	ReplicaTx
+	// Savepoint marks the transaction's state; RollbackToSavepoint undoes what followed the
+	// last mark.
+	Savepoint() error
+	RollbackToSavepoint() error
+}
+
+// ApplyReplicas applies chs through tx one after the other (annals.ReplicaBatchStore), each as
+// ApplyReplica applies it and from a savepoint: it stops after the first change not applied (an
+// outcome other than ReplicaApplied, or the change's own error), whose effects it rolls back.
+// An error of the transaction itself (unavailable, internal, forbidden) is returned, and the
+// caller rolls back everything.
+func ApplyReplicas(tx ReplicaBatchTx, chs []*annals.ReplicaChange, now time.Time) ([]annals.ReplicaResult, error) {
+	out := make([]annals.ReplicaResult, 0, len(chs))
+	for _, ch := range chs {
+		if err := ch.Validate(); err != nil {
+			return append(out, annals.ReplicaResult{Err: err}), nil
+		}
+		if err := tx.Savepoint(); err != nil {
+			return nil, err
+		}
+		outcome, lane, err := ApplyReplica(tx, ch, now)
+		if err != nil && !changeRefused(err) {
+			return nil, err
+		}
+		if err != nil || outcome != annals.ReplicaApplied {
+			if err := tx.RollbackToSavepoint(); err != nil {
+				return nil, err
+			}
+			return append(out, annals.ReplicaResult{Outcome: outcome, Lane: lane, Err: err}), nil
+		}
+		out = append(out, annals.ReplicaResult{Outcome: outcome, Lane: lane})
+	}
+	return out, nil
+}
+
+// changeRefused reports whether err is the change's own (it cannot be applied as it is), not a
+// failure of the store that ends the transaction.
+func changeRefused(err error) bool {
+	switch annals.ErrorCode(err) {
+	case annals.EINVALID, annals.ENOTFOUND, annals.ECONFLICT:
+		return true
+	}
+	return false
+}
+
+// ReplicasApplied counts the changes of results that were applied.
+func ReplicasApplied(results []annals.ReplicaResult) int {
+	n := 0
+	for _, r := range results {
+		if r.Err == nil && r.Outcome == annals.ReplicaApplied {
+			n++
+		}
+	}
+	return n
+}
