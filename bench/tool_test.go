@@ -2,19 +2,14 @@ package bench
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
-	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/pgtest"
 	"github.com/annals-dev/annals/postgres"
 )
 
@@ -71,51 +66,8 @@ func TestLibpqDSNMovesWhatOnlyPgxKnows(t *testing.T) {
 	}
 }
 
-// postgresSchema makes a fresh schema on the test server, dropped when the test ends, and
-// returns a DSN whose search_path is that schema; it skips the test without a server.
-func postgresSchema(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv("ANNALS_TEST_POSTGRES_DSN")
-	if dsn == "" {
-		t.Skip("ANNALS_TEST_POSTGRES_DSN is not set")
-	}
-	b := make([]byte, 6)
-	if _, err := rand.Read(b); err != nil {
-		t.Fatal(err)
-	}
-	schema := "annals_bench_" + hex.EncodeToString(b)
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `CREATE SCHEMA `+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(context.Background(), dsn)
-		if err != nil {
-			t.Errorf("drop schema: %v", err)
-			return
-		}
-		defer conn.Close(context.Background())
-		if _, err := conn.Exec(context.Background(), `DROP SCHEMA `+schema+` CASCADE`); err != nil {
-			t.Errorf("drop schema: %v", err)
-		}
-	})
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
 func TestPostgresSearchListAndRelatedReplayInPsqlAndThroughPgx(t *testing.T) {
-	dsn := postgresSchema(t)
+	dsn := pgtest.FreshSchema(t)
 	psql, err := exec.LookPath("psql")
 	if err != nil {
 		t.Skip("psql is not installed")

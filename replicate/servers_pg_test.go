@@ -2,58 +2,17 @@ package replicate
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"net/url"
-	"os"
 	"sync"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/httpapi"
+	"github.com/annals-dev/annals/internal/pgtest"
 	"github.com/annals-dev/annals/postgres"
 	"github.com/annals-dev/annals/storetest"
 )
-
-// pgSchema makes a fresh schema on the test PostgreSQL (ANNALS_TEST_POSTGRES_DSN; the test is
-// skipped without it), dropped when the test ends, and returns a DSN whose search_path is it.
-func pgSchema(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv("ANNALS_TEST_POSTGRES_DSN")
-	if dsn == "" {
-		t.Skip("ANNALS_TEST_POSTGRES_DSN is not set")
-	}
-	b := make([]byte, 6)
-	if _, err := rand.Read(b); err != nil {
-		t.Fatal(err)
-	}
-	schema := "annals_test_" + hex.EncodeToString(b)
-	ctx := context.Background()
-	exec := func(sql string) {
-		conn, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			t.Fatalf("connect to the test PostgreSQL: %v", err)
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, sql); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-	}
-	exec(`CREATE SCHEMA ` + schema)
-	t.Cleanup(func() { exec(`DROP SCHEMA ` + schema + ` CASCADE`) })
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
 
 // pgServer is one annals server process's worth of remote: its own pool on the shared database
 // and its own HTTP server, which can be killed and started again on the same address.
@@ -102,7 +61,7 @@ func (s *pgServer) kill() {
 // whole, the curated chat holds the conflict rule's answer, and verify is at zero on both hosts.
 func TestPushTwoServersSharingPostgreSQL(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgSchema(t)
+	dsn := pgtest.FreshSchema(t)
 	one := startPGServer(t, dsn, "127.0.0.1:0")
 	two := startPGServer(t, dsn, "127.0.0.1:0")
 	key := newKey(t, one.db, annals.RoleOperator)
