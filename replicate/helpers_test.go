@@ -170,7 +170,7 @@ func sameTranscript(t *testing.T, host *sqlite.DB, remote annals.Store, chatID s
 // hang, not a timing assertion).
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute) // generous: CI runs this under -race beside other packages
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("gave up waiting for %s", what)
