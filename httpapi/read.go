@@ -34,6 +34,9 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) error {
 	if s.cfg.View == nil {
 		return annals.Errorf(annals.ENOTIMPLEMENTED, "this server has no query view: it was given no view service (view.Service)")
 	}
+	if r.Context().Value(remoteReadsKey{}) != nil {
+		return annals.Errorf(annals.ENOTIMPLEMENTED, "remote query mode: this server's local callers read the remote collection at %s, and the query view answers from this database only; ask POST /v1/history, or serve with --local-history", s.cfg.LocalReadsFrom)
+	}
 	body := io.Reader(r.Body)
 	if r.ContentLength < 0 {
 		// As the reference reads a query: exactly Content-Length bytes, none when the header is

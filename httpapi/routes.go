@@ -132,13 +132,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 			return err
 		}
 		// The door decides what this caller may do; the routes only ask it.
-		caller := history.For(s.svc, p, s.access(rt, local))
+		svc := s.svc
+		if local && s.cfg.LocalReads != nil {
+			svc = s.cfg.LocalReads
+		}
+		caller := history.For(svc, p, s.access(rt, local))
 		if rt.access == admin {
 			if err := caller.CheckAdmin(r.Pattern, "shows every tenant's counts"); err != nil {
 				return err
 			}
 		}
 		ctx := annals.NewContextWithPrincipal(r.Context(), caller.Principal())
+		if local && s.cfg.LocalReads != nil {
+			ctx = context.WithValue(ctx, remoteReadsKey{}, true)
+		}
 		r = r.WithContext(history.NewContextWithCaller(ctx, caller))
 		if rw, ok := w.(*responseWriter); ok {
 			rw.principal = p
@@ -206,6 +213,10 @@ func (s *Server) historyFor(ctx context.Context) annals.HistoryService {
 	}
 	return history.For(s.svc, nil, history.Access{ReadOnly: true})
 }
+
+// remoteReadsKey marks the context of a caller whose reads ask the remote collection
+// (Config.LocalReads).
+type remoteReadsKey struct{}
 
 // viewFor is the query view as the request's caller reaches it, through the same door.
 func (s *Server) viewFor(ctx context.Context) view.Service {

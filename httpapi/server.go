@@ -47,6 +47,13 @@ type Config struct {
 	// bound to its caller: the ops, the capture path and the runs (normally a
 	// *history.Service over Store).
 	Service annals.HistoryService
+	// LocalReads, when set, is the history the callers of local mode (no key: the machine's
+	// own user) reach instead of Service: remote query mode's, whose reads ask the remote
+	// collection at LocalReadsFrom and whose writes go to Service (docs/REPLICATION.md). The
+	// query view, which only this database answers, refuses them. Callers with a key reach
+	// Service: their key's scope is this server's, not the remote key's.
+	LocalReads     annals.HistoryService
+	LocalReadsFrom string
 	// View is the read-only query view behind POST /query, reached through the same door as
 	// Service, bound to each caller (normally the same
 	// *history.Service, which resolves the caller's scope). Nil answers POST /query with

@@ -19,8 +19,11 @@ func runBrowse(ctx context.Context, m *Main, args []string) error {
 language of docs/QUERY.md), the results, and the transcript of the chat you open, which
 pages as you move. Keys pin, tag, rename, archive, export, copy or run the resume command
 and open the chat in the web UI; ? lists every key (docs/TUI.md). 'annals' alone on a
-terminal runs it too. Against a server (--server URL) it is read-only where the key is.`)
+terminal runs it too. Against a server (--server URL) it is read-only where the key is. With a
+remote block in the config it browses the remote collection (--local: this database); the
+curation keys still change this host's copy, which replicates.`)
 	c := commonFlags(fs)
+	c.remoteReads, c.forceLocal = true, localFlag(fs, "local")
 	ff := addFilterFlags(fs)
 	readOnly := fs.Bool("read-only", false, "open the local database read-only: the curation keys are refused")
 	if err := m.parse(fs, args); err != nil {
@@ -40,7 +43,7 @@ terminal runs it too. Against a server (--server URL) it is read-only where the 
 	}
 	var given []string
 	fs.Visit(func(f *flagT) {
-		if f.Name != "db" && f.Name != "config" && f.Name != "scope" && f.Name != "read-only" {
+		if f.Name != "db" && f.Name != "config" && f.Name != "scope" && f.Name != "read-only" && f.Name != "local" {
 			given = append(given, "--"+f.Name+"="+f.Value.String())
 		}
 	})

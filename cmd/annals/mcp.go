@@ -18,8 +18,10 @@ func runMCP(ctx context.Context, m *Main, args []string) error {
 		"  claude mcp add annals -- annals mcp\n"+
 		"It acts as the configured principal (the local owner by default). History is read-only\n"+
 		"unless --allow-writes. With --agent NAME it acts as that agent, with exactly the scopes\n"+
-		"the config's agents: block grants it (none without an entry).")
+		"the config's agents: block grants it (none without an entry). With a remote block in the\n"+
+		"config its reads ask the remote collection, never this database (--local: this one).")
 	c := commonFlags(fs)
+	c.remoteReads, c.forceLocal = true, localFlag(fs, "local")
 	writes := fs.Bool("allow-writes", false, "offer the curating tools (rename, annotate, pin, archive) and let recap store summaries")
 	agent := fs.String("agent", "", "act as this agent, under the config's agents: policy")
 	budget := fs.Int("budget", mcp.DefaultBudgetTokens, "largest tool result, in tokens (about 4 bytes each)")
@@ -39,6 +41,9 @@ func runMCP(ctx context.Context, m *Main, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *agent != "" && a.remote != "" {
+		return usagef("--agent acts under the local config's agents: policy, but in remote query mode the remote's key decides what the session reads (%s); give --local to serve this database, or create a key for the agent on the remote", a.remote)
+	}
 	policy, err := a.cfg.agentPolicy()
 	if err != nil {
 		return err
@@ -49,7 +54,7 @@ func runMCP(ctx context.Context, m *Main, args []string) error {
 	})
 	// The door decides who the session acts as (--agent under the agents: policy) and whether
 	// it writes (--allow-writes).
-	caller := history.For(a.base, a.cfg.cliPrincipal(), history.Access{
+	caller := history.For(a.reads, a.cfg.cliPrincipal(), history.Access{
 		Surface: history.SurfaceAgent, AllowWrites: *writes, Local: true, Agents: policy, Agent: *agent,
 	})
 	err = srv.Serve(ctx, mcp.Session{Service: caller}, mcpStdio(m))

@@ -70,7 +70,7 @@ func (m *Main) takeGlobalFlags(args []string) ([]string, error) {
 // the local database.
 func (m *Main) openRemote(ctx context.Context, c *common) (a *app, ok bool, err error) {
 	server, key := m.Getenv("ANNALS_SERVER"), m.Getenv("ANNALS_KEY")
-	if server == "" && !c.local {
+	if server == "" && c.queryRemote {
 		if server, key, err = m.remoteQuery(c); err != nil {
 			return nil, true, err
 		}
@@ -97,6 +97,7 @@ func (m *Main) openRemote(ctx context.Context, c *common) (a *app, ok bool, err 
 		cfg:     cfg,
 		capture: client,
 		base:    base,
+		reads:   base,
 		svc:     cliService{history.For(base, cfg.cliPrincipal(), history.Access{Local: true}), base},
 		ctx:     ctx,
 	}, true, nil

@@ -13,20 +13,27 @@ import (
 // remote's key, as `--server ENDPOINT --key KEY` would. They never fall back to the local
 // database when the remote cannot answer: a remote that is down is an error. `--local` (or an
 // explicit --db) asks the local database; --server and ANNALS_SERVER still win over the block.
+// The commands that also write — mcp, browse, serve's local-mode callers — read the remote the
+// same way and write here (remote_reads.go).
+
+// localFlag is --local of a command whose reads go to the remote in remote query mode.
+func localFlag(fs *pflag.FlagSet, name string) *bool {
+	return fs.Bool(name, false, "ask the local database even though a remote collection is configured (remote query mode)")
+}
 
 // readFlags are the common flags of a history read that remote query mode applies to, with
 // --local.
 func readFlags(fs *pflag.FlagSet) *common {
 	c := commonFlags(fs)
 	c.queryRemote = true
-	c.forceLocal = fs.Bool("local", false, "ask the local database even though a remote collection is configured (remote query mode)")
+	c.forceLocal = localFlag(fs, "local")
 	return c
 }
 
 // remoteQuery returns the server and key a history read asks in remote query mode ("" when it
 // asks the local database: no remote block, --local, --db, or not a read).
 func (m *Main) remoteQuery(c *common) (server, key string, err error) {
-	if !c.queryRemote || (c.forceLocal != nil && *c.forceLocal) || *c.db != "" {
+	if !(c.queryRemote || c.remoteReads) || (c.forceLocal != nil && *c.forceLocal) || *c.db != "" {
 		return "", "", nil
 	}
 	cfg, err := m.loadConfig(*c.config)

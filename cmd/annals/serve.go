@@ -35,6 +35,8 @@ func (m *Main) serveFlagSet() (*pflag.FlagSet, *serveFlags) {
 		"clients at URL/mcp.")
 	f := &serveFlags{c: commonFlags(fs)}
 	f.c.local = true
+	f.c.remoteReads = true
+	f.c.forceLocal = fs.Bool("local-history", false, "with a remote block, local-mode callers read this database, not the remote collection (remote query mode)")
 	f.addr = fs.String("addr", httpapi.DefaultAddr, "address to listen on (host:port; port 0 picks a free port)")
 	f.portFile = fs.String("port-file", "", "once listening, write {\"port\", \"bind\", \"pid\"} to this file (0600)")
 	f.readOnly = fs.Bool("read-only", false, "open the database read-only and refuse every write with 403")
@@ -148,9 +150,16 @@ func newHTTPServer(a *app, f *serveFlags, logger *slog.Logger, replication httpa
 	if err != nil {
 		return nil, err
 	}
+	// Remote query mode: the machine's own user (local mode) reads the remote collection;
+	// callers with this server's keys read this database (docs/REPLICATION.md).
+	var localReads annals.HistoryService
+	if a.remote != "" {
+		localReads = a.reads
+	}
 	mcpServer := mcp.New(mcp.Config{BudgetTokens: *f.mcpBudget, Version: buildVersion().Version, Logger: logger})
 	srv := httpapi.New(httpapi.Config{
 		Addr: *f.addr, Service: svc, View: svc, Stats: svc, Embeddings: svc, Replica: svc, Keys: keys, WebSessions: sessions,
+		LocalReads: localReads, LocalReadsFrom: a.remote,
 		ReadOnly: *f.readOnly, MCPAllowWrites: *f.mcpWrites, AllowLocal: *f.local, Agents: policy,
 		MCP: mcpServer.HTTPHandler(f.limits.mcp(*f.timeout)), Web: ui,
 		MaxBodyBytes: *f.maxBody, RequestTimeout: *f.timeout, ShutdownTimeout: *f.shutdown, Logger: logger,

@@ -28,6 +28,9 @@ type common struct {
 	// unless forceLocal (--local); see remote_query.go.
 	queryRemote bool
 	forceLocal  *bool
+	// remoteReads: a command that reads and writes (mcp, browse, serve), whose reads ask the
+	// remote collection when one is configured, unless forceLocal; see remote_reads.go.
+	remoteReads bool
 }
 
 func commonFlags(fs *pflag.FlagSet) *common {
@@ -46,7 +49,11 @@ type app struct {
 	// base is the history behind the door: *history.Service, or the HTTP client in client mode
 	// (remote.go). Only serve and mcp use it, to bind it to their own callers.
 	base historyAPI
-	// svc is the CLI's history: base bound to the CLI's principal by the door (history.For).
+	// reads is base with, in remote query mode, its reads sent to remote, the endpoint of the
+	// remote collection (remote_reads.go); else base itself and "".
+	reads  historyAPI
+	remote string
+	// svc is the CLI's history: reads bound to the CLI's principal by the door (history.For).
 	svc historyAPI
 	// ctx carries the CLI's principal.
 	ctx context.Context
@@ -121,13 +128,21 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 		},
 		Logger: slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
-	cli := history.For(svc, cfg.cliPrincipal(), history.Access{ReadOnly: readOnly, Agents: policy, Local: true})
+	reads, remote := historyAPI(svc), ""
+	if c.remoteReads {
+		if reads, remote, err = m.withRemoteReads(c, svc); err != nil {
+			return nil, err
+		}
+	}
+	cli := history.For(reads, cfg.cliPrincipal(), history.Access{ReadOnly: readOnly, Agents: policy, Local: true})
 	return &app{
 		cfg:       cfg,
 		store:     store,
 		capture:   svc.LocalCapture(),
 		redactor:  red,
 		base:      svc,
+		reads:     reads,
+		remote:    remote,
 		svc:       cliService{cli, svc},
 		ctx:       annals.NewContextWithPrincipal(ctx, cli.Principal()),
 		embedKick: kick,
