@@ -76,6 +76,9 @@ type ReplicaChange struct {
 	// lane's head was at FromSeq (digest PrevDigest) when the change was checked, not LaneSeq-1.
 	Reset   bool
 	FromSeq int64
+	// ResetStamps are the host's stamps of the reset chat's human layer (ResetChange.Stamps):
+	// the copy it replaces keeps, field by field, what is newer (MergeHumanLayer).
+	ResetStamps map[string]FieldStamp
 	// Agent with Ref: the chat, which has no agent, is given this one (AgentAdopter).
 	Agent string
 }

@@ -103,6 +103,10 @@ type ResetChange struct {
 	PrevDigest string `json:"prev_digest"`
 	Chat       *Chat  `json:"chat,omitempty"`
 	Deleted    bool   `json:"deleted,omitempty"`
+	// Stamps are the host's stamps of the fields of Chat's human layer that a stamped curation
+	// set: the remote keeps, field by field, the newer of its value and the host's
+	// (MergeHumanLayer). A remote of an earlier build ignores them.
+	Stamps map[string]FieldStamp `json:"stamps,omitempty"`
 }
 
 // AgentChange is a chat that had no agent given one (AgentAdopter.AdoptAgent).

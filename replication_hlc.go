@@ -91,3 +91,58 @@ func NewerFields(upd ChatUpdate, s FieldStamp, have map[string]FieldStamp) (Chat
 	}
 	return out, names
 }
+
+// Update is the change as a ChatUpdate (its fields as given, unredacted).
+func (c *CurateChange) Update() ChatUpdate {
+	return ChatUpdate{Title: c.Title, Description: c.Description, Tags: c.Tags, Pinned: c.Pinned, Archived: c.Archived, Summary: c.Summary}
+}
+
+// Fields names the fields of the human layer the change sets, in NewerFields's order.
+func (c *CurateChange) Fields() []string {
+	_, names := NewerFields(c.Update(), FieldStamp{}, nil)
+	return names
+}
+
+// humanFields are the fields of a chat's human layer, in NewerFields's order.
+var humanFields = [...]string{FieldTitle, FieldDescription, FieldTags, FieldPinned, FieldArchived, FieldSummary}
+
+// MergeHumanLayer is the conflict rule applied to a reset (OpReset), which replaces a remote's
+// copy of a chat with a host's state: chat is the host's, stamps the host's stamps of its
+// fields; remote is the copy the reset replaces (nil: none) and have its stamps. Each field
+// whose stamp on the remote orders after the host's — or that a stamped curation set on the
+// remote and never on the host — keeps the remote's value, copied into chat; every other
+// field keeps the host's. It returns the host's stamps of the fields the host's values won,
+// which the remote records.
+func MergeHumanLayer(chat *Chat, stamps map[string]FieldStamp, remote *Chat, have map[string]FieldStamp) map[string]FieldStamp {
+	won := map[string]FieldStamp{}
+	for _, f := range humanFields {
+		r, onRemote := have[f]
+		h, onHost := stamps[f]
+		if remote != nil && onRemote && (!onHost || r.After(h)) {
+			copyHumanField(chat, remote, f)
+			continue
+		}
+		if onHost {
+			won[f] = h
+		}
+	}
+	return won
+}
+
+// copyHumanField sets one field of dst's human layer to src's.
+func copyHumanField(dst, src *Chat, field string) {
+	switch field {
+	case FieldTitle:
+		dst.Title = src.Title
+	case FieldDescription:
+		dst.Description = src.Description
+	case FieldTags:
+		dst.Tags = append([]string(nil), src.Tags...)
+	case FieldPinned:
+		dst.Pinned = src.Pinned
+	case FieldArchived:
+		dst.ArchivedAt = src.ArchivedAt
+	case FieldSummary:
+		dst.Summary, dst.SummaryUpdatedAt = src.Summary, src.SummaryUpdatedAt
+	}
+}

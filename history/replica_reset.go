@@ -55,6 +55,7 @@ func (s *Service) replicaReset(ctx context.Context, p *annals.Principal, op *ann
 		}
 		return ch, nil
 	}
+	ch.ResetStamps = r.Stamps
 	return s.replicaCapture(ctx, annals.CaptureOp{Chat: originChat(r.Chat, op.Host)}, ch)
 }
 

@@ -136,6 +136,15 @@ func (o *outboxTx) NextHLC(wall int64) (int64, error) {
 	return hlc, nil
 }
 
+// FieldStamps reads the chat's stamps; the write paths already hold the chat's row lock.
+func (o *outboxTx) FieldStamps(chatID string) (map[string]annals.FieldStamp, error) {
+	return o.db.fieldStamps(o.ctx, o.tx, chatID)
+}
+
+func (o *outboxTx) SetFieldStamps(chatID string, fields []string, s annals.FieldStamp) error {
+	return o.db.setFieldStamps(o.ctx, o.tx, chatID, fields, s)
+}
+
 func (o *outboxTx) InsertOp(op *annals.ReplicationOp) error {
 	var host *string
 	if op.Host != "" {

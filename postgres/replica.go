@@ -164,9 +164,23 @@ func (r *replicaTx) FieldStamps(chatID string) (map[string]annals.FieldStamp, er
 	if _, err := r.tx.Exec(r.ctx, `SELECT 1 FROM chats WHERE id = $1 FOR UPDATE`, chatID); err != nil {
 		return nil, r.db.storeErr("lock chat", err)
 	}
-	rows, err := r.tx.Query(r.ctx, `SELECT field, hlc, host_id FROM replica_fields WHERE chat_id = $1`, chatID)
+	return r.db.fieldStamps(r.ctx, r.tx, chatID)
+}
+
+func (r *replicaTx) SetFieldStamps(chatID string, fields []string, s annals.FieldStamp) error {
+	return r.db.setFieldStamps(r.ctx, r.tx, chatID, fields, s)
+}
+
+// FindChat reads the chat, in the transaction (not_found: none).
+func (r *replicaTx) FindChat(chatID string) (*annals.Chat, error) {
+	return r.db.findChatByID(r.ctx, r.tx, chatID)
+}
+
+// fieldStamps reads the stamps of a chat's human layer (replica_fields).
+func (db *DB) fieldStamps(ctx context.Context, tx pgx.Tx, chatID string) (map[string]annals.FieldStamp, error) {
+	rows, err := tx.Query(ctx, `SELECT field, hlc, host_id FROM replica_fields WHERE chat_id = $1`, chatID)
 	if err != nil {
-		return nil, r.db.storeErr("read field stamps", err)
+		return nil, db.storeErr("read field stamps", err)
 	}
 	defer rows.Close()
 	out := map[string]annals.FieldStamp{}
@@ -174,20 +188,21 @@ func (r *replicaTx) FieldStamps(chatID string) (map[string]annals.FieldStamp, er
 		var field string
 		var s annals.FieldStamp
 		if err := rows.Scan(&field, &s.HLC, &s.Host); err != nil {
-			return nil, r.db.storeErr("read field stamps", err)
+			return nil, db.storeErr("read field stamps", err)
 		}
 		out[field] = s
 	}
 	if err := rows.Err(); err != nil {
-		return nil, r.db.storeErr("read field stamps", err)
+		return nil, db.storeErr("read field stamps", err)
 	}
 	return out, nil
 }
 
-func (r *replicaTx) SetFieldStamps(chatID string, fields []string, s annals.FieldStamp) error {
-	if _, err := r.tx.Exec(r.ctx, `INSERT INTO replica_fields (chat_id, field, hlc, host_id) SELECT $1, f, $3, $4 FROM unnest($2::text[]) AS f
+// setFieldStamps stores the stamp of the named fields of a chat's human layer.
+func (db *DB) setFieldStamps(ctx context.Context, tx pgx.Tx, chatID string, fields []string, s annals.FieldStamp) error {
+	if _, err := tx.Exec(ctx, `INSERT INTO replica_fields (chat_id, field, hlc, host_id) SELECT $1, f, $3, $4 FROM unnest($2::text[]) AS f
 		ON CONFLICT (chat_id, field) DO UPDATE SET hlc = excluded.hlc, host_id = excluded.host_id`, chatID, fields, s.HLC, s.Host); err != nil {
-		return r.db.storeErr("write field stamps", err)
+		return db.storeErr("write field stamps", err)
 	}
 	return nil
 }

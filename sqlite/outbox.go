@@ -117,6 +117,14 @@ func (o *outboxTx) NextHLC(wall int64) (int64, error) {
 	return hlc, nil
 }
 
+func (o *outboxTx) FieldStamps(chatID string) (map[string]annals.FieldStamp, error) {
+	return fieldStamps(o.ctx, o.tx, chatID)
+}
+
+func (o *outboxTx) SetFieldStamps(chatID string, fields []string, s annals.FieldStamp) error {
+	return setFieldStamps(o.ctx, o.tx, chatID, fields, s)
+}
+
 func (o *outboxTx) InsertOp(op *annals.ReplicationOp) error {
 	var host any
 	if op.Host != "" {

@@ -156,7 +156,21 @@ func (r *replicaTx) DropLane(chatID, host string) error {
 }
 
 func (r *replicaTx) FieldStamps(chatID string) (map[string]annals.FieldStamp, error) {
-	rows, err := r.tx.QueryContext(r.ctx, `SELECT field, hlc, host_id FROM replica_fields WHERE chat_id = ?`, chatID)
+	return fieldStamps(r.ctx, r.tx, chatID)
+}
+
+func (r *replicaTx) SetFieldStamps(chatID string, fields []string, s annals.FieldStamp) error {
+	return setFieldStamps(r.ctx, r.tx, chatID, fields, s)
+}
+
+// FindChat reads the chat, in the transaction (not_found: none).
+func (r *replicaTx) FindChat(chatID string) (*annals.Chat, error) {
+	return findChatByID(r.ctx, r.tx, chatID)
+}
+
+// fieldStamps reads the stamps of a chat's human layer (replica_fields).
+func fieldStamps(ctx context.Context, tx *sql.Tx, chatID string) (map[string]annals.FieldStamp, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT field, hlc, host_id FROM replica_fields WHERE chat_id = ?`, chatID)
 	if err != nil {
 		return nil, storeErr("read field stamps", err)
 	}
@@ -173,9 +187,10 @@ func (r *replicaTx) FieldStamps(chatID string) (map[string]annals.FieldStamp, er
 	return out, storeErrOrNil("read field stamps", rows.Err())
 }
 
-func (r *replicaTx) SetFieldStamps(chatID string, fields []string, s annals.FieldStamp) error {
+// setFieldStamps stores the stamp of the named fields of a chat's human layer.
+func setFieldStamps(ctx context.Context, tx *sql.Tx, chatID string, fields []string, s annals.FieldStamp) error {
 	for _, f := range fields {
-		if _, err := r.tx.ExecContext(r.ctx, `INSERT INTO replica_fields (chat_id, field, hlc, host_id) VALUES (?, ?, ?, ?)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO replica_fields (chat_id, field, hlc, host_id) VALUES (?, ?, ?, ?)
 			ON CONFLICT (chat_id, field) DO UPDATE SET hlc = excluded.hlc, host_id = excluded.host_id`, chatID, f, s.HLC, s.Host); err != nil {
 			return storeErr("write field stamp", err)
 		}

@@ -51,6 +51,11 @@ type OutboxTx interface {
 	// gave and the wall clock (given as an HLC), and keeps it, holding the host row until the
 	// transaction ends so that no two changes get the same.
 	NextHLC(wall int64) (int64, error)
+	// FieldStamps and SetFieldStamps read and write the stamps of a chat's human layer, as
+	// ReplicaTx's: a host keeps the stamps of its own curations beside the ones it applied, so
+	// that a reset carries them (annals.MergeHumanLayer).
+	FieldStamps(chatID string) (map[string]annals.FieldStamp, error)
+	SetFieldStamps(chatID string, fields []string, s annals.FieldStamp) error
 }
 
 // WriteOutbox writes the operations of changes through tx: each payload encoded, numbered in its
@@ -87,15 +92,8 @@ func WriteOutbox(tx OutboxTx, host *OutboxHost, here annals.Fingerprint, now tim
 			heads[chatID] = h
 			order = append(order, chatID)
 		}
-		if p.Reset != nil {
-			p.Reset.PrevDigest = h.digest // the chain a remote at any head checks the reset by
-		}
-		if p.Curate != nil && p.Curate.HLC == 0 {
-			hlc, err := tx.NextHLC(annals.HLCOf(now))
-			if err != nil {
-				return err
-			}
-			p.Curate.HLC = hlc
+		if err := stampChange(tx, host.ID, now, p, h.digest); err != nil {
+			return err
 		}
 		payload, err := annals.EncodePayload(p)
 		if err != nil {
@@ -113,6 +111,39 @@ func WriteOutbox(tx OutboxTx, host *OutboxHost, here annals.Fingerprint, now tim
 		if err := tx.SetLaneHead(chatID, heads[chatID].seq, heads[chatID].digest); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// stampChange completes a payload with what its place in the lane and the host's clock give it:
+// a reset the lane's digest before it (the chain a remote at any head checks it by) and the
+// host's stamps of the chat's human layer; a curation the host's next HLC, recorded as the stamp
+// of the fields it sets.
+func stampChange(tx OutboxTx, hostID string, now time.Time, p *annals.OpPayload, digest string) error {
+	if p.Reset != nil {
+		p.Reset.PrevDigest = digest
+		if p.Reset.Chat != nil {
+			stamps, err := tx.FieldStamps(p.Reset.ChatID)
+			if err != nil {
+				return err
+			}
+			if len(stamps) > 0 {
+				p.Reset.Stamps = stamps
+			}
+		}
+	}
+	if p.Curate == nil {
+		return nil
+	}
+	if p.Curate.HLC == 0 {
+		hlc, err := tx.NextHLC(annals.HLCOf(now))
+		if err != nil {
+			return err
+		}
+		p.Curate.HLC = hlc
+	}
+	if fields := p.Curate.Fields(); len(fields) > 0 {
+		return tx.SetFieldStamps(p.Curate.ChatID, fields, annals.FieldStamp{HLC: p.Curate.HLC, Host: hostID})
 	}
 	return nil
 }

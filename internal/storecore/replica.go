@@ -2,6 +2,7 @@ package storecore
 
 import (
 	"errors"
+	"sort"
 	"time"
 
 	"github.com/annals-dev/annals"
@@ -25,6 +26,8 @@ type ReplicaTx interface {
 	// curation set; FieldStamps stores the stamp of the named fields.
 	FieldStamps(chatID string) (map[string]annals.FieldStamp, error)
 	SetFieldStamps(chatID string, fields []string, s annals.FieldStamp) error
+	// FindChat reads the chat as it is in the transaction (not_found: none).
+	FindChat(chatID string) (*annals.Chat, error)
 	// Capture, Update and Delete apply the change through the store's own write paths.
 	Capture(ops []annals.CaptureOp) error
 	Update(ref annals.ChatRef, upd annals.ChatUpdate, at time.Time) error
@@ -74,6 +77,12 @@ func ApplyReplica(tx ReplicaTx, ch *annals.ReplicaChange, now time.Time) (annals
 	} else if lane.Seq != want || lane.Digest != ch.PrevDigest {
 		return annals.ReplicaMoved, lane, nil
 	}
+	var won map[string]annals.FieldStamp
+	if ch.Reset && !ch.Tombstone {
+		if won, err = resetHumanLayer(tx, ch); err != nil {
+			return 0, nil, err
+		}
+	}
 	if ch.Reset && !ch.Tombstone && ch.Ref != nil {
 		if err := tx.Delete(*ch.Ref); err != nil { // the copy the reset replaces
 			return 0, nil, err
@@ -81,6 +90,11 @@ func ApplyReplica(tx ReplicaTx, ch *annals.ReplicaChange, now time.Time) (annals
 	}
 	if err := applyReplicaChange(tx, ch); err != nil {
 		return 0, nil, err
+	}
+	for _, f := range sortedFields(won) {
+		if err := tx.SetFieldStamps(ch.ChatID, []string{f}, won[f]); err != nil {
+			return 0, nil, err
+		}
 	}
 	if err := tx.RecordOp(ch, now); err != nil {
 		return 0, nil, err
@@ -94,6 +108,44 @@ func ApplyReplica(tx ReplicaTx, ch *annals.ReplicaChange, now time.Time) (annals
 		return 0, nil, err
 	}
 	return annals.ReplicaApplied, next, nil
+}
+
+// resetHumanLayer merges, into the chat a reset creates, the human layer of the copy it
+// replaces by the conflict rule (annals.MergeHumanLayer): a field the remote holds with a newer
+// stamp keeps the remote's value, so a reset never puts back an older curation over a newer
+// one from another host. It returns the host's stamps of the fields whose values won.
+func resetHumanLayer(tx ReplicaTx, ch *annals.ReplicaChange) (map[string]annals.FieldStamp, error) {
+	if len(ch.Capture) == 0 || ch.Capture[0].Chat == nil {
+		return nil, nil
+	}
+	var held *annals.Chat
+	var have map[string]annals.FieldStamp
+	if ch.Ref != nil {
+		var err error
+		if held, err = tx.FindChat(ch.ChatID); annals.ErrorCode(err) == annals.ENOTFOUND {
+			held, err = nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if have, err = tx.FieldStamps(ch.ChatID); err != nil {
+			return nil, err
+		}
+	}
+	chat := *ch.Capture[0].Chat
+	won := annals.MergeHumanLayer(&chat, ch.ResetStamps, held, have)
+	ch.Capture[0].Chat = &chat
+	return won, nil
+}
+
+// sortedFields are the names of m in a fixed order.
+func sortedFields(m map[string]annals.FieldStamp) []string {
+	names := make([]string, 0, len(m))
+	for f := range m {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // applyReplicaChange applies the change itself: a capture, a curation of the fields it is
