@@ -36,6 +36,9 @@ type Difference struct {
 	// a remote ahead of the host, or holding other operations at the same places, means another
 	// database writes the chat, and is left for a person.
 	Repairable bool `json:"repairable"`
+	// Fix, for a difference left for a person, says what each choice is and the command that
+	// makes it.
+	Fix string `json:"fix,omitempty"`
 }
 
 // Side counts the chats, entries and runs one side holds of the lanes compared.
@@ -73,6 +76,32 @@ const headsChunk = 1000
 // lane reset to the host's state of the chat (its tombstone for a chat deleted here) and
 // pushed — and the lanes are compared again: Differences are what is left, Repaired what was.
 func (p *Pusher) Verify(ctx context.Context, repair bool) (*Verification, error) {
+	return p.verify(ctx, func(d *Difference) (bool, error) { return repair && d.Repairable, nil })
+}
+
+// VerifyReset is Verify with repair that also resets the lanes of the named chats whose
+// difference verify leaves to a person (docs/REPLICATION.md, "Verify and repair"): the digests
+// differ at the same places, or the remote holds this host's queued operations under other ids
+// — another database writes the chat. The remote then replaces its copy with this host's chat
+// (what the other database wrote to it there is dropped); that database's later operations of
+// the chat are refused. A named chat whose remote lane is ahead of this host's is refused (a
+// reset from here would be), before anything is reset.
+func (p *Pusher) VerifyReset(ctx context.Context, chats []string) (*Verification, error) {
+	named := map[string]bool{}
+	for _, id := range chats {
+		named[id] = true
+	}
+	return p.verify(ctx, func(d *Difference) (bool, error) {
+		if named[d.ChatID] && d.RemoteSeq > d.HostSeq {
+			return false, annals.Errorf(annals.ECONFLICT, "chat %q: the remote's lane is at seq %d, past this host's %d, so a reset from here would be refused; run --reset on the database that wrote it", d.ChatID, d.RemoteSeq, d.HostSeq)
+		}
+		return d.Repairable || named[d.ChatID], nil
+	})
+}
+
+// verify pushes, compares, resets the lanes of the differences fix picks, pushes and compares
+// again.
+func (p *Pusher) verify(ctx context.Context, pick func(*Difference) (bool, error)) (*Verification, error) {
 	push, err := p.PushOnce(ctx)
 	if err != nil {
 		return nil, err
@@ -82,12 +111,13 @@ func (p *Pusher) Verify(ctx context.Context, repair bool) (*Verification, error)
 		return nil, err
 	}
 	v.Push = push
-	if !repair {
-		return v, nil
-	}
 	var fix []*Difference
 	for _, d := range v.Differences {
-		if d.Repairable {
+		ok, err := pick(d)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			fix = append(fix, d)
 		}
 	}
@@ -239,13 +269,22 @@ func compareLane(v *Verification, l *annals.LaneStatus, r *annals.ReplicaLane, l
 	case d.RemoteSeq > l.HeadSeq:
 		d.FirstSeq = l.HeadSeq + 1
 		d.Reason = "the remote's lane is ahead of this host's (another database writes this chat)"
+		d.Fix = fmt.Sprintf("to keep the remote's copy, leave it: this host's later operations of the chat are refused (quarantined); to make a database's copy the remote's, run 'annals replicate verify --reset %s' on the one that wrote the lane ahead", l.ChatID)
 	case l.Pending > 0:
 		d.FirstSeq = applied + 1
 		d.Reason = "the remote holds some of this host's queued operations under other ids"
+		d.Fix = resetFix(l.ChatID)
 	default:
 		d.Reason = "the lanes' digests differ: the remote applied other operations at the same places (another database writes this chat)"
+		d.Fix = resetFix(l.ChatID)
 	}
 	v.Differences = append(v.Differences, d)
+}
+
+// resetFix is the choice a person has when another database writes a chat this host's lane
+// differs on.
+func resetFix(chatID string) string {
+	return fmt.Sprintf("to make this host's copy the remote's (dropping what the other database wrote to the chat there): 'annals replicate verify --reset %s'; to keep the remote's copy, leave it: this host's later operations of the chat are refused (quarantined)", chatID)
 }
 
 func count(s *Side, c *annals.ReplicaCopy) {

@@ -24,7 +24,8 @@ queues, for the next of those or 'replicate push'. These commands act once (docs
   status       the queue per lane, quarantined lanes with their diagnostic, the last push (no network)
   verify       push, then compare every lane (head and the remote's copy of its chat) with the
                remote, reset the lanes the remote lost or holds short and push them again
-               (--no-repair: only report); exits 1 on a difference left
+               (--no-repair: only report; --reset ID: also the lane of a chat another
+               database writes, the remote taking this host's copy); exits 1 on a difference left
   retry        --chat ID: release a quarantined lane and push it again; with --drop, drop the
                operation the remote refused (shown first; asks, or --yes) and push the rest
   backfill     queue the chats recorded before the outbox was on (done once on its own when a
@@ -61,6 +62,7 @@ func runReplicate(ctx context.Context, m *Main, args []string) error {
 	asJSON := fs.Bool("json", false, "print the answer as JSON")
 	chat := fs.String("chat", "", "the quarantined lane (chat id) to release (retry)")
 	noRepair := fs.Bool("no-repair", false, "only report the differences; do not reset the lanes that differ (verify)")
+	reset := fs.StringArray("reset", nil, "also reset this chat's lane where another database writes it: the remote takes this host's copy (verify; repeatable)")
 	drop := fs.Bool("drop", false, "drop the operation the remote refused instead of sending it again; shows it and asks first (retry)")
 	yes := fs.Bool("yes", false, "drop without asking (retry --drop)")
 	force := fs.Bool("force", false, "take a new host id although this database is where its id was created (new-host-id)")
@@ -136,7 +138,10 @@ func runReplicate(ctx context.Context, m *Main, args []string) error {
 	if err := p.Check(ctx); err != nil {
 		return err
 	}
-	return replicateVerify(ctx, p, !*noRepair, out)
+	if *noRepair && len(*reset) > 0 {
+		return usagef("--no-repair only reports; --reset repairs: give one of them")
+	}
+	return replicateVerify(ctx, p, !*noRepair, *reset, out)
 }
 
 func replicateStatus(ctx context.Context, a *app, out func(any, func(io.Writer)) error) error {

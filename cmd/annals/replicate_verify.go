@@ -11,8 +11,14 @@ import (
 
 // replicateVerify compares every lane with the remote and, with repair, resets the lanes the
 // remote lost or holds short; a difference left is exit 1.
-func replicateVerify(ctx context.Context, p *replicate.Pusher, repair bool, out func(any, func(io.Writer)) error) error {
-	v, err := p.Verify(ctx, repair)
+func replicateVerify(ctx context.Context, p *replicate.Pusher, repair bool, reset []string, out func(any, func(io.Writer)) error) error {
+	var v *replicate.Verification
+	var err error
+	if len(reset) > 0 {
+		v, err = p.VerifyReset(ctx, reset)
+	} else {
+		v, err = p.Verify(ctx, repair)
+	}
 	if err != nil {
 		return err
 	}
@@ -40,6 +46,8 @@ func printVerification(w io.Writer, v *replicate.Verification) {
 	for _, d := range v.Differences {
 		fix := "left for a person"
 		switch {
+		case d.Fix != "" && !repaired[d.ChatID]:
+			fix = "left for a person: " + d.Fix
 		case repaired[d.ChatID]:
 			fix = "reset, and the remote still differs: see 'annals replicate status'"
 		case d.Repairable:
