@@ -260,6 +260,9 @@ func (r *Run) Validate() error {
 	if _, err := ParseRunStatus(string(r.Status)); err != nil {
 		return Errorf(EINVALID, "run.status: %s", ErrorMessage(err))
 	}
+	if _, err := ParseRunKind(string(r.Kind)); err != nil {
+		return Errorf(EINVALID, "run.kind: %s", ErrorMessage(err))
+	}
 	if err := validateOptionalID("run.model", r.Model); err != nil {
 		return err
 	}

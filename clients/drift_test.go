@@ -37,6 +37,7 @@ var (
 		"ErrorCode":        "an enum: checked as ErrorCode below",
 		"Scope":            "an enum the clients spell inline",
 		"RunStatus":        "an enum the clients spell inline",
+		"RunKind":          "an enum the clients spell inline",
 		"Time":             "a string",
 		"ToolRefusal":      "the loomcycle route's refusal (POST /v1/_history is not a client route)",
 		"ReplicationOp":    "host-to-host replication (docs/REPLICATION.md), not an agent's API",

@@ -207,6 +207,7 @@ func runOf(m *v1.Run) *annals.Run {
 		StartedAt: timeOf(m.GetStartedAt()), EndedAt: timePtrOf(m.GetEndedAt()),
 		InputTokens: m.GetInputTokens(), OutputTokens: m.GetOutputTokens(), CostUSD: m.GetCostUsd(),
 		CacheReadTokens: m.GetCacheReadTokens(), CacheCreationTokens: m.GetCacheCreationTokens(), ContextTokens: m.GetContextTokens(),
+		Kind: annals.RunKind(m.GetKind()),
 	}
 }
 
@@ -219,6 +220,7 @@ func runMsg(r *annals.Run) *v1.Run {
 		StartedAt: stamp(r.StartedAt), EndedAt: stampPtr(r.EndedAt),
 		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUsd: r.CostUSD,
 		CacheReadTokens: r.CacheReadTokens, CacheCreationTokens: r.CacheCreationTokens, ContextTokens: r.ContextTokens,
+		Kind: string(r.Kind),
 	}
 }
 

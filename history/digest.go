@@ -202,6 +202,9 @@ func (s *Service) digestWalk(ctx context.Context, holder string, p DigestPolicy,
 	}
 }
 
+// Summarizes says whether the service has a summarizer (recaps and digests can run).
+func (s *Service) Summarizes() bool { return s.summarizer != nil }
+
 // digestStore is the store's digest state, or why there is none.
 func (s *Service) digestStore() (annals.DigestStore, error) {
 	if s.summarizer == nil {

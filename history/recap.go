@@ -80,7 +80,9 @@ func (s *Service) summarizeTitled(ctx context.Context, chat *annals.Chat, entrie
 }
 
 // recordSummaryRun records what a summary spent as a run of the chat (nothing when it made no
-// call, as the offline summarizer never does).
+// call, as the offline summarizer never does), of kind recap: counted in the chat's totals and
+// the usage report, but not the chat's activity (its status, last activity and place in the
+// list stay as its own runs and entries left them).
 func (s *Service) recordSummaryRun(ctx context.Context, chat *annals.Chat, start time.Time, usage annals.SummaryUsage, err error) {
 	if usage.Calls == 0 {
 		return
@@ -89,7 +91,7 @@ func (s *Service) recordSummaryRun(ctx context.Context, chat *annals.Chat, start
 	run := &annals.Run{
 		ID: "recap-" + chat.ID + "-" + strconv.FormatInt(start.UnixNano(), 36), ChatID: chat.ID,
 		Status: annals.StatusCompleted, Model: usage.Model, StartedAt: start, EndedAt: &end,
-		InputTokens: usage.InputTokens, OutputTokens: usage.OutputTokens,
+		InputTokens: usage.InputTokens, OutputTokens: usage.OutputTokens, Kind: annals.RunKindRecap,
 	}
 	if err != nil {
 		run.Status = annals.StatusFailed

@@ -242,7 +242,7 @@ var (
 	entryFields = []string{"type", "chat_id", "id", "kind", "run_id", "source_ids", "channel", "correlation_id", "time", "text", "reasoning", "tool", "input_tokens", "output_tokens", "metadata"}
 	toolFields  = []string{"name", "call_id", "arguments", "result", "outcome"}
 	runFields   = []string{"type", "chat_id", "id", "status", "model", "started_at", "ended_at", "input_tokens", "output_tokens",
-		"cache_read_tokens", "cache_creation_tokens", "context_tokens", "cost_usd"}
+		"cache_read_tokens", "cache_creation_tokens", "context_tokens", "cost_usd", "kind"}
 	truncateFields = []string{"type", "chat_id", "entry_id", "source_id", "seq"}
 )
 
@@ -337,8 +337,8 @@ func decodeRun(obj *object) (annals.CaptureOp, error) {
 	obj.name = "run"
 	r := &annals.Run{}
 	var (
-		status  string
-		started *time.Time
+		status, kind string
+		started      *time.Time
 	)
 	err := firstErr(
 		obj.only(runFields),
@@ -354,11 +354,12 @@ func decodeRun(obj *object) (annals.CaptureOp, error) {
 		obj.int("cache_creation_tokens", &r.CacheCreationTokens),
 		obj.int("context_tokens", &r.ContextTokens),
 		obj.float("cost_usd", &r.CostUSD),
+		obj.str("kind", &kind),
 	)
 	if err != nil {
 		return annals.CaptureOp{}, err
 	}
-	r.Status = annals.RunStatus(status)
+	r.Status, r.Kind = annals.RunStatus(status), annals.RunKind(kind)
 	// A run without started_at keeps a zero start: the store stamps a new run with the time it
 	// records it and keeps the stored start on an update, so ingesting the same run twice, or
 	// recording it as running and later as completed, never moves its start.

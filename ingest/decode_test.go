@@ -110,6 +110,13 @@ func TestDecoderDecodesEveryLineType(t *testing.T) {
 			}},
 		},
 		{
+			name: "a recap run annals recorded keeps its kind",
+			line: `{"type":"run","chat_id":"c1","id":"recap-c1-x","status":"completed","model":"gpt-4o-mini","input_tokens":300,"kind":"recap"}`,
+			want: annals.CaptureOp{Run: &annals.Run{
+				ChatID: "c1", ID: "recap-c1-x", Status: annals.StatusCompleted, Model: "gpt-4o-mini", InputTokens: 300, Kind: annals.RunKindRecap,
+			}},
+		},
+		{
 			// A zero start lets the store stamp a new run and keep a stored run's start.
 			name: "run without a start leaves it zero",
 			line: `{"type":"run","chat_id":"c1","id":"r1","status":"running"}`,
@@ -206,6 +213,7 @@ func TestDecoderRefusesBadInput(t *testing.T) {
 		{"missing truncate chat id", `{"type":"truncate","seq":1}`, 1, []string{"truncate.chat_id is required"}},
 		{"unknown run status", `{"type":"run","chat_id":"c1","id":"r1","status":"complete"}`, 1, []string{`run.status: unknown status "complete"`, "completed"}},
 		{"run that ends before it starts", `{"type":"run","chat_id":"c1","id":"r1","status":"completed","started_at":"2025-01-02T00:00:00Z","ended_at":"2025-01-01T00:00:00Z"}`, 1, []string{"run.ended_at", "before run.started_at"}},
+		{"unknown run kind", `{"type":"run","chat_id":"c1","id":"r1","status":"completed","kind":"agent"}`, 1, []string{`run.kind: unknown run kind "agent"`}},
 		{"negative cost", `{"type":"run","chat_id":"c1","id":"r1","status":"completed","cost_usd":-1}`, 1, []string{"run.cost_usd is -1 (want a number from 0 to 1000000000)"}},
 		{"string where a number goes", `{"type":"entry","chat_id":"c1","id":"e1","kind":"user","input_tokens":"12"}`, 1, []string{`entry.input_tokens: want an integer, got the string "12"`}},
 		{"fraction where an integer goes", `{"type":"entry","chat_id":"c1","id":"e1","kind":"user","output_tokens":1.5}`, 1, []string{"entry.output_tokens: want an integer, got the number 1.5"}},

@@ -26,6 +26,7 @@ type runComment struct {
 	CacheCreate  int64            `json:"cache_creation_tokens,omitempty"`
 	Context      int64            `json:"context_tokens,omitempty"`
 	CostUSD      float64          `json:"cost_usd,omitempty"`
+	Kind         annals.RunKind   `json:"kind,omitempty"`
 }
 
 // runsTableHeader opens the runs table; Parse checks it to find the table's rows.
@@ -41,7 +42,7 @@ func renderRuns(w *bufio.Writer, chat *annals.Chat, runs []*annals.Run) error {
 		rc := runComment{
 			ID: r.ID, Status: r.Status, Model: r.Model, StartedAt: r.StartedAt, EndedAt: r.EndedAt,
 			InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUSD: r.CostUSD,
-			CacheRead: r.CacheReadTokens, CacheCreate: r.CacheCreationTokens, Context: r.ContextTokens,
+			CacheRead: r.CacheReadTokens, CacheCreate: r.CacheCreationTokens, Context: r.ContextTokens, Kind: r.Kind,
 		}
 		if r.ChatID != chat.ID {
 			id := r.ChatID
@@ -126,7 +127,7 @@ func (p *parser) run(line string, chat *annals.Chat, i int) (*annals.Run, error)
 	r := &annals.Run{
 		ID: rc.ID, ChatID: chat.ID, Status: rc.Status, Model: rc.Model, StartedAt: rc.StartedAt, EndedAt: rc.EndedAt,
 		InputTokens: rc.InputTokens, OutputTokens: rc.OutputTokens, CostUSD: rc.CostUSD,
-		CacheReadTokens: rc.CacheRead, CacheCreationTokens: rc.CacheCreate, ContextTokens: rc.Context,
+		CacheReadTokens: rc.CacheRead, CacheCreationTokens: rc.CacheCreate, ContextTokens: rc.Context, Kind: rc.Kind,
 	}
 	if rc.ChatID != nil {
 		r.ChatID = *rc.ChatID

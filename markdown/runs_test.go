@@ -23,6 +23,8 @@ func tableRuns(chatID string) []*annals.Run {
 			StartedAt: t0.Add(2*time.Minute + 123456789).In(plus2), EndedAt: ptrTime(t0.Add(3*time.Minute + 1).In(plus2)),
 			InputTokens: 1234567, OutputTokens: 7654321, CostUSD: 0.000123456789},
 		{ID: "r3", ChatID: chatID, Status: annals.StatusRunning, StartedAt: t0.Add(4 * time.Minute)},
+		{ID: "recap-1", ChatID: chatID, Status: annals.StatusCompleted, Model: "gpt-4o-mini", StartedAt: t0.Add(4 * time.Minute),
+			InputTokens: 300, OutputTokens: 40, Kind: annals.RunKindRecap},
 		{ID: "r4", ChatID: "elsewhere", Status: annals.RunStatus("odd -- status"), StartedAt: t0.Add(5 * time.Minute), CostUSD: 1234.56789},
 	}
 }

@@ -478,21 +478,22 @@ func (w *writer) recordRun(run *annals.Run, expect *annals.ChatOwner, res *annal
 	}
 	conflict := func(br pgx.BatchResults) error {
 		var pk, start int64
-		err := br.QueryRow().Scan(&pk, &start)
+		var kind string
+		err := br.QueryRow().Scan(&pk, &start, &kind)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return annals.Errorf(annals.ECONFLICT, "run %q already belongs to another chat", run.ID)
 		}
 		if err == nil && slot >= 0 {
-			// The start as stored: the remote's upsert then keeps the same one.
+			// The start and kind as stored: the remote's upsert then keeps the same ones.
 			cp := *run
-			cp.StartedAt = fromNano(start)
+			cp.StartedAt, cp.Kind = fromNano(start), annals.RunKind(kind)
 			w.changes.Fill(slot, &annals.OpPayload{Run: &cp})
 		}
 		return err
 	}
 	if err := w.queue(conflict, `INSERT INTO runs (id, tenant_id, chat_pk, status, model, started_at, ended_at, input_tokens, output_tokens,
-			cache_read_tokens, cache_creation_tokens, context_tokens, cost_usd)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			cache_read_tokens, cache_creation_tokens, context_tokens, cost_usd, kind)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET status = excluded.status,
 			model = CASE WHEN excluded.model <> '' THEN excluded.model ELSE runs.model END,
 			started_at = CASE WHEN ?::boolean THEN excluded.started_at ELSE runs.started_at END,
@@ -501,21 +502,23 @@ func (w *writer) recordRun(run *annals.Run, expect *annals.ChatOwner, res *annal
 			cache_read_tokens = excluded.cache_read_tokens, cache_creation_tokens = excluded.cache_creation_tokens,
 			context_tokens = excluded.context_tokens, cost_usd = excluded.cost_usd
 		WHERE runs.chat_pk = excluded.chat_pk
-		RETURNING pk, started_at`,
+		RETURNING pk, started_at, kind`,
 		run.ID, chat.tenantID, chat.pk, string(run.Status), run.Model, unixNano(started), ended,
 		run.InputTokens, run.OutputTokens, run.CacheReadTokens, run.CacheCreationTokens, run.ContextTokens,
-		run.CostUSD, !run.StartedAt.IsZero()); err != nil {
+		run.CostUSD, string(run.Kind), !run.StartedAt.IsZero()); err != nil {
 		return err
 	}
 	res.RunsRecorded++
+	// The status and last activity follow the chat's own runs only (annals.RunKind); a run
+	// keeps the kind it was first recorded with (the upsert never changes it).
 	return w.queue(execResult, `UPDATE chats SET
 			run_count = (SELECT count(*) FROM runs WHERE chat_pk = chats.pk),
 			run_input_tokens = (SELECT least(coalesce(sum(input_tokens), 0), 9223372036854775807) FROM runs WHERE chat_pk = chats.pk),
 			run_output_tokens = (SELECT least(coalesce(sum(output_tokens), 0), 9223372036854775807) FROM runs WHERE chat_pk = chats.pk),
 			cost_usd = (SELECT coalesce(sum(cost_usd), 0) FROM runs WHERE chat_pk = chats.pk),
-			status = CASE WHEN EXISTS (SELECT 1 FROM runs WHERE chat_pk = chats.pk AND status = 'running') THEN 'running'
-				ELSE coalesce((SELECT status FROM runs WHERE chat_pk = chats.pk ORDER BY started_at DESC, pk DESC LIMIT 1), '') END,
-			last_activity = greatest(last_activity, (SELECT greatest(started_at, coalesce(ended_at, 0)) FROM runs WHERE id = ? AND chat_pk = chats.pk))
+			status = CASE WHEN EXISTS (SELECT 1 FROM runs WHERE chat_pk = chats.pk AND kind = '' AND status = 'running') THEN 'running'
+				ELSE coalesce((SELECT status FROM runs WHERE chat_pk = chats.pk AND kind = '' ORDER BY started_at DESC, pk DESC LIMIT 1), '') END,
+			last_activity = greatest(last_activity, (SELECT greatest(started_at, coalesce(ended_at, 0)) FROM runs WHERE id = ? AND chat_pk = chats.pk AND kind = ''))
 		WHERE pk = ?`, run.ID, chat.pk)
 }
 

@@ -81,7 +81,7 @@ func (db *DB) FindEntries(ctx context.Context, f annals.EntryFilter) ([]*annals.
 // FindRuns returns a chat's runs, oldest first; see annals.ChatStore.
 func (db *DB) FindRuns(ctx context.Context, chatID string) ([]*annals.Run, error) {
 	rows, err := db.pool.Query(ctx, `SELECT r.id, c.id, r.status, r.model, r.started_at, r.ended_at,
-			r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_creation_tokens, r.context_tokens, r.cost_usd
+			r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_creation_tokens, r.context_tokens, r.cost_usd, r.kind
 		FROM runs r JOIN chats c ON c.pk = r.chat_pk WHERE c.id = $1 ORDER BY r.started_at, r.pk`, chatID)
 	if err != nil {
 		return nil, db.storeErr("find runs", err)
@@ -90,15 +90,15 @@ func (db *DB) FindRuns(ctx context.Context, chatID string) ([]*annals.Run, error
 	out := []*annals.Run{}
 	for rows.Next() {
 		var r annals.Run
-		var status string
+		var status, kind string
 		var started int64
 		var ended *int64
 		if err := rows.Scan(&r.ID, &r.ChatID, &status, &r.Model, &started, &ended, &r.InputTokens, &r.OutputTokens,
-			&r.CacheReadTokens, &r.CacheCreationTokens, &r.ContextTokens, &r.CostUSD); err != nil {
+			&r.CacheReadTokens, &r.CacheCreationTokens, &r.ContextTokens, &r.CostUSD, &kind); err != nil {
 			return nil, db.storeErr("scan run", err)
 		}
 		r.CostUSD = annals.FiniteCost(r.CostUSD)
-		r.Status = annals.RunStatus(status)
+		r.Status, r.Kind = annals.RunStatus(status), annals.RunKind(kind)
 		r.StartedAt = fromNano(started)
 		r.EndedAt = fromNullNano(ended)
 		out = append(out, &r)

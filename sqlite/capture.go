@@ -400,13 +400,18 @@ func (w *writer) recordRun(run *annals.Run, expect *annals.ChatOwner, res *annal
 		return err
 	}
 	// A prepared statement from the batch's cache: an ingest records a run every few entries.
-	stored, err := w.stmt(`SELECT chat_pk, started_at, ended_at FROM runs WHERE id = ?`)
+	stored, err := w.stmt(`SELECT chat_pk, started_at, ended_at, kind FROM runs WHERE id = ?`)
 	if err != nil {
 		return err
 	}
 	var owner, storedStart, storedEnd sql.NullInt64
-	if err := stored.QueryRowContext(w.ctx, run.ID).Scan(&owner, &storedStart, &storedEnd); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	var storedKind sql.NullString
+	if err := stored.QueryRowContext(w.ctx, run.ID).Scan(&owner, &storedStart, &storedEnd, &storedKind); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return storeErr("find run", err)
+	}
+	kind := run.Kind // a run keeps the kind it was first recorded with
+	if storedKind.Valid {
+		kind = annals.RunKind(storedKind.String)
 	}
 	if owner.Valid && owner.Int64 != chat.pk {
 		return annals.Errorf(annals.ECONFLICT, "run %q already belongs to another chat", run.ID)
@@ -423,8 +428,8 @@ func (w *writer) recordRun(run *annals.Run, expect *annals.ChatOwner, res *annal
 	// On update, a zero StartedAt keeps the stored start: a run recorded as running and later
 	// as completed often only knows its start the first time.
 	_, err = w.exec(`INSERT INTO runs (id, chat_pk, status, model, started_at, ended_at, input_tokens, output_tokens,
-			cache_read_tokens, cache_creation_tokens, context_tokens, cost_usd)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			cache_read_tokens, cache_creation_tokens, context_tokens, cost_usd, kind)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET status = excluded.status,
 			model = CASE WHEN excluded.model <> '' THEN excluded.model ELSE runs.model END,
 			started_at = CASE WHEN ? THEN excluded.started_at ELSE runs.started_at END,
@@ -434,7 +439,7 @@ func (w *writer) recordRun(run *annals.Run, expect *annals.ChatOwner, res *annal
 			context_tokens = excluded.context_tokens, cost_usd = excluded.cost_usd`,
 		run.ID, chat.pk, string(run.Status), run.Model, unixNano(started), ended,
 		run.InputTokens, run.OutputTokens, run.CacheReadTokens, run.CacheCreationTokens, run.ContextTokens,
-		run.CostUSD, !run.StartedAt.IsZero())
+		run.CostUSD, string(kind), !run.StartedAt.IsZero())
 	if err != nil {
 		return err
 	}
@@ -449,11 +454,15 @@ func (w *writer) recordRun(run *annals.Run, expect *annals.ChatOwner, res *annal
 	case owner.Valid && storedEnd.Valid:
 		end = storedEnd.Int64
 	}
-	w.touchRuns(chat.pk, max(start, end))
+	activity := max(start, end)
+	if !kind.Activity() {
+		activity = 0 // annals' own call for the chat: its totals, never its activity
+	}
+	w.touchRuns(chat.pk, activity)
 	if w.changes != nil {
-		// The start as stored: the remote's upsert then keeps the same one.
+		// The start and kind as stored: the remote's upsert then keeps the same ones.
 		cp := *run
-		cp.StartedAt = fromNano(start)
+		cp.StartedAt, cp.Kind = fromNano(start), kind
 		w.changes.Add(&annals.OpPayload{Run: &cp})
 	}
 	res.RunsRecorded++
@@ -476,8 +485,9 @@ func (w *writer) touchRuns(chatPK, activity int64) {
 }
 
 // flushRuns recomputes, once per chat and before commit, the run totals and status of every
-// chat whose runs the transaction recorded, from its runs, so they can never drift; and raises
-// its last activity to the latest start or end those runs carried. An ingest records a run
+// chat whose runs the transaction recorded, from its runs, so they can never drift (the status
+// from the chat's own runs only, annals.RunKind); and raises its last activity to the latest
+// start or end its own runs carried. An ingest records a run
 // every few entries, so doing this per chat per transaction rather than per run record, in one
 // pass over the runs (count, sums and "any running" together, assigned as a row value) instead
 // of a pass per total, takes most of the cost of runs out of an ingest. Token sums use total()
@@ -492,8 +502,9 @@ func (w *writer) flushRuns() error {
 		t := w.runTouch[pk]
 		_, err := w.exec(`UPDATE chats SET (run_count, run_input_tokens, run_output_tokens, cost_usd, status) = (
 				SELECT count(*), CAST(total(input_tokens) AS INTEGER), CAST(total(output_tokens) AS INTEGER), coalesce(sum(cost_usd), 0),
-					CASE WHEN max(status = 'running') THEN 'running'
-						ELSE (SELECT r.status FROM runs r WHERE r.chat_pk = chats.pk ORDER BY r.started_at DESC, r.pk DESC LIMIT 1) END
+					CASE WHEN max(status = 'running' AND kind = '') THEN 'running'
+						ELSE coalesce((SELECT r.status FROM runs r WHERE r.chat_pk = chats.pk AND r.kind = ''
+							ORDER BY r.started_at DESC, r.pk DESC LIMIT 1), '') END
 				FROM runs WHERE chat_pk = chats.pk),
 			last_activity = max(last_activity, ?)
 		WHERE pk = ?`, t.activity, pk)

@@ -407,6 +407,9 @@ func diffRun(got, want *annals.Run) []string {
 	if math.Abs(got.CostUSD-want.CostUSD) > 1e-9 {
 		d = append(d, fmt.Sprintf("CostUSD: got %v, want %v", got.CostUSD, want.CostUSD))
 	}
+	if got.Kind != want.Kind {
+		d = append(d, fmt.Sprintf("Kind: got %q, want %q", got.Kind, want.Kind))
+	}
 	return d
 }
 

@@ -19,6 +19,8 @@ func runTests() []test {
 		{"UnknownStatusIsInvalidAndListsAllowedStatuses", testRunUnknownStatus},
 		{"RunIDOfAnotherChatConflicts", testRunOtherChat},
 		{"AdvancesLastActivity", testRunLastActivity},
+		{"AnnalsOwnRunsAreNotActivity", testRunKindNotActivity},
+		{"UnknownKindIsInvalid", testRunUnknownKind},
 	}
 }
 

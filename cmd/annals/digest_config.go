@@ -12,9 +12,10 @@ import (
 // serve and its thresholds, and the scheduled recap. Durations are Go durations ("10m",
 // "12h"); empty means the default.
 type DigestConfig struct {
-	// Enabled runs the worker in annals serve. Off by default: a digest writes a summary (and a
-	// title) to every chat, and with a model provider every digest spends tokens.
-	Enabled       bool   `yaml:"enabled"`
+	// Enabled runs the worker in annals serve; absent means on (enabledOr). With the default,
+	// offline summarizer a digest costs CPU only; with a model provider each one spends tokens,
+	// recorded as a recap run of the chat.
+	Enabled       *bool  `yaml:"enabled"`
 	Idle          string `yaml:"idle"`
 	MinNewEntries int64  `yaml:"min_new_entries"`
 	Stale         string `yaml:"stale"`
@@ -27,6 +28,12 @@ type DigestConfig struct {
 	// recap.
 	Schedule string `yaml:"schedule"`
 }
+
+// on says whether the due-chat worker runs: digest.enabled, on when absent.
+func (d DigestConfig) on() bool { return d.Enabled == nil || *d.Enabled }
+
+// explicit says whether digest.enabled was written (true) rather than the default.
+func (d DigestConfig) explicit() bool { return d.Enabled != nil && *d.Enabled }
 
 // defaultDigestEvery is how often the worker looks for due chats.
 const defaultDigestEvery = time.Minute

@@ -154,3 +154,67 @@ func TestServeDigestsAnIdleChat(t *testing.T) {
 		t.Errorf("the log does not report the digests:\n%s", s.stderr.String())
 	}
 }
+
+// TestServeDigestsByDefault: with no digest: block at all, annals serve digests the chat quiet
+// for more than the default 10 minutes with the offline summarizer and titles it; the chat a
+// person named keeps its title, the fresh one is left alone.
+func TestServeDigestsByDefault(t *testing.T) {
+	tm := newTestMain(t)
+	tm.mustRun(digestChats(time.Now().Add(time.Hour)), "ingest", "-")
+	s := startServe(t, tm)
+	deadline := time.Now().Add(60 * time.Second)
+	for showChat(t, tm, "named").Summary == "" || showChat(t, tm, "quiet").Summary == "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("no digest after a minute; server log:\n%s", s.stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if c := showChat(t, tm, "quiet"); c.Title != "Fix the flaky login test in CI." || !c.TitleGenerated {
+		t.Errorf("quiet = %+v", c)
+	}
+	if c := showChat(t, tm, "named"); c.Title != "Dana's deploy notes" || c.TitleGenerated {
+		t.Errorf("named = %+v", c)
+	}
+	if c := showChat(t, tm, "fresh"); c.Summary != "" {
+		t.Errorf("fresh, active within the idle time, was digested: %+v", c)
+	}
+	if !strings.Contains(s.stderr.String(), `msg="digest worker started" due_chats=true every=1m0s idle=10m0s min_new_entries=8 stale=12h0m0s`) {
+		t.Errorf("the log does not show the worker on with the defaults:\n%s", s.stderr.String())
+	}
+}
+
+// TestServeDigestTurnsOff: --no-digest, digest.enabled: false, and summarizer provider none
+// (by default) each keep the worker off; digest.enabled: true with no summarizer is refused.
+func TestServeDigestTurnsOff(t *testing.T) {
+	for _, tc := range []struct{ name, config, flag string }{
+		{"flag", "", "--no-digest"},
+		{"config", "digest:\n  enabled: false\n", ""},
+		{"no summarizer", "summarizer:\n  provider: none\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tm := newTestMain(t)
+			if tc.config != "" {
+				writeConfig(t, tm, tc.config)
+			}
+			var args []string
+			if tc.flag != "" {
+				args = append(args, tc.flag)
+			}
+			s := startServe(t, tm, args...)
+			if err := s.stop(); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(s.stderr.String(), "digest worker") {
+				t.Errorf("the digest worker ran:\n%s", s.stderr.String())
+			}
+		})
+	}
+	tm := newTestMain(t)
+	writeConfig(t, tm, "summarizer:\n  provider: none\ndigest:\n  enabled: true\n")
+	if _, _, err := tm.run("", "serve", "--addr", "127.0.0.1:0"); err == nil || !strings.Contains(err.Error(), "need a summarizer") {
+		t.Errorf("serve with digest.enabled and no summarizer: %v; want it refused", err)
+	}
+}

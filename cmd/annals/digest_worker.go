@@ -28,14 +28,16 @@ type digestWorker struct {
 	now    func() time.Time
 }
 
-// serveDigest runs the digest worker while the server runs, when the config asks for it, and
-// returns the function that stops it and waits, before the store closes.
+// serveDigest runs the digest worker while the server runs (unless digest.enabled is false or
+// --no-digest is given, and no schedule is set), and returns the function that stops it and
+// waits, before the store closes.
 func (m *Main) serveDigest(ctx context.Context, a *app, logger *slog.Logger) (stop func(), err error) {
 	policy, every, sched, err := a.cfg.Digest.parse()
 	if err != nil {
 		return nil, err
 	}
-	if !a.cfg.Digest.Enabled && sched == nil {
+	enabled := a.cfg.Digest.on()
+	if !enabled && sched == nil {
 		return func() {}, nil
 	}
 	svc, ok := a.base.(*history.Service)
@@ -43,8 +45,18 @@ func (m *Main) serveDigest(ctx context.Context, a *app, logger *slog.Logger) (st
 	if !ok || !ok2 {
 		return nil, annals.Errorf(annals.EINTERNAL, "the digest worker needs the local history service and store")
 	}
-	w := &digestWorker{svc: svc, ds: ds, holder: digestHolder(), policy: policy, enabled: a.cfg.Digest.Enabled,
+	if !svc.Summarizes() {
+		// summarizer: provider none. Asked for in so many words, that is a mistake; by default
+		// the worker just stays off.
+		if a.cfg.Digest.explicit() || sched != nil {
+			return nil, annals.Errorf(annals.EINVALID, "digest.enabled and digest.schedule need a summarizer, but summarizer.provider is none (drop it for the offline one, or set digest.enabled: false)")
+		}
+		return func() {}, nil
+	}
+	w := &digestWorker{svc: svc, ds: ds, holder: digestHolder(), policy: policy, enabled: enabled,
 		sched: sched, start: time.Now(), logger: logger, now: time.Now}
+	logger.Info("digest worker started", "due_chats", enabled, "every", every.String(), "idle", policy.Idle.String(),
+		"min_new_entries", policy.MinNewEntries, "stale", policy.Stale.String(), "schedule", a.cfg.Digest.Schedule)
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {

@@ -19,7 +19,7 @@ type serveFlags struct {
 	c                          *common
 	addr, portFile, logFormat  *string
 	readOnly, local, mcpWrites *bool
-	watch                      *bool
+	watch, noDigest            *bool
 	maxBody                    *int64
 	timeout, shutdown          *time.Duration
 	mcpBudget                  *int
@@ -32,7 +32,9 @@ func (m *Main) serveFlagSet() (*pflag.FlagSet, *serveFlags) {
 		"API keys ('annals keys'); with no keys the server runs in local mode, on loopback only, as\n"+
 		"the local owner. It stops cleanly on SIGINT or SIGTERM, finishing requests in flight.\n"+
 		"Clients: curl (see README), the CLI itself (annals --server URL --key KEY <command>), MCP\n"+
-		"clients at URL/mcp.")
+		"clients at URL/mcp. In the background it digests idle and changed chats with the configured\n"+
+		"summarizer (offline by default; docs/CONFIG.md, Digests): --no-digest or digest.enabled:\n"+
+		"false turns that off.")
 	f := &serveFlags{c: commonFlags(fs)}
 	f.c.local = true
 	f.c.remoteReads = true
@@ -47,6 +49,7 @@ func (m *Main) serveFlagSet() (*pflag.FlagSet, *serveFlags) {
 	f.logFormat = fs.String("log-format", "text", "access log format on standard error: text or json")
 	f.mcpBudget = fs.Int("mcp-budget", mcp.DefaultBudgetTokens, "largest MCP tool result at /mcp, in tokens (about 4 bytes each)")
 	f.watch = fs.Bool("watch", false, "keep importing the agent tools' folders it finds while serving, as 'import --watch' (import.watch: true in the config)")
+	f.noDigest = fs.Bool("no-digest", false, "do not run the background digest worker (digest.enabled: false in the config does the same)")
 	f.mcpWrites = fs.Bool("mcp-allow-writes", false, "offer MCP's curating tools at /mcp to every caller (default: operator and admin keys only, none in local mode)")
 	f.limits = serveLimitFlags(fs)
 	return fs, f
@@ -106,6 +109,10 @@ func runServe(ctx context.Context, m *Main, args []string) error {
 	if !*f.readOnly {
 		defer m.serveImportWatch(ctx, a, logger)()
 		defer m.serveEmbedding(ctx, a, logger)()
+		if *f.noDigest {
+			off := false
+			a.cfg.Digest.Enabled = &off
+		}
 		stopDigest, err := m.serveDigest(ctx, a, logger)
 		if err != nil {
 			return err

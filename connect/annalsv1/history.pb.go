@@ -1098,8 +1098,11 @@ type Run struct {
 	CacheReadTokens     int64 `protobuf:"varint,10,opt,name=cache_read_tokens,json=cacheReadTokens,proto3" json:"cache_read_tokens,omitempty"`
 	CacheCreationTokens int64 `protobuf:"varint,11,opt,name=cache_creation_tokens,json=cacheCreationTokens,proto3" json:"cache_creation_tokens,omitempty"`
 	ContextTokens       int64 `protobuf:"varint,12,opt,name=context_tokens,json=contextTokens,proto3" json:"context_tokens,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// kind is whose work the run is: empty for the chat's own run; "recap" or "embed" for a call
+	// annals made for the chat (counted in its totals, never its status or last activity).
+	Kind          string `protobuf:"bytes,13,opt,name=kind,proto3" json:"kind,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Run) Reset() {
@@ -1214,6 +1217,13 @@ func (x *Run) GetContextTokens() int64 {
 		return x.ContextTokens
 	}
 	return 0
+}
+
+func (x *Run) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
 }
 
 // TruncatePoint names where a rewind starts: exactly one of its fields.
@@ -2323,7 +2333,7 @@ const file_annals_v1_history_proto_rawDesc = "" +
 	"\acall_id\x18\x02 \x01(\tR\x06callId\x12%\n" +
 	"\x0earguments_json\x18\x03 \x01(\tR\rargumentsJson\x12\x16\n" +
 	"\x06result\x18\x04 \x01(\tR\x06result\x12\x18\n" +
-	"\aoutcome\x18\x05 \x01(\tR\aoutcome\"\xb8\x03\n" +
+	"\aoutcome\x18\x05 \x01(\tR\aoutcome\"\xcc\x03\n" +
 	"\x03Run\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
 	"\achat_id\x18\x02 \x01(\tR\x06chatId\x12\x16\n" +
@@ -2338,7 +2348,8 @@ const file_annals_v1_history_proto_rawDesc = "" +
 	"\x11cache_read_tokens\x18\n" +
 	" \x01(\x03R\x0fcacheReadTokens\x122\n" +
 	"\x15cache_creation_tokens\x18\v \x01(\x03R\x13cacheCreationTokens\x12%\n" +
-	"\x0econtext_tokens\x18\f \x01(\x03R\rcontextTokens\"Y\n" +
+	"\x0econtext_tokens\x18\f \x01(\x03R\rcontextTokens\x12\x12\n" +
+	"\x04kind\x18\r \x01(\tR\x04kind\"Y\n" +
 	"\rTruncatePoint\x12\x19\n" +
 	"\bentry_id\x18\x01 \x01(\tR\aentryId\x12\x1b\n" +
 	"\tsource_id\x18\x02 \x01(\tR\bsourceId\x12\x10\n" +

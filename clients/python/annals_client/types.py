@@ -17,6 +17,7 @@ Op = Literal["list", "search", "related", "get", "usage", "rename", "annotate", 
 
 Scope = Literal["", "self", "user", "tenant", "global"]
 RunStatus = Literal["running", "awaiting_input", "completed", "failed", "cancelled"]
+RunKind = Literal["recap", "embed"]
 EntryKind = Literal["user", "assistant", "system", "tool", "event"]
 ToolOutcome = Literal["succeeded", "failed", "cancelled", "unknown"]
 AttributeFilter = Union[str, Dict[str, str]]
@@ -159,6 +160,7 @@ class Run(_RunRequired, total=False):
     cache_creation_tokens: int
     context_tokens: int
     cost_usd: float
+    kind: RunKind
     estimated_cost_usd: float
 
 
@@ -223,6 +225,7 @@ class RunRecord(_RunRecordRequired, total=False):
     cache_creation_tokens: int
     context_tokens: int
     cost_usd: float
+    kind: RunKind
 
 
 class TruncatePoint(TypedDict, total=False):

@@ -33,6 +33,8 @@ export type Op =
 
 export type Scope = "" | "self" | "user" | "tenant" | "global";
 export type RunStatus = "running" | "awaiting_input" | "completed" | "failed" | "cancelled";
+/** Whose work a run is: absent for the chat's own run (docs/FORMAT.md). */
+export type RunKind = "recap" | "embed";
 export type EntryKind = "user" | "assistant" | "system" | "tool" | "event";
 export type ToolOutcome = "succeeded" | "failed" | "cancelled" | "unknown";
 /** An RFC 3339 time, as the server writes it. */
@@ -157,6 +159,8 @@ export interface Run {
   /** The prompt of the run's last model call: the context's size. */
   context_tokens?: number;
   cost_usd?: number;
+  /** Absent for the chat's own run; a call annals made for the chat (docs/FORMAT.md). */
+  kind?: RunKind;
   /** Set on runs read back, never stored: the pricing table's estimate (docs/USAGE.md). */
   estimated_cost_usd?: number;
 }
@@ -213,6 +217,7 @@ export interface RunRecord {
   cache_creation_tokens?: number;
   context_tokens?: number;
   cost_usd?: number;
+  kind?: RunKind;
 }
 
 /** Exactly one of entry_id, source_id and seq: the last entry kept. */
