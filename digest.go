@@ -96,6 +96,13 @@ type DigestStore interface {
 	// unavailable, internal.
 	FailDigest(ctx context.Context, ref ChatRef, f DigestFailure) error
 
+	// MarkDigested records that the chat's summary was written by a recap made outside the
+	// worker (annals recap, the recap op) from the transcript at revision (as read before the
+	// transcript was), at at: the digested revision and time, failures reset; the lease is
+	// left alone. The worker then treats the chat as digested at that revision. Errors:
+	// not_found, forbidden, unavailable, internal.
+	MarkDigested(ctx context.Context, ref ChatRef, revision int64, at time.Time) error
+
 	// DigestScheduleRun reads when the scheduled recap last ran (zero when never);
 	// RecordDigestScheduleRun stores it. Errors: forbidden, unavailable, internal.
 	DigestScheduleRun(ctx context.Context) (time.Time, error)

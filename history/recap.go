@@ -42,8 +42,22 @@ func (s *Service) RecapChat(ctx context.Context, c annals.ChatSelector) (*annals
 		return nil, err
 	}
 	s.changes.publish(updated.ID, updated.OwnedBy())
+	s.markRecapped(ctx, chat)
 	s.embedChat(ctx, updated)
 	return &annals.Recap{Chat: updated, Summary: summary}, nil
+}
+
+// markRecapped records the recap as the chat's digest, at the revision read before its
+// transcript, so the background worker does not digest it again until it changes. Best effort:
+// the summary is stored; a chat the worker then digests once more is only redundant work.
+func (s *Service) markRecapped(ctx context.Context, read *annals.Chat) {
+	ds, ok := s.store.(annals.DigestStore)
+	if !ok {
+		return
+	}
+	if err := ds.MarkDigested(context.WithoutCancel(ctx), read.Ref(), read.Totals.Entries, s.now()); err != nil {
+		s.log.Warn("record recap as digest", "chat", read.ID, "err", annals.ErrorDetail(err))
+	}
 }
 
 // summarize calls the summarizer and, when it reports what it spent (annals.MeteredSummarizer),

@@ -151,6 +151,18 @@ func (db *DB) FailDigest(ctx context.Context, ref annals.ChatRef, f annals.Diges
 	})
 }
 
+// MarkDigested records a recap made outside the worker; see annals.DigestStore.
+func (db *DB) MarkDigested(ctx context.Context, ref annals.ChatRef, revision int64, at time.Time) error {
+	return db.writeTx(ctx, func(tx pgx.Tx) error {
+		pk, err := db.chatPK(ctx, tx, ref)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, rebind(storecore.DigestMarked), pk, revision, unixNano(at))
+		return db.storeErrOrNil("record recap digest", err)
+	})
+}
+
 // DigestScheduleRun reads when the scheduled recap last ran; see annals.DigestStore.
 func (db *DB) DigestScheduleRun(ctx context.Context) (time.Time, error) {
 	var at int64

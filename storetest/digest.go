@@ -30,6 +30,7 @@ func RunDigest(t *testing.T, open func(tb testing.TB) DigestStore) {
 		{"HumanTitleIsNeverReplaced", digestTitles},
 		{"FailureLeavesSummaryAndCountsRetry", digestFailure},
 		{"ScheduleRunIsKept", digestSchedule},
+		{"RecapMarksDigested", digestMarked},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
 	}
@@ -248,5 +249,34 @@ func digestSchedule(t *testing.T, s DigestStore) {
 		if got, err := s.DigestScheduleRun(t.Context()); err != nil || !got.Equal(at) {
 			t.Fatalf("last scheduled run = %v, %v; want %v", got, err, at)
 		}
+	}
+}
+
+// digestMarked: a recap made outside the worker records the revision it summarised, so the
+// chat is no longer listed until it changes; failures are reset and a lease left alone.
+func digestMarked(t *testing.T, s DigestStore) {
+	c := digestChat(t, s, "m", 3)
+	now := BaseTime.Add(time.Hour)
+	mustLease(t, s, c, "w", now)
+	if err := s.FailDigest(t.Context(), c.Ref(), annals.DigestFailure{Holder: "w", Failures: 2, RetryAt: now.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	mustLease(t, s, c, "w2", now)
+	if err := s.MarkDigested(t.Context(), c.Ref(), 3, now); err != nil {
+		t.Fatal(err)
+	}
+	if ids := digestIDs(digestStates(t, s, annals.DigestStateFilter{Limit: 10})); len(ids) != 0 {
+		t.Fatalf("after a recap of its transcript, listed %v; want none", ids)
+	}
+	mustAppend(t, s, "m", Entries("m-more", 1)...)
+	sts := digestStates(t, s, annals.DigestStateFilter{Limit: 10})
+	if len(sts) != 1 || sts[0].DigestedEntries != 3 || sts[0].DigestedAt == nil || !sts[0].DigestedAt.Equal(now) ||
+		sts[0].Failures != 0 || sts[0].RetryAt != nil || sts[0].LeaseHolder != "w2" {
+		t.Fatalf("state = %+v; want digested at 3 at %v, failures reset, w2's lease kept", sts, now)
+	}
+	gone := c.Ref()
+	gone.ID = "missing"
+	if err := s.MarkDigested(t.Context(), gone, 1, now); annals.ErrorCode(err) != annals.ENOTFOUND {
+		t.Fatalf("MarkDigested of a missing chat: %v; want not_found", err)
 	}
 }

@@ -56,6 +56,12 @@ const DigestRelease = `UPDATE chat_digests SET lease_holder = '', lease_until = 
 const DigestStored = `UPDATE chat_digests SET digested_entries = ?, digested_at = ?, failures = 0, retry_at = NULL,
 	lease_holder = '', lease_until = NULL WHERE chat_pk = ?`
 
+// DigestMarked records a recap made outside the worker (arguments: chat pk, revision, at):
+// digested at that revision and time, failures reset, the lease untouched.
+const DigestMarked = `INSERT INTO chat_digests (chat_pk, digested_entries, digested_at) VALUES (?, ?, ?)
+	ON CONFLICT (chat_pk) DO UPDATE SET digested_entries = excluded.digested_entries, digested_at = excluded.digested_at,
+		failures = 0, retry_at = NULL`
+
 // DigestFailed records a failed digest (arguments: failures, retry at, chat pk, holder) and
 // releases the lease, only while holder has it.
 const DigestFailed = `UPDATE chat_digests SET failures = ?, retry_at = ?, lease_holder = '', lease_until = NULL
