@@ -132,6 +132,10 @@ type ChatUpdate struct {
 	Archived *bool
 	// Summary sets the summary and stamps summary_updated_at.
 	Summary *string
+	// TitleGenerated, with Title, stores the title marked as generated (the background digest's,
+	// or a replicated or copied generated title); a Title without it is a person's and clears
+	// the mark. Transports never set it.
+	TitleGenerated bool
 }
 
 // List limits.

@@ -72,7 +72,7 @@ func NewerFields(upd ChatUpdate, s FieldStamp, have map[string]FieldStamp) (Chat
 		return true
 	}
 	if keep(FieldTitle, upd.Title != nil) {
-		out.Title = upd.Title
+		out.Title, out.TitleGenerated = upd.Title, upd.TitleGenerated
 	}
 	if keep(FieldDescription, upd.Description != nil) {
 		out.Description = upd.Description

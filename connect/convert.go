@@ -120,7 +120,7 @@ func chatOf(m *v1.Chat) *annals.Chat {
 	c := &annals.Chat{
 		ID: m.GetId(), TenantID: m.GetTenantId(), UserID: m.GetUserId(), AgentID: m.GetAgentId(),
 		CreatedAt: timeOf(m.GetCreatedAt()), LastActivity: timeOf(m.GetLastActivity()),
-		Status: annals.RunStatus(m.GetStatus()), Title: m.GetTitle(), Description: m.GetDescription(),
+		Status: annals.RunStatus(m.GetStatus()), Title: m.GetTitle(), TitleGenerated: m.GetTitleGenerated(), Description: m.GetDescription(),
 		Tags: m.GetTags(), Pinned: m.GetPinned(), ArchivedAt: timePtrOf(m.GetArchivedAt()),
 		Summary: m.GetSummary(), SummaryUpdatedAt: timePtrOf(m.GetSummaryUpdatedAt()),
 	}
@@ -141,7 +141,7 @@ func chatMsg(c *annals.Chat) *v1.Chat {
 	return &v1.Chat{
 		Id: c.ID, TenantId: c.TenantID, UserId: c.UserID, AgentId: c.AgentID, Attributes: c.Attributes,
 		CreatedAt: stamp(c.CreatedAt), LastActivity: stamp(c.LastActivity), Status: string(c.Status),
-		Title: c.Title, Description: c.Description, Tags: c.Tags, Pinned: c.Pinned,
+		Title: c.Title, TitleGenerated: c.TitleGenerated, Description: c.Description, Tags: c.Tags, Pinned: c.Pinned,
 		ArchivedAt: stampPtr(c.ArchivedAt), Summary: c.Summary, SummaryUpdatedAt: stampPtr(c.SummaryUpdatedAt),
 		Totals: &v1.Totals{Runs: c.Totals.Runs, Entries: c.Totals.Entries, InputTokens: c.Totals.InputTokens,
 			OutputTokens: c.Totals.OutputTokens, CostUsd: c.Totals.CostUSD},

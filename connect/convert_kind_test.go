@@ -29,3 +29,21 @@ func TestRunKindCrossesTheWire(t *testing.T) {
 		}
 	}
 }
+
+// TestGeneratedTitleMarkCrossesTheWire: a chat's title_generated goes through the protobuf
+// message and back.
+func TestGeneratedTitleMarkCrossesTheWire(t *testing.T) {
+	for _, generated := range []bool{true, false} {
+		b, err := proto.Marshal(chatMsg(&annals.Chat{ID: "c", TenantID: "t", Title: "A title", TitleGenerated: generated}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m v1.Chat
+		if err := proto.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		if out := chatOf(&m); out.TitleGenerated != generated || out.Title != "A title" {
+			t.Errorf("title_generated %v came back as %+v", generated, out)
+		}
+	}
+}

@@ -466,7 +466,8 @@ func (s *Service) replicaChatChange(ctx context.Context, p *annals.Principal, ho
 		return replicaAgentChange(p, res.Owner, chat, pl.Agent, ch)
 	}
 	cur := pl.Curate
-	upd := annals.ChatUpdate{Title: cur.Title, Description: cur.Description, Pinned: cur.Pinned, Archived: cur.Archived, Summary: cur.Summary}
+	upd := annals.ChatUpdate{Title: cur.Title, TitleGenerated: cur.Title != nil && cur.TitleGenerated,
+		Description: cur.Description, Pinned: cur.Pinned, Archived: cur.Archived, Summary: cur.Summary}
 	if cur.Title != nil {
 		t := s.redactText(*cur.Title)
 		upd.Title = &t

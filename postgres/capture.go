@@ -304,12 +304,12 @@ func (w *writer) createChat(c *annals.Chat, res *annals.CaptureResult) error {
 	// two servers creating one chat at once both succeed, one of them as "unchanged".
 	var pk int64
 	err = w.tx.QueryRow(w.ctx, rebind(`INSERT INTO chats (id, tenant_id, user_id, agent_id, attributes, created_at, last_activity,
-			title, title_fold, description, tags, pinned, archived_at, summary, summary_updated_at, incarnation)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			title, title_fold, description, tags, pinned, archived_at, summary, summary_updated_at, incarnation, title_generated)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO NOTHING RETURNING pk`),
 		c.ID, c.TenantID, c.UserID, c.AgentID, string(attrs), unixNano(created), unixNano(created),
 		[]byte(c.Title), []byte(strings.ToLower(c.Title)), []byte(c.Description), tags,
-		c.Pinned, archived, []byte(c.Summary), summarized, rand.Int64()).Scan(&pk)
+		c.Pinned, archived, []byte(c.Summary), summarized, rand.Int64(), c.Title != "" && c.TitleGenerated).Scan(&pk)
 	if errors.Is(err, pgx.ErrNoRows) {
 		existing, err := w.immutableOf(c.ID)
 		if err != nil {

@@ -262,7 +262,7 @@ func (db *DB) updateChatIn(ctx context.Context, tx pgx.Tx, ref annals.ChatRef, u
 	if upd.Title != nil {
 		next.Title = *upd.Title
 		// A title given by a caller is a person's: it is no longer a generated one.
-		set.Add("title = ?, title_fold = ?, title_generated = false", []byte(*upd.Title), []byte(strings.ToLower(*upd.Title)))
+		set.Add("title = ?, title_fold = ?, title_generated = ?", []byte(*upd.Title), []byte(strings.ToLower(*upd.Title)), upd.TitleGenerated)
 	}
 	if upd.Description != nil {
 		next.Description = *upd.Description

@@ -57,10 +57,10 @@ func (db *DB) RestoreChat(ctx context.Context, c *annals.Chat) (*annals.Chat, er
 	var out *annals.Chat
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE chats SET title = $1, title_fold = $2, description = $3, tags = $4, pinned = $5,
-				archived_at = $6, summary = $7, summary_updated_at = $8, last_activity = $9
+				archived_at = $6, summary = $7, summary_updated_at = $8, last_activity = $9, title_generated = $11
 			WHERE id = $10`,
 			[]byte(c.Title), []byte(strings.ToLower(c.Title)), []byte(c.Description), tags, c.Pinned,
-			archived, []byte(c.Summary), summarized, unixNano(c.LastActivity), c.ID)
+			archived, []byte(c.Summary), summarized, unixNano(c.LastActivity), c.ID, c.Title != "" && c.TitleGenerated)
 		if err != nil {
 			return db.storeErr("restore chat", err)
 		}

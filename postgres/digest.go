@@ -110,7 +110,7 @@ func (db *DB) StoreDigest(ctx context.Context, ref annals.ChatRef, w annals.Dige
 		if err := tx.QueryRow(ctx, rebind(storecore.DigestHolder), pk).Scan(&holder); err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return db.storeErr("read digest lease", err)
 		}
-		upd, titled, ok := storecore.DigestPlan(cur, holder, w)
+		upd, _, ok := storecore.DigestPlan(cur, holder, w)
 		if !ok {
 			_, err := tx.Exec(ctx, rebind(storecore.DigestRelease), pk, w.Holder)
 			return db.storeErrOrNil("release digest lease", err)
@@ -120,12 +120,6 @@ func (db *DB) StoreDigest(ctx context.Context, ref annals.ChatRef, w annals.Dige
 		}
 		if out, err = db.updateChatIn(ctx, tx, ref, upd, w.At); err != nil {
 			return err
-		}
-		if titled {
-			if _, err := tx.Exec(ctx, `UPDATE chats SET title_generated = true WHERE pk = $1`, pk); err != nil {
-				return db.storeErr("mark generated title", err)
-			}
-			out.TitleGenerated = true
 		}
 		_, err = tx.Exec(ctx, rebind(storecore.DigestStored), w.Entries, unixNano(w.At), pk)
 		return db.storeErrOrNil("record digest", err)

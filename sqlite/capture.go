@@ -200,11 +200,11 @@ func (w *writer) createChat(c *annals.Chat, res *annals.CaptureResult) error {
 		summarized = &v
 	}
 	r, err := w.exec(`INSERT INTO chats (id, tenant_id, user_id, agent_id, attributes, created_at, last_activity, title, title_fold, description, tags,
-			pinned, archived_at, summary, summary_updated_at, incarnation)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			pinned, archived_at, summary, summary_updated_at, incarnation, title_generated)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.ID, c.TenantID, c.UserID, c.AgentID, string(attrs), unixNano(created), unixNano(created),
 		c.Title, strings.ToLower(c.Title), c.Description, joinTags(dedupe(c.Tags)),
-		c.Pinned, archived, c.Summary, summarized, rand.Int64())
+		c.Pinned, archived, c.Summary, summarized, rand.Int64(), c.Title != "" && c.TitleGenerated)
 	if err != nil {
 		return err
 	}

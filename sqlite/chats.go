@@ -240,7 +240,7 @@ func (db *DB) updateChatIn(ctx context.Context, tx *sql.Tx, ref annals.ChatRef, 
 	set := &where{}
 	if upd.Title != nil {
 		// A title given by a caller is a person's: it is no longer a generated one.
-		set.Add("title = ?, title_fold = ?, title_generated = 0", *upd.Title, strings.ToLower(*upd.Title))
+		set.Add("title = ?, title_fold = ?, title_generated = ?", *upd.Title, strings.ToLower(*upd.Title), upd.TitleGenerated)
 	}
 	if upd.Description != nil {
 		set.Add("description = ?", *upd.Description)

@@ -61,9 +61,9 @@ func (db *DB) RestoreChat(ctx context.Context, c *annals.Chat) (*annals.Chat, er
 			return storeErr("find chat", err)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE chats SET title = ?, title_fold = ?, description = ?, tags = ?, pinned = ?,
-				archived_at = ?, summary = ?, summary_updated_at = ?, last_activity = ? WHERE pk = ?`,
+				archived_at = ?, summary = ?, summary_updated_at = ?, last_activity = ?, title_generated = ? WHERE pk = ?`,
 			c.Title, strings.ToLower(c.Title), c.Description, joinTags(tags), c.Pinned,
-			archived, c.Summary, summarized, unixNano(c.LastActivity), pk); err != nil {
+			archived, c.Summary, summarized, unixNano(c.LastActivity), c.Title != "" && c.TitleGenerated, pk); err != nil {
 			return storeErr("restore chat", err)
 		}
 		w := &writer{ctx: ctx, tx: tx}

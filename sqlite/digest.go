@@ -120,7 +120,7 @@ func (db *DB) StoreDigest(ctx context.Context, ref annals.ChatRef, w annals.Dige
 		if err := tx.QueryRowContext(ctx, storecore.DigestHolder, pk).Scan(&holder); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return storeErr("read digest lease", err)
 		}
-		upd, titled, ok := storecore.DigestPlan(cur, holder, w)
+		upd, _, ok := storecore.DigestPlan(cur, holder, w)
 		if !ok {
 			_, err := tx.ExecContext(ctx, storecore.DigestRelease, pk, w.Holder)
 			return storeErrOrNil("release digest lease", err)
@@ -130,12 +130,6 @@ func (db *DB) StoreDigest(ctx context.Context, ref annals.ChatRef, w annals.Dige
 		}
 		if out, err = db.updateChatIn(ctx, tx, ref, upd, w.At); err != nil {
 			return err
-		}
-		if titled {
-			if _, err := tx.ExecContext(ctx, `UPDATE chats SET title_generated = 1 WHERE pk = ?`, pk); err != nil {
-				return storeErr("mark generated title", err)
-			}
-			out.TitleGenerated = true
 		}
 		_, err = tx.ExecContext(ctx, storecore.DigestStored, w.Entries, unixNano(w.At), pk)
 		return storeErrOrNil("record digest", err)

@@ -249,12 +249,13 @@ func verifyChat(ctx context.Context, src, dst annals.Store, want, got *annals.Ch
 func sameRun(a, b *annals.Run) bool {
 	return a.Status == b.Status && a.Model == b.Model && a.StartedAt.Equal(b.StartedAt) && sameTime(a.EndedAt, b.EndedAt) &&
 		a.InputTokens == b.InputTokens && a.OutputTokens == b.OutputTokens && a.CostUSD == b.CostUSD &&
-		a.CacheReadTokens == b.CacheReadTokens && a.CacheCreationTokens == b.CacheCreationTokens && a.ContextTokens == b.ContextTokens
+		a.CacheReadTokens == b.CacheReadTokens && a.CacheCreationTokens == b.CacheCreationTokens && a.ContextTokens == b.ContextTokens &&
+		a.Kind == b.Kind
 }
 
 // sameCurated compares what RestoreChat sets.
 func sameCurated(a, b *annals.Chat) bool {
-	return a.Title == b.Title && a.Description == b.Description && slices.Equal(a.Tags, b.Tags) && a.Pinned == b.Pinned &&
+	return a.Title == b.Title && a.TitleGenerated == b.TitleGenerated && a.Description == b.Description && slices.Equal(a.Tags, b.Tags) && a.Pinned == b.Pinned &&
 		sameTime(a.ArchivedAt, b.ArchivedAt) && a.Summary == b.Summary && sameTime(a.SummaryUpdatedAt, b.SummaryUpdatedAt) &&
 		a.LastActivity.Equal(b.LastActivity)
 }

@@ -622,8 +622,10 @@ type Chat struct {
 	Summary          string                 `protobuf:"bytes,14,opt,name=summary,proto3" json:"summary,omitempty"`
 	SummaryUpdatedAt *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=summary_updated_at,json=summaryUpdatedAt,proto3" json:"summary_updated_at,omitempty"`
 	Totals           *Totals                `protobuf:"bytes,16,opt,name=totals,proto3" json:"totals,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// title_generated marks a title the background digest generated (a rename clears it).
+	TitleGenerated bool `protobuf:"varint,17,opt,name=title_generated,json=titleGenerated,proto3" json:"title_generated,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Chat) Reset() {
@@ -766,6 +768,13 @@ func (x *Chat) GetTotals() *Totals {
 		return x.Totals
 	}
 	return nil
+}
+
+func (x *Chat) GetTitleGenerated() bool {
+	if x != nil {
+		return x.TitleGenerated
+	}
+	return false
 }
 
 // Totals are a chat's counters, kept by the store.
@@ -2278,7 +2287,7 @@ const file_annals_v1_history_proto_rawDesc = "" +
 	"\n" +
 	"session_id\x18\x02 \x01(\tR\tsessionId\"6\n" +
 	"\x10ChatRunsResponse\x12\"\n" +
-	"\x04runs\x18\x01 \x03(\v2\x0e.annals.v1.RunR\x04runs\"\xab\x05\n" +
+	"\x04runs\x18\x01 \x03(\v2\x0e.annals.v1.RunR\x04runs\"\xd4\x05\n" +
 	"\x04Chat\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
 	"\ttenant_id\x18\x02 \x01(\tR\btenantId\x12\x17\n" +
@@ -2300,7 +2309,8 @@ const file_annals_v1_history_proto_rawDesc = "" +
 	"archivedAt\x12\x18\n" +
 	"\asummary\x18\x0e \x01(\tR\asummary\x12H\n" +
 	"\x12summary_updated_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\x10summaryUpdatedAt\x12)\n" +
-	"\x06totals\x18\x10 \x01(\v2\x11.annals.v1.TotalsR\x06totals\x1a=\n" +
+	"\x06totals\x18\x10 \x01(\v2\x11.annals.v1.TotalsR\x06totals\x12'\n" +
+	"\x0ftitle_generated\x18\x11 \x01(\bR\x0etitleGenerated\x1a=\n" +
 	"\x0fAttributesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x99\x01\n" +

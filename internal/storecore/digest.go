@@ -87,7 +87,7 @@ func DigestPlan(cur *annals.Chat, holder string, w annals.DigestWrite) (upd anna
 	upd.Summary = &summary
 	if w.Title != "" && (cur.Title == "" || cur.TitleGenerated) {
 		title := w.Title
-		upd.Title = &title
+		upd.Title, upd.TitleGenerated = &title, true
 		titled = true
 	}
 	return upd, titled, true

@@ -152,7 +152,7 @@ func stampChange(tx OutboxTx, hostID string, now time.Time, p *annals.OpPayload,
 // the times the store stamped, without what the store derives (totals, status, last activity).
 func ChatPayload(c *annals.Chat, created time.Time) *annals.OpPayload {
 	cp := annals.Chat{ID: c.ID, TenantID: c.TenantID, UserID: c.UserID, AgentID: c.AgentID, Attributes: c.Attributes,
-		CreatedAt: created.UTC(), Title: c.Title, Description: c.Description, Tags: c.Tags, Pinned: c.Pinned,
+		CreatedAt: created.UTC(), Title: c.Title, TitleGenerated: c.Title != "" && c.TitleGenerated, Description: c.Description, Tags: c.Tags, Pinned: c.Pinned,
 		ArchivedAt: c.ArchivedAt, Summary: c.Summary, SummaryUpdatedAt: c.SummaryUpdatedAt}
 	if cp.Summary != "" && cp.SummaryUpdatedAt == nil {
 		t := cp.CreatedAt
