@@ -43,6 +43,12 @@ type Chat struct {
 
 	Totals Totals `json:"totals"`
 
+	// Revision is the transcript's revision, kept by the store: raised by the number of entries
+	// each append adds and each truncation removes, never lowered, so two reads with the same
+	// revision saw the same transcript (a rewind plus as many new entries is a new revision,
+	// though the entry count is the same). Local to a store; not part of any wire format.
+	Revision int64 `json:"-"`
+
 	// Incarnation is given by the store when the chat is created and changes when a chat is
 	// deleted and its id created again; writes carry it (see ChatRef) so that they land only on
 	// the chat their caller read. It is not part of any wire format.

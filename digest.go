@@ -14,11 +14,11 @@ import (
 
 // DigestState is one chat's digest bookkeeping, read together with the chat.
 type DigestState struct {
-	// Chat is the chat as read (its Totals.Entries is the transcript's revision now).
+	// Chat is the chat as read (its Revision is the transcript's revision now).
 	Chat *Chat
-	// DigestedEntries is the transcript length the stored digest was computed from; -1 when the
-	// chat was never digested.
-	DigestedEntries int64
+	// DigestedRevision is the transcript revision (Chat.Revision) the stored digest was
+	// computed from; -1 when the chat was never digested.
+	DigestedRevision int64
 	// DigestedAt is when the last digest was stored; nil when never.
 	DigestedAt *time.Time
 	// Failures counts the digests that failed in a row since the last one stored.
@@ -48,10 +48,10 @@ type DigestStateFilter struct {
 type DigestWrite struct {
 	// Holder is the lease holder that computed it: the write lands only while it holds the lease.
 	Holder string
-	// Entries is the transcript revision the digest was computed from (Chat.Totals.Entries as
-	// read before the transcript was read).
-	Entries int64
-	Summary string
+	// Revision is the transcript revision the digest was computed from (Chat.Revision as read
+	// before the transcript was read).
+	Revision int64
+	Summary  string
 	// Title is a generated title; it is stored (marked generated) only when the chat has no
 	// title or a generated one. "" leaves the title alone.
 	Title string
@@ -69,7 +69,7 @@ type DigestFailure struct {
 type DigestStore interface {
 	// FindDigestStates returns, oldest activity first (then id), up to Limit chats of any owner
 	// that hold entries and whose transcript differs from the one last digested (never
-	// digested, or a different entry count), with their state. It decides nothing: the history
+	// digested, or another revision), with their state. It decides nothing: the history
 	// service picks the due ones. Errors: invalid, unavailable, internal.
 	FindDigestStates(ctx context.Context, f DigestStateFilter) ([]DigestState, error)
 
@@ -84,7 +84,7 @@ type DigestStore interface {
 	ReleaseDigest(ctx context.Context, ref ChatRef, holder string) error
 
 	// StoreDigest stores a digest in one transaction, only if holder still holds the chat's
-	// lease and the chat still holds w.Entries entries: the summary, the title when the chat's
+	// lease and the chat's transcript is still at w.Revision: the summary, the title when the chat's
 	// title is empty or generated (marking it generated; a human title is never replaced), the
 	// digested revision and time; failures are reset and the lease released. Otherwise nothing
 	// is stored, the lease is released and the answer is a conflict.

@@ -93,12 +93,14 @@ func (p DigestPolicy) Due(st annals.DigestState, now time.Time) (string, bool) {
 	if st.LeaseHolder != "" && st.LeaseUntil != nil && now.Before(*st.LeaseUntil) {
 		return "", false
 	}
-	if st.DigestedEntries < 0 {
+	if st.DigestedRevision < 0 {
 		return DueIdle, now.Sub(c.LastActivity) >= p.Idle
 	}
-	changed := c.Totals.Entries - st.DigestedEntries
+	// The revision counts every entry added and every one rewound, so this is how many
+	// entries changed since the digest.
+	changed := c.Revision - st.DigestedRevision
 	if changed < 0 {
-		changed = -changed // a rewind changed the transcript as much
+		changed = -changed // a state from before revisions were kept, or a store's reset
 	}
 	switch {
 	case changed == 0:

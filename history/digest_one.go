@@ -48,7 +48,7 @@ func (s *Service) digestOne(ctx context.Context, ds annals.DigestStore, st annal
 		}
 		return s.failDigest(ctx, ds, chat, st.Failures+1, holder, p, prog, err)
 	}
-	updated, err := ds.StoreDigest(ctx, chat.Ref(), annals.DigestWrite{Holder: holder, Entries: chat.Totals.Entries, Summary: summary, Title: title, At: s.now()})
+	updated, err := ds.StoreDigest(ctx, chat.Ref(), annals.DigestWrite{Holder: holder, Revision: chat.Revision, Summary: summary, Title: title, At: s.now()})
 	switch annals.ErrorCode(err) {
 	case "":
 	case annals.ECONFLICT:

@@ -16,13 +16,19 @@ var digestT0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 func ptrTime(t time.Time) *time.Time { return &t }
 
+// rewound is c at a transcript revision other than its entry count (entries were rewound).
+func rewound(c *annals.Chat, revision int64) *annals.Chat {
+	c.Revision = revision
+	return c
+}
+
 // TestDigestPolicyDue is the due / not-due table: each condition on its own, and each reason a
 // chat is not due.
 func TestDigestPolicyDue(t *testing.T) {
 	p := history.DigestPolicy{Idle: 10 * time.Minute, MinNewEntries: 8, Stale: 12 * time.Hour}
 	now := digestT0
 	chat := func(entries int64, quiet time.Duration) *annals.Chat {
-		return &annals.Chat{ID: "c", Totals: annals.Totals{Entries: entries}, LastActivity: now.Add(-quiet)}
+		return &annals.Chat{ID: "c", Totals: annals.Totals{Entries: entries}, Revision: entries, LastActivity: now.Add(-quiet)}
 	}
 	for _, tc := range []struct {
 		name   string
@@ -30,29 +36,30 @@ func TestDigestPolicyDue(t *testing.T) {
 		reason string
 		due    bool
 	}{
-		{"never digested, idle", annals.DigestState{Chat: chat(3, 11*time.Minute), DigestedEntries: -1}, history.DueIdle, true},
-		{"never digested, idle exactly", annals.DigestState{Chat: chat(3, 10*time.Minute), DigestedEntries: -1}, history.DueIdle, true},
-		{"never digested, still active", annals.DigestState{Chat: chat(3, 9*time.Minute), DigestedEntries: -1}, history.DueIdle, false},
-		{"no entries", annals.DigestState{Chat: chat(0, time.Hour), DigestedEntries: -1}, "", false},
-		{"8 new entries, active", annals.DigestState{Chat: chat(18, 0), DigestedEntries: 10, DigestedAt: ptrTime(now.Add(-time.Minute))}, history.DueNewEntries, true},
-		{"7 new entries, fresh digest", annals.DigestState{Chat: chat(17, time.Hour), DigestedEntries: 10, DigestedAt: ptrTime(now.Add(-time.Hour))}, "", false},
-		{"rewind of 8", annals.DigestState{Chat: chat(2, 0), DigestedEntries: 10, DigestedAt: ptrTime(now)}, history.DueNewEntries, true},
-		{"1 new entry, stale digest", annals.DigestState{Chat: chat(11, 0), DigestedEntries: 10, DigestedAt: ptrTime(now.Add(-12 * time.Hour))}, history.DueStale, true},
-		{"unchanged, old digest", annals.DigestState{Chat: chat(10, 48*time.Hour), DigestedEntries: 10, DigestedAt: ptrTime(now.Add(-48 * time.Hour))}, "", false},
-		{"backing off", annals.DigestState{Chat: chat(3, time.Hour), DigestedEntries: -1, Failures: 2, RetryAt: ptrTime(now.Add(time.Second))}, "", false},
-		{"backoff over", annals.DigestState{Chat: chat(3, time.Hour), DigestedEntries: -1, Failures: 2, RetryAt: ptrTime(now)}, history.DueIdle, true},
-		{"leased elsewhere", annals.DigestState{Chat: chat(3, time.Hour), DigestedEntries: -1, LeaseHolder: "w2", LeaseUntil: ptrTime(now.Add(time.Minute))}, "", false},
-		{"lease expired", annals.DigestState{Chat: chat(3, time.Hour), DigestedEntries: -1, LeaseHolder: "w2", LeaseUntil: ptrTime(now)}, history.DueIdle, true},
+		{"never digested, idle", annals.DigestState{Chat: chat(3, 11*time.Minute), DigestedRevision: -1}, history.DueIdle, true},
+		{"never digested, idle exactly", annals.DigestState{Chat: chat(3, 10*time.Minute), DigestedRevision: -1}, history.DueIdle, true},
+		{"never digested, still active", annals.DigestState{Chat: chat(3, 9*time.Minute), DigestedRevision: -1}, history.DueIdle, false},
+		{"no entries", annals.DigestState{Chat: chat(0, time.Hour), DigestedRevision: -1}, "", false},
+		{"8 new entries, active", annals.DigestState{Chat: chat(18, 0), DigestedRevision: 10, DigestedAt: ptrTime(now.Add(-time.Minute))}, history.DueNewEntries, true},
+		{"7 new entries, fresh digest", annals.DigestState{Chat: chat(17, time.Hour), DigestedRevision: 10, DigestedAt: ptrTime(now.Add(-time.Hour))}, "", false},
+		{"rewind of 8", annals.DigestState{Chat: rewound(chat(2, 0), 18), DigestedRevision: 10, DigestedAt: ptrTime(now)}, history.DueNewEntries, true},
+		{"rewind of 4 and 4 new, same count", annals.DigestState{Chat: rewound(chat(10, 0), 18), DigestedRevision: 10, DigestedAt: ptrTime(now)}, history.DueNewEntries, true},
+		{"1 new entry, stale digest", annals.DigestState{Chat: chat(11, 0), DigestedRevision: 10, DigestedAt: ptrTime(now.Add(-12 * time.Hour))}, history.DueStale, true},
+		{"unchanged, old digest", annals.DigestState{Chat: chat(10, 48*time.Hour), DigestedRevision: 10, DigestedAt: ptrTime(now.Add(-48 * time.Hour))}, "", false},
+		{"backing off", annals.DigestState{Chat: chat(3, time.Hour), DigestedRevision: -1, Failures: 2, RetryAt: ptrTime(now.Add(time.Second))}, "", false},
+		{"backoff over", annals.DigestState{Chat: chat(3, time.Hour), DigestedRevision: -1, Failures: 2, RetryAt: ptrTime(now)}, history.DueIdle, true},
+		{"leased elsewhere", annals.DigestState{Chat: chat(3, time.Hour), DigestedRevision: -1, LeaseHolder: "w2", LeaseUntil: ptrTime(now.Add(time.Minute))}, "", false},
+		{"lease expired", annals.DigestState{Chat: chat(3, time.Hour), DigestedRevision: -1, LeaseHolder: "w2", LeaseUntil: ptrTime(now)}, history.DueIdle, true},
 	} {
 		reason, due := p.Due(tc.st, now)
 		if due != tc.due || (due && reason != tc.reason) {
 			t.Errorf("%s: Due = %q, %v; want %q, %v", tc.name, reason, due, tc.reason, tc.due)
 		}
 	}
-	if _, due := (history.DigestPolicy{}).Due(annals.DigestState{Chat: chat(3, 10*time.Minute), DigestedEntries: -1}, now); !due {
+	if _, due := (history.DigestPolicy{}).Due(annals.DigestState{Chat: chat(3, 10*time.Minute), DigestedRevision: -1}, now); !due {
 		t.Error("the default idle time is not 10 minutes")
 	}
-	if _, due := (history.DigestPolicy{}).Due(annals.DigestState{Chat: chat(17, 0), DigestedEntries: 9, DigestedAt: ptrTime(now)}, now); !due {
+	if _, due := (history.DigestPolicy{}).Due(annals.DigestState{Chat: chat(17, 0), DigestedRevision: 9, DigestedAt: ptrTime(now)}, now); !due {
 		t.Error("the default new-entry count is not 8")
 	}
 }

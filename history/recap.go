@@ -55,7 +55,7 @@ func (s *Service) markRecapped(ctx context.Context, read *annals.Chat) {
 	if !ok {
 		return
 	}
-	if err := ds.MarkDigested(context.WithoutCancel(ctx), read.Ref(), read.Totals.Entries, s.now()); err != nil {
+	if err := ds.MarkDigested(context.WithoutCancel(ctx), read.Ref(), read.Revision, s.now()); err != nil {
 		s.log.Warn("record recap as digest", "chat", read.ID, "err", annals.ErrorDetail(err))
 	}
 }

@@ -442,13 +442,15 @@ func (w *writer) truncate(op *annals.TruncateOp, expect *annals.ChatOwner, res *
 	if err := w.docChanged(chat.pk, true); err != nil {
 		return err
 	}
-	// Recount from the rows that remain rather than subtracting, so counters can never drift.
+	// Recount from the rows that remain rather than subtracting, so counters can never drift;
+	// the revision moves on by the entries removed (annals.Chat.Revision).
 	_, err = w.exec(`UPDATE chats SET
 			last_seq = ? - 1,
+			revision = revision + ?,
 			entry_count = (SELECT count(*) FROM entries WHERE chat_pk = chats.pk),
 			entry_input_tokens = (SELECT least(coalesce(sum(input_tokens), 0), 9223372036854775807) FROM entries WHERE chat_pk = chats.pk),
 			entry_output_tokens = (SELECT least(coalesce(sum(output_tokens), 0), 9223372036854775807) FROM entries WHERE chat_pk = chats.pk)
-		WHERE pk = ?`, *from, chat.pk)
+		WHERE pk = ?`, *from, n, chat.pk)
 	return err
 }
 

@@ -95,6 +95,7 @@ const appendSQL = `WITH x AS (
 		FROM ins GROUP BY chat_pk),
 	upd AS (UPDATE chats c SET last_seq = c.last_seq + a.n,
 			entry_count = c.entry_count + a.n,
+			revision = c.revision + a.n,
 			entry_input_tokens = least(c.entry_input_tokens + a.itok, 9223372036854775807),
 			entry_output_tokens = least(c.entry_output_tokens + a.otok, 9223372036854775807),
 			last_activity = greatest(c.last_activity, a.t)

@@ -15,7 +15,7 @@ import (
 const chatColumns = `c.id, c.tenant_id, c.user_id, c.agent_id, c.attributes, c.created_at, c.last_activity, c.status,
 	c.title, c.description, c.tags, c.pinned, c.archived_at, c.summary, c.summary_updated_at,
 	c.run_count, c.entry_count, c.entry_input_tokens, c.run_input_tokens, c.entry_output_tokens, c.run_output_tokens, c.cost_usd,
-	c.incarnation, c.title_generated`
+	c.incarnation, c.title_generated, c.revision`
 
 // chatScan holds the scan targets of chatColumns.
 type chatScan struct {
@@ -33,7 +33,7 @@ func (s *chatScan) targets() []any {
 	return []any{&s.c.ID, &s.c.TenantID, &s.c.UserID, &s.c.AgentID, &s.attrs, &s.created, &s.active, &s.status,
 		&s.title, &s.desc, &s.tags, &s.c.Pinned, &s.archived, &s.summary, &s.summarized,
 		&s.c.Totals.Runs, &s.c.Totals.Entries, &s.entryIn, &s.runIn, &s.entryOut, &s.runOut, &s.c.Totals.CostUSD,
-		&s.c.Incarnation, &s.c.TitleGenerated}
+		&s.c.Incarnation, &s.c.TitleGenerated, &s.c.Revision}
 }
 
 func (s *chatScan) chat() (*annals.Chat, error) {

@@ -30,7 +30,7 @@ func (db *DB) FindDigestStates(ctx context.Context, f annals.DigestStateFilter) 
 	for rows.Next() {
 		var st annals.DigestState
 		var at, retry, until *int64
-		chat, err := scanChat(rows, &st.DigestedEntries, &at, &st.Failures, &retry, &st.LeaseHolder, &until)
+		chat, err := scanChat(rows, &st.DigestedRevision, &at, &st.Failures, &retry, &st.LeaseHolder, &until)
 		if err != nil {
 			return nil, db.storeErr("find digest states", err)
 		}
@@ -121,7 +121,7 @@ func (db *DB) StoreDigest(ctx context.Context, ref annals.ChatRef, w annals.Dige
 		if out, err = db.updateChatIn(ctx, tx, ref, upd, w.At); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, rebind(storecore.DigestStored), w.Entries, unixNano(w.At), pk)
+		_, err = tx.Exec(ctx, rebind(storecore.DigestStored), w.Revision, unixNano(w.At), pk)
 		return db.storeErrOrNil("record digest", err)
 	})
 	if err != nil {

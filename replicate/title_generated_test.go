@@ -23,7 +23,7 @@ func digestTitle(t *testing.T, host *sqlite.DB, id, title string) {
 	if ok, err := host.LeaseDigest(ctx, c.Ref(), "w", now, now.Add(time.Minute)); err != nil || !ok {
 		t.Fatalf("lease: %v, %v", ok, err)
 	}
-	if _, err := host.StoreDigest(ctx, c.Ref(), annals.DigestWrite{Holder: "w", Entries: c.Totals.Entries, Summary: "s of " + id, Title: title, At: now}); err != nil {
+	if _, err := host.StoreDigest(ctx, c.Ref(), annals.DigestWrite{Holder: "w", Revision: c.Revision, Summary: "s of " + id, Title: title, At: now}); err != nil {
 		t.Fatal(err)
 	}
 }

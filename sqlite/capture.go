@@ -330,10 +330,10 @@ func (w *writer) append(op *annals.AppendOp, expect *annals.ChatOwner, res *anna
 	}
 	// Token counters saturate instead of overflowing: SQLite would store an overflowing integer
 	// sum as a float, and CAST turns it back into an integer clamped to the int64 range.
-	_, err = w.exec(`UPDATE chats SET last_seq = ?, entry_count = entry_count + ?,
+	_, err = w.exec(`UPDATE chats SET last_seq = ?, entry_count = entry_count + ?, revision = revision + ?,
 			entry_input_tokens = CAST(entry_input_tokens + ? AS INTEGER), entry_output_tokens = CAST(entry_output_tokens + ? AS INTEGER),
 			last_activity = ? WHERE pk = ?`,
-		seq, appended, inTok, outTok, lastActivity, chat.pk)
+		seq, appended, appended, inTok, outTok, lastActivity, chat.pk)
 	return err
 }
 
@@ -384,13 +384,15 @@ func (w *writer) truncate(op *annals.TruncateOp, expect *annals.ChatOwner, res *
 		w.changes.Add(&annals.OpPayload{Truncate: &annals.TruncateChange{ChatID: op.ChatID, EntryID: fromID, Seq: from.Int64, Removed: int(n)}})
 	}
 	res.LastSeq = from.Int64 - 1
-	// Recount from the rows that remain rather than subtracting, so counters can never drift.
+	// Recount from the rows that remain rather than subtracting, so counters can never drift;
+	// the revision moves on by the entries removed (annals.Chat.Revision).
 	_, err = w.exec(`UPDATE chats SET
 			last_seq = ? - 1,
+			revision = revision + ?,
 			entry_count = (SELECT count(*) FROM entries WHERE chat_pk = chats.pk),
 			entry_input_tokens = (SELECT CAST(total(input_tokens) AS INTEGER) FROM entries WHERE chat_pk = chats.pk),
 			entry_output_tokens = (SELECT CAST(total(output_tokens) AS INTEGER) FROM entries WHERE chat_pk = chats.pk)
-		WHERE pk = ?`, from.Int64, chat.pk)
+		WHERE pk = ?`, from.Int64, n, chat.pk)
 	return err
 }
 

@@ -15,7 +15,7 @@ import (
 const chatColumns = `c.id, c.tenant_id, c.user_id, c.agent_id, c.attributes, c.created_at, c.last_activity, c.status,
 	c.title, c.description, c.tags, c.pinned, c.archived_at, c.summary, c.summary_updated_at,
 	c.run_count, c.entry_count, c.entry_input_tokens, c.run_input_tokens, c.entry_output_tokens, c.run_output_tokens, c.cost_usd,
-	c.incarnation, c.title_generated`
+	c.incarnation, c.title_generated, c.revision`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -30,7 +30,7 @@ func scanChat(row scanner) (*annals.Chat, error) {
 	var cost sql.NullFloat64
 	err := row.Scan(&c.ID, &c.TenantID, &c.UserID, &c.AgentID, &attrs, &created, &active, &status,
 		&c.Title, &c.Description, &tags, &c.Pinned, &archived, &c.Summary, &summarized,
-		&runs, &entries, &entryIn, &runIn, &entryOut, &runOut, &cost, &c.Incarnation, &c.TitleGenerated)
+		&runs, &entries, &entryIn, &runIn, &entryOut, &runOut, &cost, &c.Incarnation, &c.TitleGenerated, &c.Revision)
 	if err != nil {
 		return nil, &rowError{id: c.ID, err: err}
 	}

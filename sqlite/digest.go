@@ -39,7 +39,7 @@ func (db *DB) FindDigestStates(ctx context.Context, f annals.DigestStateFilter) 
 func scanDigestState(rows *sql.Rows) (annals.DigestState, error) {
 	var st annals.DigestState
 	var at, retry, until sql.NullInt64
-	chat, err := scanChat(digestRow{rows, []any{&st.DigestedEntries, &at, &st.Failures, &retry, &st.LeaseHolder, &until}})
+	chat, err := scanChat(digestRow{rows, []any{&st.DigestedRevision, &at, &st.Failures, &retry, &st.LeaseHolder, &until}})
 	if err != nil {
 		return st, err
 	}
@@ -131,7 +131,7 @@ func (db *DB) StoreDigest(ctx context.Context, ref annals.ChatRef, w annals.Dige
 		if out, err = db.updateChatIn(ctx, tx, ref, upd, w.At); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, storecore.DigestStored, w.Entries, unixNano(w.At), pk)
+		_, err = tx.ExecContext(ctx, storecore.DigestStored, w.Revision, unixNano(w.At), pk)
 		return storeErrOrNil("record digest", err)
 	})
 	if err != nil {

@@ -44,7 +44,7 @@ func TestCopyCarriesTheGeneratedTitleAndRunKinds(t *testing.T) {
 		if ok, err := src.LeaseDigest(ctx, got.Ref(), "w", now, now.Add(time.Minute)); err != nil || !ok {
 			t.Fatal(ok, err)
 		}
-		if _, err := src.StoreDigest(ctx, got.Ref(), annals.DigestWrite{Holder: "w", Entries: 2, Summary: "s", Title: "Generated", At: now}); err != nil {
+		if _, err := src.StoreDigest(ctx, got.Ref(), annals.DigestWrite{Holder: "w", Revision: 2, Summary: "s", Title: "Generated", At: now}); err != nil {
 			t.Fatal(err)
 		}
 	}

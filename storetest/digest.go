@@ -27,6 +27,7 @@ func RunDigest(t *testing.T, open func(tb testing.TB) DigestStore) {
 		{"ListsChangedChatsOnly", digestListsChanged},
 		{"LeaseIsExclusiveUntilItExpires", digestLease},
 		{"StaleRevisionIsNotStored", digestStaleRevision},
+		{"RewindAndAsManyNewEntriesIsStale", digestRewindRevision},
 		{"HumanTitleIsNeverReplaced", digestTitles},
 		{"FailureLeavesSummaryAndCountsRetry", digestFailure},
 		{"ScheduleRunIsKept", digestSchedule},
@@ -91,20 +92,20 @@ func digestListsChanged(t *testing.T, s DigestStore) {
 		t.Fatalf("listed %v; want a and b (a chat without entries is never listed)", ids)
 	}
 	for _, st := range sts {
-		if st.DigestedEntries != -1 || st.DigestedAt != nil || st.Failures != 0 || st.LeaseHolder != "" {
+		if st.DigestedRevision != -1 || st.DigestedAt != nil || st.Failures != 0 || st.LeaseHolder != "" {
 			t.Errorf("%s: a chat never digested has state %+v", st.Chat.ID, st)
 		}
 	}
 	now := BaseTime.Add(time.Hour)
 	mustLease(t, s, a, "w1", now)
-	mustStoreDigest(t, s, a, annals.DigestWrite{Holder: "w1", Entries: 3, Summary: "a's digest", At: now})
+	mustStoreDigest(t, s, a, annals.DigestWrite{Holder: "w1", Revision: 3, Summary: "a's digest", At: now})
 	if ids := digestIDs(digestStates(t, s, annals.DigestStateFilter{Limit: 10})); !slices.Equal(ids, []string{"b"}) {
 		t.Fatalf("after a's digest, listed %v; want only b (a's transcript is the digested one)", ids)
 	}
 	mustAppend(t, s, "a", Entries("a-more", 2)...)
 	sts = digestStates(t, s, annals.DigestStateFilter{Limit: 10})
 	i := slices.IndexFunc(sts, func(st annals.DigestState) bool { return st.Chat.ID == "a" })
-	if i < 0 || sts[i].DigestedEntries != 3 || sts[i].Chat.Totals.Entries != 5 || sts[i].DigestedAt == nil || !sts[i].DigestedAt.Equal(now) {
+	if i < 0 || sts[i].DigestedRevision != 3 || sts[i].Chat.Totals.Entries != 5 || sts[i].DigestedAt == nil || !sts[i].DigestedAt.Equal(now) {
 		t.Fatalf("after two more entries, a's state = %+v; want listed, digested at 3 of 5 at %v", sts, now)
 	}
 	// Paging: one at a time from the oldest activity, and ActiveSince.
@@ -134,7 +135,7 @@ func digestLease(t *testing.T, s DigestStore) {
 	}
 	// w2 takes the expired lease; w1's digest then lands nowhere.
 	mustLease(t, s, c, "w2", now.Add(2*time.Minute))
-	if _, err := s.StoreDigest(t.Context(), c.Ref(), annals.DigestWrite{Holder: "w1", Entries: 2, Summary: "late", At: now}); annals.ErrorCode(err) != annals.ECONFLICT {
+	if _, err := s.StoreDigest(t.Context(), c.Ref(), annals.DigestWrite{Holder: "w1", Revision: 2, Summary: "late", At: now}); annals.ErrorCode(err) != annals.ECONFLICT {
 		t.Fatalf("the old holder's digest: %v; want conflict", err)
 	}
 	if got := mustChat(t, s, "c"); got.Summary != "" {
@@ -152,7 +153,7 @@ func digestStaleRevision(t *testing.T, s DigestStore) {
 	now := BaseTime.Add(time.Hour)
 	mustLease(t, s, c, "w1", now)
 	mustAppend(t, s, "r", Entries("r-late", 1)...) // arrives while the digest is computed
-	_, err := s.StoreDigest(t.Context(), c.Ref(), annals.DigestWrite{Holder: "w1", Entries: 4, Summary: "of four", Title: "t", At: now})
+	_, err := s.StoreDigest(t.Context(), c.Ref(), annals.DigestWrite{Holder: "w1", Revision: 4, Summary: "of four", Title: "t", At: now})
 	if annals.ErrorCode(err) != annals.ECONFLICT {
 		t.Fatalf("a digest of 4 entries stored over 5: %v; want conflict", err)
 	}
@@ -161,11 +162,11 @@ func digestStaleRevision(t *testing.T, s DigestStore) {
 		t.Fatalf("a stale digest left summary %q title %q", got.Summary, got.Title)
 	}
 	sts := digestStates(t, s, annals.DigestStateFilter{Limit: 10})
-	if len(sts) != 1 || sts[0].DigestedEntries != -1 || sts[0].LeaseHolder != "" {
+	if len(sts) != 1 || sts[0].DigestedRevision != -1 || sts[0].LeaseHolder != "" {
 		t.Fatalf("after a stale digest, state = %+v; want never digested, lease released", sts)
 	}
 	mustLease(t, s, got, "w2", now)
-	stored := mustStoreDigest(t, s, got, annals.DigestWrite{Holder: "w2", Entries: 5, Summary: "of five", At: now})
+	stored := mustStoreDigest(t, s, got, annals.DigestWrite{Holder: "w2", Revision: 5, Summary: "of five", At: now})
 	if stored.Summary != "of five" {
 		t.Fatalf("summary = %q", stored.Summary)
 	}
@@ -175,7 +176,7 @@ func digestTitles(t *testing.T, s DigestStore) {
 	c := digestChat(t, s, "t", 2)
 	now := BaseTime.Add(time.Hour)
 	mustLease(t, s, c, "w", now)
-	got := mustStoreDigest(t, s, c, annals.DigestWrite{Holder: "w", Entries: 2, Summary: "one", Title: "Generated one", At: now})
+	got := mustStoreDigest(t, s, c, annals.DigestWrite{Holder: "w", Revision: 2, Summary: "one", Title: "Generated one", At: now})
 	if got.Title != "Generated one" || !got.TitleGenerated || got.Summary != "one" {
 		t.Fatalf("first digest: title %q generated %v summary %q", got.Title, got.TitleGenerated, got.Summary)
 	}
@@ -186,7 +187,7 @@ func digestTitles(t *testing.T, s DigestStore) {
 	mustAppend(t, s, "t", Entries("t-2", 1)...)
 	c = mustChat(t, s, "t")
 	mustLease(t, s, c, "w", now)
-	if got = mustStoreDigest(t, s, c, annals.DigestWrite{Holder: "w", Entries: 3, Summary: "two", Title: "Generated two", At: now}); got.Title != "Generated two" || !got.TitleGenerated {
+	if got = mustStoreDigest(t, s, c, annals.DigestWrite{Holder: "w", Revision: 3, Summary: "two", Title: "Generated two", At: now}); got.Title != "Generated two" || !got.TitleGenerated {
 		t.Fatalf("second digest: title %q generated %v", got.Title, got.TitleGenerated)
 	}
 	// A person renames it while the next digest is computed: the rename wins.
@@ -197,7 +198,7 @@ func digestTitles(t *testing.T, s DigestStore) {
 	if renamed.TitleGenerated {
 		t.Fatal("a rename kept the generated mark")
 	}
-	got = mustStoreDigest(t, s, renamed, annals.DigestWrite{Holder: "w", Entries: 4, Summary: "three", Title: "Generated three", At: now})
+	got = mustStoreDigest(t, s, renamed, annals.DigestWrite{Holder: "w", Revision: 4, Summary: "three", Title: "Generated three", At: now})
 	if got.Title != "Dana's title" || got.TitleGenerated || got.Summary != "three" {
 		t.Fatalf("after a rename: title %q generated %v summary %q; want the person's title, the new summary", got.Title, got.TitleGenerated, got.Summary)
 	}
@@ -208,7 +209,7 @@ func digestTitles(t *testing.T, s DigestStore) {
 	mustAppend(t, s, "titled", Entries("titled", 1)...)
 	tc := mustChat(t, s, "titled")
 	mustLease(t, s, tc, "w", now)
-	if got := mustStoreDigest(t, s, tc, annals.DigestWrite{Holder: "w", Entries: 1, Summary: "s", Title: "Other", At: now}); got.Title != "Given" || got.TitleGenerated {
+	if got := mustStoreDigest(t, s, tc, annals.DigestWrite{Holder: "w", Revision: 1, Summary: "s", Title: "Other", At: now}); got.Title != "Given" || got.TitleGenerated {
 		t.Fatalf("a given title became %q (generated %v)", got.Title, got.TitleGenerated)
 	}
 }
@@ -230,7 +231,7 @@ func digestFailure(t *testing.T, s DigestStore) {
 		t.Fatalf("a failure changed the summary to %q", got.Summary)
 	}
 	mustLease(t, s, c, "w", now)
-	mustStoreDigest(t, s, c, annals.DigestWrite{Holder: "w", Entries: 2, Summary: "new", At: now})
+	mustStoreDigest(t, s, c, annals.DigestWrite{Holder: "w", Revision: 2, Summary: "new", At: now})
 	mustAppend(t, s, "f", Entries("f-2", 1)...)
 	sts = digestStates(t, s, annals.DigestStateFilter{Limit: 10})
 	if len(sts) != 1 || sts[0].Failures != 0 || sts[0].RetryAt != nil {
@@ -270,7 +271,7 @@ func digestMarked(t *testing.T, s DigestStore) {
 	}
 	mustAppend(t, s, "m", Entries("m-more", 1)...)
 	sts := digestStates(t, s, annals.DigestStateFilter{Limit: 10})
-	if len(sts) != 1 || sts[0].DigestedEntries != 3 || sts[0].DigestedAt == nil || !sts[0].DigestedAt.Equal(now) ||
+	if len(sts) != 1 || sts[0].DigestedRevision != 3 || sts[0].DigestedAt == nil || !sts[0].DigestedAt.Equal(now) ||
 		sts[0].Failures != 0 || sts[0].RetryAt != nil || sts[0].LeaseHolder != "w2" {
 		t.Fatalf("state = %+v; want digested at 3 at %v, failures reset, w2's lease kept", sts, now)
 	}
@@ -278,5 +279,42 @@ func digestMarked(t *testing.T, s DigestStore) {
 	gone.ID = "missing"
 	if err := s.MarkDigested(t.Context(), gone, 1, now); annals.ErrorCode(err) != annals.ENOTFOUND {
 		t.Fatalf("MarkDigested of a missing chat: %v; want not_found", err)
+	}
+}
+
+// digestRewindRevision: a rewind followed by as many new entries leaves the entry count as it
+// was, but not the transcript: the revision moved on, so a digest computed before is not stored,
+// and the chat is listed again.
+func digestRewindRevision(t *testing.T, s DigestStore) {
+	c := digestChat(t, s, "w", 3)
+	now := BaseTime.Add(time.Hour)
+	mustLease(t, s, c, "w1", now)
+	if _, err := annals.TruncateChat(t.Context(), s, "w", annals.TruncatePoint{Seq: 3}); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, s, "w", Entries("w-new", 1)...)
+	after := mustChat(t, s, "w")
+	if after.Totals.Entries != c.Totals.Entries || after.Revision <= c.Revision {
+		t.Fatalf("entries %d -> %d, revision %d -> %d; want the same count and a later revision",
+			c.Totals.Entries, after.Totals.Entries, c.Revision, after.Revision)
+	}
+	_, err := s.StoreDigest(t.Context(), c.Ref(), annals.DigestWrite{Holder: "w1", Revision: c.Revision, Summary: "of the old three", At: now})
+	if annals.ErrorCode(err) != annals.ECONFLICT {
+		t.Fatalf("a digest of the transcript before the rewind stored over the new one: %v; want conflict", err)
+	}
+	if got := mustChat(t, s, "w"); got.Summary != "" {
+		t.Fatalf("a stale digest was stored: %q", got.Summary)
+	}
+	mustLease(t, s, after, "w1", now)
+	mustStoreDigest(t, s, after, annals.DigestWrite{Holder: "w1", Revision: after.Revision, Summary: "of the new three", At: now})
+	if ids := digestIDs(digestStates(t, s, annals.DigestStateFilter{Limit: 10})); len(ids) != 0 {
+		t.Fatalf("after the digest of the new transcript, listed %v; want none", ids)
+	}
+	if _, err := annals.TruncateChat(t.Context(), s, "w", annals.TruncatePoint{Seq: 3}); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, s, "w", Entries("w-newer", 1)...)
+	if ids := digestIDs(digestStates(t, s, annals.DigestStateFilter{Limit: 10})); len(ids) != 1 {
+		t.Fatalf("after another rewind and a new entry, listed %v; want w", ids)
 	}
 }

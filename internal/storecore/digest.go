@@ -20,7 +20,7 @@ const DigestStateColumns = `COALESCE(d.digested_entries, -1), d.digested_at, COA
 func DigestStates(cols string, f annals.DigestStateFilter) (string, []any) {
 	w := &Where{}
 	w.Add("c.entry_count > 0")
-	w.Add("(d.chat_pk IS NULL OR d.digested_entries <> c.entry_count)")
+	w.Add("(d.chat_pk IS NULL OR d.digested_entries <> c.revision)")
 	w.Add("c.archived_at IS NULL")
 	if f.ChatID != "" {
 		w.Add("c.id = ?", f.ChatID)
@@ -80,7 +80,7 @@ const (
 // is stored. titled says the update carries the generated title (the chat has no title, or only
 // a generated one: a person's title is never replaced).
 func DigestPlan(cur *annals.Chat, holder string, w annals.DigestWrite) (upd annals.ChatUpdate, titled, ok bool) {
-	if holder != w.Holder || cur.Totals.Entries != w.Entries {
+	if holder != w.Holder || cur.Revision != w.Revision {
 		return upd, false, false
 	}
 	summary := w.Summary
