@@ -23,6 +23,10 @@ func (b boundReplica) ApplyReplicated(ctx context.Context, req *annals.Replicate
 	return b.r.ApplyReplicated(b.c.as(ctx), req)
 }
 
+func (b boundReplica) ReplicaFeed(ctx context.Context, req *annals.ReplicaFeedRequest) (*annals.ReplicaFeed, error) {
+	return b.r.ReplicaFeed(b.c.as(ctx), req)
+}
+
 func (b boundReplica) ReplicaHeads(ctx context.Context, req *annals.ReplicaHeadsRequest) (*annals.ReplicaHeads, error) {
 	return b.r.ReplicaHeads(b.c.as(ctx), req)
 }

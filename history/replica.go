@@ -20,6 +20,8 @@ type Replica interface {
 	ApplyReplicated(ctx context.Context, req *annals.ReplicateRequest) (*annals.ReplicateResult, error)
 	// ReplicaHeads returns the remote's head of each named lane in the caller's tenant.
 	ReplicaHeads(ctx context.Context, req *annals.ReplicaHeadsRequest) (*annals.ReplicaHeads, error)
+	// ReplicaFeed returns a page of the change feed of the caller's tenant.
+	ReplicaFeed(ctx context.Context, req *annals.ReplicaFeedRequest) (*annals.ReplicaFeed, error)
 }
 
 // Request bounds.

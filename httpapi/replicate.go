@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"context"
+	"math"
 	"net/http"
+	"strconv"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/history"
@@ -62,4 +64,43 @@ func (s *Server) handleReplicaHeads(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	return writeJSON(w, http.StatusOK, heads)
+}
+
+// handleReplicaFeed serves GET /v1/replicate/feed?after=N&limit=N: a page of the change feed
+// of the caller's tenant.
+func (s *Server) handleReplicaFeed(w http.ResponseWriter, r *http.Request) error {
+	q, err := query(r, "after", "limit")
+	if err != nil {
+		return err
+	}
+	var req annals.ReplicaFeedRequest
+	if req.After, err = int64Param(q.Get("after"), "after"); err != nil {
+		return err
+	}
+	limit, err := int64Param(q.Get("limit"), "limit")
+	if err != nil {
+		return err
+	}
+	req.Limit = int(min(limit, math.MaxInt32))
+	rep, err := s.replicaFor(r.Context())
+	if err != nil {
+		return err
+	}
+	feed, err := rep.ReplicaFeed(r.Context(), &req)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, feed)
+}
+
+// int64Param reads an optional whole-number query parameter ("" is 0).
+func int64Param(v, name string) (int64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, annals.Errorf(annals.EINVALID, "%s must be a whole number, got %q", name, v)
+	}
+	return n, nil
 }

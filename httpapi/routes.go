@@ -66,6 +66,7 @@ func (s *Server) routes() {
 	s.handle("POST /v1/ingest", route{access: writer, h: s.handleIngest})
 	s.handle("POST /v1/replicate", route{access: writer, h: s.handleReplicate})
 	s.handle("POST /v1/replicate/heads", route{access: reader, h: s.handleReplicaHeads})
+	s.handle("GET /v1/replicate/feed", route{access: reader, h: s.handleReplicaFeed})
 
 	s.handle("GET /v1/sessions/{id}/export", route{access: reader, h: s.handleExport})
 	s.handle("GET /v1/sessions/{id}/runs", route{access: reader, h: s.handleRuns})

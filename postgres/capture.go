@@ -73,8 +73,12 @@ func (db *DB) captureDocs(ctx context.Context, tx pgx.Tx, ops []annals.CaptureOp
 	}
 	for i := range ops {
 		w.op = i
+		before := *res
 		if err := w.apply(&ops[i], res); err != nil {
 			return w.batchError(i, err)
+		}
+		if storecore.CaptureChanged(&before, res) {
+			db.feedMarks.Touch(tx, storecore.OpChatID(&ops[i]), "", false)
 		}
 	}
 	w.emitAppends(res)

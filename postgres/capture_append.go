@@ -228,6 +228,7 @@ func (w *writer) appendsDone(buf appendBuf, got map[int64]*appended, res *annals
 		res.EntriesAppended += int(a.n)
 		if a.n > 0 {
 			w.markFresh(pk, a.last-a.n+1)
+			w.feedTouchPK(pk)
 		}
 	}
 	res.EntriesSkipped += len(buf.rows.ids)

@@ -351,5 +351,6 @@ func (db *DB) deleteChatIn(ctx context.Context, tx pgx.Tx, ref annals.ChatRef) e
 	if tag.RowsAffected() == 0 {
 		return annals.NotFound(ref.ID)
 	}
+	db.feedMarks.Touch(tx, ref.ID, ref.Owner.TenantID, true)
 	return db.recordChange(ctx, tx, &annals.OpPayload{Delete: &annals.DeleteChange{ChatID: ref.ID}})
 }

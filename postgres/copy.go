@@ -56,6 +56,7 @@ func (db *DB) RestoreChat(ctx context.Context, c *annals.Chat) (*annals.Chat, er
 	}
 	var out *annals.Chat
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
+		db.feedMarks.Touch(tx, c.ID, "", false)
 		tag, err := tx.Exec(ctx, `UPDATE chats SET title = $1, title_fold = $2, description = $3, tags = $4, pinned = $5,
 				archived_at = $6, summary = $7, summary_updated_at = $8, last_activity = $9, title_generated = $11
 			WHERE id = $10`,

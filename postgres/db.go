@@ -70,6 +70,11 @@ type DB struct {
 	// outboxSignal wakes this process's push workers when a write that queued replication
 	// operations commits.
 	outboxSignal storecore.OutboxSignal
+	// feedMarks holds the chats each open write transaction changed, for the change feed.
+	feedMarks storecore.FeedMarks
+	// mirrorOf is the remote this database mirrors (nil: it is no mirror); every write but
+	// ApplyMirror's is refused (mirror.go).
+	mirrorOf atomic.Pointer[string]
 }
 
 var (
@@ -148,6 +153,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if err == nil {
 		db.here, err = db.fingerprint(ctx)
 	}
+	if err == nil {
+		err = db.loadMirror(ctx)
+	}
 	if err != nil {
 		db.pool.Close()
 		return nil, err
@@ -179,6 +187,14 @@ func (db *DB) writeTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	if db.readOnly {
 		return errReadOnly()
 	}
+	if remote := db.mirrorOf.Load(); remote != nil {
+		return annals.ErrMirror(*remote)
+	}
+	return db.runWriteTx(ctx, fn)
+}
+
+// runWriteTx is writeTx without the checks (a mirror's own writes, ApplyMirror).
+func (db *DB) runWriteTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	var err error
 	for attempt := 1; attempt <= maxTxAttempts; attempt++ {
 		err = db.tryTx(ctx, fn)
@@ -204,8 +220,15 @@ func (db *DB) tryTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 		return db.storeErr("begin", err)
 	}
 	committed := false
-	defer func() { db.outboxSignal.Ended(tx, committed) }()
+	defer func() {
+		db.outboxSignal.Ended(tx, committed)
+		db.feedMarks.Forget(tx)
+	}()
 	if err := fn(tx); err != nil {
+		_ = tx.Rollback(context.WithoutCancel(ctx))
+		return err
+	}
+	if err := db.writeFeed(ctx, tx); err != nil {
 		_ = tx.Rollback(context.WithoutCancel(ctx))
 		return err
 	}

@@ -90,6 +90,7 @@ func (db *DB) NotifyOutbox() (<-chan struct{}, func()) { return db.outboxSignal.
 
 // recordChange records one change's operation in tx, when the outbox is on.
 func (db *DB) recordChange(ctx context.Context, tx pgx.Tx, p *annals.OpPayload) error {
+	db.feedMarks.Touch(tx, p.ChatID(), "", p.Delete != nil)
 	host, err := db.outboxHost(ctx, tx)
 	if err != nil || host == nil {
 		return err

@@ -54,8 +54,12 @@ func (db *DB) captureIn(ctx context.Context, tx *sql.Tx, ops []annals.CaptureOp,
 	}
 	for i := range ops {
 		w.op = i
+		before := *res
 		if err := w.apply(&ops[i], res); err != nil {
 			return &annals.BatchError{Index: i, Err: err}
+		}
+		if storecore.CaptureChanged(&before, res) {
+			db.feedTouch(tx, storecore.OpChatID(&ops[i]), "", false)
 		}
 	}
 	if err := w.flushRuns(); err != nil {

@@ -297,6 +297,7 @@ func (db *DB) deleteChatIn(ctx context.Context, tx *sql.Tx, ref annals.ChatRef) 
 	if n, _ := r.RowsAffected(); n == 0 {
 		return annals.NotFound(ref.ID)
 	}
+	db.feedTouch(tx, ref.ID, ref.Owner.TenantID, true)
 	return db.recordChange(ctx, tx, &annals.OpPayload{Delete: &annals.DeleteChange{ChatID: ref.ID}})
 }
 

@@ -68,6 +68,7 @@ func (db *DB) RestoreChat(ctx context.Context, c *annals.Chat) (*annals.Chat, er
 		}
 		w := &writer{ctx: ctx, tx: tx}
 		defer w.close()
+		db.feedTouch(tx, c.ID, "", false)
 		if err := w.replaceTags(pk, tags); err != nil {
 			return err
 		}

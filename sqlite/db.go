@@ -72,6 +72,11 @@ type DB struct {
 	// outboxSignal wakes this process's push workers when a write that queued replication
 	// operations commits.
 	outboxSignal storecore.OutboxSignal
+	// feedMarks holds the chats each open write transaction changed, for the change feed.
+	feedMarks storecore.FeedMarks
+	// mirrorOf is the remote this database mirrors ("": it is no mirror); every write but
+	// ApplyMirror's is refused (mirror.go).
+	mirrorOf atomic.Pointer[string]
 }
 
 var _ annals.Store = (*DB)(nil)
@@ -153,6 +158,10 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	if db.entryFilter, err = entryFilterRef(ctx, db.reader); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := db.loadMirror(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -245,12 +254,23 @@ func (db *DB) writeTxThen(ctx context.Context, fn, before func(tx *sql.Tx) error
 	if db.readOnly {
 		return errReadOnly()
 	}
+	if remote := db.mirrorOf.Load(); remote != nil {
+		return annals.ErrMirror(*remote)
+	}
+	return db.runWriteTx(ctx, fn, before)
+}
+
+// runWriteTx is writeTxThen without the checks (a mirror's own writes, ApplyMirror).
+func (db *DB) runWriteTx(ctx context.Context, fn, before func(tx *sql.Tx) error) error {
 	tx, err := db.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return storeErr("begin", err)
 	}
 	committed := false
-	defer func() { db.outboxSignal.Ended(tx, committed) }()
+	defer func() {
+		db.outboxSignal.Ended(tx, committed)
+		db.feedMarks.Forget(tx)
+	}()
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
 		return err
@@ -260,6 +280,10 @@ func (db *DB) writeTxThen(ctx context.Context, fn, before func(tx *sql.Tx) error
 		return err
 	}
 	if err := before(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := db.writeFeed(ctx, tx); err != nil {
 		_ = tx.Rollback()
 		return err
 	}

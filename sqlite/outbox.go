@@ -70,6 +70,7 @@ func (db *DB) NotifyOutbox() (<-chan struct{}, func()) { return db.outboxSignal.
 
 // recordChange records one change's operation in tx, when the outbox is on.
 func (db *DB) recordChange(ctx context.Context, tx *sql.Tx, p *annals.OpPayload) error {
+	db.feedTouch(tx, p.ChatID(), "", p.Delete != nil)
 	host, err := outboxHost(ctx, tx)
 	if err != nil || host == nil {
 		return err

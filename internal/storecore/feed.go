@@ -1,0 +1,145 @@
+package storecore
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/annals-dev/annals"
+)
+
+// The change feed (annals.FeedStore, docs/REPLICATION.md): a write transaction marks the chats
+// it changes (FeedMarks.Touch); before it commits, the store writes them (WriteFeed): each chat
+// gets the next sequence of its tenant's feed. The tenant's counter row stays locked until the
+// commit, so a tenant's sequences commit in order — a reader that saw sequence n has seen
+// every sequence before it — and it is taken last in the transaction, after every chat row the
+// transaction locks, so that two writers never wait on each other in opposite orders.
+
+// FeedMark is a chat a transaction changed: its tenant when the writer knows it ("" looks it up
+// when the feed is written) and whether the change deleted it.
+type FeedMark struct {
+	ChatID   string
+	TenantID string
+	Deleted  bool
+}
+
+// FeedMarks holds the marks of the store's open write transactions. The zero value is ready.
+type FeedMarks struct {
+	mu  sync.Mutex
+	txs map[any]map[string]FeedMark
+}
+
+// Touch marks chatID as changed by tx (the store's transaction value); tenantID may be "".
+func (f *FeedMarks) Touch(tx any, chatID, tenantID string, deleted bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.txs == nil {
+		f.txs = map[any]map[string]FeedMark{}
+	}
+	m := f.txs[tx]
+	if m == nil {
+		m = map[string]FeedMark{}
+		f.txs[tx] = m
+	}
+	prev := m[chatID]
+	if tenantID == "" {
+		tenantID = prev.TenantID
+	}
+	m[chatID] = FeedMark{ChatID: chatID, TenantID: tenantID, Deleted: deleted}
+}
+
+// Take returns tx's marks, ordered by chat id, and forgets them.
+func (f *FeedMarks) Take(tx any) []FeedMark {
+	f.mu.Lock()
+	m := f.txs[tx]
+	delete(f.txs, tx)
+	f.mu.Unlock()
+	out := make([]FeedMark, 0, len(m))
+	for _, mark := range m {
+		out = append(out, mark)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ChatID < out[j].ChatID })
+	return out
+}
+
+// Forget drops tx's marks (the transaction ended without writing them).
+func (f *FeedMarks) Forget(tx any) {
+	f.mu.Lock()
+	delete(f.txs, tx)
+	f.mu.Unlock()
+}
+
+// FeedTx is what WriteFeed needs of a store inside its write transaction.
+type FeedTx interface {
+	// ChatTenant returns the tenant of the chat the database holds with this id (false: none).
+	ChatTenant(chatID string) (string, bool, error)
+	// NextFeedSeqs takes n sequences of tenant's feed and returns the last; the tenant's
+	// counter stays locked until the transaction ends.
+	NextFeedSeqs(tenantID string, n int) (int64, error)
+	// SetFeedChats stores each chat's feed row at its sequence (seqs[i] for marks[i]).
+	SetFeedChats(marks []FeedMark, seqs []int64) error
+}
+
+// WriteFeed gives each marked chat the next sequence of its tenant's feed, tenants in order:
+// a chat the database holds at the end of the transaction is a change (whatever happened to it
+// before in the transaction), one it no longer holds is a tombstone of the tenant it was
+// deleted from (a mark with no tenant and no chat is dropped).
+func WriteFeed(tx FeedTx, marks []FeedMark) error {
+	byTenant := map[string][]FeedMark{}
+	for _, m := range marks {
+		tenant, held, err := tx.ChatTenant(m.ChatID)
+		if err != nil {
+			return err
+		}
+		switch {
+		case held:
+			m.TenantID, m.Deleted = tenant, false
+		case m.TenantID == "":
+			continue
+		default:
+			m.Deleted = true
+		}
+		byTenant[m.TenantID] = append(byTenant[m.TenantID], m)
+	}
+	tenants := make([]string, 0, len(byTenant))
+	for t := range byTenant {
+		tenants = append(tenants, t)
+	}
+	sort.Strings(tenants)
+	for _, t := range tenants {
+		list := byTenant[t]
+		last, err := tx.NextFeedSeqs(t, len(list))
+		if err != nil {
+			return err
+		}
+		seqs := make([]int64, len(list))
+		for i := range list {
+			seqs[i] = last - int64(len(list)-1-i)
+		}
+		if err := tx.SetFeedChats(list, seqs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// OpChatID is the chat a capture op writes to.
+func OpChatID(op *annals.CaptureOp) string {
+	switch {
+	case op.Chat != nil:
+		return op.Chat.ID
+	case op.Append != nil:
+		return op.Append.ChatID
+	case op.Truncate != nil:
+		return op.Truncate.ChatID
+	case op.Run != nil:
+		return op.Run.ChatID
+	}
+	return ""
+}
+
+// CaptureChanged reports whether an op changed its chat, from the batch's counts before and
+// after it (an idempotent repeat changes none of them).
+func CaptureChanged(before, after *annals.CaptureResult) bool {
+	return after.ChatsCreated != before.ChatsCreated || after.EntriesAppended != before.EntriesAppended ||
+		after.EntriesRemoved != before.EntriesRemoved || after.RunsRecorded != before.RunsRecorded
+}

@@ -1,0 +1,108 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
+)
+
+// The change feed on SQLite (docs/REPLICATION.md, migration 0026). SQLite has one writer, so a
+// tenant's sequences commit in the order they are taken.
+
+var _ annals.FeedStore = (*DB)(nil)
+
+// feedTouch marks a chat as changed by tx, for the feed written before it commits.
+func (db *DB) feedTouch(tx *sql.Tx, chatID, tenantID string, deleted bool) {
+	db.feedMarks.Touch(tx, chatID, tenantID, deleted)
+}
+
+// writeFeed writes the feed rows of the chats tx changed (last, before the commit).
+func (db *DB) writeFeed(ctx context.Context, tx *sql.Tx) error {
+	marks := db.feedMarks.Take(tx)
+	if len(marks) == 0 {
+		return nil
+	}
+	return storecore.WriteFeed(&feedTx{ctx: ctx, tx: tx}, marks)
+}
+
+type feedTx struct {
+	ctx context.Context
+	tx  *sql.Tx
+}
+
+func (f *feedTx) ChatTenant(chatID string) (string, bool, error) {
+	var tenant string
+	err := f.tx.QueryRowContext(f.ctx, `SELECT tenant_id FROM chats WHERE id = ?`, chatID).Scan(&tenant)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, storeErr("feed: find chat", err)
+	}
+	return tenant, true, nil
+}
+
+func (f *feedTx) NextFeedSeqs(tenantID string, n int) (int64, error) {
+	var seq int64
+	err := f.tx.QueryRowContext(f.ctx, `INSERT INTO feed_seqs (tenant_id, seq) VALUES (?, ?)
+		ON CONFLICT (tenant_id) DO UPDATE SET seq = feed_seqs.seq + excluded.seq RETURNING seq`, tenantID, n).Scan(&seq)
+	if err != nil {
+		return 0, storeErr("feed: next sequence", err)
+	}
+	return seq, nil
+}
+
+func (f *feedTx) SetFeedChats(marks []storecore.FeedMark, seqs []int64) error {
+	for i, m := range marks {
+		if _, err := f.tx.ExecContext(f.ctx, `INSERT INTO feed_chats (tenant_id, chat_id, seq, deleted) VALUES (?, ?, ?, ?)
+			ON CONFLICT (tenant_id, chat_id) DO UPDATE SET seq = excluded.seq, deleted = excluded.deleted`,
+			m.TenantID, m.ChatID, seqs[i], m.Deleted); err != nil {
+			return storeErr("feed: write chat", err)
+		}
+	}
+	return nil
+}
+
+// FeedChanges returns a tenant's feed after a sequence; see annals.FeedStore.
+func (db *DB) FeedChanges(ctx context.Context, tenantID string, after int64, limit int) ([]*annals.FeedChange, error) {
+	if limit < 1 {
+		return nil, annals.Errorf(annals.EINVALID, "limit must be at least 1")
+	}
+	rows, err := db.reader.QueryContext(ctx, `SELECT seq, chat_id, deleted FROM feed_chats
+		WHERE tenant_id = ? AND seq > ? ORDER BY seq LIMIT ?`, tenantID, after, limit)
+	if err != nil {
+		return nil, storeErr("read feed", err)
+	}
+	defer rows.Close()
+	out := []*annals.FeedChange{}
+	for rows.Next() {
+		var c annals.FeedChange
+		if err := rows.Scan(&c.Seq, &c.ChatID, &c.Deleted); err != nil {
+			return nil, storeErr("read feed", err)
+		}
+		out = append(out, &c)
+	}
+	return out, storeErrOrNil("read feed", rows.Err())
+}
+
+// ChatFieldStamps returns the stamps of a chat's human layer; see annals.FeedStore.
+func (db *DB) ChatFieldStamps(ctx context.Context, chatID string) (map[string]annals.FieldStamp, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT field, hlc, host_id FROM replica_fields WHERE chat_id = ?`, chatID)
+	if err != nil {
+		return nil, storeErr("read field stamps", err)
+	}
+	defer rows.Close()
+	out := map[string]annals.FieldStamp{}
+	for rows.Next() {
+		var field string
+		var s annals.FieldStamp
+		if err := rows.Scan(&field, &s.HLC, &s.Host); err != nil {
+			return nil, storeErr("read field stamps", err)
+		}
+		out[field] = s
+	}
+	return out, storeErrOrNil("read field stamps", rows.Err())
+}
