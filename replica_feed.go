@@ -103,3 +103,15 @@ type MirrorStore interface {
 func ErrMirror(remote string) error {
 	return Errorf(EFORBIDDEN, "this database is a read-only mirror of %s, kept by 'annals replicate pull': make changes in your own database or on the remote", remote)
 }
+
+// CurationTaker takes back, into a host's own database, the curation of its chats that other
+// hosts or the remote made (annals replicate pull). Implemented by both stores.
+type CurationTaker interface {
+	// TakeCuration applies to the chat held here with remote's id each field of remote's human
+	// layer whose stamp (stamps) orders after the stamp the field has here (a field no stamped
+	// change set here takes any), keeps those stamps, and moves the host's hybrid logical clock
+	// past them, in one transaction, recording no replication operation (the change came from
+	// the remote). It answers false when nothing changed: the chat is not held here, or every
+	// field here is as new. Errors: forbidden (read-only), unavailable, internal.
+	TakeCuration(ctx context.Context, remote *Chat, stamps map[string]FieldStamp) (bool, error)
+}

@@ -251,10 +251,22 @@ func (db *DB) UpdateChat(ctx context.Context, ref annals.ChatRef, upd annals.Cha
 // updateChatIn applies a validated update inside tx, stamping archived_at and
 // summary_updated_at with at, and records its replication operation.
 func (db *DB) updateChatIn(ctx context.Context, tx pgx.Tx, ref annals.ChatRef, upd annals.ChatUpdate, at time.Time) (*annals.Chat, error) {
+	if err := db.setHumanIn(ctx, tx, ref, upd, at); err != nil {
+		return nil, err
+	}
+	if err := db.recordChange(ctx, tx, &annals.OpPayload{Curate: annals.CurateChangeOf(ref.ID, upd, fromNano(unixNano(at)))}); err != nil {
+		return nil, err
+	}
+	return db.findChatByID(ctx, tx, ref.ID)
+}
+
+// setHumanIn applies a validated update inside tx, stamping archived_at and
+// summary_updated_at with at, and records no replication operation.
+func (db *DB) setHumanIn(ctx context.Context, tx pgx.Tx, ref annals.ChatRef, upd annals.ChatUpdate, at time.Time) error {
 	id := ref.ID
 	cur, err := db.lockChat(ctx, tx, ref)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	now := unixNano(at)
 	set := &where{}
@@ -290,18 +302,15 @@ func (db *DB) updateChatIn(ctx context.Context, tx pgx.Tx, ref annals.ChatRef, u
 	if len(set.Conds) > 0 {
 		q := `UPDATE chats SET ` + strings.Join(set.Conds, ", ") + ` WHERE id = ?`
 		if _, err := tx.Exec(ctx, rebind(q), append(set.Args, id)...); err != nil {
-			return nil, db.storeErr("update chat", err)
+			return db.storeErr("update chat", err)
 		}
 	}
 	if upd.Title != nil || upd.Description != nil || upd.Summary != nil || upd.Tags != nil {
 		if err := db.writeMeta(ctx, tx, id, next.Title, next.Description, next.Summary, next.Tags); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if err := db.recordChange(ctx, tx, &annals.OpPayload{Curate: annals.CurateChangeOf(id, upd, fromNano(now))}); err != nil {
-		return nil, err
-	}
-	return db.findChatByID(ctx, tx, id)
+	return nil
 }
 
 // writeMeta rewrites a chat's chat_meta row (tags and metadata tsvector).

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -132,4 +133,43 @@ func (a *answer) permanent() bool {
 		return true
 	}
 	return false
+}
+
+// maxFeedAnswerBytes bounds a feed page: about 8 MiB of entries, but a page holds at least one
+// chat whole, however large.
+const maxFeedAnswerBytes = 256 << 20
+
+// feed asks the remote for a page of its change feed after the cursor.
+func (c *client) feed(ctx context.Context, after int64, limit int) (*annals.ReplicaFeed, *answer, error) {
+	q := url.Values{"after": {strconv.FormatInt(after, 10)}}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint+"/v1/replicate/feed?"+q.Encode(), nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("build request: %w", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	res, err := c.http.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, maxFeedAnswerBytes))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read answer: %w", err)
+	}
+	a := &answer{status: res.StatusCode, retryAfter: retryAfter(res.Header.Get("Retry-After"), time.Now())}
+	if a.status != http.StatusOK {
+		var eb errorBody
+		if json.Unmarshal(raw, &eb) == nil {
+			a.code, a.message = eb.Error.Code, eb.Error.Message
+		}
+		return nil, a, nil
+	}
+	var f annals.ReplicaFeed
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return nil, a, fmt.Errorf("the remote's feed page is not JSON (or over %d bytes): %w", maxFeedAnswerBytes, err)
+	}
+	return &f, a, nil
 }

@@ -224,6 +224,18 @@ func (db *DB) UpdateChat(ctx context.Context, ref annals.ChatRef, upd annals.Cha
 // updateChatIn applies a validated update inside tx, stamping archived_at and
 // summary_updated_at with at, and records its replication operation.
 func (db *DB) updateChatIn(ctx context.Context, tx *sql.Tx, ref annals.ChatRef, upd annals.ChatUpdate, at time.Time) (*annals.Chat, error) {
+	if err := db.setHumanIn(ctx, tx, ref, upd, at); err != nil {
+		return nil, err
+	}
+	if err := db.recordChange(ctx, tx, &annals.OpPayload{Curate: annals.CurateChangeOf(ref.ID, upd, fromNano(unixNano(at)))}); err != nil {
+		return nil, err
+	}
+	return findChatByID(ctx, tx, ref.ID)
+}
+
+// setHumanIn applies a validated update inside tx, stamping archived_at and
+// summary_updated_at with at, and records no replication operation.
+func (db *DB) setHumanIn(ctx context.Context, tx *sql.Tx, ref annals.ChatRef, upd annals.ChatUpdate, at time.Time) error {
 	id := ref.ID
 	// The ref's owner and incarnation are checked in the write transaction (SQLite has one
 	// writer), so the row found here is the row the caller checked, and stays it until commit.
@@ -231,10 +243,10 @@ func (db *DB) updateChatIn(ctx context.Context, tx *sql.Tx, ref annals.ChatRef, 
 	var archived sql.NullInt64
 	err := tx.QueryRowContext(ctx, `SELECT pk, archived_at FROM chats WHERE `+refWhere, refArgs(ref)...).Scan(&pk, &archived)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, annals.NotFound(id)
+		return annals.NotFound(id)
 	}
 	if err != nil {
-		return nil, storeErr("find chat", err)
+		return storeErr("find chat", err)
 	}
 	now := unixNano(at)
 	set := &where{}
@@ -267,20 +279,17 @@ func (db *DB) updateChatIn(ctx context.Context, tx *sql.Tx, ref annals.ChatRef, 
 	if len(set.Conds) > 0 {
 		q := `UPDATE chats SET ` + strings.Join(set.Conds, ", ") + ` WHERE pk = ?`
 		if _, err := tx.ExecContext(ctx, q, append(set.Args, pk)...); err != nil {
-			return nil, storeErr("update chat", err)
+			return storeErr("update chat", err)
 		}
 	}
 	if upd.Tags != nil {
 		w := &writer{ctx: ctx, tx: tx}
 		defer w.close()
 		if err := w.replaceTags(pk, tags); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if err := db.recordChange(ctx, tx, &annals.OpPayload{Curate: annals.CurateChangeOf(id, upd, fromNano(now))}); err != nil {
-		return nil, err
-	}
-	return findChatByID(ctx, tx, id)
+	return nil
 }
 
 // DeleteChat removes a chat and everything it owns; see annals.ChatStore.

@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/pflag"
-
-	"github.com/annals-dev/annals/replicate"
 )
 
 // Remote query mode (docs/REPLICATION.md, "Remote query mode"): on a host whose config has a
@@ -27,25 +25,21 @@ func readFlags(fs *pflag.FlagSet) *common {
 	c := commonFlags(fs)
 	c.queryRemote = true
 	c.forceLocal = localFlag(fs, "local")
+	c.mirror = fs.Bool("mirror", false, "read the mirror of the remote collection kept by 'annals replicate pull' (offline; remote.mirror in the config, else mirror.db beside the default database)")
 	return c
 }
 
 // remoteQuery returns the server and key a history read asks in remote query mode ("" when it
 // asks the local database: no remote block, --local, --db, or not a read).
 func (m *Main) remoteQuery(c *common) (server, key string, err error) {
-	if !(c.queryRemote || c.remoteReads) || (c.forceLocal != nil && *c.forceLocal) || *c.db != "" {
+	if !(c.queryRemote || c.remoteReads) || (c.forceLocal != nil && *c.forceLocal) || (c.mirror != nil && *c.mirror) || *c.db != "" {
 		return "", "", nil
 	}
 	cfg, err := m.loadConfig(*c.config)
 	if err != nil || cfg.Remote == nil {
 		return "", "", err
 	}
-	endpoint, err := replicate.ParseEndpoint(cfg.Remote.Endpoint)
-	if err != nil {
-		return "", "", err
-	}
-	r := cfg.Remote
-	key, warning, err := replicate.ResolveKey(m.Getenv, replicate.Remote{Endpoint: endpoint, APIKeyEnv: r.APIKeyEnv, APIKey: r.APIKey})
+	endpoint, key, warning, err := m.remoteKey(cfg.Remote)
 	if err != nil {
 		return "", "", err
 	}

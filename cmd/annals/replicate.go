@@ -12,7 +12,7 @@ import (
 	"github.com/annals-dev/annals/replicate"
 )
 
-const replicateUsage = `Usage: annals replicate push|status|verify|retry|backfill|new-host-id [flags]
+const replicateUsage = `Usage: annals replicate push|pull|status|verify|retry|backfill|new-host-id [flags]
 
 Replicate this host's history to the remote of the config file's remote block
 (remote: {endpoint: URL, api_key_env: VAR}; the key comes from ANNALS_REMOTE_KEY, then the
@@ -21,6 +21,9 @@ push on their own while they run, each write of theirs at once; a one-shot impor
 queues, for the next of those or 'replicate push'. These commands act once (docs/REPLICATION.md).
 
   push         push every queued lane once and print what went
+  pull         follow the remote's change feed into the mirror (--mirror PATH; read it with
+               'annals list|search|show|export --mirror'), and take back the curation of this
+               host's chats made elsewhere; --follow keeps following
   status       the queue per lane, quarantined lanes with their diagnostic, the last push (no network)
   verify       push, then compare every lane (head and the remote's copy of its chat) with the
                remote, reset the lanes the remote lost or holds short and push them again
@@ -40,12 +43,13 @@ func runReplicate(ctx context.Context, m *Main, args []string) error {
 		}
 		fmt.Fprintln(w, replicateUsage)
 		if len(args) == 0 {
-			return usagef("replicate needs a subcommand: push, status, verify, retry, backfill or new-host-id")
+			return usagef("replicate needs a subcommand: push, pull, status, verify, retry, backfill or new-host-id")
 		}
 		return nil
 	}
 	sub := map[string]string{
 		"push":        "Push every queued lane to the remote once.",
+		"pull":        "Follow the remote's change feed into the mirror and take back this host's chats' curation.",
 		"status":      "Show the outbox: pending operations per lane, quarantined lanes, the last push.",
 		"verify":      "Push, compare every lane with the remote, and repair the lanes the remote lost.",
 		"retry":       "Release a quarantined lane (--chat ID) and push it again, or --drop its refused operation.",
@@ -54,7 +58,7 @@ func runReplicate(ctx context.Context, m *Main, args []string) error {
 	}
 	help, ok := sub[args[0]]
 	if !ok {
-		return usagef("unknown replicate subcommand %q (want push, status, verify, retry, backfill or new-host-id)", args[0])
+		return usagef("unknown replicate subcommand %q (want push, pull, status, verify, retry, backfill or new-host-id)", args[0])
 	}
 	fs := m.flagSet("replicate "+args[0], "[flags]", help)
 	c := commonFlags(fs)
@@ -66,6 +70,8 @@ func runReplicate(ctx context.Context, m *Main, args []string) error {
 	drop := fs.Bool("drop", false, "drop the operation the remote refused instead of sending it again; shows it and asks first (retry)")
 	yes := fs.Bool("yes", false, "drop without asking (retry --drop)")
 	force := fs.Bool("force", false, "take a new host id although this database is where its id was created (new-host-id)")
+	mirror := fs.String("mirror", "", "the mirror database (pull; default remote.mirror, else mirror.db beside the default database)")
+	follow := fs.Bool("follow", false, "keep following the feed until interrupted (pull)")
 	if err := m.parse(fs, args[1:]); err != nil {
 		return err
 	}
@@ -89,6 +95,8 @@ func runReplicate(ctx context.Context, m *Main, args []string) error {
 		return replicateStatus(ctx, a, out)
 	case "new-host-id":
 		return replicateNewHostID(ctx, a, *force, out)
+	case "pull":
+		return m.replicatePull(ctx, a, *mirror, *follow, *asJSON, logger, out)
 	}
 	p, _, err := m.pusher(ctx, a, logger)
 	if err != nil {

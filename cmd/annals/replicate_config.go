@@ -17,6 +17,9 @@ type RemoteConfig struct {
 	APIKeyEnv string `yaml:"api_key_env"`
 	// APIKey is the key written in the file: accepted last, with a warning.
 	APIKey string `yaml:"api_key"`
+	// Mirror is the mirror database annals replicate pull keeps (default: mirror.db beside the
+	// default database).
+	Mirror string `yaml:"mirror"`
 }
 
 func (r *RemoteConfig) validate() error {
@@ -34,15 +37,7 @@ func (r *RemoteConfig) validate() error {
 // when there is no block or no key, and turning the outbox on. warn receives the warning about
 // a key written in the file.
 func (m *Main) pusher(ctx context.Context, a *app, logger *slog.Logger) (*replicate.Pusher, string, error) {
-	r := a.cfg.Remote
-	if r == nil {
-		return nil, "", annals.Errorf(annals.EINVALID, "no remote is configured: add a remote block (remote: {endpoint: URL, api_key_env: VAR}) to the config file (docs/REPLICATION.md)")
-	}
-	endpoint, err := replicate.ParseEndpoint(r.Endpoint)
-	if err != nil {
-		return nil, "", err
-	}
-	key, warning, err := replicate.ResolveKey(m.Getenv, replicate.Remote{Endpoint: endpoint, APIKeyEnv: r.APIKeyEnv, APIKey: r.APIKey})
+	endpoint, key, warning, err := m.remoteKey(a.cfg.Remote)
 	if err != nil {
 		return nil, "", err
 	}

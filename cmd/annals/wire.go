@@ -31,6 +31,8 @@ type common struct {
 	// remoteReads: a command that reads and writes (mcp, browse, serve), whose reads ask the
 	// remote collection when one is configured, unless forceLocal; see remote_reads.go.
 	remoteReads bool
+	// mirror (--mirror): read the mirror of the remote collection (replicate_pull.go).
+	mirror *bool
 }
 
 func commonFlags(fs *pflag.FlagSet) *common {
@@ -63,6 +65,13 @@ type app struct {
 
 // open loads the config, opens the database and wires the history service.
 func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error) {
+	mirror := c.mirror != nil && *c.mirror
+	if mirror {
+		if *c.db != "" {
+			return nil, usagef("--db and --mirror both given: --mirror reads the mirror of the remote collection, --db another database")
+		}
+		c.local, c.existing = true, true
+	}
 	if a, ok, err := m.openRemote(ctx, c); ok {
 		return a, err
 	}
@@ -73,6 +82,11 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 	dbPath := *c.db
 	if dbPath == "" && m.Getenv("ANNALS_DB") == "" && cfg.Database != "" {
 		dbPath = cfg.Database
+	}
+	if mirror {
+		if dbPath, err = m.mirrorPath(cfg, ""); err != nil {
+			return nil, err
+		}
 	}
 	// The providers first: a mistake in the config is reported before the database is touched.
 	red, err := m.redactor(cfg)

@@ -1,0 +1,37 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/internal/storecore"
+)
+
+var _ annals.CurationTaker = (*DB)(nil)
+
+// TakeCuration applies a remote's curation of a chat held here by the conflict rule; see
+// annals.CurationTaker.
+func (db *DB) TakeCuration(ctx context.Context, remote *annals.Chat, stamps map[string]annals.FieldStamp) (bool, error) {
+	var took bool
+	err := db.writeTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		took, err = storecore.TakeCuration(&curationTx{mirrorTx{replicaTx{db: db, ctx: ctx, tx: tx}}}, remote, stamps, db.now())
+		return err
+	})
+	return took, err
+}
+
+// curationTx is storecore.CurationTx over a SQLite write transaction.
+type curationTx struct{ mirrorTx }
+
+func (c *curationTx) SetHuman(ref annals.ChatRef, upd annals.ChatUpdate, at time.Time) error {
+	c.db.feedTouch(c.tx, ref.ID, "", false)
+	return c.db.setHumanIn(c.ctx, c.tx, ref, upd, at)
+}
+
+func (c *curationTx) SeenHLC(hlc int64) error {
+	_, err := c.tx.ExecContext(c.ctx, `UPDATE replication_host SET hlc = max(hlc, ?) WHERE singleton = 1`, hlc)
+	return storeErrOrNil("move the hybrid logical clock", err)
+}
