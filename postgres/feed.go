@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 
 	"github.com/jackc/pgx/v5"
 
@@ -42,38 +41,38 @@ type feedTx struct {
 	tx  pgx.Tx
 }
 
-func (f *feedTx) ChatTenant(chatID string) (string, bool, error) {
-	var tenant string
-	err := f.tx.QueryRow(f.ctx, `SELECT tenant_id FROM chats WHERE id = $1`, chatID).Scan(&tenant)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", false, nil
-	}
+func (f *feedTx) ChatTenants(ids []string) (map[string]string, error) {
+	rows, err := f.tx.Query(f.ctx, `SELECT id, tenant_id FROM chats WHERE id = ANY($1::text[])`, ids)
 	if err != nil {
-		return "", false, f.db.storeErr("feed: find chat", err)
+		return nil, f.db.storeErr("feed: find chats", err)
 	}
-	return tenant, true, nil
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var id, tenant string
+		if err := rows.Scan(&id, &tenant); err != nil {
+			return nil, f.db.storeErr("feed: find chats", err)
+		}
+		out[id] = tenant
+	}
+	return out, f.db.storeErrOrNil("feed: find chats", rows.Err())
 }
 
-func (f *feedTx) NextFeedSeqs(tenantID string, n int) (int64, error) {
-	var seq int64
-	err := f.tx.QueryRow(f.ctx, `INSERT INTO feed_seqs (tenant_id, seq) VALUES ($1, $2)
-		ON CONFLICT (tenant_id) DO UPDATE SET seq = feed_seqs.seq + excluded.seq RETURNING seq`, tenantID, n).Scan(&seq)
-	if err != nil {
-		return 0, f.db.storeErr("feed: next sequence", err)
-	}
-	return seq, nil
-}
-
-func (f *feedTx) SetFeedChats(marks []storecore.FeedMark, seqs []int64) error {
+// AppendFeed takes the tenant's sequences and writes the chats' rows in one statement: the
+// counter's row stays locked until the commit.
+func (f *feedTx) AppendFeed(tenantID string, marks []storecore.FeedMark) error {
 	ids := make([]string, len(marks))
 	deleted := make([]bool, len(marks))
 	for i, m := range marks {
 		ids[i], deleted[i] = m.ChatID, m.Deleted
 	}
-	_, err := f.tx.Exec(f.ctx, `INSERT INTO feed_chats (tenant_id, chat_id, seq, deleted)
-		SELECT $1, c, s, d FROM unnest($2::text[], $3::bigint[], $4::boolean[]) AS u(c, s, d)
+	_, err := f.tx.Exec(f.ctx, `WITH s AS (
+			INSERT INTO feed_seqs (tenant_id, seq) VALUES ($1, $4)
+			ON CONFLICT (tenant_id) DO UPDATE SET seq = feed_seqs.seq + excluded.seq RETURNING seq)
+		INSERT INTO feed_chats (tenant_id, chat_id, seq, deleted)
+		SELECT $1, u.c, s.seq - $4 + u.n, u.d FROM s, unnest($2::text[], $3::boolean[]) WITH ORDINALITY AS u(c, d, n)
 		ON CONFLICT (tenant_id, chat_id) DO UPDATE SET seq = excluded.seq, deleted = excluded.deleted`,
-		marks[0].TenantID, ids, seqs, deleted)
+		tenantID, ids, deleted, int64(len(marks)))
 	if err != nil {
 		return f.db.storeErr("feed: write chats", err)
 	}

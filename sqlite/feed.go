@@ -33,33 +33,34 @@ type feedTx struct {
 	tx  *sql.Tx
 }
 
-func (f *feedTx) ChatTenant(chatID string) (string, bool, error) {
-	var tenant string
-	err := f.tx.QueryRowContext(f.ctx, `SELECT tenant_id FROM chats WHERE id = ?`, chatID).Scan(&tenant)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", false, nil
+func (f *feedTx) ChatTenants(ids []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, id := range ids {
+		var tenant string
+		err := f.tx.QueryRowContext(f.ctx, `SELECT tenant_id FROM chats WHERE id = ?`, id).Scan(&tenant)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, storeErr("feed: find chat", err)
+		}
+		out[id] = tenant
 	}
-	if err != nil {
-		return "", false, storeErr("feed: find chat", err)
-	}
-	return tenant, true, nil
+	return out, nil
 }
 
-func (f *feedTx) NextFeedSeqs(tenantID string, n int) (int64, error) {
-	var seq int64
+func (f *feedTx) AppendFeed(tenantID string, marks []storecore.FeedMark) error {
+	var last int64
 	err := f.tx.QueryRowContext(f.ctx, `INSERT INTO feed_seqs (tenant_id, seq) VALUES (?, ?)
-		ON CONFLICT (tenant_id) DO UPDATE SET seq = feed_seqs.seq + excluded.seq RETURNING seq`, tenantID, n).Scan(&seq)
+		ON CONFLICT (tenant_id) DO UPDATE SET seq = feed_seqs.seq + excluded.seq RETURNING seq`, tenantID, len(marks)).Scan(&last)
 	if err != nil {
-		return 0, storeErr("feed: next sequence", err)
+		return storeErr("feed: next sequence", err)
 	}
-	return seq, nil
-}
-
-func (f *feedTx) SetFeedChats(marks []storecore.FeedMark, seqs []int64) error {
+	first := last - int64(len(marks)) + 1
 	for i, m := range marks {
 		if _, err := f.tx.ExecContext(f.ctx, `INSERT INTO feed_chats (tenant_id, chat_id, seq, deleted) VALUES (?, ?, ?, ?)
 			ON CONFLICT (tenant_id, chat_id) DO UPDATE SET seq = excluded.seq, deleted = excluded.deleted`,
-			m.TenantID, m.ChatID, seqs[i], m.Deleted); err != nil {
+			tenantID, m.ChatID, first+int64(i), m.Deleted); err != nil {
 			return storeErr("feed: write chat", err)
 		}
 	}

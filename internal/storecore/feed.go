@@ -70,13 +70,11 @@ func (f *FeedMarks) Forget(tx any) {
 
 // FeedTx is what WriteFeed needs of a store inside its write transaction.
 type FeedTx interface {
-	// ChatTenant returns the tenant of the chat the database holds with this id (false: none).
-	ChatTenant(chatID string) (string, bool, error)
-	// NextFeedSeqs takes n sequences of tenant's feed and returns the last; the tenant's
-	// counter stays locked until the transaction ends.
-	NextFeedSeqs(tenantID string, n int) (int64, error)
-	// SetFeedChats stores each chat's feed row at its sequence (seqs[i] for marks[i]).
-	SetFeedChats(marks []FeedMark, seqs []int64) error
+	// ChatTenants returns the tenant of each of the chats the database holds among ids.
+	ChatTenants(ids []string) (map[string]string, error)
+	// AppendFeed takes len(marks) sequences of tenant's feed — locking the tenant's counter
+	// until the transaction ends — and stores each chat's feed row at its own, in order.
+	AppendFeed(tenantID string, marks []FeedMark) error
 }
 
 // WriteFeed gives each marked chat the next sequence of its tenant's feed, tenants in order:
@@ -84,14 +82,19 @@ type FeedTx interface {
 // before in the transaction), one it no longer holds is a tombstone of the tenant it was
 // deleted from (a mark with no tenant and no chat is dropped).
 func WriteFeed(tx FeedTx, marks []FeedMark) error {
+	ids := make([]string, len(marks))
+	for i, m := range marks {
+		ids[i] = m.ChatID
+	}
+	held, err := tx.ChatTenants(ids)
+	if err != nil {
+		return err
+	}
 	byTenant := map[string][]FeedMark{}
 	for _, m := range marks {
-		tenant, held, err := tx.ChatTenant(m.ChatID)
-		if err != nil {
-			return err
-		}
+		tenant, ok := held[m.ChatID]
 		switch {
-		case held:
+		case ok:
 			m.TenantID, m.Deleted = tenant, false
 		case m.TenantID == "":
 			continue
@@ -106,16 +109,7 @@ func WriteFeed(tx FeedTx, marks []FeedMark) error {
 	}
 	sort.Strings(tenants)
 	for _, t := range tenants {
-		list := byTenant[t]
-		last, err := tx.NextFeedSeqs(t, len(list))
-		if err != nil {
-			return err
-		}
-		seqs := make([]int64, len(list))
-		for i := range list {
-			seqs[i] = last - int64(len(list)-1-i)
-		}
-		if err := tx.SetFeedChats(list, seqs); err != nil {
+		if err := tx.AppendFeed(t, byTenant[t]); err != nil {
 			return err
 		}
 	}
