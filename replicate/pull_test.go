@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/history"
@@ -177,4 +178,30 @@ func mustNotHold(t *testing.T, db annals.Store, id string) {
 	if _, err := db.FindChatByID(context.Background(), id); annals.ErrorCode(err) != annals.ENOTFOUND {
 		t.Fatalf("the mirror holds %s (%v), want none", id, err)
 	}
+}
+
+// Follow keeps following: a chat pushed after it started reaches the mirror without another
+// command, and it ends when its context does.
+func TestPullFollow(t *testing.T) {
+	ctx := context.Background()
+	r := sqlitePullRemote(t)
+	host := newHost(t)
+	m := openSQLite(t, filepath.Join(t.TempDir(), "mirror.db"))
+	p := NewPuller(PullConfig{Endpoint: r.url, Key: r.key, Mirror: m, Poll: 10 * time.Millisecond})
+	run, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- p.Follow(run, nil) }()
+	writeChat(t, host, "later", 2)
+	if _, err := newPusher(host, r.url, r.key).PushOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the chat pushed after the follow started to reach the mirror", func() bool {
+		es, err := m.FindEntries(ctx, annals.EntryFilter{ChatID: "later"})
+		return err == nil && len(es) == 2
+	})
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("Follow ended with %v, want nil when its context ends", err)
+	}
+	sameTranscript(t, host, m, "later")
 }
