@@ -9,7 +9,7 @@ import (
 	"github.com/annals-dev/annals/internal/storecore"
 )
 
-// The change feed on PostgreSQL (docs/REPLICATION.md, migration 0020). A transaction takes its
+// The change feed on PostgreSQL (docs/REPLICATION.md, migration 0023). A transaction takes its
 // tenant's sequences last, just before it commits, and holds the tenant's feed_seqs row until
 // then: the writers of one tenant commit their feed rows in sequence order (a reader that saw
 // sequence n has seen every sequence before it), and the lock is held only for the commit.

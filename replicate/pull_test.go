@@ -10,6 +10,7 @@ import (
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/history"
 	"github.com/annals-dev/annals/httpapi"
+	"github.com/annals-dev/annals/internal/pgtest"
 	"github.com/annals-dev/annals/sqlite"
 	"github.com/annals-dev/annals/storetest"
 )
@@ -33,7 +34,7 @@ func sqlitePullRemote(t *testing.T) *pullRemote {
 }
 
 func pgPullRemote(t *testing.T) *pullRemote {
-	s := startPGServer(t, pgSchema(t), "127.0.0.1:0")
+	s := startPGServer(t, pgtest.FreshSchema(t), "127.0.0.1:0")
 	return &pullRemote{url: s.url(), key: newKey(t, s.db, annals.RoleOperator), store: s.db, stop: s.kill}
 }
 

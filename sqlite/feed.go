@@ -9,7 +9,7 @@ import (
 	"github.com/annals-dev/annals/internal/storecore"
 )
 
-// The change feed on SQLite (docs/REPLICATION.md, migration 0026). SQLite has one writer, so a
+// The change feed on SQLite (docs/REPLICATION.md, migration 0029). SQLite has one writer, so a
 // tenant's sequences commit in the order they are taken.
 
 var _ annals.FeedStore = (*DB)(nil)

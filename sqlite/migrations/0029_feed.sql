@@ -1,4 +1,4 @@
--- 0026: the change feed (docs/REPLICATION.md, "The change feed and the mirror").
+-- 0029: the change feed (docs/REPLICATION.md, "The change feed and the mirror").
 --
 -- feed_seqs holds, per tenant, the last sequence of its feed; feed_chats, per chat, the
 -- sequence of its last change in that tenant (and whether that change deleted it). A write transaction gives

@@ -1,4 +1,4 @@
--- 0020: the change feed (docs/REPLICATION.md, "The change feed and the mirror").
+-- 0023: the change feed (docs/REPLICATION.md, "The change feed and the mirror").
 --
 -- feed_seqs holds, per tenant, the last sequence of its feed; feed_chats, per chat, the
 -- sequence of its last change in that tenant (and whether that change deleted it). A write
