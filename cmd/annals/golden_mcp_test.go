@@ -175,7 +175,9 @@ func TestGoldenMCPHTTPLocal(t *testing.T) {
 	for _, args := range [][]string{nil, {"--mcp-allow-writes"}} {
 		tm := newTestMain(t)
 		tm.mustRun(goldenChats, "ingest", "-")
-		s := startServe(t, tm, args...)
+		// The digest worker (on by default) would summarize the idle golden chats while the
+		// answers are recorded: the goldens record a fixed history, so it is off.
+		s := startServe(t, tm, append([]string{"--no-digest"}, args...)...)
 		cs, err := sdk.NewClient(&sdk.Implementation{Name: "golden", Version: "1"}, nil).Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: s.url + "/mcp"}, nil)
 		if err != nil {
 			t.Fatal(err)
