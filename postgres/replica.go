@@ -177,7 +177,7 @@ func (r *replicaTx) FindChat(chatID string) (*annals.Chat, error) {
 }
 
 // fieldStamps reads the stamps of a chat's human layer (replica_fields).
-func (db *DB) fieldStamps(ctx context.Context, tx pgx.Tx, chatID string) (map[string]annals.FieldStamp, error) {
+func (db *DB) fieldStamps(ctx context.Context, tx querier, chatID string) (map[string]annals.FieldStamp, error) {
 	rows, err := tx.Query(ctx, `SELECT field, hlc, host_id FROM replica_fields WHERE chat_id = $1`, chatID)
 	if err != nil {
 		return nil, db.storeErr("read field stamps", err)

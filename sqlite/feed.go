@@ -91,19 +91,5 @@ func (db *DB) FeedChanges(ctx context.Context, tenantID string, after int64, lim
 
 // ChatFieldStamps returns the stamps of a chat's human layer; see annals.FeedStore.
 func (db *DB) ChatFieldStamps(ctx context.Context, chatID string) (map[string]annals.FieldStamp, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT field, hlc, host_id FROM replica_fields WHERE chat_id = ?`, chatID)
-	if err != nil {
-		return nil, storeErr("read field stamps", err)
-	}
-	defer rows.Close()
-	out := map[string]annals.FieldStamp{}
-	for rows.Next() {
-		var field string
-		var s annals.FieldStamp
-		if err := rows.Scan(&field, &s.HLC, &s.Host); err != nil {
-			return nil, storeErr("read field stamps", err)
-		}
-		out[field] = s
-	}
-	return out, storeErrOrNil("read field stamps", rows.Err())
+	return fieldStamps(ctx, db.reader, chatID)
 }

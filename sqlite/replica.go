@@ -169,7 +169,7 @@ func (r *replicaTx) FindChat(chatID string) (*annals.Chat, error) {
 }
 
 // fieldStamps reads the stamps of a chat's human layer (replica_fields).
-func fieldStamps(ctx context.Context, tx *sql.Tx, chatID string) (map[string]annals.FieldStamp, error) {
+func fieldStamps(ctx context.Context, tx querier, chatID string) (map[string]annals.FieldStamp, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT field, hlc, host_id FROM replica_fields WHERE chat_id = ?`, chatID)
 	if err != nil {
 		return nil, storeErr("read field stamps", err)
