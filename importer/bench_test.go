@@ -152,11 +152,13 @@ func TestWriteBenchCorpus(t *testing.T) {
 	if home == "" {
 		t.Skip("set ANNALS_BENCH_HOME to write the benchmark corpus there")
 	}
-	size := func(env string, def int) int {
-		if n, err := strconv.Atoi(os.Getenv(env)); err == nil && n > 0 {
-			return n
-		}
-		return def
+	t.Logf("%d lines", writeClaudeCorpus(t, home, envSize("ANNALS_BENCH_FILES", 40), envSize("ANNALS_BENCH_TURNS", 200)))
+}
+
+// envSize is the positive count in the environment variable env, else def.
+func envSize(env string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(env)); err == nil && n > 0 {
+		return n
 	}
-	t.Logf("%d lines", writeClaudeCorpus(t, home, size("ANNALS_BENCH_FILES", 40), size("ANNALS_BENCH_TURNS", 200)))
+	return def
 }

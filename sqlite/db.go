@@ -34,6 +34,15 @@ type Options struct {
 	// Progress, when set, hears how far the build of the chat search index has got when an
 	// upgrade (migration 0007) has to build it on open: done and total chats.
 	Progress func(done, total int)
+	// QueryOnly is for a process that only reads (a CLI search): the file is opened as with
+	// ReadOnly when its schema is current, else upgraded first and then opened so
+	// (queryonly.go).
+	QueryOnly bool
+	// NoMemoryMap reads pages with read(2) instead of through a memory map. A process that
+	// runs one query reads few pages, and a fault in a memory map reads the disk's whole
+	// read-ahead window around it (8 MiB on the machine of docs/BENCHMARKS.md's cold first call:
+	// 140 MB read for a search of a 164 MB file); a read(2) of a page reads little more.
+	NoMemoryMap bool
 	// SubstringProgress, when set, hears how far the build of the view's substring index has
 	// got when an upgrade (migration 0009) has to build it on open: done and total entries.
 	SubstringProgress func(done, total int)
@@ -87,6 +96,9 @@ var _ annals.Store = (*DB)(nil)
 func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if path == "" {
 		return nil, annals.Errorf(annals.EINVALID, "database path is empty")
+	}
+	if opts.QueryOnly && !opts.ReadOnly {
+		return openQueryOnly(ctx, path, opts)
 	}
 	db := &DB{path: path, readOnly: opts.ReadOnly, now: opts.Now}
 	if db.now == nil {
@@ -200,7 +212,9 @@ func dsn(path string, opts Options, reader bool) string {
 		// Reads through a memory map skip a copy into the page cache per page: a search reads
 		// many index pages (1.37x on a common-term search at 1M entries, issue 16). Address
 		// space only; writes still go through the writer's normal I/O.
-		q.Add("_pragma", "mmap_size(2147418112)")
+		if !opts.NoMemoryMap {
+			q.Add("_pragma", "mmap_size(2147418112)")
+		}
 	} else {
 		// Writers take the write lock at BEGIN, so a transaction never fails half-way on an
 		// upgrade from a read lock.

@@ -27,7 +27,7 @@ func runExport(ctx context.Context, m *Main, args []string) error {
 	if *format != "markdown" && *format != "json" {
 		return usagef("--format %q: want markdown or json", *format)
 	}
-	a, err := m.openRead(ctx, c)
+	a, err := m.openQuery(ctx, c)
 	if err != nil {
 		return err
 	}

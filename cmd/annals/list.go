@@ -93,7 +93,7 @@ func runList(ctx context.Context, m *Main, args []string) error {
 	if err != nil {
 		return invalidIsUsage(err)
 	}
-	a, err := m.openRead(ctx, c)
+	a, err := m.openQuery(ctx, c)
 	if err != nil {
 		return err
 	}

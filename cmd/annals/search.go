@@ -68,7 +68,7 @@ Results are ranked by relevance blended with recency, with highlighted snippets;
 	if params.Filter, params.Page, err = ff.query(); err != nil {
 		return invalidIsUsage(err)
 	}
-	a, err := m.openRead(ctx, c)
+	a, err := m.openQuery(ctx, c)
 	if err != nil {
 		return err
 	}

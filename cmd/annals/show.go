@@ -29,7 +29,7 @@ func runShow(ctx context.Context, m *Main, args []string) error {
 	if fs.NArg() != 1 {
 		return usagef("show needs exactly one chat id")
 	}
-	a, err := m.openRead(ctx, c)
+	a, err := m.openQuery(ctx, c)
 	if err != nil {
 		return err
 	}

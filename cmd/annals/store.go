@@ -17,11 +17,17 @@ import (
 // openDB opens the store named by --db, $ANNALS_DB or the default, once per Run, and keeps it
 // for Close.
 func (m *Main) openDB(ctx context.Context, flagValue string, readOnly bool) (annals.Store, error) {
+	return m.openDBAs(ctx, flagValue, storeOpen{readOnly: readOnly})
+}
+
+// openDBAs is openDB with the open's mode: read-only, or only reading (storeOpen).
+func (m *Main) openDBAs(ctx context.Context, flagValue string, o storeOpen) (annals.Store, error) {
 	path, err := m.dbPath(flagValue)
 	if err != nil {
 		return nil, err
 	}
-	db, err := openStoreWith(ctx, path, readOnly, m.indexProgress("chat search index", "chats"), m.indexProgress("substring search index", "entries"))
+	o.progress, o.substring = m.indexProgress("chat search index", "chats"), m.indexProgress("substring search index", "entries")
+	db, err := openStoreWith(ctx, path, o)
 	if err != nil {
 		return nil, err
 	}
@@ -34,6 +40,13 @@ func (m *Main) openDB(ctx context.Context, flagValue string, readOnly bool) (ann
 func (m *Main) openRead(ctx context.Context, c *common) (*app, error) {
 	c.existing = true
 	return m.open(ctx, c, false)
+}
+
+// openQuery is openRead for a command that never writes (search, list, show, export): the
+// local database is opened only to read (storeOpen.queryOnly).
+func (m *Main) openQuery(ctx context.Context, c *common) (*app, error) {
+	c.queryOnly = true
+	return m.openRead(ctx, c)
 }
 
 // checkExists refuses a SQLite database location (resolved as openDB does) whose file does not
@@ -76,20 +89,33 @@ func isPostgres(location string) bool {
 // connect timeout come from its pool_max_conns, statement_timeout and connect_timeout
 // parameters; docs/POSTGRES.md), "sqlite:PATH" or any other value is a SQLite file.
 func openStore(ctx context.Context, location string, readOnly bool) (annals.Store, error) {
-	return openStoreWith(ctx, location, readOnly, nil, nil)
+	return openStoreWith(ctx, location, storeOpen{readOnly: readOnly})
 }
 
-// openStoreWith is openStore with progress callbacks for a SQLite upgrade's index builds: the
-// chat search index (chats) and the view's substring index (entries).
-func openStoreWith(ctx context.Context, location string, readOnly bool, progress, substring func(done, total int)) (annals.Store, error) {
+// storeOpen is how a command opens the store.
+type storeOpen struct {
+	readOnly bool
+	// queryOnly: the command only reads and runs once (search, list, show, export). A SQLite
+	// file is opened read-only once it is up to date (no write lock, no checkpoint on close)
+	// and read without a memory map (a one-shot process reads few pages; a fault in a map
+	// reads the disk's whole read-ahead window). Issue 33 item 5; docs/BENCHMARKS.md.
+	queryOnly bool
+	// progress and substring hear a SQLite upgrade's index builds: the chat search index
+	// (chats) and the view's substring index (entries).
+	progress, substring func(done, total int)
+}
+
+// openStoreWith is openStore with the open's mode and progress callbacks.
+func openStoreWith(ctx context.Context, location string, o storeOpen) (annals.Store, error) {
 	if isPostgres(location) {
-		return postgres.Open(ctx, location, postgres.Options{ReadOnly: readOnly})
+		return postgres.Open(ctx, location, postgres.Options{ReadOnly: o.readOnly})
 	}
 	path := strings.TrimPrefix(location, "sqlite:")
 	if path == "" {
 		return nil, annals.Errorf(annals.EINVALID, "database location %q names no file (want sqlite:PATH, a file path or postgres://...)", location)
 	}
-	return sqlite.Open(ctx, path, sqlite.Options{ReadOnly: readOnly, Progress: progress, SubstringProgress: substring})
+	return sqlite.Open(ctx, path, sqlite.Options{ReadOnly: o.readOnly, QueryOnly: o.queryOnly, NoMemoryMap: o.queryOnly,
+		Progress: o.progress, SubstringProgress: o.substring})
 }
 
 // backendName names the backend of a location for reports.

@@ -24,6 +24,8 @@ type common struct {
 	// existing refuses a database that does not exist instead of creating it: set by openRead
 	// for the commands that only read.
 	existing bool
+	// queryOnly: set by openQuery for the commands that never write (storeOpen.queryOnly).
+	queryOnly bool
 	// queryRemote: a history read that asks the remote collection when one is configured,
 	// unless forceLocal (--local); see remote_query.go.
 	queryRemote bool
@@ -110,7 +112,7 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 			return nil, err
 		}
 	}
-	store, err := m.openDB(ctx, dbPath, readOnly)
+	store, err := m.openDBAs(ctx, dbPath, storeOpen{readOnly: readOnly, queryOnly: c.queryOnly})
 	if err != nil {
 		return nil, err
 	}
