@@ -20,20 +20,18 @@ func (db *DB) UsageBuckets(ctx context.Context, f annals.UsageFilter) ([]annals.
 	defer rows.Close()
 	out := []annals.UsageBucket{}
 	for rows.Next() {
-		var b annals.UsageBucket
-		var hour int64
+		var r storecore.UsageBucketRow
 		var source []byte
-		dest := storecore.UsageBucketDest(f, &b, &hour)
+		dest := r.Dest(f)
 		dest[3] = &source // the attribute's value is bytes here
 		if err := rows.Scan(dest...); err != nil {
 			return nil, db.storeErr("scan usage bucket", err)
 		}
-		b.Source = string(source)
+		r.B.Source = string(source)
 		if !f.ByChat {
-			b.Hour = fromNano(hour * storecore.HourNanos)
+			r.B.Hour = fromNano(r.Hour * storecore.HourNanos)
 		}
-		b.CostUSD = annals.FiniteCost(b.CostUSD)
-		out = append(out, b)
+		out = storecore.AddUsageBucket(out, r)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, db.storeErr("usage buckets", err)

@@ -19,16 +19,14 @@ func (db *DB) UsageBuckets(ctx context.Context, f annals.UsageFilter) ([]annals.
 	defer rows.Close()
 	out := []annals.UsageBucket{}
 	for rows.Next() {
-		var b annals.UsageBucket
-		var hour int64
-		if err := rows.Scan(storecore.UsageBucketDest(f, &b, &hour)...); err != nil {
+		var r storecore.UsageBucketRow
+		if err := rows.Scan(r.Dest(f)...); err != nil {
 			return nil, storeErr("scan usage bucket", err)
 		}
 		if !f.ByChat {
-			b.Hour = storecore.FromNano(hour * storecore.HourNanos)
+			r.B.Hour = storecore.FromNano(r.Hour * storecore.HourNanos)
 		}
-		b.CostUSD = annals.FiniteCost(b.CostUSD)
-		out = append(out, b)
+		out = storecore.AddUsageBucket(out, r)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, storeErr("usage buckets", err)

@@ -341,6 +341,11 @@ func testUsageByChat(t *testing.T, s Store) {
 	cached := NewRun("r6", "c2", annals.StatusCompleted, usageHour.Add(30*time.Minute))
 	cached.Model, cached.InputTokens, cached.CacheReadTokens, cached.CacheCreationTokens, cached.OutputTokens = "m2", 1000, 600, 300, 5
 	mustRecordRun(t, s, cached)
+	// A run of the same chat and model that recorded its cost: the bucket sums both, its
+	// uncosted part only r6.
+	costed := NewRun("r7", "c2", annals.StatusCompleted, usageHour.Add(40*time.Minute))
+	costed.Model, costed.InputTokens, costed.CacheReadTokens, costed.OutputTokens, costed.CostUSD = "m2", 50, 20, 2, 0.125
+	mustRecordRun(t, s, costed)
 	f := usageRange(annals.Owner{TenantID: "tenant-a"})
 	f.ChatIDs, f.ByChat = []string{"c1", "c2", "c3"}, true
 	got, err := usageStore(t, s).UsageBuckets(t.Context(), f)
@@ -353,7 +358,7 @@ func testUsageByChat(t *testing.T, s Store) {
 			UncostedRuns: 1, UncostedInputTokens: 200, UncostedOutputTokens: 100},
 		annals.UsageBucket{ChatID: "c1", Model: "m2", Runs: 1, InputTokens: 10, UncostedRuns: 1, UncostedInputTokens: 10},
 		annals.UsageBucket{ChatID: "c2", Model: "m1", Runs: 1, InputTokens: 1, OutputTokens: 1, CostUSD: 0.25},
-		annals.UsageBucket{ChatID: "c2", Model: "m2", Runs: 1, InputTokens: 1000, OutputTokens: 5, CacheReadTokens: 600, CacheCreationTokens: 300,
-			UncostedRuns: 1, UncostedInputTokens: 1000, UncostedOutputTokens: 5, UncostedCacheRead: 600, UncostedCacheCreation: 300},
+		annals.UsageBucket{ChatID: "c2", Model: "m2", Runs: 2, InputTokens: 1050, OutputTokens: 7, CacheReadTokens: 620, CacheCreationTokens: 300,
+			CostUSD: 0.125, UncostedRuns: 1, UncostedInputTokens: 1000, UncostedOutputTokens: 5, UncostedCacheRead: 600, UncostedCacheCreation: 300},
 	)
 }
