@@ -69,9 +69,16 @@ func (m *Model) entryLines(i, width int) []string {
 	body, ok := t.cache[e.Seq]
 	if !ok || len(t.cache) == 0 {
 		body = m.entryBody(e, width-2)
+		if r := t.runAt(i); r != nil {
+			body = append([]string{m.runLine(r, width-2)}, body...)
+		}
 		t.cache[e.Seq] = body
 	}
 	hit := slices.Contains(t.hits, e.Seq)
+	head := 0 // the entry's own first line, below its run's
+	if t.runAt(i) != nil {
+		head = 1
+	}
 	out := make([]string, len(body))
 	for j, l := range body {
 		marker := "  "
@@ -80,7 +87,7 @@ func (m *Model) entryLines(i, width int) []string {
 			marker = m.st.sel.Render("▌") + " "
 		case i == t.sel:
 			marker = "▌ "
-		case hit && j == 0:
+		case hit && j == head:
 			marker = m.st.hit.Render("◆") + " "
 		}
 		out[j] = marker + l
@@ -203,4 +210,42 @@ func (m *Model) marking(s string, plain func(...string) string) marking {
 		mk.marks = m.tr.terms.Ranges(s, query.Fold)
 	}
 	return mk
+}
+
+// runLine is a run's boundary, as the web UI's: its id, model and status, tokens in (with the
+// part read from and written to the prompt cache, where the source says) and out, the context's
+// size at its last model call and its recorded cost.
+func (m *Model) runLine(r *annals.Run, width int) string {
+	parts := []string{"run " + oneLine(r.ID)}
+	if r.Model != "" {
+		parts = append(parts, oneLine(r.Model))
+	}
+	parts = append(parts, string(r.Status))
+	if r.InputTokens > 0 || r.OutputTokens > 0 {
+		in := shortCount(r.InputTokens) + " in"
+		if r.CacheReadTokens > 0 || r.CacheCreationTokens > 0 {
+			in += fmt.Sprintf(" (%s cache read, %s cache write)", shortCount(r.CacheReadTokens), shortCount(r.CacheCreationTokens))
+		}
+		parts = append(parts, in+" / "+shortCount(r.OutputTokens)+" out")
+	}
+	if r.ContextTokens > 0 {
+		parts = append(parts, "context "+shortCount(r.ContextTokens))
+	}
+	if r.CostUSD > 0 {
+		parts = append(parts, fmt.Sprintf("$%.4f", r.CostUSD))
+	}
+	return clip(m.st.dim.Render("── "+strings.Join(parts, " · ")), width)
+}
+
+// shortCount is a token count in at most four digits and a unit (950, 12.3k, 1.2M).
+func shortCount(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%dk", n/1000)
+	case n >= 1000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprint(n)
 }

@@ -105,6 +105,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case hitsMsg:
 		m.gotHits(msg)
 		return m, nil
+	case runsMsg:
+		m.gotRuns(msg)
+		return m, nil
 	case chatMsg:
 		m.gotChat(msg)
 		return m, nil

@@ -37,6 +37,15 @@ type transcript struct {
 	loading bool
 	pending pending
 	cache   map[int64][]string
+	// runs are the chat's runs by id, read once when it opens: an entry that starts a run (or
+	// the window) is drawn under its run's line, with its model, tokens, cache and context.
+	runs map[string]*annals.Run
+}
+
+// runsMsg is the open chat's runs.
+type runsMsg struct {
+	chatID string
+	runs   []*annals.Run
 }
 
 type pending struct {
@@ -85,6 +94,9 @@ func (m *Model) open(c *annals.Chat, seq int64) tea.Cmd {
 	m.tr = &transcript{chat: c, query: m.s.query, terms: queryTerms(m.s.query), expanded: map[int64]bool{}, cache: map[int64][]string{}}
 	m.setFocus(focusTranscript)
 	cmds := []tea.Cmd{m.load(pageReplace, seq)}
+	if c.Totals.Runs > 0 {
+		cmds = append(cmds, m.loadRuns())
+	}
 	if m.tr.query != "" {
 		cmds = append(cmds, m.loadHits())
 	}
@@ -151,6 +163,38 @@ func (m *Model) loadHits() tea.Cmd {
 	}
 }
 
+// loadRuns reads the open chat's runs; a chat whose runs cannot be read is shown without them.
+func (m *Model) loadRuns() tea.Cmd {
+	id, svc, ctx, scope := m.tr.chat.ID, m.opts.Service, m.opts.Context, m.opts.Scope
+	return func() tea.Msg {
+		runs, err := svc.FindChatRuns(ctx, annals.ChatSelector{Scope: scope, ID: id})
+		if err != nil {
+			return runsMsg{chatID: id}
+		}
+		return runsMsg{chatID: id, runs: runs}
+	}
+}
+
+func (m *Model) gotRuns(msg runsMsg) {
+	if m.tr != nil && m.tr.chat.ID == msg.chatID {
+		m.tr.runs = map[string]*annals.Run{}
+		for _, r := range msg.runs {
+			m.tr.runs[r.ID] = r
+		}
+		m.tr.invalidate()
+	}
+}
+
+// runAt is the run whose line is drawn above the window's entry i: its run, when it starts a
+// run or the window.
+func (t *transcript) runAt(i int) *annals.Run {
+	e := t.entries[i]
+	if e.RunID == "" || (i > 0 && t.entries[i-1].RunID == e.RunID) {
+		return nil
+	}
+	return t.runs[e.RunID]
+}
+
 func (m *Model) gotHits(msg hitsMsg) {
 	if m.tr != nil && m.tr.chat.ID == msg.chatID {
 		m.tr.hits = msg.seqs
@@ -179,10 +223,12 @@ func (m *Model) gotPage(msg pageMsg) tea.Cmd {
 		t.entries = append(t.entries, got...)
 		if drop := len(t.entries) - maxWindow; drop > 0 {
 			t.entries = t.entries[drop:]
+			delete(t.cache, t.first()) // now the window's first: it may start a run's line
 			t.sel, t.top = max(0, t.sel-drop), max(0, t.top-drop)
 		}
 	case pageBefore:
 		first := t.first()
+		delete(t.cache, first) // no longer the window's first: it may lose its run's line
 		var older []*annals.Entry
 		for _, e := range got {
 			if e.Seq < first {

@@ -154,6 +154,35 @@ func TestShowPutsTheTranscriptFirst(t *testing.T) {
 	}
 }
 
+// TestShowGivesEachRunsCacheAndContext: show prints the part of a run's input read from and
+// written to the prompt cache and its context's size, as the web UI's run boundary does, and
+// --json carries them on the run.
+func TestShowGivesEachRunsCacheAndContext(t *testing.T) {
+	tm := newTestMain(t)
+	tm.mustRun(`{"type":"chat","id":"cc","title":"cached"}
+{"type":"entry","chat_id":"cc","id":"m1","kind":"user","text":"hello"}
+{"type":"run","chat_id":"cc","id":"r1","status":"completed","model":"m-1","input_tokens":1000,"cache_read_tokens":600,"cache_creation_tokens":300,"context_tokens":1200,"output_tokens":20}
+{"type":"run","chat_id":"cc","id":"r2","status":"completed","model":"m-1","input_tokens":10,"output_tokens":2}
+`, "ingest", "-")
+	out := tm.mustRun("", "show", "cc")
+	if !strings.Contains(out, "run r1: completed · m-1 · 1000 in (600 cache read, 300 cache write) / 20 out · context 1200") {
+		t.Errorf("show cc: want r1's cache and context on its line:\n%s", out)
+	}
+	if !strings.Contains(out, "run r2: completed · m-1 · 10 in / 2 out\n") {
+		t.Errorf("show cc: a run whose source gave no cache or context says none:\n%s", out)
+	}
+	var shown struct {
+		Runs []map[string]any `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(tm.mustRun("", "show", "--json", "cc")), &shown); err != nil {
+		t.Fatal(err)
+	}
+	if len(shown.Runs) != 2 || shown.Runs[0]["cache_read_tokens"] != 600.0 || shown.Runs[0]["cache_creation_tokens"] != 300.0 ||
+		shown.Runs[0]["context_tokens"] != 1200.0 {
+		t.Errorf("show --json cc: runs %v, want r1's cache and context", shown.Runs)
+	}
+}
+
 // TestShowPagesOnATerminal runs show as on a terminal with a pager that marks what it was
 // given: the transcript goes through it, escaped; --no-pager prints straight.
 func TestShowPagesOnATerminal(t *testing.T) {

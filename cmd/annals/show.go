@@ -138,7 +138,11 @@ func writeTranscript(w io.Writer, c *annals.Chat, runs []*annals.Run, entries []
 		if r.Model != "" {
 			fmt.Fprintf(&b, " · %s", r.Model)
 		}
-		fmt.Fprintf(&b, " · %d in / %d out%s\n", r.InputTokens, r.OutputTokens, costText(r.CostUSD))
+		fmt.Fprintf(&b, " · %d in%s / %d out", r.InputTokens, cacheText(r), r.OutputTokens)
+		if r.ContextTokens > 0 {
+			fmt.Fprintf(&b, " · context %d", r.ContextTokens)
+		}
+		fmt.Fprintf(&b, "%s\n", costText(r.CostUSD))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -196,4 +200,13 @@ func costText(usd float64) string {
 		return ""
 	}
 	return fmt.Sprintf(" · cost $%.4f", usd)
+}
+
+// cacheText is the part of a run's input read from and written to the prompt cache, as the web
+// UI's run boundary shows it, or nothing when the source did not say.
+func cacheText(r *annals.Run) string {
+	if r.CacheReadTokens == 0 && r.CacheCreationTokens == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d cache read, %d cache write)", r.CacheReadTokens, r.CacheCreationTokens)
 }
