@@ -87,6 +87,8 @@ func gooseBlocks(m gsMessage, calls map[string]*annals.Entry, out reader.Output)
 			if call := calls[b.Str("id")]; call != nil {
 				call.Tool.Result, call.Tool.Outcome = result, outcome
 				call.SourceIDs = append(call.SourceIDs, e.SourceIDs...)
+				// The response's message (the next user message) is dated when it was written.
+				reader.ResultTime(call, m.created)
 				delete(calls, b.Str("id"))
 				continue
 			}

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/importer"
@@ -78,5 +79,22 @@ func TestGooseLegacySessionFile(t *testing.T) {
 	c, es, _ := importertest.StoredChat(t, openDB(t), "goose:20250610_142233", []string{"goose"}, path)
 	if c.Title != "Egret lint fix" || len(es) != 2 || es[1].Tool == nil || es[1].Tool.Result != "import os" || es[1].Tool.Outcome != annals.OutcomeSucceeded {
 		t.Errorf("chat %q with %d entries %+v", c.Title, len(es), es)
+	}
+}
+
+// TestGooseCallsCarryTheirResponsesTime: a call records when the message holding its
+// toolResponse was written (annals.MetaResultTime), which the web UI turns into its duration.
+func TestGooseCallsCarryTheirResponsesTime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "goose", "sessions", "sessions.db")
+	importertest.WriteFile(t, path, nil)
+	gooseDB(t, path)
+	_, es, _ := importertest.StoredChat(t, openDB(t), "goose:20260301_1", []string{"goose"}, path)
+	for _, e := range es {
+		if e.Tool == nil {
+			continue
+		}
+		if got, want := importertest.MetaOf(t, e)[annals.MetaResultTime], time.Unix(1772355603, 0).UTC().Format(time.RFC3339Nano); got != want {
+			t.Errorf("call %s: result time %v, want %s (its response's message)", e.ID, got, want)
+		}
 	}
 }

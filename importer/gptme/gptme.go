@@ -101,6 +101,13 @@ func (f Gptme) ParseFile(ctx context.Context, src *reader.Source, out reader.Out
 				e.Tool = &annals.ToolCall{Name: reader.ToolName(tool), CallID: reader.SafeID(o.Str("call_id"), annals.MaxIDBytes), Result: reader.Truncated(e.Text, annals.MaxEntryBytes/4), Outcome: outcome(e.Text)}
 				e.Text = ""
 				extra["reply"] = lastAssistant.ID
+				// gptme runs a reply's tools one after another once the reply is written, and
+				// dates each answer when it is written: the tool ran from the message before
+				// (the reply, or the answer of the tool before it) to this one. The entry keeps
+				// the answer's time, so the run is recorded as a duration.
+				if prev := entries[len(entries)-1]; (prev == lastAssistant || prev.Kind == annals.KindTool) && last.After(prev.Time) {
+					extra[annals.MetaDurationMS] = last.Sub(prev.Time).Milliseconds()
+				}
 			} else if len(entries) == 0 {
 				extra["system_prompt"] = true
 			}

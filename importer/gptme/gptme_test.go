@@ -39,3 +39,15 @@ func TestGptmeConversationPairsToolAnswers(t *testing.T) {
 		t.Errorf("reply tokens %d/%d", es[2].InputTokens, es[2].OutputTokens)
 	}
 }
+
+// TestGptmeToolAnswersCarryTheirDuration: each tool answer records how long its tool ran, from
+// the reply that asked for it to the answer (annals.MetaDurationMS), which the web UI shows.
+func TestGptmeToolAnswersCarryTheirDuration(t *testing.T) {
+	path := importertest.Testdata("gptme", ".local", "share", "gptme", "logs", "2025-03-01-ten-happy-otters", "conversation.jsonl")
+	_, es, _ := importertest.StoredChat(t, openDB(t), "gptme:2025-03-01-ten-happy-otters", []string{"gptme"}, path)
+	for i, want := range map[int]float64{3: 530, 5: 600} {
+		if got := importertest.MetaOf(t, es[i])[annals.MetaDurationMS]; got != want {
+			t.Errorf("answer %s: duration %v ms, want %v (its reply to its own time)", es[i].ID, got, want)
+		}
+	}
+}

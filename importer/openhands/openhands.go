@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/importer/reader"
@@ -108,10 +109,13 @@ func (f OpenHands) ParseFile(ctx context.Context, src *reader.Source, out reader
 		last = reader.FirstTime(reader.ParseTime(ev.Str("timestamp")), last)
 		id := reader.SafeID(reader.FirstNonEmpty(ev.Str("id"), reader.TextOf(ev.Raw("id")), fmt.Sprintf("e%d", i)), 200)
 		var ents []*annals.Entry
+		// An observation's own time (none when the event has no timestamp) is when its call's
+		// result arrived.
+		at := reader.ParseTime(ev.Str("timestamp"))
 		if ev.Str("kind") != "" {
-			ents = ohSDKEvent(ev, id, calls)
+			ents = ohSDKEvent(ev, id, at, calls)
 		} else {
-			ents = ohLegacyEvent(ev, id, calls)
+			ents = ohLegacyEvent(ev, id, at, calls)
 		}
 		for _, e := range ents {
 			e.Time = last
@@ -128,12 +132,13 @@ func ohContentText(raw json.RawMessage) string {
 }
 
 // ohSetResult lands a result on a waiting call.
-func ohSetResult(calls map[string]*annals.Entry, callID, result string, outcome annals.Outcome) bool {
+func ohSetResult(calls map[string]*annals.Entry, callID string, at time.Time, result string, outcome annals.Outcome) bool {
 	call := calls[callID]
 	if callID == "" || call == nil {
 		return false
 	}
 	call.Tool.Result, call.Tool.Outcome = reader.Truncated(reader.ValidText(result), annals.MaxEntryBytes/4), outcome
+	reader.ResultTime(call, at)
 	delete(calls, callID)
 	return true
 }

@@ -1,12 +1,14 @@
 package openhands
 
 import (
+	"time"
+
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/importer/reader"
 )
 
 // ohSDKEvent maps one event of the agent SDK (typed by kind).
-func ohSDKEvent(ev reader.JSONObject, id string, calls map[string]*annals.Entry) []*annals.Entry {
+func ohSDKEvent(ev reader.JSONObject, id string, at time.Time, calls map[string]*annals.Entry) []*annals.Entry {
 	switch kind := ev.Str("kind"); kind {
 	case "MessageEvent":
 		m := ev.Obj("llm_message")
@@ -35,7 +37,7 @@ func ohSDKEvent(ev reader.JSONObject, id string, calls map[string]*annals.Entry)
 		if obs.Boolean("is_error") || (obs.IsNum("exit_code") && obs.Num("exit_code") != 0) {
 			outcome = annals.OutcomeFailed
 		}
-		if ohSetResult(calls, ev.Str("tool_call_id"), ohContentText(obs.Raw("content")), outcome) {
+		if ohSetResult(calls, ev.Str("tool_call_id"), at, ohContentText(obs.Raw("content")), outcome) {
 			return nil
 		}
 		return []*annals.Entry{{ID: id, Kind: annals.KindTool, Tool: &annals.ToolCall{Name: reader.ToolName(ev.Str("tool_name")),
@@ -47,7 +49,7 @@ func ohSDKEvent(ev reader.JSONObject, id string, calls map[string]*annals.Entry)
 		if kind == "AgentErrorEvent" {
 			outcome = annals.OutcomeFailed
 		}
-		if ohSetResult(calls, ev.Str("tool_call_id"), text, outcome) {
+		if ohSetResult(calls, ev.Str("tool_call_id"), at, text, outcome) {
 			return nil
 		}
 		return []*annals.Entry{{ID: id, Kind: annals.KindSystem, Text: reader.ValidText(text), Metadata: reader.Metadata(map[string]any{"openhands_kind": kind})}}
@@ -63,7 +65,7 @@ func ohSDKEvent(ev reader.JSONObject, id string, calls map[string]*annals.Entry)
 
 // ohLegacyEvent maps one event of OpenHands 0.x: an action, or an observation answering the
 // action whose id is its cause.
-func ohLegacyEvent(ev reader.JSONObject, id string, calls map[string]*annals.Entry) []*annals.Entry {
+func ohLegacyEvent(ev reader.JSONObject, id string, at time.Time, calls map[string]*annals.Entry) []*annals.Entry {
 	args := ev.Obj("args")
 	if action := ev.Str("action"); action != "" {
 		switch action {
@@ -102,7 +104,7 @@ func ohLegacyEvent(ev reader.JSONObject, id string, calls map[string]*annals.Ent
 		outcome = annals.OutcomeFailed
 	}
 	cause := reader.SafeID(reader.TextOf(ev.Raw("cause")), 200)
-	if ohSetResult(calls, cause, ev.Str("content"), outcome) {
+	if ohSetResult(calls, cause, at, ev.Str("content"), outcome) {
 		return nil
 	}
 	if obs == "agent_state_changed" || obs == "null" {

@@ -39,3 +39,27 @@ func TestOpenHandsConversationsOfBothGenerations(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenHandsCallsCarryTheirObservationsTime: a call records when its observation arrived
+// (annals.MetaResultTime), in both generations, which the web UI turns into its duration.
+func TestOpenHandsCallsCarryTheirObservationsTime(t *testing.T) {
+	for _, c := range []struct{ id, dir, want string }{
+		{"openhands:4f1c2d3e5a6b47c8a9d0e1f2a3b4c5d6", importertest.Testdata("openhands", "conversations", "4f1c2d3e5a6b47c8a9d0e1f2a3b4c5d6"), "2026-03-10T09:00:04Z"},
+		{"openhands:9a8b7c6d5e4f", importertest.Testdata("openhands", "sessions", "9a8b7c6d5e4f"), "2025-06-01T10:00:09Z"},
+	} {
+		_, es, _ := importertest.StoredChat(t, openDB(t), c.id, []string{"openhands"}, c.dir)
+		calls := 0
+		for _, e := range es {
+			if e.Tool == nil {
+				continue
+			}
+			calls++
+			if got := importertest.MetaOf(t, e)[annals.MetaResultTime]; got != c.want {
+				t.Errorf("%s call %s: result time %v, want %s", c.id, e.ID, got, c.want)
+			}
+		}
+		if calls != 1 {
+			t.Errorf("%s: %d calls, want 1", c.id, calls)
+		}
+	}
+}

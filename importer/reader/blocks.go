@@ -154,6 +154,13 @@ func blockToolResult(e *annals.Entry, b JSONObject, open map[string]*annals.Entr
 	}
 	if call := open[callID]; callID != "" && call != nil {
 		call.Tool.Result, call.Tool.Outcome = result, outcome
+		// The result's message's time is when it arrived, where the format dates its
+		// messages (Cline's and Roo Code's ts, Claude.ai's created_at, Droid's and iFlow's
+		// timestamps); a time no later than the call's is a reader's stand-in (the file's or the
+		// task's time given to every message) and says nothing of how long the call ran.
+		if e.Time.After(call.Time) {
+			ResultTime(call, e.Time)
+		}
 		delete(open, callID)
 		return false
 	}
