@@ -93,3 +93,14 @@ type EmbedderStateStore interface {
 	// empty tenant or name), forbidden (read-only), unavailable, internal.
 	SaveEmbedderState(ctx context.Context, tenant, name string, data []byte) error
 }
+
+// EmbeddingStatistics is implemented by a store whose query planner keeps statistics that a bulk
+// write of vectors leaves stale (PostgreSQL): straight after a backfill of 10k chats its planner
+// still believed the vector table nearly empty and sorted every vector on disk at each related
+// call (docs/BENCHMARKS.md, 2026-12-07). The embedding backfill calls it after embedding many
+// chats.
+type EmbeddingStatistics interface {
+	// AnalyzeEmbeddings refreshes the planner's statistics of the stored vectors. Errors:
+	// forbidden (read-only), unavailable, internal.
+	AnalyzeEmbeddings(ctx context.Context) error
+}

@@ -167,7 +167,27 @@ type BackfillProgress struct {
 // embedding worker's one pass and the maintenance of `annals reindex --embeddings`, for the
 // database owner, not an op: it ignores scopes. progress may be nil; it is called after each
 // batch.
+//
+// A pass that embedded analyzeAfter chats or more then asks a store that keeps planner
+// statistics (annals.EmbeddingStatistics) to refresh those of the vectors.
 func (s *Service) Backfill(ctx context.Context, progress func(BackfillProgress)) (BackfillProgress, error) {
+	p, err := s.backfill(ctx, progress)
+	if st, ok := s.store.(annals.EmbeddingStatistics); ok && p.Embedded >= analyzeAfter {
+		if aerr := st.AnalyzeEmbeddings(ctx); aerr != nil {
+			s.log.Warn("analyze embeddings after a backfill", "err", annals.ErrorDetail(aerr))
+		}
+	}
+	return p, err
+}
+
+// analyzeAfter is how many chats a backfill pass embeds before it refreshes the planner's
+// statistics: PostgreSQL's autovacuum analyses a table after 10% of its rows changed, in its own
+// time; a pass this large is an import, a model switch or a first backfill, and an ANALYZE of the
+// vectors costs tens of milliseconds at 10k chats.
+const analyzeAfter = 256
+
+// backfill is Backfill without the statistics.
+func (s *Service) backfill(ctx context.Context, progress func(BackfillProgress)) (BackfillProgress, error) {
 	var p BackfillProgress
 	if !s.canEmbed() {
 		return p, annals.Errorf(annals.EUNAVAILABLE, "backfill requires an embedder; configure one under embedder: in the annals config")

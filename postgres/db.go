@@ -75,6 +75,10 @@ type DB struct {
 	// mirrorOf is the remote this database mirrors (nil: it is no mirror); every write but
 	// ApplyMirror's is refused (mirror.go).
 	mirrorOf atomic.Pointer[string]
+	// embeds keeps decoded vectors and FindEmbeddings' walks (vectorcache.go); snapshots
+	// numbers the cluster's snapshots, its generation.
+	embeds    *storecore.EmbeddingCache
+	snapshots snapshotGeneration
 }
 
 var (
@@ -130,7 +134,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if opts.ReadOnly {
 		cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
 	}
-	db := &DB{readOnly: opts.ReadOnly, now: opts.Now, addr: net.JoinHostPort(cfg.ConnConfig.Host, strconv.Itoa(int(cfg.ConnConfig.Port)))}
+	db := &DB{readOnly: opts.ReadOnly, now: opts.Now, embeds: storecore.NewEmbeddingCache(storecore.VectorCacheFloats), addr: net.JoinHostPort(cfg.ConnConfig.Host, strconv.Itoa(int(cfg.ConnConfig.Port)))}
 	if strings.HasPrefix(cfg.ConnConfig.Host, "/") {
 		db.addr = cfg.ConnConfig.Host // a Unix socket directory
 	}

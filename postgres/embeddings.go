@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
@@ -24,57 +23,26 @@ func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model str
 		return annals.Errorf(annals.EINVALID, "an embedding needs a model name and a non-empty vector")
 	}
 	return db.writeTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO chat_embeddings (chat_pk, tenant_id, user_id, agent_id, model, dimension, vector, updated_at, source_entries)
+		// updated_at only moves forward, even under clocks that stand still, step back or
+		// differ between servers: it is the version the vector caches of every server check
+		// (storecore.EmbeddingCache).
+		var pk int64
+		err := tx.QueryRow(ctx, `INSERT INTO chat_embeddings (chat_pk, tenant_id, user_id, agent_id, model, dimension, vector, updated_at, source_entries)
 			SELECT c.pk, c.tenant_id, c.user_id, c.agent_id, $6, $7, $8, $9, $10 FROM chats c WHERE `+refWhere+`
 			ON CONFLICT (chat_pk) DO UPDATE SET model = excluded.model, dimension = excluded.dimension,
-				vector = excluded.vector, source_entries = excluded.source_entries, updated_at = excluded.updated_at`,
-			append(refArgs(ref), model, len(vec), vector.Encode(vec), unixNano(db.now()), entries)...)
+				vector = excluded.vector, source_entries = excluded.source_entries,
+				updated_at = GREATEST(excluded.updated_at, chat_embeddings.updated_at + 1)
+			RETURNING chat_pk`,
+			append(refArgs(ref), model, len(vec), vector.Encode(vec), unixNano(db.now()), entries)...).Scan(&pk)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return annals.NotFound(ref.ID)
+		}
 		if err != nil {
 			return db.storeErr("upsert embedding", err)
 		}
-		if tag.RowsAffected() == 0 {
-			return annals.NotFound(ref.ID)
-		}
+		db.embeds.Forget(pk)
 		return nil
 	})
-}
-
-// FindEmbeddings returns candidate vectors in owner scope; see annals.EmbeddingStore and
-// storecore.FindEmbeddings.
-func (db *DB) FindEmbeddings(ctx context.Context, f annals.EmbeddingFilter) ([]annals.ChatVector, error) {
-	return storecore.FindEmbeddings(f, storecore.VectorColumns, func(q string, args []any) ([]annals.ChatVector, error) {
-		return db.readEmbeddings(ctx, q, args)
-	})
-}
-
-func (db *DB) readEmbeddings(ctx context.Context, q string, args []any) ([]annals.ChatVector, error) {
-	rows, err := db.tracedQuery(ctx, q, args...)
-	if err != nil {
-		return nil, db.storeErr("find embeddings", err)
-	}
-	defer rows.Close()
-	arena := &vector.Arena{}
-	out := []annals.ChatVector{}
-	for rows.Next() {
-		var cv annals.ChatVector
-		var active int64
-		// The vector is decoded from the row's own bytes, valid until the next row, rather
-		// than copied out first.
-		if err := rows.Scan(&cv.ChatID, &cv.Model, nil, &active); err != nil {
-			return nil, db.storeErr("scan embedding", err)
-		}
-		blob := rows.RawValues()[2]
-		var ok bool
-		if cv.Vector, ok = arena.Decode(blob); !ok {
-			return nil, annals.Internal("decode embedding", fmt.Errorf("vector of %d bytes is not a whole number of float32s", len(blob)))
-		}
-		cv.LastActivity = fromNano(active)
-		out = append(out, cv)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, db.storeErr("find embeddings", err)
-	}
-	return out, nil
 }
 
 // FindChatsToEmbed lists owner's chats without a current vector of model; see
@@ -150,4 +118,18 @@ func (db *DB) SaveEmbedderState(ctx context.Context, tenant, name string, data [
 		}
 		return nil
 	})
+}
+
+var _ annals.EmbeddingStatistics = (*DB)(nil)
+
+// AnalyzeEmbeddings refreshes the planner's statistics of chat_embeddings, the one table a
+// backfill writes in bulk; see annals.EmbeddingStatistics.
+func (db *DB) AnalyzeEmbeddings(ctx context.Context) error {
+	if db.readOnly {
+		return errReadOnly()
+	}
+	if _, err := db.pool.Exec(ctx, `ANALYZE chat_embeddings`); err != nil {
+		return db.storeErr("analyze embeddings", err)
+	}
+	return nil
 }

@@ -97,3 +97,8 @@ func (db *DB) VocabPlanForTest(ctx context.Context, owner annals.Owner, prefix s
 
 // SetCandidatesForTest sets how many of the newest matches an entry search ranks (0: the default).
 func (db *DB) SetCandidatesForTest(k int) { db.candidates = k }
+
+// QueryRowForTest reads one row of q into dest.
+func (db *DB) QueryRowForTest(ctx context.Context, q string, dest ...any) error {
+	return db.pool.QueryRow(ctx, q).Scan(dest...)
+}

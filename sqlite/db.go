@@ -54,10 +54,9 @@ type DB struct {
 	readOnly bool
 	writer   *sql.DB // nil when read-only
 	reader   *sql.DB
-	stmts    *stmtCache   // the reader's prepared search statements
-	vectors  *vectorCache // decoded embeddings, checked against their row's stamp
-	walks    *walkCache   // FindEmbeddings' candidate walks, until the next commit
-	watch    *changeWatch // tells the walks when anything was committed
+	stmts    *stmtCache                // the reader's prepared search statements
+	embeds   *storecore.EmbeddingCache // decoded embeddings and FindEmbeddings' walks
+	watch    *changeWatch              // tells the walks when anything was committed
 	now      func() time.Time
 	// entryRanking makes chat searches rank entries even when the chat index could answer:
 	// the tests compare the two rankings' match sets through it.
@@ -130,8 +129,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	db.reader.SetMaxOpenConns(opts.Readers)
 	db.reader.SetMaxIdleConns(opts.Readers)
 	db.stmts = newStmtCache(db.reader)
-	db.vectors = newVectorCache(vectorCacheFloats)
-	db.walks = newWalkCache()
+	db.embeds = storecore.NewEmbeddingCache(storecore.VectorCacheFloats)
 	watch, err := sql.Open("sqlite", dsn(path, opts, true))
 	if err != nil {
 		db.reader.Close()

@@ -17,7 +17,7 @@ func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model str
 	}
 	return db.writeTx(ctx, func(tx *sql.Tx) error {
 		// updated_at only moves forward, even under a clock that stands still or steps back:
-		// it is the version the vector cache checks (vectorcache.go).
+		// it is the version the vector cache checks (storecore.EmbeddingCache).
 		var pk int64
 		err := tx.QueryRowContext(ctx, `INSERT INTO chat_embeddings (chat_pk, tenant_id, user_id, agent_id, model, dimension, vector, source_entries, updated_at)
 			SELECT pk, tenant_id, user_id, agent_id, ?, ?, ?, ?, ? FROM chats WHERE `+refWhere+`
@@ -31,7 +31,7 @@ func (db *DB) UpsertEmbedding(ctx context.Context, ref annals.ChatRef, model str
 		if err != nil {
 			return storeErr("upsert embedding", err)
 		}
-		db.vectors.forget(pk)
+		db.embeds.Forget(pk)
 		return nil
 	})
 }

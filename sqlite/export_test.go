@@ -112,7 +112,9 @@ func (db *DB) LeavesWrittenForTest(ctx context.Context, table string) (uint64, e
 
 // DropVectorCacheForTest empties the decoded-vector cache, so the next FindEmbeddings reads every
 // vector from the file (a cold call).
-func (db *DB) DropVectorCacheForTest() { db.vectors = newVectorCache(vectorCacheFloats) }
+func (db *DB) DropVectorCacheForTest() {
+	db.embeds = storecore.NewEmbeddingCache(storecore.VectorCacheFloats)
+}
 
 // SetMachineForTest makes the store see itself on another machine (its file unchanged), as a
 // database carried to a second machine does.
@@ -164,14 +166,7 @@ func (db *DB) WalksCachedForTest(ctx context.Context) (kept, current int, err er
 	if err != nil {
 		return 0, 0, err
 	}
-	db.walks.mu.Lock()
-	defer db.walks.mu.Unlock()
-	for _, w := range db.walks.walks {
-		kept++
-		if w.gen == gen {
-			current++
-		}
-	}
+	kept, current = db.embeds.WalksKept(gen)
 	return kept, current, nil
 }
 
