@@ -40,6 +40,10 @@ type ChatSnapshot struct {
 	Chat    *Chat
 	Entries []*Entry
 	Runs    []*Run
+	// ReadSeq, when not 0, is the seq of the chat's last entry as read, for a snapshot that
+	// leaves some entries out (a repair withholding given-up entries); else the last of Entries
+	// is. The store checks the chat is still as read against it.
+	ReadSeq int64
 }
 
 // OutboxBackfill queues chats recorded while the outbox was off (`annals replicate backfill`).
@@ -73,7 +77,46 @@ type OutboxDrop interface {
 	// DropOp, in one transaction, deletes the queued operation opID — it must be the oldest
 	// queued of its lane, right after the remote's head (baseSeq, baseDigest) — and numbers the
 	// lane's later queued operations on from that head, re-chaining their digests; it returns
-	// the operation dropped. Errors: conflict (opID is not the lane's oldest queued operation,
+	// the operation dropped. It leaves the operation's GivenUpOp mark, in the same transaction.
+	// Errors: conflict (opID is not the lane's oldest queued operation,
 	// or does not follow the head), invalid, forbidden, unavailable, internal.
 	DropOp(ctx context.Context, chatID, opID string, baseSeq int64, baseDigest string) (*ReplicationOp, error)
+}
+
+// GivenUpOp is the mark an operation dropped by `annals replicate retry --drop` leaves, written
+// in the drop's transaction: what the remote was never sent, so that `replicate verify` reports
+// it and never sends it again in a repair (docs/REPLICATION.md, "Dropping a refused operation").
+type GivenUpOp struct {
+	ChatID string `json:"chat_id"`
+	// OpID, LaneSeq and Kind name the operation as it was queued (its place before the drop).
+	OpID    string `json:"op_id"`
+	LaneSeq int64  `json:"lane_seq"`
+	Kind    OpKind `json:"kind"`
+	// EntryIDs are the entries a dropped append carried, RunID the run a dropped run recorded:
+	// what a repair withholds.
+	EntryIDs []string `json:"entry_ids,omitempty"`
+	RunID    string   `json:"run_id,omitempty"`
+	// Code and Message are the remote's refusal as the quarantine kept it.
+	Code      string    `json:"code,omitempty"`
+	Message   string    `json:"message,omitempty"`
+	DroppedAt time.Time `json:"dropped_at"`
+}
+
+// Withholdable reports whether a repair can leave the given-up change out of the chat it
+// resends: the entries of an append, the run of a run. Any other kind given up (a creation, a
+// rewind, a curation, a delete, an agent, a reset) can only be resent with the whole chat, so
+// verify leaves such a lane unrepaired.
+// A payload too damaged to read names nothing to withhold, and counts as such a kind.
+func (g *GivenUpOp) Withholdable() bool {
+	return (g.Kind == OpAppend && len(g.EntryIDs) > 0) || (g.Kind == OpRun && g.RunID != "")
+}
+
+// OutboxGivenUp reads and forgets the marks of dropped operations. Implemented by both stores;
+// OutboxDrop.DropOp writes them.
+type OutboxGivenUp interface {
+	// GivenUp returns the marks of a lane (every lane with chatID empty), by chat and lane seq.
+	GivenUp(ctx context.Context, chatID string) ([]*GivenUpOp, error)
+	// ForgetGivenUp removes a lane's marks (a person chose to resend the chat whole) and
+	// answers how many it removed.
+	ForgetGivenUp(ctx context.Context, chatID string) (int, error)
 }

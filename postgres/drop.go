@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -21,17 +22,18 @@ func (db *DB) DropOp(ctx context.Context, chatID, opID string, baseSeq int64, ba
 	var dropped *annals.ReplicationOp
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		dropped, err = storecore.DropOp(&dropTx{db: db, ctx: ctx, tx: tx}, chatID, opID, baseSeq, baseDigest)
+		dropped, err = storecore.DropOp(&dropTx{db: db, ctx: ctx, tx: tx, now: db.now()}, chatID, opID, baseSeq, baseDigest)
 		return err
 	})
 	return dropped, err
 }
 
-// dropTx is storecore.DropTx over a PostgreSQL transaction.
+// dropTx is storecore.DropTx over a PostgreSQL transaction; now stamps the mark.
 type dropTx struct {
 	db  *DB
 	ctx context.Context
 	tx  pgx.Tx
+	now time.Time
 }
 
 func (d *dropTx) QueuedOps(chatID string) ([]*annals.ReplicationOp, error) {

@@ -39,6 +39,9 @@ type Difference struct {
 	// Fix, for a difference left for a person, says what each choice is and the command that
 	// makes it.
 	Fix string `json:"fix,omitempty"`
+	// Withheld counts what of the host's chat operations given up by `retry --drop` carried:
+	// the remote's copy is compared with the host's less it.
+	Withheld *annals.ReplicaCopy `json:"withheld,omitempty"`
 }
 
 // Side counts the chats, entries and runs one side holds of the lanes compared.
@@ -60,6 +63,9 @@ type Verification struct {
 	Differences []*Difference `json:"differences"`
 	// Repaired are the differences found first and repaired: their lanes were reset and pushed.
 	Repaired []*Difference `json:"repaired"`
+	// GivenUp are the lanes with operations given up by `retry --drop`, which verify never
+	// sends again (they are not differences: the remote lacks them by a person's choice).
+	GivenUp []*GivenUpLane `json:"given_up"`
 	// Host and Remote count what each side holds of every lane's chat.
 	Host   Side    `json:"host"`
 	Remote Side    `json:"remote"`
@@ -76,7 +82,7 @@ const headsChunk = 1000
 // lane reset to the host's state of the chat (its tombstone for a chat deleted here) and
 // pushed — and the lanes are compared again: Differences are what is left, Repaired what was.
 func (p *Pusher) Verify(ctx context.Context, repair bool) (*Verification, error) {
-	return p.verify(ctx, func(d *Difference) (bool, error) { return repair && d.Repairable, nil })
+	return p.verify(ctx, nil, func(d *Difference) (bool, error) { return repair && d.Repairable, nil })
 }
 
 // VerifyReset is Verify with repair that also resets the lanes of the named chats whose
@@ -85,13 +91,14 @@ func (p *Pusher) Verify(ctx context.Context, repair bool) (*Verification, error)
 // — another database writes the chat. The remote then replaces its copy with this host's chat
 // (what the other database wrote to it there is dropped); that database's later operations of
 // the chat are refused. A named chat whose remote lane is ahead of this host's is refused (a
-// reset from here would be), before anything is reset.
+// reset from here would be), before anything is reset. A named chat's operations given up by
+// `retry --drop` are forgotten and sent with the chat, whole.
 func (p *Pusher) VerifyReset(ctx context.Context, chats []string) (*Verification, error) {
 	named := map[string]bool{}
 	for _, id := range chats {
 		named[id] = true
 	}
-	return p.verify(ctx, func(d *Difference) (bool, error) {
+	return p.verify(ctx, named, func(d *Difference) (bool, error) {
 		if named[d.ChatID] && d.RemoteSeq > d.HostSeq {
 			return false, annals.Errorf(annals.ECONFLICT, "chat %q: the remote's lane is at seq %d, past this host's %d, so a reset from here would be refused; run --reset on the database that wrote it", d.ChatID, d.RemoteSeq, d.HostSeq)
 		}
@@ -100,13 +107,25 @@ func (p *Pusher) VerifyReset(ctx context.Context, chats []string) (*Verification
 }
 
 // verify pushes, compares, resets the lanes of the differences fix picks, pushes and compares
-// again.
-func (p *Pusher) verify(ctx context.Context, pick func(*Difference) (bool, error)) (*Verification, error) {
+// again. The resend chats that gave operations up are compared as if they had not, and reset
+// whole, their marks forgotten first (a reset that then fails leaves a lane verify repairs
+// whole, never a remote copy that holds what the marks say it lacks).
+func (p *Pusher) verify(ctx context.Context, resend map[string]bool, pick func(*Difference) (bool, error)) (*Verification, error) {
 	push, err := p.PushOnce(ctx)
 	if err != nil {
 		return nil, err
 	}
-	v, err := p.compare(ctx)
+	given, err := p.givenUp(ctx)
+	if err != nil {
+		return nil, err
+	}
+	forced := map[string]bool{} // named chats with given-up operations: sent whole
+	for id := range resend {
+		if len(given[id]) > 0 {
+			forced[id], given[id] = true, nil
+		}
+	}
+	v, err := p.compare(ctx, given, forced)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +148,12 @@ func (p *Pusher) verify(ctx context.Context, pick func(*Difference) (bool, error
 		return nil, annals.Errorf(annals.ENOTIMPLEMENTED, "this database backend cannot repair a lane")
 	}
 	for _, d := range fix {
-		if err := p.resetLane(ctx, rs, d.ChatID); err != nil {
+		if forced[d.ChatID] {
+			if err := p.forgetGivenUp(ctx, d.ChatID); err != nil {
+				return nil, err
+			}
+		}
+		if err := p.resetLane(ctx, rs, d.ChatID, given[d.ChatID]); err != nil {
 			return nil, err
 		}
 		p.cfg.Logger.Warn("replication: lane reset to repair the remote", "chat_id", d.ChatID, "first_seq", d.FirstSeq, "reason", d.Reason)
@@ -138,7 +162,10 @@ func (p *Pusher) verify(ctx context.Context, pick func(*Difference) (bool, error
 	if err != nil {
 		return nil, err
 	}
-	if v, err = p.compare(ctx); err != nil {
+	if given, err = p.givenUp(ctx); err != nil {
+		return nil, err
+	}
+	if v, err = p.compare(ctx, given, nil); err != nil {
 		return nil, err
 	}
 	push.Pushed += again.Pushed
@@ -147,8 +174,9 @@ func (p *Pusher) verify(ctx context.Context, pick func(*Difference) (bool, error
 	return v, nil
 }
 
-// resetLane queues a lane's reset to the chat as it is here (read again while it changes).
-func (p *Pusher) resetLane(ctx context.Context, rs RepairStore, chatID string) error {
+// resetLane queues a lane's reset to the chat as it is here (read again while it changes), less
+// what the lane's given-up operations carried.
+func (p *Pusher) resetLane(ctx context.Context, rs RepairStore, chatID string, marks []*annals.GivenUpOp) error {
 	var err error
 	for range backfillRetries {
 		var snap *annals.ChatSnapshot
@@ -158,7 +186,7 @@ func (p *Pusher) resetLane(ctx context.Context, rs RepairStore, chatID string) e
 		if err != nil {
 			return err
 		}
-		err = rs.ResetLane(ctx, chatID, snap)
+		err = rs.ResetLane(ctx, chatID, withhold(snap, marks))
 		if annals.ErrorCode(err) != annals.ECONFLICT {
 			break
 		}
@@ -169,8 +197,10 @@ func (p *Pusher) resetLane(ctx context.Context, rs RepairStore, chatID string) e
 	return err
 }
 
-// compare reads the remote's heads of every lane and compares them with the host's.
-func (p *Pusher) compare(ctx context.Context) (*Verification, error) {
+// compare reads the remote's heads of every lane and compares them with the host's, less what
+// the lanes' given-up operations carried (given, by chat); a resend chat's unchanged copy is a
+// difference still, for its reset to send what it had given up.
+func (p *Pusher) compare(ctx context.Context, given map[string][]*annals.GivenUpOp, resend map[string]bool) (*Verification, error) {
 	lanes, err := p.cfg.Store.OutboxLanes(ctx, false)
 	if err != nil {
 		return nil, err
@@ -179,7 +209,7 @@ func (p *Pusher) compare(ctx context.Context) (*Verification, error) {
 	if check, err := p.cfg.Store.CheckHost(ctx); err == nil && check.Identity != nil {
 		self = check.Identity.ID
 	}
-	v := &Verification{Lanes: len(lanes), Differences: []*Difference{}, Repaired: []*Difference{}}
+	v := &Verification{Lanes: len(lanes), Differences: []*Difference{}, Repaired: []*Difference{}, GivenUp: []*GivenUpLane{}}
 	for start := 0; start < len(lanes); start += headsChunk {
 		part := lanes[start:min(start+headsChunk, len(lanes))]
 		ids := make([]string, len(part))
@@ -206,7 +236,16 @@ func (p *Pusher) compare(ctx context.Context) (*Verification, error) {
 			if r != nil && r.Copy != nil && r.Copy.Origin != "" && r.Copy.Origin != r.Host && r.Copy.Origin != self {
 				local = r.Copy // a lane that curates another host's chat: the copy is that host's to compare
 			}
-			compareLane(v, l, r, local)
+			m := &laneMarks{ops: given[l.ChatID], resend: resend[l.ChatID]}
+			if len(m.ops) > 0 && withholdable(m.ops) {
+				if m.withheld, err = withheldCopy(ctx, p.cfg.Store, l.ChatID, m.ops); err != nil {
+					return nil, err
+				}
+			}
+			if len(m.ops) > 0 {
+				v.GivenUp = append(v.GivenUp, givenUpLane(l.ChatID, m.ops, m.withheld))
+			}
+			compareLane(v, l, r, local, m)
 		}
 	}
 	return v, nil
@@ -244,8 +283,16 @@ func localCopy(ctx context.Context, r snapshotReader, chatID string) (*annals.Re
 	return &annals.ReplicaCopy{Entries: c.Totals.Entries, Runs: c.Totals.Runs}, nil
 }
 
-func compareLane(v *Verification, l *annals.LaneStatus, r *annals.ReplicaLane, local *annals.ReplicaCopy) {
-	d := &Difference{ChatID: l.ChatID, HostSeq: l.HeadSeq, HostDigest: l.HeadDigest, Pending: l.Pending, Host: local}
+// laneMarks are a lane's given-up operations as compare weighs them: withheld counts what they
+// carried of the chat here; resend, that a person asked for the chat to be sent whole.
+type laneMarks struct {
+	ops      []*annals.GivenUpOp
+	withheld *annals.ReplicaCopy
+	resend   bool
+}
+
+func compareLane(v *Verification, l *annals.LaneStatus, r *annals.ReplicaLane, local *annals.ReplicaCopy, m *laneMarks) {
+	d := &Difference{ChatID: l.ChatID, HostSeq: l.HeadSeq, HostDigest: l.HeadDigest, Pending: l.Pending, Host: local, Withheld: m.withheld}
 	if r != nil {
 		d.RemoteSeq, d.RemoteDigest, d.Remote = r.Seq, r.Digest, r.Copy
 	}
@@ -253,13 +300,19 @@ func compareLane(v *Verification, l *annals.LaneStatus, r *annals.ReplicaLane, l
 	count(&v.Remote, d.Remote)
 	applied := l.HeadSeq - int64(l.Pending)
 	switch {
+	case l.Pending == 0 && d.RemoteSeq == l.HeadSeq && d.RemoteDigest == l.HeadDigest && m.resend && sameCopy(d.Host, d.Remote):
+		d.Reason, d.Repairable = "the lanes agree, and this host gave up operations of the chat that a reset now sends whole", true
 	case l.Pending == 0 && d.RemoteSeq == l.HeadSeq && d.RemoteDigest == l.HeadDigest:
-		if sameCopy(d.Host, d.Remote) {
-			v.InSync++
+		if sameCopy(less(d.Host, m.withheld), d.Remote) || (len(m.ops) > 0 && !withholdable(m.ops)) {
+			v.InSync++ // a copy that lacks what was given up is as it should be
 			return
 		}
 		d.Reason, d.Repairable = fmt.Sprintf("the remote applied the whole lane, and its copy of the chat holds %s where this host holds %s (rows removed on the remote, or a partial restore)",
 			describeCopy(d.Remote), describeCopy(d.Host)), true
+		if m.withheld != nil {
+			d.Reason = fmt.Sprintf("the remote applied the whole lane, and its copy of the chat holds %s where this host holds %s, %s of them given up (rows removed on the remote, or a partial restore)",
+				describeCopy(d.Remote), describeCopy(d.Host), describeCopy(m.withheld))
+		}
 	case l.Pending > 0 && d.RemoteSeq == applied:
 		v.Pending++
 		return
@@ -277,6 +330,11 @@ func compareLane(v *Verification, l *annals.LaneStatus, r *annals.ReplicaLane, l
 	default:
 		d.Reason = "the lanes' digests differ: the remote applied other operations at the same places (another database writes this chat)"
 		d.Fix = resetFix(l.ChatID)
+	}
+	if len(m.ops) > 0 && !withholdable(m.ops) && d.Repairable {
+		d.Repairable = false // a reset would send the given-up change again
+		d.Reason += "; the lane gave up a change a repair cannot leave out (see given_up)"
+		d.Fix = fmt.Sprintf("to send this host's chat whole, the given-up change with it: 'annals replicate verify --reset %s'", l.ChatID)
 	}
 	v.Differences = append(v.Differences, d)
 }

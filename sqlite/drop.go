@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"time"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/storecore"
@@ -19,14 +20,17 @@ func (db *DB) DropOp(ctx context.Context, chatID, opID string, baseSeq int64, ba
 	var dropped *annals.ReplicationOp
 	err := db.writeTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		dropped, err = storecore.DropOp(&dropTx{outboxTx{ctx: ctx, tx: tx}}, chatID, opID, baseSeq, baseDigest)
+		dropped, err = storecore.DropOp(&dropTx{outboxTx: outboxTx{ctx: ctx, tx: tx}, now: db.now()}, chatID, opID, baseSeq, baseDigest)
 		return err
 	})
 	return dropped, err
 }
 
-// dropTx is storecore.DropTx over a SQLite write transaction.
-type dropTx struct{ outboxTx }
+// dropTx is storecore.DropTx over a SQLite write transaction; now stamps the mark.
+type dropTx struct {
+	outboxTx
+	now time.Time
+}
 
 func (d *dropTx) QueuedOps(chatID string) ([]*annals.ReplicationOp, error) {
 	rows, err := d.tx.QueryContext(d.ctx, `SELECT `+opColumns+` FROM replication_outbox WHERE chat_id = ? ORDER BY lane_seq`, chatID)

@@ -136,6 +136,7 @@ func RunReplicaReset(t *testing.T, open func(tb testing.TB) ReplicaStore) {
 type DropStore interface {
 	OutboxStore
 	annals.OutboxDrop
+	annals.OutboxGivenUp
 }
 
 // RunDropOp runs the drop of a refused operation (annals.OutboxDrop): only the lane's oldest
@@ -165,6 +166,7 @@ func RunDropOp(t *testing.T, open func(tb testing.TB) DropStore) {
 	if err != nil || dropped.ID != ops[2].ID {
 		t.Fatalf("DropOp = %+v, %v; want %s dropped", dropped, err, ops[2].ID)
 	}
+	mustGivenUp(t, s, ops[2])
 	left := laneOps(t, s, "d")
 	if len(left) != 2 || left[0].ID != ops[3].ID || left[1].ID != ops[4].ID {
 		t.Fatalf("queued after the drop: %v; want the two later operations, same ids", opKinds(left))
@@ -183,5 +185,33 @@ func RunDropOp(t *testing.T, open func(tb testing.TB) DropStore) {
 	mustAppend(t, s, "d", Entries("after", 1)...)
 	if ops := laneOps(t, s, "d"); ops[2].LaneSeq != lane.HeadSeq+1 {
 		t.Fatalf("the next change after the drop is at seq %d, want %d", ops[2].LaneSeq, lane.HeadSeq+1)
+	}
+	if n, err := s.ForgetGivenUp(ctx, "d"); err != nil || n != 1 {
+		t.Fatalf("ForgetGivenUp = %d, %v; want the one mark", n, err)
+	}
+	if g, err := s.GivenUp(ctx, ""); err != nil || len(g) != 0 {
+		t.Fatalf("marks after ForgetGivenUp: %+v, %v", g, err)
+	}
+}
+
+// mustGivenUp checks that the drop of op left its mark: place, kind, the entries it carried and
+// the time.
+func mustGivenUp(t *testing.T, s DropStore, op *annals.ReplicationOp) {
+	t.Helper()
+	p, err := annals.DecodePayload(op.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks, err := s.GivenUp(context.Background(), "")
+	if err != nil || len(marks) != 1 {
+		t.Fatalf("GivenUp = %+v, %v; want one mark", marks, err)
+	}
+	g := marks[0]
+	if g.ChatID != op.ChatID || g.OpID != op.ID || g.LaneSeq != op.LaneSeq || g.Kind != op.Kind || g.DroppedAt.IsZero() ||
+		len(g.EntryIDs) != len(p.Append.Entries) || g.EntryIDs[0] != p.Append.Entries[0].ID || !g.Withholdable() {
+		t.Fatalf("mark %+v; want op %s (append of %s) given up", g, op.ID, p.Append.Entries[0].ID)
+	}
+	if other, err := s.GivenUp(context.Background(), "other"); err != nil || len(other) != 0 {
+		t.Fatalf("GivenUp of another lane = %+v, %v", other, err)
 	}
 }

@@ -29,8 +29,9 @@ queues, for the next of those or 'replicate push'. These commands act once (docs
                remote, reset the lanes the remote lost or holds short and push them again
                (--no-repair: only report; --reset ID: also the lane of a chat another
                database writes, the remote taking this host's copy); exits 1 on a difference left
-  retry        --chat ID: release a quarantined lane and push it again; with --drop, drop the
-               operation the remote refused (shown first; asks, or --yes) and push the rest
+  retry        --chat ID: release a quarantined lane and push it again; with --drop, give up
+               the operation the remote refused (shown first; asks, or --yes) and push the rest
+               (verify reports it and never sends it again; verify --reset ID sends the chat whole)
   backfill     queue the chats recorded before the outbox was on (done once on its own when a
                remote is first configured)
   new-host-id  take a new host id on a copied database (the copy, never the original)`

@@ -12,7 +12,8 @@ import (
 
 // retry --drop against a real remote: a damaged queued operation quarantines its lane; without
 // --yes and nobody to ask, the plan is shown and nothing dropped; with --yes it is dropped and
-// the lane flows; verify then finds the remote short of the dropped change and repairs it.
+// the lane flows; verify then reports the change given up and does not send it; verify --reset
+// sends the chat whole.
 func TestReplicateRetryDrop(t *testing.T) {
 	p := newReplicaPair(t)
 	p.host.mustRun(twoChats, "ingest")
@@ -46,14 +47,14 @@ func TestReplicateRetryDrop(t *testing.T) {
 	if st := replicateStatusJSON(t, p.host); len(st.Quarantined) != 0 || st.PendingOps != 0 {
 		t.Fatalf("status after the drop: %+v", st)
 	}
-	out, _, err = p.host.run("", "replicate", "verify", "--no-repair")
-	if err == nil || !strings.Contains(out, "c2: host at seq") || !strings.Contains(out, "repairable") {
-		t.Fatalf("verify --no-repair after the drop: %v\n%s", err, out)
+	out = p.host.mustRun("", "replicate", "verify")
+	if !strings.Contains(out, "0 differences, 0 repaired") || !strings.Contains(out, "c2: given up by 'annals replicate retry --drop'") || !strings.Contains(out, "verify --reset c2") {
+		t.Fatalf("verify after the drop: %s; want the given-up change explained and not sent", out)
 	}
-	if out := p.host.mustRun("", "replicate", "verify"); !strings.Contains(out, "repaired c2") || !strings.Contains(out, "0 differences, 1 repaired") {
-		t.Fatalf("verify: %s", out)
+	if out := p.host.mustRun("", "replicate", "verify", "--reset", "c2"); !strings.Contains(out, "repaired c2") || !strings.Contains(out, "0 differences, 1 repaired") {
+		t.Fatalf("verify --reset c2: %s", out)
 	}
-	if out := p.host.mustRun("", "replicate", "verify"); !strings.Contains(out, "0 differences, 0 repaired") {
+	if out := p.host.mustRun("", "replicate", "verify"); !strings.Contains(out, "0 differences, 0 repaired") || strings.Contains(out, "given up") {
 		t.Fatalf("verify again: %s", out)
 	}
 }

@@ -39,6 +39,9 @@ func printVerification(w io.Writer, v *replicate.Verification) {
 		v.Lanes, v.InSync, v.Pending, len(v.Differences), len(v.Repaired), v.Push.Pushed)
 	fmt.Fprintf(w, "  host: %d chats, %d entries, %d runs; remote: %d chats, %d entries, %d runs\n",
 		v.Host.Chats, v.Host.Entries, v.Host.Runs, v.Remote.Chats, v.Remote.Entries, v.Remote.Runs)
+	for _, g := range v.GivenUp {
+		fmt.Fprintf(w, "  %s: %s\n", g.ChatID, g.Note)
+	}
 	repaired := map[string]bool{}
 	for _, d := range v.Repaired {
 		repaired[d.ChatID] = true

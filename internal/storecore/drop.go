@@ -15,6 +15,9 @@ type DropTx interface {
 	UpdateOp(op *annals.ReplicationOp) error
 	// SetHead stores the lane's new last sequence and digest.
 	SetHead(chatID string, seq int64, digest string) error
+	// MarkGivenUp records the mark of the dropped operation, with the diagnostic of the lane's
+	// quarantine when it has one, stamped with the store's time.
+	MarkGivenUp(g *annals.GivenUpOp) error
 }
 
 // DropOp drops the refused operation opID, the oldest queued of its lane, and numbers the
@@ -33,6 +36,9 @@ func DropOp(tx DropTx, chatID, opID string, baseSeq int64, baseDigest string) (*
 		return nil, annals.Errorf(annals.ECONFLICT, "the remote's lane %q is at seq %d and operation %s is seq %d: dropping it would not join the lane to the remote's; run 'annals replicate verify'", chatID, baseSeq, opID, ops[0].LaneSeq)
 	}
 	if err := tx.DeleteOp(ops[0]); err != nil {
+		return nil, err
+	}
+	if err := tx.MarkGivenUp(GivenUpMark(ops[0])); err != nil {
 		return nil, err
 	}
 	seq, prev := baseSeq, baseDigest
@@ -59,4 +65,26 @@ func DropOp(tx DropTx, chatID, opID string, baseSeq int64, baseDigest string) (*
 		return nil, err
 	}
 	return ops[0], nil
+}
+
+// GivenUpMark is the mark a dropped operation leaves: its place and kind, and what a repair must
+// withhold — the entries of an append, the run of a run (nothing, for a payload too damaged to
+// read).
+func GivenUpMark(op *annals.ReplicationOp) *annals.GivenUpOp {
+	g := &annals.GivenUpOp{ChatID: op.ChatID, OpID: op.ID, LaneSeq: op.LaneSeq, Kind: op.Kind}
+	p, err := annals.DecodePayload(op.Payload)
+	if err != nil {
+		return g
+	}
+	switch {
+	case op.Kind == annals.OpAppend && p.Append != nil:
+		for _, e := range p.Append.Entries {
+			if e != nil && e.ID != "" {
+				g.EntryIDs = append(g.EntryIDs, e.ID)
+			}
+		}
+	case op.Kind == annals.OpRun && p.Run != nil:
+		g.RunID = p.Run.ID
+	}
+	return g
 }

@@ -224,8 +224,11 @@ func addSnapshotRows(c *Changes, snap *annals.ChatSnapshot) {
 	}
 }
 
-// LastSeq is the seq of the last entry of a snapshot (0 with none).
+// LastSeq is the seq of the last entry of a snapshot as read (0 with none).
 func LastSeq(snap *annals.ChatSnapshot) int64 {
+	if snap.ReadSeq != 0 {
+		return snap.ReadSeq
+	}
 	if len(snap.Entries) == 0 {
 		return 0
 	}
