@@ -737,6 +737,9 @@ func testQueryView(t *testing.T, open Opener) {
 	t.Run("UnansweredCallsLiveOnTheirAssistantOnly", func(t *testing.T) {
 		testViewUnansweredCalls(t, open)
 	})
+	t.Run("TranscriptPageCallsAreTheToolCalls", func(t *testing.T) {
+		testViewPageCallsMatchToolCalls(t, open)
+	})
 	t.Run("ChannelAndAgentFiltersFoldASCIIBelowTheName", func(t *testing.T) {
 		testViewFoldedPrefixes(t, open)
 	})

@@ -74,13 +74,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	if err != nil {
 		return annals.Internal("encode response", err)
 	}
-	b = append(b, '\n')
+	writeBody(w, status, append(b, '\n'))
+	return nil
+}
+
+// writeBody writes b, a JSON body, as the response with the given status.
+func writeBody(w http.ResponseWriter, status int, b []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
-	return nil
 }
 
 // appender is an answer that writes its own JSON, byte for byte what json.Marshal writes for it.

@@ -57,8 +57,30 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) error {
 		}
 		return writeJSON(w, StatusOf(d.Code), qe)
 	}
-	return writeJSON(w, http.StatusOK, out)
+	a, ok := out.(appender)
+	if !ok {
+		return writeJSON(w, http.StatusOK, out)
+	}
+	buf, _ := s.answers.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
+	}
+	b, err := a.AppendJSON((*buf)[:0])
+	if err != nil {
+		return annals.Internal("encode response", err)
+	}
+	writeBody(w, http.StatusOK, append(b, '\n'))
+	// Written: the connection's writer holds none of it. A buffer grown past what a page of the
+	// largest answers needs is left to the collector rather than kept.
+	if cap(b) <= maxKeptAnswer {
+		*buf = b[:0]
+		s.answers.Put(buf)
+	}
+	return nil
 }
+
+// maxKeptAnswer is the largest answer buffer the server keeps for the next answer.
+const maxKeptAnswer = 4 << 20
 
 // QueryError is the body of a POST /query error: the reference view's {"ok": false, "error":
 // "<message>"}, with the kind asked for (once it is a known one) or, for an unknown kind, the

@@ -161,6 +161,11 @@ type Server struct {
 	keysChecked atomic.Int64 // unix nanos of the last check while in local mode
 	keysMu      sync.Mutex
 
+	// answers keeps the buffers the query view's answers are written into (*[]byte): a
+	// transcript page is ~300 KB, which allocated, cleared and handed back to the OS on every
+	// request was a tenth of its CPU (issue 32).
+	answers sync.Pool
+
 	ln   net.Listener
 	srv  *http.Server
 	done chan error

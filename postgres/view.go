@@ -220,6 +220,19 @@ func (db *DB) ViewTranscript(ctx context.Context, f view.TranscriptFilter) (*vie
 		m := page.Messages[0]
 		page.Next = &view.Position{Time: m.CreatedAt, ChatID: m.Session, Seq: m.ID}
 	}
+	if f.Calls && !f.Select.OmitToolCalls && len(page.Messages) > 0 {
+		cw := &where{}
+		cw.AddOwner("c", f.Owner)
+		q, args := viewSQL().ViewPageGapsQuery(&cw.Where, pk, page.Messages[0].ID, page.Messages[len(page.Messages)-1].ID, f.Select)
+		gaps, err := db.pool.Query(ctx, rebind(q), args...)
+		if err != nil {
+			return nil, db.storeErr("view transcript calls", err)
+		}
+		defer gaps.Close()
+		if err := storecore.AttachPageCalls(page.Messages, gaps, db.storeErr); err != nil {
+			return nil, err
+		}
+	}
 	return page, nil
 }
 

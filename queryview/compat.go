@@ -57,7 +57,7 @@ func sessionIDs(ids []string) []string {
 // them on the assistant row: the tool entries that directly follow it. select.tool_calls false
 // leaves them off, which is what it does in the reference; tool rows themselves stay whole.
 func (v *View) attachCalls(ctx context.Context, scope annals.Scope, ms []view.Message, sel *Select) error {
-	if sel != nil && sel.ToolCalls != nil && !*sel.ToolCalls {
+	if !wantCalls(sel) {
 		return nil
 	}
 	var refs []view.Ref
@@ -79,6 +79,12 @@ func (v *View) attachCalls(ctx context.Context, scope annals.Scope, ms []view.Me
 		}
 	}
 	return nil
+}
+
+// wantCalls reports whether assistant messages carry their tool_calls: unless select.tool_calls
+// is false.
+func wantCalls(sel *Select) bool {
+	return sel == nil || sel.ToolCalls == nil || *sel.ToolCalls
 }
 
 // renameMessages renames the sessions of a page in place and gives imported lanius messages what

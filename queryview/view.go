@@ -234,7 +234,9 @@ func (v *View) Transcript(ctx context.Context, req *TranscriptRequest) (*Transcr
 	if err != nil {
 		return nil, err
 	}
-	f := view.TranscriptFilter{ChatID: req.Session, BeforeSeq: before, Select: sel, Limit: limit}
+	// The page's calls are read with it (the store reads only what the page lacks), unless
+	// select.tool_calls false leaves them off, as it does in the reference.
+	f := view.TranscriptFilter{ChatID: req.Session, BeforeSeq: before, Select: sel, Limit: limit, Calls: wantCalls(req.Select)}
 	page, err := v.svc.ViewTranscript(ctx, scope, f)
 	if annals.ErrorCode(err) == annals.ENOTFOUND && !strings.HasPrefix(req.Session, laniusChatPrefix) {
 		// A client of the reference knows an imported session by its own id (s-982613bf); the
@@ -249,9 +251,6 @@ func (v *View) Transcript(ctx context.Context, req *TranscriptRequest) (*Transcr
 		page, err = &view.Page{Messages: []view.Message{}}, nil
 	}
 	if err != nil {
-		return nil, err
-	}
-	if err := v.attachCalls(ctx, scope, page.Messages, req.Select); err != nil {
 		return nil, err
 	}
 	out := &TranscriptAnswer{Head: head(KindTranscript), Session: req.Session, Messages: renameMessages(page.Messages), HasMore: page.HasMore, Limit: limit, Caps: caps, Scope: scope}

@@ -104,7 +104,7 @@ func (m *Message) AppendJSON(dst []byte) ([]byte, error) {
 		dst = strconv.AppendInt(dst, *m.EventID, 10)
 	}
 	dst = append(dst, `,"created_at":`...)
-	dst = AppendString(dst, FormatTime(m.CreatedAt))
+	dst = append(AppendTime(append(dst, '"'), m.CreatedAt), '"')
 	dst = append(dst, `,"event_type":`...)
 	if m.Channel == "" {
 		dst = append(dst, "null"...)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // TestAppendRawMatchesMarshal holds AppendRaw to what encoding/json writes for a json.RawMessage:
@@ -56,5 +57,38 @@ func TestAppendRawRandom(t *testing.T) {
 	}
 	if checked < 1000 {
 		t.Fatalf("only %d valid documents", checked)
+	}
+}
+
+// TestAppendTimeMatchesFormat holds AppendTime to the layouts FormatTime used to hand to
+// time.Format: milliseconds when the time has no finer part, else nanoseconds, in UTC, for times
+// in any zone, at the edges of the four-digit years and beyond them.
+func TestAppendTimeMatchesFormat(t *testing.T) {
+	want := func(tm time.Time) string {
+		tm = tm.UTC()
+		if tm.Nanosecond()%int(time.Millisecond) == 0 {
+			return tm.Format("2006-01-02T15:04:05.000Z07:00")
+		}
+		return tm.Format("2006-01-02T15:04:05.000000000Z07:00")
+	}
+	zone := time.FixedZone("x", -7*3600-30*60)
+	times := []time.Time{{}, time.Unix(0, 0), time.Date(2026, 6, 1, 0, 0, 12, 345e6, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-1, 3, 4, 5, 6, 7, 8, time.UTC), time.Date(2026, 1, 1, 1, 0, 0, 1, zone)}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 2000; i++ {
+		ns := r.Int64N(4e18) - 1e18
+		if i%2 == 0 {
+			ns -= ns % int64(time.Millisecond)
+		}
+		times = append(times, time.Unix(0, ns).In(zone))
+	}
+	for _, tm := range times {
+		if got, exp := string(AppendTime([]byte("p"), tm)), "p"+want(tm); got != exp {
+			t.Errorf("%v: %s, want %s", tm, got, exp)
+		}
+		if got := FormatTime(tm); got != want(tm) {
+			t.Errorf("FormatTime(%v) = %s, want %s", tm, got, want(tm))
+		}
 	}
 }

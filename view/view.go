@@ -195,6 +195,11 @@ type TranscriptFilter struct {
 	Select    Select
 	// Limit: 0 means DefaultTranscript, more than MaxTranscript means MaxTranscript.
 	Limit int
+	// Calls gives every assistant message of the page its calls (Content.ToolCalls), the ones
+	// ViewToolCalls answers for it, read with the page: the page's own tool rows are most of
+	// them, so the store reads only the entries of the range the page does not hold. Ignored
+	// when Select.OmitToolCalls (the page then holds no call's fields).
+	Calls bool
 }
 
 // ConversationFilter asks for the entries sharing a correlation id, in every chat in scope,
@@ -253,11 +258,45 @@ type EventPage struct {
 // nine otherwise. Fixed widths keep string order equal to time order among times of the same
 // precision, which is what a client comparing the strings relies on.
 func FormatTime(t time.Time) string {
+	var b [40]byte
+	return string(AppendTime(b[:0], t))
+}
+
+// AppendTime appends t as FormatTime writes it, without its layout parsing (a conversation's 500
+// events each carry a time; issue 32). Years outside 0..9999 take time.Format's own form.
+func AppendTime(dst []byte, t time.Time) []byte {
 	t = t.UTC()
-	if t.Nanosecond()%int(time.Millisecond) == 0 {
-		return t.Format("2006-01-02T15:04:05.000Z07:00")
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		if t.Nanosecond()%int(time.Millisecond) == 0 {
+			return t.AppendFormat(dst, "2006-01-02T15:04:05.000Z07:00")
+		}
+		return t.AppendFormat(dst, "2006-01-02T15:04:05.000000000Z07:00")
 	}
-	return t.Format("2006-01-02T15:04:05.000000000Z07:00")
+	hour, minute, sec := t.Clock()
+	dst = appendDigits(dst, year, 4)
+	dst = appendDigits(append(dst, '-'), int(month), 2)
+	dst = appendDigits(append(dst, '-'), day, 2)
+	dst = appendDigits(append(dst, 'T'), hour, 2)
+	dst = appendDigits(append(dst, ':'), minute, 2)
+	dst = appendDigits(append(dst, ':'), sec, 2)
+	if ns := t.Nanosecond(); ns%int(time.Millisecond) == 0 {
+		dst = appendDigits(append(dst, '.'), ns/int(time.Millisecond), 3)
+	} else {
+		dst = appendDigits(append(dst, '.'), ns, 9)
+	}
+	return append(dst, 'Z')
+}
+
+// appendDigits appends v (not negative) in exactly width decimal digits, zeros first.
+func appendDigits(dst []byte, v, width int) []byte {
+	n := len(dst) + width
+	dst = append(dst, make([]byte, width)...)
+	for i := n - 1; i >= n-width; i-- {
+		dst[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return dst
 }
 
 // Filter is a search of the view: entries in scope, newest first (time, then chat id, then

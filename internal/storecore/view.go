@@ -387,3 +387,22 @@ func (d ViewDialect) ViewChatCallsQuery(w *Where, chatID string, lo, hi int64) (
 		WHERE c.id = ? AND ` + w.SQL() + ` AND e.seq > ? AND e.seq <= ? ORDER BY e.seq`
 	return q, append(append([]any{chatID}, w.Args...), lo, hi+view.MaxCallsPerMessage)
 }
+
+// ViewPageGapsQuery builds the query of the entries a transcript page of the chat chatPK does not
+// hold, for AttachPageCalls, on w, which holds the store's owner conditions on alias c: between
+// the page's first and last seqs (lo and hi) the entries the page's condition (ViewRow, and no
+// tool rows with DropToolRows) left out, and every entry up to view.MaxCallsPerMessage after hi;
+// in the columns of ViewChatCallsQuery.
+func (d ViewDialect) ViewPageGapsQuery(w *Where, chatPK, lo, hi int64, sel view.Select) (string, []any) {
+	name := strconv.Itoa(view.MaxToolNameChars)
+	// Not ViewRow: a tool entry with no outcome and no result (columns that are never NULL).
+	gap := "e.kind = 'tool' AND e.tool_outcome = '' AND e.tool_result = ''"
+	if sel.DropToolRows {
+		gap = "e.kind = 'tool'"
+	}
+	q := `SELECT e.seq, CASE WHEN e.kind = 'tool' AND e.tool_args <> '' THEN 1 ELSE 0 END,
+			substr(e.tool_call_id, 1, ` + name + `), substr(e.tool_name, 1, ` + name + `), ` + d.ClipText("e.tool_args", view.MaxContentChars) + `
+		FROM entries e JOIN chats c ON c.pk = e.chat_pk
+		WHERE e.chat_pk = ? AND ` + w.SQL() + ` AND e.seq > ? AND e.seq <= ? AND (e.seq > ? OR ` + gap + `) ORDER BY e.seq`
+	return q, append(append([]any{chatPK}, w.Args...), lo, hi+view.MaxCallsPerMessage, hi)
+}

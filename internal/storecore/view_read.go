@@ -188,11 +188,30 @@ func wholeJSON(v []byte, n int64) json.RawMessage {
 // view.MaxCallsPerMessage seqs on. It is CallOf's rule over rows already read (the conformance
 // tests of the view hold both to the same answers).
 func ReadChatCalls(rows RowIter, chatID string, seqs []int64, storeErr func(op string, err error) error) (map[view.Ref][]view.Call, error) {
-	type entry struct {
-		seq  int64
-		call *view.Call
+	run, err := readCallRun(rows, nil, storeErr)
+	if err != nil {
+		return nil, err
 	}
-	var run []entry
+	out := map[view.Ref][]view.Call{}
+	for _, s := range seqs {
+		if calls := run.callsAfter(s); len(calls) > 0 {
+			out[view.Ref{ChatID: chatID, Seq: s}] = calls
+		}
+	}
+	return out, nil
+}
+
+// callRun is the entries of one chat's range in seq order, each with its call when it is one
+// (CallOf's test: a tool entry with arguments).
+type callRun []callEntry
+
+type callEntry struct {
+	seq  int64
+	call *view.Call
+}
+
+// readCallRun appends the rows of ViewChatCallsQuery or ViewPageGapsQuery to run.
+func readCallRun(rows RowIter, run callRun, storeErr func(op string, err error) error) (callRun, error) {
 	// One set of scan targets for every row (a target passed to Scan escapes).
 	var row struct {
 		seq          int64
@@ -207,7 +226,7 @@ func ReadChatCalls(rows RowIter, chatID string, seqs []int64, storeErr func(op s
 		if err := rows.Scan(dest...); err != nil {
 			return nil, storeErr("scan view tool call", err)
 		}
-		e := entry{seq: row.seq}
+		e := callEntry{seq: row.seq}
 		if row.isCall == 1 {
 			e.call = &view.Call{CallID: row.callID, Name: row.name, Arguments: callArguments(row.args, row.argsN)}
 		}
@@ -216,15 +235,48 @@ func ReadChatCalls(rows RowIter, chatID string, seqs []int64, storeErr func(op s
 	if err := rows.Err(); err != nil {
 		return nil, storeErr("read view tool calls", err)
 	}
-	out := map[view.Ref][]view.Call{}
-	for _, s := range seqs {
-		i, _ := slices.BinarySearchFunc(run, s+1, func(e entry, seq int64) int { return cmp.Compare(e.seq, seq) })
-		for ; i < len(run) && run[i].call != nil && run[i].seq <= s+view.MaxCallsPerMessage; i++ {
-			ref := view.Ref{ChatID: chatID, Seq: s}
-			out[ref] = append(out[ref], *run[i].call)
+	return run, nil
+}
+
+// callsAfter is the calls of the message at seq s: the entries after it that are calls, up to
+// the first that is not, at most view.MaxCallsPerMessage seqs on.
+func (run callRun) callsAfter(s int64) []view.Call {
+	i, _ := slices.BinarySearchFunc(run, s+1, func(e callEntry, seq int64) int { return cmp.Compare(e.seq, seq) })
+	var out []view.Call
+	for ; i < len(run) && run[i].call != nil && run[i].seq <= s+view.MaxCallsPerMessage; i++ {
+		out = append(out, *run[i].call)
+	}
+	return out
+}
+
+// AttachPageCalls gives every assistant message of a transcript page (one chat, oldest first, as
+// read by MessageColumns without OmitToolCalls) its calls, as ReadChatCalls would: the page's
+// own rows and gaps, the rows of ViewPageGapsQuery (the entries of the range the page does not
+// hold), are together every entry of the range, so a page's calls cost the few entries it
+// lacks, not a second read of the whole range (issue 32). The caller closes gaps.
+func AttachPageCalls(ms []view.Message, gaps RowIter, storeErr func(op string, err error) error) error {
+	run := make(callRun, 0, len(ms)+8)
+	for i := range ms {
+		e := callEntry{seq: ms[i].ID}
+		if t := ms[i].Content.Tool; ms[i].Role == annals.KindTool && t != nil && t.Arguments != nil {
+			// The same columns, cut alike, as ViewChatCallsQuery reads for a call.
+			e.call = &view.Call{CallID: t.CallID, Name: t.Name, Arguments: t.Arguments}
+		}
+		run = append(run, e)
+	}
+	run, err := readCallRun(gaps, run, storeErr)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(run, func(a, b callEntry) int { return cmp.Compare(a.seq, b.seq) })
+	for i := range ms {
+		if ms[i].Role == annals.KindAssistant {
+			if calls := run.callsAfter(ms[i].ID); len(calls) > 0 {
+				ms[i].Content.ToolCalls = calls
+			}
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // callArguments is a clipped arguments column as a call's arguments; nil when empty.
