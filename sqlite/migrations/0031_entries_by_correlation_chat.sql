@@ -1,4 +1,4 @@
--- 0030: the chat of every entry carrying a correlation id, in the correlation's index.
+-- 0031: the chat of every entry carrying a correlation id, in the correlation's index.
 -- A conversation's messages leave out the ledger chats (the lanius importer's ledger holds every
 -- event of a correlation, which conversation answers as events, not messages): with chat_pk in
 -- the index each entry is tested on it before its row is read, so a correlation of 620 ledger
