@@ -79,6 +79,15 @@ type DigestStore interface {
 	// unavailable, internal.
 	LeaseDigest(ctx context.Context, ref ChatRef, holder string, now, until time.Time) (bool, error)
 
+	// RenewDigest moves the end of holder's lease of the chat to until, only while holder
+	// still has it (expired or not: a lease no one else took is still holder's), and answers
+	// false when the lease is another's or free — taken by another worker after it expired,
+	// whatever that worker did with it since. A worker whose digest outlives a part of its
+	// lease renews it, so no second worker takes the chat while the first is still at work;
+	// a worker that stops renewing (crashed) loses the chat when the lease expires. Errors:
+	// not_found, forbidden, unavailable, internal.
+	RenewDigest(ctx context.Context, ref ChatRef, holder string, until time.Time) (bool, error)
+
 	// ReleaseDigest releases the chat's lease if holder has it. Errors: not_found, forbidden,
 	// unavailable, internal.
 	ReleaseDigest(ctx context.Context, ref ChatRef, holder string) error

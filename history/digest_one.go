@@ -9,8 +9,8 @@ import (
 	"github.com/annals-dev/annals/internal/textcut"
 )
 
-// digestOne digests one chat as holder: it takes the chat's lease, reads the revision (entry
-// count) and then the transcript, summarises it and stores the summary (and a generated title
+// digestOne digests one chat as holder: it takes the chat's lease (and renews it while the
+// digest is computed: holdLease), reads the revision (entry count) and then the transcript, summarises it and stores the summary (and a generated title
 // where the chat has none of a person's) only if the chat still holds that revision: the store
 // checks it in the write's transaction. A failure is recorded with its backoff and leaves the
 // stored summary as it was. It returns an error only when the pass cannot go on (the store
@@ -41,7 +41,12 @@ func (s *Service) digestOne(ctx context.Context, ds annals.DigestStore, st annal
 	}
 	st = fresh[0]
 	chat := st.Chat
-	summary, title, err := s.computeDigest(ctx, chat)
+	held, stop := s.holdLease(ctx, ds, chat.Ref(), holder, p.Lease)
+	summary, title, err := s.computeDigest(held, chat)
+	if stop() {
+		prog.Busy++ // another worker took the chat after the lease expired: it is that one's now
+		return nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -75,6 +75,24 @@ func (db *DB) LeaseDigest(ctx context.Context, ref annals.ChatRef, holder string
 	return taken, err
 }
 
+// RenewDigest moves the end of holder's lease of the chat; see annals.DigestStore.
+func (db *DB) RenewDigest(ctx context.Context, ref annals.ChatRef, holder string, until time.Time) (bool, error) {
+	var renewed bool
+	err := db.writeTx(ctx, func(tx pgx.Tx) error {
+		pk, err := db.chatPK(ctx, tx, ref)
+		if err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, rebind(storecore.DigestRenew), unixNano(until), pk, holder)
+		if err != nil {
+			return db.storeErr("renew digest lease", err)
+		}
+		renewed = tag.RowsAffected() == 1
+		return nil
+	})
+	return renewed, err
+}
+
 // ReleaseDigest releases holder's lease of the chat; see annals.DigestStore.
 func (db *DB) ReleaseDigest(ctx context.Context, ref annals.ChatRef, holder string) error {
 	return db.writeTx(ctx, func(tx pgx.Tx) error {

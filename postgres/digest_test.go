@@ -9,11 +9,20 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/historytest"
 	"github.com/annals-dev/annals/storetest"
 )
 
 func TestDigestState(t *testing.T) {
 	storetest.RunDigest(t, func(tb testing.TB) storetest.DigestStore { return MustOpenDB(tb) })
+}
+
+// TestDigestLeaseRenewal: two workers, two servers on one database.
+func TestDigestLeaseRenewal(t *testing.T) {
+	historytest.RunDigestLease(t, func(tb testing.TB) (history.Store, history.Store) {
+		a, b := twoServers(tb.(*testing.T))
+		return a, b
+	})
 }
 
 // countingSummarizer counts its calls per chat; each call yields the processor a little so

@@ -88,6 +88,25 @@ func (db *DB) LeaseDigest(ctx context.Context, ref annals.ChatRef, holder string
 	return taken, err
 }
 
+// RenewDigest moves the end of holder's lease of the chat; see annals.DigestStore.
+func (db *DB) RenewDigest(ctx context.Context, ref annals.ChatRef, holder string, until time.Time) (bool, error) {
+	var renewed bool
+	err := db.writeTx(ctx, func(tx *sql.Tx) error {
+		pk, err := chatPK(ctx, tx, ref)
+		if err != nil {
+			return err
+		}
+		r, err := tx.ExecContext(ctx, storecore.DigestRenew, unixNano(until), pk, holder)
+		if err != nil {
+			return storeErr("renew digest lease", err)
+		}
+		n, _ := r.RowsAffected()
+		renewed = n == 1
+		return nil
+	})
+	return renewed, err
+}
+
 // ReleaseDigest releases holder's lease of the chat; see annals.DigestStore.
 func (db *DB) ReleaseDigest(ctx context.Context, ref annals.ChatRef, holder string) error {
 	return db.writeTx(ctx, func(tx *sql.Tx) error {

@@ -133,18 +133,43 @@ func digestLease(t *testing.T, s DigestStore) {
 	if len(st) != 1 || st[0].LeaseHolder != "w1" || st[0].LeaseUntil == nil {
 		t.Fatalf("state = %+v; want w1's lease", st)
 	}
-	// w2 takes the expired lease; w1's digest then lands nowhere.
+	// The holder renews its lease; no one else can.
+	if ok, err := s.RenewDigest(t.Context(), c.Ref(), "w1", now.Add(90*time.Second)); err != nil || !ok {
+		t.Fatalf("w1 renewing its lease: %v, %v; want renewed", ok, err)
+	}
+	if ok, err := s.RenewDigest(t.Context(), c.Ref(), "w2", now.Add(time.Hour)); err != nil || ok {
+		t.Fatalf("w2 renewing w1's lease: %v, %v; want refused", ok, err)
+	}
+	if st := digestStates(t, s, annals.DigestStateFilter{Limit: 10}); len(st) != 1 || !st[0].LeaseUntil.Equal(now.Add(90*time.Second)) {
+		t.Fatalf("state after renewals = %+v; want w1's lease until %v", st, now.Add(90*time.Second))
+	}
+	if ok, err := s.LeaseDigest(t.Context(), c.Ref(), "w2", now.Add(80*time.Second), now.Add(3*time.Minute)); err != nil || ok {
+		t.Fatalf("w2 taking the renewed lease before its end: %v, %v; want refused", ok, err)
+	}
+	// w2 takes the expired lease; w1 can no longer renew it, and w1's digest lands nowhere.
 	mustLease(t, s, c, "w2", now.Add(2*time.Minute))
+	if ok, err := s.RenewDigest(t.Context(), c.Ref(), "w1", now.Add(time.Hour)); err != nil || ok {
+		t.Fatalf("w1 renewing the lease w2 took: %v, %v; want refused", ok, err)
+	}
 	if _, err := s.StoreDigest(t.Context(), c.Ref(), annals.DigestWrite{Holder: "w1", Revision: 2, Summary: "late", At: now}); annals.ErrorCode(err) != annals.ECONFLICT {
 		t.Fatalf("the old holder's digest: %v; want conflict", err)
 	}
 	if got := mustChat(t, s, "c"); got.Summary != "" {
 		t.Fatalf("a digest of a lost lease was stored: %q", got.Summary)
 	}
+	if err := s.ReleaseDigest(t.Context(), c.Ref(), "w2"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.RenewDigest(t.Context(), c.Ref(), "w2", now.Add(time.Hour)); err != nil || ok {
+		t.Fatalf("renewing a released lease: %v, %v; want refused (a free lease is taken, not renewed)", ok, err)
+	}
 	gone := c.Ref()
 	gone.ID = "missing"
 	if _, err := s.LeaseDigest(t.Context(), gone, "w1", now, now.Add(time.Minute)); annals.ErrorCode(err) != annals.ENOTFOUND {
 		t.Fatalf("lease of a missing chat: %v; want not_found", err)
+	}
+	if _, err := s.RenewDigest(t.Context(), gone, "w1", now.Add(time.Minute)); annals.ErrorCode(err) != annals.ENOTFOUND {
+		t.Fatalf("renewal of a missing chat's lease: %v; want not_found", err)
 	}
 }
 

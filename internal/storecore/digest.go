@@ -45,6 +45,11 @@ const DigestLease = `INSERT INTO chat_digests (chat_pk, lease_holder, lease_unti
 	WHERE chat_digests.lease_holder = '' OR chat_digests.lease_holder = excluded.lease_holder
 		OR chat_digests.lease_until IS NULL OR chat_digests.lease_until <= ?`
 
+// DigestRenew moves the end of a lease (arguments: until, chat pk, holder) only while holder
+// has it: a lease taken over by another worker, or released, is not renewed (renewing a free
+// lease would take back a chat another worker digested meanwhile).
+const DigestRenew = `UPDATE chat_digests SET lease_until = ? WHERE chat_pk = ? AND lease_holder = ?`
+
 // DigestHolder reads a chat's lease holder (argument: chat pk).
 const DigestHolder = `SELECT lease_holder FROM chat_digests WHERE chat_pk = ?`
 
