@@ -88,6 +88,7 @@ func (m *Main) openImport(ctx context.Context, c *common, readOnly bool) (*impor
 	if m.Getenv("ANNALS_SERVER") != "" {
 		return m.openServerImport(ctx, c, readOnly)
 	}
+	c.unmapped = true // see storeOpen.unmapped
 	a, err := m.open(ctx, c, readOnly)
 	if err != nil {
 		return nil, err

@@ -26,6 +26,8 @@ type common struct {
 	existing bool
 	// queryOnly: set by openQuery for the commands that never write (storeOpen.queryOnly).
 	queryOnly bool
+	// unmapped: set by openImport (storeOpen.unmapped).
+	unmapped bool
 	// queryRemote: a history read that asks the remote collection when one is configured,
 	// unless forceLocal (--local); see remote_query.go.
 	queryRemote bool
@@ -112,7 +114,7 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 			return nil, err
 		}
 	}
-	store, err := m.openDBAs(ctx, dbPath, storeOpen{readOnly: readOnly, queryOnly: c.queryOnly})
+	store, err := m.openDBAs(ctx, dbPath, storeOpen{readOnly: readOnly, queryOnly: c.queryOnly, unmapped: c.unmapped})
 	if err != nil {
 		return nil, err
 	}

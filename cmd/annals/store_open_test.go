@@ -1,0 +1,38 @@
+package main
+
+import "testing"
+
+// The one-shot commands read a SQLite file without the memory map (search, list, show and
+// export only to read it; import to write it), and a server keeps the map (issue 33 items 5
+// and 7; docs/BENCHMARKS.md).
+func TestStoreOpenModes(t *testing.T) {
+	for _, c := range []struct {
+		name                   string
+		open                   storeOpen
+		queryOnly, noMemoryMap bool
+	}{
+		{"serve, curation", storeOpen{}, false, false},
+		{"search, list, show, export", storeOpen{queryOnly: true}, true, true},
+		{"import", storeOpen{unmapped: true}, false, true},
+	} {
+		o := c.open.sqliteOptions()
+		if o.QueryOnly != c.queryOnly || o.NoMemoryMap != c.noMemoryMap {
+			t.Errorf("%s: QueryOnly %v, NoMemoryMap %v; want %v, %v", c.name, o.QueryOnly, o.NoMemoryMap, c.queryOnly, c.noMemoryMap)
+		}
+	}
+}
+
+// annals import opens its store unmapped.
+func TestImportOpensUnmapped(t *testing.T) {
+	m := NewMain()
+	c := &common{db: new(string), config: new(string)}
+	*c.db = t.TempDir() + "/annals.db"
+	t.Setenv("HOME", t.TempDir())
+	if _, err := m.openImport(t.Context(), c, false); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if !c.unmapped {
+		t.Error("annals import opened its database through the memory map")
+	}
+}
