@@ -50,21 +50,53 @@ func (db *DB) captureIn(ctx context.Context, tx pgx.Tx, ops []annals.CaptureOp, 
 	return db.captureDocs(ctx, tx, ops, res, nil)
 }
 
-// captureDocs is captureIn, which, given docs, adds to it the chats whose documents need a
-// refresh (refreshDocsIn) instead of refreshing them: the caller applies more in the same
-// transaction and refreshes them once.
-func (db *DB) captureDocs(ctx context.Context, tx pgx.Tx, ops []annals.CaptureOp, res *annals.CaptureResult, docs *[]int64) error {
-	w := &writer{db: db, tx: tx, ctx: ctx, now: db.now().UTC(), res: res}
+// captureTx is what a transaction applying several captures one after the other (a replicated
+// batch, ApplyReplicas) keeps from one to the next, so that each capture pays for none of it
+// again: the chats whose documents the transaction refreshes once before it commits, the
+// statement plan mode set, the outbox host read, and the chats locked. A capture of the batch
+// then costs the round trips of its own statements only (a 50-operation request paid four more
+// per operation). After a rollback to a savepoint, forget drops what it may have undone.
+type captureTx struct {
+	// batch defers the document refresh to the caller, which refreshes docs before it commits.
+	batch    bool
+	docs     []int64
+	planned  bool
+	hostRead bool
+	host     *storecore.OutboxHost
+	chats    map[string]*chatRef
+}
+
+// forget drops what a rollback to a savepoint, a delete or an update may have changed: the plan
+// mode (SET LOCAL is undone with the subtransaction), the host and the chats read.
+func (s *captureTx) forget() {
+	s.planned, s.hostRead, s.host, s.chats = false, false, nil, nil
+}
+
+// captureDocs is captureIn, which, given a batch's st, adds to st.docs the chats whose documents need a
+// refresh (refreshDocsIn) instead of refreshing them, and keeps in st what the next capture of
+// the same transaction reuses: the caller applies more in the same transaction.
+func (db *DB) captureDocs(ctx context.Context, tx pgx.Tx, ops []annals.CaptureOp, res *annals.CaptureResult, st *captureTx) error {
+	if st == nil {
+		st = &captureTx{}
+	}
+	w := &writer{db: db, tx: tx, ctx: ctx, now: db.now().UTC(), res: res, chats: st.chats}
 	// A capture's statements are lookups by key whatever their values, so they keep one plan
 	// per connection (PL/pgSQL's, too) instead of planning each run, as the connection's
 	// force_custom_plan (for searches, db.go) would have them do.
-	if _, err := tx.Exec(ctx, `SET LOCAL plan_cache_mode = force_generic_plan`); err != nil {
-		return db.storeErr("capture", err)
+	if !st.planned {
+		if _, err := tx.Exec(ctx, `SET LOCAL plan_cache_mode = force_generic_plan`); err != nil {
+			return db.storeErr("capture", err)
+		}
+		st.planned = true
 	}
-	host, err := db.outboxHost(ctx, tx)
-	if err != nil {
-		return err
+	if !st.hostRead {
+		host, err := db.outboxHost(ctx, tx)
+		if err != nil {
+			return err
+		}
+		st.host, st.hostRead = host, true
 	}
+	host := st.host
 	if host != nil {
 		w.changes = &storecore.Changes{}
 	}
@@ -82,10 +114,14 @@ func (db *DB) captureDocs(ctx context.Context, tx pgx.Tx, ops []annals.CaptureOp
 		}
 	}
 	w.emitAppends(res)
-	if docs != nil {
-		*docs = addChats(*docs, w.docChats)
+	if err := w.recountRuns(); err != nil {
+		return err
+	}
+	if st.batch {
+		st.docs = addChats(st.docs, w.docChats)
 		w.docChats = nil
 	}
+	st.chats = w.chats
 	if err := w.refreshDocs(); err != nil {
 		return err
 	}
@@ -124,6 +160,9 @@ type writer struct {
 	res *annals.CaptureResult
 	// appends are the appends not sent yet (capture_append.go).
 	appends appendBuf
+	// runChats are the chats whose run totals and status recountRuns brings up to date before
+	// the transaction's statements end, with the latest activity of their runs (capture_runs.go).
+	runChats map[int64]*runActivity
 }
 
 // pendingResult reads one queued statement's result; op is the index of the op that queued it.
@@ -456,76 +495,6 @@ func (w *writer) truncate(op *annals.TruncateOp, expect *annals.ChatOwner, res *
 			entry_output_tokens = (SELECT least(coalesce(sum(output_tokens), 0), 9223372036854775807) FROM entries WHERE chat_pk = chats.pk)
 		WHERE pk = ?`, *from, n, chat.pk)
 	return err
-}
-
-func (w *writer) recordRun(run *annals.Run, expect *annals.ChatOwner, res *annals.CaptureResult) error {
-	chat, err := w.findTarget(run.ChatID, expect)
-	if err != nil {
-		return err
-	}
-	started := run.StartedAt
-	if started.IsZero() {
-		started = w.now
-	}
-	var ended *int64
-	if run.EndedAt != nil {
-		e := unixNano(*run.EndedAt)
-		ended = &e
-	}
-	// On update, a zero StartedAt keeps the stored start: a run recorded as running and later as
-	// completed often only knows its start the first time. The WHERE keeps a run id that belongs
-	// to another chat untouched, and then no row comes back.
-	// The upsert and the recount of the chat's totals and status are queued. The upsert's WHERE
-	// keeps a run id that belongs to another chat untouched, and then no row comes back: the
-	// op fails as a conflict and the whole batch rolls back.
-	slot := -1
-	if w.changes != nil {
-		slot = w.changes.Reserve()
-	}
-	conflict := func(br pgx.BatchResults) error {
-		var pk, start int64
-		var kind string
-		err := br.QueryRow().Scan(&pk, &start, &kind)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return annals.Errorf(annals.ECONFLICT, "run %q already belongs to another chat", run.ID)
-		}
-		if err == nil && slot >= 0 {
-			// The start and kind as stored: the remote's upsert then keeps the same ones.
-			cp := *run
-			cp.StartedAt, cp.Kind = fromNano(start), annals.RunKind(kind)
-			w.changes.Fill(slot, &annals.OpPayload{Run: &cp})
-		}
-		return err
-	}
-	if err := w.queue(conflict, `INSERT INTO runs (id, tenant_id, chat_pk, status, model, started_at, ended_at, input_tokens, output_tokens,
-			cache_read_tokens, cache_creation_tokens, context_tokens, cost_usd, kind)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET status = excluded.status,
-			model = CASE WHEN excluded.model <> '' THEN excluded.model ELSE runs.model END,
-			started_at = CASE WHEN ?::boolean THEN excluded.started_at ELSE runs.started_at END,
-			ended_at = coalesce(excluded.ended_at, runs.ended_at),
-			input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
-			cache_read_tokens = excluded.cache_read_tokens, cache_creation_tokens = excluded.cache_creation_tokens,
-			context_tokens = excluded.context_tokens, cost_usd = excluded.cost_usd
-		WHERE runs.chat_pk = excluded.chat_pk
-		RETURNING pk, started_at, kind`,
-		run.ID, chat.tenantID, chat.pk, string(run.Status), run.Model, unixNano(started), ended,
-		run.InputTokens, run.OutputTokens, run.CacheReadTokens, run.CacheCreationTokens, run.ContextTokens,
-		run.CostUSD, string(run.Kind), !run.StartedAt.IsZero()); err != nil {
-		return err
-	}
-	res.RunsRecorded++
-	// The status and last activity follow the chat's own runs only (annals.RunKind); a run
-	// keeps the kind it was first recorded with (the upsert never changes it).
-	return w.queue(execResult, `UPDATE chats SET
-			run_count = (SELECT count(*) FROM runs WHERE chat_pk = chats.pk),
-			run_input_tokens = (SELECT least(coalesce(sum(input_tokens), 0), 9223372036854775807) FROM runs WHERE chat_pk = chats.pk),
-			run_output_tokens = (SELECT least(coalesce(sum(output_tokens), 0), 9223372036854775807) FROM runs WHERE chat_pk = chats.pk),
-			cost_usd = (SELECT coalesce(sum(cost_usd), 0) FROM runs WHERE chat_pk = chats.pk),
-			status = CASE WHEN EXISTS (SELECT 1 FROM runs WHERE chat_pk = chats.pk AND kind = '' AND status = 'running') THEN 'running'
-				ELSE coalesce((SELECT status FROM runs WHERE chat_pk = chats.pk AND kind = '' ORDER BY started_at DESC, pk DESC LIMIT 1), '') END,
-			last_activity = greatest(last_activity, (SELECT greatest(started_at, coalesce(ended_at, 0)) FROM runs WHERE id = ? AND chat_pk = chats.pk AND kind = ''))
-		WHERE pk = ?`, run.ID, chat.pk)
 }
 
 func nonNilAttrs(a annals.Attributes) annals.Attributes {

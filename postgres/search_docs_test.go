@@ -195,3 +195,52 @@ func TestChatDocumentRanksByTermFrequency(t *testing.T) {
 		t.Errorf("kubernetes -helm = %v, want often", ids)
 	}
 }
+
+// One capture appending to several chats refreshes their documents in one statement
+// (annals_refresh_chat_docs): each chat's parts, counted from its own entries only, and the
+// vocabulary's counts are what the one-chat definition builds from scratch (CheckIndex), for a
+// chat with a document split into parts, a new chat, and a chat of another tenant.
+func TestChatDocumentsOfSeveralChatsInOneCapture(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	for _, c := range []*annals.Chat{{ID: "a", TenantID: "A"}, {ID: "c", TenantID: "B"}} {
+		if _, err := annals.CreateChat(ctx, db, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries := func(chat string, n, words int) []*annals.Entry {
+		es := make([]*annals.Entry, n)
+		for i := range es {
+			ws := make([]string, words)
+			for k := range ws {
+				ws[k] = fmt.Sprintf("%sw%dk%d", chat, i, k)
+			}
+			es[i] = &annals.Entry{ID: fmt.Sprintf("%s-%d-%d", chat, words, i), Kind: annals.KindUser, Text: "shared " + strings.Join(ws, " ")}
+		}
+		return es
+	}
+	if _, err := annals.AppendEntries(ctx, db, "a", entries("a", 60, 40)); err != nil {
+		t.Fatal(err)
+	}
+	ops := []annals.CaptureOp{
+		{Append: &annals.AppendOp{ChatID: "a", Entries: entries("a", 150, 41)}},
+		{Chat: &annals.Chat{ID: "b", TenantID: "A"}},
+		{Append: &annals.AppendOp{ChatID: "b", Entries: entries("b", 3, 2)}},
+		{Append: &annals.AppendOp{ChatID: "c", Entries: entries("c", 5, 3)}},
+		{Append: &annals.AppendOp{ChatID: "a", Entries: entries("a", 2, 1)}},
+	}
+	if _, err := db.Capture(ctx, ops); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CheckIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if parts := db.CountRowsForTest(t, `SELECT count(*) FROM chat_docs WHERE chat_pk = (SELECT pk FROM chats WHERE id = 'a')`); parts < 2 {
+		t.Fatalf("chat a has %d document parts, want several", parts)
+	}
+	for q, want := range map[string]int{"shared": 2, "aw0k0": 1, "bw2k1": 1, "aw1k0": 1} {
+		if _, total := searchIDs(t, db, annals.Owner{TenantID: "A"}, q); total != want {
+			t.Errorf("%q in tenant A: %d chats, want %d", q, total, want)
+		}
+	}
+}

@@ -11,10 +11,12 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// The upkeep of the chat documents (migration 0006). The document itself is built by the SQL
-// function annals_refresh_chat_doc, the one place that knows its shape: a capture calls it once
-// per chat it appended to, after the appends; a truncate or a rescan first deletes the chat's
-// parts, so the call rebuilds them from the entries that remain.
+// The upkeep of the chat documents (migration 0006). The document itself is defined by the SQL
+// function annals_refresh_chat_doc (0018), the one place that knows its shape for one chat;
+// writers call annals_refresh_chat_docs (0024), the same for several chats in one statement,
+// once per transaction for every chat it appended to, after the appends; a truncate or a rescan
+// first deletes the chat's parts, so the call rebuilds them from the entries that remain.
+// checkChatDocs rebuilds every document with the definition and compares.
 
 // refreshDocs queues the document refresh of every chat the transaction appended to or
 // truncated, after every statement already queued.
@@ -24,7 +26,7 @@ func (w *writer) refreshDocs() error {
 	}
 	chats := w.docChats
 	w.docChats = nil
-	return w.queue(execResult, `SELECT annals_refresh_chat_doc(c) FROM unnest(?::bigint[]) AS c`, chats)
+	return w.queue(execResult, `SELECT annals_refresh_chat_docs(?::bigint[])`, chats)
 }
 
 // refreshDocsIn refreshes the documents of chats inside tx.
@@ -32,7 +34,7 @@ func (db *DB) refreshDocsIn(ctx context.Context, tx pgx.Tx, chats []int64) error
 	if len(chats) == 0 {
 		return nil
 	}
-	if _, err := tx.Exec(ctx, `SELECT annals_refresh_chat_doc(c) FROM unnest($1::bigint[]) AS c`, chats); err != nil {
+	if _, err := tx.Exec(ctx, `SELECT annals_refresh_chat_docs($1::bigint[])`, chats); err != nil {
 		return db.storeErr("refresh chat documents", err)
 	}
 	return nil
@@ -78,7 +80,7 @@ func (db *DB) rebuildDocsOf(ctx context.Context, tx pgx.Tx, entryPKs []int64) er
 	if _, err := tx.Exec(ctx, `DELETE FROM chat_docs WHERE chat_pk = ANY($1)`, chats); err != nil {
 		return db.storeErr("rebuild chat documents", err)
 	}
-	if _, err := tx.Exec(ctx, `SELECT annals_refresh_chat_doc(c) FROM unnest($1::bigint[]) c`, chats); err != nil {
+	if _, err := tx.Exec(ctx, `SELECT annals_refresh_chat_docs($1::bigint[])`, chats); err != nil {
 		return db.storeErr("rebuild chat documents", err)
 	}
 	return nil
