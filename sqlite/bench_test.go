@@ -95,3 +95,33 @@ func BenchmarkFindEmbeddings(b *testing.B) {
 func BenchmarkResolve(b *testing.B) {
 	storetest.BenchResolve(b, MustOpenDB(b), storetest.ResolveBenchChats(b))
 }
+
+// BenchmarkIngest times ingest.Ingest of a generated corpus of ANNALS_BENCH_ENTRIES entries
+// (default 20000) into a fresh file per round, and reports entries per second: the same corpus
+// and calls as postgres.BenchmarkIngest, so the two stores' capture rates can be taken side by
+// side (issue 33 item 6; docs/BENCHMARKS.md, notes/pgwrite-quiet.sh).
+//
+//	go test ./sqlite -run '^$' -bench Ingest -benchtime 1x
+func BenchmarkIngest(b *testing.B) {
+	n := 20000
+	if v, err := strconv.Atoi(os.Getenv("ANNALS_BENCH_ENTRIES")); err == nil && v > 0 {
+		n = v
+	}
+	var buf bytes.Buffer
+	if _, err := corpus.Write(&buf, corpus.Options{Seed: 1, Entries: n}, nil); err != nil {
+		b.Fatal(err)
+	}
+	var appended int
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		s := MustOpenDB(b)
+		b.StartTimer()
+		rep, err := ingest.Ingest(context.Background(), s, bytes.NewReader(buf.Bytes()), ingest.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		appended += rep.EntriesAppended
+	}
+	b.ReportMetric(float64(appended)/b.Elapsed().Seconds(), "entries/s")
+}
