@@ -13,7 +13,7 @@ import (
 
 // The upkeep of the chat documents (migration 0006). The document itself is defined by the SQL
 // function annals_refresh_chat_doc (0018), the one place that knows its shape for one chat;
-// writers call annals_refresh_chat_docs (0024), the same for several chats in one statement,
+// writers call annals_refresh_chat_docs (0025), the same for several chats in one statement,
 // once per transaction for every chat it appended to, after the appends; a truncate or a rescan
 // first deletes the chat's parts, so the call rebuilds them from the entries that remain.
 // checkChatDocs rebuilds every document with the definition and compares.

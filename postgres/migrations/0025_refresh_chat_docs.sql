@@ -1,4 +1,4 @@
--- 0024: the chat documents of several chats refreshed in one statement (docs/POSTGRES.md,
+-- 0025: the chat documents of several chats refreshed in one statement (docs/POSTGRES.md,
 -- "Upkeep"). A capture transaction of an ingest appends to hundreds of chats, and refreshing
 -- them one call of annals_refresh_chat_doc at a time ran its statement once per chat and wrote
 -- the vocabulary's deltas once per chat (one row per word new to each chat's part, which the
