@@ -85,3 +85,10 @@ func TestDigestLeaseTwoWorkers(t *testing.T) {
 	}
 	t.Logf("worker 0: %+v; worker 1: %+v", progress[0], progress[1])
 }
+
+// BenchmarkDigestScan times the digest worker's walk over 1k and 10k chats never digested.
+func BenchmarkDigestScan(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("chats=%d", n), func(b *testing.B) { storetest.BenchDigestScan(b, MustOpenDB(b), n, nil) })
+	}
+}

@@ -16,7 +16,9 @@ const DigestStateColumns = `COALESCE(d.digested_entries, -1), d.digested_at, COA
 
 // DigestStates is the query of FindDigestStates over cols (the store's chat columns, alias c):
 // chats holding entries whose transcript differs from the one last digested, oldest activity
-// first, after the filter's position.
+// first, after the filter's position. Its conditions on entry_count and archived_at are the
+// predicate of the index it walks (sqlite 0032, postgres 0025: chats_digest_walk), spelled
+// alike so both planners take it.
 func DigestStates(cols string, f annals.DigestStateFilter) (string, []any) {
 	w := &Where{}
 	w.Add("c.entry_count > 0")
@@ -29,7 +31,10 @@ func DigestStates(cols string, f annals.DigestStateFilter) (string, []any) {
 		w.Add("c.last_activity >= ?", f.ActiveSince.UTC().UnixNano())
 	}
 	if !f.AfterActivity.IsZero() || f.AfterID != "" {
+		// The plain range first: it is what lets the page start in the index (chats_digest_walk)
+		// where the last one ended, rather than scan and sort every chat again.
 		at := f.AfterActivity.UTC().UnixNano()
+		w.Add("c.last_activity >= ?", at)
 		w.Add("(c.last_activity > ? OR (c.last_activity = ? AND c.id > ?))", at, at, f.AfterID)
 	}
 	q := `SELECT ` + cols + `, ` + DigestStateColumns + ` FROM chats c LEFT JOIN chat_digests d ON d.chat_pk = c.pk
