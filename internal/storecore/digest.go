@@ -17,7 +17,7 @@ const DigestStateColumns = `COALESCE(d.digested_entries, -1), d.digested_at, COA
 // DigestStates is the query of FindDigestStates over cols (the store's chat columns, alias c):
 // chats holding entries whose transcript differs from the one last digested, oldest activity
 // first, after the filter's position. Its conditions on entry_count and archived_at are the
-// predicate of the index it walks (sqlite 0032, postgres 0025: chats_digest_walk), spelled
+// predicate of the index it walks (sqlite 0032, postgres 0026: chats_digest_walk), spelled
 // alike so both planners take it.
 func DigestStates(cols string, f annals.DigestStateFilter) (string, []any) {
 	w := &Where{}
