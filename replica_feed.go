@@ -22,6 +22,12 @@ type FeedChange struct {
 
 // FeedStore reads a database's change feed. Implemented by both stores.
 type FeedStore interface {
+	// EnableFeed makes the database keep its feed from now on, if it does not yet: the chats
+	// it holds enter the feed after every sequence given before (a reader reads each once more),
+	// and every write transaction from then on moves the chats it changes. Until then writes
+	// keep no feed (a host pays nothing for one). It never turns off. Errors: forbidden (a
+	// read-only database or a mirror), unavailable, internal.
+	EnableFeed(ctx context.Context) error
 	// FeedChanges returns the chats of tenant's feed after the sequence after, in sequence
 	// order, at most limit. Errors: invalid, unavailable, internal.
 	FeedChanges(ctx context.Context, tenantID string, after int64, limit int) ([]*FeedChange, error)

@@ -117,6 +117,9 @@ func (s *Service) ApplyReplicated(ctx context.Context, req *annals.ReplicateRequ
 	if err != nil {
 		return nil, err
 	}
+	if err := enableFeed(ctx, s.store); err != nil {
+		return nil, err
+	}
 	all, err := rs.ReplicaLanes(ctx, []string{chatID})
 	if err != nil {
 		return nil, err

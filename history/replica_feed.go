@@ -33,6 +33,9 @@ func (s *Service) ReplicaFeed(ctx context.Context, req *annals.ReplicaFeedReques
 	if limit < 1 || limit > annals.MaxFeedChats {
 		return nil, annals.Errorf(annals.EINVALID, "limit is %d (from 1 to %d chats a page)", req.Limit, annals.MaxFeedChats)
 	}
+	if err := fs.EnableFeed(ctx); err != nil {
+		return nil, err
+	}
 	changes, err := fs.FeedChanges(ctx, p.TenantID, req.After, limit)
 	if err != nil {
 		return nil, err
@@ -90,4 +93,14 @@ func (s *Service) feedChat(ctx context.Context, fs annals.FeedStore, tenant stri
 		size += e.Size()
 	}
 	return fc, size, nil
+}
+
+// enableFeed makes a database that receives replicated operations keep its feed (a remote is a
+// feed source from its first one), so that its first feed read does not backfill a large
+// collection; a store that keeps no feed is left alone. Once on, it costs nothing.
+func enableFeed(ctx context.Context, store any) error {
+	if fs, ok := store.(annals.FeedStore); ok {
+		return fs.EnableFeed(ctx)
+	}
+	return nil
 }

@@ -13,6 +13,9 @@ import (
 // tenant's sequences last, just before it commits, and holds the tenant's feed_seqs row until
 // then: the writers of one tenant commit their feed rows in sequence order (a reader that saw
 // sequence n has seen every sequence before it), and the lock is held only for the commit.
+// A database keeps a feed only once it serves one (migration 0025): a writer that has not seen
+// it on asks annals_feed_serving(), which holds the shared side of the feed's advisory lock to
+// the commit, and EnableFeed takes the exclusive side before its backfill.
 
 var _ annals.FeedStore = (*DB)(nil)
 
@@ -26,19 +29,85 @@ func (w *writer) feedTouchPK(pk int64) {
 	}
 }
 
-// writeFeed writes the feed rows of the chats tx changed (last, before the commit).
+// writeFeed writes the feed rows of the chats tx changed (last, before the commit), when the
+// database keeps a feed.
 func (db *DB) writeFeed(ctx context.Context, tx pgx.Tx) error {
-	marks := db.feedMarks.Take(tx)
-	if len(marks) == 0 {
+	return db.feedMarks.Write(tx, &feedTx{db: db, ctx: ctx, tx: tx})
+}
+
+// EnableFeed makes the database keep a feed, its chats entering it now; see annals.FeedStore.
+// It waits for the writers that found the feed off (the exclusive side of the feed's lock), so
+// its backfill sees their changes, and every writer after it finds the feed on.
+func (db *DB) EnableFeed(ctx context.Context) error {
+	if db.feedMarks.On() {
 		return nil
 	}
-	return storecore.WriteFeed(&feedTx{db: db, ctx: ctx, tx: tx}, marks)
+	var on bool
+	if err := db.pool.QueryRow(ctx, `SELECT serving FROM feed_state WHERE singleton = 1`).Scan(&on); err != nil {
+		return db.storeErr("feed: read state", err)
+	}
+	if on { // on already: a read-only server serves it too
+		db.feedMarks.SetOn()
+		return nil
+	}
+	err := db.writeTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('annals.feed.' || current_schema()))`); err != nil {
+			return db.storeErr("feed: lock", err)
+		}
+		var on bool
+		if err := tx.QueryRow(ctx, `SELECT serving FROM feed_state WHERE singleton = 1`).Scan(&on); err != nil || on {
+			return db.storeErrOrNil("feed: read state", err)
+		}
+		if err := storecore.BackfillFeed(&feedTx{db: db, ctx: ctx, tx: tx}); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE feed_state SET serving = true`)
+		return db.storeErrOrNil("feed: turn on", err)
+	})
+	if err == nil {
+		db.feedMarks.SetOn()
+	}
+	return err
 }
 
 type feedTx struct {
 	db  *DB
 	ctx context.Context
 	tx  pgx.Tx
+}
+
+func (f *feedTx) FeedOn() (bool, error) {
+	var on bool
+	err := f.tx.QueryRow(f.ctx, `SELECT annals_feed_serving()`).Scan(&on)
+	return on, f.db.storeErrOrNil("feed: read state", err)
+}
+
+func (f *feedTx) StaleFeedRows() ([]storecore.FeedMark, error) {
+	return f.marks(`SELECT f.tenant_id, f.chat_id FROM feed_chats f WHERE NOT f.deleted
+		AND NOT EXISTS (SELECT 1 FROM chats c WHERE c.id = f.chat_id AND c.tenant_id = f.tenant_id)
+		ORDER BY f.tenant_id, f.seq`)
+}
+
+func (f *feedTx) HeldChats() ([]storecore.FeedMark, error) {
+	return f.marks(`SELECT tenant_id, id FROM chats ORDER BY pk`)
+}
+
+// marks reads (tenant, chat) rows.
+func (f *feedTx) marks(query string) ([]storecore.FeedMark, error) {
+	rows, err := f.tx.Query(f.ctx, query)
+	if err != nil {
+		return nil, f.db.storeErr("feed: read chats", err)
+	}
+	defer rows.Close()
+	var out []storecore.FeedMark
+	for rows.Next() {
+		var m storecore.FeedMark
+		if err := rows.Scan(&m.TenantID, &m.ChatID); err != nil {
+			return nil, f.db.storeErr("feed: read chats", err)
+		}
+		out = append(out, m)
+	}
+	return out, f.db.storeErrOrNil("feed: read chats", rows.Err())
 }
 
 func (f *feedTx) ChatTenants(ids []string) (map[string]string, error) {

@@ -9,8 +9,9 @@ import (
 	"github.com/annals-dev/annals/internal/storecore"
 )
 
-// The change feed on SQLite (docs/REPLICATION.md, migration 0029). SQLite has one writer, so a
-// tenant's sequences commit in the order they are taken.
+// The change feed on SQLite (docs/REPLICATION.md, migrations 0029 and 0031). SQLite has one
+// writer, so a tenant's sequences commit in the order they are taken, and a writer reads the
+// feed's state (on or off) as the last commit left it: turning it on is a write like another.
 
 var _ annals.FeedStore = (*DB)(nil)
 
@@ -19,18 +20,79 @@ func (db *DB) feedTouch(tx *sql.Tx, chatID, tenantID string, deleted bool) {
 	db.feedMarks.Touch(tx, chatID, tenantID, deleted)
 }
 
-// writeFeed writes the feed rows of the chats tx changed (last, before the commit).
+// writeFeed writes the feed rows of the chats tx changed (last, before the commit), when the
+// database keeps a feed.
 func (db *DB) writeFeed(ctx context.Context, tx *sql.Tx) error {
-	marks := db.feedMarks.Take(tx)
-	if len(marks) == 0 {
+	return db.feedMarks.Write(tx, &feedTx{ctx: ctx, tx: tx})
+}
+
+// EnableFeed makes the database keep a feed, its chats entering it now; see annals.FeedStore.
+func (db *DB) EnableFeed(ctx context.Context) error {
+	if db.feedMarks.On() {
 		return nil
 	}
-	return storecore.WriteFeed(&feedTx{ctx: ctx, tx: tx}, marks)
+	var on bool
+	if err := db.reader.QueryRowContext(ctx, `SELECT serving FROM feed_state`).Scan(&on); err != nil {
+		return storeErr("feed: read state", err)
+	}
+	if on { // on already: a read-only server serves it too
+		db.feedMarks.SetOn()
+		return nil
+	}
+	err := db.writeTx(ctx, func(tx *sql.Tx) error {
+		f := &feedTx{ctx: ctx, tx: tx}
+		if on, err := f.FeedOn(); err != nil || on {
+			return err
+		}
+		if err := storecore.BackfillFeed(f); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE feed_state SET serving = 1`)
+		return storeErrOrNil("feed: turn on", err)
+	})
+	if err == nil {
+		db.feedMarks.SetOn()
+	}
+	return err
 }
 
 type feedTx struct {
 	ctx context.Context
 	tx  *sql.Tx
+}
+
+func (f *feedTx) FeedOn() (bool, error) {
+	var on bool
+	err := f.tx.QueryRowContext(f.ctx, `SELECT serving FROM feed_state`).Scan(&on)
+	return on, storeErrOrNil("feed: read state", err)
+}
+
+func (f *feedTx) StaleFeedRows() ([]storecore.FeedMark, error) {
+	return f.marks(`SELECT f.tenant_id, f.chat_id FROM feed_chats f WHERE NOT f.deleted
+		AND NOT EXISTS (SELECT 1 FROM chats c WHERE c.id = f.chat_id AND c.tenant_id = f.tenant_id)
+		ORDER BY f.tenant_id, f.seq`)
+}
+
+func (f *feedTx) HeldChats() ([]storecore.FeedMark, error) {
+	return f.marks(`SELECT tenant_id, id FROM chats ORDER BY pk`)
+}
+
+// marks reads (tenant, chat) rows.
+func (f *feedTx) marks(query string) ([]storecore.FeedMark, error) {
+	rows, err := f.tx.QueryContext(f.ctx, query)
+	if err != nil {
+		return nil, storeErr("feed: read chats", err)
+	}
+	defer rows.Close()
+	var out []storecore.FeedMark
+	for rows.Next() {
+		var m storecore.FeedMark
+		if err := rows.Scan(&m.TenantID, &m.ChatID); err != nil {
+			return nil, storeErr("feed: read chats", err)
+		}
+		out = append(out, m)
+	}
+	return out, storeErrOrNil("feed: read chats", rows.Err())
 }
 
 func (f *feedTx) ChatTenants(ids []string) (map[string]string, error) {

@@ -3,6 +3,7 @@ package storecore
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/annals-dev/annals"
 )
@@ -22,11 +23,24 @@ type FeedMark struct {
 	Deleted  bool
 }
 
-// FeedMarks holds the marks of the store's open write transactions. The zero value is ready.
+// FeedMarks holds the marks of the store's open write transactions, and whether the database
+// keeps a feed as far as this process knows. The zero value is ready.
+//
+// A database keeps a feed only once it serves one (EnableFeed: its first replicated operation,
+// or its first feed read): a host's captures pay nothing for a feed nobody reads. The state is
+// in the database, so every process writing it agrees; once on, it stays on, so a process that
+// saw it on skips the check.
 type FeedMarks struct {
 	mu  sync.Mutex
 	txs map[any]map[string]FeedMark
+	on  atomic.Bool
 }
+
+// SetOn records that the database keeps a feed (it never stops).
+func (f *FeedMarks) SetOn() { f.on.Store(true) }
+
+// On reports whether this process knows the database keeps a feed.
+func (f *FeedMarks) On() bool { return f.on.Load() }
 
 // Touch marks chatID as changed by tx (the store's transaction value); tenantID may be "".
 func (f *FeedMarks) Touch(tx any, chatID, tenantID string, deleted bool) {
@@ -68,8 +82,28 @@ func (f *FeedMarks) Forget(tx any) {
 	f.mu.Unlock()
 }
 
+// Write writes the feed rows of the chats tx changed, when the database keeps a feed (last in
+// the transaction, before the commit); a transaction that changed none asks nothing.
+func (f *FeedMarks) Write(tx any, ftx FeedTx) error {
+	marks := f.Take(tx)
+	if len(marks) == 0 {
+		return nil
+	}
+	if !f.On() {
+		on, err := ftx.FeedOn()
+		if err != nil || !on {
+			return err
+		}
+		f.SetOn()
+	}
+	return WriteFeed(ftx, marks)
+}
+
 // FeedTx is what WriteFeed needs of a store inside its write transaction.
 type FeedTx interface {
+	// FeedOn reports whether the database keeps a feed; answered off, it holds off the feed's
+	// switching on (EnableFeed) until the transaction ends, so the backfill sees its changes.
+	FeedOn() (bool, error)
 	// ChatTenants returns the tenant of each of the chats the database holds among ids.
 	ChatTenants(ids []string) (map[string]string, error)
 	// AppendFeed takes len(marks) sequences of tenant's feed — locking the tenant's counter
@@ -136,4 +170,51 @@ func OpChatID(op *annals.CaptureOp) string {
 func CaptureChanged(before, after *annals.CaptureResult) bool {
 	return after.ChatsCreated != before.ChatsCreated || after.EntriesAppended != before.EntriesAppended ||
 		after.EntriesRemoved != before.EntriesRemoved || after.RunsRecorded != before.RunsRecorded
+}
+
+// FeedBackfillTx is what BackfillFeed needs of a store inside the transaction that switches its
+// feed on, holding off every writer that found it off.
+type FeedBackfillTx interface {
+	FeedTx
+	// StaleFeedRows returns the feed rows of chats not deleted that the database no longer holds
+	// in that tenant, by tenant and sequence.
+	StaleFeedRows() ([]FeedMark, error)
+	// HeldChats returns every chat held, with its tenant, in the order they were created.
+	HeldChats() ([]FeedMark, error)
+}
+
+// BackfillFeed brings a feed that was off up to the database, gap-free for any reader: every
+// chat once more after the tenant's last sequence (what changed while the feed was off is not
+// known, so all is sent again; a reader reads each chat once more), after a tombstone of each
+// chat its feed still holds that is gone. A database that never kept a feed gets its chats in
+// creation order, as the feed's migration did.
+func BackfillFeed(tx FeedBackfillTx) error {
+	stale, err := tx.StaleFeedRows()
+	if err != nil {
+		return err
+	}
+	held, err := tx.HeldChats()
+	if err != nil {
+		return err
+	}
+	byTenant := map[string][]FeedMark{}
+	for _, m := range stale {
+		m.Deleted = true
+		byTenant[m.TenantID] = append(byTenant[m.TenantID], m)
+	}
+	for _, m := range held {
+		m.Deleted = false
+		byTenant[m.TenantID] = append(byTenant[m.TenantID], m)
+	}
+	tenants := make([]string, 0, len(byTenant))
+	for t := range byTenant {
+		tenants = append(tenants, t)
+	}
+	sort.Strings(tenants)
+	for _, t := range tenants {
+		if err := tx.AppendFeed(t, byTenant[t]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
