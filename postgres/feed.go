@@ -13,7 +13,7 @@ import (
 // tenant's sequences last, just before it commits, and holds the tenant's feed_seqs row until
 // then: the writers of one tenant commit their feed rows in sequence order (a reader that saw
 // sequence n has seen every sequence before it), and the lock is held only for the commit.
-// A database keeps a feed only once it serves one (migration 0025): a writer that has not seen
+// A database keeps a feed only once it serves one (migration 0027): a writer that has not seen
 // it on asks annals_feed_serving(), which holds the shared side of the feed's advisory lock to
 // the commit, and EnableFeed takes the exclusive side before its backfill.
 

@@ -9,7 +9,7 @@ import (
 	"github.com/annals-dev/annals/internal/storecore"
 )
 
-// The change feed on SQLite (docs/REPLICATION.md, migrations 0029 and 0031). SQLite has one
+// The change feed on SQLite (docs/REPLICATION.md, migrations 0029 and 0033). SQLite has one
 // writer, so a tenant's sequences commit in the order they are taken, and a writer reads the
 // feed's state (on or off) as the last commit left it: turning it on is a write like another.
 

@@ -1,4 +1,4 @@
--- 0031: whether the database keeps the change feed (docs/REPLICATION.md, "The change feed and
+-- 0033: whether the database keeps the change feed (docs/REPLICATION.md, "The change feed and
 -- the mirror"). Only a database that serves a feed pays for it in its write transactions: one
 -- becomes a feed source with its first replicated operation or its first feed read, and the
 -- chats it holds then enter the feed (a backfill). A database that had applied replicated
