@@ -19,6 +19,9 @@ func TestReplicaFeedRoute(t *testing.T) {
 	team := mustKey(t, e.db, annals.Principal{TenantID: "team", Role: annals.RoleOperator, Scopes: []annals.Scope{annals.ScopeTenant}})
 	other := mustKey(t, e.db, annals.Principal{TenantID: "other", Role: annals.RoleOperator, Scopes: []annals.Scope{annals.ScopeTenant}})
 	member := mustKey(t, e.db, annals.Principal{TenantID: "team", UserID: "ana", Role: annals.RoleMember})
+	if err := e.db.EnableFeed(ctx); err != nil { // a remote that serves its feed from the start
+		t.Fatal(err)
+	}
 	for _, c := range []*annals.Chat{storetest.NewChat("a", "team"), storetest.NewChat("b", "team"), storetest.NewChat("z", "other")} {
 		if _, err := annals.CreateChat(ctx, e.db, c); err != nil {
 			t.Fatal(err)
