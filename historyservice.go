@@ -193,8 +193,12 @@ type ChatPage struct {
 type SearchPage struct {
 	Chats   []ChatHit  `json:"chats,omitempty"`
 	Entries []EntryHit `json:"entries,omitempty"`
-	// Total counts every match in scope, ignoring paging.
+	// Total counts every match in scope, ignoring paging, unless TotalIsLowerBound.
 	Total int `json:"total"`
+	// TotalIsLowerBound is true when the search stopped after its page instead of counting
+	// every match (a field filter or an entry search over many matches, docs/QUERY.md): at
+	// least Total match, and NextCursor is set whenever the page is full.
+	TotalIsLowerBound bool `json:"total_is_lower_bound,omitempty"`
 	// Limit is the effective limit.
 	Limit      int    `json:"limit"`
 	Offset     int    `json:"offset"`

@@ -109,12 +109,15 @@ type EntryHit struct {
 type SearchStore interface {
 	// SearchChats returns chats matching the filter, ranked, with snippets, and the total
 	// number of matching chats. A chat matches when the query holds over the whole chat: each
-	// word or phrase may match its metadata or any of its entries.
+	// word or phrase may match its metadata or any of its entries. A store may stop after the
+	// page and return how many chats it found instead of the total, a lower bound, when it tells
+	// the context's SearchReport (SetTotalAtLeast).
 	// Errors: invalid (bad field, sort or filter), unavailable, internal.
 	SearchChats(ctx context.Context, f SearchFilter) ([]ChatHit, int, error)
 
 	// SearchEntries returns entries matching the filter (the whole query within one entry),
-	// ranked, each with a snippet, and the total number of matching entries.
+	// ranked, each with a snippet, and the total number of matching entries (or a lower bound,
+	// as SearchChats may).
 	// Errors: invalid, unavailable, internal.
 	SearchEntries(ctx context.Context, f SearchFilter) ([]EntryHit, int, error)
 }

@@ -46,11 +46,13 @@ type SearchExplain struct {
 }
 
 // SearchReport collects what a store reports while it runs one search: NewContextWithSearchReport
-// carries it to the store, which calls Expanded and SetPath; the history service copies it into
+// carries it to the store, which calls Expanded, SetPath and SetTotalAtLeast; the history service copies it into
 // the page. Safe for concurrent use.
 type SearchReport struct {
 	mu      sync.Mutex
 	explain SearchExplain
+	// atLeast: the store stopped counting after its page (SetTotalAtLeast).
+	atLeast bool
 }
 
 type searchReportKey struct{}
@@ -96,4 +98,25 @@ func (r *SearchReport) Explain() SearchExplain {
 	out := r.explain
 	out.Expansions = append([]PrefixExpansion(nil), r.explain.Expansions...)
 	return out
+}
+
+// SetTotalAtLeast records that the store stopped after its page instead of counting every match:
+// the total it returns is how many it found, a lower bound (SearchPage.TotalIsLowerBound).
+func (r *SearchReport) SetTotalAtLeast() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.atLeast = true
+}
+
+// TotalAtLeast reports whether the store's total is a lower bound (SetTotalAtLeast).
+func (r *SearchReport) TotalAtLeast() bool {
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.atLeast
 }

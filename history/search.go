@@ -54,6 +54,7 @@ func (s *Service) SearchChats(ctx context.Context, p annals.SearchParams) (*anna
 	if err != nil {
 		return nil, err
 	}
+	out.TotalIsLowerBound = report.TotalAtLeast()
 	explain := report.Explain()
 	if !out.Partial {
 		markPartial(out, explain)
@@ -72,7 +73,8 @@ func (s *Service) SearchChats(ctx context.Context, p annals.SearchParams) (*anna
 			out.Entries[i].Score = 0
 		}
 	}
-	if next := f.Offset + n; next < out.Total && n > 0 {
+	// A lower bound says there may be more past it: a full page gets a cursor.
+	if next := f.Offset + n; n > 0 && (next < out.Total || (out.TotalIsLowerBound && n >= f.Limit)) {
 		out.NextCursor = encodeCursor(cursor{Offset: next})
 	}
 	return out, nil

@@ -31,3 +31,12 @@ func openSQLite(tb testing.TB) annals.Store {
 func TestHistory(t *testing.T) {
 	historytest.Run(t, openSQLite)
 }
+
+// TestSQLiteStopsAfterThePage: on SQLite a field-filtered chat search and an entry search over
+// more matches than they rank stop after their page, and the page says its total is a lower
+// bound (historytest.TotalLowerBound checks the bound and the paging on every store).
+func TestSQLiteStopsAfterThePage(t *testing.T) {
+	if !historytest.TotalLowerBound(t, openSQLite) {
+		t.Error("no page had a lower-bound total")
+	}
+}

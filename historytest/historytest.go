@@ -39,6 +39,7 @@ func Run(t *testing.T, open Opener) {
 		{"SearchSnippets", testSearchSnippets},
 		{"SearchFollowsWrites", testSearchFollowsWrites},
 		{"SearchPaging", testSearchPaging},
+		{"TotalLowerBound", testTotalLowerBound},
 		{"SearchScoresNeverLeakOtherTenants", testSearchScoresNeverLeakOtherTenants},
 		{"ShortPrefixExpandsToTheMostFrequentWords", testShortPrefixExpandsToTheMostFrequentWords},
 		{"PrefixWithinTheCapIsExact", testPrefixWithinTheCapIsExact},

@@ -135,13 +135,15 @@ type EntryHitLine struct {
 
 // SearchOut is the structured answer of history_search.
 type SearchOut struct {
-	Query      string         `json:"query"`
-	Scope      string         `json:"scope"`
-	Total      int            `json:"total"`
-	Chats      []ChatLine     `json:"chats,omitempty"`
-	Entries    []EntryHitLine `json:"entries,omitempty"`
-	NextCursor string         `json:"next_cursor,omitempty"`
-	Notice     string         `json:"notice"`
+	Query string `json:"query"`
+	Scope string `json:"scope"`
+	Total int    `json:"total"`
+	// TotalIsLowerBound: the search stopped after its page; at least Total match.
+	TotalIsLowerBound bool           `json:"total_is_lower_bound,omitempty"`
+	Chats             []ChatLine     `json:"chats,omitempty"`
+	Entries           []EntryHitLine `json:"entries,omitempty"`
+	NextCursor        string         `json:"next_cursor,omitempty"`
+	Notice            string         `json:"notice"`
 }
 
 func chatLine(c *annals.Chat) ChatLine {
@@ -215,7 +217,7 @@ func (ss *session) search(ctx context.Context, _ *sdk.CallToolRequest, in search
 	}
 	envelope.RenderSnippets(page, markOpen, markClose)
 	chats, entries := searchLines(page)
-	out := &SearchOut{Query: oneLine(page.Query, 400), Scope: page.Scope, Total: page.Total, Notice: notice}
+	out := &SearchOut{Query: oneLine(page.Query, 400), Scope: page.Scope, Total: page.Total, TotalIsLowerBound: page.TotalIsLowerBound, Notice: notice}
 	fit := func(n int) (string, bool) {
 		out.Chats, out.Entries = chats[:min(n, len(chats))], entries[:min(n, len(entries))]
 		out.NextCursor = nextCursor(page.NextCursor, page.Offset, n, len(chats)+len(entries))
@@ -270,7 +272,11 @@ func nextCursor(svcCursor string, offset, shown, got int) string {
 func renderSearch(out *SearchOut) string {
 	var b strings.Builder
 	shown := len(out.Chats) + len(out.Entries)
-	fmt.Fprintf(&b, "history_search: %d matching (scope %s), %d shown.\n", out.Total, out.Scope, shown)
+	atLeast := ""
+	if out.TotalIsLowerBound {
+		atLeast = "at least "
+	}
+	fmt.Fprintf(&b, "history_search: %s%d matching (scope %s), %d shown.\n", atLeast, out.Total, out.Scope, shown)
 	if out.Total == 0 {
 		b.WriteString("No matches. Try fewer words, a prefix*, or history_list to browse.")
 		return b.String()

@@ -10,8 +10,10 @@ import (
 // the entry index's matches newest first (by rowid, the order entries were stored in), through
 // the entry and chat filters, takes the first k (rankCandidates, or the page if it reaches
 // further), and ranks only those by bm25. An older match is counted in the total but not
-// ranked among the newest k, as in a chat search (docs/QUERY.md). The total is exact: the
-// candidates when they are fewer than k, else one count of the matches (no score, no sort).
+// ranked among the newest k, as in a chat search (docs/QUERY.md). The total is exact when the
+// candidates are fewer than k; else the search stops there and the total is k, a lower bound
+// (SearchReport.SetTotalAtLeast): an exact count would look up every match's chat and filters
+// (180k entries for a head word at 1M, four times the walk's cost), only to print a number.
 //
 // w holds the MATCH (first) and every filter on aliases e and c; cw is the chat filters alone.
 // A small owner's walk runs over its chats' ranges of the index (search_entries_owner.go).
@@ -59,7 +61,12 @@ func (db *DB) searchEntriesTopK(ctx context.Context, p *searchPlan, cw, w *where
 	if err != nil {
 		return nil, 0, err
 	}
-	if total >= k || (len(hits) == 0 && f.Offset > 0) {
+	if total >= k && len(hits) > 0 {
+		annals.SearchReportFrom(ctx).SetTotalAtLeast()
+		return hits, total, nil
+	}
+	if len(hits) == 0 && f.Offset > 0 {
+		// Past the end of the candidates (k reaches past the page, so past every match): count.
 		countQ := `SELECT count(*) FROM ` + from + ` WHERE ` + cond
 		if spans != "" {
 			countQ = `WITH g(pk, lo, hi) AS MATERIALIZED (SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?) j) ` + countQ

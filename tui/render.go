@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -120,7 +121,11 @@ func (m *Model) subheader() string {
 	case m.s.query == "":
 		parts = append(parts, fmt.Sprintf("%d recent chats", m.s.total))
 	default:
-		parts = append(parts, fmt.Sprintf("%d of %d chats match", len(m.s.rows), m.s.total))
+		of := strconv.Itoa(m.s.total)
+		if m.s.atLeast {
+			of = "at least " + of
+		}
+		parts = append(parts, fmt.Sprintf("%d of %s chats match", len(m.s.rows), of))
 	}
 	if f := m.filterSummary(); f != "" {
 		parts = append(parts, "filter: "+f)

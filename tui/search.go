@@ -30,6 +30,7 @@ type searchState struct {
 	query   string // the query the rows answer ("" lists recent chats)
 	rows    []row
 	total   int
+	atLeast bool   // total is a lower bound: the search stopped after its page
 	cursor  string // the next page's cursor
 	partial string
 	sel     int
@@ -52,6 +53,7 @@ type searchMsg struct {
 	query   string
 	rows    []row
 	total   int
+	atLeast bool
 	cursor  string
 	partial string
 	err     error
@@ -109,7 +111,7 @@ func (m *Model) search(more int) tea.Cmd {
 			}
 			out.rows = append(out.rows, r)
 		}
-		out.total, out.cursor = res.Total, res.NextCursor
+		out.total, out.atLeast, out.cursor = res.Total, res.TotalIsLowerBound, res.NextCursor
 		if res.Partial {
 			out.partial = res.PartialReason
 		}
@@ -153,8 +155,14 @@ func (m *Model) gotResults(msg searchMsg) tea.Cmd {
 	} else {
 		m.s.rows, m.s.sel, m.s.top = msg.rows, 0, 0
 	}
-	m.s.query, m.s.total, m.s.cursor, m.s.partial = msg.query, msg.total, msg.cursor, msg.partial
+	m.s.query, m.s.total, m.s.atLeast, m.s.cursor, m.s.partial = msg.query, msg.total, msg.atLeast, msg.cursor, msg.partial
 	return nil
+}
+
+// hasMore reports whether a next page exists: fewer rows than the total, or a total that is a
+// lower bound with a cursor to go on from.
+func (s *searchState) hasMore() bool {
+	return len(s.rows) < s.total || (s.atLeast && s.cursor != "")
 }
 
 // resultsKey moves in the results pane and opens a chat.
@@ -166,7 +174,7 @@ func (m *Model) resultsKey(k tea.KeyPressMsg) tea.Cmd {
 		m.s.sel--
 	case key.Matches(k, m.keys.Down):
 		m.s.sel++
-		if m.s.sel >= n && len(m.s.rows) < m.s.total && !m.s.busy {
+		if m.s.sel >= n && m.s.hasMore() && !m.s.busy {
 			return m.search(len(m.s.rows))
 		}
 	case key.Matches(k, m.keys.PageUp):
@@ -178,7 +186,7 @@ func (m *Model) resultsKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Bottom):
 		m.s.sel = n - 1
 	case key.Matches(k, m.keys.More):
-		if len(m.s.rows) < m.s.total && !m.s.busy {
+		if m.s.hasMore() && !m.s.busy {
 			return m.search(len(m.s.rows))
 		}
 	case key.Matches(k, m.keys.Open):

@@ -18,6 +18,8 @@ type searchPage struct {
 	Ranks []rankChoice
 	Hits  []annals.ChatHit
 	Total int
+	// AtLeast: Total is a lower bound (the search stopped after its page).
+	AtLeast bool
 	// Error is the history's refusal of the query (a syntax error of docs/QUERY.md), shown
 	// under the box.
 	Error   string
@@ -42,7 +44,7 @@ func (h *Handler) search(w http.ResponseWriter, r *http.Request) error {
 			Page: annals.PageParams{Limit: searchPageSize, Cursor: q.Get("cursor")}})
 		switch {
 		case err == nil:
-			page.Hits, page.Total, page.Partial = res.Chats, res.Total, res.PartialReason
+			page.Hits, page.Total, page.AtLeast, page.Partial = res.Chats, res.Total, res.TotalIsLowerBound, res.PartialReason
 			if res.NextCursor != "" {
 				page.Next = "/search?" + url.Values{"q": {page.Query}, "rank": {page.Rank}, "cursor": {res.NextCursor}}.Encode()
 			}

@@ -100,7 +100,12 @@ Results are ranked by relevance blended with recency, with highlighted snippets;
 	} else {
 		writeChatHits(m.Stdout, hl, res.Chats)
 	}
-	if shown := res.Offset + max(len(res.Chats), len(res.Entries)); shown < res.Total {
+	shown := res.Offset + max(len(res.Chats), len(res.Entries))
+	switch {
+	case res.TotalIsLowerBound && res.NextCursor != "":
+		// The search stopped after its page: how many match is known to be at least Total.
+		fmt.Fprintf(m.Stdout, "%d of at least %d shown (--offset %d or --cursor %s for more)\n", shown-res.Offset, max(res.Total, shown), shown, res.NextCursor)
+	case shown < res.Total:
 		fmt.Fprintf(m.Stdout, "%d of %d shown (--offset %d or --cursor %s for more)\n", shown-res.Offset, res.Total, shown, res.NextCursor)
 	}
 	return nil
