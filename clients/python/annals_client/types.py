@@ -319,6 +319,8 @@ class SearchPage(_SearchPageRequired, total=False):
     unreadable: List[str]
     partial: bool
     partial_reason: str
+    # The search stopped after its page: at least total match.
+    total_is_lower_bound: bool
     explain: Dict[str, Any]
 
 

@@ -297,6 +297,8 @@ export interface SearchPage {
   chats?: Array<{ chat: Chat; score?: number; matches: number; snippets?: Snippet[] }>;
   entries?: Array<{ entry: Entry; score?: number; snippet?: string }>;
   total: number;
+  /** The search stopped after its page: at least `total` match. */
+  total_is_lower_bound?: boolean;
   limit: number;
   offset: number;
   next_cursor?: string;
