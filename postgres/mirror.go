@@ -60,7 +60,7 @@ func (db *DB) ApplyMirror(ctx context.Context, state *annals.MirrorState, chats 
 		if _, err := tx.Exec(ctx, `LOCK TABLE mirror_state IN EXCLUSIVE MODE`); err != nil {
 			return db.storeErr("lock mirror state", err)
 		}
-		return storecore.ApplyMirror(&mirrorTx{replicaTx: replicaTx{db: db, ctx: ctx, tx: tx}}, state, chats, db.now())
+		return storecore.ApplyMirror(&mirrorTx{replicaTx: *newReplicaTx(ctx, db, tx, nil)}, state, chats, db.now())
 	})
 	if err != nil {
 		return err

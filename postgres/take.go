@@ -18,7 +18,7 @@ func (db *DB) TakeCuration(ctx context.Context, remote *annals.Chat, stamps map[
 	var took bool
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		took, err = storecore.TakeCuration(&curationTx{mirrorTx{replicaTx{db: db, ctx: ctx, tx: tx}}}, remote, stamps, db.now())
+		took, err = storecore.TakeCuration(&curationTx{mirrorTx{*newReplicaTx(ctx, db, tx, nil)}}, remote, stamps, db.now())
 		return err
 	})
 	return took, err
