@@ -164,6 +164,9 @@ type GetParams struct {
 	Cursor    string
 	AroundSeq int64
 	Context   *int
+	// Runs asks for ChatView.Runs: the runs the answer's entries belong to, read by id (a page
+	// of a chat with thousands of runs reads only its own; FindChatRuns reads them all).
+	Runs bool
 }
 
 // Annotation is what AnnotateChat sets: a nil field is left as it is.
@@ -248,6 +251,10 @@ type ChatView struct {
 	NextCursor string `json:"next_cursor,omitempty"`
 	// Markdown is the whole chat rendered as a portable Markdown export (markdown format).
 	Markdown string `json:"markdown,omitempty"`
+	// Runs, with GetParams.Runs, are the runs the entries belong to, oldest first, each with
+	// its estimated cost as FindChatRuns gives it. A transport that does not carry the ask
+	// answers none: a caller falls back to FindChatRuns.
+	Runs []*Run `json:"runs,omitempty"`
 }
 
 // Recap is the answer of RecapChat: the chat with its new summary.

@@ -200,6 +200,12 @@ type ChatStore interface {
 	// Errors: unavailable, internal.
 	FindRuns(ctx context.Context, chatID string) ([]*Run, error)
 
+	// FindRunsByID returns the runs of chat chatID among ids, oldest first, each read by its id
+	// whatever the chat's number of runs (the runs a page of entries belongs to; the caller
+	// sends at most a few thousand distinct ids). An id of no run, or of another chat's run, is
+	// left out. Errors: unavailable, internal.
+	FindRunsByID(ctx context.Context, chatID string, ids []string) ([]*Run, error)
+
 	// UpdateChat changes the mutable metadata and the metadata index row of the chat ref names,
 	// and returns the updated chat. The change is made only if the chat with ref.ID still has
 	// ref's owner and incarnation, checked in the same transaction; otherwise nothing changes and

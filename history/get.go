@@ -51,8 +51,21 @@ func (s *Service) GetChat(ctx context.Context, p annals.GetParams) (*annals.Chat
 		return nil, annals.Errorf(annals.EINVALID, "limit, context, after_seq and around_seq must not be negative")
 	}
 	if p.AroundSeq > 0 {
-		return s.window(ctx, p, chat, f, out)
+		out, err = s.window(ctx, p, chat, f, out)
+	} else {
+		out, err = s.entryPage(ctx, p, f, out)
 	}
+	if err != nil || !p.Runs {
+		return out, err
+	}
+	if out.Runs, err = s.pageRuns(ctx, chat, out.Entries); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// entryPage answers a get of a page: limit entries after a cursor or after_seq.
+func (s *Service) entryPage(ctx context.Context, p annals.GetParams, f annals.EntryFilter, out *annals.ChatView) (*annals.ChatView, error) {
 	limit := annals.EffectiveLimit(p.Limit, DefaultGetLimit, MaxGetLimit)
 	f.AfterSeq = p.AfterSeq
 	if p.Cursor != "" {

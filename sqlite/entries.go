@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strings"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/storecore"
@@ -72,9 +73,28 @@ func (db *DB) FindEntries(ctx context.Context, f annals.EntryFilter) ([]*annals.
 
 // FindRuns returns a chat's runs, oldest first; see annals.ChatStore.
 func (db *DB) FindRuns(ctx context.Context, chatID string) ([]*annals.Run, error) {
+	return db.queryRuns(ctx, `c.id = ?`, chatID)
+}
+
+// FindRunsByID returns the runs of a chat among ids, oldest first, each found by its unique
+// id; see annals.ChatStore.
+func (db *DB) FindRunsByID(ctx context.Context, chatID string, ids []string) ([]*annals.Run, error) {
+	if len(ids) == 0 {
+		return []*annals.Run{}, nil
+	}
+	args := make([]any, 0, len(ids)+1)
+	args = append(args, chatID)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	return db.queryRuns(ctx, `c.id = ? AND r.id IN (?`+strings.Repeat(`, ?`, len(ids)-1)+`)`, args...)
+}
+
+// queryRuns reads the runs that where (on runs r joined to chats c) selects, oldest first.
+func (db *DB) queryRuns(ctx context.Context, where string, args ...any) ([]*annals.Run, error) {
 	rows, err := db.reader.QueryContext(ctx, `SELECT r.id, c.id, r.status, r.model, r.started_at, r.ended_at,
 			r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_creation_tokens, r.context_tokens, r.cost_usd, r.kind
-		FROM runs r JOIN chats c ON c.pk = r.chat_pk WHERE c.id = ? ORDER BY r.started_at, r.pk`, chatID)
+		FROM runs r JOIN chats c ON c.pk = r.chat_pk WHERE `+where+` ORDER BY r.started_at, r.pk`, args...)
 	if err != nil {
 		return nil, storeErr("find runs", err)
 	}

@@ -12,6 +12,7 @@ func runTests() []test {
 	return []test{
 		{"UpsertsByID", testRunUpsert},
 		{"FindRunsReturnsOldestFirst", testRunOrder},
+		{"FindRunsByIDReadsOnlyTheChatsNamedRuns", testRunsByID},
 		{"ChatStatusIsNewestRunsStatus", testRunStatusNewest},
 		{"ChatStatusIsRunningWhileAnyRunIsRunning", testRunStatusRunning},
 		{"TotalsSumOverRunsAndEntries", testRunTotals},

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -120,10 +121,13 @@ type spill struct{ forward, back bool }
 // by the page's ends, with the chat's runs for their boundaries.
 func (h *Handler) page(r *http.Request, c annals.HistoryService, id string, after int64, limit int, prevRun string, sp spill) (*transcriptPage, error) {
 	ctx := r.Context()
-	v, err := c.GetChat(ctx, annals.GetParams{Chat: annals.ChatSelector{ID: id}, Limit: limit, AfterSeq: after})
+	// The runs of the page's own entries (a group spilled in below or above is in a run of the
+	// page's ends), not every run of the chat: a chat of thousands of runs opens as fast as one.
+	v, err := c.GetChat(ctx, annals.GetParams{Chat: annals.ChatSelector{ID: id}, Limit: limit, AfterSeq: after, Runs: true})
 	if err != nil {
 		return nil, err
 	}
+	pageRuns := v.Runs
 	if sp.forward {
 		if v.Entries, v.HasMore, err = spillForward(ctx, c, v.Chat.ID, v.Entries, v.HasMore); err != nil {
 			return nil, err
@@ -137,16 +141,9 @@ func (h *Handler) page(r *http.Request, c annals.HistoryService, id string, afte
 		v.Entries = append(before, v.Entries...)
 		after -= int64(len(before))
 	}
-	runs := map[string]*annals.Run{}
-	// The runs only for a page that draws a boundary (an idle live poll reads one row).
-	if v.Chat.Totals.Runs > 0 && slices.ContainsFunc(v.Entries, func(e *annals.Entry) bool { return e.RunID != "" && e.RunID != prevRun }) {
-		list, err := c.FindChatRuns(ctx, annals.ChatSelector{ID: v.Chat.ID})
-		if err != nil {
-			return nil, err
-		}
-		for _, run := range list {
-			runs[run.ID] = run
-		}
+	runs, err := runsOf(ctx, c, v, pageRuns, prevRun)
+	if err != nil {
+		return nil, err
 	}
 	tp := &transcriptPage{chat: v.Chat, items: items(v.Entries, runs, prevRun)}
 	base := chatURL(v.Chat.ID) + "/entries?"
@@ -162,4 +159,21 @@ func (h *Handler) page(r *http.Request, c annals.HistoryService, id string, afte
 		tp.earlier = base + url.Values{"before": {strconv.FormatInt(after+1, 10)}}.Encode()
 	}
 	return tp, nil
+}
+
+// runsOf maps the runs of the page's entries by id for their boundaries: pageRuns as GetChat
+// answered them, or, from a transport that does not carry GetParams.Runs (none came back while
+// a boundary is drawn), every run of the chat as FindChatRuns reads them.
+func runsOf(ctx context.Context, c annals.HistoryService, v *annals.ChatView, pageRuns []*annals.Run, prevRun string) (map[string]*annals.Run, error) {
+	runs := map[string]*annals.Run{}
+	if pageRuns == nil && v.Chat.Totals.Runs > 0 && slices.ContainsFunc(v.Entries, func(e *annals.Entry) bool { return e.RunID != "" && e.RunID != prevRun }) {
+		var err error
+		if pageRuns, err = c.FindChatRuns(ctx, annals.ChatSelector{ID: v.Chat.ID}); err != nil {
+			return nil, err
+		}
+	}
+	for _, run := range pageRuns {
+		runs[run.ID] = run
+	}
+	return runs, nil
 }

@@ -40,6 +40,8 @@ type envOptions struct {
 	readOnly bool
 	// livePoll is the UI's web.Config.LivePoll (0: its default).
 	livePoll time.Duration
+	// wrap, when set, wraps the store the service reads (to watch its reads).
+	wrap func(history.Store) history.Store
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -57,7 +59,11 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := history.New(history.Config{Store: db, View: db, Summarizer: summarize.Extractive{}, Embedder: emb, Pricer: pricing.Builtin()})
+	var store history.Store = db
+	if o.wrap != nil {
+		store = o.wrap(db)
+	}
+	svc := history.New(history.Config{Store: store, View: db, Summarizer: summarize.Extractive{}, Embedder: emb, Pricer: pricing.Builtin()})
 	e := &env{t: t, db: db, svc: svc, readOnly: o.readOnly, livePoll: o.livePoll}
 	e.serve(nil)
 	return e
