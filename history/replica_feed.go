@@ -33,7 +33,7 @@ func (s *Service) ReplicaFeed(ctx context.Context, req *annals.ReplicaFeedReques
 	if limit < 1 || limit > annals.MaxFeedChats {
 		return nil, annals.Errorf(annals.EINVALID, "limit is %d (from 1 to %d chats a page)", req.Limit, annals.MaxFeedChats)
 	}
-	if err := fs.EnableFeed(ctx); err != nil {
+	if err := enableFeed(ctx, fs); err != nil {
 		return nil, err
 	}
 	changes, err := fs.FeedChanges(ctx, p.TenantID, req.After, limit)
@@ -98,9 +98,14 @@ func (s *Service) feedChat(ctx context.Context, fs annals.FeedStore, tenant stri
 // enableFeed makes a database that receives replicated operations keep its feed (a remote is a
 // feed source from its first one), so that its first feed read does not backfill a large
 // collection; a store that keeps no feed is left alone. Once on, it costs nothing.
+//
+// The switch-on backfills the whole feed in one transaction while writers that found the feed
+// off wait for it: it runs to its end even when the request that started it is cancelled, or a
+// client that gives up early would cancel it every time on a large database and no push or feed
+// read would ever get through.
 func enableFeed(ctx context.Context, store any) error {
 	if fs, ok := store.(annals.FeedStore); ok {
-		return fs.EnableFeed(ctx)
+		return fs.EnableFeed(context.WithoutCancel(ctx))
 	}
 	return nil
 }

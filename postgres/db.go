@@ -219,7 +219,10 @@ func (db *DB) runWriteTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 }
 
 func (db *DB) tryTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	tx, err := db.pool.Begin(ctx)
+	// READ COMMITTED by name, not by the server's default: the change feed's switch-on
+	// (EnableFeed, annals_feed_serving()) reads its flag again after waiting for a lock and needs
+	// a fresh snapshot for that read, which a REPEATABLE READ default would not give.
+	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
 		return db.storeErr("begin", err)
 	}
