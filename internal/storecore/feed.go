@@ -137,17 +137,7 @@ func WriteFeed(tx FeedTx, marks []FeedMark) error {
 		}
 		byTenant[m.TenantID] = append(byTenant[m.TenantID], m)
 	}
-	tenants := make([]string, 0, len(byTenant))
-	for t := range byTenant {
-		tenants = append(tenants, t)
-	}
-	sort.Strings(tenants)
-	for _, t := range tenants {
-		if err := tx.AppendFeed(t, byTenant[t]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return appendByTenant(tx, byTenant)
 }
 
 // OpChatID is the chat a capture op writes to.
@@ -206,6 +196,14 @@ func BackfillFeed(tx FeedBackfillTx) error {
 		m.Deleted = false
 		byTenant[m.TenantID] = append(byTenant[m.TenantID], m)
 	}
+	return appendByTenant(tx, byTenant)
+}
+
+// appendByTenant appends each tenant's marks to its feed, tenants in a fixed order so that two
+// writers lock tenants' feed rows in the same order.
+func appendByTenant(tx interface {
+	AppendFeed(tenant string, marks []FeedMark) error
+}, byTenant map[string][]FeedMark) error {
 	tenants := make([]string, 0, len(byTenant))
 	for t := range byTenant {
 		tenants = append(tenants, t)
