@@ -155,3 +155,9 @@ func (o *outboxTx) InsertOp(op *annals.ReplicationOp) error {
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`, host, op.ChatID, op.LaneSeq, string(op.Kind), []byte(op.Payload), op.Digest, unixNano(op.CreatedAt))
 	return nil
 }
+
+// ForgetGivenUpRun is queued with the inserts: no round trip of its own.
+func (o *outboxTx) ForgetGivenUpRun(chatID, runID string) error {
+	o.batch.Queue(`DELETE FROM replication_given_up WHERE chat_id = $1 AND kind = 'run' AND run_id = $2`, chatID, runID)
+	return nil
+}

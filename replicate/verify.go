@@ -303,7 +303,7 @@ func compareLane(v *Verification, l *annals.LaneStatus, r *annals.ReplicaLane, l
 	case l.Pending == 0 && d.RemoteSeq == l.HeadSeq && d.RemoteDigest == l.HeadDigest && m.resend && sameCopy(d.Host, d.Remote):
 		d.Reason, d.Repairable = "the lanes agree, and this host gave up operations of the chat that a reset now sends whole", true
 	case l.Pending == 0 && d.RemoteSeq == l.HeadSeq && d.RemoteDigest == l.HeadDigest:
-		if sameCopy(less(d.Host, m.withheld), d.Remote) || (len(m.ops) > 0 && !withholdable(m.ops)) {
+		if lacksOnlyWithheld(d.Host, m.withheld, d.Remote) || (len(m.ops) > 0 && !withholdable(m.ops)) {
 			v.InSync++ // a copy that lacks what was given up is as it should be
 			return
 		}
@@ -351,6 +351,17 @@ func count(s *Side, c *annals.ReplicaCopy) {
 		s.Entries += c.Entries
 		s.Runs += c.Runs
 	}
+}
+
+// lacksOnlyWithheld reports whether the remote's copy is the host's less what was given up: the
+// given-up entries exactly (an entry is appended once), and a given-up run either way — an
+// earlier operation of it may have been applied before the one given up, and a repair that
+// withholds it is not needed for that alone.
+func lacksOnlyWithheld(host, withheld, remote *annals.ReplicaCopy) bool {
+	if withheld == nil || host == nil || remote == nil {
+		return sameCopy(less(host, withheld), remote)
+	}
+	return remote.Entries == host.Entries-withheld.Entries && remote.Runs >= host.Runs-withheld.Runs && remote.Runs <= host.Runs
 }
 
 func sameCopy(a, b *annals.ReplicaCopy) bool {

@@ -139,6 +139,11 @@ func (o *outboxTx) InsertOp(op *annals.ReplicationOp) error {
 	return nil
 }
 
+func (o *outboxTx) ForgetGivenUpRun(chatID, runID string) error {
+	_, err := o.tx.ExecContext(o.ctx, `DELETE FROM replication_given_up WHERE chat_id = ? AND kind = 'run' AND run_id = ?`, chatID, runID)
+	return storeErrOrNil("forget a given-up run", err)
+}
+
 // Host returns the stored host identity; see annals.HostStore.
 func (db *DB) Host(ctx context.Context) (*annals.HostIdentity, error) {
 	_, id, err := readHost(ctx, db.reader)

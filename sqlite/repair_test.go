@@ -17,3 +17,7 @@ func TestReplicaResetConformance(t *testing.T) {
 func TestDropOpConformance(t *testing.T) {
 	storetest.RunDropOp(t, func(tb testing.TB) storetest.DropStore { return MustOpenDB(tb) })
 }
+
+func TestGivenUpRunRecordedAgainConformance(t *testing.T) {
+	storetest.RunGivenUpRunRecordedAgain(t, func(tb testing.TB) storetest.DropStore { return MustOpenDB(tb) })
+}

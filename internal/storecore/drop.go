@@ -38,8 +38,10 @@ func DropOp(tx DropTx, chatID, opID string, baseSeq int64, baseDigest string) (*
 	if err := tx.DeleteOp(ops[0]); err != nil {
 		return nil, err
 	}
-	if err := tx.MarkGivenUp(GivenUpMark(ops[0])); err != nil {
-		return nil, err
+	if mark := GivenUpMark(ops[0]); !recordsRun(ops[1:], mark.RunID) {
+		if err := tx.MarkGivenUp(mark); err != nil {
+			return nil, err
+		}
 	}
 	seq, prev := baseSeq, baseDigest
 	for _, op := range ops[1:] {
@@ -87,4 +89,22 @@ func GivenUpMark(op *annals.ReplicationOp) *annals.GivenUpOp {
 		g.RunID = p.Run.ID
 	}
 	return g
+}
+
+// recordsRun reports whether one of ops records the run runID: a run given up while a later
+// operation of it waits in the lane is not given up — that operation carries the run to the
+// remote — so it leaves no mark (docs/REPLICATION.md, "Dropping a refused operation").
+func recordsRun(ops []*annals.ReplicationOp, runID string) bool {
+	if runID == "" {
+		return false
+	}
+	for _, op := range ops {
+		if op.Kind != annals.OpRun {
+			continue
+		}
+		if p, err := annals.DecodePayload(op.Payload); err == nil && p.Run != nil && p.Run.ID == runID {
+			return true
+		}
+	}
+	return false
 }

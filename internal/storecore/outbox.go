@@ -56,6 +56,10 @@ type OutboxTx interface {
 	// that a reset carries them (annals.MergeHumanLayer).
 	FieldStamps(chatID string) (map[string]annals.FieldStamp, error)
 	SetFieldStamps(chatID string, fields []string, s annals.FieldStamp) error
+	// ForgetGivenUpRun removes the given-up marks of a run (annals.GivenUpOp with its RunID)
+	// of the chat: a later operation of the run is queued, which carries the run to the
+	// remote, so a repair must no longer withhold it.
+	ForgetGivenUpRun(chatID, runID string) error
 }
 
 // WriteOutbox writes the operations of changes through tx: each payload encoded, numbered in its
@@ -105,6 +109,13 @@ func WriteOutbox(tx OutboxTx, host *OutboxHost, here annals.Fingerprint, now tim
 			Payload: payload, Digest: h.digest, CreatedAt: now}
 		if err := tx.InsertOp(op); err != nil {
 			return err
+		}
+		if p.Run != nil {
+			// A run given up by `retry --drop` and recorded again reaches the remote with
+			// this operation: its mark must not make verify withhold it (docs/REPLICATION.md).
+			if err := tx.ForgetGivenUpRun(chatID, p.Run.ID); err != nil {
+				return err
+			}
 		}
 	}
 	for _, chatID := range order {
