@@ -225,15 +225,11 @@ func chatDocMatch(query string, f annals.ChatFilter) string {
 }
 
 // walkMatch is the MATCH of a search's walk over every document (sqlite/search_blocks.go): the
-// query's own documents in the owner's scope, and, when the query is not a plain disjunction
-// (so that a long chat may hold it across blocks), every long-chat document holding any of its
-// positive terms (anyQ).
-func walkMatch(query, anyQ string, disjunction bool, f annals.ChatFilter) string {
+// walk's body (walkBody: the query's own documents, and the long chats' documents when the
+// query is not a plain disjunction) in the owner's scope.
+func walkMatch(body string, f annals.ChatFilter) string {
 	pos, not := ownerMatch(f.Owner, f.IncludeArchived)
-	m := "(" + query + ")"
-	if !disjunction {
-		m = "(" + m + ` OR ((` + anyQ + `) AND owner : "multi"))`
-	}
+	m := "(" + body + ")"
 	if len(pos) > 0 {
 		m += " AND " + strings.Join(pos, " AND ")
 	}

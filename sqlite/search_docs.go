@@ -171,7 +171,7 @@ func planWalk(ctx context.Context, tx queryer, p *searchPlan, text *annals.TextE
 	if err != nil {
 		return nil, "", err
 	}
-	anyQ, err := ftsCompile(anyOf(query.PositiveTerms(text, nil)), mcols)
+	body, twice, err := walkBody(text, match, mcols)
 	if err != nil {
 		return nil, "", err
 	}
@@ -179,17 +179,62 @@ func planWalk(ctx context.Context, tx queryer, p *searchPlan, text *annals.TextE
 	if err != nil {
 		return nil, "", err
 	}
-	disjunction := storecore.IsDisjunction(text)
-	w := &docWalk{match: walkMatch(match, anyQ, disjunction, p.f.Chat), longs: longJSON(longs), longDocs: longDocs, score: "NULL"}
+	w := &docWalk{match: walkMatch(body, p.f.Chat), longs: longJSON(longs), longDocs: longDocs, score: "NULL"}
 	if p.useEntries && p.f.Sort != annals.SortRecent {
 		w.score = "bm25(chat_fts, " + docWeights + ")"
-		if !disjunction {
+		if twice {
 			// The walk's MATCH holds every positive phrase twice (the query's and anyQ's), and
 			// bm25 sums over the phrases of the MATCH, whichever side matched.
 			w.score += " / 2"
 		}
 	}
 	return w, chatDocMatch(match, p.f.Chat), nil
+}
+
+// walkBody is the walk's MATCH before the owner narrowing (walkMatch): the query's own
+// documents and, when the query is not a plain disjunction (so that a long chat may hold it
+// across blocks), the long chats' documents, "multi" in the owner column (search_blocks.go).
+// twice says whether a phrase of the query is in it twice.
+//
+// bm25 counts the documents of each phrase of the MATCH with a pass over the whole index, one
+// per occurrence, so a phrase should be there once. For an AND of items (a b -c), each item
+// admits the long chats' documents itself: (a OR multi) AND (b OR multi) NOT (c NOT multi) is
+// the query on every other document and every long-chat document (the walk reserves room for
+// all of them; which long chats match is decided over their blocks, longChats). Anything else
+// (an OR of ANDs) is the query OR (any of its positive terms AND multi): twice.
+func walkBody(text *annals.TextExpr, match string, cols []string) (string, bool, error) {
+	const multi = `owner : "multi"`
+	if storecore.IsDisjunction(text) {
+		return match, false, nil
+	}
+	if text.Op != annals.TextAnd {
+		anyQ, err := ftsCompile(anyOf(query.PositiveTerms(text, nil)), cols)
+		if err != nil {
+			return "", false, err
+		}
+		return "((" + match + ") OR ((" + anyQ + ") AND " + multi + "))", true, nil
+	}
+	var pos, neg []string
+	for _, it := range text.Items {
+		x := it
+		if it.Op == annals.TextNot {
+			x = it.Items[0]
+		}
+		m, err := ftsCompile(x, cols)
+		if err != nil {
+			return "", false, err
+		}
+		if it.Op == annals.TextNot {
+			neg = append(neg, "(("+m+") NOT "+multi+")")
+		} else {
+			pos = append(pos, "(("+m+") OR "+multi+")")
+		}
+	}
+	if len(pos) == 0 {
+		return "", false, errOnlyExclusions()
+	}
+	// FTS5's operators are left-associative: a chain of them does not deepen its parser's stack.
+	return "(" + strings.Join(append([]string{strings.Join(pos, " AND ")}, neg...), " NOT ") + ")", false, nil
 }
 
 // candidates is step 1: the k newest matching chats, through the chat filters. The walk reads
