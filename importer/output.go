@@ -353,8 +353,10 @@ func (o *output) truncateProvisional(p annals.ProvisionalEntry) {
 	}
 }
 
-// flush applies the queued ops: chats and truncations one by one, runs of appends and runs as
-// one transaction each.
+// flush applies the queued ops: runs of chats, appends and runs as one transaction each, split
+// at truncations, which are applied one by one. A chat is created in the transaction of its
+// first entries, titled already when its title is derived (titleAtCreation), so its search
+// document is built once, not at creation, at its entries and again at its title.
 func (o *output) flush() error {
 	if o.err != nil {
 		return o.err
@@ -364,6 +366,98 @@ func (o *output) flush() error {
 	if o.im.opts.DryRun || len(ops) == 0 {
 		return nil
 	}
+	var seg []annals.CaptureOp
+	for _, op := range ops {
+		if op.Truncate == nil {
+			if op.Chat != nil {
+				op = o.titleAtCreation(op)
+			}
+			seg = append(seg, op)
+			continue
+		}
+		if err := o.captureSeg(seg); err != nil {
+			o.err = err
+			return err
+		}
+		seg = nil
+		res, err := annals.TruncateChat(o.ctx, o.im.store, op.Truncate.ChatID, op.Truncate.Point)
+		switch {
+		case err == nil:
+			o.counts.Removed += res.Removed
+		case annals.ErrorCode(err) == annals.ENOTFOUND:
+			o.Warnf(o.line, "rewind of chat %s: %s", op.Truncate.ChatID, annals.ErrorMessage(err))
+		default:
+			o.err = fmt.Errorf("rewinding chat %s: %w", op.Truncate.ChatID, err)
+			return o.err
+		}
+	}
+	if err := o.captureSeg(seg); err != nil {
+		o.err = err
+		return err
+	}
+	o.run.progressWith(o.src.Path, o.counts)
+	return nil
+}
+
+// titleAtCreation gives a chat op carrying a derived title (DerivedTitleAttr) that title, so
+// the chat is created titled. Only when Options.Titles can replace a derived title: a title
+// from the source applied later (applyTitles) then still wins, as when the derived title was
+// applied last. Otherwise the op is returned as it is and its derived title applied last.
+func (o *output) titleAtCreation(op annals.CaptureOp) annals.CaptureOp {
+	t := op.Chat.Attributes[reader.DerivedTitleAttr]
+	if t == "" || op.Chat.Title != "" {
+		return op
+	}
+	if _, ok := o.im.opts.Titles.(TitleReplacer); !ok {
+		return op
+	}
+	c := *op.Chat
+	c.Title = reader.Truncated(t, annals.MaxTitleBytes)
+	return annals.CaptureOp{Chat: &c}
+}
+
+// captureSeg applies a segment of chats, appends and runs in one transaction. When the store
+// refuses one of its chats (a conflict with a stored chat's immutable data, or an agent the key
+// may not create chats for), the transaction was rolled back and the segment is applied again
+// with each chat on its own (captureApart), where those refusals are handled.
+func (o *output) captureSeg(seg []annals.CaptureOp) error {
+	if len(seg) == 0 {
+		return nil
+	}
+	chats, derivedLast := 0, false
+	for _, op := range seg {
+		if op.Chat != nil {
+			chats++
+			derivedLast = derivedLast || op.Chat.Title == "" && op.Chat.Attributes[reader.DerivedTitleAttr] != ""
+		}
+	}
+	if derivedLast {
+		// A derived title applied last needs to know which chat this run created.
+		return o.captureApart(seg)
+	}
+	res, err := o.im.store.Capture(o.ctx, compact(seg))
+	if err != nil && chats > 0 {
+		if c := annals.ErrorCode(err); c == annals.ECONFLICT || c == annals.EFORBIDDEN {
+			return o.captureApart(seg)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("writing entries of %s: %w", o.src.Path, err)
+	}
+	o.countCapture(res)
+	return nil
+}
+
+func (o *output) countCapture(res *annals.CaptureResult) {
+	o.counts.Chats += res.ChatsCreated
+	o.counts.Entries += res.EntriesAppended
+	o.counts.Skipped += res.EntriesSkipped
+	o.counts.Removed += res.EntriesRemoved
+}
+
+// captureApart applies a segment with each chat created in a transaction of its own, and the
+// appends and runs between them as one transaction each.
+func (o *output) captureApart(ops []annals.CaptureOp) error {
 	st := o.im.store
 	var seg []annals.CaptureOp
 	capture := func() error {
@@ -375,61 +469,37 @@ func (o *output) flush() error {
 		if err != nil {
 			return fmt.Errorf("writing entries of %s: %w", o.src.Path, err)
 		}
-		o.counts.Entries += res.EntriesAppended
-		o.counts.Skipped += res.EntriesSkipped
-		o.counts.Removed += res.EntriesRemoved
+		o.countCapture(res)
 		return nil
 	}
 	for _, op := range ops {
-		switch {
-		case op.Chat != nil:
-			if err := capture(); err != nil {
-				o.err = err
-				return err
-			}
-			res, err := o.createChat(st, op)
-			switch {
-			case err == nil:
-				o.counts.Chats += res.ChatsCreated
-				if t := op.Chat.Attributes[reader.DerivedTitleAttr]; t != "" && res.ChatsCreated > 0 {
-					o.run.derived = append(o.run.derived, annals.PendingTitle{SourceID: op.Chat.ID, Title: t})
-				}
-			case annals.ErrorCode(err) == annals.ECONFLICT:
-				// The chat exists with other immutable data: a chat first imported from a
-				// partial file (before its model was known), or by an older parser. The
-				// stored chat stands; its transcript is still completed.
-			default:
-				o.err = fmt.Errorf("creating chat %s: %w", op.Chat.ID, err)
-				return o.err
-			}
-		case op.Truncate != nil:
-			if err := capture(); err != nil {
-				o.err = err
-				return err
-			}
-			res, err := annals.TruncateChat(o.ctx, st, op.Truncate.ChatID, op.Truncate.Point)
-			switch {
-			case err == nil:
-				o.counts.Removed += res.Removed
-			case annals.ErrorCode(err) == annals.ENOTFOUND:
-				o.Warnf(o.line, "rewind of chat %s: %s", op.Truncate.ChatID, annals.ErrorMessage(err))
-			default:
-				o.err = fmt.Errorf("rewinding chat %s: %w", op.Truncate.ChatID, err)
-				return o.err
-			}
-		default:
+		if op.Chat == nil {
 			seg = append(seg, op)
+			continue
+		}
+		if err := capture(); err != nil {
+			return err
+		}
+		res, err := o.createChat(st, op)
+		switch {
+		case err == nil:
+			o.counts.Chats += res.ChatsCreated
+			if t := op.Chat.Attributes[reader.DerivedTitleAttr]; t != "" && op.Chat.Title == "" && res.ChatsCreated > 0 {
+				o.run.derived = append(o.run.derived, annals.PendingTitle{SourceID: op.Chat.ID, Title: t})
+			}
+		case annals.ErrorCode(err) == annals.ECONFLICT:
+			// The chat exists with other immutable data: a chat first imported from a
+			// partial file (before its model was known), or by an older parser. The
+			// stored chat stands; its transcript is still completed.
+		default:
+			return fmt.Errorf("creating chat %s: %w", op.Chat.ID, err)
 		}
 	}
-	if err := capture(); err != nil {
-		o.err = err
-		return err
-	}
-	o.run.progressWith(o.src.Path, o.counts)
-	return nil
+	return capture()
 }
 
-// compact reorders one transaction's appends and runs so the store does less work: the
+// compact reorders one transaction's ops so the store does less work: its chats first (each before
+// any entry of its own, as they were queued), then the appends and runs. The
 // entries of a chat become one append even when run records came between them, and a run
 // recorded several times (a split reply re-records its usage on every line) is recorded once,
 // with its last values, after the entries. Runs and entries are independent rows, so only
@@ -438,8 +508,11 @@ func compact(seg []annals.CaptureOp) []annals.CaptureOp {
 	out := make([]annals.CaptureOp, 0, len(seg))
 	lastRun := map[string]int{}
 	for i, op := range seg {
-		if op.Run != nil {
+		switch {
+		case op.Run != nil:
 			lastRun[op.Run.ID] = i
+		case op.Chat != nil:
+			out = append(out, op) // chats first, in their order: before any entry of theirs
 		}
 	}
 	for _, op := range seg {
@@ -447,7 +520,7 @@ func compact(seg []annals.CaptureOp) []annals.CaptureOp {
 		if a == nil {
 			continue
 		}
-		if n := len(out); n > 0 {
+		if n := len(out); n > 0 && out[n-1].Append != nil {
 			if prev := out[n-1].Append; prev.ChatID == a.ChatID && len(prev.Entries)+len(a.Entries) <= annals.MaxBatchEntries {
 				prev.Entries = append(prev.Entries, a.Entries...)
 				continue
