@@ -70,6 +70,27 @@ type Embedder interface {
 	Dimension() int
 }
 
+// MeaningEmbedder is an Embedder that says whether its vectors rank by meaning. Hashing's do
+// not (they are the text's words, hashed: a ranking by them finds shared words, as the full-text
+// search does); the learned embedder's do once it has learned from the tenant's history. The
+// history service ranks a search hybrid by default only when they do (docs/QUERY.md, "Which
+// ranking a search uses"). An Embedder that does not implement it (a model provider) is taken
+// to rank by meaning.
+type MeaningEmbedder interface {
+	Embedder
+	// RanksByMeaning reports whether the vectors of the current Model rank by meaning.
+	RanksByMeaning() bool
+}
+
+// RanksByMeaning reports whether e's vectors rank by meaning: MeaningEmbedder's answer, true
+// for any other embedder (a model provider).
+func RanksByMeaning(e Embedder) bool {
+	if m, ok := e.(MeaningEmbedder); ok {
+		return m.RanksByMeaning()
+	}
+	return true
+}
+
 // TenantEmbedders gives each tenant its own embedder: the learned embedder (embed.LearnedTenants)
 // learns one model per tenant from that tenant's chats alone, so one tenant's words never shape
 // another tenant's vectors (docs/SECURITY.md, "One learned model per tenant"). The history

@@ -43,6 +43,11 @@ type SearchExplain struct {
 	Expansions []PrefixExpansion `json:"expansions,omitempty"`
 	// Path names the way the store answered: "chat documents" or "entry index".
 	Path string `json:"path,omitempty"`
+	// Rank is the ranking the search used (RankLexical, RankHybrid, RankSemantic) and
+	// RankReason why: the caller asked for it, or the default's rule (docs/QUERY.md, "Which
+	// ranking a search uses").
+	Rank       string `json:"rank,omitempty"`
+	RankReason string `json:"rank_reason,omitempty"`
 }
 
 // SearchReport collects what a store reports while it runs one search: NewContextWithSearchReport

@@ -78,7 +78,7 @@ func NewHashing(dimension int) (*Hashing, error) {
 	return &Hashing{dim: dimension}, nil
 }
 
-var _ annals.Embedder = (*Hashing)(nil)
+var _ annals.MeaningEmbedder = (*Hashing)(nil)
 
 // Dimension returns the length of every vector.
 func (h *Hashing) Dimension() int {
@@ -93,6 +93,9 @@ func (h *Hashing) Dimension() int {
 func (h *Hashing) Model() string {
 	return "annals-hash-v1-" + strconv.Itoa(h.Dimension())
 }
+
+// RanksByMeaning is false: hashed words find shared words, not shared meaning.
+func (h *Hashing) RanksByMeaning() bool { return false }
 
 // Embed returns one L2-normalised vector per text. A text with no letters or digits (including
 // the empty text) has no features and gets the zero vector, which Cosine scores 0 against

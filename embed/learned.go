@@ -156,6 +156,9 @@ func (l *Learned) Dimension() int {
 	return m.dim + l.lex.Dimension()
 }
 
+// RanksByMeaning reports whether the tenant's model has learned: until then it is Hashing.
+func (l *Learned) RanksByMeaning() bool { return l.current() != nil }
+
 // Embed returns one unit vector per text: the learned part (weight 1) and the lexical part
 // (weight Lexical), each normalised, then the whole.
 func (l *Learned) Embed(ctx context.Context, texts []string) ([][]float32, error) {
@@ -248,4 +251,4 @@ func (st *learnedState) vocabStale() bool {
 	return st.tokensAtVocab > 0 && newTokens >= st.tokensAtVocab && newOOV > newTokens/3
 }
 
-var _ annals.Embedder = (*Learned)(nil)
+var _ annals.MeaningEmbedder = (*Learned)(nil)

@@ -57,7 +57,8 @@ type Request struct {
 	In []string `json:"in,omitempty"`
 	// Sort orders search results: relevance (default) or recent.
 	Sort string `json:"sort,omitempty"`
-	// Rank ranks search results: lexical (default), hybrid or semantic.
+	// Rank ranks search results: lexical, hybrid or semantic; empty: the history's default
+	// (docs/QUERY.md, "Which ranking a search uses").
 	Rank string `json:"rank,omitempty"`
 	// Mode is chats (default: ranked chats with snippets) or entries (matching entries, for
 	// jumping to the message).

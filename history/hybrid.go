@@ -24,12 +24,14 @@ const (
 )
 
 // searchByMeaning answers a search ranked hybrid or semantic.
-func (s *Service) searchByMeaning(ctx context.Context, p annals.SearchParams, mode annals.SearchMode, res *Resolved, f annals.SearchFilter, q *query.Query) (*annals.SearchPage, error) {
-	words, err := s.checkMeaningSearch(p, mode, f)
+// choice.groups, when the default's rule read them, are the meaning ranking's candidates.
+func (s *Service) searchByMeaning(ctx context.Context, p annals.SearchParams, choice rankChoice, mode annals.SearchMode, res *Resolved, f annals.SearchFilter, q *query.Query) (*annals.SearchPage, error) {
+	words, err := s.checkMeaningSearch(choice.rank, mode, f)
 	if err != nil {
 		return nil, err
 	}
-	hybrid := p.Rank == annals.RankHybrid
+	hybrid := choice.rank == annals.RankHybrid
+	report := &annals.SearchReport{}
 	depth := f.Offset + f.Limit
 	if hybrid {
 		depth = max(depth, s.fuseDepth)
@@ -43,13 +45,13 @@ func (s *Service) searchByMeaning(ctx context.Context, p annals.SearchParams, mo
 			lf := f
 			lf.Offset, lf.Limit, lf.OrderOnly = 0, depth, true
 			var err error
-			lexHits, _, err = s.store.SearchChats(ctx, lf)
+			lexHits, _, err = s.store.SearchChats(annals.NewContextWithSearchReport(ctx, report), lf)
 			lexErr <- err
 		}()
 	} else {
 		lexErr <- nil
 	}
-	meaning, err := s.meaningRanking(ctx, res, f, words, depth)
+	meaning, err := s.meaningRanking(ctx, res, f, words, depth, choice.groups)
 	if lerr := <-lexErr; err == nil {
 		err = lerr
 	}
@@ -104,37 +106,43 @@ func (s *Service) searchByMeaning(ctx context.Context, p annals.SearchParams, mo
 	if next := f.Offset + f.Limit; next < out.Total {
 		out.NextCursor = encodeCursor(cursor{Offset: next})
 	}
+	if p.Explain {
+		out.Explain = explainFor(ctx, report.Explain())
+		out.Explain.Rank, out.Explain.RankReason = choice.rank, choice.reason
+	}
 	return out, nil
 }
 
 // checkMeaningSearch refuses what a ranking by meaning cannot answer and returns the words it
 // ranks by.
-func (s *Service) checkMeaningSearch(p annals.SearchParams, mode annals.SearchMode, f annals.SearchFilter) (string, error) {
-	if p.Rank != annals.RankHybrid && p.Rank != annals.RankSemantic {
-		return "", annals.Errorf(annals.EINVALID, "unknown rank %q (want lexical, hybrid or semantic)", p.Rank)
+func (s *Service) checkMeaningSearch(rank string, mode annals.SearchMode, f annals.SearchFilter) (string, error) {
+	if rank != annals.RankHybrid && rank != annals.RankSemantic {
+		return "", annals.Errorf(annals.EINVALID, "unknown rank %q (want lexical, hybrid or semantic)", rank)
 	}
 	if mode != annals.SearchChatsMode {
-		return "", annals.Errorf(annals.EINVALID, "rank %s ranks chats; entries mode is ranked lexical only", p.Rank)
+		return "", annals.Errorf(annals.EINVALID, "rank %s ranks chats; entries mode is ranked lexical only", rank)
 	}
 	if f.Sort == annals.SortRecent {
-		return "", annals.Errorf(annals.EINVALID, "rank %s orders by relevance; sort recent goes with rank lexical", p.Rank)
+		return "", annals.Errorf(annals.EINVALID, "rank %s orders by relevance; sort recent goes with rank lexical", rank)
 	}
 	words := meaningText(f.Text)
 	if words == "" {
-		return "", annals.Errorf(annals.EINVALID, "rank %s ranks by the meaning of the query's words and this query has none (filters only); use rank lexical", p.Rank)
+		return "", annals.Errorf(annals.EINVALID, "rank %s ranks by the meaning of the query's words and this query has none (filters only); use rank lexical", rank)
 	}
 	if !s.canEmbed() {
-		return "", annals.Errorf(annals.EUNAVAILABLE, "rank %s needs an embedder; configure one under embedder: in the annals config", p.Rank)
+		return "", annals.Errorf(annals.EUNAVAILABLE, "rank %s needs an embedder; configure one under embedder: in the annals config", rank)
 	}
 	return words, nil
 }
 
 // meaningRanking is the depth chats in the search's scope closest to words by meaning that pass
-// its filters.
-func (s *Service) meaningRanking(ctx context.Context, res *Resolved, f annals.SearchFilter, words string, depth int) ([]scored, error) {
-	groups, err := s.meaningCandidates(ctx, res.Owner, f.Chat.IncludeArchived, "", querySource(words))
-	if err != nil {
-		return nil, err
+// its filters, ranked from groups when they were read already.
+func (s *Service) meaningRanking(ctx context.Context, res *Resolved, f annals.SearchFilter, words string, depth int, groups []meaningGroup) ([]scored, error) {
+	if groups == nil {
+		var err error
+		if groups, err = s.meaningCandidates(ctx, res.Owner, f.Chat.IncludeArchived, "", querySource(words)); err != nil {
+			return nil, err
+		}
 	}
 	if filtered(f) {
 		return s.keepFiltered(ctx, f, groups, depth)

@@ -35,6 +35,8 @@ type meaningGroup struct {
 	model  string
 	source []float32
 	cands  []annals.ChatVector
+	// meaning: the model ranks by meaning (annals.RanksByMeaning), not by hashed words.
+	meaning bool
 }
 
 // sourceFunc embeds the source of a ranking (a query, a chat) with emb, the model of tenant.
@@ -51,7 +53,7 @@ func (s *Service) meaningCandidates(ctx context.Context, owner annals.Owner, arc
 		if err != nil {
 			return meaningGroup{}, err
 		}
-		g := meaningGroup{model: emb.Model()}
+		g := meaningGroup{model: emb.Model(), meaning: annals.RanksByMeaning(emb)}
 		if g.source, err = source(ctx, emb, tenant); err != nil {
 			return g, err
 		}

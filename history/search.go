@@ -33,8 +33,9 @@ func (s *Service) SearchChats(ctx context.Context, p annals.SearchParams) (*anna
 	if err != nil {
 		return nil, err
 	}
-	if p.Rank != "" && p.Rank != annals.RankLexical {
-		return s.searchByMeaning(ctx, p, mode, res, f, q)
+	choice := s.chooseRank(ctx, p, mode, res, f, q)
+	if choice.rank != annals.RankLexical {
+		return s.searchByMeaning(ctx, p, choice, mode, res, f, q)
 	}
 	out := &annals.SearchPage{Limit: f.Limit, Offset: f.Offset, Scope: string(res.Scope), Mode: string(mode), Query: q.String()}
 	report, n, err := s.runSearch(ctx, f, mode, out)
@@ -61,6 +62,7 @@ func (s *Service) SearchChats(ctx context.Context, p annals.SearchParams) (*anna
 	}
 	if p.Explain {
 		out.Explain = explainFor(ctx, explain)
+		out.Explain.Rank, out.Explain.RankReason = choice.rank, choice.reason
 	}
 	// Relevance scores come from full-text statistics over the whole index, every tenant's rows
 	// included, so an absolute score would tell a member how common a word is in other tenants'

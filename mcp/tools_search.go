@@ -89,7 +89,7 @@ type searchIn struct {
 	Query string   `json:"query" jsonschema:"the search: words (all must match), \"a phrase\", prefix*, -excluded, a OR b, and filters tag:x role:user tool:Bash after:2026-01-01 before:2026-02-01"`
 	Mode  string   `json:"mode,omitempty" jsonschema:"chats (default): ranked sessions with snippets; entries: the matching entries themselves"`
 	Sort  string   `json:"sort,omitempty" jsonschema:"relevance (default) or recent"`
-	Rank  string   `json:"rank,omitempty" jsonschema:"lexical (default): by the words; hybrid: words and meaning fused; semantic: by meaning alone, finding sessions that share no word with the query"`
+	Rank  string   `json:"rank,omitempty" jsonschema:"lexical: by the words; hybrid: words and meaning fused; semantic: by meaning alone, finding sessions that share no word with the query. Omitted: hybrid for plain words once the embedder ranks by meaning, else lexical"`
 	In    []string `json:"in,omitempty" jsonschema:"fields to search: title, description, summary, tags, body, tools (default all)"`
 	Limit int      `json:"limit,omitempty" jsonschema:"results per page, 1 to 75"`
 	filters

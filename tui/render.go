@@ -130,7 +130,7 @@ func (m *Model) subheader() string {
 	if f := m.filterSummary(); f != "" {
 		parts = append(parts, "filter: "+f)
 	}
-	if m.s.rank != "" && m.s.rank != annals.RankLexical {
+	if m.s.rank != "" { // chosen by the person; "" is the history's default
 		parts = append(parts, "rank: "+m.s.rank)
 	}
 	if m.s.partial != "" {

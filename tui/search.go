@@ -25,7 +25,7 @@ type searchState struct {
 	filter      annals.ChatQuery
 	filterText  string // what the header says
 	filterInput string // what the filter prompt last took
-	rank        string // annals.RankLexical, RankHybrid or RankSemantic; "" is lexical
+	rank        string // annals.RankLexical, RankHybrid or RankSemantic; "" is the history's default
 
 	query   string // the query the rows answer ("" lists recent chats)
 	rows    []row

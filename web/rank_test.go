@@ -7,16 +7,20 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// TestSearchByMeaning: the search form offers the rankings (words, words and meaning,
-// meaning); the chosen one reaches the history (the results page says so in its URL and
+// TestSearchByMeaning: the search form offers the rankings (the default, words, words and
+// meaning, meaning); the chosen one reaches the history (the results page says so in its URL and
 // pages), and ranking by meaning refuses a query without words with the history's message.
 func TestSearchByMeaning(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	seedSearchable(e)
 	tb := newTab(t)
 	tb.open(e.url + "/search")
-	if got := eval[string](tb, `[...document.querySelectorAll("#search-rank option")].map(o => o.value + "=" + o.textContent).join("|")`); got != "lexical=words|hybrid=words and meaning|semantic=meaning" {
+	if got := eval[string](tb, `[...document.querySelectorAll("#search-rank option")].map(o => o.value + "=" + o.textContent).join("|")`); got != "=default|lexical=words|hybrid=words and meaning|semantic=meaning" {
 		t.Errorf("the rankings offered: %q", got)
+	}
+	// No choice is "": the history's default decides (docs/QUERY.md), the form does not.
+	if got := eval[string](tb, `document.getElementById("search-rank").value`); got != "" {
+		t.Errorf("the form starts on rank %q, want the default", got)
 	}
 	tb.run(chromedp.SetValue(chromedp.CSS("#search-rank"), "semantic"))
 	tb.run(chromedp.SendKeys(chromedp.CSS("#search-input"), "tomato seedlings"))

@@ -13,7 +13,8 @@ const searchPageSize = 20
 
 type searchPage struct {
 	Query string
-	// Rank is how chats are ranked (annals.RankLexical, the default, RankHybrid or RankSemantic).
+	// Rank is how chats are ranked as the person chose it: annals.RankLexical, RankHybrid,
+	// RankSemantic, or "" (no choice: the history's default, docs/QUERY.md).
 	Rank  string
 	Ranks []rankChoice
 	Hits  []annals.ChatHit
@@ -36,9 +37,6 @@ func (h *Handler) search(w http.ResponseWriter, r *http.Request) error {
 	}
 	q := r.URL.Query()
 	page := searchPage{Query: q.Get("q"), Rank: q.Get("rank"), Ranks: rankChoices}
-	if page.Rank == "" {
-		page.Rank = annals.RankLexical
-	}
 	if strings.TrimSpace(page.Query) != "" {
 		res, err := c.SearchChats(r.Context(), annals.SearchParams{Query: page.Query, Mode: annals.SearchChatsMode, Rank: page.Rank,
 			Page: annals.PageParams{Limit: searchPageSize, Cursor: q.Get("cursor")}})
@@ -46,9 +44,13 @@ func (h *Handler) search(w http.ResponseWriter, r *http.Request) error {
 		case err == nil:
 			page.Hits, page.Total, page.AtLeast, page.Partial = res.Chats, res.Total, res.TotalIsLowerBound, res.PartialReason
 			if res.NextCursor != "" {
-				page.Next = "/search?" + url.Values{"q": {page.Query}, "rank": {page.Rank}, "cursor": {res.NextCursor}}.Encode()
+				next := url.Values{"q": {page.Query}, "cursor": {res.NextCursor}}
+				if page.Rank != "" {
+					next.Set("rank", page.Rank)
+				}
+				page.Next = "/search?" + next.Encode()
 			}
-		case annals.ErrorCode(err) == annals.EINVALID, annals.ErrorCode(err) == annals.EUNAVAILABLE && page.Rank != annals.RankLexical:
+		case annals.ErrorCode(err) == annals.EINVALID, annals.ErrorCode(err) == annals.EUNAVAILABLE && page.Rank != "" && page.Rank != annals.RankLexical:
 			page.Error = annals.ErrorMessage(err)
 		default:
 			return err
@@ -73,9 +75,10 @@ func (h *Handler) search(w http.ResponseWriter, r *http.Request) error {
 // rankChoice is one ranking the search form offers.
 type rankChoice struct{ Value, Label string }
 
-// rankChoices are the rankings of docs/QUERY.md: by the words (full text), by meaning (the
-// configured embedder), or both fused.
+// rankChoices are the rankings of docs/QUERY.md: the history's default (no choice sent), by the
+// words (full text), by meaning (the configured embedder), or both fused.
 var rankChoices = []rankChoice{
+	{"", "default"},
 	{annals.RankLexical, "words"},
 	{annals.RankHybrid, "words and meaning"},
 	{annals.RankSemantic, "meaning"},

@@ -31,6 +31,8 @@ func goldenCLICommands(g *golden, tm *testMain) {
 		{"list", "extra"},
 		{"search", "deploy"},
 		{"search", "deploy", "--json"},
+		{"search", "deploy", "--explain"},
+		{"search", "deploy", "--rank", "lexical", "--explain"},
 		{"search", "permission", "--entries"},
 		{"search", "--in", "tools", "permission", "--json"},
 		{"search", `"unclosed`},

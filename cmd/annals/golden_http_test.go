@@ -150,6 +150,8 @@ func goldenEnvelope(gs *goldenServer) {
 		{"member", `{"op":"list","tag":"ops","limit":1}`},
 		{"member", `{"op":"list","status":"bogus"}`},
 		{"member", `{"op":"search","query":"deploy"}`},
+		{"member", `{"op":"search","query":"deploy","explain":true}`},
+		{"member", `{"op":"search","query":"deploy","rank":"hybrid","explain":true}`},
 		{"member", `{"op":"search","query":"deploy","mode":"entries","mark_open":"<b>","mark_close":"</b>"}`},
 		{"member", `{"op":"search","query":"permission","in":["tools"],"sort":"recent"}`},
 		{"member", `{"op":"search","query":"\"unclosed"}`},

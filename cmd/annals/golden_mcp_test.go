@@ -84,6 +84,7 @@ func (s goldenSession) reads() {
 	s.call("history_resume", map[string]any{"id": "acme-deploy"})
 	s.call("history", map[string]any{"op": "list"})
 	s.call("history", map[string]any{"op": "search", "query": "deploy"})
+	s.call("history", map[string]any{"op": "search", "query": "deploy", "explain": true})
 	s.call("history", map[string]any{"op": "pin", "session_id": "acme-deploy"})
 	s.call("history", map[string]any{"op": "delete", "session_id": "acme-deploy"})
 	s.read("annals://chat/acme-deploy")

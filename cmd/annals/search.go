@@ -42,12 +42,14 @@ in the search language (docs/QUERY.md): words (all must match), "phrases", prefi
 attr.repository:github.com/o/r after:2026-01-01 before:2026-02-01 in:title.
 Results are ranked by relevance blended with recency, with highlighted snippets;
 --rank hybrid fuses that with a ranking by meaning, --rank semantic ranks by meaning alone.
+Without --rank, plain words rank hybrid once the embedder has learned meaning, else lexical
+(--explain says which and why).
 --entries lists matching messages instead, to jump to one with 'annals show ID --around SEQ'.`)
 	c := readFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	in := fs.String("in", "", "comma-separated fields to search: title, description, summary, tags, body, tools (default all)")
 	sort := fs.String("sort", "relevance", "relevance or recent")
-	rank := fs.String("rank", "lexical", "lexical (by the words), hybrid (words and meaning fused) or semantic (by meaning alone)")
+	rank := fs.String("rank", "", "lexical (by the words), hybrid (words and meaning fused) or semantic (by meaning alone); default: hybrid for plain words once the embedder ranks by meaning, else lexical")
 	entries := fs.Bool("entries", false, "list matching entries instead of chats")
 	explain := fs.Bool("explain", false, "also say how the search ran: the words each prefix* stood for, their document counts, whether they were capped, and the index used")
 	ff := addFilterFlags(fs)
@@ -147,9 +149,14 @@ func writeEntryHits(w io.Writer, hl snippetHighlighter, hits []annals.EntryHit) 
 	}
 }
 
-// writeExplain says how a search ran: its path and each prefix's expansion.
+// writeExplain says how a search ran: its ranking and why, its path and each prefix's expansion.
 func writeExplain(w io.Writer, x *annals.SearchExplain) {
-	fmt.Fprintf(w, "Search path: %s.\n", x.Path)
+	if x.Rank != "" {
+		fmt.Fprintf(w, "Rank: %s (%s).\n", x.Rank, termsafe.String(x.RankReason))
+	}
+	if x.Path != "" {
+		fmt.Fprintf(w, "Search path: %s.\n", x.Path)
+	}
 	for _, e := range x.Expansions {
 		if e.AllTenants && e.Scanned == 0 {
 			// Withheld by the history (annals.PrefixExpansion.Withheld): the words are every tenant's.

@@ -104,7 +104,7 @@
         inflight = ctl;
         const q = input.value;
         const params = { q };
-        if (rank && rank.value !== "lexical") params.rank = rank.value;
+        if (rank && rank.value !== "") params.rank = rank.value; // "": the history's default
         const url = "/search?" + new URLSearchParams(params).toString();
         try {
           const frag = await fragment(url, ctl.signal);
