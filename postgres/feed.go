@@ -50,6 +50,9 @@ func (db *DB) EnableFeed(ctx context.Context) error {
 		db.feedMarks.SetOn()
 		return nil
 	}
+	if db.readOnly {
+		return storecore.ErrFeedOffReadOnly()
+	}
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('annals.feed.' || current_schema()))`); err != nil {
 			return db.storeErr("feed: lock", err)

@@ -39,6 +39,9 @@ func (db *DB) EnableFeed(ctx context.Context) error {
 		db.feedMarks.SetOn()
 		return nil
 	}
+	if db.readOnly {
+		return storecore.ErrFeedOffReadOnly()
+	}
 	err := db.writeTx(ctx, func(tx *sql.Tx) error {
 		f := &feedTx{ctx: ctx, tx: tx}
 		if on, err := f.FeedOn(); err != nil || on {

@@ -36,6 +36,13 @@ type FeedMarks struct {
 	on  atomic.Bool
 }
 
+// ErrFeedOffReadOnly is EnableFeed's answer on a database opened read-only whose feed is off:
+// switching it on is a write (every chat enters the feed), so the answer says what does it. A
+// read-only process that asks again later finds the feed on once it was switched on elsewhere.
+func ErrFeedOffReadOnly() error {
+	return annals.Errorf(annals.EFORBIDDEN, "this database keeps no change feed yet, and a read-only server cannot start one (switching it on is a write: every chat enters the feed): run 'annals migrate --feed' on the database once, or serve it once without --read-only; a read-only server then serves the feed, without a restart")
+}
+
 // SetOn records that the database keeps a feed (it never stops).
 func (f *FeedMarks) SetOn() { f.on.Store(true) }
 
