@@ -141,6 +141,11 @@ func (db *DB) UsageBucketsPlanForTest(ctx context.Context, f annals.UsageFilter)
 	return db.planForTest(ctx, query, args)
 }
 
+// ChatEntryRangePlanForTest is SQLite's plan of a chat's entry pk range, as the searches read it.
+func (db *DB) ChatEntryRangePlanForTest(ctx context.Context) (string, error) {
+	return db.planForTest(ctx, `SELECT c.pk, `+chatEntryRange+` FROM chats c WHERE c.pk = 1`, nil)
+}
+
 func (db *DB) planForTest(ctx context.Context, query string, args []any) (string, error) {
 	rows, err := db.reader.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
 	if err != nil {

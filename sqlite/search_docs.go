@@ -125,8 +125,9 @@ func (db *DB) searchChatDocs(ctx context.Context, tx queryer, p *searchPlan, lim
 		}
 		total += n.long
 	}
+	conj := isConjunction(f.Text) // its expansion (text) is one too, term for term
 	if p.useEntries && len(page) > 0 && !f.OrderOnly {
-		if err := pageHits(ctx, tx, p, pos, page); err != nil {
+		if err := pageHits(ctx, tx, p, pos, conj, page); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -134,7 +135,7 @@ func (db *DB) searchChatDocs(ctx context.Context, tx queryer, p *searchPlan, lim
 	for i := range page {
 		hits[i] = page[i].hit
 	}
-	if storecore.MatchCountDiffers(text, false) && !f.OrderOnly {
+	if storecore.MatchCountDiffers(text, false) && !conj && !f.OrderOnly {
 		if err := recountMatches(ctx, tx, p, text, cw, hits); err != nil {
 			return nil, 0, err
 		}
@@ -359,80 +360,6 @@ func countChatDocs(ctx context.Context, tx queryer, match string, cf annals.Chat
 		return 0, ftsErr("count search", err)
 	}
 	return total, nil
-}
-
-// pageHits is step 3: each page chat's matching entries (any positive term, as the entry-level
-// ranking counts them), found in the entry index between the chat's smallest and largest entry
-// rowid, so the work is the chat's own matches (and those of chats written in between), never
-// the whole index's. It sets Matches and the best entries' snippets.
-//
-// The best entries are those holding every term, then the shortest, not the best by bm25:
-// bm25 computes each term's document frequency with a pass over the term's whole doclist, once
-// per FTS5 cursor, and every chat's rowid range is a cursor of its own, so bm25
-// here would cost the page's chats times the term's matches. For one term, shortest first is
-// bm25's order where the term occurs once.
-func pageHits(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.TextExpr, page []docHit) error {
-	bodyAny, err := ftsCompile(anyOf(pos), p.entryCols)
-	if err != nil {
-		return err
-	}
-	marks := make([]string, len(page))
-	byPK := make(map[int64]int, len(page))
-	args := make([]any, 0, len(page)+len(pos)+8)
-	for i, h := range page {
-		marks[i] = "?"
-		args = append(args, h.pk)
-		byPK[h.pk] = i
-	}
-	snippets := min(p.f.Snippets, maxSnippets)
-	with := []string{`pg(pk, lo, hi) AS MATERIALIZED (SELECT c.pk, (SELECT min(e.pk) FROM entries e WHERE e.chat_pk = c.pk),
-			(SELECT max(e.pk) FROM entries e WHERE e.chat_pk = c.pk) FROM chats c WHERE c.pk IN (` + strings.Join(marks, ", ") + `))`,
-		`hits(pk, epk, size) AS MATERIALIZED (SELECT g.pk, entries_fts.rowid, ` + entryBytes + ` FROM pg g CROSS JOIN entries_fts CROSS JOIN ` + p.filtered() + `
-			WHERE entries_fts MATCH ? AND entries_fts.rowid BETWEEN g.lo AND g.hi AND e.pk = entries_fts.rowid AND e.chat_pk = g.pk)`}
-	args = append(args, bodyAny)
-	terms := `1`
-	if len(pos) > 1 {
-		// One more pass per chat, for the entries holding every term: a pass per term would
-		// multiply the cursors (each costs a seek per segment) by the number of terms.
-		every, err := ftsCompile(&annals.TextExpr{Op: annals.TextAnd, Items: pos}, p.entryCols)
-		if err != nil {
-			return err
-		}
-		with = append(with, `every(epk) AS MATERIALIZED (SELECT entries_fts.rowid FROM pg g CROSS JOIN entries_fts
-			WHERE entries_fts MATCH ? AND entries_fts.rowid BETWEEN g.lo AND g.hi)`)
-		args = append(args, every)
-		terms = `(h.epk IN (SELECT epk FROM every))`
-	}
-	with = append(with, `ranked(pk, epk, n, m) AS MATERIALIZED (SELECT h.pk, h.epk,
-			row_number() OVER (PARTITION BY h.pk ORDER BY `+terms+` DESC, h.size, h.epk),
-			count(*) OVER (PARTITION BY h.pk) FROM hits h)`,
-		`snip(epk, text) AS MATERIALIZED (SELECT entries_fts.rowid, snippet(entries_fts, -1, ?, ?, '…', 16) FROM pg g CROSS JOIN entries_fts
-			WHERE entries_fts MATCH ? AND entries_fts.rowid BETWEEN g.lo AND g.hi AND +entries_fts.rowid IN (SELECT r.epk FROM ranked r WHERE r.pk = g.pk AND r.n <= ?))`)
-	q := `WITH ` + strings.Join(with, ", ") + ` SELECT r.pk, r.m, e.seq, e.kind, e.tool_name, s.text
-		FROM ranked r LEFT JOIN snip s ON s.epk = r.epk LEFT JOIN entries e ON e.pk = r.epk
-		WHERE r.n <= max(?, 1) ORDER BY r.pk, r.n`
-	args = append(args, p.open, p.shut, bodyAny, snippets, snippets)
-	annals.TraceStatement(ctx, q, args)
-	rows, err := tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return ftsErr("search snippets", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var pk int64
-		var m int
-		var seq sql.NullInt64
-		var kind, tool, text sql.NullString
-		if err := rows.Scan(&pk, &m, &seq, &kind, &tool, &text); err != nil {
-			return storeErr("scan snippet", err)
-		}
-		h := &page[byPK[pk]].hit
-		h.Matches = m
-		if snippets > 0 && seq.Valid && text.Valid {
-			h.Snippets = append(h.Snippets, annals.Snippet{Seq: seq.Int64, Kind: annals.EntryKind(kind.String), Tool: tool.String, Text: text.String})
-		}
-	}
-	return ftsErr("search snippets", rows.Err())
 }
 
 // mayMatchOwner reports whether a query could match a token of chat_fts's owner column (see

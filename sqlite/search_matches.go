@@ -29,8 +29,7 @@ func recountMatches(ctx context.Context, q queryer, p *searchPlan, text *annals.
 		return nil // metadata fields only: no entry can match
 	}
 	args = append(args, cw.Args...)
-	pg := `pg(pk, id, lo, hi) AS MATERIALIZED (SELECT c.pk, c.id, (SELECT min(e.pk) FROM entries e WHERE e.chat_pk = c.pk),
-			(SELECT max(e.pk) FROM entries e WHERE e.chat_pk = c.pk) FROM chats c WHERE c.id IN (` + strings.Join(marks, ", ") + `) AND ` + cw.SQL() + `)`
+	pg := `pg(pk, id, lo, hi) AS MATERIALIZED (SELECT c.pk, c.id, ` + chatEntryRange + ` FROM chats c WHERE c.id IN (` + strings.Join(marks, ", ") + `) AND ` + cw.SQL() + `)`
 	var stmt string
 	if text == nil {
 		stmt = `WITH ` + pg + ` SELECT g.id, count(*) FROM pg g JOIN entries e ON e.chat_pk = g.pk WHERE ` + p.entryWhere.SQL() + ` GROUP BY g.id`

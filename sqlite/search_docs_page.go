@@ -1,0 +1,129 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"github.com/annals-dev/annals"
+)
+
+// chatEntryRange is chat c's first and last entry pk, one seek each in entries_by_chat
+// (migration 0034).
+const chatEntryRange = `(SELECT min(e.pk) FROM entries e WHERE e.chat_pk = c.pk), (SELECT max(e.pk) FROM entries e WHERE e.chat_pk = c.pk)`
+
+// pageHits is step 3: each page chat's matching entries, found in the entry index between the
+// chat's smallest and largest entry rowid, so the work is the chat's own matches (and those of
+// chats written in between), never the whole index's. It sets Matches and the best entries'
+// snippets.
+//
+// The best entries are those holding every term, then the shortest, not the best by bm25:
+// bm25 computes each term's document frequency with a pass over the term's whole doclist, once
+// per FTS5 cursor, and every chat's rowid range is a cursor of its own, so bm25
+// here would cost the page's chats times the term's matches. For one term, shortest first is
+// bm25's order where the term occurs once.
+//
+// Every cursor costs a seek of each term in the index, per page chat, so the passes are few:
+//   - a word, or words joined by OR: one pass for the entries holding any term (each matches by
+//     itself: their number is Matches), one for the snippets;
+//   - an AND of terms (conj): one pass for the entries holding every term, which are the
+//     entries that match (Matches, so the page needs no recount) and the first snippets; the
+//     entries holding some term are read only for the chats with fewer such entries than
+//     snippets wanted; then the snippets;
+//   - anything else: the entries holding any term (Matches counted again later), those holding
+//     every term among them, the snippets.
+func pageHits(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.TextExpr, conj bool, page []docHit) error {
+	bodyAny, err := ftsCompile(anyOf(pos), p.entryCols)
+	if err != nil {
+		return err
+	}
+	marks := make([]string, len(page))
+	byPK := make(map[int64]int, len(page))
+	args := make([]any, 0, len(page)+len(pos)+8)
+	for i, h := range page {
+		marks[i] = "?"
+		args = append(args, h.pk)
+		byPK[h.pk] = i
+	}
+	snippets := min(p.f.Snippets, maxSnippets)
+	// in is a pass over each chat's range of the entry index (alias g for the chat), of the
+	// entries of that chat (the range holds other chats' entries written in between).
+	in := func(cols string) string {
+		return `SELECT ` + cols + ` FROM pg g CROSS JOIN entries_fts CROSS JOIN ` + p.filtered() + `
+			WHERE entries_fts MATCH ? AND entries_fts.rowid BETWEEN g.lo AND g.hi AND e.pk = entries_fts.rowid AND e.chat_pk = g.pk`
+	}
+	with := []string{`pg(pk, lo, hi) AS MATERIALIZED (SELECT c.pk, ` + chatEntryRange + ` FROM chats c WHERE c.pk IN (` + strings.Join(marks, ", ") + `))`}
+	var every string
+	if len(pos) > 1 {
+		if every, err = ftsCompile(&annals.TextExpr{Op: annals.TextAnd, Items: pos}, p.entryCols); err != nil {
+			return err
+		}
+	}
+	count := `count(*)`
+	switch {
+	case conj && len(pos) > 1:
+		with = append(with, `every(pk, epk, size) AS MATERIALIZED (`+in(`g.pk, entries_fts.rowid, `+entryBytes)+`)`,
+			`few(pk) AS MATERIALIZED (SELECT g.pk FROM pg g WHERE (SELECT count(*) FROM every v WHERE v.pk = g.pk) < ?)`,
+			`some(pk, epk, size) AS MATERIALIZED (SELECT g.pk, entries_fts.rowid, `+entryBytes+` FROM few f CROSS JOIN pg g CROSS JOIN entries_fts CROSS JOIN `+p.filtered()+`
+				WHERE g.pk = f.pk AND entries_fts MATCH ? AND entries_fts.rowid BETWEEN g.lo AND g.hi AND e.pk = entries_fts.rowid AND e.chat_pk = g.pk)`,
+			`hits(pk, epk, size, t) AS MATERIALIZED (SELECT pk, epk, size, 1 FROM every UNION ALL
+				SELECT pk, epk, size, 0 FROM some WHERE epk NOT IN (SELECT epk FROM every))`)
+		args = append(args, every, snippets, bodyAny)
+		count = `sum(h.t)`
+	case len(pos) > 1:
+		// One more pass per chat, for the entries holding every term: a pass per term would
+		// multiply the cursors (each costs a seek per segment) by the number of terms.
+		with = append(with, `some(pk, epk, size) AS MATERIALIZED (`+in(`g.pk, entries_fts.rowid, `+entryBytes)+`)`,
+			`every(epk) AS MATERIALIZED (SELECT entries_fts.rowid FROM pg g CROSS JOIN entries_fts
+				WHERE entries_fts MATCH ? AND entries_fts.rowid BETWEEN g.lo AND g.hi)`,
+			`hits(pk, epk, size, t) AS MATERIALIZED (SELECT pk, epk, size, epk IN (SELECT epk FROM every) FROM some)`)
+		args = append(args, bodyAny, every)
+	default:
+		with = append(with, `hits(pk, epk, size, t) AS MATERIALIZED (`+in(`g.pk, entries_fts.rowid, `+entryBytes+`, 1`)+`)`)
+		args = append(args, bodyAny)
+	}
+	with = append(with, `ranked(pk, epk, n, m) AS MATERIALIZED (SELECT h.pk, h.epk,
+			row_number() OVER (PARTITION BY h.pk ORDER BY h.t DESC, h.size, h.epk),
+			`+count+` OVER (PARTITION BY h.pk) FROM hits h)`,
+		`snip(epk, text) AS MATERIALIZED (SELECT entries_fts.rowid, snippet(entries_fts, -1, ?, ?, '…', 16) FROM pg g CROSS JOIN entries_fts
+			WHERE entries_fts MATCH ? AND entries_fts.rowid BETWEEN g.lo AND g.hi AND +entries_fts.rowid IN (SELECT r.epk FROM ranked r WHERE r.pk = g.pk AND r.n <= ?))`)
+	q := `WITH ` + strings.Join(with, ", ") + ` SELECT r.pk, r.m, e.seq, e.kind, e.tool_name, s.text
+		FROM ranked r LEFT JOIN snip s ON s.epk = r.epk LEFT JOIN entries e ON e.pk = r.epk
+		WHERE r.n <= max(?, 1) ORDER BY r.pk, r.n`
+	args = append(args, p.open, p.shut, bodyAny, snippets, snippets)
+	annals.TraceStatement(ctx, q, args)
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return ftsErr("search snippets", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var pk int64
+		var m int
+		var seq sql.NullInt64
+		var kind, tool, text sql.NullString
+		if err := rows.Scan(&pk, &m, &seq, &kind, &tool, &text); err != nil {
+			return storeErr("scan snippet", err)
+		}
+		h := &page[byPK[pk]].hit
+		h.Matches = m
+		if snippets > 0 && seq.Valid && text.Valid {
+			h.Snippets = append(h.Snippets, annals.Snippet{Seq: seq.Int64, Kind: annals.EntryKind(kind.String), Tool: tool.String, Text: text.String})
+		}
+	}
+	return ftsErr("search snippets", rows.Err())
+}
+
+// isConjunction reports whether e is an AND of terms (nested ANDs included): no OR, no
+// exclusion, so an entry matches it exactly when it holds every positive term.
+func isConjunction(e *annals.TextExpr) bool {
+	if e == nil || e.Op != annals.TextAnd {
+		return false
+	}
+	for _, it := range e.Items {
+		if it.Op != annals.TextTerm && !isConjunction(it) {
+			return false
+		}
+	}
+	return true
+}
