@@ -163,9 +163,10 @@ func label(v string) string {
 }
 
 // ReplicationGauges is the push worker's state as /metrics shows it (replicate.Pusher):
-// operations queued, lanes quarantined, and how long the oldest queued operation has waited.
+// operations queued, lanes quarantined, operations given up by `replicate retry --drop`, and
+// how long the oldest queued operation has waited.
 type ReplicationGauges interface {
-	ReplicationGauges(ctx context.Context) (pending, quarantined int, lag time.Duration, err error)
+	ReplicationGauges(ctx context.Context) (pending, quarantined, givenUp int, lag time.Duration, err error)
 }
 
 // writeReplication writes the annals_replication_* gauges of a host with a remote.
@@ -173,12 +174,13 @@ func (s *Server) writeReplication(ctx context.Context, w io.Writer) {
 	if s.cfg.Replication == nil {
 		return
 	}
-	pending, quarantined, lag, err := s.cfg.Replication.ReplicationGauges(ctx)
+	pending, quarantined, givenUp, lag, err := s.cfg.Replication.ReplicationGauges(ctx)
 	if err != nil {
 		s.log.Warn("metrics: cannot read the replication state", "err", annals.ErrorDetail(err))
 		return
 	}
 	fmt.Fprintf(w, "# HELP annals_replication_pending_ops Operations queued for the remote.\n# TYPE annals_replication_pending_ops gauge\nannals_replication_pending_ops %d\n", pending)
 	fmt.Fprintf(w, "# HELP annals_replication_quarantined_lanes Lanes stopped on a permanent refusal by the remote.\n# TYPE annals_replication_quarantined_lanes gauge\nannals_replication_quarantined_lanes %d\n", quarantined)
+	fmt.Fprintf(w, "# HELP annals_replication_given_up_ops Operations given up by 'annals replicate retry --drop': the remote never receives them.\n# TYPE annals_replication_given_up_ops gauge\nannals_replication_given_up_ops %d\n", givenUp)
 	fmt.Fprintf(w, "# HELP annals_replication_lag_seconds How long the oldest queued operation has waited.\n# TYPE annals_replication_lag_seconds gauge\nannals_replication_lag_seconds %s\n", strconv.FormatFloat(lag.Seconds(), 'f', 3, 64))
 }

@@ -64,6 +64,13 @@ func TestGivenUpRunRecordedAgainStaysOnTheRemote(t *testing.T) {
 	if len(v.GivenUp) != 2 || v.GivenUp[0].ChatID != "earlier" || v.GivenUp[1].ChatID != "kept" || v.GivenUp[1].Withheld == nil || v.GivenUp[1].Withheld.Runs != 1 {
 		t.Fatalf("given up: %+v; want lanes earlier and kept, their runs withheld", v.GivenUp)
 	}
+	st, err := ReadStatus(ctx, host, "")
+	if err != nil || len(st.GivenUp) != 2 || st.GivenUp[0].ChatID != "earlier" || st.GivenUp[0].RunID != "earlier-run" || st.GivenUp[1].ChatID != "kept" {
+		t.Fatalf("status: %+v, %v; want the marks of lanes earlier and kept", st, err)
+	}
+	if _, _, givenUp, _, err := p.ReplicationGauges(ctx); err != nil || givenUp != 2 {
+		t.Fatalf("the given-up gauge = %d, %v; want 2", givenUp, err)
+	}
 	deleteRemoteChat(t, r.path, "kept") // a repair of lane kept must still leave its run out
 	if v, err := p.Verify(ctx, true); err != nil || len(v.Differences) != 0 || len(v.Repaired) != 1 || v.Repaired[0].ChatID != "kept" {
 		t.Fatalf("verify with repair: %+v, %v; want only lane kept repaired", v, err)

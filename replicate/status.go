@@ -8,7 +8,8 @@ import (
 )
 
 // Status is what `annals replicate status` shows: the host, the queue per lane, the
-// quarantined lanes with their diagnostic, and the last acknowledged push.
+// quarantined lanes with their diagnostic, the operations given up by `retry --drop`, and the
+// last acknowledged push.
 type Status struct {
 	Endpoint string `json:"endpoint,omitempty"`
 	// Host is the host id and whether it may push (nil before the outbox was ever on).
@@ -20,7 +21,10 @@ type Status struct {
 	// Lanes are the lanes with queued operations.
 	Lanes       []*annals.LaneStatus     `json:"lanes"`
 	Quarantined []*annals.LaneQuarantine `json:"quarantined"`
-	LastPush    time.Time                `json:"last_push,omitzero"`
+	// GivenUp are the marks of operations given up by `retry --drop`, by chat and lane seq:
+	// the remote never receives them, and verify never sends them again.
+	GivenUp  []*annals.GivenUpOp `json:"given_up"`
+	LastPush time.Time           `json:"last_push,omitzero"`
 }
 
 // ReadStatus reads the push state of a host's database; it sends nothing.
@@ -47,6 +51,12 @@ func ReadStatus(ctx context.Context, s Store, endpoint string) (*Status, error) 
 	if st.Quarantined, err = s.Quarantined(ctx); err != nil {
 		return nil, err
 	}
+	st.GivenUp = []*annals.GivenUpOp{}
+	if gs, ok := s.(annals.OutboxGivenUp); ok {
+		if st.GivenUp, err = gs.GivenUp(ctx, ""); err != nil {
+			return nil, err
+		}
+	}
 	if st.LastPush, err = s.LastPush(ctx); err != nil {
 		return nil, err
 	}
@@ -54,15 +64,15 @@ func ReadStatus(ctx context.Context, s Store, endpoint string) (*Status, error) 
 }
 
 // ReplicationGauges reads the push state of the host's database for /metrics: operations
-// queued, lanes quarantined, and the lag — how long the oldest queued operation has waited (0
-// with none).
-func (p *Pusher) ReplicationGauges(ctx context.Context) (pending, quarantined int, lag time.Duration, err error) {
+// queued, lanes quarantined, operations given up, and the lag — how long the oldest queued
+// operation has waited (0 with none).
+func (p *Pusher) ReplicationGauges(ctx context.Context) (pending, quarantined, givenUp int, lag time.Duration, err error) {
 	st, err := ReadStatus(ctx, p.cfg.Store, p.cfg.Endpoint)
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, 0, err
 	}
 	if !st.OldestAt.IsZero() {
 		lag = max(p.cfg.Now().Sub(st.OldestAt), 0)
 	}
-	return st.PendingOps, len(st.Quarantined), lag, nil
+	return st.PendingOps, len(st.Quarantined), len(st.GivenUp), lag, nil
 }

@@ -24,7 +24,7 @@ queues, for the next of those or 'replicate push'. These commands act once (docs
   pull         follow the remote's change feed into the mirror (--mirror PATH; read it with
                'annals list|search|show|export --mirror'), and take back the curation of this
                host's chats made elsewhere; --follow keeps following
-  status       the queue per lane, quarantined lanes with their diagnostic, the last push (no network)
+  status       the queue per lane, quarantined lanes with their diagnostic, operations given up, the last push (no network)
   verify       push, then compare every lane (head and the remote's copy of its chat) with the
                remote, reset the lanes the remote lost or holds short and push them again
                (--no-repair: only report; --reset ID: also the lane of a chat another
@@ -51,7 +51,7 @@ func runReplicate(ctx context.Context, m *Main, args []string) error {
 	sub := map[string]string{
 		"push":        "Push every queued lane to the remote once.",
 		"pull":        "Follow the remote's change feed into the mirror and take back this host's chats' curation.",
-		"status":      "Show the outbox: pending operations per lane, quarantined lanes, the last push.",
+		"status":      "Show the outbox: pending operations per lane, quarantined lanes, operations given up, the last push.",
 		"verify":      "Push, compare every lane with the remote, and repair the lanes the remote lost.",
 		"retry":       "Release a quarantined lane (--chat ID) and push it again, or --drop its refused operation.",
 		"new-host-id": "Take a new host id on a copied database, so that it may push.",
@@ -191,6 +191,10 @@ func replicateStatus(ctx context.Context, a *app, out func(any, func(io.Writer))
 		for _, q := range st.Quarantined {
 			fmt.Fprintf(w, "quarantined %s at %s: op %s, %d %s: %s (release with 'annals replicate retry --chat %s')\n",
 				q.ChatID, q.At.UTC().Format(time.RFC3339), q.OpID, q.Status, q.Code, q.Message, q.ChatID)
+		}
+		for _, g := range st.GivenUp {
+			fmt.Fprintf(w, "given up %s at %s: op %s (%s, lane seq %d), %s: %s (never sent; 'annals replicate verify --reset %s' sends the chat whole)\n",
+				g.ChatID, g.DroppedAt.UTC().Format(time.RFC3339), g.OpID, g.Kind, g.LaneSeq, g.Code, g.Message, g.ChatID)
 		}
 	})
 }

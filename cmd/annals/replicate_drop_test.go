@@ -44,8 +44,11 @@ func TestReplicateRetryDrop(t *testing.T) {
 	if res.DropPlan == nil || res.Op.Kind != "append" || res.Later != 0 || res.Push == nil {
 		t.Fatalf("retry --drop --yes --json: %+v", res)
 	}
-	if st := replicateStatusJSON(t, p.host); len(st.Quarantined) != 0 || st.PendingOps != 0 {
-		t.Fatalf("status after the drop: %+v", st)
+	if st := replicateStatusJSON(t, p.host); len(st.Quarantined) != 0 || st.PendingOps != 0 || len(st.GivenUp) != 1 || st.GivenUp[0].OpID != res.Op.ID || st.GivenUp[0].Kind != "append" {
+		t.Fatalf("status after the drop: %+v; want nothing queued and the dropped append given up", st)
+	}
+	if out := p.host.mustRun("", "replicate", "status"); !strings.Contains(out, "given up c2 at ") || !strings.Contains(out, "op "+res.Op.ID+" (append, lane seq") || !strings.Contains(out, "verify --reset c2") {
+		t.Fatalf("status after the drop:\n%s\nwant the given-up operation", out)
 	}
 	out = p.host.mustRun("", "replicate", "verify")
 	if !strings.Contains(out, "0 differences, 0 repaired") || !strings.Contains(out, "c2: given up by 'annals replicate retry --drop'") || !strings.Contains(out, "verify --reset c2") {
@@ -56,5 +59,8 @@ func TestReplicateRetryDrop(t *testing.T) {
 	}
 	if out := p.host.mustRun("", "replicate", "verify"); !strings.Contains(out, "0 differences, 0 repaired") || strings.Contains(out, "given up") {
 		t.Fatalf("verify again: %s", out)
+	}
+	if st := replicateStatusJSON(t, p.host); len(st.GivenUp) != 0 {
+		t.Fatalf("status after verify --reset: given up %+v; want none", st.GivenUp)
 	}
 }

@@ -97,7 +97,8 @@ func TestServePushesToTheRemote(t *testing.T) {
 		t.Fatalf("verify: %s", out)
 	}
 	if _, body := httpDo(t, "GET", hostServe.url+"/metrics", "", ""); !strings.Contains(body, "annals_replication_pending_ops 0\n") ||
-		!strings.Contains(body, "annals_replication_quarantined_lanes 0\n") || !strings.Contains(body, "annals_replication_lag_seconds 0.000\n") {
+		!strings.Contains(body, "annals_replication_quarantined_lanes 0\n") || !strings.Contains(body, "annals_replication_lag_seconds 0.000\n") ||
+		!strings.Contains(body, "annals_replication_given_up_ops 0\n") {
 		t.Fatalf("metrics after the drain:\n%s", body)
 	}
 	// The remote goes away: what is captured now waits, and the metrics say so.
