@@ -53,3 +53,7 @@ func (b boundView) ViewEvents(ctx context.Context, scope annals.Scope, f view.Ev
 func (b boundView) ViewSearch(ctx context.Context, scope annals.Scope, f view.Filter) (*view.Page, error) {
 	return b.v.ViewSearch(b.c.as(ctx), scope, f)
 }
+
+func (b boundView) ViewVersion(ctx context.Context, scope annals.Scope) (view.Version, bool, error) {
+	return b.v.ViewVersion(b.c.as(ctx), scope)
+}

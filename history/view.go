@@ -106,3 +106,21 @@ func (s *Service) ViewSearch(ctx context.Context, scope annals.Scope, f view.Fil
 	}
 	return s.view.ViewSearch(ctx, f)
 }
+
+// ViewVersion tells the owner and scope a view query in scope reads and the store's generation;
+// see view.Service. ok is false when the view store has no generation (view.Generations).
+func (s *Service) ViewVersion(ctx context.Context, scope annals.Scope) (view.Version, bool, error) {
+	res, err := Resolve(ctx, string(scope))
+	if err != nil {
+		return view.Version{}, false, err
+	}
+	g, ok := s.view.(view.Generations)
+	if !ok {
+		return view.Version{}, false, nil
+	}
+	gen, err := g.ViewGeneration(ctx)
+	if err != nil {
+		return view.Version{}, false, err
+	}
+	return view.Version{Key: string(res.Scope) + " " + res.Owner.String(), Generation: gen}, true, nil
+}

@@ -746,6 +746,9 @@ func testQueryView(t *testing.T, open Opener) {
 	t.Run("ConversationMessagesLeaveTheLedgerOut", func(t *testing.T) {
 		testViewLedgerConversation(t, open)
 	})
+	t.Run("CachedAnswersLastUntilACommit", func(t *testing.T) {
+		testViewCache(t, open)
+	})
 }
 
 func testViewOversized(t *testing.T, open Opener) {

@@ -43,7 +43,7 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) error {
 		// absent (a chunked body), so such a request is one with an empty body.
 		body = http.NoBody
 	}
-	out, err := queryview.New(s.viewFor(r.Context())).Query(r.Context(), body)
+	out, err := queryview.NewCached(s.viewFor(r.Context()), s.queryCache).Query(r.Context(), body)
 	if err != nil {
 		// The reference's error answer, {"ok": false, "error": "<message>"}, with annals's code
 		// beside it; the status is the usual one for the code (400 for a bad query).

@@ -25,6 +25,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/queryview"
 	"github.com/annals-dev/annals/view"
 )
 
@@ -59,6 +60,10 @@ type Config struct {
 	// *history.Service, which resolves the caller's scope). Nil answers POST /query with
 	// not_implemented.
 	View view.Service
+	// QueryCacheBytes bounds the answers of POST /query kept for the same query asked again
+	// until anything is committed (queryview.Cache): 0 is queryview.DefaultCacheBytes, a
+	// negative value keeps none.
+	QueryCacheBytes int
 	// Stats counts the history across every tenant for /metrics, reached through the same
 	// door as Service, which offers it to admins only (normally the same *history.Service).
 	// Nil leaves the counts out of /metrics (annals_store_up 0).
@@ -165,6 +170,8 @@ type Server struct {
 	// transcript page is ~300 KB, which allocated, cleared and handed back to the OS on every
 	// request was a tenth of its CPU (issue 32).
 	answers sync.Pool
+	// queryCache keeps the query view's answers between requests (nil: none).
+	queryCache *queryview.Cache
 
 	ln   net.Listener
 	srv  *http.Server
@@ -198,6 +205,12 @@ func New(cfg Config) *Server {
 		// A negative AuthFailures is stored as is: the limit treats it as off.
 		authLimit: newAuthLimit(cfg.AuthFailures),
 		sessions:  newWebSessions(cfg.WebSessions),
+	}
+	switch {
+	case cfg.QueryCacheBytes == 0:
+		s.queryCache = queryview.NewCache(queryview.DefaultCacheBytes)
+	case cfg.QueryCacheBytes > 0:
+		s.queryCache = queryview.NewCache(cfg.QueryCacheBytes)
 	}
 	s.streams, s.stopStreams = context.WithCancel(context.Background())
 	if s.log == nil {

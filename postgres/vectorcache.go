@@ -122,3 +122,9 @@ func (r embeddingRead) Vectors(pks []int64, got func(pk int64, vec []float32)) e
 	}
 	return r.db.storeErrOrNil("read embeddings", rows.Err())
 }
+
+// ViewGeneration is the cluster's snapshot generation (view.Generations): the query view's
+// answers are reused only until anything is committed to the cluster.
+func (db *DB) ViewGeneration(ctx context.Context) (uint64, error) {
+	return db.generation(ctx)
+}

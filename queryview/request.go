@@ -316,8 +316,8 @@ func (p *Page) UnmarshalJSON(b []byte) error {
 	return strictObject(b, (*plain)(p), "page.", "page")
 }
 
-// decode reads one JSON object from body and decodes it into the request type of its kind.
-func decode(ctx context.Context, body io.Reader) (any, error) {
+// readBody reads a query's body, at most MaxBodyBytes.
+func readBody(body io.Reader) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(body, MaxBodyBytes+1))
 	if err != nil {
 		if ae := (*annals.Error)(nil); errors.As(err, &ae) {
@@ -328,6 +328,11 @@ func decode(ctx context.Context, body io.Reader) (any, error) {
 	if len(b) > MaxBodyBytes {
 		return nil, annals.Errorf(annals.EINVALID, "the request body is larger than %d bytes", MaxBodyBytes)
 	}
+	return b, nil
+}
+
+// decode decodes one JSON object, a body readBody read, into the request type of its kind.
+func decode(ctx context.Context, b []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {

@@ -19,12 +19,19 @@ import (
 // View answers view queries through a view service. It holds no state besides the service, so
 // one View serves any number of concurrent callers.
 type View struct {
-	svc view.Service
+	svc   view.Service
+	cache *Cache
 }
 
 // New returns a View over svc.
 func New(svc view.Service) *View {
 	return &View{svc: svc}
+}
+
+// NewCached returns a View over svc that keeps its answers of the kinds carrying messages in
+// cache (see Cache) and gives them again, as Encoded, for the same query under the same version.
+func NewCached(svc view.Service, cache *Cache) *View {
+	return &View{svc: svc, cache: cache}
 }
 
 // Head starts every answer as the reference starts its own: {"ok": true, "kind": <kind>}.
@@ -114,14 +121,65 @@ type SearchAnswer struct {
 
 // Query decodes one JSON query object from body strictly (unknown fields are refused by name,
 // wrong types name the field, trailing data is refused) and answers it. The answer is one of
-// *AgentsAnswer, *SessionsAnswer, *TranscriptAnswer, *ConversationAnswer or *SearchAnswer.
+// *AgentsAnswer, *SessionsAnswer, *TranscriptAnswer, *ConversationAnswer or *SearchAnswer; a
+// View with a cache (NewCached) answers the three kinds that carry messages as Encoded.
 // Errors: invalid, forbidden (the caller's principal allows no such scope), not_found (a
 // transcript of a missing or out-of-scope session), unavailable, internal.
 func (v *View) Query(ctx context.Context, body io.Reader) (any, error) {
-	req, err := decode(ctx, body)
+	b, err := readBody(body)
 	if err != nil {
 		return nil, err
 	}
+	req, err := decode(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	if v.cache == nil {
+		return v.answer(ctx, req)
+	}
+	scope, ok := messageScope(req)
+	if !ok {
+		return v.answer(ctx, req)
+	}
+	// The version is read before the answer's reads (view.Generations). An error here leaves
+	// the answer to the query's own path, which refuses the same scope the same way.
+	ver, ok, err := v.svc.ViewVersion(ctx, annals.Scope(scope))
+	if err != nil || !ok {
+		return v.answer(ctx, req)
+	}
+	k := cacheKey{version: ver.Key, query: string(b)}
+	if kept, ok := v.cache.get(ver.Generation, k); ok {
+		return Encoded(kept), nil
+	}
+	out, err := v.answer(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	enc, err := out.(interface{ AppendJSON([]byte) ([]byte, error) }).AppendJSON(nil)
+	if err != nil {
+		return out, nil // not kept: the transport's own encoding reports it
+	}
+	v.cache.put(ver.Generation, k, enc)
+	return Encoded(enc), nil
+}
+
+// messageScope is the scope asked for by a query of a kind that carries messages (those Cache
+// keeps); ok is false for the other kinds.
+func messageScope(req any) (string, bool) {
+	switch r := req.(type) {
+	case *TranscriptRequest:
+		return r.Scope, true
+	case *ConversationRequest:
+		return r.Scope, true
+	case *SearchRequest:
+		return r.Scope, true
+	}
+	return "", false
+}
+
+// answer answers a decoded query.
+func (v *View) answer(ctx context.Context, req any) (any, error) {
+	var err error
 	var out any
 	var kind string
 	switch r := req.(type) {

@@ -434,3 +434,9 @@ func (db *DB) denseMatch(ctx context.Context, o annals.Owner, match string) (boo
 	}
 	return n >= viewDenseMatches, nil
 }
+
+// ViewGeneration is the change watch's generation (view.Generations, walkcache.go): the query
+// view's answers are reused only until anything is committed to the file.
+func (db *DB) ViewGeneration(ctx context.Context) (uint64, error) {
+	return db.watch.generation(ctx)
+}

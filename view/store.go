@@ -80,4 +80,24 @@ type Service interface {
 	ViewLocate(ctx context.Context, scope annals.Scope, f LocateFilter) (*Position, error)
 	// ViewSearch is Store.ViewSearch in scope.
 	ViewSearch(ctx context.Context, scope annals.Scope, f Filter) (*Page, error)
+	// ViewVersion is what every answer in scope depends on besides the query itself: the owner
+	// and scope it reads and the store's generation (Generations). An answer made under a
+	// version may be given again for the same query under an equal version, and only then. ok
+	// is false when the store cannot tell its generation: nothing may be reused.
+	ViewVersion(ctx context.Context, scope annals.Scope) (v Version, ok bool, err error)
+}
+
+// Version is the state an answer in scope was made under (Service.ViewVersion): Key names the
+// owner and the scope read, Generation the store's committed state.
+type Version struct {
+	Key        string
+	Generation uint64
+}
+
+// Generations is a Store that can tell whether anything was committed to it: ViewGeneration
+// returns a number that is the same as at an earlier call only if nothing was committed in
+// between, by this process or any other sharing the database. It is read before the reads it
+// vouches for, so an answer read after a commit is never kept under the generation before it.
+type Generations interface {
+	ViewGeneration(ctx context.Context) (uint64, error)
 }
