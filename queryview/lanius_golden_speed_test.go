@@ -24,6 +24,8 @@ import (
 // the names of those to time. ANNALS_LANIUS_SPEED_RUNS changes the 41 runs (more, to profile).
 // The CPU time is the process's (server and client), per request: on a loaded machine the wall
 // times grow with the load, CPU times much less.
+// The server keeps answers (queryview.Cache), so every run after a query's first is answered
+// kept; ANNALS_LANIUS_SPEED_NOCACHE=1 times every run read afresh, as a first call.
 func TestLaniusGoldenSpeed(t *testing.T) {
 	if os.Getenv("ANNALS_LANIUS_SPEED") == "" {
 		t.Skip("set ANNALS_LANIUS_SPEED=1 to time the view on the recorded answers' database")
@@ -41,7 +43,13 @@ func TestLaniusGoldenSpeed(t *testing.T) {
 	}
 	readJSON(t, filepath.Join(filepath.Dir(src), "manifest.json"), &man)
 	svc := history.New(history.Config{Store: store, View: store})
-	srv := httpapi.New(httpapi.Config{Addr: "127.0.0.1:0", Service: svc, View: svc, Keys: store})
+	// ANNALS_LANIUS_SPEED_NOCACHE=1 keeps no answers (httpapi.Config.QueryCacheBytes): every
+	// run reads and encodes its answer, as the first call of a query does.
+	cacheBytes := 0
+	if os.Getenv("ANNALS_LANIUS_SPEED_NOCACHE") != "" {
+		cacheBytes = -1
+	}
+	srv := httpapi.New(httpapi.Config{Addr: "127.0.0.1:0", Service: svc, View: svc, Keys: store, QueryCacheBytes: cacheBytes})
 	if err := srv.Open(ctx); err != nil {
 		t.Fatal(err)
 	}
