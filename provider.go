@@ -70,6 +70,29 @@ type Embedder interface {
 	Dimension() int
 }
 
+// EmbeddingUsage is what one Embed call spent at a model provider.
+type EmbeddingUsage struct {
+	Model string
+	// Calls counts the requests made, answered or not.
+	Calls int
+	// InputTokens is the tokens the provider reported, summed over the requests it answered.
+	InputTokens int64
+	// TextTokens splits InputTokens over the texts, one count per text in the order given:
+	// each request's tokens over its inputs in proportion to their length (a text never sent,
+	// such as an empty one, has 0). Nil when no request was answered.
+	TextTokens []int64
+}
+
+// MeteredEmbedder is an Embedder that reports what each call spent (the OpenAI-compatible
+// client). The history service records a chat's share as a run of the chat (kind embed), so the
+// usage report counts and prices embeddings with the chat's own runs (docs/PROVIDERS.md, "Token
+// and cost accounting").
+type MeteredEmbedder interface {
+	Embedder
+	// EmbedMetered is Embed plus the usage of every request made, also on error.
+	EmbedMetered(ctx context.Context, texts []string) ([][]float32, EmbeddingUsage, error)
+}
+
 // MeaningEmbedder is an Embedder that says whether its vectors rank by meaning. Hashing's do
 // not (they are the text's words, hashed: a ranking by them finds shared words, as the full-text
 // search does); the learned embedder's do once it has learned from the tenant's history. The

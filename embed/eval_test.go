@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -185,9 +186,17 @@ func evaluate(t *testing.T, db *sqlite.DB, cfg history.Config, byTopic map[strin
 }
 
 // openAIDouble is an HTTP server speaking the OpenAI embeddings protocol (POST /v1/embeddings,
-// {"model", "input": [...]} → {"data": [{"index", "embedding"}], "model"}), answering with
-// the vectors of inner: the stand-in for a real embedding server in CI.
+// {"model", "input": [...]} → {"data": [{"index", "embedding"}], "model", "usage":
+// {"prompt_tokens", "total_tokens"}}), answering with the vectors of inner and one token per
+// word of the inputs: the stand-in for a real embedding server in CI.
 func openAIDouble(t *testing.T, inner annals.Embedder) *httptest.Server {
+	srv, _ := openAIDoubleCounting(t, inner)
+	return srv
+}
+
+// openAIDoubleCounting is openAIDouble and the tokens it reported, in all.
+func openAIDoubleCounting(t *testing.T, inner annals.Embedder) (*httptest.Server, *atomic.Int64) {
+	var reported atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Model string   `json:"model"`
@@ -207,11 +216,17 @@ func openAIDouble(t *testing.T, inner annals.Embedder) *httptest.Server {
 			Index     int       `json:"index"`
 			Embedding []float32 `json:"embedding"`
 		}
+		tokens := 0
+		for _, in := range req.Input {
+			tokens += len(strings.Fields(in))
+		}
+		reported.Add(int64(tokens))
 		out := struct {
-			Object string  `json:"object"`
-			Data   []datum `json:"data"`
-			Model  string  `json:"model"`
-		}{Object: "list", Model: req.Model}
+			Object string         `json:"object"`
+			Data   []datum        `json:"data"`
+			Model  string         `json:"model"`
+			Usage  map[string]int `json:"usage"`
+		}{Object: "list", Model: req.Model, Usage: map[string]int{"prompt_tokens": tokens, "total_tokens": tokens}}
 		for i, v := range vecs {
 			out.Data = append(out.Data, datum{"embedding", i, v})
 		}
@@ -219,7 +234,7 @@ func openAIDouble(t *testing.T, inner annals.Embedder) *httptest.Server {
 		_ = json.NewEncoder(w).Encode(out)
 	}))
 	t.Cleanup(srv.Close)
-	return srv
+	return srv, &reported
 }
 
 // TestMeaningBenchmark measures hashing, learned and an OpenAI-protocol server on the labelled

@@ -78,7 +78,7 @@ type OpenAI struct {
 	dim int // configured, or learned from the first response; 0 until known
 }
 
-var _ annals.Embedder = (*OpenAI)(nil)
+var _ annals.MeteredEmbedder = (*OpenAI)(nil)
 
 // NewOpenAI returns an OpenAI-compatible embeddings client. It makes no request.
 // Errors: invalid (a missing model, a malformed base URL, a negative setting).
@@ -161,6 +161,15 @@ func (o *OpenAI) Dimension() int {
 // configured key or model, or answers something unusable), invalid (the provider rejects the
 // input, or an empty text must be embedded before the dimension is known).
 func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out, _, err := o.EmbedMetered(ctx, texts)
+	return out, err
+}
+
+// EmbedMetered is Embed plus what it spent: the requests made and the tokens each answered
+// request reported (usage.prompt_tokens), split over its texts in proportion to their length.
+// A server that reports no usage counts 0 tokens.
+func (o *OpenAI) EmbedMetered(ctx context.Context, texts []string) ([][]float32, annals.EmbeddingUsage, error) {
+	usage := annals.EmbeddingUsage{Model: o.cfg.Model}
 	out := make([][]float32, len(texts))
 	var idx []int
 	var inputs []string
@@ -173,9 +182,19 @@ func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error)
 	}
 	for start := 0; start < len(inputs); start += o.cfg.BatchSize {
 		end := min(start+o.cfg.BatchSize, len(inputs))
-		vecs, err := o.request(ctx, inputs[start:end])
+		vecs, tokens, calls, err := o.request(ctx, inputs[start:end])
+		usage.Calls += calls
+		if tokens > 0 {
+			if usage.TextTokens == nil {
+				usage.TextTokens = make([]int64, len(texts))
+			}
+			usage.InputTokens += tokens
+			for k, n := range splitTokens(tokens, inputs[start:end]) {
+				usage.TextTokens[idx[start+k]] = n
+			}
+		}
 		if err != nil {
-			return nil, err
+			return nil, usage, err
 		}
 		for k, v := range vecs {
 			out[idx[start+k]] = v
@@ -184,7 +203,7 @@ func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error)
 	if len(idx) < len(texts) {
 		dim := o.Dimension()
 		if dim == 0 {
-			return nil, annals.Errorf(annals.EINVALID, "cannot embed an empty text before the dimension of model %q is known; set the embedder's dimension", o.cfg.Model)
+			return nil, usage, annals.Errorf(annals.EINVALID, "cannot embed an empty text before the dimension of model %q is known; set the embedder's dimension", o.cfg.Model)
 		}
 		for i := range out {
 			if out[i] == nil {
@@ -192,7 +211,30 @@ func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error)
 			}
 		}
 	}
-	return out, nil
+	return out, usage, nil
+}
+
+// splitTokens splits one request's tokens over its inputs in proportion to their length in
+// bytes, the remainder to the first inputs, so the shares sum to tokens exactly.
+func splitTokens(tokens int64, inputs []string) []int64 {
+	out := make([]int64, len(inputs))
+	var total int64
+	for _, in := range inputs {
+		total += int64(len(in))
+	}
+	if total == 0 {
+		return out
+	}
+	var given int64
+	for i, in := range inputs {
+		out[i] = tokens * int64(len(in)) / total
+		given += out[i]
+	}
+	for i := 0; given < tokens; i = (i + 1) % len(out) {
+		out[i]++
+		given++
+	}
+	return out
 }
 
 type embeddingRequest struct {
@@ -207,14 +249,18 @@ type embeddingResponse struct {
 		Embedding []float64 `json:"embedding"`
 	} `json:"data"`
 	Model string `json:"model"`
+	Usage struct {
+		PromptTokens int64 `json:"prompt_tokens"`
+	} `json:"usage"`
 }
 
 const embedWhat = "embedding provider"
 
-// request embeds one batch and returns its vectors in input order. Failed requests are retried
-// by the client (rate limits, 5xx, timeouts); a 2xx answer that is not the protocol (bad JSON,
-// the wrong count) is asked for once more, then fails.
-func (o *OpenAI) request(ctx context.Context, inputs []string) ([][]float32, error) {
+// request embeds one batch and returns its vectors in input order, the tokens the answers
+// reported and how many requests it made. Failed requests are retried by the client (rate
+// limits, 5xx, timeouts); a 2xx answer that is not the protocol (bad JSON, the wrong count) is
+// asked for once more, then fails.
+func (o *OpenAI) request(ctx context.Context, inputs []string) (vecs [][]float32, tokens int64, calls int, err error) {
 	req := embeddingRequest{Model: o.cfg.Model, Input: inputs}
 	if o.cfg.SendDimensions {
 		req.Dimensions = o.cfg.Dimension
@@ -224,14 +270,16 @@ func (o *OpenAI) request(ctx context.Context, inputs []string) ([][]float32, err
 		headers.Set("Authorization", "Bearer "+o.cfg.APIKey)
 	}
 	for attempt := 0; ; attempt++ {
+		calls++
 		raw, err := o.client.PostJSON(ctx, headers, req)
 		if err != nil {
-			return nil, err
+			return nil, tokens, calls, err
 		}
-		vecs, err := o.decode(raw, len(inputs))
+		vecs, used, err := o.decode(raw, len(inputs))
+		tokens += used
 		var m malformed
 		if err == nil || !errors.As(err, &m) || attempt == 1 {
-			return vecs, err
+			return vecs, tokens, calls, err
 		}
 	}
 }
@@ -241,13 +289,21 @@ type malformed struct{ error }
 
 func (m malformed) Unwrap() error { return m.error }
 
-// decode reads one answer's vectors, in input order, normalised.
-func (o *OpenAI) decode(raw []byte, n int) ([][]float32, error) {
+// decode reads one answer's vectors, in input order, normalised, and the tokens it reported
+// (also when the vectors are unusable: the provider counted them).
+func (o *OpenAI) decode(raw []byte, n int) ([][]float32, int64, error) {
 	display := o.client.Display
 	var er embeddingResponse
 	if err := json.Unmarshal(raw, &er); err != nil {
-		return nil, malformed{providerhttp.BadResponse(embedWhat, display, "not an embeddings JSON object", err)}
+		return nil, 0, malformed{providerhttp.BadResponse(embedWhat, display, "not an embeddings JSON object", err)}
 	}
+	vecs, err := o.vectors(er, n)
+	return vecs, max(er.Usage.PromptTokens, 0), err
+}
+
+// vectors checks an answer's vectors and returns them in input order, normalised.
+func (o *OpenAI) vectors(er embeddingResponse, n int) ([][]float32, error) {
+	display := o.client.Display
 	if len(er.Data) != n {
 		return nil, malformed{providerhttp.BadResponse(embedWhat, display, fmt.Sprintf("%d embeddings for %d inputs", len(er.Data), n), nil)}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/textcut"
@@ -138,7 +139,9 @@ func (s *Service) embedChats(ctx context.Context, emb annals.Embedder, chats []*
 		}
 		texts[i] = t
 	}
-	vecs, err := emb.Embed(ctx, texts)
+	start := time.Now().UTC()
+	vecs, usage, err := embedMetered(ctx, emb, texts)
+	s.recordEmbedRuns(ctx, chats, start, usage, err)
 	if err != nil {
 		return err
 	}

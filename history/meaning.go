@@ -150,10 +150,12 @@ func candidateCount(groups []meaningGroup) int {
 	return n
 }
 
-// querySource embeds a query text.
-func querySource(q string) sourceFunc {
+// querySource embeds a query text; what it spent at a provider serves no chat and is counted in
+// the process's query embedding usage (embed_usage.go).
+func (s *Service) querySource(q string) sourceFunc {
 	return func(ctx context.Context, emb annals.Embedder, _ string) ([]float32, error) {
-		vecs, err := emb.Embed(ctx, []string{q})
+		vecs, usage, err := embedMetered(ctx, emb, []string{q})
+		s.queries.add(usage)
 		if err != nil {
 			return nil, err
 		}
@@ -177,6 +179,6 @@ func (s *Service) chatSource(chat *annals.Chat) sourceFunc {
 			}
 			text = &t
 		}
-		return querySource(*text)(ctx, emb, tenant)
+		return s.querySource(*text)(ctx, emb, tenant)
 	}
 }

@@ -52,7 +52,7 @@ func (s *Service) chooseRank(ctx context.Context, p annals.SearchParams, mode an
 			return lexical(fmt.Sprintf("the embedder (%s) ranks by the words, not by meaning", emb.Model()))
 		}
 	}
-	groups, err := s.meaningCandidates(ctx, res.Owner, f.Chat.IncludeArchived, "", querySource(meaningText(f.Text)))
+	groups, err := s.meaningCandidates(ctx, res.Owner, f.Chat.IncludeArchived, "", s.querySource(meaningText(f.Text)))
 	if err != nil {
 		s.log.Warn("search: the ranking by meaning could not be read; ranking lexical", "err", annals.ErrorDetail(err))
 		return lexical("the embedder is unavailable")

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/vector"
@@ -51,7 +52,7 @@ func (s *Service) FindRelated(ctx context.Context, p annals.RelatedParams) (*ann
 			return nil, err
 		}
 		res = r
-		if groups, err = s.meaningCandidates(ctx, res.Owner, p.IncludeArchived, "", querySource(p.Query)); err != nil {
+		if groups, err = s.meaningCandidates(ctx, res.Owner, p.IncludeArchived, "", s.querySource(p.Query)); err != nil {
 			return nil, err
 		}
 	}
@@ -131,7 +132,9 @@ func (s *Service) vectorOf(ctx context.Context, emb annals.Embedder, chat *annal
 	if err != nil {
 		return nil, err
 	}
-	out, err := emb.Embed(ctx, []string{text})
+	start := time.Now().UTC()
+	out, usage, err := embedMetered(ctx, emb, []string{text})
+	s.recordEmbedRuns(ctx, []*annals.Chat{chat}, start, usage, err)
 	if err != nil {
 		return nil, err
 	}

@@ -79,6 +79,8 @@ type Service struct {
 	onCapture func()
 	// changes wakes the watches of this process after a write commits (changes.go).
 	changes *changeFeed
+	// queries counts what query embeddings spent at a provider (embed_usage.go).
+	queries queryUsage
 	log     *slog.Logger
 	now     func() time.Time
 }

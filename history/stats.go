@@ -11,6 +11,9 @@ type Counts struct {
 	Chats int64
 	// Entries is -1 when the store cannot count its entries cheaply.
 	Entries int64
+	// QueryEmbeddings is what the embeddings of queries spent at a provider since the process
+	// started, per model: they serve no chat, so no chat's runs record them.
+	QueryEmbeddings []QueryEmbeddingUsage
 }
 
 // Stats counts what the history holds across every tenant. Counting every tenant is an admin's
@@ -34,11 +37,11 @@ func (s *Service) CountAll(ctx context.Context) (*Counts, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Counts{Chats: chats, Entries: entries}, nil
+		return &Counts{Chats: chats, Entries: entries, QueryEmbeddings: s.queries.snapshot()}, nil
 	}
 	_, total, err := s.store.FindChats(ctx, annals.ChatFilter{Owner: annals.Owner{AllTenants: true}, IncludeArchived: true, Limit: 1})
 	if err != nil {
 		return nil, err
 	}
-	return &Counts{Chats: int64(total), Entries: -1}, nil
+	return &Counts{Chats: int64(total), Entries: -1, QueryEmbeddings: s.queries.snapshot()}, nil
 }

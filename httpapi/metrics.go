@@ -63,12 +63,13 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) error {
 	var b strings.Builder
 	s.metrics.write(&b)
 
-	chats, entries, err := s.counts(r.Context())
+	n, err := s.counts(r.Context())
 	if err == nil {
-		fmt.Fprintf(&b, "# HELP annals_chats Chats stored, across every tenant.\n# TYPE annals_chats gauge\nannals_chats %d\n", chats)
-		if entries >= 0 {
-			fmt.Fprintf(&b, "# HELP annals_entries Transcript entries stored, across every tenant.\n# TYPE annals_entries gauge\nannals_entries %d\n", entries)
+		fmt.Fprintf(&b, "# HELP annals_chats Chats stored, across every tenant.\n# TYPE annals_chats gauge\nannals_chats %d\n", n.Chats)
+		if n.Entries >= 0 {
+			fmt.Fprintf(&b, "# HELP annals_entries Transcript entries stored, across every tenant.\n# TYPE annals_entries gauge\nannals_entries %d\n", n.Entries)
 		}
+		writeQueryEmbeddings(&b, n.QueryEmbeddings)
 	} else {
 		s.log.Warn("metrics: cannot count the store", "err", err)
 	}
@@ -90,21 +91,35 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// counts returns the store sizes, counted by the history through the caller's door; entries is
-// -1 when the store cannot count them cheaply.
-func (s *Server) counts(ctx context.Context) (chats, entries int64, err error) {
+// counts returns the store sizes, counted by the history through the caller's door (Entries is
+// -1 when the store cannot count them cheaply), and what query embeddings spent.
+func (s *Server) counts(ctx context.Context) (*history.Counts, error) {
 	if s.cfg.Stats == nil {
-		return 0, 0, errors.New("no stats service to count the store")
+		return nil, errors.New("no stats service to count the store")
 	}
 	c := history.CallerFromContext(ctx)
 	if c == nil {
 		c = history.For(s.svc, nil, history.Access{ReadOnly: true})
 	}
-	n, err := c.Stats(s.cfg.Stats).CountAll(ctx)
-	if err != nil {
-		return 0, 0, err
+	return c.Stats(s.cfg.Stats).CountAll(ctx)
+}
+
+// writeQueryEmbeddings writes what the embeddings of queries spent at a provider, per model:
+// they serve no chat, so no chat's runs hold them (docs/PROVIDERS.md, "Token and cost accounting").
+func writeQueryEmbeddings(w io.Writer, usage []history.QueryEmbeddingUsage) {
+	if len(usage) == 0 {
+		return
 	}
-	return n.Chats, n.Entries, nil
+	fmt.Fprintln(w, "# HELP annals_query_embedding_requests_total Requests to the embedding provider that embedded search and related queries.")
+	fmt.Fprintln(w, "# TYPE annals_query_embedding_requests_total counter")
+	for _, u := range usage {
+		fmt.Fprintf(w, "annals_query_embedding_requests_total{model=%s} %d\n", label(u.Model), u.Calls)
+	}
+	fmt.Fprintln(w, "# HELP annals_query_embedding_input_tokens_total Input tokens the embedding provider reported for search and related queries.")
+	fmt.Fprintln(w, "# TYPE annals_query_embedding_input_tokens_total counter")
+	for _, u := range usage {
+		fmt.Fprintf(w, "annals_query_embedding_input_tokens_total{model=%s} %d\n", label(u.Model), u.InputTokens)
+	}
 }
 
 func (m *metrics) write(w io.Writer) {
