@@ -13,16 +13,28 @@ import (
 // digest could no longer be stored, so the provider call it waits on is not worth finishing.
 var errLeaseLost = errors.New("the digest lease was taken by another worker")
 
+// errChatGone ends a digest's computation when its chat was deleted (or replaced) meanwhile.
+var errChatGone = errors.New("the chat was deleted while it was digested")
+
+// leaseEnd is how a held lease ended.
+type leaseEnd int
+
+const (
+	leaseKept  leaseEnd = iota // still the worker's when the digest was computed
+	leaseTaken                 // another worker took it after it expired: the chat is that one's
+	chatGone                   // the chat was deleted (or replaced): nothing left to digest
+)
+
 // holdLease keeps holder's lease of the chat ref names while a digest of it is computed: it
 // renews the lease (to now + lease) every third of the lease, so a digest whose provider call
 // outlives the lease is never taken over by a second worker while the first is still at work.
 // The returned context ends when the lease is lost (another worker took it after it expired,
 // or the chat is gone), cancelling the computation. stop stops renewing and waits for the
 // renewer (so none outlives the digest: a crashed or stopped worker's lease expires as it was
-// last renewed) and says whether the lease was lost.
-func (s *Service) holdLease(ctx context.Context, ds annals.DigestStore, ref annals.ChatRef, holder string, lease time.Duration) (context.Context, func() (lost bool)) {
+// last renewed) and says how the lease ended.
+func (s *Service) holdLease(ctx context.Context, ds annals.DigestStore, ref annals.ChatRef, holder string, lease time.Duration) (context.Context, func() leaseEnd) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	var lost atomic.Bool
+	var end atomic.Int32
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -42,16 +54,20 @@ func (s *Service) holdLease(ctx context.Context, ds annals.DigestStore, ref anna
 				// The store failing now and then: the lease is still ours until it expires,
 				// so keep trying; if it expires meanwhile, the write finds it lost.
 				s.log.Warn("renew digest lease", "chat", ref.ID, "err", annals.ErrorDetail(err))
-			case err != nil || !ok:
-				lost.Store(true)
+			case err != nil:
+				end.Store(int32(chatGone))
+				cancel(errChatGone)
+				return
+			case !ok:
+				end.Store(int32(leaseTaken))
 				cancel(errLeaseLost)
 				return
 			}
 		}
 	}()
-	return ctx, func() bool {
+	return ctx, func() leaseEnd {
 		cancel(nil)
 		<-done
-		return lost.Load()
+		return leaseEnd(end.Load())
 	}
 }

@@ -43,9 +43,12 @@ func (s *Service) digestOne(ctx context.Context, ds annals.DigestStore, st annal
 	chat := st.Chat
 	held, stop := s.holdLease(ctx, ds, chat.Ref(), holder, p.Lease)
 	summary, title, err := s.computeDigest(held, chat)
-	if stop() {
+	switch stop() {
+	case leaseTaken:
 		prog.Busy++ // another worker took the chat after the lease expired: it is that one's now
 		return nil
+	case chatGone:
+		return nil // deleted (or replaced) while it was digested: skipped, as when it goes before
 	}
 	if err != nil {
 		if ctx.Err() != nil {

@@ -323,3 +323,38 @@ func TestDigestTakesTheModelsTitle(t *testing.T) {
 		t.Fatalf("named = %q / %q", c.Title, c.Summary)
 	}
 }
+
+// deletingSummarizer deletes the chat it is asked to summarise, then waits for its call to be
+// cancelled (the digest's lease renewal finding the chat gone), as a provider call in flight
+// when a person deletes the chat.
+type deletingSummarizer struct{ store annals.Store }
+
+func (s deletingSummarizer) Summarize(ctx context.Context, chat *annals.Chat, _ []*annals.Entry) (string, error) {
+	if err := s.store.DeleteChat(context.WithoutCancel(ctx), chat.Ref()); err != nil {
+		return "", err
+	}
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case <-time.After(30 * time.Second):
+		return "", annals.Errorf(annals.EUNAVAILABLE, "the digest was not cancelled when its chat went")
+	}
+}
+
+// TestDigestOfAChatDeletedMidDigestIsSkipped: a chat deleted while its digest is computed is
+// skipped — not counted busy (no other worker holds it), not failed, nothing stored.
+func TestDigestOfAChatDeletedMidDigestIsSkipped(t *testing.T) {
+	f := newDigestFixture(t)
+	f.chat(t, "gone", "", 2, digestT0.Add(-time.Hour))
+	svc := history.New(history.Config{Store: f.store.(history.Store), Summarizer: deletingSummarizer{f.store}, Now: func() time.Time { return *f.now }})
+	p, err := svc.DigestDue(t.Context(), "w1", history.DigestPolicy{Lease: 30 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p != (history.DigestProgress{Checked: 1}) {
+		t.Errorf("pass = %+v; want the deleted chat checked and skipped", p)
+	}
+	if _, err := f.store.FindChatByID(t.Context(), "gone"); annals.ErrorCode(err) != annals.ENOTFOUND {
+		t.Errorf("the chat after its deletion: %v", err)
+	}
+}
