@@ -146,6 +146,11 @@ func (db *DB) ChatEntryRangePlanForTest(ctx context.Context) (string, error) {
 	return db.planForTest(ctx, `SELECT c.pk, `+chatEntryRange+` FROM chats c WHERE c.pk = 1`, nil)
 }
 
+// PlanForTest is SQLite's plan of any statement, as the reader prepares it.
+func (db *DB) PlanForTest(ctx context.Context, query string, args []any) (string, error) {
+	return db.planForTest(ctx, query, args)
+}
+
 func (db *DB) planForTest(ctx context.Context, query string, args []any) (string, error) {
 	rows, err := db.reader.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
 	if err != nil {
