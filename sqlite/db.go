@@ -85,6 +85,9 @@ type DB struct {
 	// mirrorOf is the remote this database mirrors ("": it is no mirror); every write but
 	// ApplyMirror's is refused (mirror.go).
 	mirrorOf atomic.Pointer[string]
+	// merge folds the full-text indexes' increments into one segment in the background, once
+	// they have grown by a share of the index (merge.go).
+	merge merger
 }
 
 var _ annals.Store = (*DB)(nil)
@@ -231,6 +234,7 @@ func (db *DB) ReadOnly() bool { return db.readOnly }
 func (db *DB) Close() error {
 	var errs []error
 	if db.writer != nil {
+		db.stopMerges()
 		// Fold the WAL back into the main file so a database this process wrote is one file
 		// again once closed; a handle that never wrote checkpoints nothing.
 		if db.wrote.Load() {
@@ -303,6 +307,7 @@ func (db *DB) runWriteTx(ctx context.Context, fn, before func(tx *sql.Tx) error)
 		return storeErr("commit", err)
 	}
 	committed = true
+	db.kickMerge()
 	db.wrote.Store(true)
 	return nil
 }

@@ -3,9 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"github.com/annals-dev/annals/internal/storecore"
 	"strings"
+	"time"
+
+	"github.com/annals-dev/annals/internal/storecore"
 
 	"github.com/annals-dev/annals"
 )
@@ -80,34 +81,35 @@ func (db *DB) WriteTxForTest(ctx context.Context, query string) error {
 // LeavesWrittenForTest reads an FTS5 index's count of leaf pages written to its first level
 // since it was created (nWriteCounter in the structure record, row 10 of its %_data table).
 func (db *DB) LeavesWrittenForTest(ctx context.Context, table string) (uint64, error) {
-	var rec []byte
-	if err := db.writer.QueryRowContext(ctx, `SELECT block FROM `+table+`_data WHERE id = 10`).Scan(&rec); err != nil {
-		return 0, err
-	}
-	// A 4-byte cookie, then three of SQLite's varints (big-endian, 7 bits a byte, the 9th byte
-	// whole): levels, segments, leaves written.
-	i := 4
-	var fields [3]uint64
-	for f := range fields {
-		var v uint64
-		for n := 0; ; n++ {
-			if i >= len(rec) {
-				return 0, fmt.Errorf("%s: structure record of %d bytes ends in field %d", table, len(rec), f)
-			}
-			b := rec[i]
-			i++
-			if n == 8 {
-				v = v<<8 | uint64(b)
-				break
-			}
-			v = v<<7 | uint64(b&0x7f)
-			if b < 0x80 {
-				break
-			}
+	s, err := readStructure(ctx, db.writer, table)
+	return s.leaves, err
+}
+
+// SegmentsForTest is the size in leaf pages of each segment of an FTS5 index.
+func (db *DB) SegmentsForTest(ctx context.Context, table string) ([]int, error) {
+	s, err := readStructure(ctx, db.writer, table)
+	return s.pages, err
+}
+
+// SetMergeMinPagesForTest sets the size under which an index is left to FTS5's automerge (0:
+// the default), so a small test database can be due for a background merge.
+func (db *DB) SetMergeMinPagesForTest(n int) {
+	db.merge.mu.Lock()
+	defer db.merge.mu.Unlock()
+	db.merge.minPages = n
+}
+
+// WaitMergesForTest waits until no background merge runs, and returns the last one's error.
+func (db *DB) WaitMergesForTest() error {
+	for {
+		db.merge.mu.Lock()
+		running, err := db.merge.running, db.merge.err
+		db.merge.mu.Unlock()
+		if !running {
+			return err
 		}
-		fields[f] = v
+		time.Sleep(5 * time.Millisecond)
 	}
-	return fields[2], nil
 }
 
 // DropVectorCacheForTest empties the decoded-vector cache, so the next FindEmbeddings reads every
