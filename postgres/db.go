@@ -51,6 +51,10 @@ type Options struct {
 	ReadOnly bool
 	// Now is the clock; nil means time.Now. Tests pin it.
 	Now func() time.Time
+	// AfterFeedOff, when set (tests only), is called inside a write transaction right after it
+	// found the database's change feed off, before it commits without feed rows: a test pauses
+	// a writer there while the feed is switched on (storetest.RunFeedSwitchWaitsForWriter).
+	AfterFeedOff func()
 }
 
 // DB is an annals.Store backed by a PostgreSQL database (one schema of it: the connection's
@@ -135,6 +139,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
 	}
 	db := &DB{readOnly: opts.ReadOnly, now: opts.Now, embeds: storecore.NewEmbeddingCache(storecore.VectorCacheFloats), addr: net.JoinHostPort(cfg.ConnConfig.Host, strconv.Itoa(int(cfg.ConnConfig.Port)))}
+	db.feedMarks.AfterOff = opts.AfterFeedOff
 	if strings.HasPrefix(cfg.ConnConfig.Host, "/") {
 		db.addr = cfg.ConnConfig.Host // a Unix socket directory
 	}

@@ -102,3 +102,12 @@ func (db *DB) SetCandidatesForTest(k int) { db.candidates = k }
 func (db *DB) QueryRowForTest(ctx context.Context, q string, dest ...any) error {
 	return db.pool.QueryRow(ctx, q).Scan(dest...)
 }
+
+// FeedSwitchWaitsForTest reports whether a transaction of this schema waits for the feed's
+// advisory lock (EnableFeed behind a writer that found the feed off).
+func (db *DB) FeedSwitchWaitsForTest(ctx context.Context) (bool, error) {
+	var waits bool
+	err := db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objsubid = 1
+		AND objid::bigint = (hashtext('annals.feed.' || current_schema())::bigint & 4294967295))`).Scan(&waits)
+	return waits, err
+}

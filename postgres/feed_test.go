@@ -1,8 +1,10 @@
 package postgres_test
 
 import (
+	"context"
 	"testing"
 
+	"github.com/annals-dev/annals/postgres"
 	"github.com/annals-dev/annals/storetest"
 )
 
@@ -16,4 +18,16 @@ func TestFeedSwitchedOn(t *testing.T) {
 
 func TestMirror(t *testing.T) {
 	storetest.RunMirror(t, func(tb testing.TB) storetest.MirrorStore { return MustOpenDB(tb) })
+}
+
+func TestFeedSwitchWaitsForWriter(t *testing.T) {
+	storetest.RunFeedSwitchWaitsForWriter(t, func(tb testing.TB, afterOff func()) storetest.FeedStore {
+		return MustOpen(tb, MustCreateSchema(tb), postgres.Options{PoolSize: 4, AfterFeedOff: afterOff})
+	}, func(tb testing.TB, s storetest.FeedStore) bool {
+		waits, err := s.(*postgres.DB).FeedSwitchWaitsForTest(context.Background())
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return waits // the switch-on waits on the feed's advisory lock
+	})
 }

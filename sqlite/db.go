@@ -31,6 +31,10 @@ type Options struct {
 	BusyTimeout time.Duration
 	// Now is the clock; nil means time.Now. Tests pin it.
 	Now func() time.Time
+	// AfterFeedOff, when set (tests only), is called inside a write transaction right after it
+	// found the database's change feed off, before it commits without feed rows: a test pauses
+	// a writer there while the feed is switched on (storetest.RunFeedSwitchWaitsForWriter).
+	AfterFeedOff func()
 	// Progress, when set, hears how far the build of the chat search index has got when an
 	// upgrade (migration 0007) has to build it on open: done and total chats.
 	Progress func(done, total int)
@@ -103,6 +107,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return openQueryOnly(ctx, path, opts)
 	}
 	db := &DB{path: path, readOnly: opts.ReadOnly, now: opts.Now}
+	db.feedMarks.AfterOff = opts.AfterFeedOff
 	if db.now == nil {
 		db.now = time.Now
 	}

@@ -190,3 +190,6 @@ func (db *DB) SetEntryFilterIndexForTest(on bool) {
 		db.entryFilter = "entries e INDEXED BY " + entryFilterIndex
 	}
 }
+
+// WriterWaitsForTest is how many times a transaction has waited for the one writer connection.
+func (db *DB) WriterWaitsForTest() int64 { return db.writer.Stats().WaitCount }

@@ -34,6 +34,9 @@ type FeedMarks struct {
 	mu  sync.Mutex
 	txs map[any]map[string]FeedMark
 	on  atomic.Bool
+	// AfterOff, when set (a test seam: the stores' Options.AfterFeedOff), is called inside a
+	// write transaction right after it found the feed off, before it commits without feed rows.
+	AfterOff func()
 }
 
 // ErrFeedOffReadOnly is EnableFeed's answer on a database opened read-only whose feed is off:
@@ -98,8 +101,14 @@ func (f *FeedMarks) Write(tx any, ftx FeedTx) error {
 	}
 	if !f.On() {
 		on, err := ftx.FeedOn()
-		if err != nil || !on {
+		if err != nil {
 			return err
+		}
+		if !on {
+			if f.AfterOff != nil {
+				f.AfterOff()
+			}
+			return nil
 		}
 		f.SetOn()
 	}
