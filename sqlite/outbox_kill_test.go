@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -8,7 +9,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/sqlite"
@@ -16,6 +16,9 @@ import (
 )
 
 const killChildEnv = "ANNALS_OUTBOX_KILL_CHILD"
+
+// killWritten is how many chats the writer reports written whole before it is killed.
+const killWritten = 5
 
 // A writer killed with SIGKILL in the middle of its writes leaves every change with its
 // operation or neither: after the kill, each chat's lane holds exactly the chat, its appended
@@ -35,11 +38,22 @@ func TestOutboxKillMidWrite(t *testing.T) {
 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestOutboxKillMidWrite$", "-test.count=1")
 	cmd.Env = append(os.Environ(), killChildEnv+"="+path)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Let it write for a while (opening takes part of it), then kill it where it stands.
-	time.Sleep(1500 * time.Millisecond)
+	// Let it write until it reports killWritten chats whole (a condition, not a clock: a loaded
+	// machine only makes it take longer), then kill it where it stands, in the next chat's writes.
+	lines := bufio.NewScanner(out)
+	for written := 0; written < killWritten; written++ {
+		if !lines.Scan() {
+			_ = cmd.Wait()
+			t.Fatalf("the writer ended after %d chats: %v", written, cmd.ProcessState)
+		}
+	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +65,7 @@ func TestOutboxKillMidWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("the writer stored %d chats before the kill", total)
-	if total < 2 {
+	if total < killWritten {
 		t.Fatalf("the writer stored %d chats before the kill; the test needs more time to mean anything", total)
 	}
 	lanes, err := db.OutboxLanes(ctx, false)
@@ -92,7 +106,7 @@ func TestOutboxKillMidWrite(t *testing.T) {
 }
 
 // killChild writes chats until it is killed: each chat created, appended to in several
-// batches and renamed, every write its own transaction.
+// batches and renamed, every write its own transaction; a line on stdout after each chat.
 func killChild(path string) {
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, path, sqlite.Options{})
@@ -120,5 +134,6 @@ func killChild(path string) {
 		if _, err := db.UpdateChat(ctx, ref, annals.ChatUpdate{Title: &title}); err != nil {
 			os.Exit(6)
 		}
+		fmt.Println("written", id) // committed: the parent counts these
 	}
 }
