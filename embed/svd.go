@@ -17,21 +17,36 @@ type sparseSym struct {
 
 // mulCols returns M·X for X given as columns of length n. It is the bulk of learning (seconds
 // per call on a large vocabulary), so it stops when ctx ends: a server shutting down must not
-// wait for a factorisation nobody will keep.
+// wait for a factorisation nobody will keep. It works on X and the product row-major (row j
+// holds every column's j-th value next to each other), so each stored value of M multiplies one
+// contiguous row instead of touching one cache line per column; every output value still sums
+// its terms in the same order, so the result is the same to the bit.
 func (m *sparseSym) mulCols(ctx context.Context, x [][]float64) ([][]float64, error) {
-	out := make([][]float64, len(x))
-	for c := range out {
-		out[c] = make([]float64, m.n)
+	l := len(x)
+	xr := make([]float64, m.n*l)
+	for c, col := range x {
+		for j, v := range col {
+			xr[j*l+c] = v
+		}
 	}
+	or := make([]float64, m.n*l)
 	for r := 0; r < m.n; r++ {
 		if r%1024 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		o := or[r*l : (r+1)*l]
 		for p := m.rowPtr[r]; p < m.rowPtr[r+1]; p++ {
-			j, v := m.col[p], float64(m.val[p])
-			for c := range x {
-				out[c][r] += v * x[c][j]
+			j, v := int(m.col[p]), float64(m.val[p])
+			for c, xv := range xr[j*l : (j+1)*l] {
+				o[c] += v * xv
 			}
+		}
+	}
+	out := make([][]float64, l)
+	for c := range out {
+		out[c] = make([]float64, m.n)
+		for r := range out[c] {
+			out[c][r] = or[r*l+c]
 		}
 	}
 	return out, nil
