@@ -43,7 +43,7 @@ func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp) (*annals.Capt
 // captureIn applies validated ops inside tx, with their replication operations when the outbox
 // is on (a replicated change applied on a remote goes through here too).
 func (db *DB) captureIn(ctx context.Context, tx *sql.Tx, ops []annals.CaptureOp, res *annals.CaptureResult) error {
-	w := &writer{tx: tx, ctx: ctx, now: db.now().UTC()}
+	w := &writer{tx: tx, ctx: ctx, now: db.now().UTC(), cached: db.wstmts.of(tx)}
 	defer w.close()
 	host, err := outboxHost(ctx, tx)
 	if err != nil {
@@ -68,12 +68,14 @@ func (db *DB) captureIn(ctx context.Context, tx *sql.Tx, ops []annals.CaptureOp,
 	return db.writeOutbox(ctx, tx, host, w.changes)
 }
 
-// writer applies capture ops inside one transaction, caching prepared statements across the
-// ops of a batch because an ingest sends thousands of entries per transaction.
+// writer applies capture ops inside one transaction, with the writer's prepared statements
+// (writestmts.go): an ingest sends thousands of entries per transaction, an import a file.
 type writer struct {
-	ctx   context.Context
-	tx    *sql.Tx
-	now   time.Time
+	ctx    context.Context
+	tx     *sql.Tx
+	now    time.Time
+	cached *cachedTx
+	// stmts are the statements this transaction prepared itself (the cache did not hold them).
 	stmts map[string]*sql.Stmt
 	// op is the index of the op being applied.
 	op int
@@ -98,6 +100,9 @@ type runTouch struct {
 
 func (w *writer) stmt(query string) (*sql.Stmt, error) {
 	if s, ok := w.stmts[query]; ok {
+		return s, nil
+	}
+	if s := w.cached.stmt(w.ctx, query); s != nil {
 		return s, nil
 	}
 	s, err := w.tx.PrepareContext(w.ctx, query)

@@ -35,14 +35,14 @@ const backfillBatch = 500
 
 // flushChatDocs rebuilds the documents of the dirty chats with pk <= bound (all of them for
 // math.MaxInt64) inside tx, with the default block limits, and clears their marks.
-func flushChatDocs(ctx context.Context, tx *sql.Tx, bound int64) error {
+func flushChatDocs(ctx context.Context, tx txRunner, bound int64) error {
 	return flushChatDocsIn(ctx, tx, bound, defaultBlockLimits())
 }
 
 // flushChatDocsIn is flushChatDocs with the block limits given. A chat marked full loses its
 // sealed blocks and is packed again from its first entry; every other dirty chat keeps them and
 // has its head rebuilt (sealing what has filled up). A deleted chat loses its documents.
-func flushChatDocsIn(ctx context.Context, tx *sql.Tx, bound int64, lim blockLimits) error {
+func flushChatDocsIn(ctx context.Context, tx txRunner, bound int64, lim blockLimits) error {
 	var any bool
 	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chat_docs_dirty WHERE chat_pk <= ?)`, bound).Scan(&any); err != nil {
 		return storeErr("chat documents: dirty", err)
@@ -86,7 +86,7 @@ func flushChatDocsIn(ctx context.Context, tx *sql.Tx, bound int64, lim blockLimi
 // buildHeads writes the head documents of the dirty chats (pk <= bound): metadata, the entries
 // after the last sealed block, and the owner tokens, "multi" for a chat with sealed blocks and
 // "archived" for an archived one.
-func buildHeads(ctx context.Context, tx *sql.Tx, bound int64) error {
+func buildHeads(ctx context.Context, tx txRunner, bound int64) error {
 	_, err := tx.ExecContext(ctx, `WITH `+headsCTE+` INSERT INTO chat_fts (rowid, title, description, summary, tags, text, reasoning, tool_name, tool_args, tool_result, owner)
 		SELECT d.doc, `+indexed("c.title")+`, `+indexed("c.description")+`, `+indexed("c.summary")+`, `+indexed("c.tags")+`,
 			`+indexed("x.text")+`, `+indexed("x.reasoning")+`, `+indexed("x.tool_name")+`, `+indexed("x.tool_args")+`, `+indexed("x.tool_result")+`,
@@ -103,7 +103,7 @@ func buildHeads(ctx context.Context, tx *sql.Tx, bound int64) error {
 
 // keyCollisions gives a key to the dirty chats whose last activity collided with another chat's
 // key: the next free one below it. Rare (two chats active in the same nanosecond), so one by one.
-func keyCollisions(ctx context.Context, tx *sql.Tx, bound int64) error {
+func keyCollisions(ctx context.Context, tx txRunner, bound int64) error {
 	rows, err := tx.QueryContext(ctx, `SELECT c.pk, `+headKey+` FROM chats c
 		WHERE c.pk IN (SELECT chat_pk FROM chat_docs_dirty WHERE chat_pk <= ?)
 		AND NOT EXISTS (SELECT 1 FROM chat_docs d WHERE d.chat_pk = c.pk)`, bound)

@@ -57,7 +57,7 @@ const headEntries = `JOIN entries e ON e.chat_pk = h.pk AND e.seq > h.seq AND e.
 
 // dropSealedBlocks removes the sealed blocks of the fully dirty chats (pk <= bound), which are
 // then rebuilt from their first entry.
-func dropSealedBlocks(ctx context.Context, tx *sql.Tx, bound int64) error {
+func dropSealedBlocks(ctx context.Context, tx txRunner, bound int64) error {
 	const set = `(SELECT chat_pk FROM chat_docs_dirty WHERE chat_pk <= ? AND full)`
 	for _, q := range []string{
 		`DELETE FROM chat_fts WHERE rowid IN (SELECT doc FROM chat_blocks WHERE chat_pk IN ` + set + `)`,
@@ -74,7 +74,7 @@ func dropSealedBlocks(ctx context.Context, tx *sql.Tx, bound int64) error {
 // entries after the last sealed block are packed greedily, and every block but the last gets a
 // document of its own. Greedy packing from a block's start does not depend on what comes after
 // the block, so sealing as a chat grows gives the blocks a build from scratch gives.
-func sealBlocks(ctx context.Context, tx *sql.Tx, bound int64, lim blockLimits) error {
+func sealBlocks(ctx context.Context, tx txRunner, bound int64, lim blockLimits) error {
 	rows, err := tx.QueryContext(ctx, `WITH `+headsCTE+` SELECT h.pk, h.lo FROM heads h `+headEntries+`
 		GROUP BY h.pk HAVING count(*) > ?3 OR sum(`+entryBytes+`) > ?4`,
 		nil, bound, lim.maxEntries, lim.maxBytes)
@@ -118,7 +118,7 @@ func sealBlocks(ctx context.Context, tx *sql.Tx, bound int64, lim blockLimits) e
 
 // sealHead packs the entries of chat pk after lo into blocks and records every full one in
 // chat_blocks, numbered up from next; it returns the next free number.
-func sealHead(ctx context.Context, tx *sql.Tx, pk, lo, next int64, lim blockLimits) (int64, error) {
+func sealHead(ctx context.Context, tx txRunner, pk, lo, next int64, lim blockLimits) (int64, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT e.pk, `+entryBytes+` FROM entries e WHERE e.chat_pk = ? AND e.pk > ? ORDER BY e.pk`, pk, lo)
 	if err != nil {
 		return 0, storeErr("chat documents: pack", err)

@@ -59,6 +59,7 @@ type DB struct {
 	writer   *sql.DB // nil when read-only
 	reader   *sql.DB
 	stmts    *stmtCache                // the reader's prepared search statements
+	wstmts   *writeStmts               // the writer's prepared statements (nil when read-only)
 	embeds   *storecore.EmbeddingCache // decoded embeddings and FindEmbeddings' walks
 	watch    *changeWatch              // tells the walks when anything was committed
 	now      func() time.Time
@@ -155,6 +156,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.writer.SetMaxOpenConns(1)
 		db.writer.SetMaxIdleConns(1)
 		db.writer.SetConnMaxLifetime(0)
+		db.wstmts = newWriteStmts(db.writer)
 		migrated, err := migrate(ctx, db.writer)
 		if migrated {
 			db.wrote.Store(true)
@@ -240,6 +242,7 @@ func (db *DB) Close() error {
 	var errs []error
 	if db.writer != nil {
 		db.stopMerges()
+		db.wstmts.close()
 		// Fold the WAL back into the main file so a database this process wrote is one file
 		// again once closed; a handle that never wrote checkpoints nothing.
 		if db.wrote.Load() {
@@ -266,7 +269,9 @@ func errReadOnly() error {
 // it indexes the entries fn added or changed and rebuilds the search documents of the chats fn
 // changed, so no reader ever sees a stale index.
 func (db *DB) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return db.writeTxThen(ctx, fn, func(tx *sql.Tx) error { return flushChatDocsIn(ctx, tx, math.MaxInt64, db.blockLimits()) })
+	return db.writeTxThen(ctx, fn, func(tx *sql.Tx) error {
+		return flushChatDocsIn(ctx, db.wstmts.of(tx), math.MaxInt64, db.blockLimits())
+	})
 }
 
 // writeTxThen is writeTx with the chat-document step before the commit given (the backfill
@@ -288,15 +293,17 @@ func (db *DB) runWriteTx(ctx context.Context, fn, before func(tx *sql.Tx) error)
 		return storeErr("begin", err)
 	}
 	committed := false
+	ct := db.wstmts.begin(tx)
 	defer func() {
 		db.outboxSignal.Ended(tx, committed)
 		db.feedMarks.Forget(tx)
+		db.wstmts.end(ctx, ct)
 	}()
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
-	if err := flushEntryIndex(ctx, tx); err != nil {
+	if err := flushEntryIndex(ctx, ct); err != nil {
 		_ = tx.Rollback()
 		return err
 	}

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 )
 
 // The entry columns both entry indexes hold, in their order.
@@ -13,7 +12,7 @@ const indexedEntryColumns = `text, reasoning, tool_name, tool_args, tool_result`
 // commit (writeTxThen), so the queue is empty between transactions and no reader sees an entry
 // the indexes lack. One INSERT per index hands FTS5 the whole batch at once: it writes one
 // segment for the transaction instead of one per entry.
-func flushEntryIndex(ctx context.Context, tx *sql.Tx) error {
+func flushEntryIndex(ctx context.Context, tx txRunner) error {
 	var queued bool
 	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM entries_unindexed)`).Scan(&queued); err != nil {
 		return storeErr("entry index: queue", err)

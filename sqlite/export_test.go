@@ -18,6 +18,14 @@ func (db *DB) ExecForTest(ctx context.Context, query string) error {
 	return err
 }
 
+// WriteStmtMissesForTest is how many statements the write transactions so far ran that the
+// writer's statement cache did not hold (each prepared then, in its transaction).
+func (db *DB) WriteStmtMissesForTest() int {
+	db.wstmts.mu.Lock()
+	defer db.wstmts.mu.Unlock()
+	return db.wstmts.missed
+}
+
 // SetEntryRankingForTest makes chat searches use the entry-level ranking (true) or the chat
 // index (false), so a test can compare them.
 func (db *DB) SetEntryRankingForTest(on bool) { db.entryRanking = on }

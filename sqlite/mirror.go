@@ -57,7 +57,7 @@ func (db *DB) ApplyMirror(ctx context.Context, state *annals.MirrorState, chats 
 	}
 	err := db.runWriteTx(ctx, func(tx *sql.Tx) error {
 		return storecore.ApplyMirror(&mirrorTx{replicaTx: replicaTx{db: db, ctx: ctx, tx: tx}}, state, chats, db.now())
-	}, func(tx *sql.Tx) error { return flushChatDocsIn(ctx, tx, math.MaxInt64, db.blockLimits()) })
+	}, func(tx *sql.Tx) error { return flushChatDocsIn(ctx, db.wstmts.of(tx), math.MaxInt64, db.blockLimits()) })
 	if err != nil {
 		return err
 	}
