@@ -68,7 +68,37 @@ func (db *DB) CheckIndex(ctx context.Context) error {
 	if err := db.checkChatDocs(ctx); err != nil {
 		return err
 	}
+	if err := db.checkViewBlocks(ctx); err != nil {
+		return err
+	}
 	return db.checkVocab(ctx)
+}
+
+// checkViewBlocks verifies the query view's blocks (migration 0028), which its triggers keep
+// through every insert, delete and update of an entry: every entry lies in exactly one block of
+// its chat, every block lies inside one 64-aligned bucket of seqs, and its body and tenant are
+// what its entries give now (so a redacted or truncated text never stays in a block).
+func (db *DB) checkViewBlocks(ctx context.Context) error {
+	var problem string
+	err := db.pool.QueryRow(ctx, `SELECT coalesce(
+		(SELECT format('entry %s#%s lies in %s blocks', c.id, e.seq, count(b.chat_pk))
+			FROM entries e JOIN chats c ON c.pk = e.chat_pk
+			LEFT JOIN entry_view_blocks b ON b.chat_pk = e.chat_pk AND e.seq BETWEEN b.first_seq AND b.last_seq
+			GROUP BY e.pk, c.id, e.seq HAVING count(b.chat_pk) <> 1 LIMIT 1),
+		(SELECT format('block %s:%s-%s is not what its entries give', b.chat_pk, b.first_seq, b.last_seq)
+			FROM entry_view_blocks b
+			LEFT JOIN LATERAL (SELECT min(e.tenant_id) AS tenant_id,
+				string_agg(annals_view_text(e.text, e.reasoning, e.tool_name, e.tool_args, e.tool_result), E'\x1e' ORDER BY e.seq) AS body
+				FROM entries e WHERE e.chat_pk = b.chat_pk AND e.seq BETWEEN b.first_seq AND b.last_seq) x ON true
+			WHERE b.first_seq >> 6 <> b.last_seq >> 6 OR x.body IS DISTINCT FROM b.body OR x.tenant_id IS DISTINCT FROM b.tenant_id LIMIT 1),
+		'')`).Scan(&problem)
+	if err != nil {
+		return db.storeErr("check view blocks", err)
+	}
+	if problem != "" {
+		return annals.Internal("check index", fmt.Errorf("query view blocks: %s", problem))
+	}
+	return nil
 }
 
 // checkVocab verifies that the vocabulary's counts and deltas (migration 0018) sum to what a

@@ -11,10 +11,11 @@ import (
 	"github.com/annals-dev/annals/view"
 )
 
-// The view's substring filter (view.Filter.Substring) on PostgreSQL. Migration 0005
-// indexes annals_view_text, every field in the 'escape' encoding, with pg_trgm; a search asks
-// that index for candidates with ILIKE on the substring in the same encoding, and proves each
-// one on the fields it matches by (substringProof).
+// The view's substring filter (view.Filter.Substring) on PostgreSQL. Migration 0028 keeps
+// annals_view_text, every field in the 'escape' encoding, of blocks of a chat's entries and
+// indexes the blocks with pg_trgm; a search asks that index for candidate blocks with ILIKE on
+// the substring in the same encoding, and proves each entry of a candidate block on the fields
+// it matches by (substringProof).
 
 const viewSearchOrder = "e.time DESC, c.id DESC, e.seq DESC"
 
@@ -39,22 +40,23 @@ func (db *DB) viewSubstring(ctx context.Context, w *where, f view.Filter, limit 
 	} else {
 		pattern := storecore.LikePattern(pgEscape(f.Substring))
 		calls, callArgs := substringProof(f.Substring, storecore.SubstringCallMatch)
-		callsHold := substringIndexed("t") + ` ILIKE ? AND ` + calls
+		callsHold := `vb_t.body ILIKE ? AND ` + calls
 		held, err := db.heldByCalls(ctx, f.Owner, callsHold, append([]any{pattern}, callArgs...))
 		if err != nil {
 			return nil, err
 		}
 		own, ownArgs := substringProof(f.Substring, storecore.SubstringOwnMatch)
-		w.Add(substringIndexed("e")+` ILIKE ? AND `+own, append([]any{pattern}, ownArgs...)...)
+		w.Add(`vb_e.body ILIKE ? AND `+own, append([]any{pattern}, ownArgs...)...)
+		ownFrom := entriesJoin + substringBlocks("e")
 		if !held {
-			q, args = viewSQL().KeysFirst(f.Select, entriesJoin, &w.Where, viewSearchOrder), append(w.Args, limit+1)
+			q, args = viewSQL().KeysFirst(f.Select, ownFrom, &w.Where, viewSearchOrder), append(w.Args, limit+1)
 		} else {
 			byCalls := &where{}
 			byCalls.Conds, byCalls.Args = slices.Clone(w.Conds[:len(w.Conds)-1]), slices.Clone(w.Args[:len(w.Args)-len(ownArgs)-1])
-			byCalls.Add(`e.kind = 'assistant' AND EXISTS (SELECT 1 FROM entries t WHERE `+storecore.CallOf("t", "e.chat_pk", "e.seq")+` AND `+callsHold+`)`,
+			byCalls.Add(`e.kind = 'assistant' AND EXISTS (SELECT 1 FROM entries t`+substringBlocks("t")+` WHERE `+storecore.CallOf("t", "e.chat_pk", "e.seq")+` AND `+callsHold+`)`,
 				append([]any{pattern}, callArgs...)...)
 			q = `SELECT ` + viewSQL().MessageColumns(f.Select) + ` FROM (
-				(SELECT e.pk FROM ` + entriesJoin + ` WHERE ` + w.SQL() + ` ORDER BY ` + viewSearchOrder + ` LIMIT ?)
+				(SELECT e.pk FROM ` + ownFrom + ` WHERE ` + w.SQL() + ` ORDER BY ` + viewSearchOrder + ` LIMIT ?)
 				UNION
 				(SELECT e.pk FROM ` + entriesJoin + ` WHERE ` + byCalls.SQL() + ` ORDER BY ` + viewSearchOrder + ` LIMIT ?)) page
 				JOIN entries e ON e.pk = page.pk JOIN chats c ON c.pk = e.chat_pk ORDER BY ` + viewSearchOrder + ` LIMIT ?`
@@ -68,13 +70,14 @@ func (db *DB) viewSubstring(ctx context.Context, w *where, f view.Filter, limit 
 	return db.readMessages(rows, f.Select, limit)
 }
 
-// heldByCalls reports whether a tool entry (alias t) in the owner's chats satisfies cond. Only
-// the owner's chats are read, so the plan depends on nothing outside the caller's scope.
+// heldByCalls reports whether a tool entry (alias t, its block vb_t) in the owner's chats
+// satisfies cond. Only the owner's chats are read, so the plan depends on nothing outside the
+// caller's scope.
 func (db *DB) heldByCalls(ctx context.Context, owner annals.Owner, cond string, args []any) (bool, error) {
 	w := &where{}
 	w.AddOwner("c", owner)
 	var held bool
-	err := db.pool.QueryRow(ctx, rebind(`SELECT EXISTS (SELECT 1 FROM entries t JOIN chats c ON c.pk = t.chat_pk
+	err := db.pool.QueryRow(ctx, rebind(`SELECT EXISTS (SELECT 1 FROM entries t JOIN chats c ON c.pk = t.chat_pk`+substringBlocks("t")+`
 		WHERE t.kind = 'tool' AND `+cond+` AND `+w.SQL()+`)`), append(slices.Clone(args), w.Args...)...).Scan(&held)
 	if err != nil {
 		return false, db.storeErr("view search substring calls", err)
@@ -82,10 +85,17 @@ func (db *DB) heldByCalls(ctx context.Context, owner annals.Owner, cond string, 
 	return held, nil
 }
 
-// substringIndexed is the expression migration 0005 indexes with pg_trgm, on the entry alias.
-func substringIndexed(alias string) string {
-	a := alias + "."
-	return "annals_view_text(" + a + "text, " + a + "reasoning, " + a + "tool_name, " + a + "tool_args, " + a + "tool_result)"
+// substringBlocks joins the entry of the alias to the block of its chat that holds it (alias
+// vb_ and the entry's alias; migration 0028), whose body a search matches with ILIKE: true for
+// every entry holding the substring, so a candidate test, looked up in the blocks' trigram index.
+// Each entry lies in exactly one block, so the join never repeats an entry, and the planner may
+// start from either side: the candidate blocks (a rare substring) or the entries by time (a
+// common one). A block lies inside one 64-aligned bucket of seqs, which bounds the range the
+// (chat_pk, first_seq) index is read over from an entry.
+func substringBlocks(alias string) string {
+	a, b := alias+".", "vb_"+alias+"."
+	return " JOIN entry_view_blocks vb_" + alias + " ON " + b + "chat_pk = " + a + "chat_pk AND " +
+		b + "first_seq <= " + a + "seq AND " + b + "last_seq >= " + a + "seq AND " + b + "first_seq >= (" + a + "seq >> 6) << 6"
 }
 
 // substringProof is a part of storecore.SubstringMatch built by match, each field tested on its
