@@ -71,6 +71,8 @@ type DB struct {
 	writes atomic.Int64
 	// candidates, when set (tests), replaces docCandidates for an entry search.
 	candidates int
+	// denseBlocks, when set (tests), replaces denseBlocks for the view's substring search.
+	denseBlocks int
 	// outboxSignal wakes this process's push workers when a write that queued replication
 	// operations commits.
 	outboxSignal storecore.OutboxSignal

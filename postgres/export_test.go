@@ -95,6 +95,10 @@ func (db *DB) VocabPlanForTest(ctx context.Context, owner annals.Owner, prefix s
 	return db.planForTest(ctx, query, args)
 }
 
+// SetDenseBlocksForTest sets how many candidate blocks make the view's substring search walk
+// the entries by time (0: the default).
+func (db *DB) SetDenseBlocksForTest(n int) { db.denseBlocks = n }
+
 // SetCandidatesForTest sets how many of the newest matches an entry search ranks (0: the default).
 func (db *DB) SetCandidatesForTest(k int) { db.candidates = k }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/historytest"
 )
 
 // TestViewBlocksFollowAppendsTruncatesAndDeletes: the query view's trigram index covers blocks of
@@ -63,4 +64,17 @@ func TestViewBlocksFollowAppendsTruncatesAndDeletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	step("a delete", 0)
+}
+
+// TestViewSubstringWalksByTimeWhenBlocksAreDense runs the query view's substring cases with every
+// needle held by a block taken as dense, so the search walks the entries by time and proves
+// each, as it does at scale for a needle in a thousand blocks or more: the same answers as the
+// block lookup TestHistory runs.
+func TestViewSubstringWalksByTimeWhenBlocksAreDense(t *testing.T) {
+	testDSN(t)
+	historytest.ViewSubstring(t, func(tb testing.TB) annals.Store {
+		db := MustOpenDB(tb)
+		db.SetDenseBlocksForTest(1)
+		return db
+	})
 }

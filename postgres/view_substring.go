@@ -22,14 +22,14 @@ const viewSearchOrder = "e.time DESC, c.id DESC, e.seq DESC"
 // viewSubstring answers a search with a substring; w holds every other condition. A message
 // matches on its own fields or, for an assistant message, on its calls' (storecore.SubstringMatch).
 // A substring of fewer than three characters has no trigram: pg_trgm would answer the ILIKE with
-// every entry (a full index scan, then a sort of all of them), so the condition is the proof
+// every block (a full index scan, then a sort of every entry), so the condition is the proof
 // alone, and the planner walks entries_by_time newest first, stopping at the page, as the
-// reference's LIKE scan does. A longer one is looked up in the trigram index: when no tool entry
-// in the owner's chats holds it in its call fields, on the entries' own fields alone; else as a
+// reference's LIKE scan does. So does a longer one held by many blocks in the owner's chats
+// (substringDense). Any other is looked up in the blocks' trigram index: when no tool entry in
+// the owner's chats holds it in its call fields, on the entries' own fields alone; else as a
 // UNION of the entries holding it in their own fields and the assistant messages with a call
-// holding it, each stopped at the page, so that the planner chooses for each part between the
-// GIN index and the time walk. One condition with an OR over the calls' EXISTS would hide the
-// first part from the index and scan every entry in scope for a rare substring.
+// holding it, each stopped at the page. One condition with an OR over the calls' EXISTS would
+// hide the first part from the index and scan every entry in scope for a rare substring.
 func (db *DB) viewSubstring(ctx context.Context, w *where, f view.Filter, limit int) (*view.Page, error) {
 	var q string
 	var args []any
@@ -45,14 +45,21 @@ func (db *DB) viewSubstring(ctx context.Context, w *where, f view.Filter, limit 
 		if err != nil {
 			return nil, err
 		}
+		dense, err := db.substringDense(ctx, f.Owner, pattern)
+		if err != nil {
+			return nil, err
+		}
 		own, ownArgs := substringProof(f.Substring, storecore.SubstringOwnMatch)
-		w.Add(`vb_e.body ILIKE ? AND `+own, append([]any{pattern}, ownArgs...)...)
-		ownFrom := entriesJoin + substringBlocks("e")
+		ownFrom := entriesJoin
+		if !dense {
+			own, ownArgs, ownFrom = `vb_e.body ILIKE ? AND `+own, append([]any{pattern}, ownArgs...), ownFrom+substringBlocks("e")
+		}
+		w.Add(own, ownArgs...)
 		if !held {
 			q, args = viewSQL().KeysFirst(f.Select, ownFrom, &w.Where, viewSearchOrder), append(w.Args, limit+1)
 		} else {
 			byCalls := &where{}
-			byCalls.Conds, byCalls.Args = slices.Clone(w.Conds[:len(w.Conds)-1]), slices.Clone(w.Args[:len(w.Args)-len(ownArgs)-1])
+			byCalls.Conds, byCalls.Args = slices.Clone(w.Conds[:len(w.Conds)-1]), slices.Clone(w.Args[:len(w.Args)-len(ownArgs)])
 			byCalls.Add(`e.kind = 'assistant' AND EXISTS (SELECT 1 FROM entries t`+substringBlocks("t")+` WHERE `+storecore.CallOf("t", "e.chat_pk", "e.seq")+` AND `+callsHold+`)`,
 				append([]any{pattern}, callArgs...)...)
 			q = `SELECT ` + viewSQL().MessageColumns(f.Select) + ` FROM (
@@ -68,6 +75,32 @@ func (db *DB) viewSubstring(ctx context.Context, w *where, f view.Filter, limit 
 		return nil, db.storeErr("view search", err)
 	}
 	return db.readMessages(rows, f.Select, limit)
+}
+
+// denseBlocks is how many blocks in the owner's chats (up to 64 entries each) must hold a
+// substring for a search to walk the entries by time, proving each, instead of proving every
+// entry of the candidate blocks and sorting them: from there on a page of matches is no more than
+// about 1/20 of the entries in scope away, and the candidates' entries would number 64,000.
+const denseBlocks = 1000
+
+// substringDense reports whether denseBlocks blocks in the owner's chats hold the ILIKE pattern,
+// counted through the trigram index and stopped there. The planner cannot tell this itself: a
+// block's body is wider than the values ANALYZE samples, so its estimate of an ILIKE is a fixed
+// guess by the pattern's length, the same for a needle in one entry and one in every other.
+func (db *DB) substringDense(ctx context.Context, owner annals.Owner, pattern string) (bool, error) {
+	dense := denseBlocks
+	if db.denseBlocks > 0 {
+		dense = db.denseBlocks
+	}
+	w := &where{}
+	w.AddOwner("c", owner)
+	var n int
+	err := db.pool.QueryRow(ctx, rebind(`SELECT count(*) FROM (SELECT 1 FROM entry_view_blocks vb JOIN chats c ON c.pk = vb.chat_pk
+		WHERE vb.body ILIKE ? AND `+w.SQL()+` LIMIT ?) x`), append(append([]any{pattern}, w.Args...), dense)...).Scan(&n)
+	if err != nil {
+		return false, db.storeErr("view search substring blocks", err)
+	}
+	return n >= dense, nil
 }
 
 // heldByCalls reports whether a tool entry (alias t, its block vb_t) in the owner's chats
