@@ -88,7 +88,7 @@ func (db *DB) checkViewBlocks(ctx context.Context) error {
 		(SELECT format('block %s:%s-%s is not what its entries give', b.chat_pk, b.first_seq, b.last_seq)
 			FROM entry_view_blocks b
 			LEFT JOIN LATERAL (SELECT min(e.tenant_id) AS tenant_id,
-				string_agg(annals_view_text(e.text, e.reasoning, e.tool_name, e.tool_args, e.tool_result), E'\x1e' ORDER BY e.seq) AS body
+				string_agg(annals_view_block_text(e.text, e.reasoning, e.tool_name, e.tool_args, e.tool_result), E'\x1e' ORDER BY e.seq) AS body
 				FROM entries e WHERE e.chat_pk = b.chat_pk AND e.seq BETWEEN b.first_seq AND b.last_seq) x ON true
 			WHERE b.first_seq >> 6 <> b.last_seq >> 6 OR x.body IS DISTINCT FROM b.body OR x.tenant_id IS DISTINCT FROM b.tenant_id LIMIT 1),
 		'')`).Scan(&problem)

@@ -12,16 +12,16 @@ import (
 )
 
 // The view's substring filter (view.Filter.Substring) on PostgreSQL. Migration 0028 keeps
-// annals_view_text, every field in the 'escape' encoding, of blocks of a chat's entries and
-// indexes the blocks with pg_trgm; a search asks that index for candidate blocks with ILIKE on
-// the substring in the same encoding, and proves each entry of a candidate block on the fields
-// it matches by (substringProof).
+// annals_view_text (every field in the 'escape' encoding) with ASCII letters lower-cased, of
+// blocks of a chat's entries, and indexes the blocks with pg_trgm; a search asks that index for
+// candidate blocks with LIKE on the folded substring in the same encoding, and proves each entry
+// of a candidate block on the fields it matches by (substringProof).
 
 const viewSearchOrder = "e.time DESC, c.id DESC, e.seq DESC"
 
 // viewSubstring answers a search with a substring; w holds every other condition. A message
 // matches on its own fields or, for an assistant message, on its calls' (storecore.SubstringMatch).
-// A substring of fewer than three characters has no trigram: pg_trgm would answer the ILIKE with
+// A substring of fewer than three characters has no trigram: pg_trgm would answer the LIKE with
 // every block (a full index scan, then a sort of every entry), so the condition is the proof
 // alone, and the planner walks entries_by_time newest first, stopping at the page, as the
 // reference's LIKE scan does. So does a longer one held by many blocks in the owner's chats
@@ -38,9 +38,9 @@ func (db *DB) viewSubstring(ctx context.Context, w *where, f view.Filter, limit 
 		w.Add(cond, condArgs...)
 		q, args = viewSQL().KeysFirst(f.Select, entriesJoin, &w.Where, viewSearchOrder), append(w.Args, limit+1)
 	} else {
-		pattern := storecore.LikePattern(pgEscape(f.Substring))
+		pattern := storecore.LikePattern(pgEscape(storecore.FoldASCII(f.Substring)))
 		calls, callArgs := substringProof(f.Substring, storecore.SubstringCallMatch)
-		callsHold := `vb_t.body ILIKE ? AND ` + calls
+		callsHold := `vb_t.body LIKE ? AND ` + calls
 		held, err := db.heldByCalls(ctx, f.Owner, callsHold, append([]any{pattern}, callArgs...))
 		if err != nil {
 			return nil, err
@@ -52,7 +52,7 @@ func (db *DB) viewSubstring(ctx context.Context, w *where, f view.Filter, limit 
 		own, ownArgs := substringProof(f.Substring, storecore.SubstringOwnMatch)
 		ownFrom := entriesJoin
 		if !dense {
-			own, ownArgs, ownFrom = `vb_e.body ILIKE ? AND `+own, append([]any{pattern}, ownArgs...), ownFrom+substringBlocks("e")
+			own, ownArgs, ownFrom = `vb_e.body LIKE ? AND `+own, append([]any{pattern}, ownArgs...), ownFrom+substringBlocks("e")
 		}
 		w.Add(own, ownArgs...)
 		if !held {
@@ -80,12 +80,12 @@ func (db *DB) viewSubstring(ctx context.Context, w *where, f view.Filter, limit 
 // denseBlocks is how many blocks in the owner's chats (up to 64 entries each) must hold a
 // substring for a search to walk the entries by time, proving each, instead of proving every
 // entry of the candidate blocks and sorting them: from there on a page of matches is no more than
-// about 1/20 of the entries in scope away, and the candidates' entries would number 64,000.
-const denseBlocks = 1000
+// about 1/10 of the entries in scope away, and the candidates' entries would number 32,000.
+const denseBlocks = 500
 
-// substringDense reports whether denseBlocks blocks in the owner's chats hold the ILIKE pattern,
+// substringDense reports whether denseBlocks blocks in the owner's chats hold the LIKE pattern,
 // counted through the trigram index and stopped there. The planner cannot tell this itself: a
-// block's body is wider than the values ANALYZE samples, so its estimate of an ILIKE is a fixed
+// block's body is wider than the values ANALYZE samples, so its estimate of a LIKE is a fixed
 // guess by the pattern's length, the same for a needle in one entry and one in every other.
 func (db *DB) substringDense(ctx context.Context, owner annals.Owner, pattern string) (bool, error) {
 	dense := denseBlocks
@@ -96,7 +96,7 @@ func (db *DB) substringDense(ctx context.Context, owner annals.Owner, pattern st
 	w.AddOwner("c", owner)
 	var n int
 	err := db.pool.QueryRow(ctx, rebind(`SELECT count(*) FROM (SELECT 1 FROM entry_view_blocks vb JOIN chats c ON c.pk = vb.chat_pk
-		WHERE vb.body ILIKE ? AND `+w.SQL()+` LIMIT ?) x`), append(append([]any{pattern}, w.Args...), dense)...).Scan(&n)
+		WHERE vb.body LIKE ? AND `+w.SQL()+` LIMIT ?) x`), append(append([]any{pattern}, w.Args...), dense)...).Scan(&n)
 	if err != nil {
 		return false, db.storeErr("view search substring blocks", err)
 	}
@@ -119,7 +119,7 @@ func (db *DB) heldByCalls(ctx context.Context, owner annals.Owner, cond string, 
 }
 
 // substringBlocks joins the entry of the alias to the block of its chat that holds it (alias
-// vb_ and the entry's alias; migration 0028), whose body a search matches with ILIKE: true for
+// vb_ and the entry's alias; migration 0028), whose body a search matches with LIKE: true for
 // every entry holding the substring, so a candidate test, looked up in the blocks' trigram index.
 // Each entry lies in exactly one block, so the join never repeats an entry, and the planner may
 // start from either side: the candidate blocks (a rare substring) or the entries by time (a
