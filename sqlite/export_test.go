@@ -107,13 +107,29 @@ func (db *DB) SetMergeMinPagesForTest(n int) {
 	db.merge.minPages = n
 }
 
-// WaitMergesForTest waits until no background merge runs, and returns the last one's error.
+// SetMergeQuietForTest sets how long the writer must be quiet before a merge check (0: the
+// default).
+func (db *DB) SetMergeQuietForTest(d time.Duration) {
+	db.merge.mu.Lock()
+	defer db.merge.mu.Unlock()
+	db.merge.quiet = d
+}
+
+// MergeStateForTest reports whether a quiet check is pending and whether a merge runs.
+func (db *DB) MergeStateForTest() (pending, running bool) {
+	db.merge.mu.Lock()
+	defer db.merge.mu.Unlock()
+	return db.merge.pending, db.merge.running
+}
+
+// WaitMergesForTest waits until no quiet check is pending and no background merge runs, and
+// returns the last one's error.
 func (db *DB) WaitMergesForTest() error {
 	for {
 		db.merge.mu.Lock()
-		running, err := db.merge.running, db.merge.err
+		busy, err := db.merge.pending || db.merge.running, db.merge.err
 		db.merge.mu.Unlock()
-		if !running {
+		if !busy {
 			return err
 		}
 		time.Sleep(5 * time.Millisecond)

@@ -18,87 +18,126 @@ import (
 // 50k entries or more is merged by annals ingest (Optimize); smaller appends used to wait for
 // the next one.
 //
-// Now the writer checks, after each commit, whether an index's segments beyond its largest hold
-// at least 1/mergeRatio of the largest's pages; if so, a goroutine merges the index into one
-// segment, a bounded step (mergeStepPages pages) per write transaction, so writers interleave
-// with it. The ratio bounds the work: a full merge rewrites the whole index, so it runs after
-// the increments grew by a fixed share of it (a write amplification of at most mergeRatio),
-// not after every append. Close lets a running merge finish for up to mergeCloseWait, then
-// stops it after its current step; FTS5 keeps the state of a merge in progress, and the next
-// commit that finds the index due resumes it.
+// Now the writer, once it has been quiet for mergeQuiet after a commit, checks whether an
+// index's segments beyond its largest hold at least 1/mergeRatio of the largest's pages; if so,
+// it merges the index into one segment, a bounded step (mergeStepPages pages) per write
+// transaction, so writers that arrive meanwhile interleave with it. Waiting for a quiet writer
+// is what bounds the work: a bulk load (annals import commits once per file, hundreds of times)
+// never merges while it runs — merging after every commit that passed the share made the import
+// of 450 sessions 4x slower (docs/BENCHMARKS.md) — and a server merges once its appends pause.
+// The ratio bounds a slow trickle's cost: a full merge rewrites the whole index, so it runs after
+// the increments grew by a fixed share of it, not after every quiet append. Close stops a pending
+// check (a one-shot command never starts a merge on its way out) and lets a running merge finish
+// for up to mergeCloseWait, then stops it after its current step; FTS5 keeps the state of a merge
+// in progress, and the next quiet check resumes it.
 
 const (
 	// mergeRatio: an index is due for a merge when its other segments hold at least
-	// 1/mergeRatio of the pages of its largest.
-	mergeRatio = 16
+	// 1/mergeRatio of the pages of its largest. At 1M entries a 10k append is 1/83 of the
+	// entries' index; merges run only when the writer is quiet, so a low share costs a quiet
+	// server a merge now and then, never a writer under load.
+	mergeRatio = 128
+	// mergeQuiet is how long the writer must have committed nothing before a merge check runs.
+	mergeQuiet = 2 * time.Second
 	// mergeMinPages: an index whose largest segment is smaller than this is left to FTS5's
 	// automerge (a small index is cheap to search in any shape).
 	mergeMinPages = 64
 	// mergeStepPages is the work of one merge step, in leaf pages written (a few MB).
 	mergeStepPages = 500
-	// mergeCloseWait is how long Close lets a running merge finish: a command that appended
-	// (annals ingest) leaves the index merged, and a server's shutdown is not held for long.
+	// mergeCloseWait is how long Close lets a running merge finish, so a server's shutdown is
+	// not held for long.
 	mergeCloseWait = 10 * time.Second
 )
 
 // ftsTables are the full-text indexes the merges look after.
 var ftsTables = []string{"entries_fts", "chats_fts", "chat_fts", "entries_tri"}
 
-// merger runs at most one background merge at a time.
+// merger runs at most one background merge at a time, after the writer has been quiet.
 type merger struct {
 	mu      sync.Mutex
+	timer   *time.Timer // the pending quiet check (nil until the first commit)
+	pending bool        // the timer is armed and its check has not started
 	running bool
-	again   bool // a commit arrived while a merge ran: check again before stopping
+	again   bool // a commit arrived while a merge ran: check again once quiet
 	closed  bool
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	// minPages overrides mergeMinPages (0: the constant), for tests.
 	minPages int
+	// quiet overrides mergeQuiet (0: the constant), for tests.
+	quiet time.Duration
 	// err is the last merge's error, for tests (a merge is best effort: a failed one leaves
-	// the index as it was, and the next commit tries again).
+	// the index as it was, and the next quiet check tries again).
 	err error
 }
 
-// kickMerge starts a background merge check after a commit, unless one is running (then that
-// one checks again before it stops) or the store is closing.
+// quietFor is how long the writer must be quiet before a check; m.mu is held.
+func (m *merger) quietFor() time.Duration {
+	if m.quiet > 0 {
+		return m.quiet
+	}
+	return mergeQuiet
+}
+
+// arm (re)starts the quiet timer; m.mu is held.
+func (m *merger) arm(check func()) {
+	m.pending = true
+	if m.timer == nil {
+		m.timer = time.AfterFunc(m.quietFor(), check)
+		return
+	}
+	m.timer.Reset(m.quietFor())
+}
+
+// kickMerge, after a commit, restarts the wait for a quiet writer, unless a merge is running
+// (then it checks again once quiet after it ends) or the store is closing.
 func (db *DB) kickMerge() {
 	m := &db.merge
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed {
-		return
-	}
-	if m.running {
+	switch {
+	case m.closed:
+	case m.running:
 		m.again = true
+	default:
+		m.arm(db.runMerges)
+	}
+}
+
+// runMerges is the quiet timer's check: it merges each index that is due, then, if commits
+// arrived meanwhile, waits for the writer to be quiet again.
+func (db *DB) runMerges() {
+	m := &db.merge
+	m.mu.Lock()
+	if m.closed || m.running || !m.pending {
+		m.mu.Unlock()
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	m.running, m.cancel = true, cancel
+	m.pending, m.running, m.again, m.cancel = false, true, false, cancel
 	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		defer cancel()
-		for {
-			err := db.mergeDue(ctx)
-			m.mu.Lock()
-			m.err = err
-			if !m.again || m.closed {
-				m.running = false
-				m.mu.Unlock()
-				return
-			}
-			m.again = false
-			m.mu.Unlock()
-		}
-	}()
+	m.mu.Unlock()
+	defer m.wg.Done()
+	defer cancel()
+	err := db.mergeDue(ctx)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.err, m.running = err, false
+	if m.again && !m.closed {
+		m.again = false
+		m.arm(db.runMerges)
+	}
 }
 
-// stopMerges lets a running merge finish for up to mergeCloseWait, then cancels it and waits
-// for its current step; no merge starts after.
+// stopMerges drops a pending check, lets a running merge finish for up to mergeCloseWait, then
+// cancels it and waits for its current step; no merge starts after.
 func (db *DB) stopMerges() {
 	m := &db.merge
 	m.mu.Lock()
-	m.closed = true
+	m.closed, m.pending = true, false
+	if m.timer != nil {
+		m.timer.Stop()
+	}
 	cancel := m.cancel
 	m.mu.Unlock()
 	done := make(chan struct{})
