@@ -185,6 +185,12 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	if !opts.ReadOnly {
+		// Increments a one-shot command left (it never merges: Close drops its pending check)
+		// are merged by the next handle that stays open and quiet for a while, a server most
+		// often, without waiting for its first commit (merge.go).
+		db.kickMerge()
+	}
 	return db, nil
 }
 

@@ -3,10 +3,12 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/sqlite"
 )
 
 // An append in many small transactions leaves every full-text index in one segment per
@@ -131,5 +133,61 @@ func TestMergesWaitForAQuietWriter(t *testing.T) {
 	}
 	if len(segs) != 1 {
 		t.Errorf("entries_fts in segments of %v leaf pages once quiet, want one", segs)
+	}
+}
+
+// A one-shot command that appends never merges (Close drops the pending check); the next handle
+// opened for writing merges what it left once quiet, without waiting for a commit of its own.
+func TestAnOpenedStoreMergesWhatItFinds(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "annals.db")
+	db, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMergeMinPagesForTest(4)
+	db.SetMergeQuietForTest(time.Hour)
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "c", TenantID: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	for b := range 31 {
+		count := 20 // 30 small appends after one large one (the largest segment)
+		if b == 0 {
+			count = 3000
+		}
+		var batch []*annals.Entry
+		for i := range count {
+			n := b*10000 + i
+			batch = append(batch, &annals.Entry{ID: fmt.Sprintf("e%d", n), Kind: annals.KindUser,
+				Text: fmt.Sprintf("message %d about the deploy of w%d to stage%d", n, n*7, n%13)})
+		}
+		if _, err := annals.AppendEntries(ctx, db, "c", batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMergeMinPagesForTest(4)
+	if segs, err := db.SegmentsForTest(ctx, "entries_fts"); err != nil || len(segs) < 2 {
+		t.Fatalf("entries_fts after the one-shot appends: %v leaf pages (%v); want increments left unmerged", segs, err)
+	}
+	if pending, _ := db.MergeStateForTest(); !pending {
+		t.Fatal("no merge check pending after a writable open")
+	}
+	if err := db.WaitMergesForTest(); err != nil {
+		t.Fatal(err)
+	}
+	segs, err := db.SegmentsForTest(ctx, "entries_fts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(segs) != 1 {
+		t.Errorf("entries_fts in segments of %v leaf pages after the open's quiet check, want one", segs)
 	}
 }
