@@ -50,6 +50,12 @@ type Options struct {
 	// SubstringProgress, when set, hears how far the build of the view's substring index has
 	// got when an upgrade (migration 0009) has to build it on open: done and total entries.
 	SubstringProgress func(done, total int)
+	// BackgroundMerges is for a process that stays open (annals serve, annals mcp): once its
+	// writer has been quiet for a while, it merges the full-text indexes' increments in the
+	// background, including what one-shot commands left (merge.go). Off, the handle never
+	// merges: a one-shot command's pauses (parsing a large file) and its exit must not pay for
+	// rewriting the whole index.
+	BackgroundMerges bool
 }
 
 // DB is an annals.Store backed by one SQLite file.
@@ -109,6 +115,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	db := &DB{path: path, readOnly: opts.ReadOnly, now: opts.Now}
 	db.feedMarks.AfterOff = opts.AfterFeedOff
+	db.merge.on = opts.BackgroundMerges && !opts.ReadOnly
 	if db.now == nil {
 		db.now = time.Now
 	}
@@ -185,12 +192,9 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
-	if !opts.ReadOnly {
-		// Increments a one-shot command left (it never merges: Close drops its pending check)
-		// are merged by the next handle that stays open and quiet for a while, a server most
-		// often, without waiting for its first commit (merge.go).
-		db.kickMerge()
-	}
+	// Increments one-shot commands left (they never merge) are merged by a handle that stays
+	// open, once quiet, without waiting for a commit of its own (merge.go).
+	db.kickMerge()
 	return db, nil
 }
 

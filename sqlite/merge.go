@@ -18,13 +18,15 @@ import (
 // 50k entries or more is merged by annals ingest (Optimize); smaller appends used to wait for
 // the next one.
 //
-// Now the writer, once it has been quiet for mergeQuiet after a commit, checks whether an
+// Now a handle that stays open (Options.BackgroundMerges: annals serve, annals mcp), once its
+// writer has been quiet for mergeQuiet after its open or a commit, checks whether an
 // index's segments beyond its largest hold at least 1/mergeRatio of the largest's pages; if so,
 // it merges the index into one segment, a bounded step (mergeStepPages pages) per write
 // transaction, so writers that arrive meanwhile interleave with it. Waiting for a quiet writer
-// is what bounds the work: a bulk load (annals import commits once per file, hundreds of times)
-// never merges while it runs — merging after every commit that passed the share made the import
-// of 450 sessions 4x slower (docs/BENCHMARKS.md) — and a server merges once its appends pause.
+// is what bounds the work: a bulk load through a server merges once its appends pause, and a
+// one-shot command (annals import commits once per file, hundreds of times) never merges at all —
+// merging after every commit that passed the share made the import of 450 sessions 4x slower
+// (docs/BENCHMARKS.md).
 // The ratio bounds a slow trickle's cost: a full merge rewrites the whole index, so it runs after
 // the increments grew by a fixed share of it, not after every quiet append. Close stops a pending
 // check (a one-shot command never starts a merge on its way out) and lets a running merge finish
@@ -55,8 +57,12 @@ var ftsTables = []string{"entries_fts", "chats_fts", "chat_fts", "entries_tri"}
 // merger runs at most one background merge at a time, after the writer has been quiet.
 type merger struct {
 	mu      sync.Mutex
-	timer   *time.Timer // the pending quiet check (nil until the first commit)
+	on      bool        // Options.BackgroundMerges on a writable handle
+	timer   *time.Timer // the pending quiet check (nil until the first arm)
 	pending bool        // the timer is armed and its check has not started
+	// armed counts the arms: a check whose timer was re-armed after it fired, before it took
+	// mu, finds a newer count and leaves the check to the newer timer.
+	armed   uint64
 	running bool
 	again   bool // a commit arrived while a merge ran: check again once quiet
 	closed  bool
@@ -80,23 +86,25 @@ func (m *merger) quietFor() time.Duration {
 }
 
 // arm (re)starts the quiet timer; m.mu is held.
-func (m *merger) arm(check func()) {
+func (m *merger) arm(check func(armed uint64)) {
 	m.pending = true
-	if m.timer == nil {
-		m.timer = time.AfterFunc(m.quietFor(), check)
-		return
+	m.armed++
+	if m.timer != nil {
+		m.timer.Stop()
 	}
-	m.timer.Reset(m.quietFor())
+	armed := m.armed
+	m.timer = time.AfterFunc(m.quietFor(), func() { check(armed) })
 }
 
-// kickMerge, after a commit, restarts the wait for a quiet writer, unless a merge is running
+// kickMerge, after the open or a commit, restarts the wait for a quiet writer (a handle without
+// Options.BackgroundMerges never waits), unless a merge is running
 // (then it checks again once quiet after it ends) or the store is closing.
 func (db *DB) kickMerge() {
 	m := &db.merge
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch {
-	case m.closed:
+	case !m.on || m.closed:
 	case m.running:
 		m.again = true
 	default:
@@ -106,10 +114,10 @@ func (db *DB) kickMerge() {
 
 // runMerges is the quiet timer's check: it merges each index that is due, then, if commits
 // arrived meanwhile, waits for the writer to be quiet again.
-func (db *DB) runMerges() {
+func (db *DB) runMerges(armed uint64) {
 	m := &db.merge
 	m.mu.Lock()
-	if m.closed || m.running || !m.pending {
+	if m.closed || m.running || !m.pending || armed != m.armed {
 		m.mu.Unlock()
 		return
 	}

@@ -18,7 +18,7 @@ import (
 // 5), so what is left unmerged stays under that share, and the searches find the same entries.
 func TestSmallAppendsAreMergedInTheBackground(t *testing.T) {
 	ctx := context.Background()
-	db := openTestDB(t)
+	db := openMergingDB(t)
 	db.SetMergeMinPagesForTest(4)
 	db.SetMergeQuietForTest(20 * time.Millisecond)
 	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "c", TenantID: "t"}); err != nil {
@@ -88,7 +88,7 @@ func TestSmallAppendsAreMergedInTheBackground(t *testing.T) {
 // comes once the writer has been quiet.
 func TestMergesWaitForAQuietWriter(t *testing.T) {
 	ctx := context.Background()
-	db := openTestDB(t)
+	db := openMergingDB(t)
 	db.SetMergeMinPagesForTest(4)
 	db.SetMergeQuietForTest(time.Hour)
 	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "c", TenantID: "t"}); err != nil {
@@ -136,8 +136,9 @@ func TestMergesWaitForAQuietWriter(t *testing.T) {
 	}
 }
 
-// A one-shot command that appends never merges (Close drops the pending check); the next handle
-// opened for writing merges what it left once quiet, without waiting for a commit of its own.
+// A one-shot command (a handle without BackgroundMerges) never merges, however long it pauses;
+// a handle that stays open (annals serve) merges what it finds once quiet, without waiting for
+// a commit of its own.
 func TestAnOpenedStoreMergesWhatItFinds(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "annals.db")
@@ -146,7 +147,7 @@ func TestAnOpenedStoreMergesWhatItFinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.SetMergeMinPagesForTest(4)
-	db.SetMergeQuietForTest(time.Hour)
+	db.SetMergeQuietForTest(time.Millisecond)
 	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "c", TenantID: "t"}); err != nil {
 		t.Fatal(err)
 	}
@@ -164,11 +165,15 @@ func TestAnOpenedStoreMergesWhatItFinds(t *testing.T) {
 		if _, err := annals.AppendEntries(ctx, db, "c", batch); err != nil {
 			t.Fatal(err)
 		}
+		time.Sleep(2 * time.Millisecond) // longer than the quiet wait: a pause, as a parse
+	}
+	if pending, running := db.MergeStateForTest(); pending || running {
+		t.Fatalf("a one-shot handle: check pending %v, merge running %v; want neither", pending, running)
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err = sqlite.Open(ctx, path, sqlite.Options{})
+	db, err = sqlite.Open(ctx, path, sqlite.Options{BackgroundMerges: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +183,7 @@ func TestAnOpenedStoreMergesWhatItFinds(t *testing.T) {
 		t.Fatalf("entries_fts after the one-shot appends: %v leaf pages (%v); want increments left unmerged", segs, err)
 	}
 	if pending, _ := db.MergeStateForTest(); !pending {
-		t.Fatal("no merge check pending after a writable open")
+		t.Fatal("no merge check pending after an open with BackgroundMerges")
 	}
 	if err := db.WaitMergesForTest(); err != nil {
 		t.Fatal(err)
@@ -190,4 +195,15 @@ func TestAnOpenedStoreMergesWhatItFinds(t *testing.T) {
 	if len(segs) != 1 {
 		t.Errorf("entries_fts in segments of %v leaf pages after the open's quiet check, want one", segs)
 	}
+}
+
+// openMergingDB opens a store as a long-lived process does (annals serve): with background merges.
+func openMergingDB(t *testing.T) *sqlite.DB {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"), sqlite.Options{BackgroundMerges: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }

@@ -105,6 +105,10 @@ type storeOpen struct {
 	// resident memory (124 MB against 53 MB for the mixed corpus of docs/BENCHMARKS.md, issue
 	// 33 item 7), at the same CPU.
 	unmapped bool
+	// longLived: the process stays open (annals serve), so its SQLite store merges the
+	// full-text indexes' increments in the background once its writer is quiet; a one-shot
+	// command never does (sqlite.Options.BackgroundMerges).
+	longLived bool
 	// progress and substring hear a SQLite upgrade's index builds: the chat search index
 	// (chats) and the view's substring index (entries).
 	progress, substring func(done, total int)
@@ -125,7 +129,7 @@ func openStoreWith(ctx context.Context, location string, o storeOpen) (annals.St
 // sqliteOptions are the SQLite store's options for the open's mode.
 func (o storeOpen) sqliteOptions() sqlite.Options {
 	return sqlite.Options{ReadOnly: o.readOnly, QueryOnly: o.queryOnly, NoMemoryMap: o.queryOnly || o.unmapped,
-		Progress: o.progress, SubstringProgress: o.substring}
+		BackgroundMerges: o.longLived, Progress: o.progress, SubstringProgress: o.substring}
 }
 
 // backendName names the backend of a location for reports.

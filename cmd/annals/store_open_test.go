@@ -7,18 +7,29 @@ import "testing"
 // and 7; docs/BENCHMARKS.md).
 func TestStoreOpenModes(t *testing.T) {
 	for _, c := range []struct {
-		name                   string
-		open                   storeOpen
-		queryOnly, noMemoryMap bool
+		name                           string
+		open                           storeOpen
+		queryOnly, noMemoryMap, merges bool
 	}{
-		{"serve, curation", storeOpen{}, false, false},
-		{"search, list, show, export", storeOpen{queryOnly: true}, true, true},
-		{"import", storeOpen{unmapped: true}, false, true},
+		{"serve", storeOpen{longLived: true}, false, false, true},
+		{"curation", storeOpen{}, false, false, false},
+		{"search, list, show, export", storeOpen{queryOnly: true}, true, true, false},
+		{"import", storeOpen{unmapped: true}, false, true, false},
 	} {
 		o := c.open.sqliteOptions()
-		if o.QueryOnly != c.queryOnly || o.NoMemoryMap != c.noMemoryMap {
-			t.Errorf("%s: QueryOnly %v, NoMemoryMap %v; want %v, %v", c.name, o.QueryOnly, o.NoMemoryMap, c.queryOnly, c.noMemoryMap)
+		if o.QueryOnly != c.queryOnly || o.NoMemoryMap != c.noMemoryMap || o.BackgroundMerges != c.merges {
+			t.Errorf("%s: QueryOnly %v, NoMemoryMap %v, BackgroundMerges %v; want %v, %v, %v", c.name,
+				o.QueryOnly, o.NoMemoryMap, o.BackgroundMerges, c.queryOnly, c.noMemoryMap, c.merges)
 		}
+	}
+}
+
+// annals serve stays open, so its store merges the full-text indexes once quiet; the one-shot
+// commands' stores never do (sqlite.Options.BackgroundMerges).
+func TestServeOpensItsStoreLongLived(t *testing.T) {
+	_, f := NewMain().serveFlagSet()
+	if !f.c.longLived {
+		t.Error("annals serve opens its store as a one-shot command: it would never merge its full-text indexes")
 	}
 }
 

@@ -28,6 +28,8 @@ type common struct {
 	queryOnly bool
 	// unmapped: set by openImport (storeOpen.unmapped).
 	unmapped bool
+	// longLived: set by serve (storeOpen.longLived).
+	longLived bool
 	// queryRemote: a history read that asks the remote collection when one is configured,
 	// unless forceLocal (--local); see remote_query.go.
 	queryRemote bool
@@ -114,7 +116,7 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 			return nil, err
 		}
 	}
-	store, err := m.openDBAs(ctx, dbPath, storeOpen{readOnly: readOnly, queryOnly: c.queryOnly, unmapped: c.unmapped})
+	store, err := m.openDBAs(ctx, dbPath, storeOpen{readOnly: readOnly, queryOnly: c.queryOnly, unmapped: c.unmapped, longLived: c.longLived})
 	if err != nil {
 		return nil, err
 	}
