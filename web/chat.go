@@ -98,7 +98,18 @@ func (h *Handler) entries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	h.fragment(w, "chat", "entries", chatPage{Chat: tr.chat, Items: tr.items, Later: tr.later, Earlier: tr.earlier})
+	page := chatPage{Chat: tr.chat, Items: tr.items, Later: tr.later, Earlier: tr.earlier}
+	// A page inserted above or below what the reader has carries a link only on its outer side:
+	// the other side is already on the page, and a link there (a page above ends where the
+	// reader's first page begins) would load it a second time when it came into view.
+	switch {
+	case q.Get("at") != "":
+	case q.Get("before") != "":
+		page.Later = ""
+	default:
+		page.Earlier = ""
+	}
+	h.fragment(w, "chat", "entries", page)
 	return nil
 }
 

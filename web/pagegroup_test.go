@@ -71,3 +71,32 @@ func TestAToolGroupAcrossPagesIsOneGroup(t *testing.T) {
 		t.Errorf("the transcript shows %d entries, want 150", n)
 	}
 }
+
+// TestAPageInsertedCarriesOnlyItsOuterLink: the page above the reader's first page has no link
+// to the page below it (that page is the reader's), and the page below none to the page above;
+// a link there was loaded again when it came into view and drew its entries twice.
+func TestAPageInsertedCarriesOnlyItsOuterLink(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	seedStraddle(e)
+	c := client(t)
+	for _, tc := range []struct {
+		u          string
+		want, not  string
+		firstEntry string
+	}{
+		{"/chats/straddle/entries?before=98", `data-more="earlier"`, `data-more="later"`, `id="e-1"`},
+		{"/chats/straddle/entries?before=120", `data-more="earlier"`, `data-more="later"`, `id="e-20"`},
+		{"/chats/straddle/entries?after=20", `data-more="later"`, `data-more="earlier"`, `id="e-21"`},
+	} {
+		a := do(t, c, "GET", e.url+tc.u, nil, map[string]string{"X-Fragment": "1"})
+		if a.status != 200 || !strings.Contains(a.body, tc.firstEntry) {
+			t.Fatalf("GET %s = %d, want its entries from %s\n%s", tc.u, a.status, tc.firstEntry, a.body)
+		}
+		if strings.Contains(a.body, tc.not) {
+			t.Errorf("GET %s links back to the reader's own page (%s)", tc.u, tc.not)
+		}
+		if tc.u != "/chats/straddle/entries?before=98" && !strings.Contains(a.body, tc.want) {
+			t.Errorf("GET %s has no link onward (%s)", tc.u, tc.want)
+		}
+	}
+}
