@@ -43,6 +43,16 @@ type ReplicaCopy struct {
 	// attribute): another host's lane of the chat only curates it, and its verify does not
 	// compare the copy with its own.
 	Origin string `json:"origin,omitempty"`
+	// IDs names the entries and runs of the copy, when the heads request asked for them
+	// (ReplicaHeadsRequest.IDsOf): a lane with given-up operations is compared by identity,
+	// since equal counts can hide a copy that lacks another row than the given-up one.
+	IDs *ReplicaCopyIDs `json:"ids,omitempty"`
+}
+
+// ReplicaCopyIDs are the ids of a copy's entries and runs.
+type ReplicaCopyIDs struct {
+	Entries []string `json:"entries"`
+	Runs    []string `json:"runs"`
 }
 
 // ReplicaChange is one replicated operation as a remote store applies it: the op's identity,
@@ -185,6 +195,8 @@ type ReplicateRefusal struct {
 // compares with its own (replicate verify). An empty list checks only that the key is accepted.
 type ReplicaHeadsRequest struct {
 	ChatIDs []string `json:"chat_ids"`
+	// IDsOf names chats (of ChatIDs) whose copies list their entry and run ids (copy.ids).
+	IDsOf []string `json:"ids_of,omitempty"`
 }
 
 // ReplicaHeads is the answer: the remote's record of every lane of the named chats it holds in

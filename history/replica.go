@@ -75,6 +75,16 @@ func (s *Service) ReplicaHeads(ctx context.Context, req *annals.ReplicaHeadsRequ
 			return nil, err
 		}
 	}
+	if len(req.IDsOf) > len(req.ChatIDs) {
+		return nil, annals.Errorf(annals.EINVALID, "ids_of has %d ids (at most as many as chat_ids, %d)", len(req.IDsOf), len(req.ChatIDs))
+	}
+	idsOf := make(map[string]bool, len(req.IDsOf))
+	for _, id := range req.IDsOf {
+		if err := annals.ValidateID("ids_of[]", id); err != nil {
+			return nil, err
+		}
+		idsOf[id] = true
+	}
 	out := &annals.ReplicaHeads{Lanes: []*annals.ReplicaLane{}}
 	if len(req.ChatIDs) == 0 {
 		return out, nil
@@ -88,7 +98,7 @@ func (s *Service) ReplicaHeads(ctx context.Context, req *annals.ReplicaHeadsRequ
 			out.Lanes = append(out.Lanes, l)
 		}
 	}
-	if err := s.replicaCopies(ctx, out.Lanes); err != nil {
+	if err := s.replicaCopies(ctx, out.Lanes, idsOf); err != nil {
 		return nil, err
 	}
 	sort.Slice(out.Lanes, func(i, j int) bool {

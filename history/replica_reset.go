@@ -60,8 +60,9 @@ func (s *Service) replicaReset(ctx context.Context, p *annals.Principal, op *ann
 }
 
 // replicaCopies fills in what the remote holds of each lane's chat in the lane's tenant (nil:
-// none), so that a host's verify finds a copy that lost rows its head says were applied.
-func (s *Service) replicaCopies(ctx context.Context, lanes []*annals.ReplicaLane) error {
+// none), so that a host's verify finds a copy that lost rows its head says were applied; the
+// copies of the chats in idsOf name their entries and runs too.
+func (s *Service) replicaCopies(ctx context.Context, lanes []*annals.ReplicaLane, idsOf map[string]bool) error {
 	for _, l := range lanes {
 		chat, err := s.store.FindChatByID(ctx, l.ChatID)
 		switch {
@@ -71,7 +72,32 @@ func (s *Service) replicaCopies(ctx context.Context, lanes []*annals.ReplicaLane
 			return err
 		case chat.TenantID == l.TenantID:
 			l.Copy = &annals.ReplicaCopy{Entries: chat.Totals.Entries, Runs: chat.Totals.Runs, Origin: chat.Attributes[OriginHostAttr]}
+			if idsOf[l.ChatID] {
+				if l.Copy.IDs, err = s.copyIDs(ctx, l.ChatID); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
+}
+
+// copyIDs names the entries and runs the remote holds of a chat.
+func (s *Service) copyIDs(ctx context.Context, chatID string) (*annals.ReplicaCopyIDs, error) {
+	es, err := s.store.FindEntries(ctx, annals.EntryFilter{ChatID: chatID})
+	if err != nil {
+		return nil, err
+	}
+	rs, err := s.store.FindRuns(ctx, chatID)
+	if err != nil {
+		return nil, err
+	}
+	ids := &annals.ReplicaCopyIDs{Entries: make([]string, len(es)), Runs: make([]string, len(rs))}
+	for i, e := range es {
+		ids.Entries[i] = e.ID
+	}
+	for i, r := range rs {
+		ids.Runs[i] = r.ID
+	}
+	return ids, nil
 }

@@ -85,11 +85,11 @@ func (c *client) replicate(ctx context.Context, ops []*annals.ReplicationOp) (*a
 }
 
 // heads asks the remote's heads of the named lanes (none: only checks the key).
-func (c *client) heads(ctx context.Context, chatIDs []string) (*annals.ReplicaHeads, *answer, error) {
+func (c *client) heads(ctx context.Context, chatIDs, idsOf []string) (*annals.ReplicaHeads, *answer, error) {
 	if chatIDs == nil {
 		chatIDs = []string{}
 	}
-	a, raw, err := c.post(ctx, "/v1/replicate/heads", annals.ReplicaHeadsRequest{ChatIDs: chatIDs})
+	a, raw, err := c.post(ctx, "/v1/replicate/heads", annals.ReplicaHeadsRequest{ChatIDs: chatIDs, IDsOf: idsOf})
 	if err != nil {
 		return nil, nil, err
 	}

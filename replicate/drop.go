@@ -63,7 +63,7 @@ func (p *Pusher) PlanDrop(ctx context.Context, chatID string) (*DropPlan, error)
 	op := ops[0]
 	plan.Op = DroppedOp{ID: op.ID, LaneSeq: op.LaneSeq, Kind: op.Kind, Bytes: len(op.Payload), CreatedAt: op.CreatedAt}
 	plan.Later = len(ops) - 1
-	heads, a, err := p.c.heads(ctx, []string{chatID})
+	heads, a, err := p.c.heads(ctx, []string{chatID}, nil)
 	if err != nil {
 		return nil, annals.Errorf(annals.EUNAVAILABLE, "cannot read the remote's head of lane %q from %s: %v", chatID, p.cfg.Endpoint, err)
 	}

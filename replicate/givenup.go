@@ -93,17 +93,69 @@ func withhold(snap *annals.ChatSnapshot, marks []*annals.GivenUpOp) *annals.Chat
 	return out
 }
 
-// withheldCopy counts what of the chat here the marks carried (nil: no chat here).
-func withheldCopy(ctx context.Context, r snapshotReader, chatID string, marks []*annals.GivenUpOp) (*annals.ReplicaCopy, error) {
+// withheldCopy counts what of the chat here the marks carried (nil: no chat here), and names
+// the chat's rows and those withheld, for the comparison by identity.
+func withheldCopy(ctx context.Context, r snapshotReader, chatID string, marks []*annals.GivenUpOp) (*annals.ReplicaCopy, *heldIDs, error) {
 	snap, err := readSnapshot(ctx, r, chatID)
 	if annals.ErrorCode(err) == annals.ENOTFOUND {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	kept := withhold(snap, marks)
-	return &annals.ReplicaCopy{Entries: int64(len(snap.Entries) - len(kept.Entries)), Runs: int64(len(snap.Runs) - len(kept.Runs))}, nil
+	ids := &heldIDs{entries: map[string]bool{}, runs: map[string]bool{}}
+	for _, e := range snap.Entries {
+		ids.entries[e.ID] = true
+	}
+	for _, e := range kept.Entries {
+		ids.entries[e.ID] = false
+	}
+	for _, r := range snap.Runs {
+		ids.runs[r.ID] = true
+	}
+	for _, r := range kept.Runs {
+		ids.runs[r.ID] = false
+	}
+	return &annals.ReplicaCopy{Entries: int64(len(snap.Entries) - len(kept.Entries)), Runs: int64(len(snap.Runs) - len(kept.Runs))}, ids, nil
+}
+
+// heldIDs are the host's entry and run ids of a chat with given-up operations, each true when
+// the marks withheld it.
+type heldIDs struct {
+	entries, runs map[string]bool
+}
+
+// lacksOnlyWithheldIDs reports whether the remote's copy holds exactly the host's entries less
+// the withheld ones, and the host's runs less the withheld ones with or without any of those.
+func (h *heldIDs) lacksOnlyWithheldIDs(remote *annals.ReplicaCopyIDs) bool {
+	kept := 0
+	for _, held := range h.entries {
+		if !held {
+			kept++
+		}
+	}
+	if len(remote.Entries) != kept {
+		return false
+	}
+	for _, id := range remote.Entries {
+		if held, ok := h.entries[id]; !ok || held {
+			return false
+		}
+	}
+	has := make(map[string]bool, len(remote.Runs))
+	for _, id := range remote.Runs {
+		if _, ok := h.runs[id]; !ok {
+			return false
+		}
+		has[id] = true
+	}
+	for id, held := range h.runs {
+		if !held && !has[id] {
+			return false
+		}
+	}
+	return true
 }
 
 // givenUpLane describes a lane's marks for the report.

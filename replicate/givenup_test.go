@@ -87,3 +87,56 @@ func TestGivenUpRunRecordedAgainStaysOnTheRemote(t *testing.T) {
 	}
 	mustVerifyZero(t, p)
 }
+
+// A lane with a given-up run is compared by the ids of its rows, not their counts: a remote
+// that holds the given-up run (an earlier operation of it was applied) and lost another run has
+// as many runs as the host less the given-up one, and is not in sync; a repair sends the lost run
+// and still leaves the given-up one out.
+func TestVerifyComparesGivenUpRunsByIdentity(t *testing.T) {
+	ctx := context.Background()
+	r := newFileRemote(t)
+	host, path := newHostAt(t)
+	p := newPusher(host, r.url, r.key)
+	writeChat(t, host, "w", 1)                               // lane seq 1 and 2
+	recordRun(t, host, "w-given", "w", annals.StatusRunning) // lane seq 3, applied
+	recordRun(t, host, "w-other", "w", annals.StatusRunning) // lane seq 4, applied
+	mustPush(t, p)
+	recordRun(t, host, "w-given", "w", annals.StatusCompleted) // lane seq 5, given up
+	corruptRunOp(t, path, "w", 5, annals.StatusCompleted)
+	dropFirstRefused(t, p, "w")
+	mustVerifyZero(t, p)
+
+	deleteRemoteRun(t, r.path, "w", "w-other")
+	v, err := p.Verify(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := differences(t, v)["w"]; d == nil || !d.Repairable {
+		t.Fatalf("verify after the remote lost run w-other: %+v; want lane w repairable (the remote holds the given-up run in its place)", v.Differences)
+	}
+	if v, err = p.Verify(ctx, true); err != nil || len(v.Repaired) != 1 || len(v.Differences) != 0 {
+		t.Fatalf("verify with repair: %+v, %v; want lane w repaired", v, err)
+	}
+	runs, err := r.db.FindRuns(ctx, "w")
+	if err != nil || len(runs) != 1 || runs[0].ID != "w-other" {
+		t.Fatalf("the remote's runs of chat w after the repair: %+v, %v; want w-other only (w-given withheld)", runs, err)
+	}
+	mustVerifyZero(t, p)
+}
+
+// deleteRemoteRun deletes a run by hand in a remote's database file (a partial restore), its
+// chat's counter with it.
+func deleteRemoteRun(t *testing.T, path, chatID, runID string) {
+	t.Helper()
+	raw, err := sql.Open("sqlite", path+"?_pragma=foreign_keys(1)&_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`DELETE FROM runs WHERE id = ? AND chat_pk = (SELECT pk FROM chats WHERE id = ?)`, runID, chatID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`UPDATE chats SET run_count = run_count - 1 WHERE id = ?`, chatID); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -133,7 +133,7 @@ type Report struct {
 // Check asks the remote whether it accepts the key, so that a wrong key is one clear error when
 // the worker starts (nothing queued is touched).
 func (p *Pusher) Check(ctx context.Context) error {
-	_, a, err := p.c.heads(ctx, nil)
+	_, a, err := p.c.heads(ctx, nil, nil)
 	if err != nil {
 		return annals.Errorf(annals.EUNAVAILABLE, "cannot reach the remote %s: %v", p.cfg.Endpoint, err)
 	}

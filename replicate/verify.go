@@ -216,7 +216,7 @@ func (p *Pusher) compare(ctx context.Context, given map[string][]*annals.GivenUp
 		for i, l := range part {
 			ids[i] = l.ChatID
 		}
-		heads, a, err := p.c.heads(ctx, ids)
+		heads, a, err := p.c.heads(ctx, ids, withheldLanes(part, given))
 		if err != nil {
 			return nil, annals.Errorf(annals.EUNAVAILABLE, "cannot read the remote's heads from %s: %v", p.cfg.Endpoint, err)
 		}
@@ -238,7 +238,7 @@ func (p *Pusher) compare(ctx context.Context, given map[string][]*annals.GivenUp
 			}
 			m := &laneMarks{ops: given[l.ChatID], resend: resend[l.ChatID]}
 			if len(m.ops) > 0 && withholdable(m.ops) {
-				if m.withheld, err = withheldCopy(ctx, p.cfg.Store, l.ChatID, m.ops); err != nil {
+				if m.withheld, m.ids, err = withheldCopy(ctx, p.cfg.Store, l.ChatID, m.ops); err != nil {
 					return nil, err
 				}
 			}
@@ -249,6 +249,18 @@ func (p *Pusher) compare(ctx context.Context, given map[string][]*annals.GivenUp
 		}
 	}
 	return v, nil
+}
+
+// withheldLanes names the lanes of part whose given-up operations a comparison leaves out: the
+// remote names their copies' rows, for compare to weigh them by identity.
+func withheldLanes(part []*annals.LaneStatus, given map[string][]*annals.GivenUpOp) []string {
+	var out []string
+	for _, l := range part {
+		if marks := given[l.ChatID]; len(marks) > 0 && withholdable(marks) {
+			out = append(out, l.ChatID)
+		}
+	}
+	return out
 }
 
 // ownLane picks, of the remote's lanes of a chat (one per host that wrote it), the one this
@@ -284,10 +296,12 @@ func localCopy(ctx context.Context, r snapshotReader, chatID string) (*annals.Re
 }
 
 // laneMarks are a lane's given-up operations as compare weighs them: withheld counts what they
-// carried of the chat here; resend, that a person asked for the chat to be sent whole.
+// carried of the chat here, ids names the chat's rows and those withheld; resend, that a person
+// asked for the chat to be sent whole.
 type laneMarks struct {
 	ops      []*annals.GivenUpOp
 	withheld *annals.ReplicaCopy
+	ids      *heldIDs
 	resend   bool
 }
 
@@ -303,7 +317,7 @@ func compareLane(v *Verification, l *annals.LaneStatus, r *annals.ReplicaLane, l
 	case l.Pending == 0 && d.RemoteSeq == l.HeadSeq && d.RemoteDigest == l.HeadDigest && m.resend && sameCopy(d.Host, d.Remote):
 		d.Reason, d.Repairable = "the lanes agree, and this host gave up operations of the chat that a reset now sends whole", true
 	case l.Pending == 0 && d.RemoteSeq == l.HeadSeq && d.RemoteDigest == l.HeadDigest:
-		if lacksOnlyWithheld(d.Host, m.withheld, d.Remote) || (len(m.ops) > 0 && !withholdable(m.ops)) {
+		if lacksOnlyWithheld(d.Host, m.withheld, d.Remote, m.ids) || (len(m.ops) > 0 && !withholdable(m.ops)) {
 			v.InSync++ // a copy that lacks what was given up is as it should be
 			return
 		}
@@ -356,10 +370,15 @@ func count(s *Side, c *annals.ReplicaCopy) {
 // lacksOnlyWithheld reports whether the remote's copy is the host's less what was given up: the
 // given-up entries exactly (an entry is appended once), and a given-up run either way — an
 // earlier operation of it may have been applied before the one given up, and a repair that
-// withholds it is not needed for that alone.
-func lacksOnlyWithheld(host, withheld, remote *annals.ReplicaCopy) bool {
+// withholds it is not needed for that alone. The rows are compared by id where the remote named
+// them (equal counts can hide a copy that lacks another run than the given-up one); by count
+// only with a remote too old to name them.
+func lacksOnlyWithheld(host, withheld, remote *annals.ReplicaCopy, ids *heldIDs) bool {
 	if withheld == nil || host == nil || remote == nil {
 		return sameCopy(less(host, withheld), remote)
+	}
+	if ids != nil && remote.IDs != nil {
+		return ids.lacksOnlyWithheldIDs(remote.IDs)
 	}
 	return remote.Entries == host.Entries-withheld.Entries && remote.Runs >= host.Runs-withheld.Runs && remote.Runs <= host.Runs
 }
