@@ -3,8 +3,10 @@ package history
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/annals-dev/annals"
 )
@@ -160,6 +162,30 @@ func (s *Service) querySource(q string) sourceFunc {
 			return nil, err
 		}
 		return vecs[0], nil
+	}
+}
+
+// DefaultQueryEmbedTimeout is how long a search waits for its query's embedding
+// (Config.QueryEmbedTimeout): a default search then ranks lexical instead, marked as having
+// fallen back (docs/QUERY.md).
+const DefaultQueryEmbedTimeout = 2 * time.Second
+
+// errQueryEmbedSlow marks a query embedding that did not answer within the search's deadline.
+var errQueryEmbedSlow = errors.New("the embedder did not embed the query in time")
+
+// searchSource is a search's query as the source of a ranking, embedded within the query
+// embedding deadline (the provider's own timeout is much longer, and meant for batches).
+func (s *Service) searchSource(q string) sourceFunc {
+	embed := s.querySource(q)
+	return func(ctx context.Context, emb annals.Embedder, tenant string) ([]float32, error) {
+		ectx, cancel := context.WithTimeout(ctx, s.queryEmbed)
+		defer cancel()
+		v, err := embed(ectx, emb, tenant)
+		if err != nil && ctx.Err() == nil && ectx.Err() != nil {
+			return nil, &annals.Error{Code: annals.EUNAVAILABLE, Err: errQueryEmbedSlow,
+				Message: fmt.Sprintf("the embedder did not embed the query within %s (the search's deadline for it); is the provider up?", s.queryEmbed)}
+		}
+		return v, err
 	}
 }
 

@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/annals-dev/annals"
@@ -52,10 +53,14 @@ func (s *Service) chooseRank(ctx context.Context, p annals.SearchParams, mode an
 			return lexical(fmt.Sprintf("the embedder (%s) ranks by the words, not by meaning", emb.Model()))
 		}
 	}
-	groups, err := s.meaningCandidates(ctx, res.Owner, f.Chat.IncludeArchived, "", s.querySource(meaningText(f.Text)))
-	if err != nil {
+	groups, err := s.meaningCandidates(ctx, res.Owner, f.Chat.IncludeArchived, "", s.searchSource(meaningText(f.Text)))
+	switch {
+	case errors.Is(err, errQueryEmbedSlow):
+		s.log.Warn("search: the embedder did not embed the query in time; ranking lexical", "err", annals.ErrorDetail(err), "deadline", s.queryEmbed)
+		return lexical(fmt.Sprintf("hybrid fell back to lexical: the embedder did not embed the query within %s", s.queryEmbed))
+	case err != nil:
 		s.log.Warn("search: the ranking by meaning could not be read; ranking lexical", "err", annals.ErrorDetail(err))
-		return lexical("the embedder is unavailable")
+		return lexical("hybrid fell back to lexical: the embedder is unavailable")
 	}
 	var models []string
 	learned := false

@@ -53,6 +53,10 @@ type Config struct {
 	// SearchBudget is how long a search by relevance may run before the page is answered
 	// newest first instead, marked partial; 0 means DefaultSearchBudget.
 	SearchBudget time.Duration
+	// QueryEmbedTimeout bounds the embedding of a search's query at the embedder (a provider
+	// that is down must not hold every search for its own timeout); 0 means
+	// DefaultQueryEmbedTimeout.
+	QueryEmbedTimeout time.Duration
 	// OnCapture, when set, is called after every capture the service applied (never while it
 	// holds a lock): the embedding worker of annals serve wakes on it.
 	OnCapture func()
@@ -74,6 +78,7 @@ type Service struct {
 	candidateCap int
 	fuseDepth    int
 	searchBudget time.Duration
+	queryEmbed   time.Duration
 	// capture is the store's write path behind redaction, used by the guarded capture methods.
 	capture   *RedactingCapture
 	onCapture func()
@@ -98,6 +103,7 @@ func New(cfg Config) *Service {
 		candidateCap: cfg.CandidateCap,
 		fuseDepth:    cfg.FuseDepth,
 		searchBudget: cfg.SearchBudget,
+		queryEmbed:   cfg.QueryEmbedTimeout,
 		capture:      &RedactingCapture{Store: cfg.Store, Redactor: cfg.Redactor},
 		onCapture:    cfg.OnCapture,
 		changes:      newChangeFeed(cfg.MaxWatches),
@@ -106,6 +112,9 @@ func New(cfg Config) *Service {
 	}
 	if s.searchBudget <= 0 {
 		s.searchBudget = DefaultSearchBudget
+	}
+	if s.queryEmbed <= 0 {
+		s.queryEmbed = DefaultQueryEmbedTimeout
 	}
 	if s.candidateCap <= 0 {
 		s.candidateCap = annals.DefaultCandidateCap
