@@ -99,6 +99,8 @@ type DB struct {
 	// merge folds the full-text indexes' increments into one segment in the background, once
 	// they have grown by a share of the index (merge.go).
 	merge merger
+	// vocab keeps the chat index's vocabulary reads of prefixes until the index changes (prefix.go).
+	vocab vocabCache
 }
 
 var _ annals.Store = (*DB)(nil)

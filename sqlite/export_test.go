@@ -26,6 +26,14 @@ func (db *DB) WriteStmtMissesForTest() int {
 	return db.wstmts.missed
 }
 
+// VocabReadsForTest is how many times the searches read the chat index's vocabulary for a
+// prefix (the vocabulary cache's misses).
+func (db *DB) VocabReadsForTest() int {
+	db.vocab.mu.Lock()
+	defer db.vocab.mu.Unlock()
+	return db.vocab.reads
+}
+
 // SetEntryRankingForTest makes chat searches use the entry-level ranking (true) or the chat
 // index (false), so a test can compare them.
 func (db *DB) SetEntryRankingForTest(on bool) { db.entryRanking = on }

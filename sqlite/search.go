@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 
 	"github.com/annals-dev/annals"
@@ -237,11 +238,17 @@ func (db *DB) expandForEntries(ctx context.Context, text *annals.TextExpr) (*ann
 	if text == nil {
 		return text, nil
 	}
-	ready, err := chatDocsReady(ctx, db.reader)
+	// One snapshot for the index's version and its words (vocabCache).
+	tx, err := db.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, storeErr("begin search", err)
+	}
+	defer func() { _ = tx.Rollback() }() // read-only: nothing to undo
+	ready, err := chatDocsReady(ctx, tx)
 	if err != nil || !ready {
 		return text, err
 	}
-	return expandPrefixes(ctx, db.reader, text, map[*annals.TextExpr]*annals.TextExpr{})
+	return db.expandPrefixes(ctx, tx, text, map[*annals.TextExpr]*annals.TextExpr{})
 }
 
 // SearchEntries finds entries; see annals.SearchStore.

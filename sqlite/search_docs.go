@@ -78,7 +78,7 @@ func (db *DB) searchChatDocs(ctx context.Context, tx queryer, p *searchPlan, lim
 		return []annals.ChatHit{}, 0, nil
 	}
 	expanded := map[*annals.TextExpr]*annals.TextExpr{}
-	text, err := expandPrefixes(ctx, tx, f.Text, expanded)
+	text, err := db.expandPrefixes(ctx, tx, f.Text, expanded)
 	if err != nil {
 		return nil, 0, err
 	}
