@@ -40,19 +40,3 @@ func chatAgent(format, keyAgent string, c *annals.Chat) string {
 	}
 	return tool
 }
-
-// createChat creates one chat. When the store refuses the chat for the agent the importer gave
-// it (a member key without a user or agent creates only chats without one), the chat is
-// created without an agent, and so is every later chat of this importer; the refusal is
-// reported once.
-func (o *output) createChat(st annals.CaptureStore, op annals.CaptureOp) (*annals.CaptureResult, error) {
-	res, err := st.Capture(o.ctx, []annals.CaptureOp{op})
-	if annals.ErrorCode(err) != annals.EFORBIDDEN || op.Chat.AgentID == "" || o.format == "annals" || o.im.opts.AgentID != "" {
-		return res, err
-	}
-	o.im.agentRefused = true
-	o.Warnf(o.line, "chats imported without an agent: %s", annals.ErrorMessage(err))
-	c := *op.Chat
-	c.AgentID = ""
-	return st.Capture(o.ctx, []annals.CaptureOp{{Chat: &c}})
-}

@@ -24,7 +24,7 @@ type AgentStore interface {
 // chats without one were not that agent's. It returns how many chats it gave an agent.
 func (run *runState) fillAgents(ctx context.Context) (int, error) {
 	im := run.im
-	if im.opts.Agents == nil || im.opts.DryRun || im.agentsFilled || im.agentRefused || im.opts.AgentID != "" {
+	if im.opts.Agents == nil || im.opts.DryRun || im.agentsFilled || im.agentRefused.Load() || im.opts.AgentID != "" {
 		return 0, nil
 	}
 	tenant := im.opts.TenantID

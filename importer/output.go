@@ -40,6 +40,12 @@ type output struct {
 	heldOrder []string
 	derived   map[string]bool // chats whose hold ended in this source
 
+	// job is the source's way to the writer, send how a batch is handed to it, and warns the
+	// warnings kept since the last batch (apply.go).
+	job   *sourceJob
+	send  func(*batch)
+	warns []Warning
+
 	err error
 }
 
@@ -53,9 +59,9 @@ type heldChat struct {
 // the chat is created without a derived title.
 const maxHeldEntries = 64
 
-func newOutput(ctx context.Context, im *Importer, run *runState, src *reader.Source, format string, counts *Counts) *output {
+func newOutput(ctx context.Context, im *Importer, run *runState, src *reader.Source, format string, counts *Counts, job *sourceJob, send func(*batch)) *output {
 	return &output{
-		ctx: ctx, im: im, run: run, src: src, format: format, counts: counts,
+		ctx: ctx, im: im, run: run, src: src, format: format, counts: counts, job: job, send: send,
 		chats: map[string]bool{}, badChats: map[string]bool{}, sinceCP: map[string]string{},
 		held: map[string]*heldChat{}, derived: map[string]bool{},
 	}
@@ -63,8 +69,8 @@ func newOutput(ctx context.Context, im *Importer, run *runState, src *reader.Sou
 
 // Emit validates op and queues it.
 func (o *output) Emit(op annals.CaptureOp) error {
-	if o.err != nil {
-		return o.err
+	if err := o.stopped(); err != nil {
+		return err
 	}
 	switch {
 	case op.Chat != nil:
@@ -130,9 +136,7 @@ func (o *output) Emit(op annals.CaptureOp) error {
 		return fmt.Errorf("importer: an empty capture op")
 	}
 	if o.pending >= o.im.opts.BatchSize || len(o.ops) >= 4*o.im.opts.BatchSize {
-		if err := o.flush(); err != nil {
-			return err
-		}
+		return o.flush()
 	}
 	return o.err
 }
@@ -150,7 +154,7 @@ func (o *output) emitChat(c annals.Chat) bool {
 		c.UserID = o.im.opts.UserID
 	}
 	c.Attributes = withResume(o.im.resumers, &c)
-	if !o.im.agentRefused && o.format != "annals" {
+	if !o.im.agentRefused.Load() && o.format != "annals" {
 		c.AgentID = chatAgent(o.format, o.im.opts.AgentID, &c)
 	}
 	if err := c.Validate(); err != nil {
@@ -315,8 +319,10 @@ func (o *output) Warnf(line int, format string, args ...any) {
 		return
 	}
 	o.counts.Warnings++
-	if len(o.run.report.WarningList) < o.im.opts.MaxWarnings {
-		o.run.report.WarningList = append(o.run.report.WarningList, Warning{Path: o.src.Path, Line: line, Message: fmt.Sprintf(format, args...)})
+	// Kept until the next batch: the writer adds them to the report, before what it warns of
+	// applying that batch, so the report lists them in the order they happened.
+	if len(o.warns) < o.im.opts.MaxWarnings {
+		o.warns = append(o.warns, Warning{Path: o.src.Path, Line: line, Message: fmt.Sprintf(format, args...)})
 	}
 }
 
@@ -337,165 +343,47 @@ func (o *output) provisional() []annals.ProvisionalEntry {
 	return out
 }
 
-// truncateProvisional removes an entry stored in a preliminary form, and what follows it.
+// truncateProvisional has the writer remove an entry stored in a preliminary form, and what
+// follows it, before this source's ops.
 func (o *output) truncateProvisional(p annals.ProvisionalEntry) {
-	if o.im.opts.DryRun || o.err != nil {
+	if o.im.opts.DryRun || o.stopped() != nil {
 		return
 	}
-	res, err := annals.TruncateChat(o.ctx, o.im.store, p.ChatID, annals.TruncatePoint{EntryID: p.EntryID})
-	switch {
-	case err == nil:
-		o.counts.Removed += res.Removed
-	case annals.ErrorCode(err) == annals.ENOTFOUND:
-		// Already gone (the chat was deleted, or a previous run truncated it and failed).
-	default:
-		o.err = fmt.Errorf("removing provisional entries of %s: %w", p.ChatID, err)
-	}
+	o.send(&batch{trunc: &p, line: o.line, warns: o.takeWarnings(), parsed: *o.counts})
 }
 
-// flush applies the queued ops: runs of chats, appends and runs as one transaction each, split
-// at truncations, which are applied one by one. A chat is created in the transaction of its
-// first entries, titled already when its title is derived (titleAtCreation), so its search
-// document is built once, not at creation, at its entries and again at its title.
+// flush hands the queued ops to the writer (apply.go), which applies them in this order after
+// everything handed over before. It fails only when the writer failed on this source already.
 func (o *output) flush() error {
-	if o.err != nil {
-		return o.err
+	if err := o.stopped(); err != nil {
+		return err
 	}
 	ops := o.ops
 	o.ops, o.pending = nil, 0
 	if o.im.opts.DryRun || len(ops) == 0 {
 		return nil
 	}
-	var seg []annals.CaptureOp
-	for _, op := range ops {
-		if op.Truncate == nil {
-			if op.Chat != nil {
-				op = o.titleAtCreation(op)
-			}
-			seg = append(seg, op)
-			continue
-		}
-		if err := o.captureSeg(seg); err != nil {
-			o.err = err
-			return err
-		}
-		seg = nil
-		res, err := annals.TruncateChat(o.ctx, o.im.store, op.Truncate.ChatID, op.Truncate.Point)
-		switch {
-		case err == nil:
-			o.counts.Removed += res.Removed
-		case annals.ErrorCode(err) == annals.ENOTFOUND:
-			o.Warnf(o.line, "rewind of chat %s: %s", op.Truncate.ChatID, annals.ErrorMessage(err))
-		default:
-			o.err = fmt.Errorf("rewinding chat %s: %w", op.Truncate.ChatID, err)
-			return o.err
-		}
-	}
-	if err := o.captureSeg(seg); err != nil {
-		o.err = err
-		return err
-	}
-	o.run.progressWith(o.src.Path, o.counts)
+	o.send(&batch{ops: ops, line: o.line, warns: o.takeWarnings(), parsed: *o.counts})
 	return nil
 }
 
-// titleAtCreation gives a chat op carrying a derived title (DerivedTitleAttr) that title, so
-// the chat is created titled. Only when Options.Titles can replace a derived title: a title
-// from the source applied later (applyTitles) then still wins, as when the derived title was
-// applied last. Otherwise the op is returned as it is and its derived title applied last.
-func (o *output) titleAtCreation(op annals.CaptureOp) annals.CaptureOp {
-	t := op.Chat.Attributes[reader.DerivedTitleAttr]
-	if t == "" || op.Chat.Title != "" {
-		return op
+// stopped is the error that ends reading this source: the writer failed on it (it records the
+// failure itself), or the output did.
+func (o *output) stopped() error {
+	if o.err != nil {
+		return o.err
 	}
-	if _, ok := o.im.opts.Titles.(TitleReplacer); !ok {
-		return op
+	if o.job != nil && o.job.w.failed.Load() {
+		return errWriteFailed
 	}
-	c := *op.Chat
-	c.Title = reader.Truncated(t, annals.MaxTitleBytes)
-	return annals.CaptureOp{Chat: &c}
-}
-
-// captureSeg applies a segment of chats, appends and runs in one transaction. When the store
-// refuses one of its chats (a conflict with a stored chat's immutable data, or an agent the key
-// may not create chats for), the transaction was rolled back and the segment is applied again
-// with each chat on its own (captureApart), where those refusals are handled.
-func (o *output) captureSeg(seg []annals.CaptureOp) error {
-	if len(seg) == 0 {
-		return nil
-	}
-	chats, derivedLast := 0, false
-	for _, op := range seg {
-		if op.Chat != nil {
-			chats++
-			derivedLast = derivedLast || op.Chat.Title == "" && op.Chat.Attributes[reader.DerivedTitleAttr] != ""
-		}
-	}
-	if derivedLast {
-		// A derived title applied last needs to know which chat this run created.
-		return o.captureApart(seg)
-	}
-	res, err := o.im.store.Capture(o.ctx, compact(seg))
-	if err != nil && chats > 0 {
-		if c := annals.ErrorCode(err); c == annals.ECONFLICT || c == annals.EFORBIDDEN {
-			return o.captureApart(seg)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("writing entries of %s: %w", o.src.Path, err)
-	}
-	o.countCapture(res)
 	return nil
 }
 
-func (o *output) countCapture(res *annals.CaptureResult) {
-	o.counts.Chats += res.ChatsCreated
-	o.counts.Entries += res.EntriesAppended
-	o.counts.Skipped += res.EntriesSkipped
-	o.counts.Removed += res.EntriesRemoved
-}
-
-// captureApart applies a segment with each chat created in a transaction of its own, and the
-// appends and runs between them as one transaction each.
-func (o *output) captureApart(ops []annals.CaptureOp) error {
-	st := o.im.store
-	var seg []annals.CaptureOp
-	capture := func() error {
-		if len(seg) == 0 {
-			return nil
-		}
-		res, err := st.Capture(o.ctx, compact(seg))
-		seg = nil
-		if err != nil {
-			return fmt.Errorf("writing entries of %s: %w", o.src.Path, err)
-		}
-		o.countCapture(res)
-		return nil
-	}
-	for _, op := range ops {
-		if op.Chat == nil {
-			seg = append(seg, op)
-			continue
-		}
-		if err := capture(); err != nil {
-			return err
-		}
-		res, err := o.createChat(st, op)
-		switch {
-		case err == nil:
-			o.counts.Chats += res.ChatsCreated
-			if t := op.Chat.Attributes[reader.DerivedTitleAttr]; t != "" && op.Chat.Title == "" && res.ChatsCreated > 0 {
-				o.run.derived = append(o.run.derived, annals.PendingTitle{SourceID: op.Chat.ID, Title: t})
-			}
-		case annals.ErrorCode(err) == annals.ECONFLICT:
-			// The chat exists with other immutable data: a chat first imported from a
-			// partial file (before its model was known), or by an older parser. The
-			// stored chat stands; its transcript is still completed.
-		default:
-			return fmt.Errorf("creating chat %s: %w", op.Chat.ID, err)
-		}
-	}
-	return capture()
+// takeWarnings returns the warnings kept since the last batch and forgets them.
+func (o *output) takeWarnings() []Warning {
+	w := o.warns
+	o.warns = nil
+	return w
 }
 
 // compact reorders one transaction's ops so the store does less work: its chats first (each before

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/annals-dev/annals"
@@ -52,7 +53,8 @@ type Options struct {
 	// MaxWarnings bounds the warnings a Report keeps (the count is always exact); 0 means
 	// DefaultMaxWarnings.
 	MaxWarnings int
-	// Now is the clock; nil means time.Now.
+	// Now is the clock; nil means time.Now. Import calls it from two goroutines (reading and
+	// writing run apart), so it must be safe for concurrent use.
 	Now func() time.Time
 	// Logger receives per-source failures; nil discards them.
 	Logger *slog.Logger
@@ -77,7 +79,8 @@ type Importer struct {
 	// agentRefused is set once the store refused a chat for the agent the importer gave it
 	// (a member key without user or agent may create only chats without one): later chats
 	// are created without an agent.
-	agentRefused bool
+	// The writer sets it; the reader, on a goroutine of its own, reads it.
+	agentRefused atomic.Bool
 	// agentsFilled is set once fillAgents went through the store.
 	agentsFilled bool
 }
@@ -267,13 +270,7 @@ func detect(f reader.Format, path string) bool {
 func (im *Importer) Import(ctx context.Context, cands []Candidate) (*Report, error) {
 	run := newRun(im)
 	run.report.Sources = len(cands)
-	for _, c := range cands {
-		if err := ctx.Err(); err != nil {
-			run.finish()
-			return run.report, err
-		}
-		run.importOne(ctx, c)
-	}
+	run.importPipelined(ctx, cands)
 	if err := ctx.Err(); err != nil {
 		run.finish()
 		return run.report, err
@@ -298,6 +295,53 @@ func (im *Importer) Import(ctx context.Context, cands []Candidate) (*Report, err
 	return run.report, nil
 }
 
+// pipelineDepth bounds how many batches the reader may be ahead of the writer: a batch holds
+// at most Options.BatchSize entries, so the memory a pipelined import holds stays bounded.
+const pipelineDepth = 4
+
+// importPipelined imports cands with the reading on a goroutine of its own, ahead of the
+// writes by at most pipelineDepth batches, and everything else (writes, report, progress) on
+// this one. Once ctx ends nothing more is written; the reader stops at its next line.
+func (run *runState) importPipelined(ctx context.Context, cands []Candidate) {
+	items := make(chan item, pipelineDepth)
+	go func() {
+		defer close(items)
+		for _, c := range cands {
+			if ctx.Err() != nil {
+				return
+			}
+			run.im.readJob(ctx, c, run, func(it item) { items <- it })
+		}
+	}()
+	for it := range items {
+		run.deliver(ctx, it) // after ctx ends, the rest is drained so the reader ends
+	}
+}
+
+// importInline imports cands reading and writing on this goroutine.
+func (run *runState) importInline(ctx context.Context, cands []Candidate) {
+	for _, c := range cands {
+		if ctx.Err() != nil {
+			return
+		}
+		run.im.readJob(ctx, c, run, func(it item) { run.deliver(ctx, it) })
+	}
+}
+
+// deliver applies it while ctx lasts. Once ctx ended (Ctrl-C) nothing more is written, except
+// the import state of a source read whole whose writes all went through: a rerun then finds it
+// unchanged, with its entries counted, instead of reading it again to find every entry stored.
+func (run *runState) deliver(ctx context.Context, it item) {
+	switch {
+	case ctx.Err() == nil:
+		run.applyItem(ctx, it)
+	case it.batch != nil:
+		it.job.w.fail(ctx.Err()) // not written: the source's state must not be saved
+	case it.job.save && it.job.err == nil && it.job.w.err == nil:
+		run.applyItem(context.WithoutCancel(ctx), it)
+	}
+}
+
 // ImportPath imports one source if a format (the given one, else any) accepts it, for Watch.
 // It returns false when no format accepts path.
 func (im *Importer) ImportPath(ctx context.Context, path string, format reader.Format) (*Report, bool, error) {
@@ -317,12 +361,10 @@ func (im *Importer) ImportPath(ctx context.Context, path string, format reader.F
 func (im *Importer) importSources(ctx context.Context, cands []Candidate) (*Report, error) {
 	run := newRun(im)
 	run.report.Sources = len(cands)
-	for _, c := range cands {
-		if err := ctx.Err(); err != nil {
-			run.finish()
-			return run.report, err
-		}
-		run.importOne(ctx, c)
+	run.importInline(ctx, cands)
+	if err := ctx.Err(); err != nil {
+		run.finish()
+		return run.report, err
 	}
 	var err error
 	if !im.opts.DryRun {
@@ -384,10 +426,17 @@ func (run *runState) finish() {
 	run.report.sortFormats()
 }
 
-func (run *runState) importOne(ctx context.Context, c Candidate) {
+// applyItem applies one step of a source: a batch, or the source's end (its state saved and
+// its counts added to the report).
+func (run *runState) applyItem(ctx context.Context, it item) {
+	if it.batch != nil {
+		it.job.w.apply(it.batch)
+		return
+	}
+	c := it.job.c
 	fr := run.report.format(c.Format.Name())
 	fr.Files++
-	res, err := run.im.importSource(ctx, c, run)
+	res, err := run.im.finishSource(ctx, it.job)
 	if res != nil {
 		fr.add(res)
 		run.report.add(res)

@@ -20,26 +20,31 @@ import (
 	"github.com/annals-dev/annals/importer/reader"
 )
 
-// importSource imports one candidate: it compares the source with its import state, reads what
-// changed, applies it, and saves the new state.
-func (im *Importer) importSource(ctx context.Context, c Candidate, run *runState) (*Counts, error) {
-	counts := &Counts{}
+// readJob reads one candidate: it compares the source with its import state and reads what
+// changed, handing what it produced to send (the writer) as it goes, and last the job's end.
+// It reads the store but never writes it.
+func (im *Importer) readJob(ctx context.Context, c Candidate, run *runState, send func(item)) {
+	job := &sourceJob{c: c, w: &applier{ctx: ctx, im: im, run: run, path: c.Path, format: c.Format.Name()}}
+	defer send(item{job: job})
 	src, fi, err := candidateSource(c)
 	if err != nil {
-		return counts, err
+		job.err = err
+		return
 	}
 	path := src.Path
+	job.w.path = path
 	prev, err := im.previousSource(ctx, path, c.Format.Name())
 	if err != nil {
-		return counts, err
+		job.err = err
+		return
 	}
 	if prev != nil && prev.Format != "" && prev.GoneAt == nil && prev.LastError == "" && src.DSN == "" &&
 		prev.Size == src.Size && prev.ModTime.Equal(src.ModTime) {
-		counts.Unchanged++
-		return counts, nil
+		job.parsed.Unchanged++
+		return
 	}
 
-	out := newOutput(ctx, im, run, src, c.Format.Name(), counts)
+	out := newOutput(ctx, im, run, src, c.Format.Name(), &job.parsed, job, func(b *batch) { send(item{job: job, batch: b}) })
 	next := &annals.ImportSource{Path: path, Format: c.Format.Name(), Size: src.Size, ModTime: src.ModTime, ImportedAt: im.opts.Now()}
 	if prev != nil {
 		next.ChatIDs, next.Entries = prev.ChatIDs, prev.Entries
@@ -49,26 +54,42 @@ func (im *Importer) importSource(ctx context.Context, c Candidate, run *runState
 			out.truncateProvisional(p)
 		}
 	}
+	job.err = im.readSource(ctx, c.Format, src, fi, prev, next, out, &job.parsed)
+	job.warns = out.takeWarnings()
+	job.save = !im.opts.DryRun
+	job.prev, job.next, job.chatOrder = prev, next, out.chatOrder
+}
 
-	err = im.readSource(ctx, c.Format, src, fi, prev, next, out, counts)
-	if im.opts.DryRun {
-		return counts, err
+// finishSource ends a job on the writer's side, after its batches: it saves the new import
+// state (or records the failure, keeping the old checkpoint) and returns what the source did.
+func (im *Importer) finishSource(ctx context.Context, job *sourceJob) (*Counts, error) {
+	job.w.run.addWarnings(job.warns)
+	counts := job.parsed
+	counts.add(&job.w.counts)
+	err := job.err
+	if job.w.err != nil {
+		err = job.w.err // what stopped the reading, when it was a write
 	}
+	if !job.save {
+		return &counts, err
+	}
+	path, format := job.w.path, job.c.Format.Name()
 	if err != nil {
 		if ctx.Err() != nil {
-			return counts, err
+			return &counts, err
 		}
-		return counts, im.saveFailed(ctx, path, c.Format.Name(), prev, next, out, err)
+		return &counts, im.saveFailed(ctx, path, format, job.prev, job.next, job.chatOrder, err)
 	}
-	next.ChatIDs = mergeIDs(next.ChatIDs, out.chatOrder)
+	next := job.next
+	next.ChatIDs = mergeIDs(next.ChatIDs, job.chatOrder)
 	next.Entries += int64(counts.Entries - counts.Removed)
 	if next.Entries < 0 {
 		next.Entries = 0
 	}
 	if err := im.store.SaveImportSource(ctx, next); err != nil {
-		return counts, fmt.Errorf("saving import state of %s: %w", path, err)
+		return &counts, fmt.Errorf("saving import state of %s: %w", path, err)
 	}
-	return counts, nil
+	return &counts, nil
 }
 
 // previousSource is the import state of path, or nil when it was never read.
@@ -104,9 +125,6 @@ func (im *Importer) readSource(ctx context.Context, f reader.Format, src *reader
 		out.releaseAll()
 		err = out.flush()
 	}
-	if err == nil {
-		err = out.err
-	}
 	if errors.Is(err, errUnchanged) {
 		counts.Unchanged++
 		err = nil
@@ -116,7 +134,7 @@ func (im *Importer) readSource(ctx context.Context, f reader.Format, src *reader
 
 // saveFailed records a failed read. It keeps the old checkpoint, so the next run reads the
 // same bytes again; the error makes the next run retry even if the source does not change.
-func (im *Importer) saveFailed(ctx context.Context, path, format string, prev, next *annals.ImportSource, out *output, err error) error {
+func (im *Importer) saveFailed(ctx context.Context, path, format string, prev, next *annals.ImportSource, chatOrder []string, err error) error {
 	failed := next
 	if prev != nil {
 		cp := *prev
@@ -124,7 +142,7 @@ func (im *Importer) saveFailed(ctx context.Context, path, format string, prev, n
 		failed.Format = format
 	}
 	failed.Path, failed.LastError = path, describeErr(err)
-	failed.ChatIDs = mergeIDs(failed.ChatIDs, out.chatOrder)
+	failed.ChatIDs = mergeIDs(failed.ChatIDs, chatOrder)
 	if serr := im.store.SaveImportSource(ctx, failed); serr != nil {
 		return errors.Join(err, serr)
 	}
@@ -257,8 +275,8 @@ func (im *Importer) readLines(ctx context.Context, p reader.LineParser, src *rea
 		} else if err := sess.Line(ctx, line, reader.TrimEOL(b), out); err != nil {
 			return err
 		}
-		if out.err != nil {
-			return out.err
+		if err := out.stopped(); err != nil {
+			return err
 		}
 		if sess.Settled() {
 			if cp, err = settledCheckpoint(sess, h, src, offset, line); err != nil {
