@@ -80,6 +80,9 @@ type DB struct {
 	// entryFilter is how the searches name entries when they read only what the index of
 	// migration 0025 holds (search_filter.go): through it when the schema has it.
 	entryFilter string
+	// facets: the entry index holds each entry's kind and tool as tokens (migration 0035,
+	// search_facets.go); false on a database opened read-only before its upgrade.
+	facets bool
 	// blocks overrides the chat document block limits (zero: the defaults), for tests of blocks.
 	blocks blockLimits
 	// here is where the file is now (this machine, the file's inode), for the host id's check.
@@ -183,6 +186,10 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 			return nil, err
 		}
 	} else if err := checkSchema(ctx, db.reader); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if db.facets, err = facetsIndexed(ctx, db.reader); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 )
 
-// The entry columns both entry indexes hold, in their order.
+// The entry columns both entry indexes hold, in their order. The full-text index holds one more,
+// facets, the entry's kind and tool as tokens, computed by the view it reads its rows from
+// (entries_fts_content, migration 0035).
 const indexedEntryColumns = `text, reasoning, tool_name, tool_args, tool_result`
 
 // flushEntryIndex adds the entries queued in entries_unindexed to the full-text and substring
@@ -21,10 +23,10 @@ func flushEntryIndex(ctx context.Context, tx txRunner) error {
 		return nil
 	}
 	steps := []struct{ what, q string }{
-		{"full text", `INSERT INTO entries_fts (rowid, ` + indexedEntryColumns + `)
+		{"full text", `INSERT INTO entries_fts (rowid, ` + indexedEntryColumns + `, facets)
 			SELECT e.pk, ` + indexed("e.text") + `, ` + indexed("e.reasoning") + `, ` + indexed("e.tool_name") + `,
-				` + indexed("e.tool_args") + `, ` + indexed("e.tool_result") + `
-			FROM entries_unindexed u JOIN entries e ON e.pk = u.pk ORDER BY u.pk`},
+				` + indexed("e.tool_args") + `, ` + indexed("e.tool_result") + `, e.facets
+			FROM entries_unindexed u JOIN entries_fts_content e ON e.pk = u.pk ORDER BY u.pk`},
 		// A pk in the range the substring backfill has still to do is left to it (0009).
 		{"substring", `INSERT INTO entries_tri (rowid, ` + indexedEntryColumns + `)
 			SELECT e.pk, e.text, e.reasoning, e.tool_name, e.tool_args, e.tool_result

@@ -223,5 +223,9 @@ func (db *DB) SetEntryFilterIndexForTest(on bool) {
 	}
 }
 
+// SetFacetsForTest turns the role: and tool: tokens of the entry MATCH (search_facets.go) on or
+// off, to compare the searches with and without them.
+func (db *DB) SetFacetsForTest(on bool) { db.facets = on }
+
 // WriterWaitsForTest is how many times a transaction has waited for the one writer connection.
 func (db *DB) WriterWaitsForTest() int64 { return db.writer.Stats().WaitCount }

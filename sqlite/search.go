@@ -12,8 +12,10 @@ import (
 // Ranking weights. bm25 column weights favour where a term says most about a chat: a title
 // match means more than a word in a long tool result.
 const (
-	entryWeights = "1.0, 0.5, 2.0, 0.75, 0.5" // text, reasoning, tool_name, tool_args, tool_result
-	metaWeights  = "10.0, 4.0, 3.0, 5.0"      // title, description, summary, tags
+	// text, reasoning, tool_name, tool_args, tool_result, facets (the kind and tool tokens a
+	// role: or tool: search adds to its MATCH: no weight, a score is the words'; search_facets.go)
+	entryWeights = "1.0, 0.5, 2.0, 0.75, 0.5, 0.0"
+	metaWeights  = "10.0, 4.0, 3.0, 5.0" // title, description, summary, tags
 	// recencyHalfLifeDays: a chat this many days old gets half the recency bonus of a fresh one.
 	recencyHalfLifeDays = 30.0
 	// recencyBonus is the most relevance recency can add (25%): enough to order near-equal
@@ -37,6 +39,8 @@ type searchPlan struct {
 	// entries names entries as alias e where a statement reads only the entry filter index's
 	// columns (search_filter.go); set by the store, "" reads "entries e".
 	entries string
+	// facets: the entry index holds the kind and tool tokens (search_facets.go); set by the store.
+	facets bool
 }
 
 // filtered is how the statements name entries (alias e) looked up by pk when they read only
@@ -120,7 +124,7 @@ func (p *searchPlan) chatSet(e *annals.TextExpr) (string, []any, error) {
 				return "", nil, err
 			}
 			q := `SELECT DISTINCT e.chat_pk AS pk FROM entries_fts JOIN ` + p.filtered() + ` ON e.pk = entries_fts.rowid WHERE entries_fts MATCH ?`
-			args = append(args, m)
+			args = append(args, p.narrow(m))
 			if len(p.entryWhere.Conds) > 0 {
 				q += " AND " + p.entryWhere.SQL()
 				args = append(args, p.entryWhere.Args...)
@@ -188,7 +192,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	if err != nil {
 		return nil, 0, err
 	}
-	p.entries = db.entryFilter
+	p.entries, p.facets = db.entryFilter, db.facets
 	cw, err := chatWhere(f.Chat)
 	if err != nil {
 		return nil, 0, err
@@ -257,7 +261,7 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	if err != nil {
 		return nil, 0, err
 	}
-	p.entries = db.entryFilter
+	p.entries, p.facets = db.entryFilter, db.facets
 	if !p.useEntries {
 		return nil, 0, annals.Errorf(annals.EINVALID, "an entry search needs the body or tools field")
 	}
@@ -282,7 +286,7 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 			return nil, 0, err
 		}
 		from = `entries_fts JOIN ` + p.filtered() + ` ON e.pk = entries_fts.rowid JOIN chats c ON c.pk = e.chat_pk`
-		w.Add("entries_fts MATCH ?", match)
+		w.Add("entries_fts MATCH ?", p.narrow(match))
 		rank = `bm25(entries_fts, ` + entryWeights + `)`
 	}
 	w.Conds = append(w.Conds, cw.Conds...)

@@ -177,7 +177,7 @@ func (p *searchPlan) entryArm(r *rankingCTEs, cw *where, walk int, restrict bool
 	}
 	arm := `SELECT e.pk AS epk, e.chat_pk AS pk, bm25(entries_fts, ` + entryWeights + `) AS bb, 1 AS bn, NULL AS mb
 		FROM ` + from + ` entries_fts MATCH ?`
-	r.args = append(r.args, r.bodyAny)
+	r.args = append(r.args, p.narrow(r.bodyAny))
 	if len(p.entryWhere.Conds) > 0 {
 		arm += " AND " + p.entryWhere.SQL()
 		r.args = append(r.args, p.entryWhere.Args...)

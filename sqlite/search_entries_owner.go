@@ -95,7 +95,7 @@ func (p *searchPlan) spanMatches() string {
 // per chat). It adds og and walk to r's CTEs.
 func (p *searchPlan) rangeWalk(r *rankingCTEs, cw *where, spans string, walk int) string {
 	cond := p.spanMatches()
-	r.args = append(r.args, spans, r.bodyAny)
+	r.args = append(r.args, spans, p.narrow(r.bodyAny))
 	if len(p.entryWhere.Conds) > 0 {
 		cond += " AND " + p.entryWhere.SQL()
 		r.args = append(r.args, p.entryWhere.Args...)

@@ -41,7 +41,7 @@ func recountMatches(ctx context.Context, q queryer, p *searchPlan, text *annals.
 		}
 		stmt = `WITH ` + pg + ` SELECT g.id, count(*) FROM pg g CROSS JOIN entries_fts CROSS JOIN ` + p.filtered() + `
 			WHERE entries_fts MATCH ? AND entries_fts.rowid BETWEEN g.lo AND g.hi AND e.pk = entries_fts.rowid AND e.chat_pk = g.pk`
-		args = append(args, match)
+		args = append(args, p.narrow(match))
 		if len(p.entryWhere.Conds) > 0 {
 			stmt += ` AND ` + p.entryWhere.SQL()
 			args = append(args, p.entryWhere.Args...)

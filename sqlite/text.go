@@ -120,8 +120,8 @@ func (db *DB) CheckIndex(ctx context.Context) error {
 // indexTextSources are the columns and the rows of the two external-content indexes, as they
 // are indexed: through indexed().
 var indexTextSources = map[string]struct{ cols, rows string }{
-	"entries_fts": {indexedEntryColumns, `SELECT pk, ` + indexed("text") + `, ` + indexed("reasoning") + `, ` + indexed("tool_name") + `, ` +
-		indexed("tool_args") + `, ` + indexed("tool_result") + ` FROM entries WHERE pk NOT IN (SELECT pk FROM entries_unindexed)`},
+	"entries_fts": {indexedEntryColumns + `, facets`, `SELECT pk, ` + indexed("text") + `, ` + indexed("reasoning") + `, ` + indexed("tool_name") + `, ` +
+		indexed("tool_args") + `, ` + indexed("tool_result") + `, facets FROM entries_fts_content WHERE pk NOT IN (SELECT pk FROM entries_unindexed)`},
 	"chats_fts": {`title, description, summary, tags`, `SELECT pk, ` + indexed("title") + `, ` + indexed("description") + `, ` +
 		indexed("summary") + `, ` + indexed("tags") + ` FROM chats`},
 }
