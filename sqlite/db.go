@@ -83,6 +83,9 @@ type DB struct {
 	// facets: the entry index holds each entry's kind and tool as tokens (migration 0035,
 	// search_facets.go); false on a database opened read-only before its upgrade.
 	facets bool
+	// facetProbe overrides facetProbe (0: the constant; below 0: no probe, the tokens always),
+	// for tests.
+	facetProbe int
 	// blocks overrides the chat document block limits (zero: the defaults), for tests of blocks.
 	blocks blockLimits
 	// here is where the file is now (this machine, the file's inode), for the host id's check.

@@ -227,5 +227,9 @@ func (db *DB) SetEntryFilterIndexForTest(on bool) {
 // off, to compare the searches with and without them.
 func (db *DB) SetFacetsForTest(on bool) { db.facets = on }
 
+// SetFacetProbeForTest sets how many of the newest matches probeFacets checks (0: the
+// constant; below 0: no probe, the scored walks always use the tokens).
+func (db *DB) SetFacetProbeForTest(n int) { db.facetProbe = n }
+
 // WriterWaitsForTest is how many times a transaction has waited for the one writer connection.
 func (db *DB) WriterWaitsForTest() int64 { return db.writer.Stats().WaitCount }

@@ -40,7 +40,9 @@ type searchPlan struct {
 	// columns (search_filter.go); set by the store, "" reads "entries e".
 	entries string
 	// facets: the entry index holds the kind and tool tokens (search_facets.go); set by the store.
-	facets bool
+	// unselective: the filters keep most of the words' newest matches, so the scored walks
+	// leave the tokens out (probeFacets).
+	facets, unselective bool
 }
 
 // filtered is how the statements name entries (alias e) looked up by pk when they read only
@@ -286,7 +288,10 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 			return nil, 0, err
 		}
 		from = `entries_fts JOIN ` + p.filtered() + ` ON e.pk = entries_fts.rowid JOIN chats c ON c.pk = e.chat_pk`
-		w.Add("entries_fts MATCH ?", p.narrow(match))
+		if err := db.probeFacets(ctx, p, match); err != nil {
+			return nil, 0, err
+		}
+		w.Add("entries_fts MATCH ?", p.narrowScored(match))
 		rank = `bm25(entries_fts, ` + entryWeights + `)`
 	}
 	w.Conds = append(w.Conds, cw.Conds...)
@@ -322,7 +327,7 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 		// The snippets come from one more pass over the matches that reads no other table (see
 		// SearchChats for why the rowid test is written +rowid).
 		q = `WITH ` + page + `, snip AS MATERIALIZED (SELECT rowid AS pk, snippet(entries_fts, -1, ?, ?, '…', 16) AS text
-				FROM entries_fts WHERE entries_fts MATCH ? AND +rowid IN (SELECT pk FROM page))
+				FROM entries_fts WHERE entries_fts MATCH ? AND ` + pageRange("pk", "page") + `)
 			SELECT ` + entryColumns + `, p.r, s.text, p.total
 			FROM page p JOIN snip s ON s.pk = p.pk JOIN entries e ON e.pk = p.pk JOIN chats c ON c.pk = e.chat_pk
 			ORDER BY p.r, p.time DESC, p.pk DESC`

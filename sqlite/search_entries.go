@@ -24,10 +24,23 @@ import (
 //   - top and snip: the best entries of each chat of the page, taken from scored, and their
 //     snippets from one more pass over the matches that reads no other table: the unary + keeps
 //     SQLite from handing the rowid list to FTS5 as one lookup per rowid, each of which would set
-//     up the whole full-text query again.
+//     up the whole full-text query again, and the range of their rowids keeps the pass to the part
+//     of the index they lie in (pageRange).
 //
 // Every common table expression is MATERIALIZED: SQLite 3.54 otherwise re-runs a metadata
 // full-text match per candidate chat, a hundredfold slowdown on common terms.
+
+// pageRange is the condition on entries_fts.rowid of a pass that reads the entries listed in
+// column col of CTE cte (a page's, for their snippets): among them (+rowid, so SQLite scans the
+// MATCH once rather than setting the full-text query up again for each rowid), and from the
+// smallest of them on, a bound FTS5 seeks to. Without it the pass read every match of the
+// words: 180,000 entries for `tool:Bash timeout` at 1M, whose page's entries lie among the
+// newest 5,000 (issue 33 item 2). (An upper bound as well, one more subquery of the CTE, made
+// SQLite refuse an AND of two words on the entry ranking: "VIEWs and/or subqueries nested too
+// deep".)
+func pageRange(col, cte string) string {
+	return `rowid >= (SELECT min(` + col + `) FROM ` + cte + `) AND +rowid IN (SELECT ` + col + ` FROM ` + cte + `)`
+}
 
 // entryRanking is the built statement, and the count to run when the page comes back empty.
 type entryRanking struct {
@@ -91,7 +104,7 @@ func (p *searchPlan) entryRanking(cw *where, limit int, now float64, walk int, s
 				row_number() OVER (PARTITION BY s.pk ORDER BY s.bb, s.epk) AS n
 				FROM scored s WHERE s.epk IS NOT NULL AND s.pk IN (SELECT pk FROM page)) WHERE n <= ?)`,
 			`snip AS MATERIALIZED (SELECT rowid AS epk, snippet(entries_fts, -1, ?, ?, '…', 16) AS text FROM entries_fts
-				WHERE entries_fts MATCH ? AND +rowid IN (SELECT epk FROM top))`)
+				WHERE entries_fts MATCH ? AND `+pageRange("epk", "top")+`)`)
 		args = append(args, snippets, p.open, p.shut, r.bodyAny)
 		cols = `, e.seq, e.kind, e.tool_name, s.text`
 		joins = ` LEFT JOIN top t ON t.pk = p.pk LEFT JOIN snip s ON s.epk = t.epk LEFT JOIN entries e ON e.pk = t.epk`
@@ -177,7 +190,7 @@ func (p *searchPlan) entryArm(r *rankingCTEs, cw *where, walk int, restrict bool
 	}
 	arm := `SELECT e.pk AS epk, e.chat_pk AS pk, bm25(entries_fts, ` + entryWeights + `) AS bb, 1 AS bn, NULL AS mb
 		FROM ` + from + ` entries_fts MATCH ?`
-	r.args = append(r.args, p.narrow(r.bodyAny))
+	r.args = append(r.args, p.narrowScored(r.bodyAny))
 	if len(p.entryWhere.Conds) > 0 {
 		arm += " AND " + p.entryWhere.SQL()
 		r.args = append(r.args, p.entryWhere.Args...)

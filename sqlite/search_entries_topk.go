@@ -48,7 +48,7 @@ func (db *DB) searchEntriesTopK(ctx context.Context, p *searchPlan, cw, w *where
 	q := `WITH ` + cand + `,
 		page AS MATERIALIZED (SELECT pk, time, r, (SELECT count(*) FROM cand) AS total FROM cand ORDER BY r, time DESC, pk DESC LIMIT ? OFFSET ?),
 		snip AS MATERIALIZED (SELECT rowid AS pk, snippet(entries_fts, -1, ?, ?, '…', 16) AS text
-			FROM entries_fts WHERE entries_fts MATCH ? AND +rowid IN (SELECT pk FROM page))
+			FROM entries_fts WHERE entries_fts MATCH ? AND ` + pageRange("pk", "page") + `)
 		SELECT ` + entryColumns + `, p.r, s.text, p.total
 		FROM page p JOIN snip s ON s.pk = p.pk JOIN entries e ON e.pk = p.pk JOIN chats c ON c.pk = e.chat_pk
 		ORDER BY p.r, p.time DESC, p.pk DESC`

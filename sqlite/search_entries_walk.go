@@ -5,6 +5,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/storecore"
+	"github.com/annals-dev/annals/query"
 )
 
 // entryWalkFactor: a chat search that ranks entries (an entry-level filter: role:, tool:,
@@ -36,6 +37,19 @@ func (db *DB) searchEntryRanking(ctx context.Context, p *searchPlan, cw *where, 
 		}
 		if spans != "" {
 			annals.SearchReportFrom(ctx).SetPath("entry index (the owner's chats' ranges)")
+		}
+	}
+	if spans == "" && p.f.Text != nil && p.useEntries {
+		// The scored walk's MATCH: with the kind and tool tokens or not (probeFacets).
+		pos := query.PositiveTerms(p.f.Text, nil)
+		if len(pos) > 0 {
+			match, err := ftsCompile(anyOf(pos), p.entryCols)
+			if err != nil {
+				return nil, 0, err
+			}
+			if err := db.probeFacets(ctx, p, match); err != nil {
+				return nil, 0, err
+			}
 		}
 	}
 	r, err := p.entryRanking(cw, limit, now, walk, spans)

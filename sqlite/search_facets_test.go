@@ -28,6 +28,7 @@ func TestFacetsNarrowTheEntryMatch(t *testing.T) {
 	}
 	defer db.Close()
 	fillFacetCorpus(t, db)
+	db.SetFacetProbeForTest(-1)
 	queries := []string{
 		"role:user zqword", "role:assistant zqword", "role:tool zqword", "role:system zqword", "role:event zqword",
 		"role:user role:assistant zqword", "tool:Bash zqword", "tool:BASH zqword", "tool:mcp__git_hub zqword",
@@ -84,7 +85,13 @@ func facetSearch(t *testing.T, db *sqlite.DB, q string, o annals.Owner, mode str
 	f := annals.SearchFilter{Chat: annals.ChatFilter{Owner: o}, Text: query.ToTextExpr(pq.Text), Roles: pq.Filters.Roles,
 		Tools: pq.Filters.Tools, Limit: 3, Snippets: 3, MarkOpen: "[", MarkClose: "]"}
 	var args []string
-	ctx := annals.NewContextWithStatementTrace(t.Context(), func(s annals.Statement) { args = append(args, fmt.Sprint(s.Args...)) })
+	ctx := annals.NewContextWithStatementTrace(t.Context(), func(s annals.Statement) {
+		args = append(args, fmt.Sprint(s.Args...))
+		// The snippet pass reads the page's entries' range of the index, not every match.
+		if strings.Contains(s.SQL, "snippet(entries_fts") && !strings.Contains(s.SQL, "rowid >= (SELECT min(") {
+			t.Errorf("%s: the snippet pass has no rowid range: %s", q, s.SQL)
+		}
+	})
 	var out []string
 	for page := 0; page < 4; page++ {
 		f.Offset = page * f.Limit
@@ -191,5 +198,79 @@ func TestFacetTokensAreNotWords(t *testing.T) {
 	}
 	if err := db.CheckIndex(ctx); err != nil {
 		t.Fatalf("after deleting entries: %v", annals.ErrorDetail(err))
+	}
+}
+
+// TestFacetProbe: a scored walk leaves the kind and tool tokens out of its MATCH when the filters
+// keep at least half of the newest matches (bm25 would count the tokens' documents for nothing)
+// and uses them when they keep fewer; the statements that only walk or count use them always.
+func TestFacetProbe(t *testing.T) {
+	db := openTestDB(t)
+	fillFacetCorpus(t, db)
+	db.SetFacetProbeForTest(10)
+	db.SetCandidatesForTest(1)
+	all := annals.Owner{AllTenants: true}
+	// The newest ten entries holding zqword: else-4 .. else-13 and more-*; user entries are 4 in
+	// 10 (seq 0 and 4 of each 5), user or assistant 6 in 10.
+	for _, c := range []struct {
+		q      string
+		tokens bool
+	}{{"role:user zqword", true}, {"tool:bash zqword", true}, {"role:user role:assistant zqword", false}, {"role:user role:assistant role:system zqword", false}} {
+		for _, mode := range []string{"chats", "entries"} {
+			var scored []string
+			pq, err := query.Parse(c.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := annals.SearchFilter{Chat: annals.ChatFilter{Owner: all}, Text: query.ToTextExpr(pq.Text), Roles: pq.Filters.Roles, Tools: pq.Filters.Tools, Limit: 2}
+			ctx := annals.NewContextWithStatementTrace(t.Context(), func(s annals.Statement) {
+				if strings.Contains(s.SQL, "bm25(entries_fts") && !strings.Contains(s.SQL, "og(pk") {
+					scored = append(scored, fmt.Sprint(s.Args...))
+				}
+			})
+			if mode == "entries" {
+				_, _, err = db.SearchEntries(ctx, f)
+			} else {
+				_, _, err = db.SearchChats(ctx, f)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			joined := strings.Join(scored, " ")
+			got := strings.Contains(joined, "\U000F0100") || strings.Contains(joined, "\U000F0101")
+			if len(scored) == 0 || got != c.tokens {
+				t.Errorf("%s (%s): the scored walk's MATCH holds the tokens: %v, want %v (%q)", c.q, mode, got, c.tokens, scored)
+			}
+		}
+	}
+}
+
+// TestNestedQueriesRunOnTheEntryIndex: the entry-level ranking and the entry search, under role:
+// and without, with the kind tokens in the MATCH and the snippet pass's rowid bound, run nested
+// queries, exclusions and phrases. (The widest and deepest the language allows fail on this path
+// before this change too: "VIEWs and/or subqueries nested too deep".)
+func TestNestedQueriesRunOnTheEntryIndex(t *testing.T) {
+	db := openTestDB(t)
+	db.SetEntryRankingForTest(true)
+	db.SetFacetProbeForTest(-1)
+	if _, err := annals.CreateChat(t.Context(), db, &annals.Chat{ID: "c", TenantID: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := annals.AppendEntries(t.Context(), db, "c", []*annals.Entry{{ID: "e", Kind: annals.KindUser, Text: "w1 w2 z a"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"a (z (w1 OR w2))", "z -(q -(r))", "a OR (z w1)", `"w1 w2" -"x y" z*`, "w1 -q -r -s"} {
+		for _, roles := range [][]annals.EntryKind{nil, {annals.KindUser}} {
+			for _, o := range []annals.Owner{{AllTenants: true}, {TenantID: "t"}} {
+				f := searchFilter(t, q, o)
+				f.Roles = roles
+				if hits, _, err := db.SearchChats(t.Context(), f); err != nil || len(hits) != 1 {
+					t.Errorf("%q %v as %v: %d hits, %v; want the chat", q, roles, o, len(hits), annals.ErrorDetail(err))
+				}
+				if hits, _, err := db.SearchEntries(t.Context(), f); err != nil || len(hits) != 1 {
+					t.Errorf("entries %q %v as %v: %d hits, %v; want the entry", q, roles, o, len(hits), annals.ErrorDetail(err))
+				}
+			}
+		}
 	}
 }

@@ -78,3 +78,7 @@ SELECT pk, CASE WHEN instr(text, '[redacted:') OR instr(text, '[private]') THEN 
 	CASE WHEN instr(tool_result, '[redacted:') OR instr(tool_result, '[private]') THEN annals_index_text(tool_result) ELSE tool_result END,
 	facets
 FROM entries_fts_content WHERE pk NOT IN (SELECT pk FROM entries_unindexed) ORDER BY pk;
+
+-- The rebuild leaves the index in the many segments of a bulk load; a search seeks each one, so
+-- it is merged into one, as after a bulk load (Optimize).
+INSERT INTO entries_fts (entries_fts) VALUES ('optimize');
