@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/annals-dev/annals"
@@ -58,9 +59,16 @@ const maxVocabPrefixes = 64
 func (c *vocabCache) words(version, prefix string, limit int, read func() ([]storecore.VocabWord, error)) ([]storecore.VocabWord, error) {
 	k := vocabKey{prefix, limit}
 	c.mu.Lock()
-	if w, ok := c.kept[k]; ok && c.version == version {
-		c.mu.Unlock()
-		return w, nil
+	if c.version == version {
+		if w, ok := c.kept[k]; ok {
+			c.mu.Unlock()
+			return w, nil
+		}
+		if w, ok := c.narrow(k); ok {
+			c.kept[k] = w
+			c.mu.Unlock()
+			return w, nil
+		}
 	}
 	c.reads++
 	c.mu.Unlock()
@@ -77,6 +85,28 @@ func (c *vocabCache) words(version, prefix string, limit int, read func() ([]sto
 	}
 	c.kept[k] = w
 	return w, nil
+}
+
+// narrow answers k from a kept read of a shorter prefix of it that reached the end of its words
+// (fewer than its limit): k's words are those of them that start with k's prefix, in the same
+// byte order with the same counts, as search-as-you-type asks con*, conn*, conne*. c.mu is held.
+func (c *vocabCache) narrow(k vocabKey) ([]storecore.VocabWord, bool) {
+	for kk, w := range c.kept {
+		if len(w) >= kk.limit || kk.limit < k.limit || !strings.HasPrefix(k.prefix, kk.prefix) {
+			continue
+		}
+		var out []storecore.VocabWord
+		for _, x := range w {
+			if strings.HasPrefix(x.Word, k.prefix) {
+				out = append(out, x)
+			}
+		}
+		if len(out) > k.limit {
+			out = out[:k.limit]
+		}
+		return out, true
+	}
+	return nil, false
 }
 
 // chatIndexVersion is the chat index's version as tx sees it: its structure record, which FTS5
