@@ -53,6 +53,7 @@ func TestPrefixWordsKeptUntilTheIndexChanges(t *testing.T) {
 		slices.Sort(words)
 		return chats, words
 	}
+	// wantReads < 0: the reads are not checked.
 	check := func(step string, o annals.Owner, wantChats, wantWords []string, wantReads int) {
 		t.Helper()
 		q := "re*"
@@ -63,7 +64,7 @@ func TestPrefixWordsKeptUntilTheIndexChanges(t *testing.T) {
 		if !slices.Equal(chats, wantChats) || !slices.Equal(words, wantWords) {
 			t.Errorf("%s, owner %s: chats %q, words %q; want %q, %q", step, o, chats, words, wantChats, wantWords)
 		}
-		if got := db.VocabReadsForTest(); got != wantReads {
+		if got := db.VocabReadsForTest(); wantReads >= 0 && got != wantReads {
 			t.Errorf("%s, owner %s: %d vocabulary reads, want %d", step, o, got, wantReads)
 		}
 	}
@@ -123,5 +124,5 @@ func TestPrefixWordsKeptUntilTheIndexChanges(t *testing.T) {
 	}
 	appendWords(t, db, "o2", "rewrite")
 	wg.Wait()
-	check("after the concurrent write", other, []string{"o2"}, []string{"render", "reply", "rewrite"}, db.VocabReadsForTest())
+	check("after the concurrent write", other, []string{"o2"}, []string{"render", "reply", "rewrite"}, -1)
 }
