@@ -165,6 +165,17 @@ type CaptureStore interface {
 	Capture(ctx context.Context, ops []CaptureOp) (*CaptureResult, error)
 }
 
+// CaptureEachStore is a CaptureStore that can apply several lists of ops in one transaction,
+// each as Capture would apply it alone, with a result per list: an importer writes many small
+// sources this way, paying a transaction's fixed cost (index flushes, the commit) once for all
+// of them. All or nothing: on an error nothing of any list is applied, and the error names the
+// op by its place in its list (BatchError) as Capture's would. The results hold the counts (a
+// one-op list's chat or run is not read back).
+type CaptureEachStore interface {
+	CaptureStore
+	CaptureEach(ctx context.Context, lists [][]CaptureOp) ([]*CaptureResult, error)
+}
+
 // ChatStore is the read and curate side of a store. Owner constraints are applied inside the
 // store's SQL; the history service decides them from the caller's principal.
 type ChatStore interface {

@@ -15,11 +15,32 @@ type RedactingCapture struct {
 	Redactor annals.Redactor
 }
 
-var _ annals.CaptureStore = (*RedactingCapture)(nil)
+var _ annals.CaptureEachStore = (*RedactingCapture)(nil)
 
 // Capture redacts then applies ops in one transaction.
 func (c *RedactingCapture) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.CaptureResult, error) {
 	return c.Store.Capture(ctx, c.Scrub(ops))
+}
+
+// CaptureEach redacts every list, then applies them in one transaction when the store can
+// (annals.CaptureEachStore), else one by one, each in its own.
+func (c *RedactingCapture) CaptureEach(ctx context.Context, lists [][]annals.CaptureOp) ([]*annals.CaptureResult, error) {
+	scrubbed := make([][]annals.CaptureOp, len(lists))
+	for i, ops := range lists {
+		scrubbed[i] = c.Scrub(ops)
+	}
+	if each, ok := c.Store.(annals.CaptureEachStore); ok {
+		return each.CaptureEach(ctx, scrubbed)
+	}
+	res := make([]*annals.CaptureResult, len(lists))
+	for i, ops := range scrubbed {
+		r, err := c.Store.Capture(ctx, ops)
+		if err != nil {
+			return nil, err
+		}
+		res[i] = r
+	}
+	return res, nil
 }
 
 // Scrub returns ops with every text field of every chat and entry redacted (ops themselves

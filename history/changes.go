@@ -176,7 +176,27 @@ func (l localCapture) Capture(ctx context.Context, ops []annals.CaptureOp) (*ann
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, 0, 1)
+	l.s.changedByID(ctx, opChatIDs(nil, ops)...)
+	return res, nil
+}
+
+// CaptureEach applies the lists in one transaction (annals.CaptureEachStore), then publishes
+// the changes of every chat they touched.
+func (l localCapture) CaptureEach(ctx context.Context, lists [][]annals.CaptureOp) ([]*annals.CaptureResult, error) {
+	res, err := l.s.capture.CaptureEach(ctx, lists)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, ops := range lists {
+		ids = opChatIDs(ids, ops)
+	}
+	l.s.changedByID(ctx, ids...)
+	return res, nil
+}
+
+// opChatIDs appends the id of the chat each op creates or writes to.
+func opChatIDs(ids []string, ops []annals.CaptureOp) []string {
 	for _, op := range ops {
 		if op.Chat != nil {
 			ids = append(ids, op.Chat.ID)
@@ -184,6 +204,5 @@ func (l localCapture) Capture(ctx context.Context, ops []annals.CaptureOp) (*ann
 			ids = append(ids, op.TargetID())
 		}
 	}
-	l.s.changedByID(ctx, ids...)
-	return res, nil
+	return ids
 }

@@ -44,8 +44,10 @@ type sourceJob struct {
 	// not for a source left unread (unchanged, or failed before it was read) or a dry run.
 	save       bool
 	prev, next *annals.ImportSource
-	chatOrder  []string
-	err        error
+	// batched is set by the writer once a batch of the source reached it (group.go).
+	chatOrder []string
+	err       error
+	batched   bool
 }
 
 // item is one step of a source for the writer: a batch, or with none the source's end.
@@ -106,6 +108,18 @@ func (w *applier) apply(b *batch) {
 		w.fail(err)
 		return
 	}
+	w.progress(b)
+}
+
+// applied counts a batch that a group's transaction wrote (group.go), as apply would have.
+func (w *applier) applied(b *batch, res *annals.CaptureResult) {
+	w.run.addWarnings(b.warns)
+	w.countCapture(res)
+	w.progress(b)
+}
+
+// progress reports the run with the source so far, after one of its batches.
+func (w *applier) progress(b *batch) {
 	cur := b.parsed
 	cur.add(&w.counts)
 	w.run.progressWith(w.path, &cur)

@@ -144,3 +144,140 @@ func TestInterruptedImportIsCompletedByARerun(t *testing.T) {
 		}
 	}
 }
+
+// eachCounting counts the store's write transactions, through Capture and CaptureEach, and the
+// lists CaptureEach wrote together; it cancels the import after its n-th transaction (n > 0).
+type eachCounting struct {
+	*sqlite.DB
+	captures, eaches, lists int
+	n                       int
+	cancel                  context.CancelFunc
+}
+
+func (s *eachCounting) tx() {
+	if s.n--; s.n == 0 && s.cancel != nil {
+		s.cancel()
+	}
+}
+
+func (s *eachCounting) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.CaptureResult, error) {
+	defer s.tx()
+	s.captures++
+	return s.DB.Capture(ctx, ops)
+}
+
+func (s *eachCounting) CaptureEach(ctx context.Context, lists [][]annals.CaptureOp) ([]*annals.CaptureResult, error) {
+	defer s.tx()
+	s.eaches++
+	s.lists += len(lists)
+	return s.DB.CaptureEach(ctx, lists)
+}
+
+// TestSmallSourcesAreWrittenTogether: with WriteTogether, an import writes several small
+// sources in one transaction (issue 33 item 7), and the store, the report and every source's
+// import state are what writing them one by one gives.
+func TestSmallSourcesAreWrittenTogether(t *testing.T) {
+	home := t.TempDir()
+	writeMixedCorpus(t, home, 8, 4)
+	formats := importertest.FormatsNamed(t, "claude-code", "codex")
+	alone := &eachCounting{DB: openDB(t)}
+	repAlone := importertest.ImportAll(t, importertest.NewImporter(alone, importer.Options{Formats: formats}), home)
+	together := &eachCounting{DB: openDB(t)}
+	rep := importertest.ImportAll(t, importertest.NewImporter(together, importer.Options{Formats: formats, WriteTogether: true}), home)
+	if alone.eaches != 0 || alone.captures != 12 {
+		t.Errorf("one by one: %d transactions and %d together; want 12 and none", alone.captures, alone.eaches)
+	}
+	if together.eaches == 0 || together.lists != 12 || together.captures+together.eaches >= 12 {
+		t.Errorf("together: %d transactions of one source and %d of %d sources; want fewer than 12 in all", together.captures, together.eaches, together.lists)
+	}
+	if rep.Chats != repAlone.Chats || rep.Entries != repAlone.Entries || rep.Skipped != repAlone.Skipped || rep.Done != repAlone.Done {
+		t.Errorf("report together %+v, one by one %+v", rep.Total(), repAlone.Total())
+	}
+	a, b := importertest.TakeSnapshot(t, together.DB), importertest.TakeSnapshot(t, alone.DB)
+	if !reflect.DeepEqual(a.Entries, b.Entries) || !reflect.DeepEqual(a.Runs, b.Runs) || len(a.Chats) != len(b.Chats) {
+		t.Error("written together, the store holds other chats, entries or runs")
+	}
+	sameImportState(t, together.DB, alone.DB)
+	again := importertest.ImportAll(t, importertest.NewImporter(together, importer.Options{Formats: formats, WriteTogether: true}), home)
+	if tot := again.Total(); tot.Unchanged != 12 || tot.Entries != 0 {
+		t.Errorf("importing again: %+v; want every source unchanged", tot)
+	}
+}
+
+// TestInterruptedImportWrittenTogetherIsCompletedByARerun: interrupted after a transaction of
+// several sources, an import written together leaves what a rerun completes to exactly one
+// whole import.
+func TestInterruptedImportWrittenTogetherIsCompletedByARerun(t *testing.T) {
+	home := t.TempDir()
+	writeMixedCorpus(t, home, 16, 8)
+	formats := importertest.FormatsNamed(t, "claude-code", "codex")
+	whole := openDB(t)
+	importertest.ImportAll(t, importertest.NewImporter(whole, importer.Options{Formats: formats}), home)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st := &eachCounting{DB: openDB(t), n: 2, cancel: cancel}
+	opts := importer.Options{Formats: formats, WriteTogether: true, BatchSize: 300}
+	im := importertest.NewImporter(st, opts)
+	cands, _, err := im.Resolve([]string{home}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := im.Import(ctx, cands)
+	if !errors.Is(err, context.Canceled) || rep.Done >= len(cands) || st.n != 0 {
+		t.Fatalf("interrupted import: %v after %d of %d sources, %d transactions after the interruption", err, rep.Done, len(cands), -st.n)
+	}
+	rerun := importertest.ImportAll(t, importertest.NewImporter(st, opts), home)
+	if rerun.Total().Unchanged != rep.Done {
+		t.Errorf("the rerun found %d sources unchanged; the interrupted import finished %d", rerun.Total().Unchanged, rep.Done)
+	}
+	a, b := importertest.TakeSnapshot(t, st.DB), importertest.TakeSnapshot(t, whole)
+	if !reflect.DeepEqual(a.Entries, b.Entries) || !reflect.DeepEqual(a.Runs, b.Runs) || len(a.Chats) != len(b.Chats) {
+		t.Error("interrupted and completed, the store holds other chats, entries or runs than one whole import")
+	}
+	sameImportState(t, st.DB, whole)
+}
+
+// agentlessEach refuses a chat with an agent through both capture paths.
+type agentlessEach struct{ agentless }
+
+func (s agentlessEach) CaptureEach(ctx context.Context, lists [][]annals.CaptureOp) ([]*annals.CaptureResult, error) {
+	for _, ops := range lists {
+		for _, op := range ops {
+			if op.Chat != nil && op.Chat.AgentID != "" {
+				return nil, annals.Errorf(annals.EFORBIDDEN, "a member key without a user or agent creates only chats without them")
+			}
+		}
+	}
+	return s.DB.CaptureEach(ctx, lists)
+}
+
+// TestSourcesWrittenTogetherFallBackOneByOne: when the store refuses a transaction of several
+// sources (here a chat's agent), each is written on its own, where the refusal is handled.
+func TestSourcesWrittenTogetherFallBackOneByOne(t *testing.T) {
+	alone := openDB(t)
+	want := importertest.ImportAll(t, importer.New(agentless{alone}, importer.Options{Formats: importertest.FormatsNamed(t, "codex"), Titles: importertest.Titles{DB: alone}}), "testdata/codex")
+	db := openDB(t)
+	im := importer.New(agentlessEach{agentless{db}}, importer.Options{Formats: importertest.FormatsNamed(t, "codex"), Titles: importertest.Titles{DB: db}, WriteTogether: true})
+	rep := importertest.ImportAll(t, im, "testdata/codex")
+	if tot := rep.Total(); tot.Chats != 3 || tot.Entries == 0 || tot != want.Total() || !reflect.DeepEqual(rep.WarningList, want.WarningList) {
+		t.Fatalf("report %+v %v, want %+v %v: three chats with their entries, and the refusal reported once", tot, rep.WarningList, want.Total(), want.WarningList)
+	}
+	if got := agentsOf(t, db, ""); len(got) != 3 {
+		t.Errorf("chats without an agent = %v, want all three", got)
+	}
+}
+
+// sameImportState compares every source's import state in two stores.
+func sameImportState(t *testing.T, a, b *sqlite.DB) {
+	t.Helper()
+	x, err1 := a.FindImportSources(context.Background(), annals.ImportSourceFilter{})
+	y, err2 := b.FindImportSources(context.Background(), annals.ImportSourceFilter{})
+	if err1 != nil || err2 != nil || len(x) != len(y) {
+		t.Fatalf("import states: %d and %d (%v, %v)", len(x), len(y), err1, err2)
+	}
+	for i := range x {
+		if x[i].Path != y[i].Path || x[i].Entries != y[i].Entries || x[i].Offset != y[i].Offset || x[i].Hash != y[i].Hash || !reflect.DeepEqual(x[i].ChatIDs, y[i].ChatIDs) || x[i].LastError != y[i].LastError {
+			t.Errorf("import state of %s: %+v / %+v", filepath.Base(x[i].Path), x[i], y[i])
+		}
+	}
+}

@@ -65,6 +65,11 @@ type Options struct {
 	// AgentID is the key's own agent when the import runs under a key that has one: every
 	// imported chat is then that agent's. Empty gives each chat its tool's agent (chatAgent).
 	AgentID string
+	// WriteTogether lets Import write several small sources in one transaction when the store
+	// is an annals.CaptureEachStore (group.go). Set it only when the store's CaptureEach goes
+	// the way its Capture goes (the same redaction and checks): a wrapper that changes Capture
+	// alone would be bypassed.
+	WriteTogether bool
 	// Agents, when set, gives the chats imported before imported chats had agents their agent
 	// on the first Import (fillAgents). Nil leaves them without one.
 	Agents AgentStore
@@ -313,8 +318,17 @@ func (run *runState) importPipelined(ctx context.Context, cands []Candidate) {
 			run.im.readJob(ctx, c, run, func(it item) { items <- it })
 		}
 	}()
+	g := newGrouper(run)
 	for it := range items {
-		run.deliver(ctx, it) // after ctx ends, the rest is drained so the reader ends
+		// After ctx ends, the rest is drained so the reader ends.
+		if g != nil {
+			g.add(ctx, it)
+		} else {
+			run.deliver(ctx, it)
+		}
+	}
+	if g != nil {
+		g.end(ctx)
 	}
 }
 

@@ -18,6 +18,35 @@ func (db *DB) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.Capt
 	return db.capture(ctx, ops)
 }
 
+// CaptureEach applies each list of ops as Capture would, all in one transaction; see
+// annals.CaptureEachStore.
+func (db *DB) CaptureEach(ctx context.Context, lists [][]annals.CaptureOp) ([]*annals.CaptureResult, error) {
+	if db.readOnly {
+		return nil, errReadOnly()
+	}
+	for _, ops := range lists {
+		for i := range ops {
+			if err := ops[i].Validate(); err != nil {
+				return nil, &annals.BatchError{Index: i, Err: err}
+			}
+		}
+	}
+	res := make([]*annals.CaptureResult, len(lists))
+	err := db.writeTx(ctx, func(tx *sql.Tx) error {
+		for i, ops := range lists {
+			res[i] = &annals.CaptureResult{}
+			if err := db.captureIn(ctx, tx, ops, res[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
 // capture applies ops in one transaction.
 func (db *DB) capture(ctx context.Context, ops []annals.CaptureOp) (*annals.CaptureResult, error) {
 	if db.readOnly {

@@ -16,6 +16,23 @@ type importStore struct {
 	annals.ImportStateStore
 }
 
+// CaptureEach applies several sources' ops in one transaction when the capture path can (the
+// local database), else one by one (importer.Importer uses it for small sources).
+func (s importStore) CaptureEach(ctx context.Context, lists [][]annals.CaptureOp) ([]*annals.CaptureResult, error) {
+	if each, ok := s.CaptureStore.(annals.CaptureEachStore); ok {
+		return each.CaptureEach(ctx, lists)
+	}
+	res := make([]*annals.CaptureResult, len(lists))
+	for i, ops := range lists {
+		r, err := s.CaptureStore.Capture(ctx, ops)
+		if err != nil {
+			return nil, err
+		}
+		res[i] = r
+	}
+	return res, nil
+}
+
 // noImportState is the store of a dry run without a database: nothing was imported before,
 // and a dry run writes nothing.
 type noImportState struct{}

@@ -21,6 +21,9 @@ func (m *Main) newImporter(sink *importSink, formats []importer.Format, o import
 		DryRun:    *o.dryRun,
 		BatchSize: *o.batch,
 		Logger:    slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		// Into the local database, small sources are written several to a transaction (its
+		// CaptureEach is the same redacting capture path as its Capture).
+		WriteTogether: sink.local != nil,
 	}
 	if sink.chats != nil {
 		opts.Titles = sink.titles()

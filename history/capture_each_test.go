@@ -1,0 +1,56 @@
+package history_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/history"
+	"github.com/annals-dev/annals/redact"
+)
+
+// TestLocalCaptureEachRedactsEveryList: the local capture path's CaptureEach (annals import
+// writing several sources in one transaction) redacts every list before the store sees it,
+// as Capture does, and answers a result per list.
+func TestLocalCaptureEachRedactsEveryList(t *testing.T) {
+	red, err := redact.New(redact.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := openSQLite(t)
+	svc := history.New(history.Config{Store: store, Redactor: red})
+	each, ok := svc.LocalCapture().(annals.CaptureEachStore)
+	if !ok {
+		t.Fatal("the local capture path cannot write lists together")
+	}
+	const secret = "AKIAIOSFODNN7EXAMPLE"
+	now := time.Now().UTC()
+	list := func(id string) []annals.CaptureOp {
+		return []annals.CaptureOp{
+			{Chat: &annals.Chat{ID: id, TenantID: "local", Title: "key " + secret, CreatedAt: now}},
+			{Append: &annals.AppendOp{ChatID: id, Entries: []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "my key is " + secret, Time: now}}}},
+		}
+	}
+	res, err := each.CaptureEach(context.Background(), [][]annals.CaptureOp{list("a"), list("b")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 2 || res[0].EntriesAppended != 1 || res[1].ChatsCreated != 1 {
+		t.Fatalf("results %+v", res)
+	}
+	for _, id := range []string{"a", "b"} {
+		c, err := store.FindChatByID(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		es, err := store.FindEntries(context.Background(), annals.EntryFilter{ChatID: id})
+		if err != nil || len(es) != 1 {
+			t.Fatalf("chat %s: %d entries (%v)", id, len(es), err)
+		}
+		if strings.Contains(c.Title, secret) || strings.Contains(es[0].Text, secret) {
+			t.Errorf("chat %s stored the key: title %q, entry %q", id, c.Title, es[0].Text)
+		}
+	}
+}

@@ -1,0 +1,49 @@
+package sqlite_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/annals-dev/annals"
+)
+
+// TestCaptureEachAppliesListsTogetherAllOrNothing: CaptureEach applies each list as Capture
+// would, with a result per list (an entry already stored is skipped in its own list's count),
+// and a failing list leaves nothing of any list behind.
+func TestCaptureEachAppliesListsTogetherAllOrNothing(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	entry := func(id string) *annals.Entry {
+		return &annals.Entry{ID: id, Kind: annals.KindUser, Text: "otters " + id}
+	}
+	lists := [][]annals.CaptureOp{
+		{{Chat: &annals.Chat{ID: "a", TenantID: "t"}}, {Append: &annals.AppendOp{ChatID: "a", Entries: []*annals.Entry{entry("1"), entry("2")}}}},
+		{{Chat: &annals.Chat{ID: "b", TenantID: "t"}}, {Append: &annals.AppendOp{ChatID: "b", Entries: []*annals.Entry{entry("1")}}}},
+		{{Append: &annals.AppendOp{ChatID: "a", Entries: []*annals.Entry{entry("2"), entry("3")}}}},
+	}
+	res, err := db.CaptureEach(ctx, lists)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 3 || res[0].ChatsCreated != 1 || res[0].EntriesAppended != 2 || res[1].EntriesAppended != 1 ||
+		res[2].ChatsCreated != 0 || res[2].EntriesAppended != 1 || res[2].EntriesSkipped != 1 {
+		t.Fatalf("results %+v %+v %+v", res[0], res[1], res[2])
+	}
+	if es, err := db.FindEntries(ctx, annals.EntryFilter{ChatID: "a"}); err != nil || len(es) != 3 {
+		t.Fatalf("chat a: %d entries (%v), want 3", len(es), err)
+	}
+
+	_, err = db.CaptureEach(ctx, [][]annals.CaptureOp{
+		{{Chat: &annals.Chat{ID: "c", TenantID: "t"}}, {Append: &annals.AppendOp{ChatID: "c", Entries: []*annals.Entry{entry("1")}}}},
+		{{Append: &annals.AppendOp{ChatID: "missing", Entries: []*annals.Entry{entry("1")}}}},
+	})
+	if annals.ErrorCode(err) != annals.ENOTFOUND {
+		t.Fatalf("a list writing to no chat: %v, want not found", err)
+	}
+	if _, err := db.FindChatByID(ctx, "c"); annals.ErrorCode(err) != annals.ENOTFOUND {
+		t.Errorf("the first list of a failed CaptureEach was kept: %v", err)
+	}
+	if refs, err := db.MatchEntries(ctx, annals.TextMatch{Owner: annals.Owner{TenantID: "t"}, Terms: []string{"otters"}}); err != nil || len(refs) != 4 {
+		t.Errorf("entries indexed after CaptureEach: %d (%v), want the 4 of a and b", len(refs), err)
+	}
+}
