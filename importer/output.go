@@ -3,6 +3,7 @@ package importer
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/importer/reader"
@@ -154,6 +155,11 @@ func (o *output) emitChat(c annals.Chat) bool {
 		c.UserID = o.im.opts.UserID
 	}
 	c.Attributes = withResume(o.im.resumers, &c)
+	if t := c.Attributes[reader.DerivedTitleAttr]; t != "" {
+		attrs := maps.Clone(c.Attributes) // the reader's map is not ours to change
+		attrs[reader.DerivedTitleAttr] = o.derivedTitle(t)
+		c.Attributes = attrs
+	}
 	if !o.im.agentRefused.Load() && o.format != "annals" {
 		c.AgentID = chatAgent(o.format, o.im.opts.AgentID, &c)
 	}
@@ -182,6 +188,15 @@ func (o *output) emitChat(c annals.Chat) bool {
 	return false
 }
 
+// derivedTitle is a derived title's text (reader.DeriveTitleText) redacted, then cut: cut
+// first, a secret the cut runs through would no longer be recognized and its first part kept.
+func (o *output) derivedTitle(text string) string {
+	if o.im.opts.Redact != nil {
+		text = o.im.opts.Redact(text)
+	}
+	return reader.CutTitle(text)
+}
+
 // holdEntry adds an entry to a held chat. The first user entry that gives a title ends the
 // hold, with the title as the chat's derived title; so does the maxHeldEntries-th entry,
 // without one.
@@ -198,7 +213,7 @@ func (o *output) holdEntry(chatID string, h *heldChat, e *annals.Entry) {
 	}
 	title := ""
 	if e.Kind == annals.KindUser {
-		title = reader.DeriveTitle(e.Text)
+		title = o.derivedTitle(reader.DeriveTitleText(e.Text))
 	}
 	if title != "" || h.entries >= maxHeldEntries {
 		o.release(chatID, title)

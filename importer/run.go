@@ -47,6 +47,11 @@ type Options struct {
 	// Titles applies titles that a source gives a chat after the chat was created (Claude
 	// Code's summary lines). Nil leaves them pending in the import state.
 	Titles TitleSetter
+	// Redact, when set, redacts a title derived from a prompt or a sub-agent's description
+	// before it is cut to reader.MaxDerivedTitle characters (the command line passes its
+	// redactor): the capture path redacts it too, but only after the cut, when a secret the cut
+	// runs through is no longer recognized.
+	Redact func(string) string
 	// Progress, when set, is called after each source and every few thousand entries, from
 	// the goroutine running the import.
 	Progress func(Progress)

@@ -57,7 +57,7 @@ func (m *Main) startImportWatch(ctx context.Context, a *app, logger *slog.Logger
 		}
 		formats = some
 	}
-	opts := importer.Options{Formats: formats, Logger: logger, Titles: sink.titles(), Agents: sink.agents}
+	opts := importer.Options{Formats: formats, Logger: logger, Titles: sink.titles(), Agents: sink.agents, Redact: sink.redact()}
 	if p := annals.PrincipalFromContext(a.ctx); p != nil {
 		opts.TenantID, opts.UserID, opts.AgentID = p.TenantID, p.UserID, p.AgentID
 	}

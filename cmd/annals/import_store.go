@@ -117,12 +117,20 @@ func (m *Main) openImport(ctx context.Context, c *common, readOnly bool) (*impor
 // derived title (the first prompt) gives way to the source's. Titles are redacted like every
 // other imported text.
 func (s *importSink) titles() *importer.StoreTitles {
-	clean := func(s string) string { return s }
-	if s.redactor != nil {
-		clean = func(t string) string {
-			out, _ := s.redactor.RedactText(t)
-			return out
-		}
+	clean := s.redact()
+	if clean == nil {
+		clean = func(s string) string { return s }
 	}
 	return &importer.StoreTitles{Store: s.chats, Clean: clean}
+}
+
+// redact is the sink's redactor as importer.Options.Redact wants it (nil without one).
+func (s *importSink) redact() func(string) string {
+	if s.redactor == nil {
+		return nil
+	}
+	return func(t string) string {
+		out, _ := s.redactor.RedactText(t)
+		return out
+	}
 }

@@ -20,6 +20,7 @@ func (m *Main) newImporter(sink *importSink, formats []importer.Format, o import
 		Formats:   formats,
 		DryRun:    *o.dryRun,
 		BatchSize: *o.batch,
+		Redact:    sink.redact(),
 		Logger:    slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		// Into the local database, small sources are written several to a transaction (its
 		// CaptureEach is the same redacting capture path as its Capture).

@@ -81,7 +81,7 @@ func ccSubagentAttrs(a annals.Attributes, meta *ccAgentMeta) {
 	if meta.ToolUseID != "" && !reader.Placeholder(meta.ToolUseID) {
 		a["parent_tool_use"] = meta.ToolUseID
 	}
-	if t := reader.DeriveTitle(meta.Description); t != "" && !reader.Placeholder(meta.Description) {
+	if t := reader.DeriveTitleText(meta.Description); t != "" && !reader.Placeholder(meta.Description) {
 		a[reader.DerivedTitleAttr] = t
 	}
 }
@@ -149,7 +149,7 @@ func (s *ccSession) linkSideChain(main, side string, l *ccLine, attrs annals.Att
 		}
 		ccLinkCall(e, side)
 		attrs["parent_tool_use"] = e.Tool.CallID
-		if t := reader.DeriveTitle(in.Description); t != "" {
+		if t := reader.DeriveTitleText(in.Description); t != "" {
 			attrs[reader.DerivedTitleAttr] = t
 		}
 		return

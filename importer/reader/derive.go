@@ -41,6 +41,23 @@ var wrapperTags = regexp.MustCompile(`</?(bash-input|user_query)>`)
 // (system-injected blocks, caveats and attachment placeholders left out), on one line, at most
 // MaxDerivedTitle characters. It returns "" when nothing of the person's own is left.
 func DeriveTitle(prompt string) string {
+	return CutTitle(DeriveTitleText(prompt))
+}
+
+// CutTitle cuts a derived title's text to MaxDerivedTitle characters, at a word when one ends
+// near the cut. Redact the text first: a secret the cut runs through is no longer one the
+// redactor recognizes, and its first part would be kept.
+func CutTitle(text string) string {
+	return boundTitle(text, MaxDerivedTitle)
+}
+
+// maxTitleText bounds the uncut text of a derived title (DeriveTitleText), in characters: far
+// past the cut, so that a secret the cut runs through is whole for the redactor.
+const maxTitleText = 512
+
+// DeriveTitleText is DeriveTitle before its cut (at most maxTitleText characters): a reader records
+// it as the chat's DerivedTitleAttr, and the importer redacts it and then cuts it (CutTitle).
+func DeriveTitleText(prompt string) string {
 	text := prompt
 	// The Codex IDE extension sends the editor's context first and the request after a
 	// heading: the request is what the person typed.
@@ -74,7 +91,7 @@ func DeriveTitle(prompt string) string {
 				continue
 			}
 		}
-		return boundTitle(ValidText(line), MaxDerivedTitle)
+		return boundTitle(ValidText(line), maxTitleText)
 	}
 	// A slash command with arguments: what the person typed was the command and its
 	// arguments ("/review the login flow"). A bare command (/clear, /model) names nothing.
@@ -84,7 +101,7 @@ func DeriveTitle(prompt string) string {
 			if n := commandName.FindStringSubmatch(prompt); n != nil {
 				name = strings.TrimSpace(n[1]) + " "
 			}
-			return boundTitle(ValidText(name+args), MaxDerivedTitle)
+			return boundTitle(ValidText(name+args), maxTitleText)
 		}
 	}
 	return ""
