@@ -33,7 +33,7 @@ wait_for() {
 
 wait_for "2 recent chats"
 t send-keys -t browse -l "rounding"
-wait_for "1 of 1 chats match"
+wait_for "1 of 1 chat matches"
 screen | grep -qF "Fix failing TestTotalRoundsHalfUp" || { echo "tui smoke: the result is missing"; screen; exit 1; }
 t send-keys -t browse Enter
 sleep 0.2

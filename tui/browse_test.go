@@ -44,7 +44,7 @@ func TestTypingSearchesAsYouTypeAndDropsStaleSearches(t *testing.T) {
 	}
 	d.settle()
 	s := d.screen()
-	if !strings.Contains(s, "Deploy the shop") || strings.Contains(s, "Refactor helpers") || !strings.Contains(s, "1 of 1 chats match") {
+	if !strings.Contains(s, "Deploy the shop") || strings.Contains(s, "Refactor helpers") || !strings.Contains(s, "1 of 1 chat matches") {
 		t.Fatalf("the results do not answer the query:\n%s", s)
 	}
 	// The five stale searches were cancelled during their debounce: only "deploy" reached the
@@ -84,7 +84,7 @@ func TestANewKeystrokeCancelsTheSearchInFlight(t *testing.T) {
 	d.deliver(<-answer) // the stale answer arrives last
 	d.settle()
 	s := d.screen()
-	if !strings.Contains(s, "Count penguins") || !strings.Contains(s, "1 of 1 chats match") || strings.Contains(s, "search:") {
+	if !strings.Contains(s, "Count penguins") || !strings.Contains(s, "1 of 1 chat matches") || strings.Contains(s, "search:") {
 		t.Errorf("the stale search's answer changed the screen:\n%s", s)
 	}
 }

@@ -66,7 +66,7 @@ func TestTheProgramCopiesTheResumeCommandWithOSC52(t *testing.T) {
 		}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
 	}
 	tm.Type("deploy")
-	waitFor("1 of 1 chats match")
+	waitFor("1 of 1 chat matches")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	waitFor("staging")

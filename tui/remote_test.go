@@ -30,7 +30,7 @@ func TestBrowsingAReadOnlyServer(t *testing.T) {
 	d.settle()
 	d.keys("enter", "enter")
 	d.settle()
-	if s := d.screen(); !strings.Contains(s, "Forty-two penguins.") || !strings.Contains(s, "1 of 1 chats match") {
+	if s := d.screen(); !strings.Contains(s, "Forty-two penguins.") || !strings.Contains(s, "1 of 1 chat matches") {
 		t.Fatalf("the transcript through the server:\n%s", s)
 	}
 	d.keys("p")

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"github.com/annals-dev/annals/internal/human"
 	"strconv"
 	"strings"
 	"time"
@@ -119,13 +120,17 @@ func (m *Model) subheader() string {
 	case m.s.busy:
 		parts = append(parts, "searching…")
 	case m.s.query == "":
-		parts = append(parts, fmt.Sprintf("%d recent chats", m.s.total))
+		parts = append(parts, human.Count(m.s.total, "recent chat", "recent chats"))
 	default:
 		of := strconv.Itoa(m.s.total)
 		if m.s.atLeast {
 			of = "at least " + of
 		}
-		parts = append(parts, fmt.Sprintf("%d of %s chats match", len(m.s.rows), of))
+		n := m.s.total
+		if m.s.atLeast {
+			n = 2 // "at least 1": more than one may match
+		}
+		parts = append(parts, fmt.Sprintf("%d of %s %s", len(m.s.rows), of, human.Noun(n, "chat matches", "chats match")))
 	}
 	if f := m.filterSummary(); f != "" {
 		parts = append(parts, "filter: "+f)
@@ -267,7 +272,7 @@ func (m *Model) chatMeta(c *annals.Chat, width int) []string {
 	if r := orText(c.Attributes["repository"], c.Attributes["cwd"]); r != "" {
 		state = append(state, r)
 	}
-	state = append(state, fmt.Sprintf("%d entries", c.Totals.Entries))
+	state = append(state, human.Count(c.Totals.Entries, "entry", "entries"))
 	if c.Pinned {
 		state = append(state, "pinned")
 	}

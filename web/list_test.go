@@ -48,7 +48,7 @@ func TestChatList(t *testing.T) {
 		t.Fatalf("the first page: %d chats, starting %q", len(got), got[:2])
 	}
 	row := eval[string](tb, `document.querySelector("#chats li.chat:nth-child(2) .meta").textContent.replace(/\s+/g, " ").trim()`)
-	for _, want := range []string{"claude-code", "builder", "1 entries", "7.0k tokens"} {
+	for _, want := range []string{"claude-code", "builder", "1 entry", "7.0k tokens"} {
 		if !strings.Contains(row, want) {
 			t.Errorf("a row's figures %q lack %q", row, want)
 		}

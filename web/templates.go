@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"github.com/annals-dev/annals/internal/human"
 	"html/template"
 	"net/url"
 	"strconv"
@@ -40,12 +41,25 @@ func (h *Handler) funcs() template.FuncMap {
 		"marks":     splitMarks,
 		"title":     chatTitle,
 		"add":       func(a, b int64) int64 { return a + b },
+		"count":     func(n any, one, many string) string { return human.Count(countOf(n), one, many) },
+		"noun":      func(n any, one, many string) string { return human.Noun(countOf(n), one, many) },
 		"source":    func(c *annals.Chat) string { return c.Attributes["source"] },
 		"usageCost": usageCost,
 		"chatCost": func(c annals.UsageChat) string {
 			return usageCost(annals.UsageFigures{CostUSD: c.CostUSD, EstimatedCostUSD: c.EstimatedCostUSD})
 		},
 	}
+}
+
+// countOf is a template's count (an int or an int64) as an int64.
+func countOf(n any) int64 {
+	switch n := n.(type) {
+	case int:
+		return int64(n)
+	case int64:
+		return n
+	}
+	return 0 // the templates pass counts only; a test of every page renders them
 }
 
 // chatURL is a chat's page: the id is one escaped path segment, so no id can leave /chats/.

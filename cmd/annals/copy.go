@@ -57,7 +57,7 @@ func runCopy(ctx context.Context, m *Main, args []string) error {
 	}
 	if err != nil {
 		if rep != nil && rep.Chats > 0 {
-			fmt.Fprintf(m.Stderr, "annals: %d chats were copied before the failure; run the same copy again to continue (what is there is skipped)\n", rep.Chats)
+			fmt.Fprintf(m.Stderr, "annals: %s copied before the failure; run the same copy again to continue (what is there is skipped)\n", plural(rep.Chats, "chat was", "chats were"))
 		}
 		return err
 	}
@@ -70,7 +70,7 @@ func runCopy(ctx context.Context, m *Main, args []string) error {
 }
 
 func writeCopyReport(w io.Writer, r *storecopy.Report) error {
-	fmt.Fprintf(w, "Copied %s to %s in %s; verified %d chats\n", r.From, r.To, r.Duration.Round(time.Millisecond), r.Chats)
+	fmt.Fprintf(w, "Copied %s to %s in %s; verified %s\n", r.From, r.To, r.Duration.Round(time.Millisecond), plural(r.Chats, "chat", "chats"))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "chats in the source\t%d\t\n", r.SourceChats)
 	fmt.Fprintf(tw, "chats created\t%d\t\n", r.ChatsCreated)
@@ -100,8 +100,8 @@ func (p *copyProgress) update(r *storecopy.Report) {
 	if s := time.Since(p.start).Seconds(); s > 0 {
 		rate = float64(r.EntriesCopied) / s
 	}
-	fmt.Fprintf(p.w, "\r\033[Kcopying  %d chats  %d entries copied  %d present  %d runs  %.0f entries/s",
-		r.Chats, r.EntriesCopied, r.EntriesPresent, r.RunsCopied, rate)
+	fmt.Fprintf(p.w, "\r\033[Kcopying  %s  %s copied  %d present  %s  %.0f entries/s",
+		plural(r.Chats, "chat", "chats"), plural(r.EntriesCopied, "entry", "entries"), r.EntriesPresent, plural(r.RunsCopied, "run", "runs"), rate)
 	p.drawn = true
 }
 

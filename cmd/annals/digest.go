@@ -81,7 +81,7 @@ func runDigest(ctx context.Context, m *Main, args []string) error {
 		return err
 	}
 	if p.Failed > 0 {
-		return annals.Errorf(annals.EUNAVAILABLE, "%d chats could not be digested; each is tried again after its backoff (digest.backoff)", p.Failed)
+		return annals.Errorf(annals.EUNAVAILABLE, "%s could not be digested; each is tried again after its backoff (digest.backoff)", plural(p.Failed, "chat", "chats"))
 	}
 	return nil
 }
@@ -91,8 +91,8 @@ func (m *Main) printDigest(p history.DigestProgress, asJSON bool) error {
 	if asJSON {
 		return json.NewEncoder(m.Stdout).Encode(p)
 	}
-	_, err := fmt.Fprintf(m.human(), "digested %d chats (%d titled), %d failed, %d changed while digesting, %d held by another worker; %d checked\n",
-		p.Digested, p.Titled, p.Failed, p.Changed, p.Busy, p.Checked)
+	_, err := fmt.Fprintf(m.human(), "digested %s (%d titled), %d failed, %d changed while digesting, %d held by another worker; %d checked\n",
+		plural(p.Digested, "chat", "chats"), p.Titled, p.Failed, p.Changed, p.Busy, p.Checked)
 	return err
 }
 

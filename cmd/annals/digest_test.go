@@ -86,7 +86,7 @@ func TestDigestSinceRefreshesTheRecentChats(t *testing.T) {
 	tm := newTestMain(t)
 	tm.mustRun(digestChats(time.Now().Add(-time.Hour)), "ingest", "-")
 	out := tm.mustRun("", "digest", "--since", "24h")
-	if !strings.HasPrefix(out, "digested 1 chats (1 titled), 0 failed") {
+	if !strings.HasPrefix(out, "digested 1 chat (1 titled), 0 failed") {
 		t.Fatalf("digest --since 24h: %q", out)
 	}
 	if c := showChat(t, tm, "fresh"); c.Title != "Rotate the expired certificate." || c.Summary == "" {

@@ -36,7 +36,7 @@ func (m *Main) embedCaptured(ctx context.Context, b history.Backfiller, bar bool
 	case err != nil:
 		fmt.Fprintf(m.Stderr, "annals: the captured chats were not all embedded (%s); run 'annals reindex --embeddings' to finish\n", annals.ErrorMessage(err))
 	case p.Failed > 0:
-		fmt.Fprintf(m.Stderr, "annals: %d chats could not be embedded; run 'annals reindex --embeddings' to try again\n", p.Failed)
+		fmt.Fprintf(m.Stderr, "annals: %s could not be embedded; run 'annals reindex --embeddings' to try again\n", plural(p.Failed, "chat", "chats"))
 	}
 }
 
@@ -44,7 +44,7 @@ func (m *Main) embedCaptured(ctx context.Context, b history.Backfiller, bar bool
 func (m *Main) backfill(ctx context.Context, b history.Backfiller, bar bool) (history.BackfillProgress, error) {
 	p, err := b.Backfill(ctx, func(p history.BackfillProgress) {
 		if bar {
-			fmt.Fprintf(m.Stderr, "\r\033[Kembedding with %s: %d chats done, %d failed", p.Model, p.Embedded, p.Failed)
+			fmt.Fprintf(m.Stderr, "\r\033[Kembedding with %s: %s done, %d failed", p.Model, plural(p.Embedded, "chat", "chats"), p.Failed)
 		}
 	})
 	if bar {
@@ -82,7 +82,7 @@ func runReindex(ctx context.Context, m *Main, args []string) error {
 	if *asJSON {
 		return json.NewEncoder(m.Stdout).Encode(p)
 	}
-	_, err = fmt.Fprintf(m.Stdout, "embedded %d chats with %s (%d failed)\n", p.Embedded, p.Model, p.Failed)
+	_, err = fmt.Fprintf(m.Stdout, "embedded %s with %s (%d failed)\n", plural(p.Embedded, "chat", "chats"), p.Model, p.Failed)
 	return err
 }
 

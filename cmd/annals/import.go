@@ -106,13 +106,13 @@ func (m *Main) finishImport(ctx context.Context, report *importer.Report, err er
 		}
 	}
 	if interrupted {
-		return annals.Errorf(annals.EUNAVAILABLE, "interrupted: %d of %d sources were imported and are kept; run the same import again to continue", report.Done, report.Sources)
+		return annals.Errorf(annals.EUNAVAILABLE, "interrupted: %d of %s imported and kept; run the same import again to continue", report.Done, plural(report.Sources, "source", "sources"))
 	}
 	if err != nil {
 		return err
 	}
 	if len(report.Errors) > 0 {
-		return annals.Errorf(annals.EUNAVAILABLE, "%d of %d sources could not be imported (listed above); the others were", len(report.Errors), report.Sources)
+		return annals.Errorf(annals.EUNAVAILABLE, "%d of %s could not be imported (listed above); the others were", len(report.Errors), plural(report.Sources, "source", "sources"))
 	}
 	return nil
 }

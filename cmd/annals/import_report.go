@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/annals-dev/annals/internal/human"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -35,7 +36,7 @@ func writeImportReport(w, errw io.Writer, r *importer.Report, defaults, interrup
 	if s := r.Duration.Seconds(); s > 0 {
 		rate = float64(r.Entries) / s
 	}
-	fmt.Fprintf(w, "%s %d sources in %s (%.0f entries/s)\n", verb, r.Sources, r.Duration.Round(time.Millisecond), rate)
+	fmt.Fprintf(w, "%s %s in %s (%.0f entries/s)\n", verb, plural(r.Sources, "source", "sources"), r.Duration.Round(time.Millisecond), rate)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "format\tfiles\tunchanged\tchats\tentries\tskipped\tremoved\twarnings\terrors\t\n")
 	for _, f := range r.Formats {
@@ -47,10 +48,10 @@ func writeImportReport(w, errw io.Writer, r *importer.Report, defaults, interrup
 	}
 	_ = tw.Flush()
 	if r.Titled > 0 {
-		fmt.Fprintf(w, "%d chats got the title their source gave them.\n", r.Titled)
+		fmt.Fprintf(w, "%s the title %s source gave %s.\n", plural(r.Titled, "chat got", "chats got"), human.Noun(r.Titled, "its", "their"), human.Noun(r.Titled, "it", "them"))
 	}
 	if r.Agents > 0 {
-		fmt.Fprintf(w, "%d chats imported before chats had agents got their agent.\n", r.Agents)
+		fmt.Fprintf(w, "%s imported before chats had agents got %s agent.\n", plural(r.Agents, "chat", "chats"), human.Noun(r.Agents, "its", "their"))
 	}
 	if r.Gone > 0 {
 		fmt.Fprintf(w, "%d imported sources no longer exist; their chats are kept (annals import --status lists them).\n", r.Gone)
@@ -76,12 +77,12 @@ func writeWatchLine(w io.Writer, r *importer.Report) {
 	if r.Entries == 0 && r.Chats == 0 && r.Gone == 0 && len(r.Errors) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "%s  %d sources  %d chats  %d entries", time.Now().Format("15:04:05"), r.Done, r.Chats, r.Entries)
+	fmt.Fprintf(w, "%s  %s  %s  %s", time.Now().Format("15:04:05"), plural(r.Done, "source", "sources"), plural(r.Chats, "chat", "chats"), plural(r.Entries, "entry", "entries"))
 	if r.Gone > 0 {
 		fmt.Fprintf(w, "  %d gone", r.Gone)
 	}
 	if len(r.Errors) > 0 {
-		fmt.Fprintf(w, "  %d errors (first: %s: %s)", len(r.Errors), r.Errors[0].Path, r.Errors[0].Message)
+		fmt.Fprintf(w, "  %s (first: %s: %s)", plural(len(r.Errors), "error", "errors"), r.Errors[0].Path, r.Errors[0].Message)
 	}
 	fmt.Fprintln(w)
 }
@@ -112,7 +113,7 @@ func writeImportStatus(w io.Writer, srcs []*annals.ImportSource) error {
 		return err
 	}
 	if gone > 0 {
-		fmt.Fprintf(w, "\n%d sources are gone from disk; annals keeps their chats.\n", gone)
+		fmt.Fprintf(w, "\n%s from disk; annals keeps %s chats.\n", plural(gone, "source is gone", "sources are gone"), human.Noun(gone, "its", "their"))
 	}
 	return nil
 }
@@ -139,7 +140,7 @@ func (p *importProgress) update(pr importer.Progress) {
 		filled = width * pr.Done / pr.Sources
 	}
 	bar := strings.Repeat("#", filled) + strings.Repeat(".", width-filled)
-	fmt.Fprintf(p.w, "\r\033[K[%s] %d/%d files  %d chats  %d entries  %.0f entries/s", bar, pr.Done, pr.Sources, pr.Chats, pr.Entries, rate)
+	fmt.Fprintf(p.w, "\r\033[K[%s] %d/%s  %s  %s  %.0f entries/s", bar, pr.Done, plural(pr.Sources, "file", "files"), plural(pr.Chats, "chat", "chats"), plural(pr.Entries, "entry", "entries"), rate)
 	p.drawn = true
 }
 

@@ -58,7 +58,7 @@ func runIngest(ctx context.Context, m *Main, args []string) error {
 	}
 	if err != nil {
 		if report != nil && report.Batches > 0 {
-			fmt.Fprintf(m.Stderr, "annals: %d batches (%d entries) were committed before the failure; fix the input and ingest it again: committed records are skipped\n", report.Batches, report.EntriesAppended)
+			fmt.Fprintf(m.Stderr, "annals: %s (%s) committed before the failure; fix the input and ingest it again: committed records are skipped\n", plural(report.Batches, "batch was", "batches were"), plural(report.EntriesAppended, "entry", "entries"))
 		}
 		if format := importFormatOf(fs.Arg(0)); fs.NArg() == 1 && format != "" && report.Batches == 0 {
 			return usagef("%s is a %s file, not the capture format: import it with 'annals import --format %s %s'", name, format, format, name)
@@ -100,7 +100,7 @@ func writeIngestReport(w io.Writer, name string, r *ingest.Report) error {
 	if secs := r.Duration.Seconds(); secs > 0 {
 		rate = float64(r.EntriesAppended) / secs
 	}
-	fmt.Fprintf(w, "Ingested %s: %d lines in %s (%.0f entries/s)\n", name, r.Lines, r.Duration.Round(time.Millisecond), rate)
+	fmt.Fprintf(w, "Ingested %s: %s in %s (%.0f entries/s)\n", name, plural(r.Lines, "line", "lines"), r.Duration.Round(time.Millisecond), rate)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "chats created\t%d\t\n", r.ChatsCreated)
 	fmt.Fprintf(tw, "chats already present\t%d\t\n", r.ChatsUnchanged)
@@ -135,8 +135,8 @@ func (p *progressLine) update(pr ingest.Progress) {
 	if pr.Phase == ingest.PhaseApply {
 		verb = "writing"
 	}
-	fmt.Fprintf(p.w, "\r\033[K%s%s  %d lines  %s  %d chats  %d entries  %.0f entries/s",
-		verb, pct, pr.Lines, human.Bytes(pr.Bytes), pr.ChatsCreated, pr.EntriesAppended, rate)
+	fmt.Fprintf(p.w, "\r\033[K%s%s  %s  %s  %s  %s  %.0f entries/s",
+		verb, pct, plural(pr.Lines, "line", "lines"), human.Bytes(pr.Bytes), plural(pr.ChatsCreated, "chat", "chats"), plural(pr.EntriesAppended, "entry", "entries"), rate)
 	p.drawn = true
 }
 

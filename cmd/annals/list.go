@@ -116,7 +116,7 @@ func writeChatPage(w io.Writer, res *annals.ChatPage, empty string, width int) e
 		return err
 	}
 	if shown := res.Offset + len(res.Chats); shown < res.Total {
-		fmt.Fprintf(w, "%d of %d chats shown (--offset %d or --cursor %s for more)\n", len(res.Chats), res.Total, shown, res.NextCursor)
+		fmt.Fprintf(w, "%d of %s shown (--offset %d or --cursor %s for more)\n", len(res.Chats), plural(res.Total, "chat", "chats"), shown, res.NextCursor)
 	}
 	return nil
 }

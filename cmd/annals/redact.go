@@ -34,7 +34,7 @@ func runRedact(ctx context.Context, m *Main, args []string) error {
 	bar := m.IsTerminal(m.Stderr)
 	rep, err := rescanner.Rescan(ctx, a.redactor, func(p annals.RescanReport) {
 		if bar {
-			fmt.Fprintf(m.Stderr, "\r\033[Krescanning: %d entries scanned, %d changed", p.EntriesScanned, p.EntriesChanged)
+			fmt.Fprintf(m.Stderr, "\r\033[Krescanning: %s scanned, %d changed", plural(p.EntriesScanned, "entry", "entries"), p.EntriesChanged)
 		}
 	})
 	if bar {

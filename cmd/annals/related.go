@@ -38,7 +38,7 @@ func runRelated(ctx context.Context, m *Main, args []string) error {
 		if *asJSON {
 			return json.NewEncoder(m.Stdout).Encode(p)
 		}
-		_, err = fmt.Fprintf(m.Stdout, "embedded %d chats (%d failed)\n", p.Embedded, p.Failed)
+		_, err = fmt.Fprintf(m.Stdout, "embedded %s (%d failed)\n", plural(p.Embedded, "chat", "chats"), p.Failed)
 		return err
 	}
 	params := annals.RelatedParams{Scope: annals.Scope(*scope), Query: *query, Limit: *limit, IncludeArchived: *archived}
@@ -67,6 +67,6 @@ func runRelated(ctx context.Context, m *Main, args []string) error {
 	if err := writeChatTable(m.human(), chats, func(i int) string { return fmt.Sprintf("%.3f", res.Results[i].Score) }, m.width()); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(m.Stdout, "%d candidates ranked (cap %d) with %s\n", res.Candidates, res.CandidateCap, strings.TrimSpace(res.Model))
+	_, err = fmt.Fprintf(m.Stdout, "%s ranked (cap %d) with %s\n", plural(res.Candidates, "candidate", "candidates"), res.CandidateCap, strings.TrimSpace(res.Model))
 	return err
 }

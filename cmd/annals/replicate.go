@@ -114,7 +114,7 @@ func runReplicate(ctx context.Context, m *Main, args []string) error {
 			return err
 		}
 		return out(rep, func(w io.Writer) {
-			fmt.Fprintf(w, "backfill: %d chats, %d queued, %d already had their lane\n", rep.Chats, rep.Queued, rep.Skipped)
+			fmt.Fprintf(w, "backfill: %s, %d queued, %d already had their lane\n", plural(rep.Chats, "chat", "chats"), rep.Queued, rep.Skipped)
 		})
 	case "retry":
 		if *chat == "" {
@@ -141,7 +141,7 @@ func runReplicate(ctx context.Context, m *Main, args []string) error {
 			return err
 		}
 		return out(rep, func(w io.Writer) {
-			fmt.Fprintf(w, "pushed %d operations from %d lanes; %d lanes waiting to retry, %d quarantined\n", rep.Pushed, rep.Lanes, len(rep.Waiting), len(rep.Quarantined))
+			fmt.Fprintf(w, "pushed %s from %s; %s waiting to retry, %d quarantined\n", plural(rep.Pushed, "operation", "operations"), plural(rep.Lanes, "lane", "lanes"), plural(len(rep.Waiting), "lane", "lanes"), len(rep.Quarantined))
 		})
 	}
 	if err := p.Check(ctx); err != nil {

@@ -48,8 +48,8 @@ func (m *Main) replicateDrop(ctx context.Context, p *replicate.Pusher, chatID st
 		return err
 	}
 	return out(res, func(w io.Writer) {
-		fmt.Fprintf(w, "dropped %s (%s, lane seq %d) of lane %s; %d later operations renumbered; pushed %d operations, %d lanes waiting, %d quarantined\n",
-			res.Op.ID, res.Op.Kind, res.Op.LaneSeq, termsafe.String(chatID), res.Later, res.Push.Pushed, len(res.Push.Waiting), len(res.Push.Quarantined))
+		fmt.Fprintf(w, "dropped %s (%s, lane seq %d) of lane %s; %s renumbered; pushed %s, %s waiting, %d quarantined\n",
+			res.Op.ID, res.Op.Kind, res.Op.LaneSeq, termsafe.String(chatID), plural(res.Later, "later operation", "later operations"), plural(res.Push.Pushed, "operation", "operations"), plural(len(res.Push.Waiting), "lane", "lanes"), len(res.Push.Quarantined))
 	})
 }
 
@@ -58,5 +58,5 @@ func printDropPlan(w io.Writer, plan *replicate.DropPlan) {
 	fmt.Fprintf(w, "lane %s is quarantined since %s: %d %s: %s\n", termsafe.String(plan.ChatID), q.At.UTC().Format("2006-01-02T15:04:05Z"), q.Status, q.Code, termsafe.String(q.Message))
 	fmt.Fprintf(w, "will drop operation %s: %s, lane seq %d, %d bytes, written %s\n",
 		plan.Op.ID, plan.Op.Kind, plan.Op.LaneSeq, plan.Op.Bytes, plan.Op.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"))
-	fmt.Fprintf(w, "and renumber the %d operations queued after it to follow the remote's head (seq %d)\n", plan.Later, plan.RemoteSeq)
+	fmt.Fprintf(w, "and renumber the %s queued after it to follow the remote's head (seq %d)\n", plural(plan.Later, "operation", "operations"), plan.RemoteSeq)
 }

@@ -76,7 +76,7 @@ func (m *Main) replicatePull(ctx context.Context, a *app, mirrorFlag string, fol
 	p := replicate.NewPuller(cfg)
 	progress := func(r *replicate.PullReport) {
 		if !asJSON {
-			fmt.Fprintf(m.Stderr, "pulled %d chats (%d deleted) in %d pages; cursor %d\n", r.Chats, r.Deleted, r.Pages, r.Cursor)
+			fmt.Fprintf(m.Stderr, "pulled %s (%d deleted) in %s; cursor %d\n", plural(r.Chats, "chat", "chats"), r.Deleted, plural(r.Pages, "page", "pages"), r.Cursor)
 		}
 	}
 	if follow {
@@ -87,7 +87,7 @@ func (m *Main) replicatePull(ctx context.Context, a *app, mirrorFlag string, fol
 		return err
 	}
 	return out(rep, func(w io.Writer) {
-		fmt.Fprintf(w, "mirror %s of %s (tenant %s): %d chats pulled, %d deleted, %d of this host's chats took curation back; cursor %d\n",
-			displayLocation(path), rep.Remote, rep.TenantID, rep.Chats, rep.Deleted, rep.Curated, rep.Cursor)
+		fmt.Fprintf(w, "mirror %s of %s (tenant %s): %s pulled, %d deleted, %d of this host's chats took curation back; cursor %d\n",
+			displayLocation(path), rep.Remote, rep.TenantID, plural(rep.Chats, "chat", "chats"), rep.Deleted, rep.Curated, rep.Cursor)
 	})
 }

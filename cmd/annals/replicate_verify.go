@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/annals-dev/annals/internal/human"
 	"io"
 
 	"github.com/annals-dev/annals"
@@ -26,7 +27,7 @@ func replicateVerify(ctx context.Context, p *replicate.Pusher, repair bool, rese
 		return err
 	}
 	if len(v.Differences) > 0 {
-		return annals.Errorf(annals.ECONFLICT, "%d of %d lanes differ from the remote", len(v.Differences), v.Lanes)
+		return annals.Errorf(annals.ECONFLICT, "%d of %s %s from the remote", len(v.Differences), plural(v.Lanes, "lane", "lanes"), human.Noun(len(v.Differences), "differs", "differ"))
 	}
 	return nil
 }
@@ -35,10 +36,9 @@ func printVerification(w io.Writer, v *replicate.Verification) {
 	for _, d := range v.Repaired {
 		fmt.Fprintf(w, "repaired %s: %s; reset from the host's chat (first difference at seq %d)\n", d.ChatID, d.Reason, d.FirstSeq)
 	}
-	fmt.Fprintf(w, "verify: %d lanes, %d in sync with the remote, %d still queued, %d differences, %d repaired (pushed %d operations)\n",
-		v.Lanes, v.InSync, v.Pending, len(v.Differences), len(v.Repaired), v.Push.Pushed)
-	fmt.Fprintf(w, "  host: %d chats, %d entries, %d runs; remote: %d chats, %d entries, %d runs\n",
-		v.Host.Chats, v.Host.Entries, v.Host.Runs, v.Remote.Chats, v.Remote.Entries, v.Remote.Runs)
+	fmt.Fprintf(w, "verify: %s, %d in sync with the remote, %d still queued, %s, %d repaired (pushed %s)\n",
+		plural(v.Lanes, "lane", "lanes"), v.InSync, v.Pending, plural(len(v.Differences), "difference", "differences"), len(v.Repaired), plural(v.Push.Pushed, "operation", "operations"))
+	fmt.Fprintf(w, "  host: %s; remote: %s\n", sideCounts(v.Host.Chats, v.Host.Entries, v.Host.Runs), sideCounts(v.Remote.Chats, v.Remote.Entries, v.Remote.Runs))
 	for _, g := range v.GivenUp {
 		fmt.Fprintf(w, "  %s: %s\n", g.ChatID, g.Note)
 	}
@@ -59,4 +59,9 @@ func printVerification(w io.Writer, v *replicate.Verification) {
 		fmt.Fprintf(w, "  %s: host at seq %d (%d queued), remote at seq %d, first difference at seq %d: %s (%s)\n",
 			d.ChatID, d.HostSeq, d.Pending, d.RemoteSeq, d.FirstSeq, d.Reason, fix)
 	}
+}
+
+// sideCounts is what one side of a verify holds.
+func sideCounts(chats int, entries, runs int64) string {
+	return plural(chats, "chat", "chats") + ", " + plural(entries, "entry", "entries") + ", " + plural(runs, "run", "runs")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/annals-dev/annals/internal/human"
 	"io"
 	"strings"
 
@@ -177,10 +178,5 @@ func writeExplain(w io.Writer, x *annals.SearchExplain) {
 	}
 }
 
-// plural is n with the singular or the plural noun.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+// plural is n with the singular or the plural noun (one place: internal/human).
+func plural[N ~int | ~int64](n N, one, many string) string { return human.Count(n, one, many) }

@@ -98,8 +98,8 @@ func writeTranscript(w io.Writer, c *annals.Chat, runs []*annals.Run, entries []
 		fmt.Fprintf(&b, " · agent %s", c.AgentID)
 	}
 	fmt.Fprintf(&b, "\n  created %s · last activity %s · status %s\n", humanTime(c.CreatedAt), humanTime(c.LastActivity), orDash(string(c.Status)))
-	fmt.Fprintf(&b, "  %d entries · %d runs · tokens %d in / %d out%s\n",
-		c.Totals.Entries, c.Totals.Runs, c.Totals.InputTokens, c.Totals.OutputTokens, costText(c.Totals.CostUSD))
+	fmt.Fprintf(&b, "  %s · %s · tokens %d in / %d out%s\n",
+		plural(c.Totals.Entries, "entry", "entries"), plural(c.Totals.Runs, "run", "runs"), c.Totals.InputTokens, c.Totals.OutputTokens, costText(c.Totals.CostUSD))
 	if c.Pinned {
 		b.WriteString("  pinned\n")
 	}

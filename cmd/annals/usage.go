@@ -108,7 +108,7 @@ func writeUsage(w io.Writer, rep *annals.UsageReport, by string, top int) error 
 	if t.CacheReadTokens > 0 || t.CacheCreationTokens > 0 {
 		cache = fmt.Sprintf(" of which %s cache read, %s cache write", humanCount(t.CacheReadTokens), humanCount(t.CacheCreationTokens))
 	}
-	fmt.Fprintf(w, "%d runs, %s tokens (%s in%s, %s out), cost %s\n\n", t.Runs, humanCount(t.Tokens()), humanCount(t.InputTokens), cache, humanCount(t.OutputTokens), usageCost(t))
+	fmt.Fprintf(w, "%s, %s tokens (%s in%s, %s out), cost %s\n\n", plural(t.Runs, "run", "runs"), humanCount(t.Tokens()), humanCount(t.InputTokens), cache, humanCount(t.OutputTokens), usageCost(t))
 	if t.Runs == 0 {
 		fmt.Fprintln(w, "No runs in this range.")
 		return nil
@@ -139,7 +139,7 @@ func writeUsage(w io.Writer, rep *annals.UsageReport, by string, top int) error 
 		fmt.Fprintf(w, "~ estimated in part: runs that recorded tokens but no cost are priced from the price table of %s.\n", rep.Pricing.Snapshot)
 	}
 	if t.UnpricedRuns > 0 {
-		fmt.Fprintf(w, "+? %d runs recorded tokens but no cost, for models the price table does not know (pricing.file in the config adds them).\n", t.UnpricedRuns)
+		fmt.Fprintf(w, "+? %s recorded tokens but no cost, for models the price table does not know (pricing.file in the config adds them).\n", plural(t.UnpricedRuns, "run", "runs"))
 	}
 	return nil
 }
@@ -223,5 +223,5 @@ func writeHeatmap(w io.Writer, h annals.UsageHeatmap) {
 		}
 		fmt.Fprintf(w, "%-13s %s\n", name, b.String())
 	}
-	fmt.Fprintf(w, "(the darkest cell is %d runs)\n", peak)
+	fmt.Fprintf(w, "(the darkest cell is %s)\n", plural(peak, "run", "runs"))
 }

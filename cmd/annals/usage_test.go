@@ -22,7 +22,7 @@ func TestUsageCommand(t *testing.T) {
 	for _, want := range []string{
 		"3 runs, 2.0M tokens", "cost ~$22.50+?",
 		"gpt-4o-2024-08-06", "~$2.50", "claude-sonnet-4", "$20.00", "house-model", "$0.00+?",
-		"Top chats by cost", "Port the parser", "price table of 2025-11", "1 runs recorded tokens but no cost",
+		"Top chats by cost", "Port the parser", "price table of 2025-11", "1 run recorded tokens but no cost",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("usage --by model lacks %q:\n%s", want, out)

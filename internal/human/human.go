@@ -16,3 +16,17 @@ func Bytes(n int64) string {
 		return fmt.Sprintf("%d B", n)
 	}
 }
+
+// Count renders a count with its noun in the number it takes: 1 chat, 0 chats, 2 chats.
+func Count[N ~int | ~int64](n N, one, many string) string {
+	return fmt.Sprintf("%d %s", n, Noun(n, one, many))
+}
+
+// Noun is one for a count of exactly 1 and many otherwise (for a count printed apart from its
+// noun, such as a formatted token count).
+func Noun[N ~int | ~int64](n N, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

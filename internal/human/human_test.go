@@ -9,3 +9,11 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 chats", 1: "1 chat", 2: "2 chats", -1: "-1 chats"} {
+		if got := Count(n, "chat", "chats"); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
