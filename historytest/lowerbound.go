@@ -9,7 +9,7 @@ import (
 )
 
 // A search under a field filter, or an entry search, over more matches than it ranks may stop
-// after its page (SQLite does; PostgreSQL counts): the total is then a lower bound, said by
+// after its page (both stores do): the total is then a lower bound, said by
 // total_is_lower_bound, and a full page carries a cursor, so a client that pages on still meets
 // every match once.
 

@@ -200,13 +200,8 @@ func (p *searchPlan) compileChat(e *annals.TextExpr, q *chatQuery) (string, erro
 	return "", errOnlyExclusions()
 }
 
-// SearchChats ranks chats; see annals.SearchStore.
-//
-// With text, one scan of each full-text index finds every entry and metadata row that matches
-// any term of the query (positive or excluded), flags which terms each row matches and ranks it
-// against the positive terms; rows are then folded per chat and the query's boolean expression is
-// evaluated over the chat's flags. So a query costs one index scan per vector however many terms
-// it has, and the matching rows are read once, for both the match and the rank.
+// SearchChats ranks chats; see annals.SearchStore. Words and prefixes run on the chat documents
+// (searchChatDocs), the rest on the entry index (searchEntryRanking).
 func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.ChatHit, int, error) {
 	p, err := db.planSearch(ctx, f)
 	if err != nil {
@@ -227,141 +222,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 		return db.searchChatDocs(ctx, p, limit)
 	}
 	annals.SearchReportFrom(ctx).SetPath("entry index")
-	pos := query.PositiveTerms(f.Text, nil)
-	var with string
-	var args []any
-	cond := "true"
-	rankBody := false
-	switch {
-	case f.Text != nil:
-		var q chatQuery
-		if cond, err = p.compileChat(f.Text, &q); err != nil {
-			return nil, 0, err
-		}
-		rankBody = p.useEntries && len(pos) > 0
-		flags := func(col string, terms []string) string {
-			var b strings.Builder
-			for i, t := range terms {
-				b.WriteString(", " + col + " @@ ?::tsquery AS t" + itoa(int64(i)))
-				args = append(args, t)
-			}
-			return b.String()
-		}
-		anyOf := func(terms []string) string { return "(" + strings.Join(terms, ") | (") + ")" }
-		var parts []string
-		if p.useEntries {
-			posQ := tsAny(pos, p.entryW)
-			sel := `SELECT e.chat_pk AS pk, CASE WHEN e.tsv @@ ?::tsquery THEN ts_rank(` + entryRankWeights + `, e.tsv, ?::tsquery, ` + itoa(rankNorm) + `) END AS r`
-			args = append(args, posQ, posQ)
-			sel += flags("e.tsv", q.entryTerms)
-			w := &where{}
-			w.Add("e.tsv @@ ?::tsquery", anyOf(q.entryTerms))
-			w.addTenant("e", f.Chat.Owner)
-			w.Conds = append(w.Conds, p.entryWhere.Conds...)
-			w.Args = append(w.Args, p.entryWhere.Args...)
-			args = append(args, w.Args...)
-			parts = append(parts, `eh AS MATERIALIZED (`+sel+` FROM entries e WHERE `+w.SQL()+`),
-				eagg AS (SELECT pk, max(r) AS best, count(r) AS n`+aggFlags(len(q.entryTerms))+` FROM eh GROUP BY pk)`)
-		} else {
-			parts = append(parts, `eagg AS (SELECT NULL::bigint AS pk, NULL::real AS best, NULL::bigint AS n`+nullFlags(len(q.entryTerms))+` WHERE false)`)
-		}
-		if p.useMeta {
-			posQ := tsAny(pos, p.metaW)
-			sel := `SELECT x.chat_pk AS pk, CASE WHEN x.meta_tsv @@ ?::tsquery THEN ts_rank(` + metaRankWeights + `, x.meta_tsv, ?::tsquery, ` + itoa(rankNorm) + `) END AS best`
-			args = append(args, posQ, posQ)
-			sel += flags("x.meta_tsv", q.metaTerms)
-			w := &where{}
-			w.Add("x.meta_tsv @@ ?::tsquery", anyOf(q.metaTerms))
-			w.addTenant("x", f.Chat.Owner)
-			args = append(args, w.Args...)
-			parts = append(parts, `magg AS MATERIALIZED (`+sel+` FROM chat_meta x WHERE `+w.SQL()+`)`)
-		} else {
-			parts = append(parts, `magg AS (SELECT NULL::bigint AS pk, NULL::real AS best`+nullFlags(len(q.metaTerms))+` WHERE false)`)
-		}
-		var merged strings.Builder
-		for i := range q.entryTerms {
-			fmt.Fprintf(&merged, ", coalesce(a.t%d, false) OR coalesce(b.t%d, false) AS t%d", i, i, i)
-		}
-		parts = append(parts, `matched AS (SELECT coalesce(a.pk, b.pk) AS pk, a.best AS bbest, a.n AS bn, b.best AS mbest`+merged.String()+`
-			FROM eagg a FULL JOIN magg b ON b.pk = a.pk)`)
-		with = "WITH " + strings.Join(parts, ", ")
-	case len(p.entryWhere.Conds) > 0:
-		w := &where{}
-		w.addTenant("e", f.Chat.Owner)
-		w.Conds = append(w.Conds, p.entryWhere.Conds...)
-		w.Args = append(w.Args, p.entryWhere.Args...)
-		with = `WITH matched AS (SELECT DISTINCT e.chat_pk AS pk, NULL::real AS bbest, NULL::bigint AS bn, NULL::real AS mbest FROM entries e WHERE ` + w.SQL() + `)`
-		args = append(args, w.Args...)
-	default:
-		with = `WITH matched AS (SELECT c.pk, NULL::real AS bbest, NULL::bigint AS bn, NULL::real AS mbest FROM chats c)`
-	}
-	from := ` FROM chats c JOIN matched m ON m.pk = c.pk WHERE ` + cond + ` AND ` + cw.SQL()
-
-	// Relevance blends the best matching entry, the metadata match (plus a bonus for having
-	// one), and the number of matching entries (saturating); recency then multiplies by up to
-	// (1 + recencyBonus), decaying with age. The same expression as the SQLite store.
-	score := fmt.Sprintf(`((%g * coalesce(m.bbest, 0)::float8 + %g * coalesce(m.mbest, 0)::float8 + (CASE WHEN m.mbest IS NOT NULL THEN %g ELSE 0 END)
-			+ %g * coalesce(m.bn, 0)::float8 / (coalesce(m.bn, 0) + 4.0)::float8)
-		* (1.0 + %g / (1.0 + greatest(0.0, (?::bigint - c.last_activity)::float8 / 86400e9) / %g)))::float8`,
-		rankScale, rankScale, metaMatchBonus, entryCountBonus, recencyBonus, recencyHalfLifeDays)
-	order := "score DESC, c.last_activity DESC, c.id"
-	if f.Sort == annals.SortRecent {
-		order = "c.last_activity DESC, c.id"
-	}
-	// The total comes with the page (a window over every match), so the matches are found once.
-	q := with + ` SELECT ` + chatColumns + `, c.pk, ` + score + ` AS score, coalesce(m.bn, 0), count(*) OVER ()` + from +
-		` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
-	qargs := append(append(append(append([]any{}, args...), unixNano(db.now())), cw.Args...), limit, f.Offset)
-	rows, err := db.tracedQuery(ctx, q, qargs...)
-	if err != nil {
-		return nil, 0, db.storeErr("search chats", err)
-	}
-	defer rows.Close()
-	hits := []annals.ChatHit{}
-	var pks []int64
-	total := 0
-	var skipped annals.RowSkipper
-	for rows.Next() {
-		var h annals.ChatHit
-		var pk, n, all int64
-		c, err := scanChat(rows, &pk, &h.Score, &n, &all)
-		if re, ok := err.(*rowError); ok {
-			skipped.Skip(re.id, re.err) // the rest of the page is served
-			total = int(all)
-			continue
-		}
-		if err != nil {
-			return nil, 0, db.storeErr("scan search hit", err)
-		}
-		h.Chat, h.Matches, total = c, int(n), int(all)
-		hits = append(hits, h)
-		pks = append(pks, pk)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, db.storeErr("search chats", err)
-	}
-	rows.Close()
-	if len(hits) == 0 && f.Offset > 0 {
-		// A page past the end carries no window total: count apart.
-		cargs := append(append([]any{}, args...), cw.Args...)
-		if err := db.tracedQueryRow(ctx, with+` SELECT count(*)`+from, cargs...).Scan(&total); err != nil {
-			return nil, 0, db.storeErr("count search", err)
-		}
-	}
-	recount := storecore.MatchCountDiffers(f.Text, len(p.entryWhere.Conds) > 0)
-	switch {
-	case len(hits) == 0:
-	case f.OrderOnly:
-	case rankBody && (f.Snippets > 0 || recount):
-		if err := db.pageEntries(ctx, db.pool, p, pos, pks, hits, recount, false); err != nil {
-			return nil, 0, err
-		}
-	case recount && f.Text == nil:
-		if err := db.countFiltered(ctx, p, pks, hits); err != nil {
-			return nil, 0, err
-		}
-	}
-	return storecore.OrderOnly(f, hits), total, skipped.Err()
+	return db.searchEntryRanking(ctx, p, cw, limit)
 }
 
 // aggFlags folds per-row term flags per chat: a term holds for the chat when any row matched it.
@@ -516,19 +377,23 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	keys := `SELECT e.pk, e.time, ` + rank + ` AS r, count(*) OVER () AS total
 			FROM ` + from + ` WHERE ` + w.SQL() + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
 	args := append(append(pre, w.Args...), limit, f.Offset)
+	k := 0 // the candidates, when the search stops after them
 	if f.Text != nil && f.Sort != annals.SortRecent {
 		// By relevance, only the newest docCandidates matches (more when the page reaches
-		// further) are ranked, as in the SQLite store and a chat search: the walk keeps their
-		// keys and counts every match (the total), and ts_rank reads the vectors of the
-		// candidates alone.
-		keys = `SELECT e.pk, e.time, ` + rank + ` AS r, m.total FROM (SELECT e.pk, count(*) OVER () AS total
+		// further) are ranked, as in the SQLite store and a chat search, and the search stops
+		// there: the total is the candidates, a lower bound when the walk was cut short
+		// (SetTotalAtLeast). Counting every match read each one's row (180k entries for a head
+		// word at 1M), where the walk newest first reads a few thousand; ts_rank reads the
+		// vectors of the candidates alone.
+		keys = `SELECT e.pk, e.time, ` + rank + ` AS r, count(*) OVER () AS total FROM (SELECT e.pk
 				FROM ` + from + ` WHERE ` + w.SQL() + ` ORDER BY e.time DESC, e.pk DESC LIMIT ?) m
 			JOIN entries e ON e.pk = m.pk ORDER BY ` + order + ` LIMIT ? OFFSET ?`
-		k := docCandidates
+		k = docCandidates
 		if db.candidates > 0 {
 			k = db.candidates
 		}
-		args = append(append(pre, w.Args...), max(k, f.Offset+limit), limit, f.Offset)
+		k = max(k, f.Offset+limit)
+		args = append(append(pre, w.Args...), k, limit, f.Offset)
 	}
 	q := `SELECT ` + entryColumns + `, k.r, k.total FROM (` + keys + `) k
 		JOIN entries e ON e.pk = k.pk JOIN chats c ON c.pk = e.chat_pk ORDER BY ` + strings.ReplaceAll(order, "r DESC", "k.r DESC")
@@ -562,6 +427,9 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 		return nil, 0, db.storeErr("search entries", err)
 	}
 	rows.Close()
+	if k > 0 && total >= k && len(hits) > 0 {
+		annals.SearchReportFrom(ctx).SetTotalAtLeast()
+	}
 	if len(hits) == 0 && f.Offset > 0 {
 		if err := db.tracedQueryRow(ctx, `SELECT count(*) FROM `+from+` WHERE `+w.SQL(), w.Args...).Scan(&total); err != nil {
 			return nil, 0, db.storeErr("count entry search", err)

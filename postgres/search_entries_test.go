@@ -12,8 +12,9 @@ import (
 )
 
 // TestEntrySearchRanksTheNewestCandidates: an entry search by relevance ranks only the newest
-// matching entries (the candidate cap), so its cost stops with them; an older, better match is
-// still counted in the exact total, and sort recent is unchanged (as on SQLite).
+// matching entries (the candidate cap), so its cost stops with them and with no count of the
+// rest: the total is the candidates, a lower bound the search report says; sort recent is
+// unchanged and exact (as on SQLite).
 func TestEntrySearchRanksTheNewestCandidates(t *testing.T) {
 	db := MustOpenDB(t)
 	db.SetCandidatesForTest(3)
@@ -36,7 +37,8 @@ func TestEntrySearchRanksTheNewestCandidates(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := annals.SearchFilter{Chat: annals.ChatFilter{Owner: annals.Owner{AllTenants: true}}, Text: query.ToTextExpr(pq.Text), Limit: 2}
-	hits, total, err := db.SearchEntries(t.Context(), f)
+	report := &annals.SearchReport{}
+	hits, total, err := db.SearchEntries(annals.NewContextWithSearchReport(t.Context(), report), f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,16 +46,24 @@ func TestEntrySearchRanksTheNewestCandidates(t *testing.T) {
 	for _, h := range hits {
 		ids = append(ids, h.Entry.ID)
 	}
-	if total != 6 || len(ids) != 2 || slices.Contains(ids, "best") || slices.Contains(ids, "w1") || slices.Contains(ids, "w2") {
-		t.Errorf("hits %v, total %d; want two of the 3 newest matches (w3, w4, w5), and all 6 counted", ids, total)
+	if total != 3 || !report.TotalAtLeast() || len(ids) != 2 || slices.Contains(ids, "best") || slices.Contains(ids, "w1") || slices.Contains(ids, "w2") {
+		t.Errorf("hits %v, total %d (lower bound %v); want two of the 3 newest matches (w3, w4, w5), and at least those 3", ids, total, report.TotalAtLeast())
 	}
 	f.Sort, f.Limit = annals.SortRecent, 6
-	hits, total, err = db.SearchEntries(t.Context(), f)
+	report = &annals.SearchReport{}
+	hits, total, err = db.SearchEntries(annals.NewContextWithSearchReport(t.Context(), report), f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if total != 6 || len(hits) != 6 || hits[5].Entry.ID != "best" {
-		t.Errorf("sort recent: %d hits, total %d; want every match, the oldest last", len(hits), total)
+	if total != 6 || report.TotalAtLeast() || len(hits) != 6 || hits[5].Entry.ID != "best" {
+		t.Errorf("sort recent: %d hits, total %d (lower bound %v); want every match, the oldest last, counted exactly", len(hits), total, report.TotalAtLeast())
+	}
+	// Fewer matches than candidates: the total is exact.
+	db.SetCandidatesForTest(10)
+	report = &annals.SearchReport{}
+	f.Sort, f.Limit = "", 2
+	if _, total, err = db.SearchEntries(annals.NewContextWithSearchReport(t.Context(), report), f); err != nil || total != 6 || report.TotalAtLeast() {
+		t.Errorf("10 candidates: total %d (lower bound %v), err %v; want all 6, exact", total, report.TotalAtLeast(), err)
 	}
 	// Within the cap the ranking is ts_rank's: the strongest match first.
 	db.SetCandidatesForTest(0)
