@@ -115,3 +115,9 @@ func (db *DB) FeedSwitchWaitsForTest(ctx context.Context) (bool, error) {
 		AND objid::bigint = (hashtext('annals.feed.' || current_schema())::bigint & 4294967295))`).Scan(&waits)
 	return waits, err
 }
+
+// PlanForTest is PostgreSQL's plan of a traced statement (annals.Statement), sequential scans
+// disabled.
+func (db *DB) PlanForTest(ctx context.Context, s annals.Statement) (string, error) {
+	return db.planForTest(ctx, s.SQL, s.Args)
+}
