@@ -50,6 +50,10 @@ type Options struct {
 	// SubstringProgress, when set, hears how far the build of the view's substring index has
 	// got when an upgrade (migration 0009) has to build it on open: done and total entries.
 	SubstringProgress func(done, total int)
+	// Upgrading, when set, hears the name of each migration an upgrade of an existing database
+	// applies, before it runs (never when the database is created): a command tells its user
+	// why the open waits (0035 tokenizes every entry again: about 3 minutes at a million).
+	Upgrading func(migration string)
 	// BackgroundMerges is for a process that stays open (annals serve, annals mcp): once its
 	// writer has been quiet for a while, it merges the full-text indexes' increments in the
 	// background, including what one-shot commands left (merge.go). Off, the handle never
@@ -172,7 +176,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.writer.SetMaxIdleConns(1)
 		db.writer.SetConnMaxLifetime(0)
 		db.wstmts = newWriteStmts(db.writer)
-		migrated, err := migrate(ctx, db.writer)
+		migrated, err := migrate(ctx, db.writer, opts.Upgrading)
 		if migrated {
 			db.wrote.Store(true)
 		}

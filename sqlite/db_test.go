@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -173,4 +174,56 @@ func TestLiveChatCountReadsTheOwnerIndex(t *testing.T) {
 			t.Errorf("the count of the live chats of %v (tag %v) runs as %q, want it over chats_live_by_owner", f.Owner, f.Tag, plan)
 		}
 	}
+}
+
+// TestAnUpgradeNamesEachMigrationItApplies: opening a database whose schema is older names each
+// migration the upgrade applies before it runs (one may take minutes), and creating a database
+// names none.
+func TestAnUpgradeNamesEachMigrationItApplies(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "annals.db")
+	var heard []string
+	opts := sqlite.Options{Upgrading: func(m string) { heard = append(heard, m) }}
+	db, err := sqlite.Open(ctx, path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(heard) != 0 {
+		t.Errorf("creating the database named %v, want no upgrade", heard)
+	}
+	// The database as it was before migration 0025.
+	if err := db.ExecForTest(ctx, `DROP INDEX entries_filter`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ExecForTest(ctx, `DELETE FROM schema_migrations WHERE version = 25`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, o := range []sqlite.Options{opts, {QueryOnly: true, Upgrading: opts.Upgrading}} {
+		heard = nil
+		db, err := sqlite.Open(ctx, path, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		if want := []string{"0025_entries_filter.sql"}; !slices.Equal(heard, want) {
+			t.Errorf("the upgrade named %v, want %v", heard, want)
+		}
+		if err := reopenBefore25(ctx, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// reopenBefore25 takes the database at path back to before migration 0025.
+func reopenBefore25(ctx context.Context, path string) error {
+	db, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.ExecForTest(ctx, `DROP INDEX entries_filter`); err != nil {
+		return err
+	}
+	return db.ExecForTest(ctx, `DELETE FROM schema_migrations WHERE version = 25`)
 }

@@ -37,7 +37,7 @@ func TestOldIndexesForgetPlaceholderWordsOnOpen(t *testing.T) {
 		if m.Version >= 13 {
 			break
 		}
-		if _, err := applyMigration(ctx, raw, m); err != nil {
+		if _, err := applyMigration(ctx, raw, m, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -20,7 +20,11 @@ func migrations() ([]storecore.Migration, error) { return storecore.ReadMigratio
 // record in schema_migrations, so a crash leaves the schema at a whole version. The write lock
 // taken at BEGIN IMMEDIATE serialises several processes opening the same file at once.
 // migrate applies the pending migrations and reports whether it applied any.
-func migrate(ctx context.Context, db *sql.DB) (bool, error) {
+//
+// upgrading, when set, hears each migration before it is applied to a database that already
+// had a schema (an upgrade, not a creation): some rebuild an index over every entry (0035
+// retokenizes them all, minutes at a million entries), and the command says why it waits.
+func migrate(ctx context.Context, db *sql.DB, upgrading func(migration string)) (bool, error) {
 	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
 		return false, storeErr("create schema_migrations", err)
@@ -32,9 +36,16 @@ func migrate(ctx context.Context, db *sql.DB) (bool, error) {
 	if err := checkSchema(ctx, db); err != nil {
 		return false, err
 	}
+	var had int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&had); err != nil {
+		return false, storeErr("read schema_migrations", err)
+	}
+	if had == 0 {
+		upgrading = nil
+	}
 	applied := false
 	for _, m := range ms {
-		did, err := applyMigration(ctx, db, m)
+		did, err := applyMigration(ctx, db, m, upgrading)
 		if err != nil {
 			return applied, err
 		}
@@ -43,7 +54,7 @@ func migrate(ctx context.Context, db *sql.DB) (bool, error) {
 	return applied, nil
 }
 
-func applyMigration(ctx context.Context, db *sql.DB, m storecore.Migration) (bool, error) {
+func applyMigration(ctx context.Context, db *sql.DB, m storecore.Migration, upgrading func(string)) (bool, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, storeErr("begin migration", err)
@@ -55,6 +66,9 @@ func applyMigration(ctx context.Context, db *sql.DB, m storecore.Migration) (boo
 	}
 	if n > 0 {
 		return false, nil
+	}
+	if upgrading != nil {
+		upgrading(m.Name)
 	}
 	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 		return false, annals.Internal("apply migration "+m.Name, err)

@@ -27,6 +27,7 @@ func (m *Main) openDBAs(ctx context.Context, flagValue string, o storeOpen) (ann
 		return nil, err
 	}
 	o.progress, o.substring = m.indexProgress("chat search index", "chats"), m.indexProgress("substring search index", "entries")
+	o.upgrading = m.upgradeNotice
 	db, err := openStoreWith(ctx, path, o)
 	if err != nil {
 		return nil, err
@@ -79,6 +80,14 @@ func (m *Main) indexProgress(index, unit string) func(done, total int) {
 	}
 }
 
+// upgradeNotice says, on stderr whether or not it is a terminal (a server's log too), which
+// migration an upgrade of an existing database is applying: one may take minutes on a large
+// database, and a silent wait looks like a hang.
+func (m *Main) upgradeNotice(migration string) {
+	migration = strings.TrimSuffix(migration, ".sql")
+	fmt.Fprintf(m.Stderr, "annals: upgrading the database: applying migration %s\n", migration)
+}
+
 // isPostgres reports whether a database location is a PostgreSQL connection URL.
 func isPostgres(location string) bool {
 	return strings.HasPrefix(location, "postgres://") || strings.HasPrefix(location, "postgresql://")
@@ -112,6 +121,8 @@ type storeOpen struct {
 	// progress and substring hear a SQLite upgrade's index builds: the chat search index
 	// (chats) and the view's substring index (entries).
 	progress, substring func(done, total int)
+	// upgrading hears each migration a SQLite upgrade applies (sqlite.Options.Upgrading).
+	upgrading func(migration string)
 }
 
 // openStoreWith is openStore with the open's mode and progress callbacks.
@@ -129,7 +140,7 @@ func openStoreWith(ctx context.Context, location string, o storeOpen) (annals.St
 // sqliteOptions are the SQLite store's options for the open's mode.
 func (o storeOpen) sqliteOptions() sqlite.Options {
 	return sqlite.Options{ReadOnly: o.readOnly, QueryOnly: o.queryOnly, NoMemoryMap: o.queryOnly || o.unmapped,
-		BackgroundMerges: o.longLived, Progress: o.progress, SubstringProgress: o.substring}
+		BackgroundMerges: o.longLived, Progress: o.progress, SubstringProgress: o.substring, Upgrading: o.upgrading}
 }
 
 // backendName names the backend of a location for reports.

@@ -1,6 +1,13 @@
 package main
 
-import "testing"
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+
+	_ "github.com/annals-dev/annals/sqlite" // the "sqlite" driver
+)
 
 // The one-shot commands read a SQLite file without the memory map (search, list, show and
 // export only to read it; import to write it), and a server keeps the map (issue 33 items 5
@@ -45,5 +52,30 @@ func TestImportOpensUnmapped(t *testing.T) {
 	defer m.Close()
 	if !c.unmapped {
 		t.Error("annals import opened its database through the memory map")
+	}
+}
+
+// A command that upgrades an existing database says which migration it applies (one may take
+// minutes at a million entries), on stderr, and nothing when it creates the database.
+func TestAnUpgradeSaysWhatItApplies(t *testing.T) {
+	tm := newTestMain(t)
+	_, errOut, err := tm.run(twoChats, "ingest", "-")
+	if err != nil || strings.Contains(errOut, "upgrading") {
+		t.Fatalf("ingest into a new database: %v, stderr %q (want no upgrade notice)", err, errOut)
+	}
+	// The database as it was before migration 0025, through the driver the store uses.
+	db, err := sql.Open("sqlite", tm.env["ANNALS_DB"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DROP INDEX entries_filter`, `DELETE FROM schema_migrations WHERE version = 25`} {
+		if _, err := db.ExecContext(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	_, errOut, err = tm.run("", "list")
+	if want := "annals: upgrading the database: applying migration 0025_entries_filter\n"; err != nil || errOut != want {
+		t.Errorf("list over a database before 0025: %v, stderr %q, want %q", err, errOut, want)
 	}
 }
