@@ -79,7 +79,7 @@ func (db *DB) captureDocs(ctx context.Context, tx pgx.Tx, ops []annals.CaptureOp
 	if st == nil {
 		st = &captureTx{}
 	}
-	w := &writer{db: db, tx: tx, ctx: ctx, now: db.now().UTC(), res: res, chats: st.chats}
+	w := &writer{db: db, tx: tx, ctx: ctx, now: db.now().UTC(), res: res, chats: st.chats, goDocs: !st.batch}
 	// A capture's statements are lookups by key whatever their values, so they keep one plan
 	// per connection (PL/pgSQL's, too) instead of planning each run, as the connection's
 	// force_custom_plan (for searches, db.go) would have them do.
@@ -149,8 +149,14 @@ type writer struct {
 	// pending are the queued statements, readers their result checks, in order.
 	pending *pgx.Batch
 	readers []pendingResult
-	// docChats are the chats whose documents refreshDocs brings up to date before commit.
+	// docChats are the chats whose documents refreshDocs brings up to date before commit, by
+	// SQL (annals_refresh_chat_docs).
 	docChats []int64
+	// goDocs has the documents of the chats a transaction only appends to merged in Go
+	// (search_docs_build.go), the new entries' vectors kept in docNew; a batch whose caller
+	// refreshes once at its end (captureTx.batch) leaves them to SQL.
+	goDocs bool
+	docNew map[int64]*docAppend
 	// fresh is, per chat, the first seq this transaction appended: a truncation that removes
 	// entries from there on takes back the batch's own appends (netAppends).
 	fresh map[int64]int64

@@ -143,7 +143,7 @@ func (w *writer) append(op *annals.AppendOp, expect *annals.ChatOwner, res *anna
 			return br.QueryRow().Scan(&res.LastSeq)
 		}, `SELECT last_seq FROM chats WHERE pk = ?`, chat.pk)
 	}
-	if err := w.docChanged(chat.pk, false); err != nil {
+	if err := w.docAppended(chat); err != nil {
 		return err
 	}
 	b := bufferedAppend{index: w.op, op: op, chat: chat.pk, from: len(w.appends.rows.ids), slot: -1}
@@ -179,13 +179,16 @@ func (w *writer) emitAppends(res *annals.CaptureResult) {
 			chats = append(chats, b.chat)
 		}
 	}
+	// The ids stored, in seq order, place each op's entries in the outbox's payloads and give
+	// the vectors of the entries a document merged in Go gains.
+	withIDs := w.changes != nil || len(w.docNew) > 0
 	query := appendSQL
-	if w.changes != nil {
+	if withIDs {
 		query = appendIDsSQL
 	}
 	r := &buf.rows
 	read := func(br pgx.BatchResults) error {
-		got, err := scanAppended(br, w.changes != nil)
+		got, err := scanAppended(br, withIDs)
 		if err != nil {
 			return err
 		}
@@ -238,6 +241,7 @@ func (w *writer) appendsDone(buf appendBuf, got map[int64]*appended, res *annals
 	if a := got[buf.ops[len(buf.ops)-1].chat]; a != nil {
 		res.LastSeq = a.last
 	}
+	w.docsAppended(&buf, got)
 	if w.changes == nil {
 		return
 	}

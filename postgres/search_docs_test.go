@@ -244,3 +244,27 @@ func TestChatDocumentsOfSeveralChatsInOneCapture(t *testing.T) {
 		}
 	}
 }
+
+// A capture merges the documents of the chats it only appends to in Go (search_docs_build.go),
+// from the chat's last part on. A document that does not end right before the new entries (its
+// parts gone, as here, or a writer that appended without refreshing it) is left to the SQL
+// refresh, which merges every entry past the document's end: the parts are then what a build
+// from scratch gives, not the new entries' alone.
+func TestChatDocumentBehindItsEntriesIsRefreshedWhole(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	if _, err := annals.CreateChat(ctx, db, &annals.Chat{ID: "c1", TenantID: "A"}); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, db, "c1", "kubernetes rollout", "helm chart")
+	if err := db.ExecForTest(ctx, `DELETE FROM chat_docs`); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, db, "c1", "terraform plan")
+	if err := db.CheckIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ids, _ := searchIDs(t, db, annals.Owner{TenantID: "A"}, "kubernetes terraform"); len(ids) != 1 {
+		t.Errorf("kubernetes terraform = %v, want c1", ids)
+	}
+}

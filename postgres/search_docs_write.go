@@ -21,6 +21,9 @@ import (
 // refreshDocs queues the document refresh of every chat the transaction appended to or
 // truncated, after every statement already queued.
 func (w *writer) refreshDocs() error {
+	if err := w.buildDocs(); err != nil {
+		return err
+	}
 	if len(w.docChats) == 0 {
 		return nil
 	}
@@ -54,6 +57,7 @@ func addChats(chats, more []int64) []int64 {
 // its parts first (the entries they were built from are gone or rewritten).
 func (w *writer) docChanged(pk int64, rebuild bool) error {
 	if rebuild {
+		delete(w.docNew, pk) // the rebuild merges every entry left, from none
 		if _, err := w.exec(`DELETE FROM chat_docs WHERE chat_pk = ?`, pk); err != nil {
 			return err
 		}
