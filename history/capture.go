@@ -23,24 +23,29 @@ func (c *RedactingCapture) Capture(ctx context.Context, ops []annals.CaptureOp) 
 }
 
 // CaptureEach redacts every list, then applies them in one transaction when the store can
-// (annals.CaptureEachStore), else one by one, each in its own.
+// (annals.CaptureEachStore). A store that cannot (PostgreSQL) is refused before anything is
+// written: applying the lists one by one would break the contract's all or nothing (a list
+// that failed after others committed would be taken for none applied, and written again).
 func (c *RedactingCapture) CaptureEach(ctx context.Context, lists [][]annals.CaptureOp) ([]*annals.CaptureResult, error) {
+	each, ok := c.Store.(annals.CaptureEachStore)
+	if !ok {
+		return nil, ErrNoCaptureEach
+	}
 	scrubbed := make([][]annals.CaptureOp, len(lists))
 	for i, ops := range lists {
 		scrubbed[i] = c.Scrub(ops)
 	}
-	if each, ok := c.Store.(annals.CaptureEachStore); ok {
-		return each.CaptureEach(ctx, scrubbed)
-	}
-	res := make([]*annals.CaptureResult, len(lists))
-	for i, ops := range scrubbed {
-		r, err := c.Store.Capture(ctx, ops)
-		if err != nil {
-			return nil, err
-		}
-		res[i] = r
-	}
-	return res, nil
+	return each.CaptureEach(ctx, scrubbed)
+}
+
+// ErrNoCaptureEach refuses several capture lists in one transaction over a store that cannot
+// apply them so; nothing was written.
+var ErrNoCaptureEach = annals.Errorf(annals.ENOTIMPLEMENTED, "this store cannot apply several capture lists in one transaction: capture them one by one")
+
+// CanCaptureEach reports whether c applies CaptureEach in one transaction (its store can).
+func (c *RedactingCapture) CanCaptureEach() bool {
+	_, ok := c.Store.(annals.CaptureEachStore)
+	return ok
 }
 
 // Scrub returns ops with every text field of every chat and entry redacted (ops themselves

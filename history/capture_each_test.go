@@ -54,3 +54,31 @@ func TestLocalCaptureEachRedactsEveryList(t *testing.T) {
 		}
 	}
 }
+
+// noCaptureEach is a store that cannot apply several lists in one transaction (as PostgreSQL's).
+type noCaptureEach struct{ history.Store }
+
+// TestLocalCaptureEachRefusesAStoreThatCannot: over a store without CaptureEach, the local
+// capture path says it cannot write lists together and refuses them before writing anything —
+// writing them one by one would leave the first lists applied when a later one fails, which a
+// caller of an all-or-nothing CaptureEach takes for none applied and writes again.
+func TestLocalCaptureEachRefusesAStoreThatCannot(t *testing.T) {
+	store := openSQLite(t)
+	svc := history.New(history.Config{Store: noCaptureEach{store}})
+	local := svc.LocalCapture()
+	if c, ok := local.(interface{ CanCaptureEach() bool }); !ok || c.CanCaptureEach() {
+		t.Fatal("the local capture path over a store without CaptureEach says it can write lists together")
+	}
+	now := time.Now().UTC()
+	lists := [][]annals.CaptureOp{
+		{{Chat: &annals.Chat{ID: "a", TenantID: "local", CreatedAt: now}}},
+		{{Chat: &annals.Chat{ID: "b", TenantID: "local", CreatedAt: now}}},
+	}
+	_, err := local.(annals.CaptureEachStore).CaptureEach(context.Background(), lists)
+	if annals.ErrorCode(err) != annals.ENOTIMPLEMENTED {
+		t.Fatalf("CaptureEach over a store without it: %v, want not_implemented", err)
+	}
+	if c, err := store.FindChatByID(context.Background(), "a"); err == nil {
+		t.Errorf("the refused lists wrote chat %s", c.ID)
+	}
+}

@@ -180,6 +180,10 @@ func (l localCapture) Capture(ctx context.Context, ops []annals.CaptureOp) (*ann
 	return res, nil
 }
 
+// CanCaptureEach reports whether CaptureEach applies its lists in one transaction (the store
+// can); when not, CaptureEach refuses before writing anything (ErrNoCaptureEach).
+func (l localCapture) CanCaptureEach() bool { return l.s.capture.CanCaptureEach() }
+
 // CaptureEach applies the lists in one transaction (annals.CaptureEachStore), then publishes
 // the changes of every chat they touched.
 func (l localCapture) CaptureEach(ctx context.Context, lists [][]annals.CaptureOp) ([]*annals.CaptureResult, error) {

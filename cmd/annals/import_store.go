@@ -17,20 +17,22 @@ type importStore struct {
 }
 
 // CaptureEach applies several sources' ops in one transaction when the capture path can (the
-// local database), else one by one (importer.Importer uses it for small sources).
+// local SQLite database); otherwise it writes nothing and refuses, and the importer writes the
+// sources one by one (importer.Importer uses it for small sources).
 func (s importStore) CaptureEach(ctx context.Context, lists [][]annals.CaptureOp) ([]*annals.CaptureResult, error) {
 	if each, ok := s.CaptureStore.(annals.CaptureEachStore); ok {
 		return each.CaptureEach(ctx, lists)
 	}
-	res := make([]*annals.CaptureResult, len(lists))
-	for i, ops := range lists {
-		r, err := s.CaptureStore.Capture(ctx, ops)
-		if err != nil {
-			return nil, err
-		}
-		res[i] = r
+	return nil, history.ErrNoCaptureEach
+}
+
+// canCaptureEach reports whether a capture path applies several lists in one transaction.
+func canCaptureEach(c annals.CaptureStore) bool {
+	if r, ok := c.(interface{ CanCaptureEach() bool }); ok {
+		return r.CanCaptureEach()
 	}
-	return res, nil
+	_, ok := c.(annals.CaptureEachStore)
+	return ok
 }
 
 // noImportState is the store of a dry run without a database: nothing was imported before,

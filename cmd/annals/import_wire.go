@@ -22,9 +22,9 @@ func (m *Main) newImporter(sink *importSink, formats []importer.Format, o import
 		BatchSize: *o.batch,
 		Redact:    sink.redact(),
 		Logger:    slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		// Into the local database, small sources are written several to a transaction (its
-		// CaptureEach is the same redacting capture path as its Capture).
-		WriteTogether: sink.local != nil,
+		// Into the local database, small sources are written several to a transaction when its
+		// store can (SQLite; its CaptureEach is the same redacting capture path as its Capture).
+		WriteTogether: sink.local != nil && canCaptureEach(sink.capture),
 	}
 	if sink.chats != nil {
 		opts.Titles = sink.titles()
