@@ -77,7 +77,9 @@ func (c *Cache) put(gen uint64, k cacheKey, answer []byte) {
 		return
 	case gen > c.gen:
 		c.gen = gen
-		clear(c.answers)
+		// A new map, not clear(): a cleared map keeps the table sized for its peak, which
+		// the bound does not count, and the cache could fill the bound again beside it.
+		c.answers = make(map[cacheKey][]byte)
 		c.bytes = 0
 	}
 	if size > c.max {
@@ -87,7 +89,7 @@ func (c *Cache) put(gen uint64, k cacheKey, answer []byte) {
 		c.bytes -= entrySize(k, old)
 	}
 	if c.bytes+size > c.max {
-		clear(c.answers)
+		c.answers = make(map[cacheKey][]byte)
 		c.bytes = 0
 	}
 	c.answers[k] = answer

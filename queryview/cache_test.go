@@ -26,7 +26,9 @@ func TestCacheBoundHoldsForSmallAnswers(t *testing.T) {
 		query func(i int) string
 	}{
 		{"short keys", func(i int) string { return fmt.Sprintf(`{"kind":"transcript","session_id":"s-%d"}`, i) }},
-		{"long keys", func(i int) string { return fmt.Sprintf(`{"kind":"search","query":"%s-%d"}`, strings.Repeat("q", 2000), i) }},
+		{"long keys", func(i int) string {
+			return fmt.Sprintf(`{"kind":"search","query":"%s-%d"}`, strings.Repeat("q", 2000), i)
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := NewCache(bound)
@@ -49,5 +51,27 @@ func TestCacheBoundHoldsForSmallAnswers(t *testing.T) {
 			}
 			t.Logf("%d answers kept, %d bytes counted, the live heap grew by %d bytes (%d an entry)", kept, counted, grew, grew/int64(max(kept, 1)))
 		})
+	}
+}
+
+// TestCacheLetsGoOfItsTableOnANewGeneration: after a commit (a new generation) the cache counts
+// one answer, and the live heap holds about that, not the table the old answers filled (a
+// cleared map keeps its table, which the bound does not count).
+func TestCacheLetsGoOfItsTableOnANewGeneration(t *testing.T) {
+	const bound = 4 << 20
+	c := NewCache(bound)
+	before := liveHeap()
+	for i := range 100_000 {
+		c.put(7, cacheKey{version: "owner=t/u scope=own", query: fmt.Sprintf(`{"kind":"transcript","session_id":"s-%d"}`, i)}, []byte(`{"n":1}`))
+	}
+	full := int64(liveHeap()) - int64(before)
+	c.put(8, cacheKey{version: "owner=t/u scope=own", query: `{"kind":"transcript"}`}, []byte(`{"n":1}`))
+	after := int64(liveHeap()) - int64(before)
+	runtime.KeepAlive(c)
+	if len(c.answers) != 1 || c.bytes > 1024 {
+		t.Fatalf("after a new generation the cache holds %d answers, %d bytes counted; want the one", len(c.answers), c.bytes)
+	}
+	if after > full/4 {
+		t.Errorf("after a new generation the live heap holds %d bytes of the cache (%d when full); want the old table gone", after, full)
 	}
 }
