@@ -65,7 +65,9 @@ func (c *vocabCache) words(version, prefix string, limit int, read func() ([]sto
 			return w, nil
 		}
 		if w, ok := c.narrow(k); ok {
-			c.kept[k] = w
+			if len(c.kept) < maxVocabPrefixes {
+				c.kept[k] = w
+			}
 			c.mu.Unlock()
 			return w, nil
 		}

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/annals-dev/annals/internal/storecore"
@@ -48,5 +49,25 @@ func TestVocabNarrowsOnlyACompleteRead(t *testing.T) {
 	// Another version of the index: nothing kept is used.
 	if got, _ := c.words("v2", "con", 3, read("con", "conn")); len(got) != 2 {
 		t.Errorf("con* at a new version: %d words, want the index's 2", len(got))
+	}
+}
+
+// Prefixes answered by narrowing a kept read are kept too, but never past maxVocabPrefixes: a
+// read-mostly server asked ever new longer prefixes holds a bounded set until the index changes.
+func TestVocabNarrowedPrefixesStayBounded(t *testing.T) {
+	var c vocabCache
+	words := func() ([]storecore.VocabWord, error) {
+		return []storecore.VocabWord{{Word: "ca", Docs: 1}}, nil
+	}
+	if _, err := c.words("v1", "c", 1000, words); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 * maxVocabPrefixes {
+		if _, err := c.words("v1", "c"+strings.Repeat("a", i+1), 1000, words); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(c.kept) > maxVocabPrefixes {
+		t.Errorf("%d prefixes kept, want at most %d", len(c.kept), maxVocabPrefixes)
 	}
 }

@@ -51,7 +51,7 @@ func pageHits(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.Text
 		args = append(args, h.pk)
 		byPK[h.pk] = i
 	}
-	snippets := min(p.f.Snippets, maxSnippets)
+	snippets := max(0, min(p.f.Snippets, maxSnippets)) // a library caller may pass a negative count: none
 	// in is a pass over each chat's range of the entry index (alias g for the chat), of the
 	// entries of that chat (the range holds other chats' entries written in between).
 	in := func(cols string) string {

@@ -98,3 +98,21 @@ func TestPageRanksMatchesWithoutAWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestANegativeSnippetCountAsksForNone: a library caller's negative SearchFilter.Snippets is
+// taken as none (the page's statement once clamped it in SQL), not a slice out of range.
+func TestANegativeSnippetCountAsksForNone(t *testing.T) {
+	db := openTestDB(t)
+	if _, err := annals.CreateChat(t.Context(), db, &annals.Chat{ID: "c", TenantID: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := annals.AppendEntries(t.Context(), db, "c", []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "a timeout"}}); err != nil {
+		t.Fatal(err)
+	}
+	f := searchFilter(t, "timeout", annals.Owner{AllTenants: true})
+	f.Snippets = -1
+	hits, _, err := db.SearchChats(t.Context(), f)
+	if err != nil || len(hits) != 1 || len(hits[0].Snippets) != 0 {
+		t.Fatalf("hits %+v, err %v; want the chat without snippets", hits, err)
+	}
+}
