@@ -73,7 +73,7 @@ func (s *Service) replicaCopies(ctx context.Context, lanes []*annals.ReplicaLane
 		case chat.TenantID == l.TenantID:
 			l.Copy = &annals.ReplicaCopy{Entries: chat.Totals.Entries, Runs: chat.Totals.Runs, Origin: chat.Attributes[OriginHostAttr]}
 			if idsOf[l.ChatID] {
-				if l.Copy.IDs, err = s.copyIDs(ctx, l.ChatID); err != nil {
+				if l.Copy.IDs, err = s.copyIDs(ctx, chat); err != nil {
 					return err
 				}
 			}
@@ -82,22 +82,43 @@ func (s *Service) replicaCopies(ctx context.Context, lanes []*annals.ReplicaLane
 	return nil
 }
 
-// copyIDs names the entries and runs the remote holds of a chat.
-func (s *Service) copyIDs(ctx context.Context, chatID string) (*annals.ReplicaCopyIDs, error) {
-	es, err := s.store.FindEntries(ctx, annals.EntryFilter{ChatID: chatID})
+// copyIDs names the entries and runs the remote holds of chat (checked in the lane's tenant).
+// Entries are read a page at a time (their ids are all it keeps, and a long chat's texts need
+// not be in memory at once), each page bound to the chat the caller checked (EntryFilter.Ref);
+// the runs, which a read cannot bind, count only if the chat is still that chat after them: a
+// chat deleted and created again by another tenant in between never lends its ids.
+func (s *Service) copyIDs(ctx context.Context, chat *annals.Chat) (*annals.ReplicaCopyIDs, error) {
+	ref := chat.Ref()
+	ids := &annals.ReplicaCopyIDs{Entries: []string{}, Runs: []string{}}
+	for after := int64(0); ; {
+		es, err := s.store.FindEntries(ctx, annals.EntryFilter{ChatID: chat.ID, Ref: &ref, AfterSeq: after, Limit: copyIDsPage})
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range es {
+			ids.Entries = append(ids.Entries, e.ID)
+		}
+		if len(es) < copyIDsPage {
+			break
+		}
+		after = es[len(es)-1].Seq
+	}
+	rs, err := s.store.FindRuns(ctx, chat.ID)
 	if err != nil {
 		return nil, err
 	}
-	rs, err := s.store.FindRuns(ctx, chatID)
-	if err != nil {
+	again, err := s.store.FindChatByID(ctx, chat.ID)
+	if err != nil && annals.ErrorCode(err) != annals.ENOTFOUND {
 		return nil, err
 	}
-	ids := &annals.ReplicaCopyIDs{Entries: make([]string, len(es)), Runs: make([]string, len(rs))}
-	for i, e := range es {
-		ids.Entries[i] = e.ID
+	if err != nil || again.Ref() != ref {
+		return &annals.ReplicaCopyIDs{Entries: []string{}, Runs: []string{}}, nil
 	}
-	for i, r := range rs {
-		ids.Runs[i] = r.ID
+	for _, r := range rs {
+		ids.Runs = append(ids.Runs, r.ID)
 	}
 	return ids, nil
 }
+
+// copyIDsPage is how many entries copyIDs reads at a time.
+const copyIDsPage = 1000
