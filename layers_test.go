@@ -75,11 +75,16 @@ func TestLayers(t *testing.T) {
 	}
 	// The web UI is a transport: it renders what the door's history answers, and imports
 	// nothing else of the project but the HTTP server's error statuses and cookie names, the
-	// terminal-escape display and the SVG charts.
+	// terminal-escape display, the SVG charts and the counts people read (internal/human).
 	for _, p := range graph[module+"/web"] {
-		if !slices.Contains([]string{module, module + "/history", module + "/httpapi", module + "/internal/termsafe", module + "/svgchart"}, p) {
-			t.Errorf("web imports %s; it may import only the root, history, httpapi, internal/termsafe and svgchart", p)
+		if !slices.Contains([]string{module, module + "/history", module + "/httpapi", module + "/internal/termsafe", module + "/internal/human", module + "/svgchart"}, p) {
+			t.Errorf("web imports %s; it may import only the root, history, httpapi, internal/termsafe, internal/human and svgchart", p)
 		}
+	}
+	// How a count or a size reads to a person ("1 chat", "2 chats", "1.5 KiB") is one leaf that
+	// every human-facing surface shares: it imports nothing of the project.
+	if got := graph[module+"/internal/human"]; len(got) != 0 {
+		t.Errorf("internal/human imports %v; it must import nothing of the project", got)
 	}
 	// The charts draw numbers and labels they are handed: they import nothing of the project.
 	if got := graph[module+"/svgchart"]; len(got) != 0 {
@@ -103,10 +108,10 @@ func TestLayers(t *testing.T) {
 	// The terminal browser is an adapter over annals.HistoryService: it reaches the history only
 	// through that interface (local or over HTTP, as cmd/ hands it), so it imports no service,
 	// store or transport. It may read the query language (package query, a leaf over the root)
-	// so it highlights exactly the words the search index matched.
+	// so it highlights exactly the words the search index matched, and internal/human for its counts.
 	for p := range reach(graph, module+"/tui") {
-		if p != module && p != module+"/internal/termsafe" && p != module+"/query" {
-			t.Errorf("tui reaches %s; it must import only the root, query and internal/termsafe", p)
+		if p != module && p != module+"/internal/termsafe" && p != module+"/internal/human" && p != module+"/query" {
+			t.Errorf("tui reaches %s; it must import only the root, query, internal/termsafe and internal/human", p)
 		}
 	}
 	for p := range reach(graph, module+"/query") {
