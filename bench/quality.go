@@ -28,17 +28,24 @@ const (
 	qualityPage       = 10
 )
 
-// judged is one query and the chat that answers it.
+// judged is one query and the chat that answers it; set names the row it is scored in.
 type judged struct {
-	query, target string
-	words         int
+	query, target, set string
 }
+
+// wordsSet is the row of the one- and two-word queries.
+func wordsSet(n int) string { return fmt.Sprintf("known item, %d-word queries", n) }
 
 func (b *runner) qualityScenario(t *target) error {
 	set, err := judgedSet(t)
 	if err != nil {
 		return err
 	}
+	phrases, err := phraseJudgedSet(t)
+	if err != nil {
+		return err
+	}
+	set = append(set, phrases...)
 	if len(set) == 0 {
 		b.gap("quality", "no target chat has words in the document-frequency band; the corpus is too small")
 		return nil
@@ -47,13 +54,19 @@ func (b *runner) qualityScenario(t *target) error {
 		n, found int
 		ndcg, rr float64
 	}
-	byWords := map[int]*score{1: {}, 2: {}}
+	bySet := map[string]*score{}
+	var sets []string // in the order of their first query
 	for _, j := range set {
 		res, err := t.svc.SearchChats(t.ctx, annals.SearchParams{Scope: annals.ScopeGlobal, Query: j.query, Page: annals.PageParams{Limit: qualityPage}})
 		if err != nil {
 			return fmt.Errorf("quality %q: %w", j.query, err)
 		}
-		s := byWords[j.words]
+		s := bySet[j.set]
+		if s == nil {
+			s = &score{}
+			bySet[j.set] = s
+			sets = append(sets, j.set)
+		}
 		s.n++
 		for i, h := range res.Chats {
 			if h.Chat.ID == j.target {
@@ -64,13 +77,10 @@ func (b *runner) qualityScenario(t *target) error {
 			}
 		}
 	}
-	for _, w := range []int{1, 2} {
-		s := byWords[w]
-		if s.n == 0 {
-			continue
-		}
+	for _, name := range sets {
+		s := bySet[name]
 		n := float64(s.n)
-		b.add(Row{Scenario: "quality", Case: fmt.Sprintf("known item, %d-word queries", w), Backend: t.backend, N: s.n,
+		b.add(Row{Scenario: "quality", Case: name, Backend: t.backend, N: s.n,
 			Rate: roundTo(100*float64(s.found)/n, 1), Unit: "% recall@10",
 			Note: fmt.Sprintf("recall@10 %.3f, nDCG@10 %.3f, MRR@10 %.3f over %d judged queries", float64(s.found)/n, s.ndcg/n, s.rr/n, s.n)})
 	}
@@ -103,10 +113,10 @@ func judgedSet(t *target) ([]judged, error) {
 			return nil, err
 		}
 		if len(words) >= 1 {
-			set = append(set, judged{query: words[0], target: chats[0].ID, words: 1})
+			set = append(set, judged{query: words[0], target: chats[0].ID, set: wordsSet(1)})
 		}
 		if len(words) >= 2 {
-			set = append(set, judged{query: words[0] + " " + words[1], target: chats[0].ID, words: 2})
+			set = append(set, judged{query: words[0] + " " + words[1], target: chats[0].ID, set: wordsSet(2)})
 		}
 	}
 	return set, nil
@@ -151,22 +161,33 @@ func targetWords(t *target, chatID string, df map[string]int, nChats int) ([]str
 		if looked == qualityCandidates || len(out) == 2 {
 			break
 		}
-		n, ok := df[w]
-		if !ok {
+		if _, ok := df[w]; !ok {
 			looked++
-			// The exact number of chats holding the word: any correct search reports it.
-			_, total, err := t.store.SearchChats(t.ctx, annals.SearchFilter{Chat: annals.ChatFilter{Owner: annals.Owner{AllTenants: true}, IncludeArchived: true},
-				Text: &annals.TextExpr{Op: annals.TextTerm, Tokens: []string{w}}, Limit: 1})
-			if err != nil {
-				return nil, err
-			}
-			n, df[w] = total, total
+		}
+		n, err := chatFreq(t, w, df)
+		if err != nil {
+			return nil, err
 		}
 		if f := float64(n) / float64(nChats); f >= qualityMinDF && f <= qualityMaxDF {
 			out = append(out, w)
 		}
 	}
 	return out, nil
+}
+
+// chatFreq is the exact number of chats holding the word w (any correct search reports it),
+// kept in df.
+func chatFreq(t *target, w string, df map[string]int) (int, error) {
+	if n, ok := df[w]; ok {
+		return n, nil
+	}
+	_, total, err := t.store.SearchChats(t.ctx, annals.SearchFilter{Chat: annals.ChatFilter{Owner: annals.Owner{AllTenants: true}, IncludeArchived: true},
+		Text: &annals.TextExpr{Op: annals.TextTerm, Tokens: []string{w}}, Limit: 1})
+	if err != nil {
+		return 0, err
+	}
+	df[w] = total
+	return total, nil
 }
 
 // plainWord keeps lower-case ASCII words of five letters or more, so a query is one token and
