@@ -41,6 +41,7 @@ type Config struct {
 	// Remote is the shared collection this host replicates to (docs/REPLICATION.md).
 	Remote *RemoteConfig `yaml:"remote"`
 	Digest DigestConfig  `yaml:"digest"` // background digests, scheduled recap (digest_config.go)
+	Search SearchConfig  `yaml:"search"` // the search's query embedding deadline (search_config.go)
 }
 
 // PricingConfig configures the price table of usage estimates.
@@ -151,7 +152,7 @@ func decodeConfig(r io.Reader, cfg *Config) error {
 }
 
 func (c *Config) validate() error {
-	for _, check := range []func() error{c.Import.validate, c.Remote.validate, c.Digest.validate} {
+	for _, check := range []func() error{c.Import.validate, c.Remote.validate, c.Digest.validate, c.Search.validate} {
 		if err := check(); err != nil {
 			return err
 		}

@@ -47,6 +47,7 @@ Without --rank, plain words rank hybrid once the embedder has learned meaning, e
 (--explain says which and why).
 --entries lists matching messages instead, to jump to one with 'annals show ID --around SEQ'.`)
 	c := readFlags(fs)
+	c.queryEmbed = queryEmbedFlag(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	in := fs.String("in", "", "comma-separated fields to search: title, description, summary, tags, body, tools (default all)")
 	sort := fs.String("sort", "relevance", "relevance or recent")

@@ -39,6 +39,7 @@ func (m *Main) serveFlagSet() (*pflag.FlagSet, *serveFlags) {
 	f.c.local = true
 	f.c.remoteReads = true
 	f.c.longLived = true
+	f.c.queryEmbed = queryEmbedFlag(fs)
 	f.c.forceLocal = fs.Bool("local-history", false, "with a remote block, local-mode callers read this database, not the remote collection (remote query mode)")
 	f.addr = fs.String("addr", httpapi.DefaultAddr, "address to listen on (host:port; port 0 picks a free port)")
 	f.portFile = fs.String("port-file", "", "once listening, write {\"port\", \"bind\", \"pid\"} to this file (0600)")

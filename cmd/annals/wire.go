@@ -39,6 +39,9 @@ type common struct {
 	remoteReads bool
 	// mirror (--mirror): read the mirror of the remote collection (replicate_pull.go).
 	mirror *bool
+	// queryEmbed (--query-embed-timeout, search and serve): the search's query embedding
+	// deadline (search_config.go).
+	queryEmbed *string
 }
 
 func commonFlags(fs *pflag.FlagSet) *common {
@@ -103,6 +106,10 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 	if err != nil {
 		return nil, err
 	}
+	queryEmbed, err := m.queryEmbedTimeout(c, cfg)
+	if err != nil {
+		return nil, err
+	}
 	sum, err := m.summarizer(cfg)
 	if err != nil {
 		return nil, err
@@ -132,14 +139,15 @@ func (m *Main) open(ctx context.Context, c *common, readOnly bool) (*app, error)
 	}
 	kick := make(chan struct{}, 1)
 	svc := history.New(history.Config{
-		Store:        store,
-		View:         vs,
-		Summarizer:   sum,
-		Embedder:     emb,
-		Embedders:    embs,
-		Redactor:     red,
-		Pricer:       prices,
-		CandidateCap: cfg.Related.CandidateCap,
+		Store:             store,
+		View:              vs,
+		Summarizer:        sum,
+		Embedder:          emb,
+		Embedders:         embs,
+		Redactor:          red,
+		Pricer:            prices,
+		CandidateCap:      cfg.Related.CandidateCap,
+		QueryEmbedTimeout: queryEmbed,
 		OnCapture: func() {
 			select {
 			case kick <- struct{}{}:
