@@ -140,7 +140,7 @@ func (s *Service) checkMeaningSearch(rank string, mode annals.SearchMode, f anna
 func (s *Service) meaningRanking(ctx context.Context, res *Resolved, f annals.SearchFilter, words string, depth int, groups []meaningGroup) ([]scored, error) {
 	if groups == nil {
 		var err error
-		if groups, err = s.meaningCandidates(ctx, res.Owner, f.Chat.IncludeArchived, "", s.searchSource(words)); err != nil {
+		if groups, err = s.meaningCandidates(ctx, res.Owner, f.Chat.IncludeArchived, "", s.searchSource(words, false)); err != nil {
 			return nil, err
 		}
 	}

@@ -170,20 +170,41 @@ func (s *Service) querySource(q string) sourceFunc {
 // fallen back (docs/QUERY.md).
 const DefaultQueryEmbedTimeout = 2 * time.Second
 
-// errQueryEmbedSlow marks a query embedding that did not answer within the search's deadline.
-var errQueryEmbedSlow = errors.New("the embedder did not embed the query in time")
+// errQueryEmbedSlow marks a query embedding that did not answer within the search's deadline;
+// errQueryEmbedSkipped one not tried, because the embedder failed a search recently
+// (embed_outage.go).
+var (
+	errQueryEmbedSlow    = errors.New("the embedder did not embed the query in time")
+	errQueryEmbedSkipped = errors.New("the embedder failed recently and was not tried")
+)
 
 // searchSource is a search's query as the source of a ranking, embedded within the query
-// embedding deadline (the provider's own timeout is much longer, and meant for batches).
-func (s *Service) searchSource(q string) sourceFunc {
+// embedding deadline (the provider's own timeout is much longer, and meant for batches). A
+// failure of the embedder is remembered (embed_outage.go); with skipFailed (a default search)
+// an embedder that failed recently is not tried, and the error says why and until when.
+func (s *Service) searchSource(q string, skipFailed bool) sourceFunc {
 	embed := s.querySource(q)
 	return func(ctx context.Context, emb annals.Embedder, tenant string) ([]float32, error) {
+		model := emb.Model()
+		if skipFailed {
+			if why := s.outages.skip(model, s.queryEmbed); why != "" {
+				return nil, &annals.Error{Code: annals.EUNAVAILABLE, Err: errQueryEmbedSkipped, Message: why}
+			}
+		}
 		ectx, cancel := context.WithTimeout(ctx, s.queryEmbed)
 		defer cancel()
 		v, err := embed(ectx, emb, tenant)
-		if err != nil && ctx.Err() == nil && ectx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
+			// The caller left: nothing is learned of the embedder.
+		case err != nil && ectx.Err() != nil:
+			s.outages.failed(model, fmt.Sprintf("did not embed the query within %s", s.queryEmbed))
 			return nil, &annals.Error{Code: annals.EUNAVAILABLE, Err: errQueryEmbedSlow,
 				Message: fmt.Sprintf("the embedder did not embed the query within %s (the search's deadline for it); is the provider up?", s.queryEmbed)}
+		case annals.ErrorCode(err) == annals.EUNAVAILABLE:
+			s.outages.failed(model, "was unavailable")
+		default:
+			s.outages.succeeded(model) // it answered (a query it refused is no outage)
 		}
 		return v, err
 	}

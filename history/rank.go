@@ -53,8 +53,10 @@ func (s *Service) chooseRank(ctx context.Context, p annals.SearchParams, mode an
 			return lexical(fmt.Sprintf("the embedder (%s) ranks by the words, not by meaning", emb.Model()))
 		}
 	}
-	groups, err := s.meaningCandidates(ctx, res.Owner, f.Chat.IncludeArchived, "", s.searchSource(meaningText(f.Text)))
+	groups, err := s.meaningCandidates(ctx, res.Owner, f.Chat.IncludeArchived, "", s.searchSource(meaningText(f.Text), true))
 	switch {
+	case errors.Is(err, errQueryEmbedSkipped):
+		return lexical("hybrid skipped: " + annals.ErrorMessage(err))
 	case errors.Is(err, errQueryEmbedSlow):
 		s.log.Warn("search: the embedder did not embed the query in time; ranking lexical", "err", annals.ErrorDetail(err), "deadline", s.queryEmbed)
 		return lexical(fmt.Sprintf("hybrid fell back to lexical: the embedder did not embed the query within %s", s.queryEmbed))

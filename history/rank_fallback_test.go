@@ -16,11 +16,15 @@ import (
 
 // embeddingsServer is a real HTTP server speaking the OpenAI embeddings protocol: while up it
 // answers each input with a vector of its words' first letters; once down it holds every request
-// until the client gives up (a provider that accepts connections and never answers).
-func embeddingsServer(t *testing.T, down *atomic.Bool) *httptest.Server {
+// until the client gives up (a provider that accepts connections and never answers). calls,
+// when not nil, counts the requests it received.
+func embeddingsServer(t *testing.T, down *atomic.Bool, calls *atomic.Int32) *httptest.Server {
 	t.Helper()
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls != nil {
+			calls.Add(1)
+		}
 		if down.Load() {
 			_, _ = io.Copy(io.Discard, r.Body) // the server notices a client that left only past the body
 			select {
@@ -67,7 +71,7 @@ func TestDefaultHybridSearchFallsBackWhenTheProviderHangs(t *testing.T) {
 	s := openSQLite(t)
 	hybridCorpus(t, s)
 	var down atomic.Bool
-	srv := embeddingsServer(t, &down)
+	srv := embeddingsServer(t, &down, nil)
 	provider, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "hangs-later"})
 	if err != nil {
 		t.Fatal(err)

@@ -86,6 +86,8 @@ type Service struct {
 	changes *changeFeed
 	// queries counts what query embeddings spent at a provider (embed_usage.go).
 	queries queryUsage
+	// outages remembers the embedders that failed a search's query (embed_outage.go).
+	outages *embedOutages
 	log     *slog.Logger
 	now     func() time.Time
 }
@@ -128,6 +130,7 @@ func New(cfg Config) *Service {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.outages = newEmbedOutages(s.now)
 	return s
 }
 
