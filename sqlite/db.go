@@ -78,6 +78,9 @@ type DB struct {
 	entryRanking bool
 	// candidates overrides rankCandidates (0: the constant), for tests of the cap.
 	candidates int
+	// allPageWords makes a page's passes seek every word of a prefix's expansion in each chat
+	// (pageWordMatches off), for tests that compare the two.
+	allPageWords bool
 	// noOwnerRanges turns the small owner's entry ranges off (search_entries_owner.go), for
 	// tests that compare them with the walk.
 	noOwnerRanges bool

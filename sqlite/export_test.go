@@ -41,6 +41,10 @@ func (db *DB) SetEntryRankingForTest(on bool) { db.entryRanking = on }
 // SetCandidatesForTest sets how many of the newest matching chats relevance ranks.
 func (db *DB) SetCandidatesForTest(n int) { db.candidates = n }
 
+// SetPageWordsForTest turns on or off the narrowing of a page's passes to the words of a prefix's
+// expansion that each chat holds (pageWordMatches).
+func (db *DB) SetPageWordsForTest(on bool) { db.allPageWords = !on }
+
 // SetOwnerRangesForTest turns a small owner's entry search over its chats' ranges on or off.
 func (db *DB) SetOwnerRangesForTest(on bool) { db.noOwnerRanges = !on }
 

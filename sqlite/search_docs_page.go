@@ -38,7 +38,10 @@ const chatEntryRange = `(SELECT min(e.pk) FROM entries e WHERE e.chat_pk = c.pk)
 //
 // The first statement returns the matches; they are counted and the snippets' entries chosen
 // here, and the snippets are a second statement over the chosen entries (pageSnippets).
-func pageHits(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.TextExpr, conj bool, page []docHit) error {
+//
+// With narrow, a query that is one prefix's expansion seeks in each chat only the words its
+// chat document holds (pageWordMatches).
+func pageHits(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.TextExpr, conj, narrow bool, page []docHit) error {
 	bodyAny, err := ftsCompile(anyOf(pos), p.entryCols)
 	if err != nil {
 		return err
@@ -54,12 +57,17 @@ func pageHits(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.Text
 	snippets := max(0, min(p.f.Snippets, maxSnippets)) // a library caller may pass a negative count: none
 	// in is a pass over each chat's range of the entry index (alias g for the chat), of the
 	// entries of that chat (the range holds other chats' entries written in between).
+	match := "?"
 	in := func(cols string) string {
 		return `SELECT ` + cols + ` FROM pg g CROSS JOIN entries_fts CROSS JOIN ` + p.filtered() + `
-			WHERE entries_fts MATCH ? AND entries_fts.rowid BETWEEN g.lo AND g.hi AND e.pk = entries_fts.rowid AND e.chat_pk = g.pk`
+			WHERE entries_fts MATCH ` + match + ` AND entries_fts.rowid BETWEEN g.lo AND g.hi AND e.pk = entries_fts.rowid AND e.chat_pk = g.pk`
 	}
 	with := []string{`pg(pk, lo, hi) AS MATERIALIZED (SELECT c.pk, ` + chatEntryRange + ` FROM chats c WHERE c.pk IN (` + strings.Join(marks, ", ") + `))`}
 	var every string
+	words, err := pageWordMatches(ctx, tx, p, pos, narrow, page) // nil: each chat seeks every word
+	if err != nil {
+		return err
+	}
 	if len(pos) > 1 {
 		if every, err = ftsCompile(&annals.TextExpr{Op: annals.TextAnd, Items: pos}, p.entryCols); err != nil {
 			return err
@@ -82,6 +90,10 @@ func pageHits(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.Text
 				WHERE entries_fts MATCH ? AND entries_fts.rowid BETWEEN g.lo AND g.hi)`,
 			`hits(pk, epk, size, t) AS (SELECT pk, epk, size, epk IN (SELECT epk FROM every) FROM some)`)
 		args = append(args, bodyAny, every)
+	case words != nil:
+		// Each chat's cursor seeks the words its document holds (search_docs_words.go).
+		with[0], args, match = wordsPageChats, []any{pageMatchList(words)}, "g.m"
+		with = append(with, `hits(pk, epk, size, t) AS (`+in(`g.pk, entries_fts.rowid, `+entryBytes+`, 1`)+`)`)
 	default:
 		with = append(with, `hits(pk, epk, size, t) AS (`+in(`g.pk, entries_fts.rowid, `+entryBytes+`, 1`)+`)`)
 		args = append(args, bodyAny)
@@ -111,7 +123,7 @@ func pageHits(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.Text
 	if len(chosen) == 0 {
 		return nil
 	}
-	return pageSnippets(ctx, tx, p, bodyAny, chosen, byPK, page)
+	return pageSnippets(ctx, tx, p, bodyAny, words, chosen, byPK, page)
 }
 
 // pageMatch is a matching entry of a page chat: its pk, size, and whether it holds every term.
@@ -145,14 +157,27 @@ func readPageMatches(ctx context.Context, tx queryer, q string, args []any) (map
 // chat's in rank order). The snippet pass reads each chat's matches between its first and last
 // chosen entry only, not over the chat's whole range (every match of a head word, 3,426 entries
 // for a page of 50 chats at 1M, for 150 snippets).
-func pageSnippets(ctx context.Context, tx queryer, p *searchPlan, bodyAny string, chosen [][2]int64, byPK map[int64]int, page []docHit) error {
+//
+// With words (pageWordMatches), each chat's cursor seeks the words its document holds: FTS5's
+// snippet scores a fragment by the phrases it holds, so words absent from the entry change
+// nothing.
+func pageSnippets(ctx context.Context, tx queryer, p *searchPlan, bodyAny string, words map[int64]string, chosen [][2]int64, byPK map[int64]int, page []docHit) error {
 	list, _ := json.Marshal(chosen) // pairs of int64s always encode
+	span, match := `span(pk, lo, hi) AS MATERIALIZED (SELECT pk, min(epk), max(epk) FROM chosen GROUP BY pk)`, "?"
+	if words != nil {
+		span = `span(pk, lo, hi, m) AS MATERIALIZED (SELECT s.pk, s.lo, s.hi, w.value ->> 1 FROM (SELECT pk, min(epk) AS lo, max(epk) AS hi FROM chosen GROUP BY pk) s
+			CROSS JOIN json_each(?) w WHERE w.value ->> 0 = s.pk)`
+		match = "g.m"
+	}
 	q := `WITH chosen(pk, epk) AS MATERIALIZED (SELECT value ->> 0, value ->> 1 FROM json_each(?)),
-		span(pk, lo, hi) AS MATERIALIZED (SELECT pk, min(epk), max(epk) FROM chosen GROUP BY pk),
+		` + span + `,
 		snip(epk, text) AS MATERIALIZED (SELECT entries_fts.rowid, snippet(entries_fts, -1, ?, ?, '…', 16) FROM span g CROSS JOIN entries_fts
-			WHERE entries_fts MATCH ? AND entries_fts.rowid BETWEEN g.lo AND g.hi AND +entries_fts.rowid IN (SELECT c.epk FROM chosen c WHERE c.pk = g.pk))
+			WHERE entries_fts MATCH ` + match + ` AND entries_fts.rowid BETWEEN g.lo AND g.hi AND +entries_fts.rowid IN (SELECT c.epk FROM chosen c WHERE c.pk = g.pk))
 		SELECT c.epk, e.seq, e.kind, e.tool_name, s.text FROM chosen c LEFT JOIN snip s ON s.epk = c.epk LEFT JOIN entries e ON e.pk = c.epk`
 	args := []any{string(list), p.open, p.shut, bodyAny}
+	if words != nil {
+		args = []any{string(list), pageMatchList(words), p.open, p.shut}
+	}
 	annals.TraceStatement(ctx, q, args)
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
