@@ -96,3 +96,17 @@ type ImportStateStore interface {
 	// sourceID.
 	ChatIDBySourceID(ctx context.Context, sourceID string) (string, error)
 }
+
+// ImportCaptureStore is a CaptureEachStore that saves, in the transaction of the lists it
+// applies, the import state of the sources those lists came from: a crash after the commit
+// leaves every source's data and state, and a crash before it neither, so the next import reads
+// again exactly what was not stored (docs/IMPORT.md). The SQLite store implements it.
+type ImportCaptureStore interface {
+	CaptureEachStore
+	// CaptureEachSaving applies lists as CaptureEach does and then, in the same transaction,
+	// saves (as SaveImportSource) each state that states returns for the lists' results; a nil
+	// state saves nothing. states may be called more than once (a transaction tried again) and
+	// must not change anything of its own. All or nothing: on an error neither the lists nor the
+	// states are stored.
+	CaptureEachSaving(ctx context.Context, lists [][]CaptureOp, states func([]*CaptureResult) []*ImportSource) ([]*CaptureResult, error)
+}

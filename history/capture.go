@@ -15,7 +15,7 @@ type RedactingCapture struct {
 	Redactor annals.Redactor
 }
 
-var _ annals.CaptureEachStore = (*RedactingCapture)(nil)
+var _ annals.ImportCaptureStore = (*RedactingCapture)(nil)
 
 // Capture redacts then applies ops in one transaction.
 func (c *RedactingCapture) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.CaptureResult, error) {
@@ -31,11 +31,37 @@ func (c *RedactingCapture) CaptureEach(ctx context.Context, lists [][]annals.Cap
 	if !ok {
 		return nil, ErrNoCaptureEach
 	}
+	return each.CaptureEach(ctx, c.scrubEach(lists))
+}
+
+// scrubEach redacts every list.
+func (c *RedactingCapture) scrubEach(lists [][]annals.CaptureOp) [][]annals.CaptureOp {
 	scrubbed := make([][]annals.CaptureOp, len(lists))
 	for i, ops := range lists {
 		scrubbed[i] = c.Scrub(ops)
 	}
-	return each.CaptureEach(ctx, scrubbed)
+	return scrubbed
+}
+
+// CaptureEachSaving redacts every list, then applies them and saves the import states in one
+// transaction when the store can (annals.ImportCaptureStore: SQLite). A store that cannot is
+// refused before anything is written (ErrNoCaptureEachSaving).
+func (c *RedactingCapture) CaptureEachSaving(ctx context.Context, lists [][]annals.CaptureOp, states func([]*annals.CaptureResult) []*annals.ImportSource) ([]*annals.CaptureResult, error) {
+	st, ok := c.Store.(annals.ImportCaptureStore)
+	if !ok {
+		return nil, ErrNoCaptureEachSaving
+	}
+	return st.CaptureEachSaving(ctx, c.scrubEach(lists), states)
+}
+
+// ErrNoCaptureEachSaving refuses capture lists with import states in one transaction over a
+// store that cannot; nothing was written.
+var ErrNoCaptureEachSaving = annals.Errorf(annals.ENOTIMPLEMENTED, "this store cannot save import state in the transaction of the captures: save it after them")
+
+// CanCaptureEachSaving reports whether c applies CaptureEachSaving in one transaction.
+func (c *RedactingCapture) CanCaptureEachSaving() bool {
+	_, ok := c.Store.(annals.ImportCaptureStore)
+	return ok
 }
 
 // ErrNoCaptureEach refuses several capture lists in one transaction over a store that cannot

@@ -82,3 +82,51 @@ func TestLocalCaptureEachRefusesAStoreThatCannot(t *testing.T) {
 		t.Errorf("the refused lists wrote chat %s", c.ID)
 	}
 }
+
+// TestLocalCaptureEachSavingRedactsAndSavesTheState: the local capture path's
+// CaptureEachSaving (annals import saving sources' import state with their data) redacts every
+// list and saves the states in the same transaction; over a store that cannot, it says so and
+// refuses before writing anything.
+func TestLocalCaptureEachSavingRedactsAndSavesTheState(t *testing.T) {
+	red, err := redact.New(redact.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := openSQLite(t)
+	local := history.New(history.Config{Store: store, Redactor: red}).LocalCapture()
+	saving, ok := local.(annals.ImportCaptureStore)
+	if c, can := local.(interface{ CanCaptureEachSaving() bool }); !ok || !can || !c.CanCaptureEachSaving() {
+		t.Fatal("the local capture path over SQLite cannot save import state with its captures")
+	}
+	const secret = "AKIAIOSFODNN7EXAMPLE"
+	now := time.Now().UTC()
+	lists := [][]annals.CaptureOp{{
+		{Chat: &annals.Chat{ID: "a", TenantID: "local", CreatedAt: now}},
+		{Append: &annals.AppendOp{ChatID: "a", Entries: []*annals.Entry{{ID: "e1", Kind: annals.KindUser, Text: "my key is " + secret, Time: now}}}},
+	}}
+	states := func(res []*annals.CaptureResult) []*annals.ImportSource {
+		return []*annals.ImportSource{{Path: "/src/a.jsonl", Format: "claude-code", Entries: int64(res[0].EntriesAppended), ChatIDs: []string{"a"}}}
+	}
+	if _, err := saving.CaptureEachSaving(context.Background(), lists, states); err != nil {
+		t.Fatal(err)
+	}
+	es, err := store.FindEntries(context.Background(), annals.EntryFilter{ChatID: "a"})
+	if err != nil || len(es) != 1 || strings.Contains(es[0].Text, secret) {
+		t.Errorf("stored entries %v (%v); want one, redacted", es, err)
+	}
+	if src, err := store.(annals.ImportStateStore).FindImportSource(context.Background(), "/src/a.jsonl"); err != nil || src.Entries != 1 {
+		t.Errorf("import state %+v (%v); want the source with its entry", src, err)
+	}
+
+	other := openSQLite(t)
+	cannot := history.New(history.Config{Store: noCaptureEach{other}}).LocalCapture()
+	if c := cannot.(interface{ CanCaptureEachSaving() bool }); c.CanCaptureEachSaving() {
+		t.Fatal("the local capture path over a store without it says it can save import state with its captures")
+	}
+	if _, err := cannot.(annals.ImportCaptureStore).CaptureEachSaving(context.Background(), lists, states); annals.ErrorCode(err) != annals.ENOTIMPLEMENTED {
+		t.Fatalf("CaptureEachSaving over a store without it: %v, want not_implemented", err)
+	}
+	if c, err := other.FindChatByID(context.Background(), "a"); err == nil {
+		t.Errorf("the refused lists wrote chat %s", c.ID)
+	}
+}

@@ -191,12 +191,32 @@ func (l localCapture) CaptureEach(ctx context.Context, lists [][]annals.CaptureO
 	if err != nil {
 		return nil, err
 	}
+	l.changedEach(ctx, lists)
+	return res, nil
+}
+
+// CanCaptureEachSaving reports whether CaptureEachSaving saves the import states in the
+// transaction of the lists (the store can); when not, it refuses before writing anything.
+func (l localCapture) CanCaptureEachSaving() bool { return l.s.capture.CanCaptureEachSaving() }
+
+// CaptureEachSaving applies the lists and saves the import states in one transaction
+// (annals.ImportCaptureStore), then publishes the changes of every chat they touched.
+func (l localCapture) CaptureEachSaving(ctx context.Context, lists [][]annals.CaptureOp, states func([]*annals.CaptureResult) []*annals.ImportSource) ([]*annals.CaptureResult, error) {
+	res, err := l.s.capture.CaptureEachSaving(ctx, lists, states)
+	if err != nil {
+		return nil, err
+	}
+	l.changedEach(ctx, lists)
+	return res, nil
+}
+
+// changedEach publishes the changes of every chat the lists touched.
+func (l localCapture) changedEach(ctx context.Context, lists [][]annals.CaptureOp) {
 	var ids []string
 	for _, ops := range lists {
 		ids = opChatIDs(ids, ops)
 	}
 	l.s.changedByID(ctx, ids...)
-	return res, nil
 }
 
 // opChatIDs appends the id of the chat each op creates or writes to.

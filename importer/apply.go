@@ -48,6 +48,9 @@ type sourceJob struct {
 	chatOrder []string
 	err       error
 	batched   bool
+	// stateSaved is set by the writer once the source's import state was saved in the
+	// transaction of its data (group.go): its end saves nothing more.
+	stateSaved bool
 }
 
 // item is one step of a source for the writer: a batch, or with none the source's end.
@@ -110,6 +113,22 @@ func (w *applier) apply(b *batch) {
 	}
 	w.progress(b)
 }
+
+// stateAfter is the import state to save with a group's transaction, given what the source's
+// one batch wrote (res): nil when its end saves none, or only a failure (a reading error).
+func (job *sourceJob) stateAfter(res *annals.CaptureResult) *annals.ImportSource {
+	if !job.savesState() {
+		return nil
+	}
+	counts := job.parsed
+	counts.add(&job.w.counts)
+	counts.Entries += res.EntriesAppended // as countCapture will count them once it committed
+	counts.Removed += res.EntriesRemoved
+	return job.state(&counts)
+}
+
+// savesState reports whether the source's end saves its import state (not only a failure).
+func (job *sourceJob) savesState() bool { return job.save && job.err == nil && job.w.err == nil }
 
 // applied counts a batch that a group's transaction wrote (group.go), as apply would have.
 func (w *applier) applied(b *batch, res *annals.CaptureResult) {

@@ -14,8 +14,9 @@ import (
 // can apply several capture lists in one transaction (annals.CaptureEachStore) therefore
 // gathers the sources that are one batch each, in their order, and writes them together once
 // they hold groupEntries entries (or maxGroupSources sources). Each keeps its own result,
-// so the report and every source's import state are what writing them one by one gives; the
-// import state is saved after the transaction, as it is after a source's own. The caller opts
+// so the report and every source's import state are what writing them one by one gives. The
+// import states are saved in the group's transaction when the store can
+// (annals.ImportCaptureStore: SQLite), else after it, as after a source's own. The caller opts
 // in (Options.WriteTogether): the command line does for a local database.
 
 // maxGroupSources bounds the sources of one group, and groupEntries its entries (or
@@ -31,6 +32,8 @@ const (
 type grouper struct {
 	run  *runState
 	each annals.CaptureEachStore
+	// saving, when the store can, writes the members' import states in their transaction.
+	saving annals.ImportCaptureStore
 	// held is a source's batch waiting to see whether the source's end follows it.
 	held *item
 	// members are the sources gathered, each its one batch (its end follows the group's
@@ -45,7 +48,7 @@ func newGrouper(run *runState) *grouper {
 	if !ok || !run.im.opts.WriteTogether || run.im.opts.DryRun {
 		return nil
 	}
-	return &grouper{run: run, each: each}
+	return &grouper{run: run, each: each, saving: savingStore(run.im.store)}
 }
 
 // add takes the next item of the pipeline.
@@ -108,7 +111,7 @@ func groupable(b *batch, titles TitleSetter) bool {
 }
 
 // flush writes the gathered sources in one transaction and then ends each (its import state
-// saved after the transaction, as after a source written alone). When the store
+// saved in the transaction, or after it as after a source written alone). When the store
 // refuses it (a chat's conflict or agent, which writing the sources one by one handles), or
 // ctx ended, each is delivered as it would have been alone.
 func (g *grouper) flush(ctx context.Context) {
@@ -129,7 +132,7 @@ func (g *grouper) flush(ctx context.Context) {
 			}
 			lists[i] = compact(ops)
 		}
-		if res, err := g.each.CaptureEach(ctx, lists); err == nil {
+		if res, err := g.capture(ctx, members, lists); err == nil {
 			for i, m := range members {
 				m.job.w.applied(m.batch, res[i])
 				g.run.deliver(ctx, item{job: m.job})
@@ -141,6 +144,42 @@ func (g *grouper) flush(ctx context.Context) {
 		g.run.deliver(ctx, m)
 		g.run.deliver(ctx, item{job: m.job})
 	}
+}
+
+// capture writes the members' lists in one transaction, with their import states when the
+// store can save them in it (annals.ImportCaptureStore): then a crash after the commit leaves
+// both, and one before it neither. Otherwise each state is saved after the transaction, when the
+// member's end is delivered.
+func (g *grouper) capture(ctx context.Context, members []item, lists [][]annals.CaptureOp) ([]*annals.CaptureResult, error) {
+	if g.saving == nil {
+		return g.each.CaptureEach(ctx, lists)
+	}
+	res, err := g.saving.CaptureEachSaving(ctx, lists, func(res []*annals.CaptureResult) []*annals.ImportSource {
+		states := make([]*annals.ImportSource, len(members))
+		for i, m := range members {
+			states[i] = m.job.stateAfter(res[i])
+		}
+		return states
+	})
+	if err == nil {
+		for _, m := range members {
+			m.job.stateSaved = m.job.savesState()
+		}
+	}
+	return res, err
+}
+
+// savingStore is the store as an annals.ImportCaptureStore, or nil when it cannot save import
+// states in the transaction of its captures (it says so with CanCaptureEachSaving).
+func savingStore(s Store) annals.ImportCaptureStore {
+	st, ok := s.(annals.ImportCaptureStore)
+	if !ok {
+		return nil
+	}
+	if c, ok := s.(interface{ CanCaptureEachSaving() bool }); ok && !c.CanCaptureEachSaving() {
+		return nil
+	}
+	return st
 }
 
 // end writes what is gathered, at the end of the pipeline.

@@ -173,6 +173,13 @@ func (s *eachCounting) CaptureEach(ctx context.Context, lists [][]annals.Capture
 	return s.DB.CaptureEach(ctx, lists)
 }
 
+func (s *eachCounting) CaptureEachSaving(ctx context.Context, lists [][]annals.CaptureOp, states func([]*annals.CaptureResult) []*annals.ImportSource) ([]*annals.CaptureResult, error) {
+	defer s.tx()
+	s.eaches++
+	s.lists += len(lists)
+	return s.DB.CaptureEachSaving(ctx, lists, states)
+}
+
 // TestSmallSourcesAreWrittenTogether: with WriteTogether, an import writes several small
 // sources in one transaction (issue 33 item 7), and the store, the report and every source's
 // import state are what writing them one by one gives.
@@ -249,6 +256,17 @@ func (s agentlessEach) CaptureEach(ctx context.Context, lists [][]annals.Capture
 		}
 	}
 	return s.DB.CaptureEach(ctx, lists)
+}
+
+func (s agentlessEach) CaptureEachSaving(ctx context.Context, lists [][]annals.CaptureOp, states func([]*annals.CaptureResult) []*annals.ImportSource) ([]*annals.CaptureResult, error) {
+	for _, ops := range lists {
+		for _, op := range ops {
+			if op.Chat != nil && op.Chat.AgentID != "" {
+				return nil, annals.Errorf(annals.EFORBIDDEN, "a member key without a user or agent creates only chats without them")
+			}
+		}
+	}
+	return s.DB.CaptureEachSaving(ctx, lists, states)
 }
 
 // TestSourcesWrittenTogetherFallBackOneByOne: when the store refuses a transaction of several

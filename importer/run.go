@@ -71,9 +71,10 @@ type Options struct {
 	// imported chat is then that agent's. Empty gives each chat its tool's agent (chatAgent).
 	AgentID string
 	// WriteTogether lets Import write several small sources in one transaction when the store
-	// is an annals.CaptureEachStore (group.go). Set it only when the store's CaptureEach goes
-	// the way its Capture goes (the same redaction and checks): a wrapper that changes Capture
-	// alone would be bypassed.
+	// is an annals.CaptureEachStore (group.go), saving their import states in that transaction
+	// when it is an annals.ImportCaptureStore too. Set it only when the store's CaptureEach and
+	// CaptureEachSaving go the way its Capture goes (the same redaction and checks): a wrapper
+	// that changes Capture alone would be bypassed.
 	WriteTogether bool
 	// Agents, when set, gives the chats imported before imported chats had agents their agent
 	// on the first Import (fillAgents). Nil leaves them without one.

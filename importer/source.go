@@ -80,16 +80,26 @@ func (im *Importer) finishSource(ctx context.Context, job *sourceJob) (*Counts, 
 		}
 		return &counts, im.saveFailed(ctx, path, format, job.prev, job.next, job.chatOrder, err)
 	}
-	next := job.next
+	if job.stateSaved {
+		return &counts, nil // saved in the transaction of its data (group.go)
+	}
+	if err := im.store.SaveImportSource(ctx, job.state(&counts)); err != nil {
+		return &counts, fmt.Errorf("saving import state of %s: %w", path, err)
+	}
+	return &counts, nil
+}
+
+// state is the import state a source read without failure leaves, given what it wrote (counts):
+// a new value, job.next itself unchanged, so that it may be computed inside a transaction that
+// then fails.
+func (job *sourceJob) state(counts *Counts) *annals.ImportSource {
+	next := *job.next
 	next.ChatIDs = mergeIDs(next.ChatIDs, job.chatOrder)
 	next.Entries += int64(counts.Entries - counts.Removed)
 	if next.Entries < 0 {
 		next.Entries = 0
 	}
-	if err := im.store.SaveImportSource(ctx, next); err != nil {
-		return &counts, fmt.Errorf("saving import state of %s: %w", path, err)
-	}
-	return &counts, nil
+	return &next
 }
 
 // previousSource is the import state of path, or nil when it was never read.

@@ -21,6 +21,12 @@ func (db *DB) Capture(ctx context.Context, ops []annals.CaptureOp) (*annals.Capt
 // CaptureEach applies each list of ops as Capture would, all in one transaction; see
 // annals.CaptureEachStore.
 func (db *DB) CaptureEach(ctx context.Context, lists [][]annals.CaptureOp) ([]*annals.CaptureResult, error) {
+	return db.CaptureEachSaving(ctx, lists, nil)
+}
+
+// CaptureEachSaving is CaptureEach with the import states that states returns for the results
+// saved in the same transaction; see annals.ImportCaptureStore.
+func (db *DB) CaptureEachSaving(ctx context.Context, lists [][]annals.CaptureOp, states func([]*annals.CaptureResult) []*annals.ImportSource) ([]*annals.CaptureResult, error) {
 	if db.readOnly {
 		return nil, errReadOnly()
 	}
@@ -36,6 +42,20 @@ func (db *DB) CaptureEach(ctx context.Context, lists [][]annals.CaptureOp) ([]*a
 		for i, ops := range lists {
 			res[i] = &annals.CaptureResult{}
 			if err := db.captureIn(ctx, tx, ops, res[i]); err != nil {
+				return err
+			}
+		}
+		if states == nil {
+			return nil
+		}
+		for _, src := range states(res) {
+			if src == nil {
+				continue
+			}
+			if err := checkImportSource(src); err != nil {
+				return err
+			}
+			if err := saveImportSourceIn(ctx, tx, src); err != nil {
 				return err
 			}
 		}

@@ -12,7 +12,10 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-var _ annals.ImportStateStore = (*DB)(nil)
+var (
+	_ annals.ImportStateStore   = (*DB)(nil)
+	_ annals.ImportCaptureStore = (*DB)(nil)
+)
 
 const importSourceColumns = `s.pk, s.path, s.format, s.size, s.mod_time, s.hash, s.offset, s.line, s.state,
 	s.provisional, s.entries, s.imported_at, s.gone_at, s.last_error`
@@ -120,12 +123,26 @@ func (db *DB) importSourceChats(ctx context.Context, pk int64) ([]string, error)
 
 // SaveImportSource inserts or replaces the state of src.Path, with its chat list.
 func (db *DB) SaveImportSource(ctx context.Context, src *annals.ImportSource) error {
+	if err := checkImportSource(src); err != nil {
+		return err
+	}
+	return db.writeTx(ctx, func(tx *sql.Tx) error { return saveImportSourceIn(ctx, tx, src) })
+}
+
+// checkImportSource refuses a state without its key or format.
+func checkImportSource(src *annals.ImportSource) error {
 	if src == nil || src.Path == "" {
 		return annals.Errorf(annals.EINVALID, "import source path is required")
 	}
 	if src.Format == "" {
 		return annals.Errorf(annals.EINVALID, "import source format is required")
 	}
+	return nil
+}
+
+// saveImportSourceIn saves a checked state inside tx (SaveImportSource's transaction, or the
+// capture transaction of CaptureEachSaving).
+func saveImportSourceIn(ctx context.Context, tx *sql.Tx, src *annals.ImportSource) error {
 	prov := ""
 	if len(src.Provisional) > 0 {
 		b, err := json.Marshal(src.Provisional)
@@ -138,32 +155,30 @@ func (db *DB) SaveImportSource(ctx context.Context, src *annals.ImportSource) er
 	if src.GoneAt != nil {
 		gone = unixNano(*src.GoneAt)
 	}
-	return db.writeTx(ctx, func(tx *sql.Tx) error {
-		var pk int64
-		err := tx.QueryRowContext(ctx, `INSERT INTO import_sources
-			(path, format, size, mod_time, hash, offset, line, state, provisional, entries, imported_at, gone_at, last_error)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (path) DO UPDATE SET format = excluded.format, size = excluded.size,
-				mod_time = excluded.mod_time, hash = excluded.hash, offset = excluded.offset,
-				line = excluded.line, state = excluded.state, provisional = excluded.provisional,
-				entries = excluded.entries, imported_at = excluded.imported_at,
-				gone_at = excluded.gone_at, last_error = excluded.last_error
-			RETURNING pk`,
-			src.Path, src.Format, src.Size, unixNano(src.ModTime), src.Hash, src.Offset, src.Line,
-			string(src.State), prov, src.Entries, unixNano(src.ImportedAt), gone, src.LastError).Scan(&pk)
-		if err != nil {
-			return storeErr("save import source", err)
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM import_source_chats WHERE source_pk = ?`, pk); err != nil {
+	var pk int64
+	err := tx.QueryRowContext(ctx, `INSERT INTO import_sources
+		(path, format, size, mod_time, hash, offset, line, state, provisional, entries, imported_at, gone_at, last_error)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (path) DO UPDATE SET format = excluded.format, size = excluded.size,
+			mod_time = excluded.mod_time, hash = excluded.hash, offset = excluded.offset,
+			line = excluded.line, state = excluded.state, provisional = excluded.provisional,
+			entries = excluded.entries, imported_at = excluded.imported_at,
+			gone_at = excluded.gone_at, last_error = excluded.last_error
+		RETURNING pk`,
+		src.Path, src.Format, src.Size, unixNano(src.ModTime), src.Hash, src.Offset, src.Line,
+		string(src.State), prov, src.Entries, unixNano(src.ImportedAt), gone, src.LastError).Scan(&pk)
+	if err != nil {
+		return storeErr("save import source", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM import_source_chats WHERE source_pk = ?`, pk); err != nil {
+		return storeErr("save import source chats", err)
+	}
+	for _, id := range src.ChatIDs {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO import_source_chats (source_pk, chat_id) VALUES (?, ?)`, pk, id); err != nil {
 			return storeErr("save import source chats", err)
 		}
-		for _, id := range src.ChatIDs {
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO import_source_chats (source_pk, chat_id) VALUES (?, ?)`, pk, id); err != nil {
-				return storeErr("save import source chats", err)
-			}
-		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // MarkImportSourceGone sets gone_at unless it is already set.

@@ -61,7 +61,7 @@ func (m *Main) startImportWatch(ctx context.Context, a *app, logger *slog.Logger
 	if p := annals.PrincipalFromContext(a.ctx); p != nil {
 		opts.TenantID, opts.UserID, opts.AgentID = p.TenantID, p.UserID, p.AgentID
 	}
-	im := importer.New(importStore{CaptureStore: sink.capture, ImportStateStore: sink.state}, opts)
+	im := importer.New(importStore{CaptureStore: sink.capture, ImportStateStore: sink.state, sameDB: sink.local != nil}, opts)
 	home, _ := m.HomeDir()
 	return importer.Watch(ctx, im, importer.WatchOptions{Home: home, Paths: cfg.Paths, OnReport: func(r *importer.Report) {
 		if r.Entries > 0 || r.Chats > 0 || r.Gone > 0 || len(r.Errors) > 0 {

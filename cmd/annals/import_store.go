@@ -14,6 +14,9 @@ import (
 type importStore struct {
 	annals.CaptureStore
 	annals.ImportStateStore
+	// sameDB: the capture path writes the database that keeps the import state (a local
+	// database), so both can be saved in one transaction.
+	sameDB bool
 }
 
 // CaptureEach applies several sources' ops in one transaction when the capture path can (the
@@ -24,6 +27,30 @@ func (s importStore) CaptureEach(ctx context.Context, lists [][]annals.CaptureOp
 		return each.CaptureEach(ctx, lists)
 	}
 	return nil, history.ErrNoCaptureEach
+}
+
+// CaptureEachSaving applies several sources' ops and saves their import states in one
+// transaction when the capture path can and writes the database that keeps the import state
+// (the local SQLite database: both are the same database there); otherwise it writes nothing and
+// refuses.
+func (s importStore) CaptureEachSaving(ctx context.Context, lists [][]annals.CaptureOp, states func([]*annals.CaptureResult) []*annals.ImportSource) ([]*annals.CaptureResult, error) {
+	if st, ok := s.CaptureStore.(annals.ImportCaptureStore); ok && s.CanCaptureEachSaving() {
+		return st.CaptureEachSaving(ctx, lists, states)
+	}
+	return nil, history.ErrNoCaptureEachSaving
+}
+
+// CanCaptureEachSaving reports whether CaptureEachSaving writes: the capture path can, and its
+// store is the one keeping the import state (importStore.sameDB).
+func (s importStore) CanCaptureEachSaving() bool {
+	if !s.sameDB {
+		return false
+	}
+	if r, ok := s.CaptureStore.(interface{ CanCaptureEachSaving() bool }); ok {
+		return r.CanCaptureEachSaving()
+	}
+	_, ok := s.CaptureStore.(annals.ImportCaptureStore)
+	return ok
 }
 
 // canCaptureEach reports whether a capture path applies several lists in one transaction.

@@ -14,7 +14,7 @@ import (
 func (m *Main) newImporter(sink *importSink, formats []importer.Format, o importFlags) (*importer.Importer, *importProgress, error) {
 	var store importer.Store = noImportState{}
 	if sink.state != nil {
-		store = importStore{CaptureStore: sink.capture, ImportStateStore: sink.state}
+		store = importStore{CaptureStore: sink.capture, ImportStateStore: sink.state, sameDB: sink.local != nil}
 	}
 	opts := importer.Options{
 		Formats:   formats,
