@@ -179,7 +179,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.writer.SetMaxIdleConns(1)
 		db.writer.SetConnMaxLifetime(0)
 		db.wstmts = newWriteStmts(db.writer)
-		migrated, err := migrateWithFileTemp(ctx, db.writer, opts.Upgrading)
+		migrated, err := migrate(ctx, db.writer, opts.Upgrading)
 		if migrated {
 			db.wrote.Store(true)
 		}
@@ -256,16 +256,6 @@ func dsn(path string, opts Options, reader bool) string {
 		// Writers take the write lock at BEGIN, so a transaction never fails half-way on an
 		// upgrade from a read lock.
 		q.Set("_txlock", "immediate")
-		// Statement journals in memory. A statement that writes several rows or fires triggers
-		// inside a transaction (every entry insert, the index flushes) records the old content of
-		// each page it changes so it can be undone alone; past 64 KB SQLite writes that record to
-		// a temporary file, which nothing reads unless the statement fails. At 1M entries that
-		// file was two thirds of the bytes an append wrote (~43 of 65 KB per entry; the WAL and
-		// the checkpoint the rest): docs/BENCHMARKS.md. The memory is the pages one statement
-		// changes, freed when it ends; migrations, which rewrite whole indexes in one statement,
-		// run with temporary files (migrateWithFileTemp). Durability is unchanged: the statement
-		// journal never survives a crash in either place.
-		q.Add("_pragma", "temp_store(MEMORY)")
 	}
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }

@@ -112,24 +112,3 @@ func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
 	}
 	return int(v.Int64), nil
 }
-
-// migrateWithFileTemp runs migrate with the writer's temporary storage in files, then puts it
-// back in memory (dsn). A migration may rewrite a whole index in one statement (0035 drops
-// entries_fts and fills it again from every entry), and the statement journal of such a
-// statement may hold every reused page it changes: in memory, up to the size of the index.
-func migrateWithFileTemp(ctx context.Context, db *sql.DB, upgrading func(migration string)) (bool, error) {
-	return withFileTemp(ctx, db, func() (bool, error) { return migrate(ctx, db, upgrading) })
-}
-
-// withFileTemp runs fn with temp_store FILE on the writer pool (one connection), then sets it
-// back to MEMORY, the writer's setting (dsn).
-func withFileTemp(ctx context.Context, db *sql.DB, fn func() (bool, error)) (bool, error) {
-	if _, err := db.ExecContext(ctx, `PRAGMA temp_store = FILE`); err != nil {
-		return false, storeErr("temp_store for migrations", err)
-	}
-	done, err := fn()
-	if _, rerr := db.ExecContext(ctx, `PRAGMA temp_store = MEMORY`); rerr != nil && err == nil {
-		err = storeErr("temp_store after migrations", rerr)
-	}
-	return done, err
-}
