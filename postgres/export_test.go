@@ -60,16 +60,26 @@ func (db *DB) ChatIDsWithAttributePlanForTest(ctx context.Context, owner annals.
 }
 
 func (db *DB) planForTest(ctx context.Context, query string, args []any) (string, error) {
+	return db.explainForTest(ctx, query, args, true)
+}
+
+func (db *DB) explainForTest(ctx context.Context, query string, args []any, noSeqScan bool) (string, error) {
+	explain := "EXPLAIN (VERBOSE) "
+	if noSeqScan {
+		explain = "EXPLAIN "
+	}
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return "", err
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, `SET enable_seqscan = off`); err != nil {
-		return "", err
+	if noSeqScan {
+		if _, err := conn.Exec(ctx, `SET enable_seqscan = off`); err != nil {
+			return "", err
+		}
+		defer conn.Exec(ctx, `RESET enable_seqscan`)
 	}
-	defer conn.Exec(ctx, `RESET enable_seqscan`)
-	rows, err := conn.Query(ctx, `EXPLAIN `+rebind(query), args...)
+	rows, err := conn.Query(ctx, explain+rebind(query), args...)
 	if err != nil {
 		return "", err
 	}
@@ -120,4 +130,10 @@ func (db *DB) FeedSwitchWaitsForTest(ctx context.Context) (bool, error) {
 // disabled.
 func (db *DB) PlanForTest(ctx context.Context, s annals.Statement) (string, error) {
 	return db.planForTest(ctx, s.SQL, s.Args)
+}
+
+// PlanAsIsForTest is PostgreSQL's plan of a traced statement with the connection's settings
+// (the plan the statement runs with), with each node's output columns (EXPLAIN VERBOSE).
+func (db *DB) PlanAsIsForTest(ctx context.Context, s annals.Statement) (string, error) {
+	return db.explainForTest(ctx, s.SQL, s.Args, false)
 }

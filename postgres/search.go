@@ -132,6 +132,11 @@ func planFilter(f annals.SearchFilter) (*searchPlan, error) {
 		}
 		p.entryWhere.In("lower(e.tool_name)", tools)
 	}
+	if fq := facetQuery(f.Roles, f.Tools); fq != "" {
+		// The same filters as lexemes of the entry index's second column (facets.go): the
+		// index intersects them with the words' postings before a row is read.
+		p.entryWhere.Add(entryFacets+" @@ ?::tsquery", fq)
+	}
 	if f.After != nil {
 		p.entryWhere.Add("e.time >= ?", unixNano(*f.After))
 	}

@@ -198,27 +198,8 @@ func (p *searchPlan) matchedSQL(walk int) (with string, args []any, cond string,
 		anyOf := func(terms []string) string { return "(" + strings.Join(terms, ") | (") + ")" }
 		var parts []string
 		if p.useEntries {
-			posQ := tsAny(pos, p.entryW)
-			sel := `SELECT e.chat_pk AS pk, CASE WHEN e.tsv @@ ?::tsquery THEN ts_rank(` + entryRankWeights + `, e.tsv, ?::tsquery, ` + itoa(rankNorm) + `) END AS r`
-			args = append(args, posQ, posQ)
-			sel += flags("e.tsv", q.entryTerms)
-			w := &where{}
-			w.Add("e.tsv @@ ?::tsquery", anyOf(q.entryTerms))
-			w.addTenant("e", f.Chat.Owner)
-			w.Conds = append(w.Conds, p.entryWhere.Conds...)
-			w.Args = append(w.Args, p.entryWhere.Args...)
-			args = append(args, w.Args...)
-			newest := ""
-			if walk > 0 {
-				// Newest stored first, as SQLite's walk by rowid: the entries of a chat lie
-				// together in the table in that order, where a walk by entry time reads a
-				// different page for every entry (4,000 phrase matches at 1M: 119k entries
-				// walked, 2.3 s by time under load).
-				newest = ` ORDER BY e.pk DESC LIMIT ?`
-				args = append(args, walk)
-			}
-			parts = append(parts, `eh AS MATERIALIZED (`+sel+` FROM entries e WHERE `+w.SQL()+newest+`),
-				eagg AS (SELECT pk, max(r) AS best, count(r) AS n`+aggFlags(len(q.entryTerms))+` FROM eh GROUP BY pk)`)
+			cte, cargs := p.entryMatchesSQL(pos, q.entryTerms, walk)
+			parts, args = append(parts, cte), append(args, cargs...)
 		} else {
 			parts = append(parts, `eagg AS (SELECT NULL::bigint AS pk, NULL::real AS best, NULL::bigint AS n`+nullFlags(len(q.entryTerms))+` WHERE false)`)
 		}
@@ -253,4 +234,41 @@ func (p *searchPlan) matchedSQL(walk int) (with string, args []any, cond string,
 		with = `WITH matched AS (SELECT c.pk, NULL::real AS bbest, NULL::bigint AS bn, NULL::real AS mbest FROM chats c)`
 	}
 	return with, args, cond, rankBody, nil
+}
+
+// entryMatchesSQL is matchedSQL's CTEs of matching entries: eh, each matching entry's chat, rank
+// and term flags, and eagg, folded per chat. With walk > 0, eh holds the newest walk matches.
+func (p *searchPlan) entryMatchesSQL(pos []*annals.TextExpr, terms []string, walk int) (string, []any) {
+	posQ := tsAny(pos, p.entryW)
+	sel := `SELECT e.chat_pk AS pk, CASE WHEN e.tsv @@ ?::tsquery THEN ts_rank(` + entryRankWeights + `, e.tsv, ?::tsquery, ` + itoa(rankNorm) + `) END AS r`
+	args := []any{posQ, posQ}
+	for i, t := range terms {
+		sel += ", e.tsv @@ ?::tsquery AS t" + itoa(int64(i))
+		args = append(args, t)
+	}
+	w := &where{}
+	w.Add("e.tsv @@ ?::tsquery", "("+strings.Join(terms, ") | (")+")")
+	w.addTenant("e", p.f.Chat.Owner)
+	w.Conds = append(w.Conds, p.entryWhere.Conds...)
+	w.Args = append(w.Args, p.entryWhere.Args...)
+	args = append(args, w.Args...)
+	// The walk takes the newest stored first, as SQLite's walk by rowid: the entries of a chat
+	// lie together in the table in that order, where a walk by entry time reads a different page
+	// for every entry (4,000 phrase matches at 1M: 119k entries walked, 2.3 s by time under load).
+	from := ` FROM entries e WHERE ` + w.SQL()
+	switch {
+	case walk > 0 && (hasPhrase(pos) || p.entryW != ""):
+		// A phrase or a field restriction is checked on the vector as the walk reads it:
+		// ranked in the same pass (reading it twice cost more).
+		from += ` ORDER BY e.pk DESC LIMIT ?`
+		args = append(args, walk)
+	case walk > 0:
+		// Words: the index decides the match without the vector, so the walk takes keys only,
+		// and only the entries it kept are ranked and flagged, not every match its sort took
+		// in (13k entries for `tool:Bash timeout` at 100k, to keep 4,000).
+		from = ` FROM (SELECT e.pk FROM entries e WHERE ` + w.SQL() + ` ORDER BY e.pk DESC LIMIT ?) k JOIN entries e ON e.pk = k.pk`
+		args = append(args, walk)
+	}
+	return `eh AS MATERIALIZED (` + sel + from + `),
+		eagg AS (SELECT pk, max(r) AS best, count(r) AS n` + aggFlags(len(terms)) + ` FROM eh GROUP BY pk)`, args
 }
