@@ -18,6 +18,10 @@ const (
 	EmbedOutageBackoff = 30 * time.Second
 	// EmbedOutageMaxBackoff bounds how long a failure is remembered.
 	EmbedOutageMaxBackoff = 5 * time.Minute
+	// probeGrace is added to a probe's deadline before another search may probe: the probe's
+	// own deadline starts a moment after the slot is taken, and its client takes a moment to
+	// give up.
+	probeGrace = time.Second
 )
 
 // embedOutages is the memory of failed query embeddings, by model.
@@ -63,13 +67,16 @@ func (o *embedOutages) skip(model string, probeFor time.Duration) string {
 		return fmt.Sprintf("the embedder failed %s ago (it %s); another search is trying it again now",
 			roundWait(now.Sub(d.at)), d.why)
 	}
-	d.probeEnds = now.Add(probeFor)
+	d.probeEnds = now.Add(probeFor + probeGrace)
 	return ""
 }
 
-// failed remembers a failure of model's query embedding: the n-th in a row skips it for
-// EmbedOutageBackoff × 2^(n-1), at most EmbedOutageMaxBackoff. It returns until when.
-func (o *embedOutages) failed(model, why string) time.Time {
+// failed remembers a failure of model's query embedding, an attempt begun at started: the n-th
+// in a row skips it for EmbedOutageBackoff × 2^(n-1), at most EmbedOutageMaxBackoff. An attempt
+// begun before the last failure was seen is the same outage, not another failure in a row: the
+// searches already waiting when a provider goes down all fail together, and counting each would
+// take a short outage straight to the longest wait. It returns until when.
+func (o *embedOutages) failed(model, why string, started time.Time) time.Time {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	now := o.now()
@@ -82,6 +89,9 @@ func (o *embedOutages) failed(model, why string) time.Time {
 	if d == nil {
 		d = &embedOutage{}
 		o.down[model] = d
+	}
+	if d.failures > 0 && started.Before(d.at) {
+		return d.until
 	}
 	d.failures++
 	wait := EmbedOutageBackoff

@@ -191,6 +191,7 @@ func (s *Service) searchSource(q string, skipFailed bool) sourceFunc {
 				return nil, &annals.Error{Code: annals.EUNAVAILABLE, Err: errQueryEmbedSkipped, Message: why}
 			}
 		}
+		started := s.now()
 		ectx, cancel := context.WithTimeout(ctx, s.queryEmbed)
 		defer cancel()
 		v, err := embed(ectx, emb, tenant)
@@ -198,11 +199,11 @@ func (s *Service) searchSource(q string, skipFailed bool) sourceFunc {
 		case ctx.Err() != nil:
 			// The caller left: nothing is learned of the embedder.
 		case err != nil && ectx.Err() != nil:
-			s.outages.failed(model, fmt.Sprintf("did not embed the query within %s", s.queryEmbed))
+			s.outages.failed(model, fmt.Sprintf("did not embed the query within %s", s.queryEmbed), started)
 			return nil, &annals.Error{Code: annals.EUNAVAILABLE, Err: errQueryEmbedSlow,
 				Message: fmt.Sprintf("the embedder did not embed the query within %s (the search's deadline for it); is the provider up?", s.queryEmbed)}
 		case annals.ErrorCode(err) == annals.EUNAVAILABLE:
-			s.outages.failed(model, "was unavailable")
+			s.outages.failed(model, "was unavailable", started)
 		default:
 			s.outages.succeeded(model) // it answered (a query it refused is no outage)
 		}

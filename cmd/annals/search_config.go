@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -28,8 +29,10 @@ const queryEmbedEnv = "ANNALS_QUERY_EMBED_TIMEOUT"
 func parseQueryEmbedTimeout(source, value string) (time.Duration, error) {
 	d, err := time.ParseDuration(value)
 	if err != nil || d <= 0 || d > maxQueryEmbedTimeout {
-		return 0, annals.Errorf(annals.EINVALID, "%s %q is not allowed: want a positive duration up to %s, such as 500ms or 2s (the default is %s)",
-			source, value, maxQueryEmbedTimeout, history.DefaultQueryEmbedTimeout)
+		// The parse error stays the cause (for logs); the message says what is allowed.
+		return 0, &annals.Error{Code: annals.EINVALID, Err: err, Message: fmt.Sprintf(
+			"%s %q is not allowed: want a positive duration up to %s, such as 500ms or 2s (the default is %s)",
+			source, value, maxQueryEmbedTimeout, history.DefaultQueryEmbedTimeout)}
 	}
 	return d, nil
 }
