@@ -2,59 +2,20 @@ package main
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/annals-dev/annals/internal/providerhttp/providertest"
 )
 
-// embeddingsDouble is a real HTTP server speaking the OpenAI embeddings protocol: while up it
-// answers each input with a small vector of its words' first letters; once down it holds every
-// request until the client leaves (a provider that accepts connections and never answers).
+// embeddingsDouble is providertest.EmbeddingsServer (a provider that can go down).
 func embeddingsDouble(t *testing.T, down *atomic.Bool) *httptest.Server {
 	t.Helper()
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if down.Load() {
-			_, _ = io.Copy(io.Discard, r.Body)
-			select {
-			case <-r.Context().Done():
-			case <-release:
-			}
-			return
-		}
-		var req struct {
-			Input []string `json:"input"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		type item struct {
-			Index     int       `json:"index"`
-			Embedding []float64 `json:"embedding"`
-		}
-		var out struct {
-			Data []item `json:"data"`
-		}
-		for i, in := range req.Input {
-			v := make([]float64, 8)
-			for _, w := range strings.Fields(strings.ToLower(in)) {
-				v[int(w[0])%8]++
-			}
-			v[0] += 0.5
-			out.Data = append(out.Data, item{Index: i, Embedding: v})
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(out)
-	}))
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(release) }) // runs first
-	return srv
+	return providertest.EmbeddingsServer(t, down, nil)
 }
 
 // embeddedHistory is a test history whose chats an embedding server embedded, and the switch

@@ -1,7 +1,8 @@
 // Package providertest holds what the tests of the provider clients (embed/, summarize/) share
 // about retries: a scripted sequence of provider answers (rate limits, server errors, malformed
 // bodies) served before a fake's normal answer, and a recorder of the waits between attempts, so
-// a test checks the backoff without sleeping through it. Only tests import it.
+// a test checks the backoff without sleeping through it; and an embeddings server that can go
+// down (EmbeddingsServer). Only tests import it.
 package providertest
 
 import (
