@@ -104,13 +104,24 @@ func pageHits(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.Text
 	if err != nil {
 		return err
 	}
+	chosen := countAndChoose(byChat, page, byPK, conj && len(pos) > 1, snippets)
+	if len(chosen) == 0 {
+		return nil
+	}
+	return pageSnippets(ctx, tx, p, bodyAny, words, chosen, byPK, page)
+}
+
+// countAndChoose sets each page chat's Matches from its matching entries (with every, those
+// holding every term; else all of them) and chooses its snippets' entries: those holding every
+// term first, then the shortest, then the earliest. It returns the chosen (chat pk, entry pk).
+func countAndChoose(byChat map[int64][]pageMatch, page []docHit, byPK map[int64]int, every bool, snippets int) [][2]int64 {
 	chosen := make([][2]int64, 0, len(page)*snippets)
 	for pk, hs := range byChat {
 		h := &page[byPK[pk]].hit
 		for _, m := range hs {
 			h.Matches += m.t
 		}
-		if !conj || len(pos) == 1 {
+		if !every {
 			h.Matches = len(hs)
 		}
 		slices.SortFunc(hs, func(a, b pageMatch) int {
@@ -120,10 +131,7 @@ func pageHits(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.Text
 			chosen = append(chosen, [2]int64{pk, m.epk})
 		}
 	}
-	if len(chosen) == 0 {
-		return nil
-	}
-	return pageSnippets(ctx, tx, p, bodyAny, words, chosen, byPK, page)
+	return chosen
 }
 
 // pageMatch is a matching entry of a page chat: its pk, size, and whether it holds every term.
