@@ -12,10 +12,12 @@ import (
 // expandPrefixes replaces each prefix term of e with the OR of the chat index's words that start
 // with it (storecore.ExpandPrefixes over migration 0015's vocabulary). The words come from the
 // chat index, which holds every word of every entry and chat of every tenant (so the expansions
-// say AllTenants). tx is one read transaction: the words are the ones of its snapshot.
-func (db *DB) expandPrefixes(ctx context.Context, tx queryer, e *annals.TextExpr, done map[*annals.TextExpr]*annals.TextExpr) (*annals.TextExpr, error) {
+// say AllTenants). tx is one read transaction: the words are the ones of its snapshot. capped
+// says some prefix stood for more words than it was searched as (the page is partial), by the
+// same rule the expansion applies (storecore.PickPrefixWords).
+func (db *DB) expandPrefixes(ctx context.Context, tx queryer, e *annals.TextExpr, done map[*annals.TextExpr]*annals.TextExpr) (x *annals.TextExpr, capped bool, err error) {
 	var version *string // read once, at the first prefix
-	return storecore.ExpandPrefixes(ctx, func(ctx context.Context, prefix string, limit int) ([]storecore.VocabWord, error) {
+	x, err = storecore.ExpandPrefixes(ctx, func(ctx context.Context, prefix string, limit int) ([]storecore.VocabWord, error) {
 		if version == nil {
 			v, err := chatIndexVersion(ctx, tx)
 			if err != nil {
@@ -23,10 +25,13 @@ func (db *DB) expandPrefixes(ctx context.Context, tx queryer, e *annals.TextExpr
 			}
 			version = &v
 		}
-		return db.vocab.words(*version, prefix, limit, func() ([]storecore.VocabWord, error) {
+		words, err := db.vocab.words(*version, prefix, limit, func() ([]storecore.VocabWord, error) {
 			return prefixWords(ctx, tx, prefix, limit)
 		})
+		capped = capped || (err == nil && storecore.PickPrefixWords(words).Capped)
+		return words, err
 	}, true, e, done)
+	return x, capped, err
 }
 
 // vocabCache keeps the chat index's vocabulary reads (prefixWords) for the index as it is now.

@@ -254,7 +254,8 @@ func (db *DB) expandForEntries(ctx context.Context, text *annals.TextExpr) (*ann
 	if err != nil || !ready {
 		return text, err
 	}
-	return db.expandPrefixes(ctx, tx, text, map[*annals.TextExpr]*annals.TextExpr{})
+	x, _, err := db.expandPrefixes(ctx, tx, text, map[*annals.TextExpr]*annals.TextExpr{})
+	return x, err
 }
 
 // SearchEntries finds entries; see annals.SearchStore.
