@@ -71,6 +71,9 @@ type DB struct {
 	writes atomic.Int64
 	// candidates, when set (tests), replaces docCandidates for an entry search.
 	candidates int
+	// wholeWalks, when set (tests), walks the whole table at once instead of by pk windows
+	// (search_entry_window.go), the reference a windowed walk's results must equal.
+	wholeWalks bool
 	// denseBlocks, when set (tests), replaces denseBlocks for the view's substring search.
 	denseBlocks int
 	// outboxSignal wakes this process's push workers when a write that queued replication

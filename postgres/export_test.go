@@ -112,6 +112,9 @@ func (db *DB) SetDenseBlocksForTest(n int) { db.denseBlocks = n }
 // SetCandidatesForTest sets how many of the newest matches an entry search ranks (0: the default).
 func (db *DB) SetCandidatesForTest(k int) { db.candidates = k }
 
+// SetWholeWalksForTest makes a chat search's walk read the whole table at once, not by pk windows.
+func (db *DB) SetWholeWalksForTest(on bool) { db.wholeWalks = on }
+
 // QueryRowForTest reads one row of q into dest.
 func (db *DB) QueryRowForTest(ctx context.Context, q string, dest ...any) error {
 	return db.pool.QueryRow(ctx, q).Scan(dest...)

@@ -34,6 +34,14 @@ func (db *DB) entryWalk(p *searchPlan, limit int) int {
 	return entryWalkFactor * max(k, f.Offset+limit)
 }
 
+// walkReadsVectors reports whether the walk over the positive terms pos checks each entry's vector
+// as it reads it (a phrase, or a field restriction: the index alone cannot decide the match), so
+// that it reads entries newest first and stops, rather than taking every match's key from the
+// index's bitmap first.
+func (p *searchPlan) walkReadsVectors(pos []*annals.TextExpr) bool {
+	return hasPhrase(pos) || p.entryW != ""
+}
+
 // hasPhrase reports whether a term is more than one token (a phrase, or a word with punctuation
 // inside), whose match the entry index checks position by position.
 func hasPhrase(terms []*annals.TextExpr) bool {
@@ -52,7 +60,7 @@ func hasPhrase(terms []*annals.TextExpr) bool {
 // chats the walk did not reach.
 func (db *DB) searchEntryRanking(ctx context.Context, p *searchPlan, cw *where, limit int) ([]annals.ChatHit, int, error) {
 	walk := db.entryWalk(p, limit)
-	r, err := db.rankEntries(ctx, p, cw, limit, walk)
+	r, err := db.walkEntries(ctx, p, cw, limit, walk)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -61,7 +69,7 @@ func (db *DB) searchEntryRanking(ctx context.Context, p *searchPlan, cw *where, 
 	// over every match, which counts.
 	if walk > 0 && (len(r.hits) == 0 || (cut && len(r.hits) < limit)) {
 		annals.SearchReportFrom(ctx).SetPath("entry index (every match)")
-		if r, err = db.rankEntries(ctx, p, cw, limit, 0); err != nil {
+		if r, err = db.rankEntries(ctx, p, cw, limit, walkSpan{}); err != nil {
 			return nil, 0, err
 		}
 		cut = false
@@ -101,14 +109,15 @@ type entryRanking struct {
 	skipped  annals.RowSkipper
 }
 
-// rankEntries runs the entry-index ranking, scoring the newest walk matching entries (0: all).
+// rankEntries runs the entry-index ranking, scoring the newest walk.n matching entries (0: all)
+// within the walk's window (walkSpan).
 //
 // With text, one scan of each full-text index finds every entry and metadata row that matches
 // any term of the query (positive or excluded), flags which terms each row matches and ranks it
 // against the positive terms; rows are then folded per chat and the query's boolean expression is
 // evaluated over the chat's flags. So a query costs one index scan per vector however many terms
 // it has, and the matching rows are read once, for both the match and the rank.
-func (db *DB) rankEntries(ctx context.Context, p *searchPlan, cw *where, limit, walk int) (*entryRanking, error) {
+func (db *DB) rankEntries(ctx context.Context, p *searchPlan, cw *where, limit int, walk walkSpan) (*entryRanking, error) {
 	f := p.f
 	with, args, cond, rankBody, err := p.matchedSQL(walk)
 	if err != nil {
@@ -128,7 +137,7 @@ func (db *DB) rankEntries(ctx context.Context, p *searchPlan, cw *where, limit, 
 		order = "c.last_activity DESC, c.id"
 	}
 	scanned := "0"
-	if walk > 0 {
+	if walk.n > 0 {
 		scanned = "(SELECT count(*) FROM eh)"
 	}
 	// The total comes with the page (a window over every match), so the matches are found once.
@@ -162,8 +171,9 @@ func (db *DB) rankEntries(ctx context.Context, p *searchPlan, cw *where, limit, 
 		return nil, db.storeErr("search chats", err)
 	}
 	rows.Close()
-	if len(r.hits) == 0 && f.Offset > 0 {
-		// A page past the end carries no window total: count apart.
+	if len(r.hits) == 0 && f.Offset > 0 && !walk.windowed {
+		// A page past the end carries no window total: count apart. (A pk window's empty page
+		// is asked again over the whole table, walkEntries, which counts.)
 		cargs := append(append([]any{}, args...), cw.Args...)
 		if err := db.tracedQueryRow(ctx, with+` SELECT count(*)`+from, cargs...).Scan(&r.total); err != nil {
 			return nil, db.storeErr("count search", err)
@@ -174,9 +184,9 @@ func (db *DB) rankEntries(ctx context.Context, p *searchPlan, cw *where, limit, 
 
 // matchedSQL builds the WITH clause whose CTE matched holds, per matching chat, its best entry
 // rank bbest, its matching entries bn, its metadata rank mbest and the flags t0.. of the terms
-// it holds; cond is the query's boolean expression over those flags. With walk > 0 the entries
-// are the newest walk matches (eh, in the order stored).
-func (p *searchPlan) matchedSQL(walk int) (with string, args []any, cond string, rankBody bool, err error) {
+// it holds; cond is the query's boolean expression over those flags. With walk.n > 0 the entries
+// are the newest walk.n matches (eh, in the order stored) within the walk's window.
+func (p *searchPlan) matchedSQL(walk walkSpan) (with string, args []any, cond string, rankBody bool, err error) {
 	f := p.f
 	pos := query.PositiveTerms(f.Text, nil)
 	cond = "true"
@@ -237,8 +247,9 @@ func (p *searchPlan) matchedSQL(walk int) (with string, args []any, cond string,
 }
 
 // entryMatchesSQL is matchedSQL's CTEs of matching entries: eh, each matching entry's chat, rank
-// and term flags, and eagg, folded per chat. With walk > 0, eh holds the newest walk matches.
-func (p *searchPlan) entryMatchesSQL(pos []*annals.TextExpr, terms []string, walk int) (string, []any) {
+// and term flags, and eagg, folded per chat. With walk.n > 0, eh holds the newest walk.n matches
+// within the walk's window.
+func (p *searchPlan) entryMatchesSQL(pos []*annals.TextExpr, terms []string, walk walkSpan) (string, []any) {
 	posQ := tsAny(pos, p.entryW)
 	sel := `SELECT e.chat_pk AS pk, CASE WHEN e.tsv @@ ?::tsquery THEN ts_rank(` + entryRankWeights + `, e.tsv, ?::tsquery, ` + itoa(rankNorm) + `) END AS r`
 	args := []any{posQ, posQ}
@@ -249,6 +260,10 @@ func (p *searchPlan) entryMatchesSQL(pos []*annals.TextExpr, terms []string, wal
 	w := &where{}
 	w.Add("e.tsv @@ ?::tsquery", "("+strings.Join(terms, ") | (")+")")
 	w.addTenant("e", p.f.Chat.Owner)
+	if walk.windowed {
+		// Beside the tenant, so that a member's walk is one range of entries_by_tenant.
+		w.Add("e.pk > ?", walk.above)
+	}
 	w.Conds = append(w.Conds, p.entryWhere.Conds...)
 	w.Args = append(w.Args, p.entryWhere.Args...)
 	args = append(args, w.Args...)
@@ -257,17 +272,17 @@ func (p *searchPlan) entryMatchesSQL(pos []*annals.TextExpr, terms []string, wal
 	// for every entry (4,000 phrase matches at 1M: 119k entries walked, 2.3 s by time under load).
 	from := ` FROM entries e WHERE ` + w.SQL()
 	switch {
-	case walk > 0 && (hasPhrase(pos) || p.entryW != ""):
+	case walk.n > 0 && p.walkReadsVectors(pos):
 		// A phrase or a field restriction is checked on the vector as the walk reads it:
 		// ranked in the same pass (reading it twice cost more).
 		from += ` ORDER BY e.pk DESC LIMIT ?`
-		args = append(args, walk)
-	case walk > 0:
+		args = append(args, walk.n)
+	case walk.n > 0:
 		// Words: the index decides the match without the vector, so the walk takes keys only,
 		// and only the entries it kept are ranked and flagged, not every match its sort took
 		// in (13k entries for `tool:Bash timeout` at 100k, to keep 4,000).
 		from = ` FROM (SELECT e.pk FROM entries e WHERE ` + w.SQL() + ` ORDER BY e.pk DESC LIMIT ?) k JOIN entries e ON e.pk = k.pk`
-		args = append(args, walk)
+		args = append(args, walk.n)
 	}
 	return `eh AS MATERIALIZED (` + sel + from + `),
 		eagg AS (SELECT pk, max(r) AS best, count(r) AS n` + aggFlags(len(terms)) + ` FROM eh GROUP BY pk)`, args
