@@ -2,6 +2,9 @@ package postgres
 
 import (
 	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/query"
@@ -91,4 +94,57 @@ func (db *DB) walkRange(ctx context.Context, o annals.Owner) (lo, hi int64, ok b
 		return 0, 0, false, nil
 	}
 	return *first, *last, true, nil
+}
+
+// entriesByTimeWindows runs an entry search (entryHits) whose walk keeps the newest k candidates
+// by time the same way, by windows of the newest entries by time, `e.time >= since`, which the
+// planner ANDs into the bitmap from entries_by_time: a window holding k candidates holds the
+// newest k of them all (every entry outside it is older), so its page and total are the
+// unwindowed walk's. Only over every tenant: the bound is read from entries_by_time, which a
+// tenant's entries would have to be picked out of row by row; a member's search walks its
+// tenant's index as before.
+func (db *DB) entriesByTimeWindows(ctx context.Context, s *entrySearch) ([]annals.EntryHit, int, error) {
+	if s.k == 0 || db.wholeWalks || !s.p.f.Chat.Owner.AllTenants {
+		return db.entryHits(ctx, s, 0, false)
+	}
+	// The pks' span stands for the entries' count (at least it), so that no bound is looked
+	// for past the last entry (an OFFSET that reads the whole index).
+	lo, hi, ok, err := db.walkRange(ctx, s.p.f.Chat.Owner)
+	if err != nil {
+		return nil, 0, err
+	}
+	for size := int64(s.k) * firstWindowFactor; ok && size <= hi-lo; {
+		since, found, err := db.timeBound(ctx, size)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !found {
+			break // fewer entries than the window: the walk reads the table
+		}
+		hits, total, err := db.entryHits(ctx, s, since, true)
+		if err != nil {
+			return nil, 0, err
+		}
+		if total >= s.k {
+			return hits, total, nil
+		}
+		if len(hits) == 0 {
+			break // the window's count rides on its page's rows
+		}
+		size = widen(size, total, s.k)
+	}
+	return db.entryHits(ctx, s, 0, false)
+}
+
+// timeBound is the time of the size-th newest entry, from entries_by_time; found is false when
+// there are fewer entries than that.
+func (db *DB) timeBound(ctx context.Context, size int64) (since int64, found bool, err error) {
+	err = db.tracedQueryRow(ctx, `SELECT e.time FROM entries e ORDER BY e.time DESC LIMIT 1 OFFSET ?`, size-1).Scan(&since)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, db.storeErr("search entries", err)
+	}
+	return since, true, nil
 }

@@ -23,52 +23,7 @@ import (
 // whole table after its windows. A phrase's walk reads newest first and stops, unwindowed.
 func TestEntryWalkByPkWindows(t *testing.T) {
 	ctx := t.Context()
-	now := storetest.BaseTime.Add(time.Hour)
-	db := MustOpen(t, MustCreateSchema(t), postgres.Options{PoolSize: 4, Now: func() time.Time { return now }})
-	db.SetCandidatesForTest(1) // a walk of 4 entries for a page of 1, 8 for 2
-	n := 0
-	add := func(tenant, id string, texts ...string) {
-		t.Helper()
-		if _, err := annals.CreateChat(ctx, db, storetest.NewChat(id, tenant)); err != nil {
-			t.Fatal(err)
-		}
-		var es []*annals.Entry
-		for i, x := range texts {
-			kind := annals.KindUser
-			if strings.HasPrefix(x, "said ") {
-				kind = annals.KindAssistant
-			}
-			n++
-			e := storetest.TextEntry(fmt.Sprintf("%s-%d", id, i), kind, x)
-			e.Time = storetest.BaseTime.Add(time.Duration(n) * time.Second)
-			es = append(es, e)
-		}
-		if _, err := annals.AppendEntries(ctx, db, id, es); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rep := func(s string, k int) []string {
-		out := make([]string, k)
-		for i := range out {
-			out[i] = s
-		}
-		return out
-	}
-	match := func(i int) string { return fmt.Sprintf("zqwin zqpair %s", strings.Repeat("zqwin ", i%3)) }
-	fill := "filler words only"
-	// Oldest first: the pk order.
-	add("A", "a-old", match(2), match(2), match(2), match(2))
-	add("B", "b-old", match(1), match(2), match(0))
-	add("A", "a-fill", rep(fill, 600)...)
-	add("B", "b-mid", append([]string{match(0), "said " + match(1), match(1)}, rep(fill, 30)...)...)
-	add("A", "a-mid", match(1), "said "+match(2), match(0))
-	add("A", "a-fill2", rep(fill, 50)...)
-	add("B", "b-new", append([]string{match(2)}, rep(fill, 20)...)...)
-	add("A", "a-new", append(append([]string{match(1)}, rep(fill, 70)...), match(2))...)
-	if err := db.Analyze(ctx); err != nil {
-		t.Fatal(err)
-	}
-
+	db := windowCorpus(t)
 	type result struct {
 		Hits    []annals.ChatHit
 		Total   int
@@ -139,5 +94,126 @@ func TestEntryWalkByPkWindows(t *testing.T) {
 	_, stmts := search("role:user zqwin", owners["B"], annals.SortRelevance, 1, 0, false)
 	if n, whole := windowed(stmts); n < 2 || !whole {
 		t.Errorf("B: %d windows, whole table %v; want the windows widened, then the whole table", n, whole)
+	}
+}
+
+// windowCorpus is the windows' corpus: tenants A and B, matches at both ends of the pks and
+// fillers between, and a chat of A stored in the middle but written before every other.
+func windowCorpus(t *testing.T) *postgres.DB {
+	t.Helper()
+	ctx := t.Context()
+	now := storetest.BaseTime.Add(time.Hour)
+	db := MustOpen(t, MustCreateSchema(t), postgres.Options{PoolSize: 4, Now: func() time.Time { return now }})
+	db.SetCandidatesForTest(1) // a walk of 4 entries for a page of 1, 8 for 2
+	n := 0
+	add := func(tenant, id string, texts ...string) {
+		t.Helper()
+		if _, err := annals.CreateChat(ctx, db, storetest.NewChat(id, tenant)); err != nil {
+			t.Fatal(err)
+		}
+		var es []*annals.Entry
+		for i, x := range texts {
+			kind := annals.KindUser
+			if strings.HasPrefix(x, "said ") {
+				kind = annals.KindAssistant
+			}
+			n++
+			e := storetest.TextEntry(fmt.Sprintf("%s-%d", id, i), kind, x)
+			e.Time = storetest.BaseTime.Add(time.Duration(n) * time.Second)
+			if id == "a-imported" {
+				e.Time = storetest.BaseTime.Add(-time.Duration(n) * time.Hour)
+			}
+			es = append(es, e)
+		}
+		if _, err := annals.AppendEntries(ctx, db, id, es); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep := func(s string, k int) []string {
+		out := make([]string, k)
+		for i := range out {
+			out[i] = s
+		}
+		return out
+	}
+	match := func(i int) string { return fmt.Sprintf("zqwin zqpair %s", strings.Repeat("zqwin ", i%3)) }
+	fill := "filler words only"
+	// Oldest first: the pk order.
+	add("A", "a-old", match(2), match(2), match(2), match(2))
+	add("B", "b-old", match(1), match(2), match(0))
+	add("A", "a-fill", rep(fill, 600)...)
+	// Imported late, written long before: the oldest entries by time, not by pk.
+	add("A", "a-imported", match(1), match(2), match(0), match(1), match(2))
+	add("B", "b-mid", append([]string{match(0), "said " + match(1), match(1)}, rep(fill, 30)...)...)
+	add("A", "a-mid", match(1), "said "+match(2), match(0))
+	add("A", "a-fill2", rep(fill, 50)...)
+	add("B", "b-new", append([]string{match(2)}, rep(fill, 20)...)...)
+	add("A", "a-new", append(append([]string{match(1)}, rep(fill, 70)...), match(2))...)
+	if err := db.Analyze(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	return db
+}
+
+// TestEntrySearchByTimeWindows: an entry search over every tenant walks its newest candidates by
+// time in windows of the newest entries by time (e.time >= bound), widened until one holds them:
+// for every page, order and query, the hits, scores, snippets and totals are those of the walk
+// over every entry (here entries stored later are not always newer); the windows happen (a page
+// of 2 takes a second window and stops there); a member's search is not windowed.
+func TestEntrySearchByTimeWindows(t *testing.T) {
+	ctx := t.Context()
+	db := windowCorpus(t)
+	type result struct {
+		Hits    []annals.EntryHit
+		Total   int
+		AtLeast bool
+	}
+	search := func(q string, o annals.Owner, sort string, limit, offset int, whole bool) (result, int, bool) {
+		t.Helper()
+		pq, err := query.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.SetWholeWalksForTest(whole)
+		defer db.SetWholeWalksForTest(false)
+		windows, unwindowed := 0, false
+		report := &annals.SearchReport{}
+		sctx := annals.NewContextWithStatementTrace(annals.NewContextWithSearchReport(ctx, report), func(s annals.Statement) {
+			switch {
+			case strings.Contains(s.SQL, "e.time >= "):
+				windows++
+				if o.TenantID != "" {
+					t.Errorf("a member's search by windows: %s", s.SQL)
+				}
+			case strings.Contains(s.SQL, "JOIN chats c ON c.pk = e.chat_pk WHERE"):
+				unwindowed = true
+			}
+		})
+		f := annals.SearchFilter{Chat: annals.ChatFilter{Owner: o}, Text: query.ToTextExpr(pq.Text), Roles: pq.Filters.Roles,
+			Sort: sort, Limit: limit, Offset: offset}
+		hits, total, err := db.SearchEntries(sctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return result{hits, total, report.TotalAtLeast()}, windows, unwindowed
+	}
+	for name, o := range map[string]annals.Owner{"every tenant": {AllTenants: true}, "A": {TenantID: "A"}} {
+		for _, q := range []string{"role:user zqwin", "zqwin", `"zqwin zqpair"`} {
+			for _, sort := range []string{annals.SortRelevance, annals.SortRecent} {
+				for _, page := range [][2]int{{1, 0}, {2, 0}, {1, 1}, {2, 3}, {3, 2}, {1, 40}} {
+					got, _, _ := search(q, o, sort, page[0], page[1], false)
+					want, _, _ := search(q, o, sort, page[0], page[1], true)
+					if !reflect.DeepEqual(got, want) {
+						t.Errorf("%s, %s, %s, limit %d offset %d: by windows %+v, want the whole walk's %+v", name, q, sort, page[0], page[1], got, want)
+					}
+				}
+			}
+		}
+	}
+	// A walk of 2 by relevance: the newest 32 entries by time hold 1 match, the next window (80)
+	// holds 2, and the walk stops there.
+	if _, windows, whole := search("role:user zqwin", annals.Owner{AllTenants: true}, annals.SortRelevance, 2, 0, false); windows != 2 || whole {
+		t.Errorf("%d windows, every entry %v; want 2 windows and not every entry", windows, whole)
 	}
 }
