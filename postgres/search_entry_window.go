@@ -18,10 +18,10 @@ import (
 // key (entries_by_tenant for a member), and the table is read only for the matches inside it.
 // When the window holds the walk's n matches they are the newest n of the whole table (every
 // entry outside it is older), so the page, its order, its totals and snippets are those of the
-// walk without a window; when it holds fewer, the window is widened and asked again, up to the
-// walk without a window. A walk that checks vectors as it reads (a phrase, a field restriction)
-// is not windowed: it already reads entries newest first and stops (a backward scan of the
-// primary key), and a window only repeats its reads.
+// walk without a window; when it holds fewer, the window is widened and asked again, or the
+// walk reads the table when a window would cost more (widen). A walk that checks vectors as it
+// reads (a phrase, a field restriction) is not windowed: it already reads entries newest first
+// and stops (a backward scan of the primary key), and a window only repeats its reads.
 
 // firstWindowFactor sizes the first window: walk × firstWindowFactor entries, enough in one
 // statement when at least 1 entry in firstWindowFactor matches (`tool:Bash timeout` is 1 in 8
@@ -37,9 +37,9 @@ type walkSpan struct {
 }
 
 // walkEntries runs the entry-index ranking of a walk of n entries (0: every match), a walk over
-// words by pk windows: the newest windows first, widened until one holds the walk's n matches, and the
-// whole table last. A window that gives no page says nothing of how many matches it held (the
-// count rides on the page's rows), so the walk goes to the whole table.
+// words by pk windows: the newest window first, widened until one holds the walk's n matches,
+// and the whole table last. A window that gives no page says nothing of how many matches it held
+// (the count rides on the page's rows), so the walk goes to the whole table.
 func (db *DB) walkEntries(ctx context.Context, p *searchPlan, cw *where, limit, n int) (*entryRanking, error) {
 	whole := walkSpan{n: n}
 	if n == 0 || db.wholeWalks || p.walkReadsVectors(query.PositiveTerms(p.f.Text, nil)) {
@@ -63,21 +63,28 @@ func (db *DB) walkEntries(ctx context.Context, p *searchPlan, cw *where, limit, 
 		if len(r.hits) == 0 {
 			break
 		}
-		size = widen(size, r.scanned, n)
+		if size, ok = widen(size, r.scanned, n, hi-lo+1); !ok {
+			break
+		}
 	}
 	return db.rankEntries(ctx, p, cw, limit, whole)
 }
 
-// widen is the next window after one of size entries that held found of the walk's n matches:
-// as many entries as its density says n needs, a quarter more, and at least twice the size.
-func widen(size int64, found, n int) int64 {
-	next := 2 * size
-	if found > 0 {
-		if want := size * int64(n) / int64(found) * 5 / 4; want > next {
-			next = want
-		}
-	}
-	return next
+// matchReadCost: reading one matching entry from the table costs about as much as this many
+// entries of a window's b-tree range (at 300k, `--entries tool:Bash timeout` read its 35,930
+// matches in ~160 ms, 4.4 µs each; a window of 151,515 entries by time cost ~43 ms with its bound,
+// 0.3 µs an entry; a pk range costs less, 0.07 µs).
+const matchReadCost = 16
+
+// widen is the next window after one of size entries that held found (> 0) of the walk's n
+// matches, in a span of that many entries: as many entries as its density says n needs, a
+// quarter more, and at least twice the size. ok is false when the walk should read the table
+// instead: the window would cover it, or its b-tree range would cost more than reading every
+// match the table holds at that density.
+func widen(size int64, found, n int, span int64) (next int64, ok bool) {
+	next = max(2*size, size*int64(n)/int64(found)*5/4)
+	matches := int64(found) * span / size
+	return next, next <= span && next <= matchReadCost*matches
 }
 
 // walkRange is the first and last pk of the entries in the owner's tenant (every entry for
@@ -131,7 +138,9 @@ func (db *DB) entriesByTimeWindows(ctx context.Context, s *entrySearch) ([]annal
 		if len(hits) == 0 {
 			break // the window's count rides on its page's rows
 		}
-		size = widen(size, total, s.k)
+		if size, ok = widen(size, total, s.k, hi-lo+1); !ok {
+			break
+		}
 	}
 	return db.entryHits(ctx, s, 0, false)
 }

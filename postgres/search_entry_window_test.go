@@ -19,8 +19,8 @@ import (
 // (a walk of 4 matches, a first window of 64 entries holding 1), for every tenant scope, page and
 // order the page, its scores, counts, snippets and totals are those of the walk over the whole
 // table; and the windows happen: over every tenant, and for A, the page comes from the second
-// window without reading the whole table, while B's matches, fewer than the walk, take it to the
-// whole table after its windows. A phrase's walk reads newest first and stops, unwindowed.
+// window without reading the whole table, while B's sparse matches take it to the whole table
+// after one window. A phrase's walk reads newest first and stops, unwindowed.
 func TestEntryWalkByPkWindows(t *testing.T) {
 	ctx := t.Context()
 	db := windowCorpus(t)
@@ -82,18 +82,19 @@ func TestEntryWalkByPkWindows(t *testing.T) {
 			}
 		}
 	}
-	// The first page of one by relevance: a window of 64 entries holds one match of the walk's
-	// 4, the next (by its density, 320) holds them, and the walk stops there.
+	// The first page of one by relevance: a window of 64 entries holds two matches of the
+	// walk's 4, the next (by its density, 160) holds them, and the walk stops there.
 	for _, name := range []string{"every tenant", "A"} {
 		_, stmts := search("role:user zqwin", owners[name], annals.SortRelevance, 1, 0, false)
 		if n, whole := windowed(stmts); n != 2 || whole {
 			t.Errorf("%s: %d windows, whole table %v; want 2 windows and not the whole table", name, n, whole)
 		}
 	}
-	// B's walk reaches past its windows to the whole table (it holds 6 matches in all).
+	// B's first window holds 1 of its 6 matches: at that density a window holding 4 would cost
+	// more than reading B's matches, and the walk reads the table.
 	_, stmts := search("role:user zqwin", owners["B"], annals.SortRelevance, 1, 0, false)
-	if n, whole := windowed(stmts); n < 2 || !whole {
-		t.Errorf("B: %d windows, whole table %v; want the windows widened, then the whole table", n, whole)
+	if n, whole := windowed(stmts); n != 1 || !whole {
+		t.Errorf("B: %d windows, whole table %v; want one window, then the whole table", n, whole)
 	}
 }
 
@@ -118,7 +119,7 @@ func windowCorpus(t *testing.T) *postgres.DB {
 				kind = annals.KindAssistant
 			}
 			n++
-			e := storetest.TextEntry(fmt.Sprintf("%s-%d", id, i), kind, x)
+			e := storetest.TextEntry(fmt.Sprintf("%s-%03d", id, i), kind, x)
 			e.Time = storetest.BaseTime.Add(time.Duration(n) * time.Second)
 			if id == "a-imported" {
 				e.Time = storetest.BaseTime.Add(-time.Duration(n) * time.Hour)
@@ -148,7 +149,7 @@ func windowCorpus(t *testing.T) *postgres.DB {
 	add("A", "a-mid", match(1), "said "+match(2), match(0))
 	add("A", "a-fill2", rep(fill, 50)...)
 	add("B", "b-new", append([]string{match(2)}, rep(fill, 20)...)...)
-	add("A", "a-new", append(append([]string{match(1)}, rep(fill, 70)...), match(2))...)
+	add("A", "a-new", append(append([]string{match(1)}, rep(fill, 70)...), match(2), match(1))...)
 	if err := db.Analyze(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func windowCorpus(t *testing.T) *postgres.DB {
 // time in windows of the newest entries by time (e.time >= bound), widened until one holds them:
 // for every page, order and query, the hits, scores, snippets and totals are those of the walk
 // over every entry (here entries stored later are not always newer); the windows happen (a page
-// of 2 takes a second window and stops there); a member's search is not windowed.
+// of 3 takes a second window and stops there); a member's search is not windowed.
 func TestEntrySearchByTimeWindows(t *testing.T) {
 	ctx := t.Context()
 	db := windowCorpus(t)
@@ -211,9 +212,9 @@ func TestEntrySearchByTimeWindows(t *testing.T) {
 			}
 		}
 	}
-	// A walk of 2 by relevance: the newest 32 entries by time hold 1 match, the next window (80)
-	// holds 2, and the walk stops there.
-	if _, windows, whole := search("role:user zqwin", annals.Owner{AllTenants: true}, annals.SortRelevance, 2, 0, false); windows != 2 || whole {
+	// A walk of 3 by relevance: the newest 48 entries by time hold 2 matches, the next window
+	// (96) holds 3, and the walk stops there.
+	if _, windows, whole := search("role:user zqwin", annals.Owner{AllTenants: true}, annals.SortRelevance, 3, 0, false); windows != 2 || whole {
 		t.Errorf("%d windows, every entry %v; want 2 windows and not every entry", windows, whole)
 	}
 }
