@@ -237,3 +237,26 @@ func (db *DB) SetFacetProbeForTest(n int) { db.facetProbe = n }
 
 // WriterWaitsForTest is how many times a transaction has waited for the one writer connection.
 func (db *DB) WriterWaitsForTest() int64 { return db.writer.Stats().WaitCount }
+
+// FTS5SnippetsForTest is FTS5's own snippet() (the pre-Go snippets' arguments) of every entry
+// matching match, with the entry's five searchable fields, by entry pk: what query.Snippet must
+// agree with.
+func (db *DB) FTS5SnippetsForTest(ctx context.Context, match string) (map[int64]string, map[int64][]string, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT f.rowid, snippet(entries_fts, -1, '[', ']', '…', 16), e.text, e.reasoning, e.tool_name, e.tool_args, e.tool_result
+		FROM entries_fts f JOIN entries e ON e.pk = f.rowid WHERE entries_fts MATCH ?`, match)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	snips, fields := map[int64]string{}, map[int64][]string{}
+	for rows.Next() {
+		var pk int64
+		var s string
+		f := make([]string, 5)
+		if err := rows.Scan(&pk, &s, &f[0], &f[1], &f[2], &f[3], &f[4]); err != nil {
+			return nil, nil, err
+		}
+		snips[pk], fields[pk] = s, f
+	}
+	return snips, fields, rows.Err()
+}

@@ -3,12 +3,12 @@ package sqlite
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"slices"
 	"strings"
 
 	"github.com/annals-dev/annals"
+	"github.com/annals-dev/annals/query"
 )
 
 // chatEntryRange is chat c's first and last entry pk, one seek each in entries_by_chat
@@ -108,7 +108,7 @@ func pageHits(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.Text
 	if len(chosen) == 0 {
 		return nil
 	}
-	return pageSnippets(ctx, tx, p, bodyAny, words, chosen, byPK, page)
+	return pageSnippets(ctx, tx, p, pos, chosen, byPK, page)
 }
 
 // countAndChoose sets each page chat's Matches from its matching entries (with every, those
@@ -162,50 +162,50 @@ func readPageMatches(ctx context.Context, tx queryer, q string, args []any) (map
 }
 
 // pageSnippets sets the snippets of the page chats' chosen entries ([chat pk, entry pk], each
-// chat's in rank order). The snippet pass reads each chat's matches between its first and last
-// chosen entry only, not over the chat's whole range (every match of a head word, 3,426 entries
-// for a page of 50 chats at 1M, for 150 snippets).
-//
-// With words (pageWordMatches), each chat's cursor seeks the words its document holds: FTS5's
-// snippet scores a fragment by the phrases it holds, so words absent from the entry change
-// nothing.
-func pageSnippets(ctx context.Context, tx queryer, p *searchPlan, bodyAny string, words map[int64]string, chosen [][2]int64, byPK map[int64]int, page []docHit) error {
-	list, _ := json.Marshal(chosen) // pairs of int64s always encode
-	span, match := `span(pk, lo, hi) AS MATERIALIZED (SELECT pk, min(epk), max(epk) FROM chosen GROUP BY pk)`, "?"
-	if words != nil {
-		span = `span(pk, lo, hi, m) AS MATERIALIZED (SELECT s.pk, s.lo, s.hi, w.value ->> 1 FROM (SELECT pk, min(epk) AS lo, max(epk) AS hi FROM chosen GROUP BY pk) s
-			CROSS JOIN json_each(?) w WHERE w.value ->> 0 = s.pk)`
-		match = "g.m"
+// chat's in rank order). It reads the chosen entries' searched fields by pk and cuts the
+// snippets in Go (query.Snippet, the same as PostgreSQL's): FTS5's snippet() needed a cursor
+// over the entry index per chat (a seek of every term in every segment, per page chat) only to
+// find where the terms are in 1–3 entries, and Go finds them by splitting the text as the index
+// did. The terms are the positive terms with each expanded prefix one term per word, as FTS5
+// saw them (one phrase per word); a page narrowed to the words each chat holds
+// (pageWordMatches) highlights the same words, since a word the chat does not hold is in none
+// of its entries.
+func pageSnippets(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.TextExpr, chosen [][2]int64, byPK map[int64]int, page []docHit) error {
+	epks := make([]int64, len(chosen))
+	for i, c := range chosen {
+		epks[i] = c[1]
 	}
-	q := `WITH chosen(pk, epk) AS MATERIALIZED (SELECT value ->> 0, value ->> 1 FROM json_each(?)),
-		` + span + `,
-		snip(epk, text) AS MATERIALIZED (SELECT entries_fts.rowid, snippet(entries_fts, -1, ?, ?, '…', 16) FROM span g CROSS JOIN entries_fts
-			WHERE entries_fts MATCH ` + match + ` AND entries_fts.rowid BETWEEN g.lo AND g.hi AND +entries_fts.rowid IN (SELECT c.epk FROM chosen c WHERE c.pk = g.pk))
-		SELECT c.epk, e.seq, e.kind, e.tool_name, s.text FROM chosen c LEFT JOIN snip s ON s.epk = c.epk LEFT JOIN entries e ON e.pk = c.epk`
-	args := []any{string(list), p.open, p.shut, bodyAny}
-	if words != nil {
-		args = []any{string(list), pageMatchList(words), p.open, p.shut}
-	}
+	list, _ := json.Marshal(epks) // int64s always encode
+	q := `SELECT e.pk, e.seq, e.kind, e.tool_name, ` + strings.Join(p.snippetCols(), ", ") + `
+		FROM json_each(?) j CROSS JOIN entries e WHERE e.pk = j.value`
+	args := []any{string(list)}
 	annals.TraceStatement(ctx, q, args)
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
-		return ftsErr("search snippets", err)
+		return storeErr("search snippets", err)
 	}
 	defer rows.Close()
+	terms := query.PositiveTerms(anyOf(pos), nil)
 	got := make(map[int64]annals.Snippet, len(chosen))
+	fields := make([]string, 5) // snippetCols
+	dest := make([]any, 4+len(fields))
+	for i := range fields {
+		dest[4+i] = &fields[i]
+	}
 	for rows.Next() {
 		var epk int64
-		var seq sql.NullInt64
-		var kind, tool, text sql.NullString
-		if err := rows.Scan(&epk, &seq, &kind, &tool, &text); err != nil {
+		var sn annals.Snippet
+		var kind string
+		dest[0], dest[1], dest[2], dest[3] = &epk, &sn.Seq, &kind, &sn.Tool
+		if err := rows.Scan(dest...); err != nil {
 			return storeErr("scan snippet", err)
 		}
-		if seq.Valid && text.Valid {
-			got[epk] = annals.Snippet{Seq: seq.Int64, Kind: annals.EntryKind(kind.String), Tool: tool.String, Text: text.String}
-		}
+		sn.Kind = annals.EntryKind(kind)
+		sn.Text = query.Snippet(fields, terms, query.Fold, p.open, p.shut)
+		got[epk] = sn
 	}
 	if err := rows.Err(); err != nil {
-		return ftsErr("search snippets", err)
+		return storeErr("search snippets", err)
 	}
 	for _, c := range chosen {
 		if sn, ok := got[c[1]]; ok {
@@ -214,6 +214,22 @@ func pageSnippets(ctx context.Context, tx queryer, p *searchPlan, bodyAny string
 		}
 	}
 	return nil
+}
+
+// snippetCols selects an entry's searchable fields for query.Snippet, in the entry index's
+// column order (snippet() took the best of them, the first on a tie, as query.Snippet does):
+// those the plan searches, ” for the others (a field not searched is never a snippet, and need
+// not be read).
+func (p *searchPlan) snippetCols() []string {
+	fields := []string{"text", "reasoning", "tool_name", "tool_args", "tool_result"}
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		out[i] = "''"
+		if p.entryCols == nil || slices.Contains(p.entryCols, f) {
+			out[i] = "e." + f
+		}
+	}
+	return out
 }
 
 // isConjunction reports whether e is an AND of terms (nested ANDs included): no OR, no

@@ -9,10 +9,12 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// TestSnippetPassReadsOnlyTheChosenEntries: the page's snippet pass reads each chat's matches
-// only between its chosen entries (the first and last of the few it shows), not over the chat's
-// whole range of the entry index.
-func TestSnippetPassReadsOnlyTheChosenEntries(t *testing.T) {
+// TestSnippetsAreCutInGo: the page's snippets are cut in Go (query.Snippet) from the chosen
+// entries read by pk, not by FTS5's snippet(), whose pass needed an FTS5 cursor per page chat
+// (a seek of every term in every segment of the entry index) to highlight three entries each;
+// no statement of a chat search's page runs snippet(), and the snippet statement reads the
+// chosen entries by their primary key only.
+func TestSnippetsAreCutInGo(t *testing.T) {
 	db := openTestDB(t)
 	if _, err := annals.CreateChat(t.Context(), db, &annals.Chat{ID: "c", TenantID: "t"}); err != nil {
 		t.Fatal(err)
@@ -24,23 +26,35 @@ func TestSnippetPassReadsOnlyTheChosenEntries(t *testing.T) {
 	if _, err := annals.AppendEntries(t.Context(), db, "c", entries); err != nil {
 		t.Fatal(err)
 	}
-	var page annals.Statement
-	ctx := annals.NewContextWithStatementTrace(t.Context(), func(s annals.Statement) {
-		if strings.Contains(s.SQL, "snippet(entries_fts") {
-			page = s
-		}
-	})
+	var stmts []annals.Statement
+	ctx := annals.NewContextWithStatementTrace(t.Context(), func(s annals.Statement) { stmts = append(stmts, s) })
 	hits, _, err := db.SearchChats(ctx, searchFilter(t, "timeout", annals.Owner{AllTenants: true}))
 	if err != nil || len(hits) != 1 || len(hits[0].Snippets) != 3 || hits[0].Matches != 5 {
 		t.Fatalf("hits %+v, err %v; want the chat with 5 matches and 3 snippets", hits, err)
 	}
-	plan, err := db.PlanForTest(t.Context(), page.SQL, page.Args)
+	for i, want := range []string{"[timeout] in e1", "[timeout] in e2", "[timeout] in e3"} {
+		if got := hits[0].Snippets[i].Text; got != want {
+			t.Errorf("snippet %d = %q, want %q", i, got, want)
+		}
+	}
+	var snip *annals.Statement
+	for i, s := range stmts {
+		if strings.Contains(s.SQL, "snippet(") {
+			t.Errorf("statement %q runs FTS5's snippet(): want the snippets cut in Go", s.SQL)
+		}
+		if strings.Contains(s.SQL, "e.tool_result") {
+			snip = &stmts[i]
+		}
+	}
+	if snip == nil {
+		t.Fatalf("no statement read the chosen entries' fields: %d statements", len(stmts))
+	}
+	plan, err := db.PlanForTest(t.Context(), snip.SQL, snip.Args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	snip := plan[strings.Index(plan, "MATERIALIZE snip"):]
-	if !strings.HasPrefix(snip, "MATERIALIZE snip; MATERIALIZE span") || !strings.Contains(snip, "SCAN g; SCAN entries_fts") {
-		t.Errorf("the page statement's plan %q: want the snippet pass over each chat's span of chosen entries (span g), not over the chat's whole range", plan)
+	if strings.Contains(plan, "entries_fts") || !strings.Contains(plan, "SEARCH e USING INTEGER PRIMARY KEY") {
+		t.Errorf("the snippet statement's plan %q: want the chosen entries read by pk, no pass over the entry index", plan)
 	}
 }
 

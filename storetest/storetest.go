@@ -65,6 +65,7 @@ func Run(t *testing.T, open func(tb testing.TB) annals.Store) {
 		{"FullText", fullTextTests()},
 		{"SearchPaths", searchPathTests()},
 		{"SearchOrderOnly", orderOnlyTests()},
+		{"Snippets", snippetTests()},
 		{"Embeddings", embeddingTests()},
 		{"Concurrency", concurrencyTests()},
 		{"Bounds", boundsTests()},
