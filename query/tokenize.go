@@ -85,6 +85,9 @@ func isDiacritic(r rune) bool {
 // Backends without such a tokenizer (PostgreSQL's "simple" configuration only lower-cases) fold
 // both the indexed text and the query with Fold, so that every backend finds the same things.
 func Fold(s string) string {
+	if isFoldedASCII(s) {
+		return s // most tokens: no copy (query.Spans folds every token of a snippet's fields)
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
@@ -94,4 +97,14 @@ func Fold(s string) string {
 		b.WriteRune(foldRune(unicode.ToLower(r)))
 	}
 	return b.String()
+}
+
+// isFoldedASCII reports whether s is ASCII without capitals, which Fold leaves as it is.
+func isFoldedASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
+			return false
+		}
+	}
+	return true
 }
