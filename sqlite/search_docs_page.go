@@ -28,16 +28,16 @@ const chatEntryRange = `(SELECT min(e.pk) FROM entries e WHERE e.chat_pk = c.pk)
 //
 // Every cursor costs a seek of each term in the index, per page chat, so the passes are few:
 //   - a word, or words joined by OR: one pass for the entries holding any term (each matches by
-//     itself: their number is Matches), one for the snippets;
+//     itself: their number is Matches);
 //   - an AND of terms (conj): one pass for the entries holding every term, which are the
 //     entries that match (Matches, so the page needs no recount) and the first snippets; the
 //     entries holding some term are read only for the chats with fewer such entries than
-//     snippets wanted; then the snippets;
+//     snippets wanted;
 //   - anything else: the entries holding any term (Matches counted again later), those holding
-//     every term among them, the snippets.
+//     every term among them.
 //
 // The first statement returns the matches; they are counted and the snippets' entries chosen
-// here, and the snippets are a second statement over the chosen entries (pageSnippets).
+// here, and the snippets are cut in Go from the chosen entries, read by pk (pageSnippets).
 //
 // With narrow, a query that is one prefix's expansion seeks in each chat only the words its
 // chat document holds (pageWordMatches).

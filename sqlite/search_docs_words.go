@@ -13,13 +13,14 @@ import (
 // JSON list of pageMatchList.
 const wordsPageChats = `pg(pk, lo, hi, m) AS MATERIALIZED (SELECT c.pk, ` + chatEntryRange + `, j.value ->> 1 FROM json_each(?) j CROSS JOIN chats c WHERE c.pk = j.value ->> 0)`
 
-// pageWordMatches narrows the page's passes over the entry index (pageHits, pageSnippets) for a
+// pageWordMatches narrows the page's pass over the entry index (pageHits) for a
 // query that is one prefix expanded into many words: each page chat's cursors seek only the
 // words its chat document holds, not every word of the expansion. Every cursor seeks each of its
 // words in the index, and at 1M entries a page of 50 chats over 64 words was 65–160 ms of a
 // `re*` search, while a page chat holds 0–23 of them (docs/BENCHMARKS.md). A chat's document
 // holds every entry field of the chat (and its metadata, which only adds words), so a word it
-// does not hold matches none of the chat's entries: the matches and snippets are the same. (A
+// does not hold matches none of the chat's entries: the matches are the same (and the snippets,
+// cut in Go from the chosen entries, highlight every word of the expansion they hold). (A
 // search runs on the chat documents only when every chat's document is built, chatDocsReady,
 // in the same read transaction.)
 //
