@@ -7,6 +7,7 @@ import (
 
 	"github.com/annals-dev/annals"
 	"github.com/annals-dev/annals/internal/storecore"
+	"github.com/annals-dev/annals/query"
 )
 
 // Ranking weights. bm25 column weights favour where a term says most about a chat: a title
@@ -309,7 +310,7 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	}
 
 	if f.Text != nil && f.Sort != annals.SortRecent {
-		return db.searchEntriesTopK(ctx, p, cw, w, match, limit)
+		return db.searchEntriesTopK(ctx, p, cw, w, f.Text, match, limit)
 	}
 	order := "r, time DESC, pk DESC"
 	if f.Sort == annals.SortRecent || f.Text == nil {
@@ -325,14 +326,10 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	args := append(append([]any{}, w.Args...), limit, f.Offset)
 	var q string
 	if f.Text != nil {
-		// The snippets come from one more pass over the matches that reads no other table (see
-		// SearchChats for why the rowid test is written +rowid).
-		q = `WITH ` + page + `, snip AS MATERIALIZED (SELECT rowid AS pk, snippet(entries_fts, -1, ?, ?, '…', 16) AS text
-				FROM entries_fts WHERE entries_fts MATCH ? AND ` + pageRange("pk", "page") + `)
-			SELECT ` + entryColumns + `, p.r, s.text, p.total
-			FROM page p JOIN snip s ON s.pk = p.pk JOIN entries e ON e.pk = p.pk JOIN chats c ON c.pk = e.chat_pk
+		// The snippets are cut in Go from the page's entries (runEntrySearch).
+		q = `WITH ` + page + ` SELECT ` + entryColumns + `, p.r, '', p.total
+			FROM page p JOIN entries e ON e.pk = p.pk JOIN chats c ON c.pk = e.chat_pk
 			ORDER BY p.r, p.time DESC, p.pk DESC`
-		args = append(args, p.open, p.shut, match)
 	} else {
 		q = `WITH ` + page + ` SELECT ` + entryColumns + `, p.r, '', p.total
 			FROM page p JOIN entries e ON e.pk = p.pk JOIN chats c ON c.pk = e.chat_pk ORDER BY p.time DESC, p.pk DESC`
@@ -340,7 +337,7 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	if f.Sort == annals.SortRecent && f.Text != nil {
 		q = strings.Replace(q, "ORDER BY p.r, p.time DESC, p.pk DESC", "ORDER BY p.time DESC, p.pk DESC", 1)
 	}
-	hits, total, err := db.runEntrySearch(ctx, q, args)
+	hits, total, err := db.runEntrySearch(ctx, p, f.Text, q, args)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -355,8 +352,13 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	return hits, total, nil
 }
 
-// runEntrySearch runs an entry search's statement and reads its page and total.
-func (db *DB) runEntrySearch(ctx context.Context, q string, args []any) ([]annals.EntryHit, int, error) {
+// runEntrySearch runs an entry search's statement and reads its page and total. Each hit's
+// snippet is cut in Go from the entry's searched fields (query.Snippet, as a chat search's and
+// PostgreSQL's are) with text's positive terms (its prefixes expanded, one term per word): FTS5's
+// snippet() was one more pass over the page's range of the entry index, to find where in 50
+// entries the terms are.
+func (db *DB) runEntrySearch(ctx context.Context, p *searchPlan, text *annals.TextExpr, q string, args []any) ([]annals.EntryHit, int, error) {
+	terms := query.PositiveTerms(text, nil)
 	annals.TraceStatement(ctx, q, args)
 	rows, err := db.stmts.query(ctx, q, args...)
 	if err != nil {
@@ -372,6 +374,9 @@ func (db *DB) runEntrySearch(ctx context.Context, q string, args []any) ([]annal
 			return nil, 0, storeErr("scan entry hit", err)
 		}
 		h.Entry, h.Score = e, -h.Score
+		if len(terms) > 0 {
+			h.Snippet = query.Snippet(p.entryFields(e), terms, query.Fold, p.open, p.shut)
+		}
 		hits = append(hits, h)
 	}
 	return hits, total, ftsErr("search entries", rows.Err())

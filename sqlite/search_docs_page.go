@@ -218,18 +218,36 @@ func pageSnippets(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.
 
 // snippetCols selects an entry's searchable fields for query.Snippet, in the entry index's
 // column order (snippet() took the best of them, the first on a tie, as query.Snippet does):
-// those the plan searches, ” for the others (a field not searched is never a snippet, and need
-// not be read).
+// those the plan searches, and an empty string for the others (a field not searched is never a
+// snippet, and need not be read).
 func (p *searchPlan) snippetCols() []string {
-	fields := []string{"text", "reasoning", "tool_name", "tool_args", "tool_result"}
-	out := make([]string, len(fields))
-	for i, f := range fields {
+	out := []string{"text", "reasoning", "tool_name", "tool_args", "tool_result"}
+	for i, f := range out {
 		out[i] = "''"
-		if p.entryCols == nil || slices.Contains(p.entryCols, f) {
+		if p.searches(f) {
 			out[i] = "e." + f
 		}
 	}
 	return out
+}
+
+// entryFields is snippetCols of an entry read whole.
+func (p *searchPlan) entryFields(e *annals.Entry) []string {
+	out := []string{e.Text, e.Reasoning, "", "", ""}
+	if e.Tool != nil {
+		out[2], out[3], out[4] = e.Tool.Name, string(e.Tool.Arguments), e.Tool.Result
+	}
+	for i, f := range []string{"text", "reasoning", "tool_name", "tool_args", "tool_result"} {
+		if !p.searches(f) {
+			out[i] = ""
+		}
+	}
+	return out
+}
+
+// searches reports whether the plan searches the entry index's column col.
+func (p *searchPlan) searches(col string) bool {
+	return p.entryCols == nil || slices.Contains(p.entryCols, col)
 }
 
 // isConjunction reports whether e is an AND of terms (nested ANDs included): no OR, no

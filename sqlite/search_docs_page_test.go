@@ -13,7 +13,8 @@ import (
 // entries read by pk, not by FTS5's snippet(), whose pass needed an FTS5 cursor per page chat
 // (a seek of every term in every segment of the entry index) to highlight three entries each;
 // no statement of a chat search's page runs snippet(), and the snippet statement reads the
-// chosen entries by their primary key only.
+// chosen entries by their primary key only. The per-entry ranking's and an entry search's
+// snippets are cut in Go too, from the page's entries their statements read.
 func TestSnippetsAreCutInGo(t *testing.T) {
 	db := openTestDB(t)
 	if _, err := annals.CreateChat(t.Context(), db, &annals.Chat{ID: "c", TenantID: "t"}); err != nil {
@@ -37,12 +38,37 @@ func TestSnippetsAreCutInGo(t *testing.T) {
 			t.Errorf("snippet %d = %q, want %q", i, got, want)
 		}
 	}
+	// The per-entry ranking (role:, tool:, after:, before:, or the chat index not built yet).
+	db.SetEntryRankingForTest(true)
+	f := searchFilter(t, "timeout", annals.Owner{AllTenants: true})
+	f.Roles = []annals.EntryKind{annals.KindUser}
+	ranked, _, err := db.SearchChats(ctx, f)
+	if err != nil || len(ranked) != 1 || len(ranked[0].Snippets) != 3 {
+		t.Fatalf("entry-ranked hits %+v, err %v; want the chat with 3 snippets", ranked, err)
+	}
+	if got := ranked[0].Snippets[0].Text; !strings.HasPrefix(got, "[timeout] in e") {
+		t.Errorf("entry-ranked snippet = %q, want [timeout] in e…", got)
+	}
+	db.SetEntryRankingForTest(false)
+	for _, sort := range []string{annals.SortRelevance, annals.SortRecent} {
+		f := searchFilter(t, "timeout", annals.Owner{AllTenants: true})
+		f.Sort = sort
+		hits, _, err := db.SearchEntries(ctx, f)
+		if err != nil || len(hits) != 5 {
+			t.Fatalf("entry search (%s): %d hits, err %v; want 5", sort, len(hits), err)
+		}
+		for _, h := range hits {
+			if want := "[timeout] in " + h.Entry.ID; h.Snippet != want {
+				t.Errorf("entry search (%s): %s's snippet = %q, want %q", sort, h.Entry.ID, h.Snippet, want)
+			}
+		}
+	}
 	var snip *annals.Statement
 	for i, s := range stmts {
 		if strings.Contains(s.SQL, "snippet(") {
 			t.Errorf("statement %q runs FTS5's snippet(): want the snippets cut in Go", s.SQL)
 		}
-		if strings.Contains(s.SQL, "e.tool_result") {
+		if strings.Contains(s.SQL, "CROSS JOIN entries e WHERE e.pk = j.value") {
 			snip = &stmts[i]
 		}
 	}

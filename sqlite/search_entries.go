@@ -21,26 +21,12 @@ import (
 //   - ranked: per chat, the best entry score, the number of matching entries, the metadata
 //     score; page: the requested page of chats, with the total as a window count, so the
 //     total costs no second run of the query;
-//   - top and snip: the best entries of each chat of the page, taken from scored, and their
-//     snippets from one more pass over the matches that reads no other table: the unary + keeps
-//     SQLite from handing the rowid list to FTS5 as one lookup per rowid, each of which would set
-//     up the whole full-text query again, and the range of their rowids keeps the pass to the part
-//     of the index they lie in (pageRange).
+//   - top: the best entries of each chat of the page, taken from scored, read by pk; their
+//     snippets are cut in Go (query.Snippet), not by FTS5's snippet() in one more pass over
+//     the page's range of the entry index.
 //
 // Every common table expression is MATERIALIZED: SQLite 3.54 otherwise re-runs a metadata
 // full-text match per candidate chat, a hundredfold slowdown on common terms.
-
-// pageRange is the condition on entries_fts.rowid of a pass that reads the entries listed in
-// column col of CTE cte (a page's, for their snippets): among them (+rowid, so SQLite scans the
-// MATCH once rather than setting the full-text query up again for each rowid), and from the
-// smallest of them on, a bound FTS5 seeks to. Without it the pass read every match of the
-// words: 180,000 entries for `tool:Bash timeout` at 1M, whose page's entries lie among the
-// newest 5,000 (issue 33 item 2). (An upper bound as well, one more subquery of the CTE, made
-// SQLite refuse an AND of two words on the entry ranking: "VIEWs and/or subqueries nested too
-// deep".)
-func pageRange(col, cte string) string {
-	return `rowid >= (SELECT min(` + col + `) FROM ` + cte + `) AND +rowid IN (SELECT ` + col + ` FROM ` + cte + `)`
-}
 
 // entryRanking is the built statement, and the count to run when the page comes back empty.
 type entryRanking struct {
@@ -50,6 +36,9 @@ type entryRanking struct {
 	countArgs []any
 	offset    int
 	walk      int // the entries walked, 0 for every match
+	// snippet cuts a snippet from an entry's searched fields (query.Snippet with the query's
+	// positive terms and the plan's marks).
+	snippet func(fields []string) string
 }
 
 // rankingCTEs are the common table expressions up to ranked, with their arguments.
@@ -98,21 +87,23 @@ func (p *searchPlan) entryRanking(cw *where, limit int, now float64, walk int, s
 	if !r.rankBody {
 		snippets = 0
 	}
-	cols, joins, rowOrder := `, NULL, NULL, NULL, NULL`, ``, strings.ReplaceAll(order, "score", "p.score")
+	cols, joins, rowOrder := `, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`, ``, strings.ReplaceAll(order, "score", "p.score")
 	if snippets > 0 {
 		with = append(with, `top AS MATERIALIZED (SELECT epk, pk, r FROM (SELECT s.epk AS epk, s.pk AS pk, s.bb AS r,
 				row_number() OVER (PARTITION BY s.pk ORDER BY s.bb, s.epk) AS n
-				FROM scored s WHERE s.epk IS NOT NULL AND s.pk IN (SELECT pk FROM page)) WHERE n <= ?)`,
-			`snip AS MATERIALIZED (SELECT rowid AS epk, snippet(entries_fts, -1, ?, ?, '…', 16) AS text FROM entries_fts
-				WHERE entries_fts MATCH ? AND `+pageRange("epk", "top")+`)`)
-		args = append(args, snippets, p.open, p.shut, r.bodyAny)
-		cols = `, e.seq, e.kind, e.tool_name, s.text`
-		joins = ` LEFT JOIN top t ON t.pk = p.pk LEFT JOIN snip s ON s.epk = t.epk LEFT JOIN entries e ON e.pk = t.epk`
+				FROM scored s WHERE s.epk IS NOT NULL AND s.pk IN (SELECT pk FROM page)) WHERE n <= ?)`)
+		args = append(args, snippets)
+		// The snippets are cut in Go from the entries' fields (runEntryRanking), not by FTS5's
+		// snippet(), one more pass over the page's range of the entry index.
+		cols = `, e.seq, e.kind, e.tool_name, ` + strings.Join(p.snippetCols(), ", ")
+		joins = ` LEFT JOIN top t ON t.pk = p.pk LEFT JOIN entries e ON e.pk = t.epk`
 		rowOrder += ", t.r, t.epk"
 	}
 	out.q = "WITH " + strings.Join(with, ", ") + ` SELECT ` + chatColumns + `, c.pk, p.score, p.bn, p.total, p.scanned` + cols +
 		` FROM page p JOIN chats c ON c.pk = p.pk` + joins + ` ORDER BY ` + rowOrder
 	out.args, out.offset, out.walk = args, f.Offset, walk
+	terms := query.PositiveTerms(f.Text, nil)
+	out.snippet = func(fields []string) string { return query.Snippet(fields, terms, query.Fold, p.open, p.shut) }
 	return out, nil
 }
 
@@ -223,8 +214,10 @@ func (db *DB) runEntryRanking(ctx context.Context, r *entryRanking) ([]annals.Ch
 		var h annals.ChatHit
 		var pk int64
 		var seq sql.NullInt64
-		var kind, tool, text sql.NullString
-		c, err := scanChat(suffixScanner{rows: rows, extra: []any{&pk, &h.Score, &h.Matches, &total, &scanned, &seq, &kind, &tool, &text}})
+		var kind, tool sql.NullString
+		var fields [5]sql.NullString // snippetCols
+		c, err := scanChat(suffixScanner{rows: rows, extra: []any{&pk, &h.Score, &h.Matches, &total, &scanned, &seq, &kind, &tool,
+			&fields[0], &fields[1], &fields[2], &fields[3], &fields[4]}})
 		if re, ok := err.(*rowError); ok {
 			skipped.Skip(re.id, re.err)
 			continue
@@ -237,9 +230,13 @@ func (db *DB) runEntryRanking(ctx context.Context, r *entryRanking) ([]annals.Ch
 			hits = append(hits, h)
 			lastPK = pk
 		}
-		if seq.Valid && text.Valid {
+		if seq.Valid {
+			text := make([]string, len(fields))
+			for i, f := range fields {
+				text[i] = f.String
+			}
 			last := &hits[len(hits)-1]
-			last.Snippets = append(last.Snippets, annals.Snippet{Seq: seq.Int64, Kind: annals.EntryKind(kind.String), Tool: tool.String, Text: text.String})
+			last.Snippets = append(last.Snippets, annals.Snippet{Seq: seq.Int64, Kind: annals.EntryKind(kind.String), Tool: tool.String, Text: r.snippet(text)})
 		}
 	}
 	if err := rows.Err(); err != nil {

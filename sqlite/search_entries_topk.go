@@ -17,7 +17,7 @@ import (
 //
 // w holds the MATCH (first) and every filter on aliases e and c; cw is the chat filters alone.
 // A small owner's walk runs over its chats' ranges of the index (search_entries_owner.go).
-func (db *DB) searchEntriesTopK(ctx context.Context, p *searchPlan, cw, w *where, match string, limit int) ([]annals.EntryHit, int, error) {
+func (db *DB) searchEntriesTopK(ctx context.Context, p *searchPlan, cw, w *where, text *annals.TextExpr, match string, limit int) ([]annals.EntryHit, int, error) {
 	f := p.f
 	k := rankCandidates
 	if db.candidates > 0 {
@@ -46,18 +46,16 @@ func (db *DB) searchEntriesTopK(ctx context.Context, p *searchPlan, cw, w *where
 			FROM entries_fts WHERE entries_fts MATCH ? AND +rowid IN (SELECT pk FROM walk)) s JOIN entries e ON e.pk = s.pk)`
 	}
 	q := `WITH ` + cand + `,
-		page AS MATERIALIZED (SELECT pk, time, r, (SELECT count(*) FROM cand) AS total FROM cand ORDER BY r, time DESC, pk DESC LIMIT ? OFFSET ?),
-		snip AS MATERIALIZED (SELECT rowid AS pk, snippet(entries_fts, -1, ?, ?, '…', 16) AS text
-			FROM entries_fts WHERE entries_fts MATCH ? AND ` + pageRange("pk", "page") + `)
-		SELECT ` + entryColumns + `, p.r, s.text, p.total
-		FROM page p JOIN snip s ON s.pk = p.pk JOIN entries e ON e.pk = p.pk JOIN chats c ON c.pk = e.chat_pk
+		page AS MATERIALIZED (SELECT pk, time, r, (SELECT count(*) FROM cand) AS total FROM cand ORDER BY r, time DESC, pk DESC LIMIT ? OFFSET ?)
+		SELECT ` + entryColumns + `, p.r, '', p.total
+		FROM page p JOIN entries e ON e.pk = p.pk JOIN chats c ON c.pk = e.chat_pk
 		ORDER BY p.r, p.time DESC, p.pk DESC`
 	args := append(append([]any{}, wargs...), k)
 	if spans != "" {
 		args = append(args, match)
 	}
-	args = append(args, limit, f.Offset, p.open, p.shut, match)
-	hits, total, err := db.runEntrySearch(ctx, q, args)
+	args = append(args, limit, f.Offset)
+	hits, total, err := db.runEntrySearch(ctx, p, text, q, args)
 	if err != nil {
 		return nil, 0, err
 	}
