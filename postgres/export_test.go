@@ -140,3 +140,6 @@ func (db *DB) PlanForTest(ctx context.Context, s annals.Statement) (string, erro
 func (db *DB) PlanAsIsForTest(ctx context.Context, s annals.Statement) (string, error) {
 	return db.explainForTest(ctx, s.SQL, s.Args, false)
 }
+
+// Widen is widen, for its unit test.
+func Widen(size int64, found, n int, span int64) (int64, bool) { return widen(size, found, n, span) }

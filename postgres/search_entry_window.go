@@ -82,6 +82,10 @@ const matchReadCost = 16
 // instead: the window would cover it, or its b-tree range would cost more than reading every
 // match the table holds at that density.
 func widen(size int64, found, n int, span int64) (next int64, ok bool) {
+	if found <= 0 {
+		// No density to go by (a walk that found nothing in its window): the table.
+		return 0, false
+	}
 	next = max(2*size, size*int64(n)/int64(found)*5/4)
 	matches := int64(found) * span / size
 	return next, next <= span && next <= matchReadCost*matches
@@ -95,7 +99,7 @@ func (db *DB) walkRange(ctx context.Context, o annals.Owner) (lo, hi int64, ok b
 	var first, last *int64
 	err = db.tracedQueryRow(ctx, `SELECT min(e.pk), max(e.pk) FROM entries e WHERE `+w.SQL(), w.Args...).Scan(&first, &last)
 	if err != nil {
-		return 0, 0, false, db.storeErr("search chats", err)
+		return 0, 0, false, db.storeErr("search", err)
 	}
 	if first == nil || last == nil {
 		return 0, 0, false, nil

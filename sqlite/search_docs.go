@@ -119,11 +119,11 @@ func (db *DB) searchChatDocs(ctx context.Context, tx queryer, p *searchPlan, lim
 		// 40% of a phrase search of common words at 1M entries. The candidates are the total's
 		// lower bound, as an entry-level search says when it stops after its page.
 		annals.SearchReportFrom(ctx).SetTotalAtLeast()
-	case capped && len(page) > 0:
-		// A prefix searched as its most frequent words only: the page is partial already, and an
-		// exact count of the chats holding those words (not the prefix's) would be a number of
-		// no meaning that reads every posting of 64 words again (6 ms of `re*`'s 67 at 1M).
-		// The candidates seen are the lower bound.
+	case capped && f.Sort != annals.SortRecent && len(page) > 0:
+		// A prefix searched as its most frequent words only, by relevance: the page is partial
+		// already, and an exact count of the chats holding those words (not the prefix's) would
+		// read every posting of 64 words again (6 ms of `re*`'s 67 at 1M). The candidates ranked
+		// are the lower bound. Newest first saw only the page, so it still counts, as a phrase.
 		annals.SearchReportFrom(ctx).SetTotalAtLeast()
 	default:
 		if total, err = countChatDocs(ctx, tx, small, f.Chat); err != nil {
