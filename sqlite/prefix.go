@@ -14,7 +14,7 @@ import (
 // chat index, which holds every word of every entry and chat of every tenant (so the expansions
 // say AllTenants). tx is one read transaction: the words are the ones of its snapshot. capped
 // says some prefix stood for more words than it was searched as (the page is partial), by the
-// same rule the expansion applies (storecore.PickPrefixWords).
+// same rule the expansion applies (storecore.PrefixCapped).
 func (db *DB) expandPrefixes(ctx context.Context, tx queryer, e *annals.TextExpr, done map[*annals.TextExpr]*annals.TextExpr) (x *annals.TextExpr, capped bool, err error) {
 	var version *string // read once, at the first prefix
 	x, err = storecore.ExpandPrefixes(ctx, func(ctx context.Context, prefix string, limit int) ([]storecore.VocabWord, error) {
@@ -28,7 +28,7 @@ func (db *DB) expandPrefixes(ctx context.Context, tx queryer, e *annals.TextExpr
 		words, err := db.vocab.words(*version, prefix, limit, func() ([]storecore.VocabWord, error) {
 			return prefixWords(ctx, tx, prefix, limit)
 		})
-		capped = capped || (err == nil && storecore.PickPrefixWords(words).Capped)
+		capped = capped || (err == nil && storecore.PrefixCapped(len(words)))
 		return words, err
 	}, true, e, done)
 	return x, capped, err

@@ -107,13 +107,18 @@ func expandPrefixes(ctx context.Context, vocab Vocabulary, e *annals.TextExpr, d
 	return done[e], nil
 }
 
+// PrefixCapped reports whether a prefix the vocabulary read n words for (at most
+// MaxPrefixScan+1, PickPrefixWords) is searched as fewer words than it stands for: more than
+// MaxPrefixWords (a walk that reached MaxPrefixScan is past that too).
+func PrefixCapped(n int) bool { return n > MaxPrefixWords }
+
 // PickPrefixWords is the expansion of a prefix from the vocabulary's words starting with it (in
 // byte order, at most MaxPrefixScan+1: one past the cap says there are more): the
 // MaxPrefixWords most frequent of the first MaxPrefixScan, ties in byte order, so the choice is
 // stable and the same on every store.
 func PickPrefixWords(words []VocabWord) annals.PrefixExpansion {
 	var x annals.PrefixExpansion
-	x.Scanned = len(words)
+	x.Scanned, x.Capped = len(words), PrefixCapped(len(words))
 	if len(words) > MaxPrefixScan {
 		words, x.Scanned = words[:MaxPrefixScan], MaxPrefixScan
 	} else {
@@ -122,10 +127,7 @@ func PickPrefixWords(words []VocabWord) annals.PrefixExpansion {
 	if len(words) > MaxPrefixWords {
 		words = slices.Clone(words)
 		slices.SortStableFunc(words, func(a, b VocabWord) int { return cmp.Compare(b.Docs, a.Docs) })
-		words, x.Capped = words[:MaxPrefixWords], true
-	}
-	if x.Scanned == MaxPrefixScan {
-		x.Capped = true
+		words = words[:MaxPrefixWords]
 	}
 	x.Words = make([]string, len(words))
 	for i, w := range words {
