@@ -93,6 +93,10 @@ type DB struct {
 	// facetProbe overrides facetProbe (0: the constant; below 0: no probe, the tokens always),
 	// for tests.
 	facetProbe int
+	// ownerFacets: the entry index holds each entry's tenant and user as tokens (migration
+	// 0036, search_owner.go); false on a database opened read-only before its upgrade.
+	// noOwnerFacets turns them off for tests that compare the two.
+	ownerFacets, noOwnerFacets bool
 	// blocks overrides the chat document block limits (zero: the defaults), for tests of blocks.
 	blocks blockLimits
 	// here is where the file is now (this machine, the file's inode), for the host id's check.
@@ -200,6 +204,10 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	if db.facets, err = facetsIndexed(ctx, db.reader); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if db.ownerFacets, err = ownerIndexed(ctx, db.reader); err != nil {
 		db.Close()
 		return nil, err
 	}

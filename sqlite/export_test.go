@@ -48,6 +48,10 @@ func (db *DB) SetPageWordsForTest(on bool) { db.allPageWords = !on }
 // SetOwnerRangesForTest turns a small owner's entry search over its chats' ranges on or off.
 func (db *DB) SetOwnerRangesForTest(on bool) { db.noOwnerRanges = !on }
 
+// SetOwnerFacetsForTest turns the owner's tokens in the entry MATCHes on or off (on by default
+// where the schema has them), for tests that compare the two.
+func (db *DB) SetOwnerFacetsForTest(on bool) { db.noOwnerFacets = !on }
+
 // SetBlockLimitsForTest sets how many entries and bytes a block of a chat's search document
 // holds (0, 0: the defaults).
 func (db *DB) SetBlockLimitsForTest(entries, bytes int64) { db.blocks = blockLimits{entries, bytes} }

@@ -44,6 +44,9 @@ type searchPlan struct {
 	// unselective: the filters keep most of the words' newest matches, so the scored walks
 	// leave the tokens out (probeFacets).
 	facets, unselective bool
+	// owner: the FTS5 expression of the owner's tokens (search_owner.go) every entry MATCH of
+	// the plan carries, "" when the owner is every tenant or too large to narrow by them.
+	owner string
 }
 
 // filtered is how the statements name entries (alias e) looked up by pk when they read only
@@ -214,7 +217,10 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	if p.f.Text, err = db.expandForEntries(ctx, p.f.Text); err != nil {
 		return nil, 0, err
 	}
-	annals.SearchReportFrom(ctx).SetPath("entry index")
+	if err := db.planOwner(ctx, p); err != nil {
+		return nil, 0, err
+	}
+	annals.SearchReportFrom(ctx).SetPath(p.entryPath(""))
 	hits, total, err := db.searchEntryRanking(ctx, p, cw, limit)
 	return storecore.OrderOnly(f, hits), total, err
 }
@@ -280,7 +286,10 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	if f.Text, err = db.expandForEntries(ctx, f.Text); err != nil {
 		return nil, 0, err
 	}
-	annals.SearchReportFrom(ctx).SetPath("entry index")
+	if err := db.planOwner(ctx, p); err != nil {
+		return nil, 0, err
+	}
+	annals.SearchReportFrom(ctx).SetPath(p.entryPath(""))
 	w := &where{}
 	from := `entries e JOIN chats c ON c.pk = e.chat_pk`
 	rank := "0.0"

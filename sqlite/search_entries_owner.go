@@ -17,6 +17,10 @@ import (
 // computed in one more pass over the candidates, as a cursor per chat would repeat its
 // document-frequency pass per chat.
 //
+// An index that holds the owner's tokens (migration 0036, search_owner.go) narrows a small
+// owner's walk to its own postings however its chats are spread; the ranges serve a database
+// opened read-only before that upgrade, and an owner too large for its tokens.
+//
 // The ranges pay off while they are few and narrow: a chat written over weeks spans other
 // tenants' entries too. ownerSpans returns them only when the owner has at most
 // ownerRangeChats chats in the filters and their ranges cover at most 1/ownerRangeShare of the

@@ -16,7 +16,8 @@ import (
 // (180k entries for a head word at 1M, four times the walk's cost), only to print a number.
 //
 // w holds the MATCH (first) and every filter on aliases e and c; cw is the chat filters alone.
-// A small owner's walk runs over its chats' ranges of the index (search_entries_owner.go).
+// A small owner's walk reads its own postings (its tokens in the MATCH, search_owner.go) or, on
+// an index without them, its chats' ranges of the index (search_entries_owner.go).
 func (db *DB) searchEntriesTopK(ctx context.Context, p *searchPlan, cw, w *where, text *annals.TextExpr, match string, limit int) ([]annals.EntryHit, int, error) {
 	f := p.f
 	k := rankCandidates
@@ -24,9 +25,12 @@ func (db *DB) searchEntriesTopK(ctx context.Context, p *searchPlan, cw, w *where
 		k = db.candidates
 	}
 	k = max(k, f.Offset+limit)
-	spans, err := db.ownerSpans(ctx, f.Chat.Owner, cw)
-	if err != nil {
-		return nil, 0, err
+	spans := ""
+	if p.owner == "" { // the owner's tokens narrow the walk itself (search_owner.go)
+		var err error
+		if spans, err = db.ownerSpans(ctx, f.Chat.Owner, cw); err != nil {
+			return nil, 0, err
+		}
 	}
 	from := `entries_fts CROSS JOIN ` + p.filtered() + ` CROSS JOIN chats c`
 	cond := `e.pk = entries_fts.rowid AND c.pk = e.chat_pk AND ` + w.SQL()

@@ -30,7 +30,7 @@ func (db *DB) searchEntryRanking(ctx context.Context, p *searchPlan, cw *where, 
 		walk = entryWalkFactor * max(k, p.f.Offset+limit)
 	}
 	spans := ""
-	if walk > 0 {
+	if walk > 0 && p.owner == "" { // the owner's tokens narrow the walk itself (search_owner.go)
 		var err error
 		if spans, err = db.ownerSpans(ctx, p.f.Chat.Owner, cw); err != nil {
 			return nil, 0, err
@@ -72,7 +72,7 @@ func (db *DB) searchEntryRanking(ctx context.Context, p *searchPlan, cw *where, 
 	// An empty page carries no counts (past the end, or nothing in scope): ranked as before,
 	// which counts.
 	if len(hits) < limit {
-		annals.SearchReportFrom(ctx).SetPath("entry index (every match)")
+		annals.SearchReportFrom(ctx).SetPath(p.entryPath("every match"))
 		if r, err = p.entryRanking(cw, limit, now, 0, ""); err != nil {
 			return nil, 0, err
 		}

@@ -83,14 +83,17 @@ func (p *searchPlan) narrowScored(match string) string {
 }
 
 func (p *searchPlan) narrowIf(on bool, match string) string {
-	if !on {
+	var parts []string
+	if fm := p.facetMatch(); on && fm != "" {
+		parts = append(parts, fm)
+	}
+	if p.owner != "" {
+		parts = append(parts, p.owner) // search_owner.go: always, when set
+	}
+	if len(parts) == 0 {
 		return match
 	}
-	fm := p.facetMatch()
-	if fm == "" {
-		return match
-	}
-	return "(" + match + ") AND " + fm
+	return "(" + match + ") AND " + strings.Join(parts, " AND ")
 }
 
 // facetProbe is how many of the newest matching entries probeFacets checks against the filters.
@@ -104,6 +107,13 @@ const facetProbe = 256
 // lookups, well under a millisecond at 1M.
 func (db *DB) probeFacets(ctx context.Context, p *searchPlan, match string) error {
 	if !p.facets || p.facetMatch() == "" {
+		return nil
+	}
+	if p.owner != "" {
+		// A small owner's scored walk reads its own matches only (search_owner.go): looking up
+		// their kind and tool costs little, and counting every entry of a kind or tool (bm25)
+		// would be a pass over every tenant's.
+		p.unselective = true
 		return nil
 	}
 	probe := facetProbe
