@@ -56,11 +56,15 @@ func pageWordMatches(ctx context.Context, tx queryer, p *searchPlan, pos []*anna
 		return nil, nil
 	}
 	// One scan of each word's doclist, kept to the page's documents (the unary + keeps the list
-	// from being handed to FTS5 as one lookup each).
-	q := `SELECT d.chat_pk, j.key FROM json_each(?) j CROSS JOIN chat_fts CROSS JOIN chat_docs d
-		WHERE chat_fts MATCH j.value AND +chat_fts.rowid IN (SELECT doc FROM chat_docs WHERE chat_pk IN (SELECT value FROM json_each(?)))
-		AND d.doc = chat_fts.rowid`
-	args := []any{string(wl), string(pl)}
+	// from being handed to FTS5 as one lookup each) and bounded by their rowids: a document's
+	// rowid is its chat's last activity, and the page's chats are among the walk's newest
+	// candidates, so FTS5 reads each word's postings of that stretch of time only, not of every
+	// chat (te* at 1M entries: 8.3 -> 2.4 ms for 64 words).
+	q := `WITH pd(doc) AS MATERIALIZED (SELECT doc FROM chat_docs WHERE chat_pk IN (SELECT value FROM json_each(?)))
+		SELECT d.chat_pk, j.key FROM json_each(?) j CROSS JOIN chat_fts CROSS JOIN chat_docs d
+		WHERE chat_fts MATCH j.value AND chat_fts.rowid BETWEEN (SELECT min(doc) FROM pd) AND (SELECT max(doc) FROM pd)
+		AND +chat_fts.rowid IN (SELECT doc FROM pd) AND d.doc = chat_fts.rowid`
+	args := []any{string(pl), string(wl)}
 	annals.TraceStatement(ctx, q, args)
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {

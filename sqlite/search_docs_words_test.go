@@ -68,10 +68,13 @@ func TestPagePassesSeekOnlyTheWordsAChatHolds(t *testing.T) {
 		db := wordsCorpus(t, blocks)
 		for _, q := range []string{"re*", "co*", "r*", "re* -retry", "rep*", "re* in:tools", "re* OR co*", "re* commit", "c*"} {
 			f := searchFilter(t, q, annals.Owner{AllTenants: true})
-			var narrowed []annals.Statement
+			var narrowed, words []annals.Statement
 			ctx := annals.NewContextWithStatementTrace(t.Context(), func(s annals.Statement) {
 				if strings.Contains(s.SQL, "MATCH g.m") {
 					narrowed = append(narrowed, s)
+				}
+				if strings.Contains(s.SQL, "SELECT d.chat_pk, j.key") {
+					words = append(words, s)
 				}
 			})
 			db.SetPageWordsForTest(true)
@@ -95,6 +98,16 @@ func TestPagePassesSeekOnlyTheWordsAChatHolds(t *testing.T) {
 			single := !strings.Contains(q, " OR ") && !strings.Contains(q, "commit")
 			if wantNarrowed := single && !blocks; (len(narrowed) == 1) != wantNarrowed {
 				t.Errorf("blocks %v, %s: %d narrowed statements, want narrowed %v (the matches; the snippets read their entries by pk)", blocks, q, len(narrowed), wantNarrowed)
+			}
+			// The pass that finds which words each page chat holds reads each word's postings
+			// between the page's documents' rowids only (its chats' last activity), not all.
+			for _, s := range words {
+				if !strings.Contains(s.SQL, "chat_fts.rowid BETWEEN (SELECT min(doc) FROM pd) AND (SELECT max(doc) FROM pd)") {
+					t.Errorf("%s: the words' pass is not bounded by the page's documents: %s", q, s.SQL)
+				}
+			}
+			if wantNarrowed := single && !blocks; wantNarrowed && len(words) != 1 {
+				t.Errorf("blocks %v, %s: %d passes for the words each chat holds, want 1", blocks, q, len(words))
 			}
 			checked := 0
 			for _, s := range narrowed {
