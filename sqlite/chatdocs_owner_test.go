@@ -2,7 +2,9 @@ package sqlite_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/annals-dev/annals"
@@ -49,6 +51,8 @@ func TestOwnerTokensAreNotWords(t *testing.T) {
 		{"a626f74", nil},                    // bot's agent token
 		{`"t61636d65 u626f62"`, nil},        // acme's and bob's tokens side by side, as in the owner column
 		{"x-t61636d65", nil},
+		{"t61636d6", nil},   // acme's token but for its last digit
+		{"t61636d656", nil}, // and with one more
 		{"t6*", []string{"mentions"}},
 		{"u626f62*", []string{"mentions"}},
 		{"hello", []string{"gone", "long", "plain"}},
@@ -68,6 +72,43 @@ func TestOwnerTokensAreNotWords(t *testing.T) {
 			if !slices.Equal(got, tc.want) || total != len(tc.want) {
 				t.Errorf("owner %s, %q: chats %q (total %d), want %q", o, tc.q, got, total, tc.want)
 			}
+		}
+	}
+}
+
+// TestOddHexWordsNeedNoColumnFilter: the owner column's tenant, user and agent tokens are a
+// letter and the hex of their bytes, an even number of digits, so a word of the form t, u or a
+// and an odd number of hex digits ("te", one of te*'s words) is matched in every column, without
+// the column filter FTS5 applies to every position list it reads; a word of an even number still
+// has it, as do "archived" and "multi".
+func TestOddHexWordsNeedNoColumnFilter(t *testing.T) {
+	db := openTestDB(t)
+	if _, err := annals.CreateChat(t.Context(), db, &annals.Chat{ID: "c", TenantID: "acme"}); err != nil {
+		t.Fatal(err)
+	}
+	appendWords(t, db, "c", "te tab t61636d6 t61636d65 archived")
+	for _, tc := range []struct {
+		q        string
+		filtered bool
+	}{{"te", false}, {"t61636d6", false}, {"a1", false}, {"tab", true}, {"t61636d65", true}, {"u", true}, {"archived", true}, {"te tab", true}} {
+		var walks []string
+		ctx := annals.NewContextWithStatementTrace(t.Context(), func(s annals.Statement) {
+			if strings.Contains(s.SQL, "walk(k, bb, pk, long)") {
+				walks = append(walks, fmt.Sprint(s.Args[0]))
+			}
+		})
+		hits, _, err := db.SearchChats(ctx, searchFilter(t, tc.q, annals.Owner{AllTenants: true}))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.q, err)
+		}
+		if want := 1; tc.q != "a1" && tc.q != "u" && len(hits) != want {
+			t.Errorf("%s: %d hits, want %d", tc.q, len(hits), want)
+		}
+		if len(walks) != 1 {
+			t.Fatalf("%s: %d walks traced, want 1", tc.q, len(walks))
+		}
+		if got := strings.Contains(walks[0], "{title description"); got != tc.filtered {
+			t.Errorf("%s: the walk's MATCH %q has the column filter %v, want %v", tc.q, walks[0], got, tc.filtered)
 		}
 	}
 }
