@@ -536,11 +536,8 @@ func (s *ccSession) meta(chat string, l *ccLine, raw []byte, m map[string]any) j
 		// A rewind or a resumed branch: the message continues from an earlier one.
 		m["branch_from"] = *l.ParentUUID
 	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) == nil {
-		if extra := reader.Unknown(obj, ccEnvelope...); len(extra) > 0 {
-			m["extra"] = reader.SizedJSON(extra)
-		}
+	if extra := reader.UnknownFields(raw, ccEnvelope...); len(extra) > 0 {
+		m["extra"] = reader.SizedJSON(extra)
 	}
 	return reader.Metadata(m)
 }

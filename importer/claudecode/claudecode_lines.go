@@ -19,7 +19,7 @@ func (s *ccSession) user(chat string, n int, l *ccLine, raw []byte, ts time.Time
 		return nil
 	}
 	q := s.queue(chat)
-	text, blocks, err := ccContent(l.Message.Content)
+	text, blocks, rawBlocks, err := ccContentBlocks(l.Message.Content)
 	if err != nil {
 		out.Warnf(n, "message content: %s", reader.ShortJSONErr(err))
 		return nil
@@ -30,10 +30,7 @@ func (s *ccSession) user(chat string, n int, l *ccLine, raw []byte, ts time.Time
 	}
 	images := 0
 	part := 0
-	var rawBlocks, other []json.RawMessage
-	if len(blocks) > 0 {
-		_ = json.Unmarshal(l.Message.Content, &rawBlocks)
-	}
+	var other []json.RawMessage
 	for i, b := range blocks {
 		switch b.Type {
 		case "text":
@@ -136,39 +133,45 @@ func ccHasToolResult(blocks []ccBlock) bool {
 
 // ccContent splits message content into a plain string or blocks.
 func ccContent(raw json.RawMessage) (string, []ccBlock, error) {
+	text, blocks, _, err := ccContentBlocks(raw)
+	return text, blocks, err
+}
+
+// ccContentBlocks is ccContent with each block as written too (items[i] is blocks[i]), for
+// the blocks a message keeps in its metadata as they are: the content is decoded once.
+func ccContentBlocks(raw json.RawMessage) (text string, blocks []ccBlock, items []json.RawMessage, err error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return "", nil, nil
+		return "", nil, nil, nil
 	}
 	if raw[0] == '"' {
 		var s string
 		err := json.Unmarshal(raw, &s)
-		return s, nil, err
+		return s, nil, nil, err
 	}
 	// A list usually holds blocks, but some versions (and hand-written tools) put a plain
 	// string in it: that is a text block, never a reason to drop the line.
-	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
-	blocks := make([]ccBlock, 0, len(items))
+	blocks = make([]ccBlock, 0, len(items))
 	for _, it := range items {
 		it = bytes.TrimSpace(it)
 		if len(it) > 0 && it[0] == '"' {
 			var s string
 			if err := json.Unmarshal(it, &s); err != nil {
-				return "", nil, err
+				return "", nil, nil, err
 			}
 			blocks = append(blocks, ccBlock{Type: "text", Text: s})
 			continue
 		}
 		var b ccBlock
 		if err := json.Unmarshal(it, &b); err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		blocks = append(blocks, b)
 	}
-	return "", blocks, nil
+	return "", blocks, items, nil
 }
 
 // ccToolResult flattens a tool_result's content (a string, or text and image blocks).
@@ -212,7 +215,7 @@ func (s *ccSession) assistant(chat string, n int, l *ccLine, raw []byte, ts time
 	}
 	q := s.queue(chat)
 	runID := ccRecordRun(q, chat, m, ts)
-	text, blocks, err := ccContent(m.Content)
+	text, blocks, rawBlocks, err := ccContentBlocks(m.Content)
 	if err != nil {
 		out.Warnf(n, "message content: %s", reader.ShortJSONErr(err))
 		return nil
@@ -224,8 +227,6 @@ func (s *ccSession) assistant(chat string, n int, l *ccLine, raw []byte, ts time
 	redacted := false
 	var calls []ccCallBlock
 	var other []json.RawMessage
-	var rawBlocks []json.RawMessage
-	_ = json.Unmarshal(m.Content, &rawBlocks)
 	for i, b := range blocks {
 		switch b.Type {
 		case "text":
@@ -383,11 +384,8 @@ func (s *ccSession) event(chat string, n int, l *ccLine, raw []byte, ts time.Tim
 	if len(l.Attachment) > 0 {
 		m["attachment"] = reader.SizedJSON(l.Attachment)
 	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) == nil {
-		if extra := reader.Unknown(obj, ccEnvelope...); len(extra) > 0 {
-			m["extra"] = reader.SizedJSON(extra)
-		}
+	if extra := reader.UnknownFields(raw, ccEnvelope...); len(extra) > 0 {
+		m["extra"] = reader.SizedJSON(extra)
 	}
 	typ := l.Type
 	if typ == "" {

@@ -327,11 +327,8 @@ func gmEntries(chatID string, rec *gmRecord, last *time.Time) []annals.CaptureOp
 		source = []string{reader.SafeID(rec.ID, annals.MaxIDBytes)}
 	}
 	meta := map[string]any{}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(rec.raw, &obj) == nil {
-		if extra := reader.Unknown(obj, gmKnown...); len(extra) > 0 {
-			meta["extra"] = reader.SizedJSON(extra)
-		}
+	if extra := reader.UnknownFields(rec.raw, gmKnown...); len(extra) > 0 {
+		meta["extra"] = reader.SizedJSON(extra)
 	}
 	text := gmText(rec.Content)
 	if text == "" {
