@@ -118,6 +118,8 @@ type DB struct {
 	merge merger
 	// vocab keeps the chat index's vocabulary reads of prefixes until the index changes (prefix.go).
 	vocab vocabCache
+	// owners remembers which owners search by their token in the entry index (search_owner.go).
+	owners ownerShares
 }
 
 var _ annals.Store = (*DB)(nil)

@@ -48,6 +48,9 @@ func (db *DB) SetPageWordsForTest(on bool) { db.allPageWords = !on }
 // SetOwnerRangesForTest turns a small owner's entry search over its chats' ranges on or off.
 func (db *DB) SetOwnerRangesForTest(on bool) { db.noOwnerRanges = !on }
 
+// OwnerFacetMatchForTest is the FTS5 expression of an owner's token in the entry index.
+func OwnerFacetMatchForTest(o annals.Owner) string { return ownerFacetMatch(o) }
+
 // SetOwnerFacetsForTest turns the owner's tokens in the entry MATCHes on or off (on by default
 // where the schema has them), for tests that compare the two.
 func (db *DB) SetOwnerFacetsForTest(on bool) { db.noOwnerFacets = !on }

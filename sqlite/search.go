@@ -217,7 +217,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 	if p.f.Text, err = db.expandForEntries(ctx, p.f.Text); err != nil {
 		return nil, 0, err
 	}
-	if err := db.planOwner(ctx, p); err != nil {
+	if err := db.planOwner(ctx, nil, p); err != nil {
 		return nil, 0, err
 	}
 	annals.SearchReportFrom(ctx).SetPath(p.entryPath(""))
@@ -286,7 +286,7 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	if f.Text, err = db.expandForEntries(ctx, f.Text); err != nil {
 		return nil, 0, err
 	}
-	if err := db.planOwner(ctx, p); err != nil {
+	if err := db.planOwner(ctx, nil, p); err != nil {
 		return nil, 0, err
 	}
 	annals.SearchReportFrom(ctx).SetPath(p.entryPath(""))

@@ -6,15 +6,19 @@
 -- entries paid for the whole index (at 10M entries its `role:user cache`, 230 matches, read
 -- every tenant's matching entries to the end: 344 ms, against 156 for every tenant's). The
 -- facets column (0035) now also holds the chat's tenant and, when it has one, its user, each
--- as one token: U+F0102 before the upper-case hex of the tenant id, U+F0103 before the user's
--- (ids are at most 256 bytes, so a token at most 513 characters). A small owner's search ANDs
--- them into its MATCH and FTS5 intersects the doclists: the walk stops after the owner's own
--- matches. The SQL owner condition still decides; the tokens only narrow (search_owner.go).
--- Their weight is 0 like the other facets, so scores are still the words'.
+-- as one token: U+F0102 before the upper-case hex of the tenant id, U+F0103 before the hex of
+-- the tenant id, a line feed and the user id (ids hold no control character, so the pair is
+-- unambiguous, and a user's token holds that tenant's user alone). A small owner's search ANDs
+-- its one narrowest token into its MATCH and FTS5 intersects the doclists: the walk stops
+-- after the owner's own matches. The SQL owner condition still decides; the tokens only narrow
+-- (search_owner.go). Their bm25 weight is 0 like the other facets, so on a given index a score
+-- is the words'; what the tokens change is each row's length (two to four facet tokens now),
+-- which bm25 compares to the average.
 --
--- A tenant or user id never changes (agent_adopt changes the agent only), but an index that
--- disagrees with its content is corrupt at its next delete, so a change is re-indexed anyway
--- (entries_index_owner). The delete trigger reads the owner from the chat; a chat's entries are
+-- A tenant or user id never changes (agent_adopt changes the agent only) and no code moves an
+-- entry to another chat, but an index that disagrees with its content is corrupt at its next
+-- delete, so both are re-indexed anyway (entries_index_owner; entries_index_update fires on
+-- chat_pk too). The delete trigger reads the owner from the chat; a chat's entries are
 -- therefore deleted before the chat itself (chats_delete_entries_first), not by the cascade,
 -- which runs after the chat row is gone.
 --
@@ -28,7 +32,7 @@ DROP VIEW entries_fts_content;
 CREATE VIEW entries_fts_content AS SELECT e.pk AS pk, e.text AS text, e.reasoning AS reasoning, e.tool_name AS tool_name,
 	e.tool_args AS tool_args, e.tool_result AS tool_result,
 	char(983296) || e.kind || CASE WHEN e.tool_name = '' THEN '' ELSE ' ' || char(983297) || hex(lower(e.tool_name)) END
-		|| ' ' || char(983298) || hex(c.tenant_id) || CASE WHEN c.user_id = '' THEN '' ELSE ' ' || char(983299) || hex(c.user_id) END AS facets
+		|| ' ' || char(983298) || hex(c.tenant_id) || CASE WHEN c.user_id = '' THEN '' ELSE ' ' || char(983299) || hex(c.tenant_id || char(10) || c.user_id) END AS facets
 FROM entries e JOIN chats c ON c.pk = e.chat_pk;
 
 CREATE VIRTUAL TABLE entries_fts USING fts5 (
@@ -50,7 +54,7 @@ CREATE TRIGGER entries_index_delete AFTER DELETE ON entries BEGIN
 		CASE WHEN instr(old.tool_args, '[redacted:') OR instr(old.tool_args, '[private]') THEN annals_index_text(old.tool_args) ELSE old.tool_args END,
 		CASE WHEN instr(old.tool_result, '[redacted:') OR instr(old.tool_result, '[private]') THEN annals_index_text(old.tool_result) ELSE old.tool_result END,
 		(SELECT char(983296) || old.kind || CASE WHEN old.tool_name = '' THEN '' ELSE ' ' || char(983297) || hex(lower(old.tool_name)) END
-		|| ' ' || char(983298) || hex(c.tenant_id) || CASE WHEN c.user_id = '' THEN '' ELSE ' ' || char(983299) || hex(c.user_id) END
+		|| ' ' || char(983298) || hex(c.tenant_id) || CASE WHEN c.user_id = '' THEN '' ELSE ' ' || char(983299) || hex(c.tenant_id || char(10) || c.user_id) END
 		FROM chats c WHERE c.pk = old.chat_pk)
 	WHERE NOT EXISTS (SELECT 1 FROM entries_unindexed WHERE pk = old.pk);
 	INSERT INTO entries_tri (entries_tri, rowid, text, reasoning, tool_name, tool_args, tool_result)
@@ -60,7 +64,7 @@ CREATE TRIGGER entries_index_delete AFTER DELETE ON entries BEGIN
 	DELETE FROM entries_unindexed WHERE pk = old.pk;
 END;
 
-CREATE TRIGGER entries_index_update AFTER UPDATE OF kind, text, reasoning, tool_name, tool_args, tool_result ON entries BEGIN
+CREATE TRIGGER entries_index_update AFTER UPDATE OF kind, text, reasoning, tool_name, tool_args, tool_result, chat_pk ON entries BEGIN
 	INSERT INTO entries_fts (entries_fts, rowid, text, reasoning, tool_name, tool_args, tool_result, facets)
 	SELECT 'delete', old.pk,
 		CASE WHEN instr(old.text, '[redacted:') OR instr(old.text, '[private]') THEN annals_index_text(old.text) ELSE old.text END,
@@ -69,7 +73,7 @@ CREATE TRIGGER entries_index_update AFTER UPDATE OF kind, text, reasoning, tool_
 		CASE WHEN instr(old.tool_args, '[redacted:') OR instr(old.tool_args, '[private]') THEN annals_index_text(old.tool_args) ELSE old.tool_args END,
 		CASE WHEN instr(old.tool_result, '[redacted:') OR instr(old.tool_result, '[private]') THEN annals_index_text(old.tool_result) ELSE old.tool_result END,
 		(SELECT char(983296) || old.kind || CASE WHEN old.tool_name = '' THEN '' ELSE ' ' || char(983297) || hex(lower(old.tool_name)) END
-		|| ' ' || char(983298) || hex(c.tenant_id) || CASE WHEN c.user_id = '' THEN '' ELSE ' ' || char(983299) || hex(c.user_id) END
+		|| ' ' || char(983298) || hex(c.tenant_id) || CASE WHEN c.user_id = '' THEN '' ELSE ' ' || char(983299) || hex(c.tenant_id || char(10) || c.user_id) END
 		FROM chats c WHERE c.pk = old.chat_pk)
 	WHERE NOT EXISTS (SELECT 1 FROM entries_unindexed WHERE pk = old.pk);
 	INSERT INTO entries_tri (entries_tri, rowid, text, reasoning, tool_name, tool_args, tool_result)
@@ -94,7 +98,7 @@ BEGIN
 		CASE WHEN instr(e.tool_args, '[redacted:') OR instr(e.tool_args, '[private]') THEN annals_index_text(e.tool_args) ELSE e.tool_args END,
 		CASE WHEN instr(e.tool_result, '[redacted:') OR instr(e.tool_result, '[private]') THEN annals_index_text(e.tool_result) ELSE e.tool_result END,
 		char(983296) || e.kind || CASE WHEN e.tool_name = '' THEN '' ELSE ' ' || char(983297) || hex(lower(e.tool_name)) END
-		|| ' ' || char(983298) || hex(old.tenant_id) || CASE WHEN old.user_id = '' THEN '' ELSE ' ' || char(983299) || hex(old.user_id) END
+		|| ' ' || char(983298) || hex(old.tenant_id) || CASE WHEN old.user_id = '' THEN '' ELSE ' ' || char(983299) || hex(old.tenant_id || char(10) || old.user_id) END
 	FROM entries e WHERE e.chat_pk = old.pk AND NOT EXISTS (SELECT 1 FROM entries_unindexed u WHERE u.pk = e.pk);
 	-- The queue indexes both indexes again (0012), so the substring index lets them go too.
 	INSERT INTO entries_tri (entries_tri, rowid, text, reasoning, tool_name, tool_args, tool_result)
