@@ -81,6 +81,9 @@ type DB struct {
 	// allPageWords makes a page's passes seek every word of a prefix's expansion in each chat
 	// (pageWordMatches off), for tests that compare the two.
 	allPageWords bool
+	// walkReadsChats makes a chat search's walk read each walked chat's row even when its MATCH
+	// holds the chat filter, for tests that compare the two.
+	walkReadsChats bool
 	// noOwnerRanges turns the small owner's entry ranges off (search_entries_owner.go), for
 	// tests that compare them with the walk.
 	noOwnerRanges bool

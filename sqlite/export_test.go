@@ -45,6 +45,10 @@ func (db *DB) SetCandidatesForTest(n int) { db.candidates = n }
 // expansion that each chat holds (pageWordMatches).
 func (db *DB) SetPageWordsForTest(on bool) { db.allPageWords = !on }
 
+// SetWalkReadsChatsForTest makes a chat search's walk read the walked chats' rows even when its
+// MATCH holds the chat filter (the walk before it read none then).
+func (db *DB) SetWalkReadsChatsForTest(on bool) { db.walkReadsChats = on }
+
 // SetOwnerRangesForTest turns a small owner's entry search over its chats' ranges on or off.
 func (db *DB) SetOwnerRangesForTest(on bool) { db.noOwnerRanges = !on }
 
