@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -433,6 +434,8 @@ type runState struct {
 	// derived are the derived titles of the chats this run created (SourceID holds the chat
 	// id), applied last, to chats that have no title by then.
 	derived []annals.PendingTitle
+	// lines is the line reader of the goroutine reading the sources (lineReader).
+	lines *bufio.Reader
 }
 
 func newRun(im *Importer) *runState {

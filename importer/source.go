@@ -235,6 +235,21 @@ type checkpoint struct {
 	hash   []byte // the marshalled SHA-256 state over the bytes before offset
 }
 
+// lineBuffer is the size of the line reader's buffer.
+const lineBuffer = 256 << 10
+
+// lineReader returns the run's line reader, emptied and reading from f. Sources are read one
+// after another, so one buffer serves them all: a buffer per source was a tenth of the bytes
+// an import of 450 sessions allocated (117 MB), each a collection's worth of garbage to clear.
+func (run *runState) lineReader(f io.Reader) *bufio.Reader {
+	if run.lines == nil {
+		run.lines = bufio.NewReaderSize(f, lineBuffer)
+	} else {
+		run.lines.Reset(f)
+	}
+	return run.lines
+}
+
 // readLines reads a LineParser source from its last checkpoint (when the bytes before it are
 // unchanged) or from the start.
 func (im *Importer) readLines(ctx context.Context, p reader.LineParser, src *reader.Source, prev, next *annals.ImportSource, out *output) error {
@@ -249,7 +264,7 @@ func (im *Importer) readLines(ctx context.Context, p reader.LineParser, src *rea
 		return err
 	}
 
-	r := bufio.NewReaderSize(f, 256<<10)
+	r := out.run.lineReader(f)
 	offset, line := cp.offset, cp.line
 	for {
 		if err := ctx.Err(); err != nil {
