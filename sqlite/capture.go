@@ -121,6 +121,7 @@ func (db *DB) captureIn(ctx context.Context, tx *sql.Tx, ops []annals.CaptureOp,
 // (writestmts.go): an ingest sends thousands of entries per transaction, an import a file.
 type writer struct {
 	ctx    context.Context
+	rowCtx context.Context // ctx without its cancellation (rowContext)
 	tx     *sql.Tx
 	now    time.Time
 	cached *cachedTx
@@ -170,7 +171,11 @@ func (w *writer) exec(query string, args ...any) (sql.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.ExecContext(w.ctx, args...)
+	ctx, err := w.rowContext()
+	if err != nil {
+		return nil, storeErr("exec", err)
+	}
+	res, err := s.ExecContext(ctx, args...)
 	if err != nil {
 		return nil, storeErr("exec", err)
 	}
@@ -212,8 +217,12 @@ func (w *writer) findTarget(id string, expect *annals.ChatOwner) (*chatRef, erro
 	if err != nil {
 		return nil, err
 	}
+	ctx, err := w.rowContext()
+	if err != nil {
+		return nil, storeErr("find chat", err)
+	}
 	var c chatRef
-	err = s.QueryRowContext(w.ctx, id).Scan(&c.pk, &c.lastSeq, &c.lastActivity, &c.owner.TenantID, &c.owner.UserID, &c.owner.AgentID)
+	err = s.QueryRowContext(ctx, id).Scan(&c.pk, &c.lastSeq, &c.lastActivity, &c.owner.TenantID, &c.owner.UserID, &c.owner.AgentID)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && expect != nil && *expect != c.owner) {
 		return nil, annals.NotFound(id)
 	}
@@ -297,8 +306,12 @@ func (w *writer) immutableOf(id string) (*annals.Chat, error) {
 		return nil, err
 	}
 	var c annals.Chat
+	ctx, err := w.rowContext()
+	if err != nil {
+		return nil, storeErr("find chat", err)
+	}
 	var attrs string
-	err = s.QueryRowContext(w.ctx, id).Scan(&c.TenantID, &c.UserID, &c.AgentID, &attrs)
+	err = s.QueryRowContext(ctx, id).Scan(&c.TenantID, &c.UserID, &c.AgentID, &attrs)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -464,9 +477,13 @@ func (w *writer) recordRun(run *annals.Run, expect *annals.ChatOwner, res *annal
 	if err != nil {
 		return err
 	}
+	ctx, err := w.rowContext()
+	if err != nil {
+		return storeErr("find run", err)
+	}
 	var owner, storedStart, storedEnd sql.NullInt64
 	var storedKind sql.NullString
-	if err := stored.QueryRowContext(w.ctx, run.ID).Scan(&owner, &storedStart, &storedEnd, &storedKind); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	if err := stored.QueryRowContext(ctx, run.ID).Scan(&owner, &storedStart, &storedEnd, &storedKind); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return storeErr("find run", err)
 	}
 	kind := run.Kind // a run keeps the kind it was first recorded with
