@@ -134,7 +134,7 @@ func (db *DB) searchChatDocs(ctx context.Context, tx queryer, p *searchPlan, lim
 	}
 	conj := isConjunction(f.Text) // its expansion (text) is one too, term for term
 	if p.useEntries && len(page) > 0 && !f.OrderOnly {
-		if err := pageHits(ctx, tx, p, pos, conj, !db.allPageWords, page); err != nil {
+		if err := pageHits(ctx, tx, p, pos, pageHow{conj: conj, narrow: !db.allPageWords, rows: db.pageRows}, page); err != nil {
 			return nil, 0, err
 		}
 	}
