@@ -79,6 +79,12 @@ func pageHits(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.Text
 		}
 	}
 	switch {
+	case conj && len(pos) > 1 && !how.rows:
+		byChat, err := pageTermMatches(ctx, tx, p, pos, with[0], args, snippets)
+		if err != nil {
+			return err
+		}
+		return choosePage(ctx, tx, p, pos, byChat, page, byPK, true, snippets)
 	case conj && len(pos) > 1:
 		with = append(with, `every(pk, epk, size) AS MATERIALIZED (`+in(`g.pk, entries_fts.rowid, `+entryBytes)+`)`,
 			`few(pk) AS MATERIALIZED (SELECT g.pk FROM pg g WHERE (SELECT count(*) FROM every v WHERE v.pk = g.pk) < ?)`,
@@ -108,7 +114,13 @@ func pageHits(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.Text
 	if err != nil {
 		return err
 	}
-	chosen := countAndChoose(byChat, page, byPK, conj && len(pos) > 1, snippets)
+	return choosePage(ctx, tx, p, pos, byChat, page, byPK, conj && len(pos) > 1, snippets)
+}
+
+// choosePage sets the page chats' Matches and snippets from their matching entries (byChat; with
+// every, those holding every term have t = 1 and are the matches).
+func choosePage(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.TextExpr, byChat map[int64][]pageMatch, page []docHit, byPK map[int64]int, every bool, snippets int) error {
+	chosen := countAndChoose(byChat, page, byPK, every, snippets)
 	if len(chosen) == 0 {
 		return nil
 	}

@@ -11,13 +11,18 @@ import (
 )
 
 // TestPageListsAreThePageRows: a one-pass page (one positive term: a word, a phrase, a prefix's
-// words) reads each chat's matches as one list, and its page is the one reading them a row each
-// gives: the same chats in the same order with the same match counts, snippets and totals, for
-// any number of snippets, prefixes narrowed to each chat's words or not, long chats' blocks or
-// not. A page of several terms reads its rows as before.
+// words) reads each chat's matches as one list, and a page of an AND of terms each term's
+// entries in each chat as one list (pageTermMatches) instead of an AND pass and an OR pass; the
+// pages are the ones reading the matches a row each gives: the same chats in the same order with
+// the same match counts, snippets and totals, for any number of snippets, prefixes narrowed to
+// each chat's words or not, long chats' blocks or not. A page of terms not all ANDed reads its
+// rows as before.
 func TestPageListsAreThePageRows(t *testing.T) {
-	dbs := map[string]*sqlite.DB{"words": wordsCorpus(t, false), "words in blocks": wordsCorpus(t, true), "walk": walkCorpus(t)}
-	queries := []string{"re*", "co*", "read", "retry", "re* -retry", `"the thing"`, "timeout", "te*", "t*", "fix failing test", "timeout OR retry", "timeout -cache", "tag:x timeout"}
+	dbs := map[string]*sqlite.DB{"words": wordsCorpus(t, false), "words in blocks": wordsCorpus(t, true), "walk": walkCorpus(t), "interleaved": interleavedCorpus(t)}
+	queries := []string{"re*", "co*", "read", "retry", "re* -retry", `"the thing"`, "timeout", "te*", "t*", "fix failing test", "timeout OR retry",
+		"timeout -cache", "tag:x timeout", "please thing", "please re* thing", "re* commit", "fix test", "database connection timeout", "then test"}
+	// Several terms not all ANDed are read a row each still.
+	rows := map[string]bool{"timeout OR retry": true}
 	for name, db := range dbs {
 		for _, q := range queries {
 			for _, snippets := range []int{0, 1, 3} {
@@ -46,12 +51,38 @@ func TestPageListsAreThePageRows(t *testing.T) {
 					if !reflect.DeepEqual(got, want) || gotTotal != wantTotal {
 						t.Errorf("%s: page read as lists (total %d)\n%+v\nwant the page read a row each (total %d)\n%+v", desc, gotTotal, got, wantTotal, want)
 					}
-					oneTerm := !strings.Contains(q, " ") || q == "re* -retry" || q == `"the thing"` || q == "timeout -cache" || q == "tag:x timeout"
-					if len(want) > 0 && oneTerm != (lists == 1) {
-						t.Errorf("%s: %d statements read lists, want one for a one-term query", desc, lists)
+					if len(want) > 0 && rows[q] != (lists == 0) {
+						t.Errorf("%s: %d statements read lists, want one unless the terms are not all ANDed", desc, lists)
 					}
 				}
 			}
 		}
 	}
+}
+
+// interleavedCorpus is a store whose chats were written a round at a time, an entry each, so that
+// each chat's range of the entry index holds the other chats' entries: a page's passes must
+// tell its chat's matches from theirs.
+func interleavedCorpus(t *testing.T) *sqlite.DB {
+	t.Helper()
+	db := walkCorpus(t)
+	words := []string{"fix", "failing", "test", "timeout", "retry", "database", "connection", "then", "please", "thing", "read", "commit"}
+	for c := 0; c < 8; c++ {
+		if _, err := annals.CreateChat(t.Context(), db, &annals.Chat{ID: fmt.Sprintf("i%d", c), TenantID: "acme"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for r := 0; r < 12; r++ {
+		for c := 0; c < 8; c++ {
+			text := fmt.Sprintf("%s %s %s", words[(r+c)%len(words)], words[(r*c)%len(words)], words[(r*5+c*3)%len(words)])
+			if r%4 == c%4 && (c < 4 || r < 4) {
+				text += " fix failing test timeout database connection"
+			}
+			e := &annals.Entry{ID: fmt.Sprintf("i%d-%d", c, r), Kind: annals.KindUser, Text: text}
+			if _, err := annals.AppendEntries(t.Context(), db, fmt.Sprintf("i%d", c), []*annals.Entry{e}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return db
 }
