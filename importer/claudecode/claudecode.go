@@ -519,7 +519,7 @@ func pickFirst(vals ...string) string {
 func ccEntryID(l *ccLine, raw []byte, part int) string {
 	base := l.UUID
 	if base == "" || reader.Placeholder(base) {
-		base = "h-" + reader.ShortHash(string(raw))
+		base = "h-" + reader.ShortHashBytes(raw)
 	}
 	if part == 0 {
 		return reader.EntryID(base, -1)

@@ -191,7 +191,7 @@ func (s *cxSession) Line(ctx context.Context, n int, raw []byte, out reader.Outp
 	} else {
 		s.st.Time = ts
 	}
-	id := "h-" + reader.ShortHash(string(raw))
+	id := "h-" + reader.ShortHashBytes(raw)
 	var p cxPayload
 	if len(l.Payload) > 0 && l.Payload[0] == '{' {
 		if err := json.Unmarshal(l.Payload, &p); err != nil {

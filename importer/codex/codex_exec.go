@@ -102,7 +102,7 @@ func (s *cxSession) exec(n int, raw []byte, ts time.Time, out reader.Output) err
 		// (the time the stream was last written).
 		ts = s.src.ModTime
 	}
-	id := "h-" + reader.ShortHash(string(raw))
+	id := "h-" + reader.ShortHashBytes(raw)
 	switch l.Type {
 	case "thread.started":
 		if s.st.Chat == "" {

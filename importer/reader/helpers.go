@@ -226,6 +226,15 @@ func ShortHash(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
+// ShortHashBytes is ShortHash(string(b)) without copying b: a reader naming each line by its
+// hash (Codex) copied every line twice for it (to a string, and back to bytes for the hash).
+func ShortHashBytes(b []byte) string {
+	h := sha256.New()
+	h.Write(b)
+	h.Write([]byte{0})
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
 // JSONString encodes s as a JSON string value.
 func JSONString(s string) json.RawMessage {
 	b, err := json.Marshal(s)
