@@ -84,8 +84,8 @@ type DB struct {
 	// walkReadsChats makes a chat search's walk read each walked chat's row even when its MATCH
 	// holds the chat filter, for tests that compare the two.
 	walkReadsChats bool
-	// pageRows makes a one-pass page read its matches a row each, not as a list per chat, for
-	// tests that compare the two.
+	// pageRows makes a page read its matches a row each, not as lists, for tests that compare
+	// the two.
 	pageRows bool
 	// noOwnerRanges turns the small owner's entry ranges off (search_entries_owner.go), for
 	// tests that compare them with the walk.

@@ -49,8 +49,9 @@ func (db *DB) SetPageWordsForTest(on bool) { db.allPageWords = !on }
 // MATCH holds the chat filter (the walk before it read none then).
 func (db *DB) SetWalkReadsChatsForTest(on bool) { db.walkReadsChats = on }
 
-// SetPageListsForTest turns on or off the reading of a one-pass page's matches as a list per chat
-// (readPageMatchLists); off, they are read a row each.
+// SetPageListsForTest turns on or off the reading of a page's matches as lists (a list per chat,
+// readPageMatchLists, or per chat and term, pageTermMatches); off, they are read a row each by
+// the passes before them.
 func (db *DB) SetPageListsForTest(on bool) { db.pageRows = !on }
 
 // SetOwnerRangesForTest turns a small owner's entry search over its chats' ranges on or off.

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,18 +31,20 @@ const chatEntryRange = `(SELECT min(e.pk) FROM entries e WHERE e.chat_pk = c.pk)
 // bm25's order where the term occurs once.
 //
 // Every cursor costs a seek of each term in the index, per page chat, so the passes are few:
-//   - a word, or words joined by OR: one pass for the entries holding any term (each matches by
-//     itself: their number is Matches);
-//   - an AND of terms (conj): one pass for the entries holding every term, which are the
-//     entries that match (Matches, so the page needs no recount) and the first snippets; the
-//     entries holding some term are read only for the chats with fewer such entries than
-//     snippets wanted;
-//   - anything else: the entries holding any term (Matches counted again later), those holding
-//     every term among them.
+//   - one positive term (a word, a phrase, a prefix's words): one pass for the entries holding
+//     it, each chat's as one list (readPage); their number is Matches;
+//   - several terms: a cursor per chat and term, each term's entries in the chat as one list,
+//     which of them hold every term counted in Go, the entries needed then read by pk
+//     (pageTermMatches). For an AND of terms (conj) those holding every term are the matches
+//     (Matches, so the page needs no recount) and the first snippets, and the others are read
+//     only for the chats with fewer of them than snippets wanted; otherwise every entry holding
+//     some term matches (Matches counted again later).
 //
-// The first statement returns the matches; they are counted and the snippets' entries chosen
-// here, and the snippets are cut in Go from the chosen entries, read by pk (pageSnippets). A
-// one-pass page returns each chat's matches as one list (readPage).
+// (With rows, for tests, the passes before these: the matches a row each, an AND of terms as an
+// AND pass and an OR pass, other terms as an OR pass with an AND pass over the same ranges.)
+//
+// The matches are counted and the snippets' entries chosen here, and the snippets are cut in Go
+// from the chosen entries, read by pk (pageSnippets).
 //
 // With narrow, a query that is one prefix's expansion seeks in each chat only the words its
 // chat document holds (pageWordMatches).
@@ -79,12 +82,16 @@ func pageHits(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.Text
 		}
 	}
 	switch {
-	case conj && len(pos) > 1 && !how.rows:
-		byChat, err := pageTermMatches(ctx, tx, p, pos, with[0], args, snippets)
+	case len(pos) > 1 && !how.rows:
+		keep := snippets
+		if !conj {
+			keep = math.MaxInt // every entry holding some term matches
+		}
+		byChat, err := pageTermMatches(ctx, tx, p, pos, with[0], args, keep)
 		if err != nil {
 			return err
 		}
-		return choosePage(ctx, tx, p, pos, byChat, page, byPK, true, snippets)
+		return choosePage(ctx, tx, p, pos, byChat, page, byPK, conj, snippets)
 	case conj && len(pos) > 1:
 		with = append(with, `every(pk, epk, size) AS MATERIALIZED (`+in(`g.pk, entries_fts.rowid, `+entryBytes)+`)`,
 			`few(pk) AS MATERIALIZED (SELECT g.pk FROM pg g WHERE (SELECT count(*) FROM every v WHERE v.pk = g.pk) < ?)`,

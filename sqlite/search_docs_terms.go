@@ -11,11 +11,12 @@ import (
 	"github.com/annals-dev/annals"
 )
 
-// pageTermMatches is pageHits' pass for an AND of terms (conj): each page chat's matching
-// entries with t = 1 for those holding every term (the entries that match, Matches), and, for
-// the chats with fewer of those than snippets, the entries holding some term (t = 0), which
-// give the rest of its snippets: what the AND pass, then the OR pass over the chats with too few
-// (hits in pageHits) give.
+// pageTermMatches is pageHits' pass for several terms: each page chat's entries holding every
+// term (t = 1) and, for the chats with fewer of those than keep, the entries holding some term
+// (t = 0). For an AND of terms (conj), keep is the snippets wanted: the entries holding every
+// term are the matches (Matches) and the others give the rest of a chat's snippets, what the AND
+// pass, then the OR pass over the chats with too few, gave; otherwise keep has no bound and every
+// entry holding some term is a match, what the OR pass with each entry's AND gave.
 //
 // It reads each term's entries in each chat's range once (a cursor per chat and term, the
 // entries' pks as one list per cursor, without reading the entries), and which hold every
@@ -23,7 +24,7 @@ import (
 // every term in the index, and at 1M entries the AND pass was 25 M of fix failing test's 72 M
 // instructions for 2 matching entries in 50 chats. The entries it returns are then read by pk
 // (pageMatchSizes): their chat (a range holds other chats' entries written in between) and size.
-func pageTermMatches(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.TextExpr, pg string, pgArgs []any, snippets int) (map[int64][]pageMatch, error) {
+func pageTermMatches(ctx context.Context, tx queryer, p *searchPlan, pos []*annals.TextExpr, pg string, pgArgs []any, keep int) (map[int64][]pageMatch, error) {
 	terms := make([]string, len(pos))
 	for i, t := range pos {
 		m, err := ftsCompile(t, p.entryCols)
@@ -42,7 +43,7 @@ func pageTermMatches(ctx context.Context, tx queryer, p *searchPlan, pos []*anna
 		return nil, err
 	}
 	// held[chat][entry]: how many terms the entry holds. The entries holding every term are read
-	// first, with the others of the chats that have fewer of them than snippets (their count
+	// first, with the others of the chats that have fewer of them than keep (their count
 	// before the entries' chats are known is at least the count after).
 	want := map[int64]bool{}
 	for _, es := range held {
@@ -53,7 +54,7 @@ func pageTermMatches(ctx context.Context, tx queryer, p *searchPlan, pos []*anna
 			}
 		}
 		for e, n := range es {
-			if n == len(pos) || every < snippets {
+			if n == len(pos) || every < keep {
 				want[e] = true
 			}
 		}
@@ -75,9 +76,9 @@ func pageTermMatches(ctx context.Context, tx queryer, p *searchPlan, pos []*anna
 			}
 		}
 		for e, n := range es {
-			if s, ok := sizes[e]; ok && s.chat == pk && n < len(pos) && every < snippets {
+			if s, ok := sizes[e]; ok && s.chat == pk && n < len(pos) && every < keep {
 				ms = append(ms, pageMatch{epk: e, size: s.size})
-			} else if !want[e] && every < snippets {
+			} else if !want[e] && every < keep {
 				if more == nil {
 					more = map[int64]bool{}
 				}
@@ -85,7 +86,7 @@ func pageTermMatches(ctx context.Context, tx queryer, p *searchPlan, pos []*anna
 			}
 		}
 		byChat[pk] = ms
-		few[pk] = every < snippets
+		few[pk] = every < keep
 	}
 	if more == nil {
 		return dropEmpty(byChat), nil
