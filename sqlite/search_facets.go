@@ -30,12 +30,7 @@ const (
 // facetsIndexed reports whether the entry index holds the facets (an older schema, opened
 // read-only before its upgrade, does not: the searches then filter as before).
 func facetsIndexed(ctx context.Context, q *sql.DB) (bool, error) {
-	var n int
-	err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'view' AND name = 'entries_fts_content'`).Scan(&n)
-	if err != nil {
-		return false, storeErr("read schema", err)
-	}
-	return n > 0, nil
+	return schemaHas(ctx, q, "view", "entries_fts_content")
 }
 
 // facetMatch is the FTS5 expression of the plan's role: and tool: filters over the facets

@@ -20,13 +20,21 @@ const entryFilterIndex = "entries_filter"
 // index's columns (the size as entryBytes spells it): "entries e INDEXED BY entries_filter" when the schema has the index, else
 // "entries e" (a database opened read-only before its upgrade).
 func entryFilterRef(ctx context.Context, q *sql.DB) (string, error) {
-	var n int
-	err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?`, entryFilterIndex).Scan(&n)
-	if err != nil {
-		return "", storeErr("read schema", err)
-	}
-	if n == 0 {
-		return "entries e", nil
+	has, err := schemaHas(ctx, q, "index", entryFilterIndex)
+	if err != nil || !has {
+		return "entries e", err
 	}
 	return "entries e INDEXED BY " + entryFilterIndex, nil
+}
+
+// schemaHas reports whether the schema holds the object of that type and name: the searches
+// ask it of what a migration added, so that a database opened read-only before its upgrade is
+// searched as before.
+func schemaHas(ctx context.Context, q *sql.DB, typ, name string) (bool, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = ? AND name = ?`, typ, name).Scan(&n)
+	if err != nil {
+		return false, storeErr("read schema", err)
+	}
+	return n > 0, nil
 }

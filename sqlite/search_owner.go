@@ -43,12 +43,7 @@ const (
 // ownerIndexed reports whether the entry index holds the owner tokens (an older schema, opened
 // read-only before its upgrade, does not: the searches then walk as before).
 func ownerIndexed(ctx context.Context, q *sql.DB) (bool, error) {
-	var n int
-	err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'chats_delete_entries_first'`).Scan(&n)
-	if err != nil {
-		return false, storeErr("read schema", err)
-	}
-	return n > 0, nil
+	return schemaHas(ctx, q, "trigger", "chats_delete_entries_first")
 }
 
 // ownerFacetMatch is the FTS5 expression of o's narrowest token over the facets column: its
