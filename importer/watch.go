@@ -103,6 +103,9 @@ type watcher struct {
 	roots   []string
 	watched map[string]bool
 	pending map[string]time.Time
+	// afterMiss, set only by tests, runs when a root was found missing, before the nearest
+	// existing ancestor is watched: the window in which a racing MkdirAll goes unseen.
+	afterMiss func(root string)
 }
 
 // full discovers and imports everything, and (re)establishes the watches.
@@ -167,21 +170,50 @@ func (wt *watcher) addRoot(root string) {
 // waited for by watching its nearest existing ancestor. With queue, the files already in the
 // tree are queued too: they may have been written before the watch was in place.
 func (wt *watcher) watchRoot(root string, queue bool) {
-	if _, err := os.Stat(root); err != nil {
-		for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
-			if _, err := os.Stat(dir); err == nil {
-				wt.add(dir)
-				return
-			}
-			if dir == filepath.Dir(dir) {
-				return
-			}
+	for {
+		if _, err := os.Stat(root); err == nil {
+			break
+		}
+		if wt.afterMiss != nil {
+			wt.afterMiss(root)
+		}
+		dir := nearestExisting(root)
+		if dir == "" {
+			return
+		}
+		wt.add(dir)
+		// The next directory toward root may have been created after the look above and
+		// before the watch was in place (a tool's MkdirAll races us): its Create event is then
+		// lost, so look again; once it is still missing with the watch in place, its event
+		// will come.
+		if _, err := os.Stat(childToward(dir, root)); err != nil {
+			return
 		}
 	}
 	wt.addTree(root)
 	if queue {
 		wt.queueTree(root)
 	}
+}
+
+// nearestExisting returns the closest ancestor of p that exists, or "" when none does.
+func nearestExisting(p string) string {
+	for dir := filepath.Dir(p); ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(dir); err == nil {
+			return dir
+		}
+		if dir == filepath.Dir(dir) {
+			return ""
+		}
+	}
+}
+
+// childToward returns the entry of dir on the way down to p, which lies beneath dir.
+func childToward(dir, p string) string {
+	for filepath.Dir(p) != dir && filepath.Dir(p) != p {
+		p = filepath.Dir(p)
+	}
+	return p
 }
 
 func (wt *watcher) queueTree(dir string) {
