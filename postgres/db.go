@@ -137,6 +137,14 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		// common-term search at 100k entries, 309 ms against 26 ms).
 		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["jit"]; !ok {
+		// The store's statements are short, and the planner's cost of many is high only because
+		// its estimates are wrong (chat documents have no statistics; a page's entries right
+		// after a bulk load): past jit_above_cost PostgreSQL compiles the statement first, 20-30
+		// ms of LLVM per run for a statement that runs in a few (a page's snippets at 1M
+		// entries: 34 ms, 27 of them JIT). Nothing the store runs is long enough to win it back.
+		cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	}
 	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "annals"
 	}

@@ -308,6 +308,23 @@ func TestStatementsArePlannedWithTheirValues(t *testing.T) {
 	}
 }
 
+// Statements are not compiled by JIT (a search's few milliseconds would pay 20-30 ms of LLVM
+// whenever an estimate is high), unless the DSN chooses otherwise.
+func TestStatementsAreNotCompiledByJIT(t *testing.T) {
+	dsn := MustCreateSchema(t)
+	ctx := context.Background()
+	for _, tc := range []struct{ dsn, want string }{
+		{dsn, "off"},
+		{withParam(dsn, "jit", "on"), "on"},
+	} {
+		db := MustOpen(t, tc.dsn, postgres.Options{})
+		got, err := db.SettingForTest(ctx, "jit")
+		if err != nil || got != tc.want {
+			t.Errorf("jit = %q (%v), want %q", got, err, tc.want)
+		}
+	}
+}
+
 // withParam adds a query parameter to a postgres:// URL.
 func withParam(dsn, k, v string) string {
 	sep := "?"
