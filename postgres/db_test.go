@@ -291,36 +291,23 @@ func TestTextWithNULRoundTripsAndIsSearchable(t *testing.T) {
 	}
 }
 
-// Statements are planned with their values (a cached statement's generic plan cannot know how
-// common a search's terms are), unless the DSN chooses otherwise.
-func TestStatementsArePlannedWithTheirValues(t *testing.T) {
+// The store's connection settings, each kept when the DSN sets it: statements are planned with
+// their values (a cached statement's generic plan cannot know how common a search's terms are),
+// and not compiled by JIT (a search's few milliseconds would pay 20-30 ms of LLVM whenever an
+// estimate is high).
+func TestConnectionSettingsUnlessTheDSNSetsThem(t *testing.T) {
 	dsn := MustCreateSchema(t)
 	ctx := context.Background()
-	for _, tc := range []struct{ dsn, want string }{
-		{dsn, "force_custom_plan"},
-		{withParam(dsn, "plan_cache_mode", "auto"), "auto"},
+	for _, tc := range []struct{ setting, dflt, other string }{
+		{"plan_cache_mode", "force_custom_plan", "auto"},
+		{"jit", "off", "on"},
 	} {
-		db := MustOpen(t, tc.dsn, postgres.Options{})
-		got, err := db.SettingForTest(ctx, "plan_cache_mode")
-		if err != nil || got != tc.want {
-			t.Errorf("plan_cache_mode = %q (%v), want %q", got, err, tc.want)
-		}
-	}
-}
-
-// Statements are not compiled by JIT (a search's few milliseconds would pay 20-30 ms of LLVM
-// whenever an estimate is high), unless the DSN chooses otherwise.
-func TestStatementsAreNotCompiledByJIT(t *testing.T) {
-	dsn := MustCreateSchema(t)
-	ctx := context.Background()
-	for _, tc := range []struct{ dsn, want string }{
-		{dsn, "off"},
-		{withParam(dsn, "jit", "on"), "on"},
-	} {
-		db := MustOpen(t, tc.dsn, postgres.Options{})
-		got, err := db.SettingForTest(ctx, "jit")
-		if err != nil || got != tc.want {
-			t.Errorf("jit = %q (%v), want %q", got, err, tc.want)
+		for dsn, want := range map[string]string{dsn: tc.dflt, withParam(dsn, tc.setting, tc.other): tc.other} {
+			db := MustOpen(t, dsn, postgres.Options{})
+			got, err := db.SettingForTest(ctx, tc.setting)
+			if err != nil || got != want {
+				t.Errorf("%s = %q (%v), want %q", tc.setting, got, err, want)
+			}
 		}
 	}
 }
