@@ -174,6 +174,9 @@ func (wt *watcher) watchRoot(root string, queue bool) {
 		if _, err := os.Stat(root); err == nil {
 			break
 		}
+		// Whatever the root holds once it appears was written after the discovery that found it
+		// missing, so it is queued whatever the caller asked.
+		queue = true
 		if wt.afterMiss != nil {
 			wt.afterMiss(root)
 		}

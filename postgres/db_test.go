@@ -302,8 +302,8 @@ func TestConnectionSettingsUnlessTheDSNSetsThem(t *testing.T) {
 		{"plan_cache_mode", "force_custom_plan", "auto"},
 		{"jit", "off", "on"},
 	} {
-		for dsn, want := range map[string]string{dsn: tc.dflt, withParam(dsn, tc.setting, tc.other): tc.other} {
-			db := MustOpen(t, dsn, postgres.Options{})
+		for conn, want := range map[string]string{dsn: tc.dflt, withParam(dsn, tc.setting, tc.other): tc.other} {
+			db := MustOpen(t, conn, postgres.Options{})
 			got, err := db.SettingForTest(ctx, tc.setting)
 			if err != nil || got != want {
 				t.Errorf("%s = %q (%v), want %q", tc.setting, got, err, want)
