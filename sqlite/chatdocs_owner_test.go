@@ -2,7 +2,6 @@ package sqlite_test
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -94,7 +93,7 @@ func TestOddHexWordsNeedNoColumnFilter(t *testing.T) {
 		var walks []string
 		ctx := annals.NewContextWithStatementTrace(t.Context(), func(s annals.Statement) {
 			if strings.Contains(s.SQL, "walk(k, bb, pk, long)") {
-				walks = append(walks, fmt.Sprint(s.Args[0]))
+				walks = append(walks, firstTextArg(s.Args))
 			}
 		})
 		hits, _, err := db.SearchChats(ctx, searchFilter(t, tc.q, annals.Owner{AllTenants: true}))

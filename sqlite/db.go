@@ -73,9 +73,13 @@ type DB struct {
 	embeds   *storecore.EmbeddingCache // decoded embeddings and FindEmbeddings' walks
 	watch    *changeWatch              // tells the walks when anything was committed
 	now      func() time.Time
+	counts   *phraseCounts // the phrases' document counts rankFunc scores with
 	// entryRanking makes chat searches rank entries even when the chat index could answer:
 	// the tests compare the two rankings' match sets through it.
 	entryRanking bool
+	// builtinBM25 makes the searches score with FTS5's bm25 instead of rankFunc, for tests
+	// that compare the two.
+	builtinBM25 bool
 	// candidates overrides rankCandidates (0: the constant), for tests of the cap.
 	candidates int
 	// allPageWords makes a page's passes seek every word of a prefix's expansion in each chat
@@ -164,7 +168,9 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err := registerIndexText(); err != nil {
 		return nil, annals.Internal("register the index text function", err)
 	}
+	registerRankHook()
 	db.here = fingerprint(path)
+	db.counts = newPhraseCounts()
 	var err error
 	if db.reader, err = sql.Open("sqlite", dsn(path, opts, true)); err != nil {
 		return nil, annals.Internal("open reader", err)

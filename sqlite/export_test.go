@@ -38,6 +38,16 @@ func (db *DB) VocabReadsForTest() int {
 // index (false), so a test can compare them.
 func (db *DB) SetEntryRankingForTest(on bool) { db.entryRanking = on }
 
+// SetBuiltinBM25ForTest makes the searches score with FTS5's bm25 (true) or rankFunc (false).
+func (db *DB) SetBuiltinBM25ForTest(on bool) { db.builtinBM25 = on }
+
+// PhraseCountsForTest is how many phrases' document counts the store keeps.
+func (db *DB) PhraseCountsForTest() int {
+	db.counts.mu.Lock()
+	defer db.counts.mu.Unlock()
+	return len(db.counts.m)
+}
+
 // SetCandidatesForTest sets how many of the newest matching chats relevance ranks.
 func (db *DB) SetCandidatesForTest(n int) { db.candidates = n }
 

@@ -47,6 +47,8 @@ type searchPlan struct {
 	// owner: the FTS5 expression of the owner's tokens (search_owner.go) every entry MATCH of
 	// the plan carries, "" when the owner is every tenant or too large to narrow by them.
 	owner string
+	// rank is the store's rankScore in the search's context: the score of a MATCH's rows.
+	rank func(t rankTable, match, weights string) (string, []any, error)
 }
 
 // filtered is how the statements name entries (alias e) looked up by pk when they read only
@@ -199,6 +201,7 @@ func (db *DB) SearchChats(ctx context.Context, f annals.SearchFilter) ([]annals.
 		return nil, 0, err
 	}
 	p.entries, p.facets = db.entryFilter, db.facets
+	p.rank = db.ranker(ctx)
 	cw, err := chatWhere(f.Chat)
 	if err != nil {
 		return nil, 0, err
@@ -272,6 +275,7 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 		return nil, 0, err
 	}
 	p.entries, p.facets = db.entryFilter, db.facets
+	p.rank = db.ranker(ctx)
 	if !p.useEntries {
 		return nil, 0, annals.Errorf(annals.EINVALID, "an entry search needs the body or tools field")
 	}
@@ -293,6 +297,7 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	w := &where{}
 	from := `entries e JOIN chats c ON c.pk = e.chat_pk`
 	rank := "0.0"
+	var rankArgs []any
 	var match string
 	if f.Text != nil {
 		if match, err = ftsCompile(f.Text, p.entryCols); err != nil {
@@ -303,7 +308,9 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 			return nil, 0, err
 		}
 		w.Add("entries_fts MATCH ?", p.narrowScored(match))
-		rank = `bm25(entries_fts, ` + entryWeights + `)`
+		if rank, rankArgs, err = p.rank(entriesRank, p.narrowScored(match), entryWeights); err != nil {
+			return nil, 0, err
+		}
 	}
 	w.Conds = append(w.Conds, cw.Conds...)
 	w.Args = append(w.Args, cw.Args...)
@@ -332,7 +339,7 @@ func (db *DB) SearchEntries(ctx context.Context, f annals.SearchFilter) ([]annal
 	// keeps from being flattened.
 	page := `page AS MATERIALIZED (SELECT pk, time, r, count(*) OVER () AS total FROM (SELECT e.pk AS pk, e.time AS time, ` + rank + ` AS r FROM ` +
 		from + ` WHERE ` + w.SQL() + ` LIMIT -1) ORDER BY ` + order + ` LIMIT ? OFFSET ?)`
-	args := append(append([]any{}, w.Args...), limit, f.Offset)
+	args := append(append(rankArgs, w.Args...), limit, f.Offset)
 	var q string
 	if f.Text != nil {
 		// The snippets are cut in Go from the page's entries (runEntrySearch).

@@ -82,7 +82,7 @@ func (db *DB) searchChatDocs(ctx context.Context, tx queryer, p *searchPlan, lim
 	if err != nil {
 		return nil, 0, err
 	}
-	w, small, err := planWalk(ctx, tx, p, text)
+	w, small, err := db.planWalk(ctx, tx, p, text)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -162,13 +162,14 @@ type candCounts struct {
 // whether the MATCH holds the whole chat filter (matchFilters).
 type docWalk struct {
 	match, score, longs string
+	scoreArgs           []any // score's arguments (the phrases' counts, rankScore)
 	longDocs            int
 	inMatch             bool
 }
 
 // planWalk prepares the walk of a search for text (expanded), and the MATCH of its chats of one
 // document alone (chatDocMatch), which counts them.
-func planWalk(ctx context.Context, tx queryer, p *searchPlan, text *annals.TextExpr) (*docWalk, string, error) {
+func (db *DB) planWalk(ctx context.Context, tx queryer, p *searchPlan, text *annals.TextExpr) (*docWalk, string, error) {
 	cols := p.docColumns()
 	mcols := cols
 	if slices.Equal(cols, chatDocColumns) && !mayMatchOwner(text) {
@@ -195,7 +196,9 @@ func planWalk(ctx context.Context, tx queryer, p *searchPlan, text *annals.TextE
 	}
 	w := &docWalk{match: walkMatch(body, p.f.Chat), longs: longJSON(longs), longDocs: longDocs, score: "NULL", inMatch: inMatch}
 	if p.useEntries && p.f.Sort != annals.SortRecent {
-		w.score = "bm25(chat_fts, " + docWeights + ")"
+		if w.score, w.scoreArgs, err = db.rankScore(ctx, tx, chatDocRank, w.match, docWeights); err != nil {
+			return nil, "", err
+		}
 		if twice {
 			// The walk's MATCH holds every positive phrase twice (the query's and anyQ's), and
 			// bm25 sums over the phrases of the MATCH, whichever side matched.
@@ -262,7 +265,7 @@ func walkBody(text *annals.TextExpr, match string, cols []string) (string, bool,
 // search's work at 1M entries was reading the 1,010 walked chats' rows to check what the MATCH
 // had checked).
 func candidates(w *docWalk, cw *where, k int) ([]string, []any) {
-	args := []any{w.match}
+	args := append(slices.Clone(w.scoreArgs), w.match)
 	walk := `walk(k, bb, pk, long) AS MATERIALIZED (SELECT chat_fts.rowid, ` + w.score + `, c.pk,
 			b.doc IS NOT NULL OR EXISTS (SELECT 1 FROM chat_blocks x WHERE x.chat_pk = c.pk)
 		FROM chat_fts LEFT JOIN chat_docs d ON d.doc = chat_fts.rowid LEFT JOIN chat_blocks b ON b.doc = chat_fts.rowid CROSS JOIN chats c

@@ -48,7 +48,7 @@ func TestWalkHoldsEachPhraseOnce(t *testing.T) {
 	var walk string
 	ctx := annals.NewContextWithStatementTrace(t.Context(), func(s annals.Statement) {
 		if strings.Contains(s.SQL, "walk(k, bb, pk, long)") {
-			walk, _ = s.Args[0].(string)
+			walk = firstTextArg(s.Args)
 		}
 	})
 	hits, _, err := db.SearchChats(ctx, searchFilter(t, `fix "failing test" -flaky`, annals.Owner{AllTenants: true}))

@@ -140,11 +140,16 @@ func (p *searchPlan) rankedCTEs(cw *where, walk int, spans string) (*rankingCTEs
 		if r.bodyAny, err = ftsCompile(anyOf(pos), p.entryCols); err != nil {
 			return nil, err
 		}
+		arm, err := "", error(nil)
 		if walk > 0 && spans != "" {
-			arms = append(arms, p.rangeWalk(r, cw, spans, walk))
+			arm, err = p.rangeWalk(r, cw, spans, walk)
 		} else {
-			arms = append(arms, p.entryArm(r, cw, walk, restrict))
+			arm, err = p.entryArm(r, cw, walk, restrict)
 		}
+		if err != nil {
+			return nil, err
+		}
+		arms = append(arms, arm)
 	}
 	if rankMeta {
 		metaAny, err := ftsCompile(anyOf(pos), p.metaCols)
@@ -174,14 +179,19 @@ func (p *searchPlan) rankedCTEs(cw *where, walk int, spans string) (*rankingCTEs
 
 // entryArm is scored's arm of the matching entries with their bm25: every match (restricted to
 // the matched chats when restrict), or with walk > 0 the newest walk of them in scope.
-func (p *searchPlan) entryArm(r *rankingCTEs, cw *where, walk int, restrict bool) string {
+func (p *searchPlan) entryArm(r *rankingCTEs, cw *where, walk int, restrict bool) (string, error) {
 	from := `entries_fts JOIN ` + p.filtered() + ` ON e.pk = entries_fts.rowid WHERE`
 	if walk > 0 {
 		from = `entries_fts CROSS JOIN ` + p.filtered() + ` CROSS JOIN chats c WHERE e.pk = entries_fts.rowid AND c.pk = e.chat_pk AND`
 	}
-	arm := `SELECT e.pk AS epk, e.chat_pk AS pk, bm25(entries_fts, ` + entryWeights + `) AS bb, 1 AS bn, NULL AS mb
+	match := p.narrowScored(r.bodyAny)
+	score, scoreArgs, err := p.rank(entriesRank, match, entryWeights)
+	if err != nil {
+		return "", err
+	}
+	arm := `SELECT e.pk AS epk, e.chat_pk AS pk, ` + score + ` AS bb, 1 AS bn, NULL AS mb
 		FROM ` + from + ` entries_fts MATCH ?`
-	r.args = append(r.args, p.narrowScored(r.bodyAny))
+	r.args = append(append(r.args, scoreArgs...), match)
 	if len(p.entryWhere.Conds) > 0 {
 		arm += " AND " + p.entryWhere.SQL()
 		r.args = append(r.args, p.entryWhere.Args...)
@@ -194,7 +204,7 @@ func (p *searchPlan) entryArm(r *rankingCTEs, cw *where, walk int, restrict bool
 		arm = `SELECT * FROM (` + arm + ` AND ` + cw.SQL() + ` ORDER BY entries_fts.rowid DESC LIMIT ?)`
 		r.args = append(append(r.args, cw.Args...), walk)
 	}
-	return arm
+	return arm, nil
 }
 
 // runEntryRanking runs the statement and reads the page: a chat comes once per snippet, in page

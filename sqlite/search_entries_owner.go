@@ -97,16 +97,20 @@ func (p *searchPlan) spanMatches() string {
 // owner's chats' ranges instead of every tenant's matches, then bm25 for the entries it kept in
 // one pass over the candidates (a cursor per chat would repeat bm25's document-frequency pass
 // per chat). It adds og and walk to r's CTEs.
-func (p *searchPlan) rangeWalk(r *rankingCTEs, cw *where, spans string, walk int) string {
+func (p *searchPlan) rangeWalk(r *rankingCTEs, cw *where, spans string, walk int) (string, error) {
+	score, scoreArgs, err := p.rank(entriesRank, r.bodyAny, entryWeights)
+	if err != nil {
+		return "", err
+	}
 	cond := p.spanMatches()
 	r.args = append(r.args, spans, p.narrow(r.bodyAny))
 	if len(p.entryWhere.Conds) > 0 {
 		cond += " AND " + p.entryWhere.SQL()
 		r.args = append(r.args, p.entryWhere.Args...)
 	}
-	r.args = append(append(r.args, cw.Args...), walk, r.bodyAny)
+	r.args = append(append(append(r.args, cw.Args...), walk), append(scoreArgs, r.bodyAny)...)
 	r.with = append(r.with, spansCTE, `walk(epk, pk) AS MATERIALIZED (SELECT e.pk, e.chat_pk FROM `+cond+` AND `+cw.SQL()+`
 		ORDER BY e.pk DESC LIMIT ?)`)
-	return `SELECT w.epk AS epk, w.pk AS pk, s.bb AS bb, 1 AS bn, NULL AS mb FROM walk w JOIN (SELECT rowid AS epk, bm25(entries_fts, ` + entryWeights + `) AS bb
-		FROM entries_fts WHERE entries_fts MATCH ? AND +rowid IN (SELECT epk FROM walk)) s ON s.epk = w.epk`
+	return `SELECT w.epk AS epk, w.pk AS pk, s.bb AS bb, 1 AS bn, NULL AS mb FROM walk w JOIN (SELECT rowid AS epk, ` + score + ` AS bb
+		FROM entries_fts WHERE entries_fts MATCH ? AND +rowid IN (SELECT epk FROM walk)) s ON s.epk = w.epk`, nil
 }

@@ -37,16 +37,24 @@ func (db *DB) searchEntriesTopK(ctx context.Context, p *searchPlan, cw, w *where
 	wargs := w.Args
 	// cand's bm25 is computed for the rows the walk returns only; the snippets come from one
 	// more pass over the matches that reads no other table (+rowid: see SearchChats).
-	cand := `cand(pk, time, r) AS MATERIALIZED (SELECT e.pk, e.time, bm25(entries_fts, ` + entryWeights + `) FROM ` + from + `
+	scored := match
+	if spans == "" {
+		scored = w.Args[0].(string) // w holds the MATCH first
+	}
+	score, scoreArgs, err := p.rank(entriesRank, scored, entryWeights)
+	if err != nil {
+		return nil, 0, err
+	}
+	cand := `cand(pk, time, r) AS MATERIALIZED (SELECT e.pk, e.time, ` + score + ` FROM ` + from + `
 			WHERE ` + cond + ` ORDER BY entries_fts.rowid DESC LIMIT ?)`
 	if spans != "" {
 		annals.SearchReportFrom(ctx).SetPath("entry index (the owner's chats' ranges)")
 		from = `g CROSS JOIN entries_fts CROSS JOIN ` + p.filtered() + ` CROSS JOIN chats c`
 		cond = `entries_fts.rowid BETWEEN g.lo AND g.hi AND e.pk = entries_fts.rowid AND e.chat_pk = g.pk AND c.pk = e.chat_pk AND ` + w.SQL()
-		wargs = append([]any{spans}, w.Args...)
+		wargs = append([]any{spans}, w.Args...) // the score is in cand, after the walk
 		cand = `g(pk, lo, hi) AS MATERIALIZED (SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?) j),
 		walk(pk) AS MATERIALIZED (SELECT e.pk FROM ` + from + ` WHERE ` + cond + ` ORDER BY e.pk DESC LIMIT ?),
-		cand(pk, time, r) AS MATERIALIZED (SELECT s.pk, e.time, s.r FROM (SELECT rowid AS pk, bm25(entries_fts, ` + entryWeights + `) AS r
+		cand(pk, time, r) AS MATERIALIZED (SELECT s.pk, e.time, s.r FROM (SELECT rowid AS pk, ` + score + ` AS r
 			FROM entries_fts WHERE entries_fts MATCH ? AND +rowid IN (SELECT pk FROM walk)) s JOIN entries e ON e.pk = s.pk)`
 	}
 	q := `WITH ` + cand + `,
@@ -54,9 +62,15 @@ func (db *DB) searchEntriesTopK(ctx context.Context, p *searchPlan, cw, w *where
 		SELECT ` + entryColumns + `, p.r, '', p.total
 		FROM page p JOIN entries e ON e.pk = p.pk JOIN chats c ON c.pk = e.chat_pk
 		ORDER BY p.r, p.time DESC, p.pk DESC`
-	args := append(append([]any{}, wargs...), k)
+	var args []any
+	if spans == "" {
+		args = append(append(args, scoreArgs...), wargs...) // the score comes first in cand
+	} else {
+		args = append(args, wargs...)
+	}
+	args = append(args, k)
 	if spans != "" {
-		args = append(args, match)
+		args = append(append(args, scoreArgs...), match)
 	}
 	args = append(args, limit, f.Offset)
 	hits, total, err := db.runEntrySearch(ctx, p, text, q, args)

@@ -1,0 +1,120 @@
+package sqlite
+
+import (
+	"math"
+	"unsafe"
+
+	"modernc.org/libc"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// rankBM25 is rankFunc: FTS5's bm25 (the same formula and constants, so the same scores) with
+// each phrase's document count given by the caller instead of counted. bm25 counts the
+// documents of every phrase of the MATCH with a pass over the phrase's whole doclist, once per
+// statement: for a common word over a million entries, a phrase of common words, or the facet
+// and owner tokens a filtered search narrows by, that pass costs more than the rows the
+// search keeps. The counts come from rank.go's cache, and a phrase that cannot add to a score
+// (under NOT, or held to columns of weight 0) is given a negative count and not scored at all.
+//
+// SQL: annals_bm25(fts_table, counts, w0, w1, ...): counts is a blob of one little-endian
+// float64 per phrase of the MATCH, in FTS5's numbering; the weights are bm25's, per column,
+// 1.0 for a column without one.
+func rankBM25(tls *libc.TLS, pApi, pFts, pCtx uintptr, nVal int32, apVal uintptr) {
+	const k1, b = 1.2, 0.75
+	api := (*sqlite3.TFts5ExtensionApi)(cptr(pApi))
+	nPhrase := int(fts5Int(api.FxPhraseCount)(tls, pFts))
+	if nVal < 1 {
+		rankError(tls, pCtx, "annals_bm25: the document counts of the phrases are missing")
+		return
+	}
+	arg := func(i int32) uintptr { return *(*uintptr)(cptr(apVal + uintptr(i)*8)) }
+	counts := sqlite3.Xsqlite3_value_blob(tls, arg(0))
+	if int(sqlite3.Xsqlite3_value_bytes(tls, arg(0))) != 8*nPhrase {
+		rankError(tls, pCtx, "annals_bm25: the document counts do not match the MATCH's phrases")
+		return
+	}
+	out := tls.Alloc(32) // nInst, iPhrase, iCol, iOff (int32 each), then an int64
+	defer tls.Free(32)
+	var freq [64]float64 // a MATCH of more phrases (a prefix's expansion) allocates
+	var fr []float64
+	if nPhrase > len(freq) {
+		fr = make([]float64, nPhrase)
+	} else {
+		fr = freq[:nPhrase]
+	}
+	rc := fts5IntOut(api.FxInstCount)(tls, pFts, out)
+	nInst := *(*int32)(cptr(out))
+	for i := int32(0); rc == sqlite3.SQLITE_OK && i < nInst; i++ {
+		rc = fts5Inst(api.FxInst)(tls, pFts, i, out+4, out+8, out+12)
+		if rc != sqlite3.SQLITE_OK {
+			break
+		}
+		ip, ic := *(*int32)(cptr(out + 4)), *(*int32)(cptr(out + 8))
+		w := 1.0
+		if nVal > 1+ic {
+			w = sqlite3.Xsqlite3_value_double(tls, arg(1+ic))
+		}
+		fr[ip] += w
+	}
+	var D, nRow, nTok float64
+	if rc == sqlite3.SQLITE_OK {
+		rc = fts5ColumnOut(api.FxColumnSize)(tls, pFts, -1, out)
+		D = float64(*(*int32)(cptr(out)))
+	}
+	if rc == sqlite3.SQLITE_OK {
+		rc = fts5IntOut(api.FxRowCount)(tls, pFts, out+16)
+		nRow = float64(*(*int64)(cptr(out + 16)))
+	}
+	if rc == sqlite3.SQLITE_OK {
+		rc = fts5ColumnOut(api.FxColumnTotalSize)(tls, pFts, -1, out+16)
+		nTok = float64(*(*int64)(cptr(out + 16)))
+	}
+	if rc != sqlite3.SQLITE_OK {
+		sqlite3.Xsqlite3_result_error_code(tls, pCtx, rc)
+		return
+	}
+	nRow = max(nRow, 1)
+	avgdl := nTok / nRow
+	score := 0.0
+	for i, f := range fr {
+		nHit := *(*float64)(cptr(counts + uintptr(i)*8))
+		if nHit < 0 || f == 0 {
+			continue
+		}
+		idf := math.Log((nRow - nHit + 0.5) / (nHit + 0.5))
+		if idf <= 0 {
+			idf = 1e-6
+		}
+		score += idf * ((f * (k1 + 1)) / (f + k1*(1-b+b*D/avgdl))) // bm25's grouping, for the same rounding
+	}
+	sqlite3.Xsqlite3_result_double(tls, pCtx, -score)
+}
+
+// fts5Int is an Fts5ExtensionApi function of the context alone returning an int.
+func fts5Int(fp uintptr) func(*libc.TLS, uintptr) int32 {
+	return *(*func(*libc.TLS, uintptr) int32)(unsafe.Pointer(&struct{ uintptr }{fp}))
+}
+
+// fts5IntOut is an Fts5ExtensionApi function of the context writing one result through a
+// pointer and returning a result code.
+func fts5IntOut(fp uintptr) func(*libc.TLS, uintptr, uintptr) int32 {
+	return *(*func(*libc.TLS, uintptr, uintptr) int32)(unsafe.Pointer(&struct{ uintptr }{fp}))
+}
+
+// fts5Inst is Fts5ExtensionApi.xInst: the phrase, column and offset of one instance.
+func fts5Inst(fp uintptr) func(*libc.TLS, uintptr, int32, uintptr, uintptr, uintptr) int32 {
+	return *(*func(*libc.TLS, uintptr, int32, uintptr, uintptr, uintptr) int32)(unsafe.Pointer(&struct{ uintptr }{fp}))
+}
+
+// fts5ColumnOut is an Fts5ExtensionApi function of a column (-1: every column) writing one
+// result through a pointer (xColumnSize, xColumnTotalSize).
+func fts5ColumnOut(fp uintptr) func(*libc.TLS, uintptr, int32, uintptr) int32 {
+	return *(*func(*libc.TLS, uintptr, int32, uintptr) int32)(unsafe.Pointer(&struct{ uintptr }{fp}))
+}
+
+// rankError makes the call fail with msg.
+func rankError(tls *libc.TLS, pCtx uintptr, msg string) {
+	z := cString(tls, msg)
+	defer sqlite3.Xsqlite3_free(tls, z)
+	sqlite3.Xsqlite3_result_error(tls, pCtx, z, -1)
+}

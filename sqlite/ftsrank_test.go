@@ -1,0 +1,141 @@
+package sqlite_test
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/annals-dev/annals"
+)
+
+// TestRankFunctionRanksAsBM25: chat searches scored through the store's ranking function (the
+// phrases' document counts cached, not counted by bm25 in every statement) return the pages
+// FTS5's bm25 gives: the same chats in the same order with the same scores, matches and totals,
+// for owners of every scope, words, phrases, prefixes, OR, NOT and field filters over a corpus
+// with long chats (whose walk holds each phrase twice). A second search finds its counts kept.
+func TestRankFunctionRanksAsBM25(t *testing.T) {
+	db := walkCorpus(t)
+	owners := []annals.Owner{{AllTenants: true}, {TenantID: "acme"}, {TenantID: "globex", UserID: "bob"}}
+	queries := []string{"timeout", "fix failing test", "timeout OR retry", "timeout -cache", `"then test"`, "te*", "t*",
+		"tag:x timeout", "database connection", "in:title notes timeout", "(fix OR cache) -retry test"}
+	for _, o := range owners {
+		for _, q := range queries {
+			for _, archived := range []bool{false, true} {
+				f := searchFilter(t, q, o)
+				f.Chat.IncludeArchived, f.Limit = archived, 8
+				name := fmt.Sprintf("owner %v, %q, archived %v", o, q, archived)
+				var ranked bool
+				ctx := annals.NewContextWithStatementTrace(t.Context(), func(s annals.Statement) {
+					ranked = ranked || strings.Contains(s.SQL, "annals_bm25(")
+				})
+				got, gotTotal, err := db.SearchChats(ctx, f)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				db.SetBuiltinBM25ForTest(true)
+				want, wantTotal, err := db.SearchChats(t.Context(), f)
+				db.SetBuiltinBM25ForTest(false)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if !ranked && !strings.HasPrefix(q, "in:title") { // the title alone: chats_fts's bm25
+					t.Errorf("%s: no statement scored through annals_bm25", name)
+				}
+				if gotTotal != wantTotal || len(got) != len(want) {
+					t.Fatalf("%s: %d hits of %d, want %d of %d", name, len(got), gotTotal, len(want), wantTotal)
+				}
+				for i := range want {
+					g, w := got[i], want[i]
+					if g.Chat.ID != w.Chat.ID || g.Matches != w.Matches || math.Abs(g.Score-w.Score) > 1e-9*math.Abs(w.Score) {
+						t.Errorf("%s: hit %d is %s (score %v, %d matches), want %s (score %v, %d matches)", name, i, g.Chat.ID, g.Score, g.Matches, w.Chat.ID, w.Score, w.Matches)
+					}
+				}
+			}
+		}
+	}
+	before := db.PhraseCountsForTest()
+	if before == 0 {
+		t.Fatal("no phrase's count was kept")
+	}
+	if _, _, err := db.SearchChats(t.Context(), searchFilter(t, "fix failing test", annals.Owner{TenantID: "acme"})); err != nil {
+		t.Fatal(err)
+	}
+	if after := db.PhraseCountsForTest(); after != before {
+		t.Errorf("a search typed again counted %d phrases anew", after-before)
+	}
+}
+
+// TestRankFunctionRanksEntriesAsBM25: the entry-level rankings (a chat search under role:, an
+// entry search by relevance or newest first, with the owner's tokens in the MATCH or its chats'
+// ranges) score through the ranking function and return what bm25 gives.
+func TestRankFunctionRanksEntriesAsBM25(t *testing.T) {
+	db := walkCorpus(t)
+	owners := []annals.Owner{{AllTenants: true}, {TenantID: "acme"}, {TenantID: "globex", UserID: "bob"}}
+	queries := []string{"timeout", "fix failing test", "timeout OR retry", "timeout -cache", `"then test"`, "te*"}
+	for _, ownerTokens := range []bool{true, false} {
+		db.SetOwnerFacetsForTest(ownerTokens)
+		for _, o := range owners {
+			for _, q := range queries {
+				for _, sort := range []string{annals.SortRelevance, annals.SortRecent} {
+					name := fmt.Sprintf("owner tokens %v, owner %v, %q, %s", ownerTokens, o, q, sort)
+					f := searchFilter(t, q, o)
+					f.Roles, f.Sort, f.Limit = []annals.EntryKind{annals.KindUser}, sort, 6
+					var ranked bool
+					ctx := annals.NewContextWithStatementTrace(t.Context(), func(s annals.Statement) {
+						ranked = ranked || strings.Contains(s.SQL, "annals_bm25(")
+					})
+					got, gotTotal, err := db.SearchChats(ctx, f)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					gotE, gotETotal, err := db.SearchEntries(ctx, f)
+					if err != nil {
+						t.Fatalf("%s: entries: %v", name, err)
+					}
+					db.SetBuiltinBM25ForTest(true)
+					want, wantTotal, err := db.SearchChats(t.Context(), f)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					wantE, wantETotal, err := db.SearchEntries(t.Context(), f)
+					db.SetBuiltinBM25ForTest(false)
+					if err != nil {
+						t.Fatalf("%s: entries: %v", name, err)
+					}
+					if !ranked {
+						t.Errorf("%s: no statement scored through annals_bm25", name)
+					}
+					if gotTotal != wantTotal || len(got) != len(want) || gotETotal != wantETotal || len(gotE) != len(wantE) {
+						t.Fatalf("%s: chats %d of %d, want %d of %d; entries %d of %d, want %d of %d", name,
+							len(got), gotTotal, len(want), wantTotal, len(gotE), gotETotal, len(wantE), wantETotal)
+					}
+					if !strings.Contains(q, " ") && (len(want) == 0 || len(wantE) == 0) { // one word: in every owner's chats
+						t.Errorf("%s: nothing matched; the corpus should", name)
+					}
+					for i := range want {
+						if g, w := got[i], want[i]; g.Chat.ID != w.Chat.ID || math.Abs(g.Score-w.Score) > 1e-9*math.Abs(w.Score) {
+							t.Errorf("%s: chat %d is %s (%v), want %s (%v)", name, i, g.Chat.ID, g.Score, w.Chat.ID, w.Score)
+						}
+					}
+					for i := range wantE {
+						if g, w := gotE[i], wantE[i]; g.Entry.ID != w.Entry.ID || math.Abs(g.Score-w.Score) > 1e-9*math.Abs(w.Score) {
+							t.Errorf("%s: entry %d is %s (%v), want %s (%v)", name, i, g.Entry.ID, g.Score, w.Entry.ID, w.Score)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// firstTextArg is a statement's first text argument: a walk's MATCH (the arguments before it,
+// if any, are the ranking function's counts, a blob).
+func firstTextArg(args []any) string {
+	for _, a := range args {
+		if s, ok := a.(string); ok {
+			return s
+		}
+	}
+	return ""
+}
