@@ -363,6 +363,7 @@ func EngineVersion(ctx context.Context) (string, error) {
 // connections (the same driver, pragmas and memory map), for a benchmark to replay traced search
 // statements through the same driver: annals against its own SQL without the library around it.
 func OpenReplay(path string) (*sql.DB, error) {
+	registerRankHook() // the traced statements score through rankFunc
 	db, err := sql.Open("sqlite", dsn(path, Options{ReadOnly: true, BusyTimeout: 5 * time.Second}, true))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)

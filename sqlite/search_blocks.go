@@ -21,8 +21,8 @@ import (
 // The scores come from the search's one scored walk (candidates, search_docs.go): sealed blocks
 // have the highest rowids, so walking down it reads every long chat's matching blocks first,
 // then the chat heads newest first; a long chat scores its best document. One scored walk, not
-// two: bm25 counts each phrase's documents over the whole index once per walk, which for a
-// phrase of common words is most of the search.
+// two: a scored statement reads each phrase's document count (ftsrank_counts.go; counted over
+// the whole index when not kept, which for a phrase of common words is most of the search).
 
 // multiMatch is the owner narrowing of the long chats' documents: the owner's tokens and
 // "multi". Their archived state is checked on the chat row (sealed blocks do not carry it).

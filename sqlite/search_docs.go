@@ -213,8 +213,8 @@ func (db *DB) planWalk(ctx context.Context, tx queryer, p *searchPlan, text *ann
 // across blocks), the long chats' documents, "multi" in the owner column (search_blocks.go).
 // twice says whether a phrase of the query is in it twice.
 //
-// bm25 counts the documents of each phrase of the MATCH with a pass over the whole index, one
-// per occurrence, so a phrase should be there once. For an AND of items (a b -c), each item
+// The score sums over the phrases of the MATCH (and bm25 counted each occurrence's documents
+// with a pass over the whole index), so a phrase should be there once. For an AND of items (a b -c), each item
 // admits the long chats' documents itself: (a OR multi) AND (b OR multi) NOT (c NOT multi) is
 // the query on every other document and every long-chat document (the walk reserves room for
 // all of them; which long chats match is decided over their blocks, longChats). Anything else

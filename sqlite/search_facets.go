@@ -97,7 +97,8 @@ const facetProbe = 256
 // probeFacets sets p.unselective when the filters keep at least half of the newest facetProbe
 // entries matching the words (match, without the facets), or the words match fewer entries than
 // that: a walk then finds its entries among the first few thousand matches by their kind and
-// tool at little cost, and the facets' document count in bm25 would cost more (narrowScored).
+// tool at little cost (narrowScored). The tokens are not counted for ranking (rankFunc), and
+// keeping them in every scored walk measured the same (docs/BENCHMARKS.md, 2026-12-08).
 // The check reads those entries' kind and tool from the entry filter index: a few hundred
 // lookups, well under a millisecond at 1M.
 func (db *DB) probeFacets(ctx context.Context, p *searchPlan, match string) error {
@@ -106,8 +107,7 @@ func (db *DB) probeFacets(ctx context.Context, p *searchPlan, match string) erro
 	}
 	if p.owner != "" {
 		// A small owner's scored walk reads its own matches only (search_owner.go): looking up
-		// their kind and tool costs little, and counting every entry of a kind or tool (bm25)
-		// would be a pass over every tenant's.
+		// their kind and tool costs little.
 		p.unselective = true
 		return nil
 	}

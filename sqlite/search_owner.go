@@ -14,11 +14,10 @@ import (
 // a small owner's search ANDs its token into its MATCH and FTS5 hands over only the owner's
 // matches: a tenant holding 1% of the entries walks its own postings instead of every tenant's
 // newest matches until it has found enough of its own (issue 33 item 3). The SQL owner
-// condition still decides; the token only narrows. It weighs 0 in bm25 like the other facets,
-// so on a given index a score is the words' (a phrase of weight 0 adds 0); but bm25 counts the
-// documents of every phrase of its MATCH with a pass over the phrase's postings, so the token
-// costs a pass over the owner's postings in every scored statement: cheap for a small owner,
-// and the reason a larger one (more than 1/ownerTokenShare of the entries) searches without it.
+// condition still decides; the token only narrows. It weighs 0 in the ranking like the other
+// facets, and the ranking function does not count it (ftsrank_counts.go). A larger owner (more
+// than 1/ownerTokenShare of the entries) searches without it: its matches are most of the
+// newest anyway, and narrowing every owner measured no faster (docs/BENCHMARKS.md, 2026-12-08).
 //
 // Each token starts with a character of the supplementary private use area, which the query
 // language never puts in a word (search_facets.go): U+F0102 before the upper-case hex of the
@@ -28,9 +27,8 @@ const (
 	tenantFacet = "\U000F0102"
 	userFacet   = "\U000F0103"
 	// ownerTokenShare: an owner holding at most 1/ownerTokenShare of the entries narrows by its
-	// token. bm25's pass over the token's postings (~37 ns each at 1M entries) is paid by every
-	// scored statement, also for a rare word, where the walk it saves is short: at 10M entries
-	// an owner at the limit pays ~18 ms for it.
+	// token (chosen when bm25 still counted the token's postings in every scored statement;
+	// with the ranking function it is free to score, and a larger owner still gains nothing).
 	ownerTokenShare = 20
 	// ownerChatsRead bounds the chats read to learn an owner's share: an owner with more live
 	// chats is taken as large.
