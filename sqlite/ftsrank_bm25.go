@@ -27,14 +27,14 @@ func rankBM25(tls *libc.TLS, pApi, pFts, pCtx uintptr, nVal int32, apVal uintptr
 		rankError(tls, pCtx, "annals_bm25: the document counts of the phrases are missing")
 		return
 	}
-	arg := func(i int32) uintptr { return *(*uintptr)(cptr(apVal + uintptr(i)*8)) }
+	arg := func(i int32) uintptr { return *(*uintptr)(cptr(apVal + uintptr(i)*unsafe.Sizeof(uintptr(0)))) }
 	counts := sqlite3.Xsqlite3_value_blob(tls, arg(0))
 	if int(sqlite3.Xsqlite3_value_bytes(tls, arg(0))) != 8*nPhrase {
 		rankError(tls, pCtx, "annals_bm25: the document counts do not match the MATCH's phrases")
 		return
 	}
-	out := tls.Alloc(32) // nInst, iPhrase, iCol, iOff (int32 each), then an int64
-	defer tls.Free(32)
+	out := tls.Alloc(24) // nInst, iPhrase, iCol, iOff (int32 each), then an int64
+	defer tls.Free(24)
 	var freq [64]float64 // a MATCH of more phrases (a prefix's expansion) allocates
 	var fr []float64
 	if nPhrase > len(freq) {
@@ -56,25 +56,20 @@ func rankBM25(tls *libc.TLS, pApi, pFts, pCtx uintptr, nVal int32, apVal uintptr
 		}
 		fr[ip] += w
 	}
-	var D, nRow, nTok float64
+	var D float64
 	if rc == sqlite3.SQLITE_OK {
 		rc = fts5ColumnOut(api.FxColumnSize)(tls, pFts, -1, out)
 		D = float64(*(*int32)(cptr(out)))
 	}
+	var totals uintptr
 	if rc == sqlite3.SQLITE_OK {
-		rc = fts5IntOut(api.FxRowCount)(tls, pFts, out+16)
-		nRow = float64(*(*int64)(cptr(out + 16)))
-	}
-	if rc == sqlite3.SQLITE_OK {
-		rc = fts5ColumnOut(api.FxColumnTotalSize)(tls, pFts, -1, out+16)
-		nTok = float64(*(*int64)(cptr(out + 16)))
+		totals, rc = indexTotals(tls, api, pFts, out+16)
 	}
 	if rc != sqlite3.SQLITE_OK {
 		sqlite3.Xsqlite3_result_error_code(tls, pCtx, rc)
 		return
 	}
-	nRow = max(nRow, 1)
-	avgdl := nTok / nRow
+	nRow, avgdl := *(*float64)(cptr(totals)), *(*float64)(cptr(totals + 8))
 	score := 0.0
 	for i, f := range fr {
 		nHit := *(*float64)(cptr(counts + uintptr(i)*8))
@@ -88,6 +83,45 @@ func rankBM25(tls *libc.TLS, pApi, pFts, pCtx uintptr, nVal int32, apVal uintptr
 		score += idf * ((f * (k1 + 1)) / (f + k1*(1-b+b*D/avgdl))) // bm25's grouping, for the same rounding
 	}
 	sqlite3.Xsqlite3_result_double(tls, pCtx, -score)
+}
+
+// indexTotals is the index's row count (at least 1) and average row length in tokens, as two
+// float64 in memory the cursor keeps (xSetAuxdata), read once per statement as bm25 does:
+// reading them for every row costs a read of the index's averages record each time. out is 8
+// bytes of scratch.
+func indexTotals(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts, out uintptr) (uintptr, int32) {
+	if p := fts5GetAux(api.FxGetAuxdata)(tls, pFts, 0); p != 0 {
+		return p, sqlite3.SQLITE_OK
+	}
+	rc := fts5IntOut(api.FxRowCount)(tls, pFts, out)
+	nRow := max(float64(*(*int64)(cptr(out))), 1)
+	if rc != sqlite3.SQLITE_OK {
+		return 0, rc
+	}
+	if rc = fts5ColumnOut(api.FxColumnTotalSize)(tls, pFts, -1, out); rc != sqlite3.SQLITE_OK {
+		return 0, rc
+	}
+	nTok := float64(*(*int64)(cptr(out)))
+	p := sqlite3.Xsqlite3_malloc(tls, 16)
+	if p == 0 {
+		return 0, sqlite3.SQLITE_NOMEM
+	}
+	*(*float64)(cptr(p)), *(*float64)(cptr(p + 8)) = nRow, nTok/nRow
+	// On failure xSetAuxdata frees p itself (through the destructor).
+	if rc = fts5SetAux(api.FxSetAuxdata)(tls, pFts, p, cFuncPointer(sqlite3.Xsqlite3_free)); rc != sqlite3.SQLITE_OK {
+		return 0, rc
+	}
+	return p, sqlite3.SQLITE_OK
+}
+
+// fts5GetAux is Fts5ExtensionApi.xGetAuxdata: the cursor's kept pointer (0: none).
+func fts5GetAux(fp uintptr) func(*libc.TLS, uintptr, int32) uintptr {
+	return *(*func(*libc.TLS, uintptr, int32) uintptr)(unsafe.Pointer(&struct{ uintptr }{fp}))
+}
+
+// fts5SetAux is Fts5ExtensionApi.xSetAuxdata: keep a pointer with its destructor.
+func fts5SetAux(fp uintptr) func(*libc.TLS, uintptr, uintptr, uintptr) int32 {
+	return *(*func(*libc.TLS, uintptr, uintptr, uintptr) int32)(unsafe.Pointer(&struct{ uintptr }{fp}))
 }
 
 // fts5Int is an Fts5ExtensionApi function of the context alone returning an int.
