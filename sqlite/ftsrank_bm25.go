@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"encoding/binary"
 	"math"
 	"unsafe"
 
@@ -13,8 +14,8 @@ import (
 // documents of every phrase of the MATCH with a pass over the phrase's whole doclist, once per
 // statement: for a common word over a million entries, a phrase of common words, or the facet
 // and owner tokens a filtered search narrows by, that pass costs more than the rows the
-// search keeps. The counts come from rank.go's cache, and a phrase that cannot add to a score
-// (under NOT, or held to columns of weight 0) is given a negative count and not scored at all.
+// search keeps. The counts come from ftsrank_counts.go's cache, and a phrase that cannot add to
+// a score (held to columns of weight 0) is given a negative count and not scored at all.
 //
 // SQL: annals_bm25(fts_table, counts, w0, w1, ...): counts is a blob of one little-endian
 // float64 per phrase of the MATCH, in FTS5's numbering; the weights are bm25's, per column,
@@ -71,13 +72,17 @@ func rankBM25(tls *libc.TLS, pApi, pFts, pCtx uintptr, nVal int32, apVal uintptr
 	}
 	nRow, avgdl := *(*float64)(cptr(totals)), *(*float64)(cptr(totals + 8))
 	score := 0.0
+	cb := unsafe.Slice((*byte)(cptr(counts)), 8*nPhrase)
 	for i, f := range fr {
-		nHit := *(*float64)(cptr(counts + uintptr(i)*8))
+		nHit := math.Float64frombits(binary.LittleEndian.Uint64(cb[8*i:]))
 		if nHit < 0 || f == 0 {
 			continue
 		}
+		// A count kept from before a delete may exceed the rows left: held to them, as the
+		// log of a negative number is NaN (which the floor below would not catch).
+		nHit = min(nHit, nRow)
 		idf := math.Log((nRow - nHit + 0.5) / (nHit + 0.5))
-		if idf <= 0 {
+		if !(idf > 0) {
 			idf = 1e-6
 		}
 		score += idf * ((f * (k1 + 1)) / (f + k1*(1-b+b*D/avgdl))) // bm25's grouping, for the same rounding

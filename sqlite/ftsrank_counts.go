@@ -24,7 +24,8 @@ import (
 const (
 	// phraseCountTTL is how long a counted phrase's document count is used.
 	phraseCountTTL = 5 * time.Minute
-	// phraseCountMax bounds the cache; past it, the oldest half is dropped.
+	// phraseCountMax bounds the cache; past it, the expired counts are dropped, and all of them
+	// if that leaves half or more.
 	phraseCountMax = 4096
 )
 
@@ -66,11 +67,13 @@ func (c *phraseCounts) put(key string, n int64, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.m) >= phraseCountMax {
-		cut := now.Add(-phraseCountTTL / 2)
 		for k, e := range c.m {
-			if e.at.Before(cut) || len(c.m) >= phraseCountMax {
+			if now.Sub(e.at) > phraseCountTTL || now.Before(e.at) {
 				delete(c.m, k)
 			}
+		}
+		if len(c.m) >= phraseCountMax/2 {
+			clear(c.m) // all fresh: start again rather than scan the map on every put
 		}
 	}
 	c.m[key] = phraseCount{n: n, at: now}
@@ -78,8 +81,8 @@ func (c *phraseCounts) put(key string, n int64, now time.Time) {
 
 // rankScore is the SQL of bm25(t, weights) for the rows of MATCH match, through rankFunc: the
 // expression and its argument (the phrases' counts, counted in q where not cached). weights is
-// bm25's list ("1.0, 0.5, ..."). A phrase under NOT, or held to columns of weight 0 only, adds
-// nothing to a matching row's score and is not counted.
+// bm25's list ("1.0, 0.5, ..."). A phrase held to columns of weight 0 only adds nothing to a
+// score and is not counted.
 func (db *DB) rankScore(ctx context.Context, q queryer, t rankTable, match, weights string) (string, []any, error) {
 	if db.builtinBM25 {
 		return "bm25(" + t.name + ", " + weights + ")", nil, nil
@@ -90,13 +93,18 @@ func (db *DB) rankScore(ctx context.Context, q queryer, t rankTable, match, weig
 	}
 	phrases, err := matchPhrases(match, t.cols)
 	if err != nil {
-		return "", nil, annals.Internal("rank: read the MATCH's phrases", err)
+		// A MATCH the parser does not number as FTS5 does (adjacency, NEAR: the store writes
+		// neither) is scored by bm25 itself, counting as it always did.
+		return "bm25(" + t.name + ", " + weights + ")", nil, nil
 	}
 	counts := make([]byte, 0, 8*len(phrases))
 	now := time.Now()
 	for _, ph := range phrases {
+		// A phrase on the right of a NOT is counted too: FTS5 can report its instances in a
+		// matching row (a NOT whose left side matched nothing leaves the right side's cursor on
+		// a row another branch of an OR matches), and bm25 scores them.
 		n := int64(-1)
-		if !ph.negated && scored(ph.cols, t.cols, w) {
+		if scored(ph.cols, t.cols, w) {
 			if n, err = db.phraseCount(ctx, q, t, ph, now); err != nil {
 				return "", nil, err
 			}
@@ -118,8 +126,10 @@ func (db *DB) phraseCount(ctx context.Context, q queryer, t rankTable, ph matchP
 	}
 	var n int64
 	if ph.cols == nil || len(ph.cols) > 0 { // no column at all: no row
-		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM `+t.name+` WHERE `+t.name+` MATCH ?`, m).Scan(&n); err != nil {
-			return 0, annals.Internal("rank: count a phrase's documents", err)
+		cq := `SELECT count(*) FROM ` + t.name + ` WHERE ` + t.name + ` MATCH ?`
+		annals.TraceStatement(ctx, cq, []any{m})
+		if err := q.QueryRowContext(ctx, cq, m).Scan(&n); err != nil {
+			return 0, storeErr("rank: count a phrase's documents", err)
 		}
 	}
 	db.counts.put(key, n, now)

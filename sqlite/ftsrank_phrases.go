@@ -7,26 +7,25 @@ import (
 )
 
 // matchPhrase is one phrase of an FTS5 MATCH expression as FTS5 numbers them (in the order
-// they are written): its text as written (quotes, prefix star, initial caret), the columns it
-// is held to (nil: every column), and whether it sits on the right of a NOT, where it never
-// adds to a matching row's score.
+// they are written): its text as written (quotes, prefix star, initial caret) and the columns
+// it is held to (nil: every column).
 type matchPhrase struct {
-	text    string
-	cols    []string
-	negated bool
+	text string
+	cols []string
 }
 
 // matchPhrases lists the phrases of an FTS5 MATCH expression over a table of columns cols, in
-// FTS5's numbering, following FTS5's grammar: OR binds loosest, then AND, then NOT, then the
-// implicit AND of adjacent phrases; a column filter (col, {a b}, -{a b}) applies to the phrase
-// or parenthesised expression after its colon.
+// FTS5's numbering, following FTS5's grammar: OR binds loosest, then AND, then NOT; a column
+// filter (col, {a b}, -{a b}) applies to the phrase or parenthesised expression after its
+// colon. Phrases side by side and NEAR groups are refused (an error: the caller then lets
+// bm25 count), as FTS5 numbers a phrase of no tokens differently there.
 func matchPhrases(match string, cols []string) ([]matchPhrase, error) {
 	toks, err := lexMatch(match)
 	if err != nil {
 		return nil, err
 	}
 	p := &phraseParser{toks: toks, all: cols}
-	if err := p.or(false, nil); err != nil {
+	if err := p.or(nil); err != nil {
 		return nil, err
 	}
 	if p.i != len(p.toks) {
@@ -49,54 +48,53 @@ func (p *phraseParser) peek(k int) string {
 	return ""
 }
 
-func (p *phraseParser) or(neg bool, cols []string) error {
-	if err := p.and(neg, cols); err != nil {
+func (p *phraseParser) or(cols []string) error {
+	if err := p.and(cols); err != nil {
 		return err
 	}
 	for p.peek(0) == "OR" {
 		p.i++
-		if err := p.and(neg, cols); err != nil {
+		if err := p.and(cols); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (p *phraseParser) and(neg bool, cols []string) error {
-	if err := p.not(neg, cols); err != nil {
+func (p *phraseParser) and(cols []string) error {
+	if err := p.not(cols); err != nil {
 		return err
 	}
 	for p.peek(0) == "AND" {
 		p.i++
-		if err := p.not(neg, cols); err != nil {
+		if err := p.not(cols); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (p *phraseParser) not(neg bool, cols []string) error {
-	if err := p.seq(neg, cols); err != nil {
+func (p *phraseParser) not(cols []string) error {
+	if err := p.seq(cols); err != nil {
 		return err
 	}
 	for p.peek(0) == "NOT" {
 		p.i++
-		if err := p.seq(true, cols); err != nil {
+		if err := p.seq(cols); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// seq is one item or more side by side (an implicit AND, tighter than NOT in FTS5's grammar).
-func (p *phraseParser) seq(neg bool, cols []string) error {
-	if err := p.item(neg, cols); err != nil {
+// seq is one item. Items side by side (an implicit AND) are refused: FTS5 leaves a phrase of no
+// tokens out of its numbering there, which the parser cannot see; the store writes its ANDs.
+func (p *phraseParser) seq(cols []string) error {
+	if err := p.item(cols); err != nil {
 		return err
 	}
-	for p.startsItem() {
-		if err := p.item(neg, cols); err != nil {
-			return err
-		}
+	if p.startsItem() {
+		return fmt.Errorf("MATCH: %q follows an item without an operator", p.peek(0))
 	}
 	return nil
 }
@@ -112,12 +110,12 @@ func (p *phraseParser) startsItem() bool {
 
 // item is a parenthesised expression, a column filter and what it applies to, a NEAR group, or
 // a phrase.
-func (p *phraseParser) item(neg bool, cols []string) error {
+func (p *phraseParser) item(cols []string) error {
 	t := p.peek(0)
 	switch {
 	case t == "(":
 		p.i++
-		if err := p.or(neg, cols); err != nil {
+		if err := p.or(cols); err != nil {
 			return err
 		}
 		return p.expect(")")
@@ -129,23 +127,12 @@ func (p *phraseParser) item(neg bool, cols []string) error {
 		if err := p.expect(":"); err != nil {
 			return err
 		}
-		return p.item(neg, intersectCols(cols, set, p.all))
+		return p.item(intersectCols(cols, set, p.all))
 	case t == "NEAR" && p.peek(1) == "(":
-		p.i += 2
-		for p.peek(0) != ")" && p.peek(0) != "," {
-			if p.peek(0) == "" {
-				return fmt.Errorf("MATCH: NEAR group not closed")
-			}
-			if err := p.phrase(neg, cols); err != nil {
-				return err
-			}
-		}
-		if p.peek(0) == "," {
-			p.i += 2 // the distance
-		}
-		return p.expect(")")
+		// Inside NEAR, too, FTS5 leaves out a phrase of no tokens; the store writes no NEAR.
+		return fmt.Errorf("MATCH: NEAR groups are not read")
 	}
-	return p.phrase(neg, cols)
+	return p.phrase(cols)
 }
 
 // colset reads a column filter: a column, {columns}, or either after a minus (every column but
@@ -186,7 +173,7 @@ func (p *phraseParser) colset() ([]string, error) {
 }
 
 // phrase reads one phrase: ^, a string or bareword, then any "+ string" and a prefix star.
-func (p *phraseParser) phrase(neg bool, cols []string) error {
+func (p *phraseParser) phrase(cols []string) error {
 	var b strings.Builder
 	if p.peek(0) == "^" {
 		b.WriteString("^")
@@ -209,7 +196,7 @@ func (p *phraseParser) phrase(neg bool, cols []string) error {
 		b.WriteString(" + ")
 		p.i++
 	}
-	p.out = append(p.out, matchPhrase{text: b.String(), cols: cols, negated: neg})
+	p.out = append(p.out, matchPhrase{text: b.String(), cols: cols})
 	return nil
 }
 

@@ -7,8 +7,8 @@ import (
 )
 
 // TestMatchPhrasesNumberAsFTS5: the phrases of a MATCH in FTS5's order, with the columns each is
-// held to and whether it is on the right of a NOT (FTS5's precedence: OR, AND, NOT, then
-// phrases side by side).
+// held to; phrases side by side and NEAR groups, which FTS5 numbers differently when a phrase
+// has no tokens, are refused.
 func TestMatchPhrasesNumberAsFTS5(t *testing.T) {
 	cols := []string{"a", "b", "owner"}
 	type ph = matchPhrase
@@ -17,11 +17,11 @@ func TestMatchPhrasesNumberAsFTS5(t *testing.T) {
 		want  []ph
 	}{
 		{`"x"`, []ph{{text: `"x"`}}},
-		{`{a b} : ("x y" OR "z"*) AND owner : "t61"`, []ph{{`"x y"`, []string{"a", "b"}, false}, {`"z"*`, []string{"a", "b"}, false}, {`"t61"`, []string{"owner"}, false}}},
-		{`(("x") NOT "y") NOT owner : "archived"`, []ph{{text: `"x"`}, {text: `"y"`, negated: true}, {`"archived"`, []string{"owner"}, true}}},
-		{`x NOT y z AND w`, []ph{{text: `x`}, {text: `y`, negated: true}, {text: `z`, negated: true}, {text: `w`}}},
-		{`a : (b : "x") OR -owner : "q"`, []ph{{`"x"`, []string{}, false}, {`"q"`, []string{"a", "b"}, false}}},
-		{`NEAR("x" "y", 3) ^"z" + "w"*`, []ph{{text: `"x"`}, {text: `"y"`}, {text: `^"z" + "w"*`}}},
+		{`{a b} : ("x y" OR "z"*) AND owner : "t61"`, []ph{{`"x y"`, []string{"a", "b"}}, {`"z"*`, []string{"a", "b"}}, {`"t61"`, []string{"owner"}}}},
+		{`(("x") NOT "y") NOT owner : "archived"`, []ph{{text: `"x"`}, {text: `"y"`}, {`"archived"`, []string{"owner"}}}},
+		{`x NOT (y AND "") OR w`, []ph{{text: `x`}, {text: `y`}, {text: `""`}, {text: `w`}}},
+		{`a : (b : "x") OR -owner : "q"`, []ph{{`"x"`, []string{}}, {`"q"`, []string{"a", "b"}}}},
+		{`^"z" + "w"*`, []ph{{text: `^"z" + "w"*`}}},
 		{`"say ""hi"""`, []ph{{text: `"say ""hi"""`}}},
 	}
 	for _, c := range cases {
@@ -34,7 +34,7 @@ func TestMatchPhrasesNumberAsFTS5(t *testing.T) {
 			t.Errorf("%s:\n got %+v\nwant %+v", c.match, got, c.want)
 		}
 	}
-	for _, bad := range []string{`"x`, `(x`, `{a : x`, `x OR`} {
+	for _, bad := range []string{`"x`, `(x`, `{a : x`, `x OR`, `x y`, `"a" "" "b"`, `NEAR("x" "y", 3)`} {
 		if _, err := matchPhrases(bad, cols); err == nil {
 			t.Errorf("%s: no error", bad)
 		}

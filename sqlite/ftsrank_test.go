@@ -18,7 +18,10 @@ func TestRankFunctionRanksAsBM25(t *testing.T) {
 	db := walkCorpus(t)
 	owners := []annals.Owner{{AllTenants: true}, {TenantID: "acme"}, {TenantID: "globex", UserID: "bob"}}
 	queries := []string{"timeout", "fix failing test", "timeout OR retry", "timeout -cache", `"then test"`, "te*", "t*",
-		"tag:x timeout", "database connection", "in:title notes timeout", "(fix OR cache) -retry test"}
+		"tag:x timeout", "database connection", "in:title notes timeout", "(fix OR cache) -retry test",
+		// A NOT whose left side matches nothing leaves its right side's cursor on a row the OR
+		// matches: bm25 scores that phrase's instances there, so it is counted too.
+		"timeout OR (zzzz -cache)", "timeout -(zzzz -cache)"}
 	for _, o := range owners {
 		for _, q := range queries {
 			for _, archived := range []bool{false, true} {
@@ -72,7 +75,7 @@ func TestRankFunctionRanksAsBM25(t *testing.T) {
 func TestRankFunctionRanksEntriesAsBM25(t *testing.T) {
 	db := walkCorpus(t)
 	owners := []annals.Owner{{AllTenants: true}, {TenantID: "acme"}, {TenantID: "globex", UserID: "bob"}}
-	queries := []string{"timeout", "fix failing test", "timeout OR retry", "timeout -cache", `"then test"`, "te*"}
+	queries := []string{"timeout", "fix failing test", "timeout OR retry", "timeout -cache", `"then test"`, "te*", "timeout OR (zzzz -cache)"}
 	for _, ownerTokens := range []bool{true, false} {
 		db.SetOwnerFacetsForTest(ownerTokens)
 		for _, o := range owners {
@@ -138,4 +141,46 @@ func firstTextArg(args []any) string {
 		}
 	}
 	return ""
+}
+
+// TestRankFunctionAfterADeleteWithKeptCounts: a phrase's count kept from before chats were
+// deleted exceeds the rows left; the search still ranks (held to the rows, not NaN, which
+// SQLite would return as a NULL score).
+func TestRankFunctionAfterADeleteWithKeptCounts(t *testing.T) {
+	db := walkCorpus(t)
+	f := searchFilter(t, "timeout", annals.Owner{AllTenants: true})
+	f.Limit = 10
+	if _, _, err := db.SearchEntries(t.Context(), f); err != nil {
+		t.Fatal(err)
+	}
+	for c := 2; c < 30; c++ {
+		ch, err := db.FindChatByID(t.Context(), fmt.Sprintf("c%02d", c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.DeleteChat(t.Context(), ch.Ref()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, _, err := db.SearchEntries(t.Context(), f)
+	if err != nil {
+		t.Fatalf("entries: %v", err)
+	}
+	chats, _, err := db.SearchChats(t.Context(), f)
+	if err != nil {
+		t.Fatalf("chats: %v", err)
+	}
+	if len(entries) == 0 || len(chats) == 0 {
+		t.Fatalf("%d entries, %d chats; the two chats left hold timeout", len(entries), len(chats))
+	}
+	for _, h := range entries {
+		if !(h.Score > 0) {
+			t.Errorf("entry %s scored %v", h.Entry.ID, h.Score)
+		}
+	}
+	for _, h := range chats {
+		if !(h.Score > 0) {
+			t.Errorf("chat %s scored %v", h.Chat.ID, h.Score)
+		}
+	}
 }
