@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -28,10 +29,7 @@ func TestRankFunctionRanksAsBM25(t *testing.T) {
 				f := searchFilter(t, q, o)
 				f.Chat.IncludeArchived, f.Limit = archived, 8
 				name := fmt.Sprintf("owner %v, %q, archived %v", o, q, archived)
-				var ranked bool
-				ctx := annals.NewContextWithStatementTrace(t.Context(), func(s annals.Statement) {
-					ranked = ranked || strings.Contains(s.SQL, "annals_bm25(")
-				})
+				ctx, ranked := rankedTrace(t)
 				got, gotTotal, err := db.SearchChats(ctx, f)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
@@ -42,7 +40,7 @@ func TestRankFunctionRanksAsBM25(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				if !ranked && !strings.HasPrefix(q, "in:title") { // the title alone: chats_fts's bm25
+				if !*ranked && !strings.HasPrefix(q, "in:title") { // the title alone: chats_fts's bm25
 					t.Errorf("%s: no statement scored through annals_bm25", name)
 				}
 				if gotTotal != wantTotal || len(got) != len(want) {
@@ -84,10 +82,7 @@ func TestRankFunctionRanksEntriesAsBM25(t *testing.T) {
 					name := fmt.Sprintf("owner tokens %v, owner %v, %q, %s", ownerTokens, o, q, sort)
 					f := searchFilter(t, q, o)
 					f.Roles, f.Sort, f.Limit = []annals.EntryKind{annals.KindUser}, sort, 6
-					var ranked bool
-					ctx := annals.NewContextWithStatementTrace(t.Context(), func(s annals.Statement) {
-						ranked = ranked || strings.Contains(s.SQL, "annals_bm25(")
-					})
+					ctx, ranked := rankedTrace(t)
 					got, gotTotal, err := db.SearchChats(ctx, f)
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
@@ -106,7 +101,7 @@ func TestRankFunctionRanksEntriesAsBM25(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s: entries: %v", name, err)
 					}
-					if !ranked {
+					if !*ranked {
 						t.Errorf("%s: no statement scored through annals_bm25", name)
 					}
 					if gotTotal != wantTotal || len(got) != len(want) || gotETotal != wantETotal || len(gotE) != len(wantE) {
@@ -183,4 +178,14 @@ func TestRankFunctionAfterADeleteWithKeptCounts(t *testing.T) {
 			t.Errorf("chat %s scored %v", h.Chat.ID, h.Score)
 		}
 	}
+}
+
+// rankedTrace is a context whose statements are watched for the ranking function: ranked says
+// whether one scored through it.
+func rankedTrace(t *testing.T) (context.Context, *bool) {
+	ranked := new(bool)
+	ctx := annals.NewContextWithStatementTrace(t.Context(), func(s annals.Statement) {
+		*ranked = *ranked || strings.Contains(s.SQL, "annals_bm25(")
+	})
+	return ctx, ranked
 }
