@@ -126,8 +126,9 @@ func (db *DB) phraseCount(ctx context.Context, q queryer, t rankTable, ph matchP
 	}
 	var n int64
 	if ph.cols == nil || len(ph.cols) > 0 { // no column at all: no row
+		// Not traced, as the prefix vocabulary's reads are not: a cache fill, not a statement of
+		// the search (a trace is what a replay runs again for every call).
 		cq := `SELECT count(*) FROM ` + t.name + ` WHERE ` + t.name + ` MATCH ?`
-		annals.TraceStatement(ctx, cq, []any{m})
 		if err := q.QueryRowContext(ctx, cq, m).Scan(&n); err != nil {
 			return 0, storeErr("rank: count a phrase's documents", err)
 		}
