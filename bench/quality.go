@@ -108,7 +108,7 @@ func judgedSet(t *target) ([]judged, error) {
 		if len(chats) == 0 {
 			break
 		}
-		words, err := targetWords(t, chats[0].ID, df, nChats)
+		words, err := targetWords(t, chats[0].ID, nil, df, nChats)
 		if err != nil {
 			return nil, err
 		}
@@ -118,14 +118,26 @@ func judgedSet(t *target) ([]judged, error) {
 		if len(words) >= 2 {
 			set = append(set, judged{query: words[0] + " " + words[1], target: chats[0].ID, set: wordsSet(2)})
 		}
+		// The same target asked for by its user's most frequent word under role:user, which ranks
+		// entries (a walk of the newest matching entries, one word) rather than chat documents.
+		if words, err = targetWords(t, chats[0].ID, []annals.EntryKind{annals.KindUser}, df, nChats); err != nil {
+			return nil, err
+		}
+		if len(words) >= 1 {
+			set = append(set, judged{query: "role:user " + words[0], target: chats[0].ID, set: roleUserSet})
+		}
 	}
 	return set, nil
 }
 
+// roleUserSet is the row of the one-word queries of the user's words under role:user.
+const roleUserSet = "known item, role:user, 1-word queries"
+
 // targetWords returns a chat's most frequent plain words (letters only, at least 5) whose chat
-// frequency lies in the band, most frequent first; df caches chat frequencies across targets.
-func targetWords(t *target, chatID string, df map[string]int, nChats int) ([]string, error) {
-	entries, err := t.store.FindEntries(t.ctx, annals.EntryFilter{ChatID: chatID, Limit: qualityEntries})
+// frequency lies in the band, most frequent first, from its entries of kinds (nil: every
+// kind); df caches chat frequencies across targets.
+func targetWords(t *target, chatID string, kinds []annals.EntryKind, df map[string]int, nChats int) ([]string, error) {
+	entries, err := t.store.FindEntries(t.ctx, annals.EntryFilter{ChatID: chatID, Kinds: kinds, Limit: qualityEntries})
 	if err != nil {
 		return nil, err
 	}
