@@ -15,16 +15,7 @@ import (
 // word is in the band and one of two common words, each two words next to each other in its
 // text and found by searching for it; the sets are the same when built again.
 func TestPhraseJudgedSetsAreBuiltFromTheTargetsText(t *testing.T) {
-	ctx := context.Background()
-	store, err := openSQLite(ctx, filepath.Join(t.TempDir(), "q.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := newTarget(ctx, "sqlite", store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.close()
+	ctx, store, tg := qualityTestTarget(t)
 	names := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"}
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i, name := range names {
@@ -76,4 +67,21 @@ func TestPhraseJudgedSetsAreBuiltFromTheTargetsText(t *testing.T) {
 	if !slices.Equal(set, again) {
 		t.Errorf("built again: %v, want %v", again, set)
 	}
+}
+
+// qualityTestTarget is an empty SQLite store in the test's directory and the bench's target
+// over it, closed when the test ends.
+func qualityTestTarget(t *testing.T) (context.Context, annals.Store, *target) {
+	t.Helper()
+	ctx := context.Background()
+	store, err := openSQLite(ctx, filepath.Join(t.TempDir(), "q.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := newTarget(ctx, "sqlite", store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tg.close() })
+	return ctx, store, tg
 }

@@ -1,9 +1,7 @@
 package bench
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,16 +12,7 @@ import (
 // frequent word of its user's entries (not of the whole chat, where an assistant's word is more
 // frequent), under role:user, and the target is found by it.
 func TestRoleUserJudgedSetAsksByTheUsersWords(t *testing.T) {
-	ctx := context.Background()
-	store, err := openSQLite(ctx, filepath.Join(t.TempDir(), "q.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := newTarget(ctx, "sqlite", store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.close()
+	ctx, store, tg := qualityTestTarget(t)
 	users := []string{"alphas", "bravos", "charlies", "deltas", "echoes", "foxtrots", "golfers", "hotels", "indias", "juliets"}
 	bots := []string{"kilos", "limas", "mikes", "novembers", "oscars", "papas", "quebecs", "romeos", "sierras", "tangos"}
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -35,9 +35,11 @@ type rankTable struct {
 	cols []string
 }
 
+// The two tables' columns: the chat documents' are the metadata's and then the entry index's
+// (chatDocColumns), each followed by its column of tokens no query types.
 var (
-	entriesRank = rankTable{"entries_fts", []string{"text", "reasoning", "tool_name", "tool_args", "tool_result", "facets"}}
-	chatDocRank = rankTable{"chat_fts", append(append([]string{}, chatDocColumns...), "owner")}
+	entriesRank = rankTable{"entries_fts", append(slices.Clone(chatDocColumns[4:]), "facets")}
+	chatDocRank = rankTable{"chat_fts", append(slices.Clone(chatDocColumns), "owner")}
 )
 
 type phraseCount struct {

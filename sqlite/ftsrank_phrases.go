@@ -127,7 +127,7 @@ func (p *phraseParser) item(cols []string) error {
 		if err := p.expect(":"); err != nil {
 			return err
 		}
-		return p.item(intersectCols(cols, set, p.all))
+		return p.item(intersectCols(cols, set))
 	case t == "NEAR" && p.peek(1) == "(":
 		// Inside NEAR, too, FTS5 leaves out a phrase of no tokens; the store writes no NEAR.
 		return fmt.Errorf("MATCH: NEAR groups are not read")
@@ -209,7 +209,7 @@ func (p *phraseParser) expect(t string) error {
 }
 
 // intersectCols is the columns of an inner filter within an outer one (nil: every column).
-func intersectCols(outer, inner, all []string) []string {
+func intersectCols(outer, inner []string) []string {
 	if outer == nil {
 		return inner
 	}

@@ -72,8 +72,17 @@ func TestRankFunctionRanksAsBM25(t *testing.T) {
 // ranges) score through the ranking function and return what bm25 gives.
 func TestRankFunctionRanksEntriesAsBM25(t *testing.T) {
 	db := walkCorpus(t)
-	owners := []annals.Owner{{AllTenants: true}, {TenantID: "acme"}, {TenantID: "globex", UserID: "bob"}}
+	// A tenant with under a twentieth of the entries, small enough for its token in the MATCH.
+	if _, err := annals.CreateChat(t.Context(), db, &annals.Chat{ID: "tiny", TenantID: "tiny"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := annals.AppendEntries(t.Context(), db, "tiny", []*annals.Entry{
+		{ID: "t0", Kind: annals.KindUser, Text: "timeout retry then test"}, {ID: "t1", Kind: annals.KindUser, Text: "fix failing test timeout"}}); err != nil {
+		t.Fatal(err)
+	}
+	owners := []annals.Owner{{AllTenants: true}, {TenantID: "acme"}, {TenantID: "globex", UserID: "bob"}, {TenantID: "tiny"}}
 	queries := []string{"timeout", "fix failing test", "timeout OR retry", "timeout -cache", `"then test"`, "te*", "timeout OR (zzzz -cache)"}
+	paths := map[string]bool{} // the search paths taken: each scores in its own statement
 	for _, ownerTokens := range []bool{true, false} {
 		db.SetOwnerFacetsForTest(ownerTokens)
 		for _, o := range owners {
@@ -83,14 +92,19 @@ func TestRankFunctionRanksEntriesAsBM25(t *testing.T) {
 					f := searchFilter(t, q, o)
 					f.Roles, f.Sort, f.Limit = []annals.EntryKind{annals.KindUser}, sort, 6
 					ctx, ranked := rankedTrace(t)
+					report := &annals.SearchReport{}
+					ctx = annals.NewContextWithSearchReport(ctx, report)
 					got, gotTotal, err := db.SearchChats(ctx, f)
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
-					gotE, gotETotal, err := db.SearchEntries(ctx, f)
+					paths[report.Explain().Path] = true
+					report = &annals.SearchReport{}
+					gotE, gotETotal, err := db.SearchEntries(annals.NewContextWithSearchReport(ctx, report), f)
 					if err != nil {
 						t.Fatalf("%s: entries: %v", name, err)
 					}
+					paths[report.Explain().Path] = true
 					db.SetBuiltinBM25ForTest(true)
 					want, wantTotal, err := db.SearchChats(t.Context(), f)
 					if err != nil {
@@ -123,6 +137,11 @@ func TestRankFunctionRanksEntriesAsBM25(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+	for _, want := range []string{"entry index", "entry index (the owner's postings)", "entry index (the owner's chats' ranges)"} {
+		if !paths[want] {
+			t.Errorf("no search took the path %q (took %v)", want, paths)
 		}
 	}
 }

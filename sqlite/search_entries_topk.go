@@ -37,9 +37,9 @@ func (db *DB) searchEntriesTopK(ctx context.Context, p *searchPlan, cw, w *where
 	wargs := w.Args
 	// cand's bm25 is computed for the rows the walk returns only; the snippets come from one
 	// more pass over the matches that reads no other table (+rowid: see SearchChats).
-	scored := match
+	scored := match // the spans' walk scores the words alone
 	if spans == "" {
-		scored = w.Args[0].(string) // w holds the MATCH first
+		scored = p.narrowScored(match) // w's MATCH
 	}
 	score, scoreArgs, err := p.rank(entriesRank, scored, entryWeights)
 	if err != nil {
